@@ -1,0 +1,47 @@
+"""Errors a person can read: each carries a one-line reason and the exit code it maps to.
+
+Exit codes: 2 = usage error (bad arguments, unknown task), 1 = the robot cannot do it.
+"""
+
+from __future__ import annotations
+
+
+class OwlError(Exception):
+    """Base of every error owl-bt reports as one line; `exit_code` is what the CLI returns."""
+
+    exit_code = 1
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+class UsageError(OwlError):
+    """The command line or its input is wrong (exit 2)."""
+
+    exit_code = 2
+
+
+class UnknownTaskError(UsageError):
+    def __init__(self, name: str, known: list[str]) -> None:
+        super().__init__(f"unknown task {name!r}; known tasks: {', '.join(known)}")
+
+
+class UnknownObjectError(OwlError):
+    """An instruction or a model answer names an object the scene does not have (exit 1)."""
+
+    def __init__(self, name: str, known: list[str]) -> None:
+        super().__init__(f"there is no {name!r} in the scene; it has: {', '.join(known)}")
+        self.name = name
+
+
+class GroundingError(OwlError):
+    """The language layer could not turn the instruction into constraints (exit 1)."""
+
+
+class ModelAnswerError(OwlError):
+    """A (real or offline) model answer could not be parsed or validated."""
+
+
+class UnsafeCodeError(OwlError):
+    """Generated checker code failed the static allow-list check."""

@@ -1,0 +1,141 @@
+"""The shared vocabulary: poses, object states, robot state and world state (DESIGN §1).
+
+Plain dataclasses that every package may import; numpy only. Pose convention everywhere:
+(x, y, z, roll, pitch, yaw), metres and radians, world frame; x points away from the robot base,
+z up (SPEC §4).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field, replace
+
+from owl_bt.errors import UnknownObjectError
+
+
+@dataclass(frozen=True)
+class Pose:
+    """An SE(3) pose as (x, y, z, roll, pitch, yaw): metres and radians, world frame."""
+
+    x: float = 0.0
+    y: float = 0.0
+    z: float = 0.0
+    roll: float = 0.0
+    pitch: float = 0.0
+    yaw: float = 0.0
+
+    @classmethod
+    def from_seq(cls, values: tuple[float, ...] | list[float]) -> Pose:
+        """Build from 3 (position only) or 6 numbers; raises ValueError otherwise."""
+        vals = [float(v) for v in values]
+        if len(vals) == 3:
+            vals += [0.0, 0.0, 0.0]
+        if len(vals) != 6 or not all(math.isfinite(v) for v in vals):
+            raise ValueError(f"a pose needs 3 or 6 finite numbers, got {values!r}")
+        return cls(*vals)
+
+    @property
+    def position(self) -> tuple[float, float, float]:
+        return (self.x, self.y, self.z)
+
+    @property
+    def euler(self) -> tuple[float, float, float]:
+        return (self.roll, self.pitch, self.yaw)
+
+    def as_tuple(self) -> tuple[float, float, float, float, float, float]:
+        return (self.x, self.y, self.z, self.roll, self.pitch, self.yaw)
+
+    def __getitem__(self, i: int) -> float:
+        return self.as_tuple()[i]
+
+    def __len__(self) -> int:
+        return 6
+
+    def rounded(self, digits: int = 3) -> tuple[float, ...]:
+        return tuple(round(v, digits) for v in self.as_tuple())
+
+
+@dataclass(frozen=True)
+class ObjectState:
+    """One named object as the planner sees it.
+
+    size: full extents (dx, dy, dz) in metres of the object's axis-aligned box in its own frame;
+    shape: 'box' | 'sphere' | 'cylinder' | 'region' (a flat pad) | 'compound';
+    rgba: colour in [0, 1]; mass in kg; fixed: never moved by the robot (table, regions).
+    """
+
+    name: str
+    category: str
+    pose: Pose
+    size: tuple[float, float, float]
+    shape: str = "box"
+    rgba: tuple[float, float, float, float] = (0.5, 0.5, 0.5, 1.0)
+    mass: float = 0.1
+    friction: float = 0.8
+    fixed: bool = False
+    colour: str = ""
+
+    def aabb(self) -> tuple[tuple[float, float, float], tuple[float, float, float]]:
+        """Axis-aligned box (lower xyz, upper xyz) in the world frame, metres.
+
+        Accounts for yaw about z and for any roll/pitch by bounding the rotated box corners.
+        """
+        hx, hy, hz = (s / 2.0 for s in self.size)
+        rot = rotation_matrix(self.pose.roll, self.pose.pitch, self.pose.yaw)
+        ext = [sum(abs(rot[i][j]) * h for j, h in enumerate((hx, hy, hz))) for i in range(3)]
+        c = self.pose.position
+        return (
+            (c[0] - ext[0], c[1] - ext[1], c[2] - ext[2]),
+            (c[0] + ext[0], c[1] + ext[1], c[2] + ext[2]),
+        )
+
+    def moved(self, pose: Pose) -> ObjectState:
+        return replace(self, pose=pose)
+
+
+@dataclass(frozen=True)
+class RobotState:
+    """Arm joint positions (radians, in the robot's joint order), gripper opening (m), held object."""
+
+    joints: tuple[float, ...]
+    gripper_width: float = 0.085
+    held: str | None = None
+
+
+@dataclass
+class WorldState:
+    """Everything the planner knows: named objects and the robot. Source: perception (DESIGN §3)."""
+
+    objects: dict[str, ObjectState] = field(default_factory=dict)
+    robot: RobotState | None = None
+    source: str = "unknown"
+
+    def get(self, name: str) -> ObjectState:
+        """The object called `name`; raises UnknownObjectError naming what the scene has."""
+        try:
+            return self.objects[name]
+        except KeyError:
+            raise UnknownObjectError(name, sorted(self.objects)) from None
+
+    def names(self) -> list[str]:
+        return sorted(self.objects)
+
+    def movable(self) -> list[str]:
+        return sorted(n for n, o in self.objects.items() if not o.fixed)
+
+    def with_pose(self, name: str, pose: Pose) -> WorldState:
+        objs = dict(self.objects)
+        objs[name] = self.get(name).moved(pose)
+        return WorldState(objects=objs, robot=self.robot, source=self.source)
+
+
+def rotation_matrix(roll: float, pitch: float, yaw: float) -> list[list[float]]:
+    """3×3 rotation for fixed-axis X(roll), Y(pitch), Z(yaw) — pybullet's Euler convention."""
+    cr, sr = math.cos(roll), math.sin(roll)
+    cp, sp = math.cos(pitch), math.sin(pitch)
+    cy, sy = math.cos(yaw), math.sin(yaw)
+    return [
+        [cy * cp, cy * sp * sr - sy * cr, cy * sp * cr + sy * sr],
+        [sy * cp, sy * sp * sr + cy * cr, sy * sp * cr - cy * sr],
+        [-sp, cp * sr, cp * cr],
+    ]

@@ -1,0 +1,1 @@
+"""Task and motion planning: symbolic model, PDDL export and planner call, samplers, refinement."""

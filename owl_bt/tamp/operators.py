@@ -1,0 +1,64 @@
+"""Operator schemas (the skills' symbolic side) and the registry the planner and prompts read.
+
+A schema names its typed parameters, preconditions, add and delete lists over the predicates of
+SPEC §2.1 (continuous values abstracted away: `AtGrasp(o)` stands for ∃g AtGrasp(o, g)), the
+static type predicates its parameters need, and a one-paragraph description shown to the VLM.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol
+
+# Static "type" predicates derived from an object's category; never changed by an action.
+SURFACE_CATEGORIES = frozenset({"table", "region", "plate", "mat", "tray", "skillet", "line"})
+CONTAINER_CATEGORIES = frozenset({"bowl", "mug", "cup", "bin", "basket", "box_container", "skillet"})
+
+Atom = tuple[str, tuple[str, ...]]  # (predicate, parameter names)
+
+
+@dataclass(frozen=True)
+class OperatorSchema:
+    """name; params: ((param, type predicate), …) where type is Movable | Surface | Container;
+    pre/add/delete: atoms over the params; open_world: carries a description and a VLM checker."""
+
+    name: str
+    params: tuple[tuple[str, str], ...]
+    pre: tuple[Atom, ...]
+    add: tuple[Atom, ...]
+    delete: tuple[Atom, ...]
+    description: str
+    open_world: bool = False
+
+
+@dataclass(frozen=True)
+class GroundOp:
+    """A ground operator: schema name and object arguments, e.g. place_ontop(strawberry, plate)."""
+
+    name: str
+    args: tuple[str, ...]
+
+    def __str__(self) -> str:
+        return f"{self.name}({', '.join(self.args)})"
+
+
+class Refinable(Protocol):
+    """What the refiner needs of a skill (implemented in `skills/`)."""
+
+    schema: OperatorSchema
+
+    def sample(self, model: object, args: tuple[str, ...], rng: object) -> dict: ...
+
+    def simulate(self, model: object, args: tuple[str, ...], params: dict) -> object: ...
+
+
+def static_types(category: str, fixed: bool) -> set[str]:
+    """The static type predicates an object of this category has (Movable, Surface, Container)."""
+    types = set()
+    if not fixed:
+        types.add("Movable")
+    if category in SURFACE_CATEGORIES or fixed:
+        types.add("Surface")
+    if category in CONTAINER_CATEGORIES:
+        types.add("Container")
+    return types

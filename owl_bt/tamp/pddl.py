@@ -1,0 +1,163 @@
+"""The task plan: export the symbolic problem to PDDL through unified-planning and solve it with
+Fast Downward (`up-fast-downward`). Plan-sketch compilation with Executed(i) is here (SPEC §3).
+
+Compilation: sketch action i becomes its own zero-parameter action `sketch_i` with the schema's
+pre and effects bound to the sketch's arguments, plus Executed(i−1) as a precondition and
+Executed(i) as an effect; the goal gets Executed(n). Every plan then contains the sketch, in
+order, with other (generic) actions inserted anywhere.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+import unified_planning as up
+from unified_planning.io import PDDLWriter
+from unified_planning.shortcuts import (
+    BoolType,
+    Fluent,
+    InstantaneousAction,
+    Object,
+    OneshotPlanner,
+    Problem,
+    UserType,
+)
+
+from owl_bt.tamp.operators import GroundOp, OperatorSchema, static_types
+from owl_bt.state import WorldState
+
+up.shortcuts.get_environment().credits_stream = None
+
+DYNAMIC = {"HandEmpty": 0, "AtGrasp": 1, "On": 2, "Inside": 2}
+STATIC = ("Movable", "Surface", "Container")
+
+
+@dataclass
+class TaskPlan:
+    """A skeleton: ground operators in order; `sketch_steps[i]` is the plan index of sketch action i."""
+
+    steps: list[GroundOp]
+    sketch_steps: list[int]
+    domain_pddl: str
+    problem_pddl: str
+
+
+class NoTaskPlan(Exception):
+    """The symbolic problem has no plan (reason in the message)."""
+
+
+def _pddl_name(name: str) -> str:
+    return re.sub(r"[^a-z0-9_]", "_", name.lower())
+
+
+def build_problem(
+    world: WorldState,
+    schemas: Sequence[OperatorSchema],
+    sketch: Sequence[GroundOp] = (),
+    goal: Iterable[tuple[str, tuple[str, ...]]] = (),
+    held: str | None = None,
+) -> tuple[Problem, dict[str, str]]:
+    """The unified-planning Problem for world + schemas, with the sketch compiled in.
+
+    Initial On(o, s) facts come from geometry: o's box bottom within 2 cm of s's top and o's centre
+    over s's footprint. Returns the problem and a map from PDDL object names to scene names.
+    """
+    obj_t = UserType("Obj")
+    fl = {n: Fluent(n, BoolType(), **{f"a{i}": obj_t for i in range(k)}) for n, k in DYNAMIC.items()}
+    for n in STATIC:
+        fl[n] = Fluent(n, BoolType(), a0=obj_t)
+    executed = [Fluent(f"Executed{i}", BoolType()) for i in range(len(sketch))]
+    pb = Problem("owl")
+    for f in list(fl.values()) + executed:
+        pb.add_fluent(f, default_initial_value=False)
+    names = {_pddl_name(n): n for n in world.objects}
+    objs = {n: Object(p, obj_t) for p, n in names.items()}
+    pb.add_objects(objs.values())
+    for name, o in world.objects.items():
+        for t in static_types(o.category, o.fixed):
+            pb.set_initial_value(fl[t](objs[name]), True)
+    pb.set_initial_value(fl["HandEmpty"](), held is None)
+    if held is not None:
+        pb.set_initial_value(fl["AtGrasp"](objs[held]), True)
+    for a, s in supports(world):
+        pb.set_initial_value(fl["On"](objs[a], objs[s]), True)
+    by_name = {s.name: s for s in schemas}
+    for schema in schemas:
+        act = InstantaneousAction(schema.name, **{p: obj_t for p, _ in schema.params})
+        binding = {p: act.parameter(p) for p, _ in schema.params}
+        _fill(act, schema, binding, fl)
+        pb.add_action(act)
+    for i, g in enumerate(sketch):
+        schema = by_name[g.name]
+        act = InstantaneousAction(f"sketch{i}_{g.name}")
+        binding = {p: objs[a] for (p, _), a in zip(schema.params, g.args, strict=True)}
+        _fill(act, schema, binding, fl)
+        if i > 0:
+            act.add_precondition(executed[i - 1]())
+        act.add_precondition(~executed[i]())
+        act.add_effect(executed[i](), True)
+        pb.add_action(act)
+    for pred, args in goal:
+        pb.add_goal(fl[pred](*(objs[a] for a in args)))
+    if sketch:
+        pb.add_goal(executed[-1]())
+    return pb, names
+
+
+def _fill(act: InstantaneousAction, schema: OperatorSchema, binding: dict, fl: dict) -> None:
+    for p, t in schema.params:
+        act.add_precondition(fl[t](binding[p]))
+    for pred, args in schema.pre:
+        act.add_precondition(fl[pred](*(binding[a] for a in args)))
+    for pred, args in schema.delete:
+        act.add_effect(fl[pred](*(binding[a] for a in args)), False)
+    for pred, args in schema.add:
+        act.add_effect(fl[pred](*(binding[a] for a in args)), True)
+
+
+def supports(world: WorldState, tol: float = 0.02) -> list[tuple[str, str]]:
+    """(o, s) pairs where movable o rests on s: the most specific (highest) support under o."""
+    out = []
+    for name, o in world.objects.items():
+        if o.fixed:
+            continue
+        lo, hi = o.aabb()
+        cx, cy = o.pose.x, o.pose.y
+        best, best_top = None, -1e9
+        for sname, s in world.objects.items():
+            if sname == name:
+                continue
+            slo, shi = s.aabb()
+            if slo[0] <= cx <= shi[0] and slo[1] <= cy <= shi[1] and abs(lo[2] - shi[2]) <= tol and shi[2] > best_top:
+                best, best_top = sname, shi[2]
+        if best is not None:
+            out.append((name, best))
+    return out
+
+
+def solve(
+    world: WorldState,
+    schemas: Sequence[OperatorSchema],
+    sketch: Sequence[GroundOp] = (),
+    goal: Iterable[tuple[str, tuple[str, ...]]] = (),
+    held: str | None = None,
+) -> TaskPlan:
+    """A skeleton from Fast Downward for the compiled problem; raises NoTaskPlan when unsolvable."""
+    pb, names = build_problem(world, schemas, sketch, goal, held)
+    writer = PDDLWriter(pb)
+    with OneshotPlanner(name="fast-downward") as planner:
+        result = planner.solve(pb)
+    if result.plan is None:
+        raise NoTaskPlan(f"Fast Downward found no task plan ({result.status.name})")
+    steps, sketch_steps = [], []
+    for ai in result.plan.actions:
+        aname = ai.action.name
+        m = re.fullmatch(r"sketch(\d+)_(.+)", aname)
+        if m:
+            sketch_steps.append(len(steps))
+            steps.append(sketch[int(m.group(1))])
+        else:
+            steps.append(GroundOp(aname, tuple(names[str(p)] for p in ai.actual_parameters)))
+    return TaskPlan(steps, sketch_steps, writer.get_domain(), writer.get_problem())

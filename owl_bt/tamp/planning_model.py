@@ -1,0 +1,140 @@
+"""The planning model: a separate pybullet client built from a perceived `WorldState` (DESIGN §3).
+
+Controllers are "executed in the planning model" here: the arm is set kinematically, a held object
+follows the TCP through its grasp transform, and physics runs only to let a released object settle.
+Nothing here reads the simulator that the robot acts in.
+"""
+
+from __future__ import annotations
+
+import pybullet as p
+
+from owl_bt.state import ObjectState, Pose, RobotState, WorldState
+from sim.bullet import body_pose, connect, from_bullet, to_bullet
+from sim.objects import spawn, spec_from_state
+from sim.robot import HOME, PLANNING_LIMITS, RobotModel
+from sim.world import TIME_STEP
+
+Transform = tuple[tuple[float, float, float], tuple[float, float, float, float]]
+
+
+class PlanningModel:
+    """A kinematic copy of the scene for sampling and checking; one pybullet DIRECT client."""
+
+    def __init__(self, world: WorldState) -> None:
+        self.cid = connect(gui=False)
+        p.setTimeStep(TIME_STEP, physicsClientId=self.cid)
+        self.objects: dict[str, ObjectState] = dict(world.objects)
+        self.bodies: dict[str, int] = {}
+        for name, obj in world.objects.items():
+            self.bodies[name] = spawn(self.cid, spec_from_state(obj), obj.pose)
+        self.robot = RobotModel.load(self.cid)
+        q = world.robot.joints if world.robot else HOME
+        self.robot.reset_arm(q)
+        self.held: str | None = None
+        self.grasp: Transform | None = None  # object pose in the TCP frame
+        self.limits = PLANNING_LIMITS
+        self._arm_links = tuple(range(0, self.robot.tcp + 1))
+        self._base_links = (-1, 0, 1, 2)  # base, base inertia, shoulder, upper arm
+
+    # -- state ---------------------------------------------------------------------------------
+    def state(self) -> WorldState:
+        """The model's current WorldState (object poses read back from the client)."""
+        objs = {n: o.moved(body_pose(self.cid, self.bodies[n])) for n, o in self.objects.items()}
+        robot = RobotState(joints=self.robot.arm_q(), held=self.held)
+        return WorldState(objects=objs, robot=robot, source="planning-model")
+
+    def snapshot(self) -> tuple[int, str | None, Transform | None]:
+        return (p.saveState(physicsClientId=self.cid), self.held, self.grasp)
+
+    def restore(self, snap: tuple[int, str | None, Transform | None]) -> None:
+        sid, self.held, self.grasp = snap
+        p.restoreState(stateId=sid, physicsClientId=self.cid)
+
+    def drop_snapshot(self, snap: tuple[int, str | None, Transform | None]) -> None:
+        p.removeState(snap[0], physicsClientId=self.cid)
+
+    def pose(self, name: str) -> Pose:
+        return body_pose(self.cid, self.bodies[name])
+
+    def set_pose(self, name: str, pose: Pose) -> None:
+        pos, quat = to_bullet(pose)
+        p.resetBasePositionAndOrientation(self.bodies[name], pos, quat, physicsClientId=self.cid)
+
+    # -- the arm and what it holds ----------------------------------------------------------------
+    def set_arm(self, q: tuple[float, ...] | list[float]) -> None:
+        """Set the arm joints (radians); a held object follows the TCP."""
+        self.robot.reset_arm(q)
+        if self.held is not None and self.grasp is not None:
+            tpos, tquat = self.robot.tcp_pose()
+            pos, quat = p.multiplyTransforms(tpos, tquat, *self.grasp)
+            p.resetBasePositionAndOrientation(self.bodies[self.held], pos, quat, physicsClientId=self.cid)
+
+    def attach(self, name: str) -> None:
+        """Hold `name` with its current pose relative to the TCP (kinematic grasp)."""
+        tpos, tquat = self.robot.tcp_pose()
+        opos, oquat = p.getBasePositionAndOrientation(self.bodies[name], physicsClientId=self.cid)
+        inv = p.invertTransform(tpos, tquat)
+        self.grasp = p.multiplyTransforms(inv[0], inv[1], opos, oquat)
+        self.held = name
+        self.robot.reset_fingers(0.5)
+
+    def detach(self) -> None:
+        self.held, self.grasp = None, None
+        self.robot.reset_fingers(0.0)
+
+    def tcp_for_object(self, obj_pose: Pose, grasp: Transform) -> Transform:
+        """TCP (position, quaternion) that puts the held object at obj_pose given grasp (obj in TCP)."""
+        inv = p.invertTransform(*grasp)
+        pos, quat = to_bullet(obj_pose)
+        return p.multiplyTransforms(pos, quat, inv[0], inv[1])
+
+    # -- collisions ----------------------------------------------------------------------------
+    def in_collision(self, q: tuple[float, ...] | list[float], ignore: tuple[str, ...] = (), margin: float = 0.0) -> str | None:
+        """Name of what the arm (or the held object) would touch at q, else None.
+
+        Checks the arm and gripper against every object and the table (except `ignore`), the held
+        object against everything but the gripper, and the gripper against the arm's base links.
+        """
+        self.set_arm(q)
+        cid, body = self.cid, self.robot.body
+        for name, bid in self.bodies.items():
+            if name in ignore or name == self.held:
+                continue
+            if p.getClosestPoints(body, bid, margin, physicsClientId=cid):
+                return name
+            if self.held is not None and p.getClosestPoints(self.bodies[self.held], bid, margin, physicsClientId=cid):
+                if name not in ignore:
+                    return f"{self.held}↔{name}"
+        for glink in (self.robot.arm[-1], self.robot.gripper_links[0]):  # wrist/gripper vs base links
+            for blink in self._base_links:
+                if p.getClosestPoints(body, body, 0.0, linkIndexA=glink, linkIndexB=blink, physicsClientId=cid):
+                    return "self"
+        return None
+
+    def within_limits(self, q: tuple[float, ...] | list[float]) -> bool:
+        return all(lo <= v <= hi for v, (lo, hi) in zip(q, self.limits, strict=True))
+
+    def settle(self, seconds: float = 0.6) -> None:
+        """Let released objects come to rest (the arm is held still by its motors)."""
+        self.robot.command_arm(self.robot.arm_q())
+        self.robot.command_fingers(self.robot.finger_angle())
+        for _ in range(int(seconds / TIME_STEP)):
+            p.stepSimulation(physicsClientId=self.cid)
+
+    def object_velocity(self, name: str) -> float:
+        lin, _ = p.getBaseVelocity(self.bodies[name], physicsClientId=self.cid)
+        return sum(v * v for v in lin) ** 0.5
+
+    def touching(self, a: str, b: str) -> bool:
+        return bool(p.getContactPoints(self.bodies[a], self.bodies[b], physicsClientId=self.cid))
+
+    def close(self) -> None:
+        try:
+            p.disconnect(physicsClientId=self.cid)
+        except p.error:
+            pass
+
+
+def world_to_pose(pos: tuple[float, ...], quat: tuple[float, ...]) -> Pose:
+    return from_bullet(pos, quat)

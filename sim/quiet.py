@@ -1,0 +1,35 @@
+"""Silence C-level output (Bullet and OMPL print from C, not through Python's streams)."""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import os
+import sys
+from collections.abc import Iterator
+
+_LIBC = ctypes.CDLL(None)
+
+
+@contextlib.contextmanager
+def quiet() -> Iterator[None]:
+    """Point file descriptors 1 and 2 at /dev/null for the block, then restore them."""
+    fds = []
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+            fds.append(stream.fileno())
+        except (OSError, ValueError, AttributeError):
+            continue
+    saved = [os.dup(fd) for fd in fds]
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        for fd in fds:
+            os.dup2(devnull, fd)
+        yield
+    finally:
+        _LIBC.fflush(None)  # C stdio may still buffer what was printed; drop it while redirected
+        for fd, old in zip(fds, saved, strict=True):
+            os.dup2(old, fd)
+            os.close(old)
+        os.close(devnull)

@@ -1,0 +1,49 @@
+"""The benchmark task registry (SPEC §8): each task builds its scene for a seed and judges success.
+
+`get(name)` returns a Task; `TASKS` maps names to tasks. Task-specific knowledge lives only here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from owl_bt.errors import UnknownTaskError
+from sim.world import SimWorld
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """A detector's judgement: success and a one-line reason."""
+
+    success: bool
+    reason: str
+
+
+@dataclass(frozen=True)
+class Task:
+    """name; the instruction of SPEC §8; build(world, seed) adds and settles the objects;
+    detect(world) judges the final simulated state (ground truth)."""
+
+    name: str
+    instruction: str
+    build: Callable[[SimWorld, int], None]
+    detect: Callable[[SimWorld], Verdict]
+    optimal_length: int
+
+
+def _registry() -> dict[str, Task]:
+    from sim.tasks import berry1
+
+    return {t.name: t for t in (berry1.TASK,)}
+
+
+TASKS: dict[str, Task] = _registry()
+
+
+def get(name: str) -> Task:
+    """The task called `name` (case-insensitive); raises UnknownTaskError listing known tasks."""
+    key = name.strip().lower()
+    if key not in TASKS:
+        raise UnknownTaskError(name, sorted(TASKS))
+    return TASKS[key]

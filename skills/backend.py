@@ -1,0 +1,43 @@
+"""The `ArmBackend` protocol: the only thing that differs between simulation and hardware (DESIGN §4).
+
+Joint positions in radians in the robot's joint order; times in seconds from the trajectory start;
+gripper widths in metres between the pads.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from owl_bt.state import RobotState
+
+
+@dataclass(frozen=True)
+class GripResult:
+    """What a gripper command achieved: the pad opening (m) and the object now held, if any."""
+
+    width: float
+    holding: str | None
+
+
+class ArmFault(Exception):
+    """The arm could not complete a command (limit, collision, lost connection): one-line reason."""
+
+
+class ArmBackend(Protocol):
+    def state(self) -> RobotState:
+        """Measured joints, gripper opening and held object."""
+        ...
+
+    def execute_trajectory(self, waypoints: Sequence[Sequence[float]], times: Sequence[float] | None = None) -> None:
+        """Follow joint waypoints (radians), optionally timed (s); raises ArmFault; blocks until done."""
+        ...
+
+    def gripper(self, command: str) -> GripResult:
+        """'open' or 'close'; returns the resulting opening and held object."""
+        ...
+
+    def stop(self) -> None:
+        """Stop all motion now (safe to call from any thread, any time)."""
+        ...

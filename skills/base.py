@@ -1,0 +1,91 @@
+"""The skill template: every skill leaf looks alike (DESIGN §4, Nav2's one-template leaves).
+
+A skill is one module with a `Skill` subclass that fills in four hooks:
+- `schema`: its operator schema and description (symbolic side, shown to the VLM);
+- `sample(model, args, rng)`: draw continuous parameters (grasp, placement pose, …);
+- `simulate(model, args, params)`: its controller run in the planning model → `Outcome` with the
+  backend commands it would send, or the reason it failed;
+- `execute(backend, commands)`: its controller on an `ArmBackend` (the default runs the commands).
+"""
+
+from __future__ import annotations
+
+import abc
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from owl_bt.state import Pose
+from owl_bt.tamp.operators import OperatorSchema
+from owl_bt.tamp.planning_model import PlanningModel
+from skills.backend import ArmBackend, ArmFault
+
+
+@dataclass(frozen=True)
+class Move:
+    """Follow these joint waypoints (radians)."""
+
+    waypoints: tuple[tuple[float, ...], ...]
+
+
+@dataclass(frozen=True)
+class Grip:
+    """'open' or 'close' the gripper; `expect` is the object that should end up held (or None)."""
+
+    command: str
+    expect: str | None = None
+
+
+Command = Move | Grip
+
+
+@dataclass
+class Outcome:
+    """Result of running a controller in the planning model.
+
+    ok: success; commands: what to send to the backend; reason: why not (one line); offending:
+    objects that blocked it; expected: object poses the step should produce (for monitoring).
+    """
+
+    ok: bool
+    commands: list[Command] = field(default_factory=list)
+    reason: str = ""
+    offending: tuple[str, ...] = ()
+    expected: dict[str, Pose] = field(default_factory=dict)
+
+    @classmethod
+    def fail(cls, reason: str, *offending: str) -> Outcome:
+        return cls(ok=False, reason=reason, offending=tuple(o for o in offending if o))
+
+
+class Skill(abc.ABC):
+    """Base class of skill leaves; subclasses set `schema` and implement sample and simulate."""
+
+    schema: OperatorSchema
+
+    @property
+    def name(self) -> str:
+        return self.schema.name
+
+    @abc.abstractmethod
+    def sample(self, model: PlanningModel, args: tuple[str, ...], rng: np.random.Generator) -> dict:
+        """Continuous parameters for args, drawn by this skill's sampler."""
+
+    @abc.abstractmethod
+    def simulate(self, model: PlanningModel, args: tuple[str, ...], params: dict) -> Outcome:
+        """Run the controller in the planning model; leave the model in the resulting state."""
+
+    def execute(self, backend: ArmBackend, commands: Sequence[Command]) -> str | None:
+        """Send the commands; returns None on success or a one-line reason (never raises)."""
+        try:
+            for cmd in commands:
+                if isinstance(cmd, Move):
+                    backend.execute_trajectory(cmd.waypoints)
+                else:
+                    res = backend.gripper(cmd.command)
+                    if cmd.command == "close" and res.holding != cmd.expect:
+                        return f"gripper closed on {res.holding or 'nothing'} instead of {cmd.expect}"
+        except ArmFault as exc:
+            return str(exc)
+        return None

@@ -1,0 +1,44 @@
+"""Motion pieces shared by skills: IK to a TCP target, free motion, and straight approach/retreat.
+
+All in the planning model; joint values in radians, distances in metres, world frame.
+"""
+
+from __future__ import annotations
+
+import pybullet as p
+
+from owl_bt.tamp.kinematics import solve_ik
+from owl_bt.tamp.motion import densify, plan_motion, segment_free
+from owl_bt.tamp.planning_model import PlanningModel, Transform
+
+APPROACH = 0.10  # metres: pre-grasp / pre-place stand-off along world z
+
+
+def raised(target: Transform, dz: float) -> Transform:
+    return ((target[0][0], target[0][1], target[0][2] + dz), target[1])
+
+
+def reach(model: PlanningModel, target: Transform, seed: tuple[float, ...] | None = None) -> tuple[float, ...] | None:
+    return solve_ik(model, target, seed=seed)
+
+
+def transit(model: PlanningModel, q_from: tuple[float, ...], q_to: tuple[float, ...], ignore: tuple[str, ...] = ()):
+    """Densified collision-free waypoints q_from → q_to, or None."""
+    path = plan_motion(model, q_from, q_to, ignore=ignore)
+    return None if path is None else tuple(densify(path))
+
+
+def straight(model: PlanningModel, q_from: tuple[float, ...], q_to: tuple[float, ...], ignore: tuple[str, ...] = ()):
+    """Joint-interpolated short segment (approach/retreat), or None when it collides."""
+    if not segment_free(model, q_from, q_to, ignore):
+        return None
+    return tuple(densify([q_from, q_to], 0.02))
+
+
+def touching_now(model: PlanningModel, name: str) -> tuple[str, ...]:
+    """Names of bodies that `name` touches (within 2 mm) in the planning model."""
+    out = []
+    for other, bid in model.bodies.items():
+        if other != name and p.getClosestPoints(model.bodies[name], bid, 0.002, physicsClientId=model.cid):
+            out.append(other)
+    return tuple(out)

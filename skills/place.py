@@ -1,0 +1,138 @@
+"""place_ontop(o, s) and place_inside(o, c): put the held object down (SPEC §2.1).
+
+Sampler (deliberately broad, SPEC §5): the object's centre anywhere over the target's box, released
+3–12 mm above resting height, any yaw about z (the grasp keeps its roll and pitch). Controller: free
+motion to 10 cm above, straight descent, open, straight retreat; then physics settles the object in
+the planning model and the engineered constraints are checked: the object comes to rest, on (or
+inside) the target. Generated checkers are evaluated by the refiner on the resulting state.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pybullet as p
+
+from owl_bt.state import Pose
+from owl_bt.tamp.operators import OperatorSchema
+from owl_bt.tamp.planning_model import PlanningModel
+from sim.bullet import from_bullet, to_bullet
+from skills.base import Grip, Move, Outcome, Skill
+from skills.motions import APPROACH, raised, reach, straight, transit
+
+REST_SPEED = 0.02  # m/s: slower than this after settling counts as at rest
+
+
+class _PlaceSkill(Skill):
+    inside = False
+
+    def sample(self, model: PlanningModel, args: tuple[str, ...], rng: np.random.Generator) -> dict:
+        o, s = args
+        state = model.state()
+        lo, hi = state.get(s).aabb()
+        if self.inside:  # keep clear of the walls by the object's half width
+            half = max(state.get(o).size[:2]) / 2
+            lo = (lo[0] + half, lo[1] + half, lo[2])
+            hi = (hi[0] - half, hi[1] - half, hi[2])
+        return {
+            "x": rng.uniform(lo[0], max(lo[0], hi[0])),
+            "y": rng.uniform(lo[1], max(lo[1], hi[1])),
+            "dyaw": rng.uniform(-math.pi, math.pi),
+            "clearance": rng.uniform(0.003, 0.012),
+        }
+
+    def simulate(self, model: PlanningModel, args: tuple[str, ...], params: dict) -> Outcome:
+        o, s = args
+        if model.held != o:
+            return Outcome.fail(f"{o} is not held", o)
+        state = model.state()
+        held_pose = state.get(o).pose
+        # Rotate the held object about world z by dyaw, keeping how it hangs in the hand.
+        quat = p.multiplyTransforms((0, 0, 0), p.getQuaternionFromEuler((0, 0, params["dyaw"])),
+                                    (0, 0, 0), to_bullet(held_pose)[1])[1]
+        turned = state.get(o).moved(from_bullet(held_pose.position, quat))
+        lo, _ = turned.aabb()
+        bottom_offset = turned.pose.z - lo[2]
+        s_lo, s_hi = state.get(s).aabb()
+        floor = s_lo[2] + 0.005 if self.inside else s_hi[2]
+        goal = Pose(params["x"], params["y"], floor + bottom_offset + params["clearance"], *turned.pose.euler)
+        target = model.tcp_for_object(goal, model.grasp)
+        q0 = model.robot.arm_q()
+        q_place = reach(model, target, seed=q0)
+        if q_place is None:
+            return Outcome.fail(f"no inverse-kinematics solution to put {o} there", s)
+        hit = model.in_collision(q_place)
+        if hit:
+            return Outcome.fail(f"placing {o} there collides with {hit}", hit.split("↔")[-1])
+        q_pre = reach(model, raised(target, APPROACH), seed=q_place)
+        if q_pre is None:
+            return Outcome.fail(f"no inverse-kinematics solution above {s}", s)
+        path = transit(model, q0, q_pre)
+        if path is None:
+            return Outcome.fail(f"no collision-free motion to above {s} holding {o}", s)
+        descent = straight(model, q_pre, q_place)
+        if descent is None:
+            return Outcome.fail(f"the descent onto {s} is blocked", s)
+        model.set_arm(q_place)
+        model.detach()
+        retreat = straight(model, q_place, q_pre, ignore=(o,))
+        if retreat is None:
+            return Outcome.fail(f"cannot retreat from {o}", o)
+        model.set_arm(q_pre)
+        model.settle()
+        final = model.state().get(o)
+        if model.object_velocity(o) > REST_SPEED:
+            return Outcome.fail(f"{o} does not come to rest on {s}", s)
+        if math.dist(final.pose.position[:2], goal.position[:2]) > 0.03:
+            return Outcome.fail(f"{o} slides or rolls off where it was put on {s}", s)
+        verdict = self.engineered(model, o, s)
+        if verdict:
+            return Outcome.fail(verdict, s)
+        return Outcome(ok=True, commands=[Move(path), Move(descent), Grip("open"), Move(retreat)],
+                       expected={o: final.pose})
+
+    def engineered(self, model: PlanningModel, o: str, s: str) -> str | None:
+        """The operator's own effect, checked after settling; None when it holds, else the reason."""
+        if not model.touching(o, s):
+            return f"{o} does not end up resting on {s}"
+        return None
+
+
+class PlaceOntopSkill(_PlaceSkill):
+    schema = OperatorSchema(
+        name="place_ontop",
+        params=(("o", "Movable"), ("s", "Surface")),
+        pre=(("AtGrasp", ("o",)),),
+        add=(("On", ("o", "s")), ("HandEmpty", ())),
+        delete=(("AtGrasp", ("o",)),),
+        description=(
+            "place_ontop(o, s): places the held object o stably atop the surface s (a table, a plate, a "
+            "flat region). Say in the description where on s and how the object should end up."
+        ),
+        open_world=True,
+    )
+
+
+class PlaceInsideSkill(_PlaceSkill):
+    inside = True
+    schema = OperatorSchema(
+        name="place_inside",
+        params=(("o", "Movable"), ("c", "Container")),
+        pre=(("AtGrasp", ("o",)),),
+        add=(("Inside", ("o", "c")), ("HandEmpty", ())),
+        delete=(("AtGrasp", ("o",)),),
+        description=(
+            "place_inside(o, c): lowers the held object o into the container c (a bowl, a mug, a bin) "
+            "and releases it. Say in the description how the object should sit inside c."
+        ),
+        open_world=True,
+    )
+
+    def engineered(self, model: PlanningModel, o: str, s: str) -> str | None:
+        obj, cont = model.state().get(o), model.state().get(s)
+        lo, hi = cont.aabb()
+        x, y, z = obj.pose.position
+        if not (lo[0] <= x <= hi[0] and lo[1] <= y <= hi[1] and z <= hi[2]):
+            return f"{o} does not end up inside {s}"
+        return None

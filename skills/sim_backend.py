@@ -1,0 +1,115 @@
+"""The pybullet implementation of `ArmBackend`.
+
+Trajectories run under position control with physics stepping (240 Hz). Grasping is by a fixed
+constraint that is created only when, after the fingers close, the object touches a finger link on
+*each* side (left and right); it is removed on open. Objects are never teleported.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+
+import pybullet as p
+
+from owl_bt.state import RobotState
+from sim.robot import FINGER_CLOSED
+from sim.world import TIME_STEP, SimWorld
+from skills.backend import ArmFault, GripResult
+
+JOINT_TOL = 0.01  # radians: a waypoint counts as reached within this
+WAYPOINT_TIMEOUT = 3.0  # seconds of simulated time per waypoint
+
+
+class SimArmBackend:
+    """ArmBackend for a `SimWorld`. Not thread-safe beyond `stop()`."""
+
+    def __init__(self, world: SimWorld, realtime: bool = False) -> None:
+        self.world = world
+        self.robot = world.robot
+        self.held: str | None = None
+        self._constraint: int | None = None
+        self._stop = threading.Event()
+        self.realtime = realtime
+        body = self.robot.body
+        names = {p.getJointInfo(body, j, physicsClientId=world.cid)[12].decode(): j
+                 for j in range(p.getNumJoints(body, physicsClientId=world.cid))}
+        self._left = {names[n] for n in ("left_inner_finger", "left_inner_finger_pad", "left_outer_finger")}
+        self._right = {names[n] for n in ("right_inner_finger", "right_inner_finger_pad", "right_outer_finger")}
+
+    def state(self) -> RobotState:
+        return self.world.robot_state(self.held)
+
+    def stop(self) -> None:
+        self._stop.set()
+
+    def _step(self) -> None:
+        if self._stop.is_set():
+            self.robot.command_arm(self.robot.arm_q(), max_velocity=0.0)
+            raise ArmFault("stopped on request")
+        self.world.step(1)
+        if self.realtime:
+            import time
+
+            time.sleep(TIME_STEP)
+
+    def execute_trajectory(self, waypoints: Sequence[Sequence[float]], times: Sequence[float] | None = None) -> None:
+        for q in waypoints:
+            self.robot.command_arm(q, max_velocity=1.5)
+            self.robot.command_fingers(self._finger_target(), force=60.0)
+            for _ in range(int(WAYPOINT_TIMEOUT / TIME_STEP)):
+                self._step()
+                if max(abs(a - b) for a, b in zip(self.robot.arm_q(), q, strict=True)) < JOINT_TOL:
+                    break
+            else:
+                raise ArmFault(f"waypoint not reached within {WAYPOINT_TIMEOUT} s (blocked?)")
+
+    def _finger_target(self) -> float:
+        return FINGER_CLOSED if self._constraint is not None else 0.0
+
+    def gripper(self, command: str) -> GripResult:
+        if command == "close":
+            self.robot.command_fingers(FINGER_CLOSED, force=60.0)
+            self._run_fingers()
+            obj = self._between_fingers()
+            if obj is not None:
+                self._attach(obj)
+        elif command == "open":
+            self._detach()
+            self.robot.command_fingers(0.0)
+            self._run_fingers()
+        else:
+            raise ArmFault(f"unknown gripper command {command!r}")
+        return GripResult(self.robot.opening(), self.held)
+
+    def _run_fingers(self, seconds: float = 0.8) -> None:
+        for _ in range(int(seconds / TIME_STEP)):
+            self._step()
+
+    def _between_fingers(self) -> str | None:
+        cid, body = self.world.cid, self.robot.body
+        for name, b in self.world.bodies.items():
+            links = {c[3] for c in p.getContactPoints(body, b.id, physicsClientId=cid)}
+            if links & self._left and links & self._right:
+                return name
+        return None
+
+    def _attach(self, name: str) -> None:
+        cid, body = self.world.cid, self.robot.body
+        oid = self.world.body_id(name)
+        tpos, tquat = self.robot.tcp_pose()
+        opos, oquat = p.getBasePositionAndOrientation(oid, physicsClientId=cid)
+        inv = p.invertTransform(tpos, tquat)
+        rel_pos, rel_quat = p.multiplyTransforms(inv[0], inv[1], opos, oquat)
+        self._constraint = p.createConstraint(
+            body, self.robot.tcp, oid, -1, p.JOINT_FIXED, (0, 0, 0), rel_pos, (0, 0, 0),
+            parentFrameOrientation=rel_quat, physicsClientId=cid,
+        )
+        p.changeConstraint(self._constraint, maxForce=200.0, physicsClientId=cid)
+        self.held = name
+
+    def _detach(self) -> None:
+        if self._constraint is not None:
+            p.removeConstraint(self._constraint, physicsClientId=self.world.cid)
+        self._constraint = None
+        self.held = None
