@@ -25,8 +25,8 @@ from unified_planning.shortcuts import (
     UserType,
 )
 
-from owl_bt.tamp.operators import GroundOp, OperatorSchema, static_types
 from owl_bt.state import WorldState
+from owl_bt.tamp.operators import GroundOp, OperatorSchema, static_types
 
 up.shortcuts.get_environment().credits_stream = None
 

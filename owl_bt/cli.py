@@ -1,0 +1,125 @@
+"""The `owl-bt` command line: run a goal in simulation, list the tasks.
+
+Exit codes: 0 success, 1 the robot could not do it, 2 usage error. Errors are one line on stderr.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import typer
+from rich.console import Console
+from rich.syntax import Syntax
+
+from owl_bt.errors import OwlError
+
+app = typer.Typer(
+    add_completion=False,
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    help=(
+        "owl-bt: tell a robot arm what to do in plain words; it plans with generated constraints and a "
+        "task-and-motion planner, and a behaviour tree runs it.\n\n"
+        "Try:  owl-bt tasks    then    owl-bt run \"put the strawberry onto the light-grey region at the "
+        "center of the table\" --task berry1 --seed 0"
+    ),
+)
+out = Console(highlight=False)
+err = Console(stderr=True, highlight=False)
+
+
+def _fail(exc: OwlError) -> typer.Exit:
+    err.print(f"owl-bt: {exc.reason}", markup=False, soft_wrap=True)
+    return typer.Exit(exc.exit_code)
+
+
+@app.command()
+def run(
+    instruction: str = typer.Argument(..., help="The goal in plain words, e.g. \"put the strawberry onto the light-grey region\"."),
+    task: str = typer.Option("berry1", "--task", "-t", help="Scene to run in (see `owl-bt tasks`)."),
+    seed: int = typer.Option(0, "--seed", "-s", help="Seed for the scene's random placements and the samplers (≥ 0)."),
+    out_dir: Path | None = typer.Option(None, "--out", "-o", help="Run folder (default runs/<time>-<slug>/)."),
+    as_json: bool = typer.Option(False, "--json", help="Make the last line one JSON object with the result."),
+    gui: bool = typer.Option(False, "--gui", help="Show the pybullet GUI and run in real time (needs a display)."),
+    vlm: str = typer.Option("offline", "--vlm", help="Constraint generator backend: offline (default, no network)."),
+    perception: str = typer.Option("sim-state", "--perception", help="Where the world state comes from: sim-state."),
+    max_attempts: int = typer.Option(3, "--max-attempts", help="Attempts (perceive→plan→execute rounds) before giving up."),
+    budget: int = typer.Option(500, "--budget", help="Continuous samples per action (SPEC §5: 500)."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress lines on stderr."),
+) -> None:
+    """Run a goal on the simulated arm: perceive → generate constraints → plan → execute (→ replan)."""
+    from owl_bt.episode import EpisodeConfig, run_episode
+
+    cfg = EpisodeConfig(instruction, task, seed, out_dir, gui, vlm, perception, max_attempts, budget)
+    progress = _Progress() if not quiet else None
+    try:
+        result = run_episode(cfg, on_tick=progress)
+    except OwlError as exc:
+        raise _fail(exc) from None
+    out.rule("plan sketch")
+    out.print(result.sketch or "(none)", markup=False)
+    out.rule("checkers")
+    for src in result.checkers.values():
+        out.print(Syntax(src, "python", theme="ansi_dark", word_wrap=True))
+    out.rule("grounded plan")
+    for i, a in enumerate(result.plan, 1):
+        out.print(f"{i}. {a}", markup=False)
+    if result.history:
+        out.rule("replanning")
+        for line in result.history:
+            out.print(line, markup=False)
+    out.rule("final tree")
+    out.print(result.tree_text, markup=False)
+    out.print(f"detector: {result.detector_reason}", markup=False)
+    out.print(f"attempts: {result.attempts}  samples: {result.samples}  wall: {result.wall_s:.1f} s  "
+              f"tick rate: {result.tick_hz:.0f} Hz  run folder: {result.run_dir}", markup=False)
+    if result.interrupted:
+        err.print("owl-bt: stopped by Ctrl-C; the arm was stopped first")
+    elif not result.success:
+        err.print(f"owl-bt: task not done: {result.failure or result.detector_reason}", markup=False, soft_wrap=True)
+    if as_json:
+        print(json.dumps(result.summary()))
+    else:
+        print(f"success: {'true' if result.success else 'false'}")
+    sys.stdout.flush()
+    raise typer.Exit(0 if result.success else (130 if result.interrupted else 1))
+
+
+@app.command("tasks")
+def list_tasks() -> None:
+    """List the benchmark tasks with their instructions."""
+    from sim.tasks import TASKS
+
+    for name, t in TASKS.items():
+        out.print(f"{name:<10} {t.instruction}", markup=False)
+
+
+class _Progress:
+    """Prints a line on stderr whenever a behaviour changes status (or its feedback)."""
+
+    def __init__(self) -> None:
+        self.seen: dict[str, tuple[str, str]] = {}
+
+    def __call__(self, root) -> None:
+        for b in root.iterate():
+            if b is root or b.name == "attempt":
+                continue
+            key = (b.status.name, b.feedback_message or "")
+            if self.seen.get(b.name) != key and b.status.name != "INVALID":
+                self.seen[b.name] = key
+                note = f" — {b.feedback_message}" if b.feedback_message else ""
+                err.print(f"[dim]{b.name:>22}[/] {b.status.name.lower()}{note}", soft_wrap=True)
+
+
+def main() -> None:
+    from sim.quiet import quiet
+
+    with quiet():  # pybullet announces its build time from C on first import
+        import pybullet  # noqa: F401
+    app()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,149 @@
+"""One simulated run, end to end: build the task's scene, wire the services, tick the executive,
+judge the outcome with the task's detector, and write the run folder (DESIGN §6)."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from owl_bt.errors import UsageError
+from owl_bt.language.vlm import make_vlm
+from owl_bt.runfolder import RunFolder
+from perception.source import SimStateSource
+from sim import tasks
+from sim.camera import render, save_png
+from sim.world import SimWorld
+from skills.registry import load_skills
+from skills.sim_backend import SimArmBackend
+from trees.runner import run_tree
+from trees.services import Services
+
+PERCEPTION_SOURCES = ("sim-state",)
+
+
+@dataclass
+class EpisodeConfig:
+    instruction: str
+    task: str = "berry1"
+    seed: int = 0
+    out: Path | None = None
+    gui: bool = False
+    vlm: str = "offline"
+    perception: str = "sim-state"
+    max_attempts: int = 3
+    budget: int = 500
+
+
+@dataclass
+class EpisodeResult:
+    success: bool
+    declared_success: bool
+    detector_reason: str
+    attempts: int
+    wall_s: float
+    samples: int
+    plan: list[str]
+    sketch: str
+    checkers: dict[str, str]
+    tree_text: str
+    tick_hz: float
+    run_dir: Path
+    history: list[str] = field(default_factory=list)
+    failure: str | None = None
+    interrupted: bool = False
+    model_s: float = 0.0
+
+    def summary(self) -> dict:
+        return {
+            "success": self.success, "declared_success": self.declared_success, "attempts": self.attempts,
+            "wall_s": round(self.wall_s, 3), "samples": self.samples, "plan": self.plan,
+            "model_s": round(self.model_s, 3), "tick_hz": round(self.tick_hz, 1),
+            "detector": self.detector_reason, "failure": self.failure, "run_dir": str(self.run_dir),
+        }
+
+
+def validate(cfg: EpisodeConfig) -> tasks.Task:
+    """Check the configuration before anything is built; raises UsageError (exit 2)."""
+    if not cfg.instruction or not cfg.instruction.strip():
+        raise UsageError("the instruction is empty: say what the robot should do, e.g. "
+                         "\"put the strawberry onto the light-grey region\"")
+    if cfg.seed < 0:
+        raise UsageError(f"--seed must be 0 or more, got {cfg.seed}")
+    if cfg.max_attempts < 1:
+        raise UsageError("--max-attempts must be at least 1")
+    if cfg.budget < 1:
+        raise UsageError("--budget must be at least 1")
+    if cfg.perception not in PERCEPTION_SOURCES:
+        raise UsageError(f"unknown perception source {cfg.perception!r}; available: {', '.join(PERCEPTION_SOURCES)}")
+    make_vlm(cfg.vlm)
+    return tasks.get(cfg.task)
+
+
+def run_episode(cfg: EpisodeConfig, on_tick=None) -> EpisodeResult:
+    task = validate(cfg)
+    skills = load_skills()
+    folder = RunFolder(cfg.out, cfg.instruction)
+    world = SimWorld(gui=cfg.gui)
+    try:
+        task.build(world, cfg.seed)
+        backend = SimArmBackend(world, realtime=cfg.gui)
+        services = Services(
+            backend=backend,
+            perception=SimStateSource(world, held=lambda: backend.held),
+            vlm=make_vlm(cfg.vlm),
+            skills=skills,
+            rng=np.random.default_rng(cfg.seed),
+            budget=cfg.budget,
+            log=folder.log.info,
+        )
+        folder.log.info("start", instruction=cfg.instruction, task=task.name, seed=cfg.seed, vlm=cfg.vlm,
+                        perception=cfg.perception)
+        save_png(render(world.cid).rgb, str(folder.path / "initial.png"))
+        t0 = time.monotonic()
+        res = run_tree(services, cfg.instruction.strip(), cfg.max_attempts, on_tick)
+        wall = time.monotonic() - t0
+        world.settle(0.3)
+        verdict = task.detect(world)
+        save_png(render(world.cid).rgb, str(folder.path / "final.png"))
+    finally:
+        world.close()
+    board = res.blackboard
+    plan = board["plan"].actions() if board.get("plan") else []
+    constraints = board.get("constraints")
+    declared = res.status.name == "SUCCESS"
+    result = EpisodeResult(
+        success=declared and verdict.success, declared_success=declared, detector_reason=verdict.reason,
+        attempts=res.attempts, wall_s=wall, samples=services.counters["samples"], plan=plan,
+        sketch=constraints.sketch.text() if constraints else "",
+        checkers=dict(constraints.checkers.sources) if constraints else {},
+        tree_text=res.tree_text, tick_hz=res.tick_hz, run_dir=folder.final,
+        history=list(board.get("history") or []),
+        failure=board["failure"].line() if board.get("failure") else None,
+        interrupted=res.interrupted, model_s=services.counters["model_s"],
+    )
+    folder.write_json("plan.json", {
+        "instruction": cfg.instruction, "task": task.name, "seed": cfg.seed, "plan": plan,
+        "sketch": result.sketch, "checkers": result.checkers,
+        "steps": [
+            {"action": str(s.op), "samples": s.samples, "params": {k: _jsonable(v) for k, v in s.params.items()}}
+            for s in (board["plan"].refinement.steps if board.get("plan") else [])
+        ],
+        "result": result.summary(),
+    })
+    if constraints:
+        folder.write_json("transcript.json", constraints.transcript)
+    folder.write_text("tree.txt", res.tree_text)
+    folder.log.info("end", **result.summary())
+    result.run_dir = folder.finish()
+    return result
+
+
+def _jsonable(v):
+    if isinstance(v, np.generic):
+        return v.item()
+    if isinstance(v, tuple | list):
+        return [_jsonable(x) for x in v]
+    return v

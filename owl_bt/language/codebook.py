@@ -1,0 +1,164 @@
+"""The helper codebook generated checker code may call (SPEC §4). Final names and signatures.
+
+Bounds are 6-D pose bounds `((x, y, z, roll, pitch, yaw) lower, (…) upper)`: metres and radians,
+world frame. `state` is a WorldState; `env` an `Env` (the workspace). Every `modify_pose_bounds_*`
+returns bounds that contain exactly the satisfying region, so a planner may sample inside them.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from owl_bt.state import Pose, WorldState
+
+Bounds = tuple[tuple[float, ...], tuple[float, ...]]
+ONTOP_TOLERANCE = 0.015  # metres above resting height that still counts as "on"
+
+
+@dataclass(frozen=True)
+class Env:
+    """The workspace: table-top box (lower xyz, upper xyz), metres, world frame."""
+
+    table_lower: tuple[float, float, float]
+    table_upper: tuple[float, float, float]
+
+
+def env_from_state(state: WorldState) -> Env:
+    """The workspace from the scene's `table` object (or the union of objects when there is none)."""
+    if "table" in state.objects:
+        lo, hi = state.get("table").aabb()
+        return Env((lo[0], lo[1], hi[2]), (hi[0], hi[1], hi[2] + 0.5))
+    boxes = [o.aabb() for o in state.objects.values()]
+    lo = tuple(min(b[0][i] for b in boxes) for i in range(3))
+    hi = tuple(max(b[1][i] for b in boxes) for i in range(3))
+    return Env(lo, (hi[0], hi[1], hi[2] + 0.5))
+
+
+def initial_bounds(env: Env) -> Bounds:
+    """The whole workspace, any orientation: what `init_bounds` holds."""
+    return (tuple(env.table_lower) + (-math.pi,) * 3, tuple(env.table_upper) + (math.pi,) * 3)
+
+
+def get_aabb_bounds(state: WorldState, env: Env, name: str) -> Bounds:
+    """(lower xyz, upper xyz) of the object's axis-aligned box, world frame; raises UnknownObjectError."""
+    lo, hi = state.get(name).aabb()
+    return (tuple(lo), tuple(hi))
+
+
+def get_obj_center(state: WorldState, env: Env, name: str) -> tuple[float, ...]:
+    """The object's pose (x, y, z, roll, pitch, yaw)."""
+    return state.get(name).pose.as_tuple()
+
+
+def _with(bounds: Bounds, axis: int, lo: float, hi: float) -> Bounds:
+    lower, upper = list(bounds[0]), list(bounds[1])
+    lower[axis] = max(lower[axis], lo)
+    upper[axis] = min(upper[axis], hi)
+    return (tuple(lower), tuple(upper))
+
+
+def initialize_bounds_anywhere_on_object(state: WorldState, env: Env, name: str) -> Bounds:
+    """Poses whose position lies over the object's top face (x, y in its box, z from its top up to
+    0.3 m above), any rotation."""
+    lo, hi = state.get(name).aabb()
+    return ((lo[0], lo[1], hi[2], -math.pi, -math.pi, -math.pi), (hi[0], hi[1], hi[2] + 0.3, math.pi, math.pi, math.pi))
+
+
+def modify_pose_bounds_to_be_left_of_object(state: WorldState, env: Env, bounds: Bounds, name: str) -> Bounds:
+    """Keep the half-space left of the object (larger y, seen from the robot); x is left free."""
+    return _with(bounds, 1, state.get(name).aabb()[1][1], math.inf)
+
+
+def modify_pose_bounds_to_be_right_of_object(state: WorldState, env: Env, bounds: Bounds, name: str) -> Bounds:
+    """Keep the half-space right of the object (smaller y, seen from the robot); x is left free."""
+    return _with(bounds, 1, -math.inf, state.get(name).aabb()[0][1])
+
+
+def modify_pose_bounds_to_be_behind_object(state: WorldState, env: Env, bounds: Bounds, name: str) -> Bounds:
+    """Keep the half-space behind the object (farther from the robot, larger x); y is left free."""
+    return _with(bounds, 0, state.get(name).aabb()[1][0], math.inf)
+
+
+def modify_pose_bounds_to_be_in_front_of_object(state: WorldState, env: Env, bounds: Bounds, name: str) -> Bounds:
+    """Keep the half-space in front of the object (nearer the robot, smaller x); y is left free."""
+    return _with(bounds, 0, -math.inf, state.get(name).aabb()[0][0])
+
+
+def modify_pose_bounds_to_be_above_object(state: WorldState, env: Env, bounds: Bounds, name: str) -> Bounds:
+    """Directly above the object: x, y within its box, z above its top."""
+    lo, hi = state.get(name).aabb()
+    b = _with(_with(bounds, 0, lo[0], hi[0]), 1, lo[1], hi[1])
+    return _with(b, 2, hi[2], math.inf)
+
+
+def modify_pose_bounds_to_be_below_object(state: WorldState, env: Env, bounds: Bounds, name: str) -> Bounds:
+    """Directly below the object: x, y within its box, z below its bottom."""
+    lo, hi = state.get(name).aabb()
+    b = _with(_with(bounds, 0, lo[0], hi[0]), 1, lo[1], hi[1])
+    return _with(b, 2, -math.inf, lo[2])
+
+
+def modify_pose_bounds_to_be_near_object(
+    state: WorldState, env: Env, bounds: Bounds, name: str, closeness_thresh: float = 0.1
+) -> Bounds:
+    """Within closeness_thresh (m, per axis in x and y) of the object's box."""
+    lo, hi = state.get(name).aabb()
+    b = _with(bounds, 0, lo[0] - closeness_thresh, hi[0] + closeness_thresh)
+    return _with(b, 1, lo[1] - closeness_thresh, hi[1] + closeness_thresh)
+
+
+def modify_pose_bounds_to_be_ontop_of_object(state: WorldState, env: Env, bounds: Bounds, obj1: str, obj2: str) -> Bounds:
+    """obj1's centre over obj2's box in x, y, and at resting height on obj2's top (z from the top to
+    obj1's half height + 1.5 cm above it). Works for surfaces and flat regions."""
+    lo, hi = state.get(obj2).aabb()
+    o1 = state.get(obj1)
+    half = (o1.aabb()[1][2] - o1.aabb()[0][2]) / 2
+    b = _with(_with(bounds, 0, lo[0], hi[0]), 1, lo[1], hi[1])
+    return _with(b, 2, hi[2], hi[2] + half + ONTOP_TOLERANCE)
+
+
+def modify_pose_bounds_to_be_inside_object(state: WorldState, env: Env, bounds: Bounds, obj1: str, obj2: str) -> Bounds:
+    """obj1's centre within the container obj2's box in x, y (and below its rim)."""
+    lo, hi = state.get(obj2).aabb()
+    b = _with(_with(bounds, 0, lo[0], hi[0]), 1, lo[1], hi[1])
+    return _with(b, 2, lo[2], hi[2])
+
+
+def position_within_bounds(pose: tuple[float, ...] | Pose, bounds: Bounds) -> bool:
+    """Is the xyz part of a 6-D pose inside bounds (inclusive)?"""
+    return all(bounds[0][i] <= pose[i] <= bounds[1][i] for i in range(3))
+
+
+def sample_ravenpose_uniformly_within_bounds(bounds: Bounds, rng: np.random.Generator | None = None) -> tuple[float, ...]:
+    """A 6-D pose drawn uniformly from bounds (infinite sides are clipped to ±10 m / ±π)."""
+    rng = rng or np.random.default_rng()
+    lims = [10.0, 10.0, 10.0, math.pi, math.pi, math.pi]
+    return tuple(
+        float(rng.uniform(max(lo, -lim), min(hi, lim))) for lo, hi, lim in zip(bounds[0], bounds[1], lims, strict=True)
+    )
+
+
+def modify_obj_pose(obj: object, new_pose: tuple[float, ...]) -> object:
+    """A copy of an object handle at new_pose (planning model only; the scene is not changed)."""
+    from owl_bt.language.sandbox import ObjectHandle
+
+    if not isinstance(obj, ObjectHandle):
+        raise TypeError("modify_obj_pose takes an object handle")
+    return obj.at(Pose.from_seq(new_pose))
+
+
+HELPERS = {
+    f.__name__: f
+    for f in (
+        get_aabb_bounds, get_obj_center, initialize_bounds_anywhere_on_object,
+        modify_pose_bounds_to_be_left_of_object, modify_pose_bounds_to_be_right_of_object,
+        modify_pose_bounds_to_be_behind_object, modify_pose_bounds_to_be_in_front_of_object,
+        modify_pose_bounds_to_be_above_object, modify_pose_bounds_to_be_below_object,
+        modify_pose_bounds_to_be_near_object, modify_pose_bounds_to_be_ontop_of_object,
+        modify_pose_bounds_to_be_inside_object, position_within_bounds,
+        sample_ravenpose_uniformly_within_bounds, modify_obj_pose,
+    )
+}

@@ -1,0 +1,99 @@
+"""Parsers for model answers: the plan sketch (SPEC §3) and checker code (SPEC §4).
+
+They accept what models really write — numbered or bulleted lines, markdown fences and emphasis,
+prose around the block, blank lines, `place(o, s)` for `place_ontop(o, s)` when unambiguous — and
+reject the rest with a `ModelAnswerError` whose reason is sent back to the model.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from owl_bt.errors import ModelAnswerError
+from owl_bt.tamp.operators import GroundOp
+
+_BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)]|step\s*\d+[:.)])\s*", re.IGNORECASE)
+_CALL = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)\s*\(([^()]*)\)\s*(?:[;:—-]+\s*(.*))?$")
+
+
+@dataclass(frozen=True)
+class SketchAction:
+    op: GroundOp
+    description: str
+
+
+@dataclass(frozen=True)
+class Sketch:
+    """The parsed plan sketch: actions in order, the goal's deciding objects and its meaning."""
+
+    actions: tuple[SketchAction, ...]
+    goal_objects: tuple[str, ...]
+    goal_description: str
+
+    def text(self) -> str:
+        lines = [f"{a.op}; {a.description}" for a in self.actions]
+        lines.append(f"achieve_goal({', '.join(self.goal_objects)}); {self.goal_description}")
+        return "\n".join(lines)
+
+
+def parse_sketch(text: str, ground_ops: Sequence[GroundOp], object_names: Sequence[str]) -> Sketch:
+    """The Sketch in `text`; raises ModelAnswerError naming the first problem."""
+    lines = text.splitlines()
+    start = next((i for i, ln in enumerate(lines) if re.match(r"^\W*plan\W*:?\W*$", ln.strip(), re.IGNORECASE)), None)
+    if start is None:
+        raise ModelAnswerError("the answer has no line 'Plan:' followed by the plan lines")
+    known = {(g.name, g.args) for g in ground_ops}
+    names = set(object_names)
+    actions: list[SketchAction] = []
+    for raw in lines[start + 1:]:
+        line = raw.strip().strip("`*_ ")
+        if not line or line.startswith("```"):
+            continue
+        line = _BULLET.sub("", line).strip("`*_ ")
+        m = _CALL.match(line)
+        if not m:
+            if actions:
+                break  # prose after the block ends it
+            raise ModelAnswerError(f"plan line {raw.strip()!r} is not '<operator>(<args>); <description>'")
+        name, argtext, desc = m.group(1), m.group(2), (m.group(3) or "").strip()
+        args = tuple(a.strip().strip("'\"") for a in argtext.split(",") if a.strip())
+        for a in args:
+            if a not in names:
+                raise ModelAnswerError(f"{name}({', '.join(args)}) names {a!r}, which is not in the scene")
+        if name == "achieve_goal":
+            if not actions:
+                raise ModelAnswerError("the plan has achieve_goal(...) but no action before it")
+            return Sketch(tuple(actions), args, desc or "the goal holds")
+        if name == "place":
+            options = [n for n in ("place_ontop", "place_inside") if (n, args) in known]
+            if len(options) != 1:
+                raise ModelAnswerError(f"place({', '.join(args)}) is ambiguous or unknown; use place_ontop or place_inside")
+            name = options[0]
+        if (name, args) not in known:
+            raise ModelAnswerError(f"{name}({', '.join(args)}) is not one of the ground operators listed")
+        actions.append(SketchAction(GroundOp(name, args), desc))
+    if not actions:
+        raise ModelAnswerError("the Plan: block has no actions")
+    raise ModelAnswerError("the plan does not end with achieve_goal(<objects>); <meaning>")
+
+
+def extract_code(text: str) -> str:
+    """The Python source in a model answer: the fenced blocks joined, or the text from the first `def`."""
+    blocks = re.findall(r"```(?:python|py)?\s*\n(.*?)```", text, re.DOTALL | re.IGNORECASE)
+    if blocks:
+        return "\n\n".join(b.strip("\n") for b in blocks)
+    m = re.search(r"^def\s", text, re.MULTILINE)
+    if not m:
+        raise ModelAnswerError("the answer contains no Python code (no ```python block and no def)")
+    return text[m.start():]
+
+
+def parse_checkers(text: str, required: Sequence[str] = ("goal_check0",)) -> str:
+    """The checker source; raises ModelAnswerError when a required function is missing."""
+    code = extract_code(text)
+    missing = [n for n in required if not re.search(rf"^def\s+{n}\s*\(", code, re.MULTILINE)]
+    if missing:
+        raise ModelAnswerError(f"the code does not define {', '.join(missing)}()")
+    return code

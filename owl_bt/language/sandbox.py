@@ -1,0 +1,179 @@
+"""Evaluation of untrusted, generated checker code (SPEC §4, DESIGN §5).
+
+Two gates. Static: the code is parsed and every AST node, name and attribute is checked against
+an allow-list — no imports, no names or attributes starting with `_`, no exec/eval/compile/open/
+getattr/globals/vars, calls only to the codebook, `math`, a few builtins and functions the code
+itself defines, no huge constants or power/repeat blow-ups. Dynamic: each call runs under a trace
+hook that stops it after a wall-clock limit (default 50 ms). An exception inside a checker makes it
+return False and is recorded, never raised into the planner.
+"""
+
+from __future__ import annotations
+
+import ast
+import math
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from owl_bt.errors import UnsafeCodeError
+from owl_bt.language.codebook import HELPERS, Env, initial_bounds
+from owl_bt.state import ObjectState, Pose, WorldState
+
+ALLOWED_NODES = (
+    ast.Module, ast.FunctionDef, ast.arguments, ast.arg, ast.Return, ast.Assign, ast.AugAssign,
+    ast.AnnAssign, ast.If, ast.For, ast.Break, ast.Continue, ast.Pass, ast.Expr, ast.Compare,
+    ast.BoolOp, ast.BinOp, ast.UnaryOp, ast.IfExp, ast.Call, ast.keyword, ast.Name, ast.Load,
+    ast.Store, ast.Constant, ast.Tuple, ast.List, ast.Attribute, ast.Subscript, ast.Slice,
+    ast.ListComp, ast.GeneratorExp, ast.comprehension, ast.And, ast.Or, ast.Not, ast.USub, ast.UAdd,
+    ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod, ast.Pow, ast.Eq, ast.NotEq, ast.Lt,
+    ast.LtE, ast.Gt, ast.GtE, ast.In, ast.NotIn, ast.Is, ast.IsNot,
+)
+SAFE_BUILTINS = {
+    "abs": abs, "min": min, "max": max, "len": len, "range": range, "float": float, "int": int,
+    "bool": bool, "round": round, "sum": sum, "any": any, "all": all, "zip": zip, "enumerate": enumerate,
+    "True": True, "False": False, "None": None, "print": lambda *a, **k: None,
+}
+FORBIDDEN = {"exec", "eval", "compile", "open", "getattr", "setattr", "delattr", "globals", "locals", "vars",
+             "__import__", "input", "breakpoint", "type", "object", "super", "dir", "help", "memoryview"}
+CONTEXT = ("state", "env", "init_state", "init_bounds", "math")
+MAX_CONSTANT = 10**6
+TIME_LIMIT_S = 0.05
+
+
+class CheckerTimeout(Exception):
+    pass
+
+
+@dataclass(frozen=True)
+class ObjectHandle:
+    """What checker code sees for an object: `.name`, `.category`, `.pose` (.x … .yaw), `.size`."""
+
+    name: str
+    category: str
+    pose: Pose
+    size: tuple[float, float, float]
+
+    @classmethod
+    def of(cls, obj: ObjectState) -> ObjectHandle:
+        return cls(obj.name, obj.category, obj.pose, obj.size)
+
+    def at(self, pose: Pose) -> ObjectHandle:
+        return ObjectHandle(self.name, self.category, pose, self.size)
+
+
+def check_source(source: str, object_names: set[str]) -> ast.Module:
+    """Parse and vet `source`; raises UnsafeCodeError with the first offending construct and line."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError as exc:
+        raise UnsafeCodeError(f"checker code does not parse: {exc.msg} (line {exc.lineno})") from None
+    defined = {n.name for n in tree.body if isinstance(n, ast.FunctionDef)}
+    stored = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    stored |= {a.arg for n in ast.walk(tree) if isinstance(n, ast.arguments) for a in n.args}
+    known = set(HELPERS) | set(SAFE_BUILTINS) | set(CONTEXT) | object_names | defined | stored
+    for node in ast.walk(tree):
+        line = getattr(node, "lineno", "?")
+        if not isinstance(node, ALLOWED_NODES):
+            raise UnsafeCodeError(f"checker code uses a forbidden construct: {type(node).__name__} (line {line})")
+        if isinstance(node, ast.Name):
+            if node.id.startswith("_") or node.id in FORBIDDEN:
+                raise UnsafeCodeError(f"checker code names forbidden {node.id!r} (line {line})")
+            if node.id not in known:
+                raise UnsafeCodeError(f"checker code uses unknown name {node.id!r} (line {line})")
+        if isinstance(node, ast.Attribute) and node.attr.startswith("_"):
+            raise UnsafeCodeError(f"checker code accesses private attribute {node.attr!r} (line {line})")
+        if isinstance(node, ast.FunctionDef) and (node.decorator_list or node.name.startswith("_")):
+            raise UnsafeCodeError(f"checker function {node.name!r} is not allowed (line {line})")
+        if isinstance(node, ast.Constant) and isinstance(node.value, int | float) and not isinstance(node.value, bool):
+            if abs(node.value) > MAX_CONSTANT:
+                raise UnsafeCodeError(f"checker code has an oversized constant (line {line})")
+        if isinstance(node, ast.Constant) and isinstance(node.value, str | bytes) and len(node.value) > 10_000:
+            raise UnsafeCodeError(f"checker code has an oversized string (line {line})")
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Pow):
+            if not (isinstance(node.right, ast.Constant) and isinstance(node.right.value, int | float)
+                    and abs(node.right.value) <= 4):
+                raise UnsafeCodeError(f"checker code raises to a large or computed power (line {line})")
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult):
+            for side in (node.left, node.right):
+                if isinstance(side, ast.List | ast.Tuple | ast.Constant) and not isinstance(
+                    getattr(side, "value", 0), int | float
+                ):
+                    raise UnsafeCodeError(f"checker code repeats a sequence (line {line})")
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "range":
+            for a in node.args:
+                if isinstance(a, ast.Constant) and isinstance(a.value, int) and abs(a.value) > 10_000:
+                    raise UnsafeCodeError(f"checker code loops too long (line {line})")
+    return tree
+
+
+@dataclass
+class CheckerSet:
+    """Compiled checker functions by name, bound to the initial state; call with a WorldState."""
+
+    sources: dict[str, str]
+    init_state: WorldState
+    env: Env
+    errors: list[str] = field(default_factory=list)
+    time_limit_s: float = TIME_LIMIT_S
+    _fns: dict[str, Callable] = field(default_factory=dict)
+    _globals: dict = field(default_factory=dict)
+
+    @classmethod
+    def compile(cls, source: str, init_state: WorldState, env: Env, time_limit_s: float = TIME_LIMIT_S) -> CheckerSet:
+        """Vet and compile source (one or more `def name(): …`); raises UnsafeCodeError."""
+        tree = check_source(source, set(init_state.objects))
+        names = [n.name for n in tree.body if isinstance(n, ast.FunctionDef)]
+        if not names:
+            raise UnsafeCodeError("checker code defines no function")
+        for node in tree.body:
+            if not isinstance(node, ast.FunctionDef | ast.Expr):
+                raise UnsafeCodeError(f"checker code has top-level statements besides functions (line {node.lineno})")
+        g: dict = {"__builtins__": dict(SAFE_BUILTINS), "math": math, **HELPERS}
+        g.update({"env": env, "init_state": init_state, "init_bounds": initial_bounds(env)})
+        exec(compile(tree, "<checker>", "exec"), g)  # noqa: S102 — vetted above; defines functions only
+        out = cls(sources={n: ast.get_source_segment(source, _fn(tree, n)) or "" for n in names},
+                  init_state=init_state, env=env, time_limit_s=time_limit_s)
+        out._globals = g
+        out._fns = {n: g[n] for n in names}
+        return out
+
+    def names(self) -> list[str]:
+        return list(self._fns)
+
+    def evaluate(self, name: str, state: WorldState) -> bool:
+        """Run checker `name` on `state`; False on exception, timeout or a non-boolean answer."""
+        g = self._globals
+        g["state"] = state
+        for obj in state.objects.values():
+            g[obj.name] = ObjectHandle.of(obj)
+        deadline = time.monotonic() + self.time_limit_s
+        previous = sys.gettrace()
+
+        def tracer(frame, event, arg):
+            if frame.f_code.co_filename != "<checker>":
+                return None
+            if time.monotonic() > deadline:
+                raise CheckerTimeout(f"{name} exceeded {self.time_limit_s * 1000:.0f} ms")
+            return tracer
+
+        sys.settrace(tracer)
+        try:
+            result = self._fns[name]()
+        except Exception as exc:  # untrusted code: any failure is a False, recorded
+            self.errors.append(f"{name}: {type(exc).__name__}: {exc}")
+            return False
+        finally:
+            sys.settrace(previous)
+        if not isinstance(result, bool | int) and type(result).__name__ != "bool_":
+            self.errors.append(f"{name}: returned {type(result).__name__}, not bool")
+            return False
+        return bool(result)
+
+    def as_callable(self, name: str) -> Callable[[WorldState], bool]:
+        return lambda state: self.evaluate(name, state)
+
+
+def _fn(tree: ast.Module, name: str) -> ast.FunctionDef:
+    return next(n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == name)

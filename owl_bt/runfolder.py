@@ -1,0 +1,69 @@
+"""The run folder a person looks at after a run (DESIGN §6).
+
+Written into `<final>.partial/` while the run goes on and renamed to its final name only when the
+run ends cleanly (success, failure or Ctrl-C), so a folder without `.partial` is always complete.
+`events.jsonl` has one structlog JSON event per line.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+import re
+import shutil
+from pathlib import Path
+from typing import Any
+
+import structlog
+
+
+def slugify(text: str, limit: int = 40) -> str:
+    slug = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
+    return slug[:limit].rstrip("-") or "run"
+
+
+class RunFolder:
+    """A run folder at `final` (default runs/<time>-<slug>/), written via a `.partial` sibling."""
+
+    def __init__(self, final: Path | None, instruction: str) -> None:
+        if final is None:
+            stamp = dt.datetime.now().strftime("%Y%m%d-%H%M%S")
+            final = Path("runs") / f"{stamp}-{slugify(instruction)}"
+        self.final = Path(final)
+        if self.final.exists() and any(self.final.iterdir()):
+            from owl_bt.errors import UsageError
+
+            raise UsageError(f"output folder {self.final} already exists and is not empty")
+        self.path = self.final.with_name(self.final.name + ".partial")
+        if self.path.exists():
+            shutil.rmtree(self.path)
+        self.path.mkdir(parents=True)
+        self._events = open(self.path / "events.jsonl", "w", encoding="utf-8")  # noqa: SIM115
+        self.log = structlog.wrap_logger(
+            structlog.WriteLogger(self._events),
+            processors=[
+                structlog.processors.add_log_level,
+                structlog.processors.TimeStamper(fmt="iso", utc=True),
+                structlog.processors.JSONRenderer(default=str),
+            ],
+        )
+
+    def write_json(self, name: str, data: Any) -> None:
+        tmp = self.path / (name + ".tmp")
+        tmp.write_text(json.dumps(data, indent=2, default=str), encoding="utf-8")
+        os.replace(tmp, self.path / name)
+
+    def write_text(self, name: str, text: str) -> None:
+        (self.path / name).write_text(text, encoding="utf-8")
+
+    def write_bytes(self, name: str, data: bytes) -> None:
+        (self.path / name).write_bytes(data)
+
+    def finish(self) -> Path:
+        """Close the event log and move the folder to its final name; returns that path."""
+        self._events.close()
+        if self.final.exists():
+            self.final.rmdir()  # empty (checked in __init__)
+        os.replace(self.path, self.final)
+        return self.final

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Set up owl-bt on a fresh machine: system libraries (as root, via apt-get), a virtualenv in .venv,
+# and the package with its test extras. Safe to run again; it only installs what is missing.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+need_apt=()
+dpkg -s libusb-1.0-0 >/dev/null 2>&1 || need_apt+=(libusb-1.0-0)   # open3d imports libusb
+dpkg -s libgl1 >/dev/null 2>&1 || need_apt+=(libgl1)                 # open3d's rendering libs
+if [ ${#need_apt[@]} -gt 0 ]; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    echo "setup: installing system packages: ${need_apt[*]}" >&2
+    apt-get update -qq >/dev/null
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need_apt[@]}" >/dev/null
+  else
+    echo "setup: please install these system packages first: ${need_apt[*]}" >&2
+  fi
+fi
+
+PY=${PYTHON:-python3.11}
+command -v "$PY" >/dev/null || PY=python3
+if [ ! -x .venv/bin/python ]; then
+  echo "setup: creating .venv with $($PY --version)" >&2
+  "$PY" -m venv .venv
+fi
+stamp=.venv/.owl-bt-installed
+if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
+  echo "setup: installing owl-bt and its dependencies into .venv (first time: a few minutes)" >&2
+  .venv/bin/python -m pip install -q --upgrade pip >/dev/null
+  .venv/bin/python -m pip install -q -e ".[test]"
+  touch "$stamp"
+fi

@@ -1,0 +1,30 @@
+"""Shared fixtures: a real simulated Berry1 scene and the real skill registry."""
+
+from __future__ import annotations
+
+import pytest
+
+from owl_bt.state import WorldState
+from sim import tasks
+from sim.world import SimWorld
+from skills.registry import load_skills
+
+
+@pytest.fixture(scope="session")
+def skills():
+    return load_skills()
+
+
+@pytest.fixture(scope="session")
+def schemas(skills):
+    return [s.schema for s in skills.values()]
+
+
+@pytest.fixture()
+def berry_world() -> WorldState:
+    world = SimWorld()
+    try:
+        tasks.get("berry1").build(world, 0)
+        return world.ground_truth()
+    finally:
+        world.close()

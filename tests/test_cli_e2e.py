@@ -1,0 +1,47 @@
+"""End to end through the CLI entry point: Berry1 on three seeds, real simulator and planners."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from sim.tasks.berry1 import INSTRUCTION
+
+
+def owl(*args: str, timeout: float = 300) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "owl_bt.cli", *args], capture_output=True, text=True, timeout=timeout)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_berry1_succeeds_through_cli(tmp_path, seed):
+    out = tmp_path / f"run{seed}"
+    proc = owl("run", INSTRUCTION, "--task", "berry1", "--seed", str(seed), "--out", str(out), "--json", "-q")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    result = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert result["success"] is True
+    assert result["plan"] == ["pick(strawberry)", "place_ontop(strawberry, light_grey_region)"]
+    assert result["samples"] >= 2 and result["attempts"] >= 1 and result["wall_s"] > 0
+    for name in ("events.jsonl", "plan.json", "initial.png", "final.png", "tree.txt"):
+        assert (out / name).stat().st_size > 0, name
+    events = [json.loads(line) for line in (out / "events.jsonl").read_text().splitlines()]
+    assert events[0]["event"] == "start" and events[-1]["event"] == "end"
+    assert not (tmp_path / f"run{seed}.partial").exists()
+
+
+def test_plain_output_ends_with_success_line(tmp_path):
+    proc = owl("run", INSTRUCTION, "--seed", "3", "--out", str(tmp_path / "r"), "-q")
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.strip().splitlines()
+    assert lines[-1] == "success: true"
+    text = proc.stdout
+    assert "pick(strawberry)" in text and "def goal_check0" in text and "execute" in text
+
+
+def test_tasks_lists_berry1():
+    proc = owl("tasks")
+    assert proc.returncode == 0
+    assert "berry1" in proc.stdout and "light-grey region" in proc.stdout

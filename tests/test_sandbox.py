@@ -1,0 +1,61 @@
+"""The sandbox's static allow-list and its run-time limits, on real checker code."""
+
+from __future__ import annotations
+
+import pytest
+
+from owl_bt.errors import UnsafeCodeError
+from owl_bt.language.codebook import env_from_state
+from owl_bt.language.sandbox import CheckerSet, check_source
+
+
+@pytest.mark.parametrize(
+    ("source", "reason"),
+    [
+        ("import os\ndef goal_check0():\n    return True", "Import"),
+        ("def goal_check0():\n    from os import system\n    return True", "ImportFrom"),
+        ("def goal_check0():\n    return ().__class__.__bases__", "private attribute '__"),
+        ("def goal_check0():\n    return __builtins__", "forbidden '__builtins__'"),
+        ("def goal_check0():\n    return eval('1')", "forbidden 'eval'"),
+        ("def goal_check0():\n    return open('/etc/passwd')", "forbidden 'open'"),
+        ("def goal_check0():\n    return 9 ** 99999999", "power"),
+        ("def goal_check0():\n    return 99999999 + 1 > 0", "oversized constant"),
+        ("def goal_check0():\n    return [0] * 10 ** 3 ** 3", "power"),
+        ("def goal_check0():\n    while True:\n        pass", "While"),
+        ("def goal_check0():\n    return (lambda: 1)()", "Lambda"),
+        ("def goal_check0():\n    return banana.pose.x", "unknown name 'banana'"),
+    ],
+)
+def test_static_rejections(source, reason):
+    with pytest.raises(UnsafeCodeError) as exc:
+        check_source(source, {"strawberry"})
+    assert reason in exc.value.reason
+
+
+def test_checker_evaluates_real_helpers(berry_world):
+    src = (
+        "def goal_check0():\n"
+        "    b = modify_pose_bounds_to_be_ontop_of_object(state, env, init_bounds, 'strawberry', 'light_grey_region')\n"
+        "    return position_within_bounds(get_obj_center(state, env, 'strawberry'), b)\n"
+        "def low():\n    return strawberry.pose.z < 0.05 and strawberry.category == 'strawberry'\n"
+    )
+    cs = CheckerSet.compile(src, berry_world, env_from_state(berry_world))
+    assert cs.evaluate("goal_check0", berry_world) is False  # the berry starts off the region
+    region = berry_world.get("light_grey_region").pose
+    moved = berry_world.with_pose("strawberry", berry_world.get("strawberry").pose.__class__(region.x, region.y, 0.025))
+    assert cs.evaluate("goal_check0", moved) is True
+    assert cs.evaluate("low", berry_world) is True
+
+
+def test_runaway_and_raising_checkers_are_false(berry_world):
+    src = (
+        "def spin():\n    x = 0\n    for i in range(10000):\n        for j in range(10000):\n            x += 1\n    return True\n"
+        "def boom():\n    return 1 / 0 > 0\n"
+        "def text():\n    return 'yes'\n"
+    )
+    cs = CheckerSet.compile(src, berry_world, env_from_state(berry_world))
+    assert cs.evaluate("spin", berry_world) is False
+    assert cs.evaluate("boom", berry_world) is False
+    assert cs.evaluate("text", berry_world) is False
+    assert any("exceeded 50 ms" in e for e in cs.errors)
+    assert any("ZeroDivisionError" in e for e in cs.errors)

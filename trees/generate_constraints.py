@@ -1,0 +1,36 @@
+"""The generate-constraints subtree: ground operators → VLM → plan sketch and checkers (SPEC §3–4)."""
+
+from __future__ import annotations
+
+import py_trees
+
+from owl_bt.language.constraints import generate
+from owl_bt.tamp.grounding import ground_operators
+from trees.worker import WorkerBehaviour
+
+
+class GenerateConstraints(WorkerBehaviour):
+    stage = "constraints"
+    writes = ("constraints",)
+    reads = ("world", "scene_image", "instruction")
+
+    def before(self) -> None:
+        self._world, self._image, self._instruction = self.bb.world, self.bb.scene_image, self.bb.instruction
+
+    def work(self):
+        schemas = [s.schema for s in self.services.skills.values()]
+        ops = ground_operators(self._world, schemas)
+        return generate(self.services.vlm, self._world, self._instruction, schemas, ops, [self._image])
+
+    def finish(self, constraints) -> py_trees.common.Status:
+        self.bb.constraints = constraints
+        c = self.services.counters
+        c["model_s"] += constraints.model_s
+        c["queries"] += constraints.queries
+        self.services.log("constraints", sketch=constraints.sketch.text(), checkers=constraints.checkers.sources)
+        self.feedback_message = f"{len(constraints.sketch.actions)} sketch actions, {len(constraints.checkers.names())} checkers"
+        return py_trees.common.Status.SUCCESS
+
+
+def create_generate_constraints_subtree() -> py_trees.behaviour.Behaviour:
+    return GenerateConstraints("generate-constraints")

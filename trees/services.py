@@ -1,0 +1,31 @@
+"""What the tree is connected to, handed to every behaviour's `setup(**kwargs)` (DESIGN §4).
+
+The same tree runs on simulation or hardware: only these services differ.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from owl_bt.language.vlm import VLM
+from perception.source import PerceptionSource
+from skills.backend import ArmBackend
+from skills.base import Skill
+
+
+@dataclass
+class Services:
+    """backend: the arm; perception: the WorldState source; vlm: the constraint generator; skills by
+    operator name; rng: seeded sampler randomness; budget: samples per action; log: event logger."""
+
+    backend: ArmBackend
+    perception: PerceptionSource
+    vlm: VLM
+    skills: dict[str, Skill]
+    rng: np.random.Generator
+    budget: int = 500
+    log: Callable[..., None] = field(default=lambda event, **kw: None)
+    counters: dict = field(default_factory=lambda: {"samples": 0, "skeletons": 0, "model_s": 0.0, "queries": 0})
