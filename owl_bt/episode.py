@@ -52,6 +52,7 @@ class EpisodeResult:
     tick_hz: float
     run_dir: Path
     history: list[str] = field(default_factory=list)
+    executed: list[str] = field(default_factory=list)
     failure: str | None = None
     interrupted: bool = False
     model_s: float = 0.0
@@ -61,7 +62,7 @@ class EpisodeResult:
             "success": self.success, "declared_success": self.declared_success, "attempts": self.attempts,
             "wall_s": round(self.wall_s, 3), "samples": self.samples, "plan": self.plan,
             "model_s": round(self.model_s, 3), "tick_hz": round(self.tick_hz, 1),
-            "detector": self.detector_reason, "failure": self.failure, "run_dir": str(self.run_dir),
+            "executed": self.executed, "detector": self.detector_reason, "failure": self.failure, "run_dir": str(self.run_dir),
         }
 
 
@@ -111,7 +112,9 @@ def run_episode(cfg: EpisodeConfig, on_tick=None) -> EpisodeResult:
     finally:
         world.close()
     board = res.blackboard
+    executed = list(board.get("executed") or [])
     plan = board["plan"].actions() if board.get("plan") else []
+    plan = plan or executed  # the last attempt found the goal already done: report what was done
     constraints = board.get("constraints")
     declared = res.status.name == "SUCCESS"
     result = EpisodeResult(
@@ -120,7 +123,7 @@ def run_episode(cfg: EpisodeConfig, on_tick=None) -> EpisodeResult:
         sketch=constraints.sketch.text() if constraints else "",
         checkers=dict(constraints.checkers.sources) if constraints else {},
         tree_text=res.tree_text, tick_hz=res.tick_hz, run_dir=folder.final,
-        history=list(board.get("history") or []),
+        history=list(board.get("history") or []), executed=executed,
         failure=board["failure"].line() if board.get("failure") else None,
         interrupted=res.interrupted, model_s=services.counters["model_s"],
     )

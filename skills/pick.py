@@ -40,7 +40,8 @@ class PickSkill(Skill):
         yaw = rng.uniform(-math.pi, math.pi)
         tilt = 0.0 if rng.random() < 0.7 else rng.uniform(-0.35, 0.35)
         hx, hy, hz = (s / 2 for s in obj.size)
-        offset = (rng.uniform(-0.3, 0.3) * hx, rng.uniform(-0.3, 0.3) * hy, rng.uniform(-0.2, 0.4) * hz)
+        # at or above the centre, so that the finger pads clear the table
+        offset = (rng.uniform(-0.3, 0.3) * hx, rng.uniform(-0.3, 0.3) * hy, rng.uniform(0.0, 0.4) * hz)
         return {"yaw": yaw, "tilt": tilt, "offset": offset}
 
     def simulate(self, model: PlanningModel, args: tuple[str, ...], params: dict) -> Outcome:

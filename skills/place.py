@@ -1,6 +1,7 @@
 """place_ontop(o, s) and place_inside(o, c): put the held object down (SPEC §2.1).
 
-Sampler (deliberately broad, SPEC §5): the object's centre anywhere over the target's box, released
+Sampler (deliberately broad, SPEC §5): the object's centre anywhere over the target's box (1.5 cm in
+from its edge), released
 3–12 mm above resting height, any yaw about z (the grasp keeps its roll and pitch). Controller: free
 motion to 10 cm above, straight descent, open, straight retreat; then physics settles the object in
 the planning model and the engineered constraints are checked: the object comes to rest, on (or
@@ -31,10 +32,14 @@ class _PlaceSkill(Skill):
         o, s = args
         state = model.state()
         lo, hi = state.get(s).aabb()
-        if self.inside:  # keep clear of the walls by the object's half width
-            half = max(state.get(o).size[:2]) / 2
-            lo = (lo[0] + half, lo[1] + half, lo[2])
-            hi = (hi[0] - half, hi[1] - half, hi[2])
+        # Inside: keep clear of the walls by the object's half width. On top: keep the centre 1.5 cm
+        # (at most a quarter of the surface) inside the edge, where a released object is not balanced.
+        if self.inside:
+            margin = max(state.get(o).size[:2]) / 2
+        else:
+            margin = min(0.015, (hi[0] - lo[0]) / 4, (hi[1] - lo[1]) / 4)
+        lo = (lo[0] + margin, lo[1] + margin, lo[2])
+        hi = (hi[0] - margin, hi[1] - margin, hi[2])
         return {
             "x": rng.uniform(lo[0], max(lo[0], hi[0])),
             "y": rng.uniform(lo[1], max(lo[1], hi[1])),

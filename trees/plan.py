@@ -16,7 +16,7 @@ from trees.worker import WorkerBehaviour
 
 @dataclass
 class Plan:
-    task_plan: pddl.TaskPlan
+    task_plan: pddl.TaskPlan | None  # None: the goal already holds, nothing to do
     refinement: Refinement
 
     def actions(self) -> list[str]:
@@ -34,6 +34,10 @@ class PlanBehaviour(WorkerBehaviour):
     def work(self):
         s = self.services
         c = self._constraints
+        held_now = self._world.robot.held if self._world.robot else None
+        if held_now is None and all(c.checkers.evaluate(n, self._world) for n in c.goal_checkers()):
+            # Already done (e.g. a replan after the last step succeeded): nothing to redo.
+            return Plan(None, Refinement())
         schemas = [k.schema for k in s.skills.values()]
         held = self._world.robot.held if self._world.robot else None
         try:
@@ -59,8 +63,9 @@ class PlanBehaviour(WorkerBehaviour):
         if isinstance(result, Failure):
             return self.fail(result)
         self.bb.plan = result
+        tp = result.task_plan
         self.services.log("planned", plan=result.actions(), samples=result.refinement.samples,
-                          domain=result.task_plan.domain_pddl, problem=result.task_plan.problem_pddl)
+                          domain=tp.domain_pddl if tp else None, problem=tp.problem_pddl if tp else None)
         self.feedback_message = f"{len(result.actions())} steps, {result.refinement.samples} samples"
         return py_trees.common.Status.SUCCESS
 

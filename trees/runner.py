@@ -49,6 +49,7 @@ def run_tree(services: Services, instruction: str, max_attempts: int = 3, on_tic
         root.stop(py_trees.common.Status.INVALID)
     elapsed = time.monotonic() - start
     text = py_trees.display.unicode_tree(root, show_status=True)
-    reader = client("runner-read", read=("attempt", "plan", "constraints", "history", "failure"))
-    board = {k: (reader.get(k) if reader.exists(k) else None) for k in ("attempt", "plan", "constraints", "history", "failure")}
+    keys = ("attempt", "plan", "constraints", "history", "failure", "executed")
+    reader = client("runner-read", read=keys)
+    board = {k: (reader.get(k) if reader.exists(k) else None) for k in keys}
     return RunResult(root.status, seed.attempt, ticks, ticks / elapsed if elapsed > 0 else 0.0, text, interrupted, board)

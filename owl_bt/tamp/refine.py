@@ -32,6 +32,7 @@ class GroundedStep:
     commands: list
     expected: dict
     samples: int
+    checks: list = field(default_factory=list)  # (name, checker) the result satisfied, for monitoring
 
 
 @dataclass
@@ -80,7 +81,7 @@ def refine(
                 state = model.state()
                 failed = [name for name, chk in checks if not chk(state)]
                 if not failed:
-                    out.steps.append(GroundedStep(op, params, res.commands, res.expected, k))
+                    out.steps.append(GroundedStep(op, params, res.commands, res.expected, k, checks))
                     break
                 reasons[f"generated constraint {', '.join(failed)} not satisfied"] += 1
             else:
