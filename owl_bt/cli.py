@@ -74,7 +74,8 @@ def run(
     out.print(result.tree_text, markup=False)
     out.print(f"detector: {result.detector_reason}", markup=False)
     out.print(f"attempts: {result.attempts}  samples: {result.samples}  wall: {result.wall_s:.1f} s  "
-              f"tick rate: {result.tick_hz:.0f} Hz  run folder: {result.run_dir}", markup=False)
+              f"tick rate: {result.tick_hz:.0f} Hz", markup=False)
+    out.print(f"run folder: {result.run_dir}", markup=False, soft_wrap=True)
     if result.interrupted:
         err.print("owl-bt: stopped by Ctrl-C; the arm was stopped first")
     elif not result.success:

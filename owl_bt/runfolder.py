@@ -17,6 +17,8 @@ from typing import Any
 
 import structlog
 
+from owl_bt.errors import UsageError
+
 
 def slugify(text: str, limit: int = 40) -> str:
     slug = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
@@ -31,14 +33,17 @@ class RunFolder:
             stamp = dt.datetime.now().strftime("%Y%m%d-%H%M%S")
             final = Path("runs") / f"{stamp}-{slugify(instruction)}"
         self.final = Path(final)
+        if self.final.exists() and not self.final.is_dir():
+            raise UsageError(f"output path {self.final} exists and is not a folder")
         if self.final.exists() and any(self.final.iterdir()):
-            from owl_bt.errors import UsageError
-
             raise UsageError(f"output folder {self.final} already exists and is not empty")
         self.path = self.final.with_name(self.final.name + ".partial")
-        if self.path.exists():
-            shutil.rmtree(self.path)
-        self.path.mkdir(parents=True)
+        try:
+            if self.path.exists():
+                shutil.rmtree(self.path)
+            self.path.mkdir(parents=True)
+        except OSError as exc:
+            raise UsageError(f"cannot create the run folder {self.path}: {exc.strerror}") from None
         self._events = open(self.path / "events.jsonl", "w", encoding="utf-8")  # noqa: SIM115
         self.log = structlog.wrap_logger(
             structlog.WriteLogger(self._events),

@@ -43,3 +43,24 @@ def test_unknown_words_are_named(tmp_path):
                "--max-attempts", "1")
     assert proc.returncode == 1
     assert "'frobnicate'" in _one_line_error(proc)
+
+
+def test_out_path_that_is_a_file_is_usage_error(tmp_path):
+    target = tmp_path / "afile"
+    target.write_text("keep me")
+    proc = owl("run", "put the strawberry onto the light-grey region", "--out", str(target))
+    assert proc.returncode == 2
+    assert "is not a folder" in _one_line_error(proc)
+    assert target.read_text() == "keep me"
+
+
+def test_non_english_words_are_named_not_called_empty(tmp_path):
+    proc = owl("run", "把草莓放在灰色区域上", "--out", str(tmp_path / "r"), "--max-attempts", "1")
+    assert proc.returncode == 1
+    assert "did not understand" in _one_line_error(proc)
+
+
+def test_object_onto_itself_is_refused(tmp_path):
+    proc = owl("run", "put the strawberry on the strawberry", "--out", str(tmp_path / "r"), "--max-attempts", "1")
+    assert proc.returncode == 1
+    assert "cannot put the strawberry on itself" in _one_line_error(proc)

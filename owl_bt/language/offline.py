@@ -114,7 +114,7 @@ def _words(name: str) -> str:
 
 def _tokens(text: str) -> list[str]:
     text = text.lower().replace("-", " ")
-    return re.findall(r"[a-z']+", text)
+    return re.findall(r"[^\W\d_]+(?:'[^\W\d_]+)?", text)  # words in any script, so unknown ones get named
 
 
 def _mentions(tokens: list[str], objs: list[SceneObject]) -> list[tuple[int, int, list[str]]]:
@@ -190,4 +190,6 @@ def ground(task: str, objs: list[SceneObject]) -> list[Clause]:
     if len(targets) != 1:
         raise GroundingError(f"'where' is ambiguous: {', '.join(targets)}")
     moved = [n for n in before[0][2] if n != targets[0]]
+    if not moved:
+        raise GroundingError(f"cannot put the {_words(targets[0])} {'on' if rel == 'ontop' else 'in'} itself")
     return [Clause(m, rel, targets[0]) for m in moved]
