@@ -10,7 +10,7 @@ from __future__ import annotations
 import pybullet as p
 
 from owl_bt.state import ObjectState, Pose, RobotState, WorldState
-from sim.bullet import body_pose, connect, from_bullet, to_bullet
+from sim.bullet import body_pose, connect, to_bullet
 from sim.objects import spawn, spec_from_state
 from sim.robot import HOME, PLANNING_LIMITS, RobotModel
 from sim.world import TIME_STEP
@@ -104,8 +104,7 @@ class PlanningModel:
             if p.getClosestPoints(body, bid, margin, physicsClientId=cid):
                 return name
             if self.held is not None and p.getClosestPoints(self.bodies[self.held], bid, margin, physicsClientId=cid):
-                if name not in ignore:
-                    return f"{self.held}↔{name}"
+                return f"{self.held}↔{name}"
         for glink in (self.robot.arm[-1], self.robot.gripper_links[0]):  # wrist/gripper vs base links
             for blink in self._base_links:
                 if p.getClosestPoints(body, body, 0.0, linkIndexA=glink, linkIndexB=blink, physicsClientId=cid):
@@ -134,7 +133,3 @@ class PlanningModel:
             p.disconnect(physicsClientId=self.cid)
         except p.error:
             pass
-
-
-def world_to_pose(pos: tuple[float, ...], quat: tuple[float, ...]) -> Pose:
-    return from_bullet(pos, quat)
