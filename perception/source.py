@@ -8,6 +8,7 @@ default behind the same `PerceptionSource` protocol.
 from __future__ import annotations
 
 import io
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -35,7 +36,7 @@ class SimStateSource:
 
     name = "sim-state"
 
-    def __init__(self, world: object, held: callable = lambda: None) -> None:
+    def __init__(self, world: object, held: Callable[[], str | None] = lambda: None) -> None:
         self.world = world
         self._held = held
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pybullet as p
 
 from owl_bt.state import Pose
 from sim import catalog
@@ -44,8 +45,6 @@ def on_region(world: SimWorld, obj: str, reg: str) -> Verdict:
         return Verdict(False, f"{obj} at ({x:.3f}, {y:.3f}) is not over {reg}")
     if not world.contacts(obj, reg):
         return Verdict(False, f"{obj} is over {reg} but does not rest on it (z={z:.3f})")
-    import pybullet as p
-
     if p.getContactPoints(world.body_id(obj), world.robot.body, physicsClientId=world.cid):
         return Verdict(False, f"{obj} is still touching the gripper")
     return Verdict(True, f"{obj} rests on {reg} at ({x:.3f}, {y:.3f})")
