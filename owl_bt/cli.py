@@ -43,7 +43,9 @@ def run(
     out_dir: Path | None = typer.Option(None, "--out", "-o", help="Run folder (default runs/<time>-<slug>/)."),
     as_json: bool = typer.Option(False, "--json", help="Make the last line one JSON object with the result."),
     gui: bool = typer.Option(False, "--gui", help="Show the pybullet GUI and run in real time (needs a display)."),
-    vlm: str = typer.Option("offline", "--vlm", help="Constraint generator backend: offline (default, no network)."),
+    vlm: str = typer.Option(
+        "offline", "--vlm", help="Constraint generator: offline (default, no network) or oracle (the task's hand-written answers)."
+    ),
     perception: str = typer.Option("sim-state", "--perception", help="Where the world state comes from: sim-state."),
     max_attempts: int = typer.Option(3, "--max-attempts", help="Attempts (perceive→plan→execute rounds) before giving up."),
     budget: int = typer.Option(500, "--budget", help="Continuous samples per action (SPEC §5: 500)."),

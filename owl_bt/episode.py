@@ -79,8 +79,9 @@ def validate(cfg: EpisodeConfig) -> tasks.Task:
         raise UsageError("--budget must be at least 1")
     if cfg.perception not in PERCEPTION_SOURCES:
         raise UsageError(f"unknown perception source {cfg.perception!r}; available: {', '.join(PERCEPTION_SOURCES)}")
-    make_vlm(cfg.vlm)
-    return tasks.get(cfg.task)
+    task = tasks.get(cfg.task)
+    make_vlm(cfg.vlm, (task.oracle_sketch, task.oracle_checkers))
+    return task
 
 
 def run_episode(cfg: EpisodeConfig, on_tick=None) -> EpisodeResult:
@@ -94,11 +95,12 @@ def run_episode(cfg: EpisodeConfig, on_tick=None) -> EpisodeResult:
         services = Services(
             backend=backend,
             perception=SimStateSource(world, held=lambda: backend.held),
-            vlm=make_vlm(cfg.vlm),
+            vlm=make_vlm(cfg.vlm, (task.oracle_sketch, task.oracle_checkers)),
             skills=skills,
             rng=np.random.default_rng(cfg.seed),
             budget=cfg.budget,
             log=folder.log.info,
+            on_step=(lambda action: task.observe(world)) if task.observe else (lambda action: None),
         )
         folder.log.info("start", instruction=cfg.instruction, task=task.name, seed=cfg.seed, vlm=cfg.vlm,
                         perception=cfg.perception)

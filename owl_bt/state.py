@@ -61,7 +61,9 @@ class ObjectState:
 
     size: full extents (dx, dy, dz) in metres of the object's axis-aligned box in its own frame;
     shape: 'box' | 'sphere' | 'cylinder' | 'region' (a flat pad) | 'compound';
-    rgba: colour in [0, 1]; mass in kg; fixed: never moved by the robot (table, regions).
+    rgba: colour in [0, 1]; mass in kg; fixed: never moved by the robot (table, regions);
+    kind: the object-model kind perception recognised (a `sim.catalog` kind, '' when unknown), from
+    which the planning model rebuilds its geometry (hollow containers, handles) instead of a box.
     """
 
     name: str
@@ -74,6 +76,7 @@ class ObjectState:
     friction: float = 0.8
     fixed: bool = False
     colour: str = ""
+    kind: str = ""
 
     def aabb(self) -> tuple[tuple[float, float, float], tuple[float, float, float]]:
         """Axis-aligned box (lower xyz, upper xyz) in the world frame, metres.

@@ -11,26 +11,29 @@ from dataclasses import dataclass, field
 
 import pybullet as p
 
-from owl_bt.state import ObjectState, Pose
+from owl_bt.state import ObjectState, Pose, rotation_matrix
 from sim.bullet import to_bullet
 
 
 @dataclass(frozen=True)
 class Part:
     """One primitive of a body: kind 'box' (dims = full x, y, z), 'sphere' (radius,),
-    'cylinder' (radius, length along z); offset (x, y, z) metres in the body frame."""
+    'cylinder' (radius, length along z); offset (x, y, z) metres and rpy (roll, pitch, yaw) radians
+    of the part in the body frame."""
 
     kind: str
     dims: tuple[float, ...]
     offset: tuple[float, float, float] = (0.0, 0.0, 0.0)
     rgba: tuple[float, float, float, float] | None = None
+    rpy: tuple[float, float, float] = (0.0, 0.0, 0.0)
 
 
 @dataclass(frozen=True)
 class ObjectSpec:
     """What to build: name, category, parts, colour (rgba in [0, 1] and a word), mass kg, friction.
 
-    region=True makes a thin flat pad that is part of the table (fixed, zero mass).
+    region=True makes a thin flat pad that is part of the table (fixed, zero mass); kind: the
+    catalogue entry that built it (the planning model rebuilds the same geometry from it).
     """
 
     name: str
@@ -42,6 +45,7 @@ class ObjectSpec:
     friction: float = 0.9
     region: bool = False
     fixed: bool = False
+    kind: str = ""
     extra: dict = field(default_factory=dict)
 
     @property
@@ -55,7 +59,7 @@ class ObjectSpec:
         lo = [float("inf")] * 3
         hi = [float("-inf")] * 3
         for part in self.parts:
-            half = _half_extents(part)
+            half = _rotated_half_extents(part)
             for i in range(3):
                 lo[i] = min(lo[i], part.offset[i] - half[i])
                 hi[i] = max(hi[i], part.offset[i] + half[i])
@@ -70,8 +74,16 @@ class ObjectSpec:
         return ObjectState(
             name=self.name, category=self.category, pose=pose, size=self.size(), shape=self.shape,
             rgba=self.rgba, mass=self.mass, friction=self.friction, fixed=self.region or self.fixed,
-            colour=self.colour,
+            colour=self.colour, kind=self.kind,
         )
+
+
+def _rotated_half_extents(part: Part) -> tuple[float, float, float]:
+    half = _half_extents(part)
+    if part.rpy == (0.0, 0.0, 0.0):
+        return half
+    rot = rotation_matrix(*part.rpy)
+    return tuple(sum(abs(rot[i][j]) * half[j] for j in range(3)) for i in range(3))
 
 
 def _half_extents(part: Part) -> tuple[float, float, float]:
@@ -105,20 +117,21 @@ def spawn(cid: int, spec: ObjectSpec, pose: Pose) -> int:
     centre = [(a + b) / 2 for a, b in zip(lo, hi, strict=True)]  # the body frame is the box centre
     for part in spec.parts:
         rgba = part.rgba or spec.rgba
+        orn = p.getQuaternionFromEuler(part.rpy)
+        col = {"collisionFrameOrientation": orn, "physicsClientId": cid}
+        vis = {"visualFrameOrientation": orn, "rgbaColor": rgba, "physicsClientId": cid}
         if part.kind == "box":
             half = [d / 2 for d in part.dims]
-            shapes.append(p.createCollisionShape(p.GEOM_BOX, halfExtents=half, physicsClientId=cid))
-            visuals.append(p.createVisualShape(p.GEOM_BOX, halfExtents=half, rgbaColor=rgba, physicsClientId=cid))
+            shapes.append(p.createCollisionShape(p.GEOM_BOX, halfExtents=half, **col))
+            visuals.append(p.createVisualShape(p.GEOM_BOX, halfExtents=half, **vis))
         elif part.kind == "sphere":
             r = part.dims[0]
-            shapes.append(p.createCollisionShape(p.GEOM_SPHERE, radius=r, physicsClientId=cid))
-            visuals.append(p.createVisualShape(p.GEOM_SPHERE, radius=r, rgbaColor=rgba, physicsClientId=cid))
+            shapes.append(p.createCollisionShape(p.GEOM_SPHERE, radius=r, **col))
+            visuals.append(p.createVisualShape(p.GEOM_SPHERE, radius=r, **vis))
         elif part.kind == "cylinder":
             r, h = part.dims
-            shapes.append(p.createCollisionShape(p.GEOM_CYLINDER, radius=r, height=h, physicsClientId=cid))
-            visuals.append(
-                p.createVisualShape(p.GEOM_CYLINDER, radius=r, length=h, rgbaColor=rgba, physicsClientId=cid)
-            )
+            shapes.append(p.createCollisionShape(p.GEOM_CYLINDER, radius=r, height=h, **col))
+            visuals.append(p.createVisualShape(p.GEOM_CYLINDER, radius=r, length=h, **vis))
         else:
             raise ValueError(f"unknown part kind {part.kind!r} in {spec.name}")
         offsets.append(tuple(o - c for o, c in zip(part.offset, centre, strict=True)))

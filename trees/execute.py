@@ -37,6 +37,7 @@ class Execute(WorkerBehaviour):
             skill = s.skills[step.op.name]
             s.log("step_start", action=str(step.op))
             reason = skill.execute(s.backend, step.commands)
+            s.on_step(str(step.op))
             if reason is not None:
                 return Failure("execute", reason, str(step.op), step.op.args)
             mismatch = self.monitor(step)

@@ -19,7 +19,8 @@ from skills.base import Skill
 @dataclass
 class Services:
     """backend: the arm; perception: the WorldState source; vlm: the constraint generator; skills by
-    operator name; rng: seeded sampler randomness; budget: samples per action; log: event logger."""
+    operator name; rng: seeded sampler randomness; budget: samples per action; log: event logger;
+    on_step(action): called after each executed step (a task's detector watches the run through it)."""
 
     backend: ArmBackend
     perception: PerceptionSource
@@ -28,4 +29,5 @@ class Services:
     rng: np.random.Generator
     budget: int = 500
     log: Callable[..., None] = field(default=lambda event, **kw: None)
+    on_step: Callable[[str], None] = field(default=lambda action: None)
     counters: dict = field(default_factory=lambda: {"samples": 0, "skeletons": 0, "model_s": 0.0, "queries": 0})

@@ -18,13 +18,23 @@ class VLM(Protocol):
     def complete(self, messages: list[dict], images: list[bytes] | None = None) -> str: ...
 
 
-BACKENDS = ("offline",)
+BACKENDS = ("offline", "oracle")
 
 
-def make_vlm(name: str) -> VLM:
-    """The backend called `name`; raises UsageError listing the available ones."""
+def make_vlm(name: str, oracle: tuple[str, str] | None = None) -> VLM:
+    """The backend called `name`; raises UsageError listing the available ones.
+
+    `oracle`: (sketch answer, checker answer) — the task's hand-written ground truth, needed by the
+    `oracle` backend (SPEC §8.1); raises UsageError when the task has none.
+    """
     if name == "offline":
         from owl_bt.language.offline import OfflineGrounder
 
         return OfflineGrounder()
+    if name == "oracle":
+        from owl_bt.language.scripted import ScriptedVLM
+
+        if not oracle or not all(oracle):
+            raise UsageError("the oracle backend needs a benchmark task with hand-written answers (--task)")
+        return ScriptedVLM("oracle", *oracle)
     raise UsageError(f"unknown VLM backend {name!r}; available: {', '.join(BACKENDS)}")

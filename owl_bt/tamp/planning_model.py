@@ -11,7 +11,8 @@ import pybullet as p
 
 from owl_bt.state import ObjectState, Pose, RobotState, WorldState
 from sim.bullet import body_pose, connect, to_bullet
-from sim.objects import spawn, spec_from_state
+from sim.catalog import spec_for_state
+from sim.objects import spawn
 from sim.robot import HOME, PLANNING_LIMITS, RobotModel
 from sim.world import TIME_STEP
 
@@ -27,7 +28,7 @@ class PlanningModel:
         self.objects: dict[str, ObjectState] = dict(world.objects)
         self.bodies: dict[str, int] = {}
         for name, obj in world.objects.items():
-            self.bodies[name] = spawn(self.cid, spec_from_state(obj), obj.pose)
+            self.bodies[name] = spawn(self.cid, spec_for_state(obj), obj.pose)
         self.robot = RobotModel.load(self.cid)
         q = world.robot.joints if world.robot else HOME
         self.robot.reset_arm(q)

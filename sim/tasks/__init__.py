@@ -23,13 +23,19 @@ class Verdict:
 @dataclass(frozen=True)
 class Task:
     """name; the instruction of SPEC §8; build(world, seed) adds and settles the objects;
-    detect(world) judges the final simulated state (ground truth)."""
+    detect(world) judges the final simulated state (ground truth), watching the run through
+    `observe(world)` (called after every executed step; for constraints on the way, e.g. BerryCook's
+    visit to the skillet) when given; oracle_sketch / oracle_checkers: the hand-written ground-truth
+    answers in a VLM's text format (the `oracle` method, SPEC §8.1)."""
 
     name: str
     instruction: str
     build: Callable[[SimWorld, int], None]
     detect: Callable[[SimWorld], Verdict]
     optimal_length: int
+    oracle_sketch: str = ""
+    oracle_checkers: str = ""
+    observe: Callable[[SimWorld], None] | None = None
 
 
 def _registry() -> dict[str, Task]:

@@ -54,4 +54,25 @@ def detect(world: SimWorld) -> Verdict:
     return on_region(world, "strawberry", "light_grey_region")
 
 
-TASK = Task(name="berry1", instruction=INSTRUCTION, build=build, detect=detect, optimal_length=2)
+ORACLE_SKETCH = """\
+The strawberry lies on the table away from the light-grey region; nothing is on the region.
+
+Plan:
+pick(strawberry); grasp the strawberry
+place_ontop(strawberry, light_grey_region); set the strawberry down inside the light-grey region
+achieve_goal(strawberry, light_grey_region); the strawberry rests on the light-grey region
+"""
+
+ORACLE_CHECKERS = """\
+```python
+def goal_check0():
+    b = modify_pose_bounds_to_be_ontop_of_object(state, env, init_bounds, "strawberry", "light_grey_region")
+    return position_within_bounds(get_obj_center(state, env, "strawberry"), b)
+
+def action_check1():
+    return goal_check0()
+```
+"""
+
+TASK = Task(name="berry1", instruction=INSTRUCTION, build=build, detect=detect, optimal_length=2,
+            oracle_sketch=ORACLE_SKETCH, oracle_checkers=ORACLE_CHECKERS)

@@ -7,8 +7,10 @@ objects the benchmark names (SPEC §8) where one exists.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 
-from sim.objects import ObjectSpec, Part
+from owl_bt.state import ObjectState
+from sim.objects import ObjectSpec, Part, spec_from_state
 
 TABLE_TOP_Z = 0.0  # metres; the table's top surface is the world's z = 0 plane
 TABLE_CENTRE = (0.55, 0.0)  # metres, world frame
@@ -61,4 +63,33 @@ def make(kind: str, name: str | None = None, **kwargs: object) -> ObjectSpec:
     """ObjectSpec for `kind` (see KINDS) called `name`; raises KeyError naming known kinds."""
     if kind not in KINDS:
         raise KeyError(f"unknown object kind {kind!r}; known: {', '.join(sorted(KINDS))}")
-    return KINDS[kind](name or kind, **kwargs)
+    return replace(KINDS[kind](name or kind, **kwargs), kind=kind)
+
+
+def spec_for_state(obj: ObjectState) -> ObjectSpec:
+    """The geometry the planning model builds for a perceived object (DESIGN §3).
+
+    A recognised kind is rebuilt from this catalogue (hollow containers, rims and handles matter
+    for placing and pouring), scaled per axis to the perceived size when it differs by over 2 %;
+    an unknown kind becomes one primitive filling the perceived box.
+    """
+    if obj.kind not in KINDS:
+        return spec_from_state(obj)
+    spec = make(obj.kind, obj.name)
+    ref = spec.size()
+    scale = tuple(s / r if r > 1e-6 else 1.0 for s, r in zip(obj.size, ref, strict=True))
+    if any(abs(k - 1.0) > 0.02 for k in scale):
+        spec = replace(spec, parts=tuple(_scaled(part, scale) for part in spec.parts))
+    return replace(spec, rgba=obj.rgba, colour=obj.colour, fixed=spec.fixed or obj.fixed, mass=obj.mass,
+                   friction=obj.friction)
+
+
+def _scaled(part: Part, k: tuple[float, float, float]) -> Part:
+    offset = tuple(o * s for o, s in zip(part.offset, k, strict=True))
+    if part.kind == "box":
+        dims = tuple(d * s for d, s in zip(part.dims, k, strict=True))
+    elif part.kind == "sphere":
+        dims = (part.dims[0] * sum(k) / 3,)
+    else:
+        dims = (part.dims[0] * (k[0] + k[1]) / 2, part.dims[1] * k[2])
+    return replace(part, dims=dims, offset=offset)
