@@ -56,12 +56,15 @@ class EpisodeResult:
     failure: str | None = None
     interrupted: bool = False
     model_s: float = 0.0
+    skeletons: int = 0  # task-plan skeletons handed to refinement
+    queries: int = 0  # model (VLM) queries
 
     def summary(self) -> dict:
         return {
             "success": self.success, "declared_success": self.declared_success, "attempts": self.attempts,
             "wall_s": round(self.wall_s, 3), "samples": self.samples, "plan": self.plan,
             "model_s": round(self.model_s, 3), "tick_hz": round(self.tick_hz, 1),
+            "skeletons": self.skeletons, "queries": self.queries,
             "executed": self.executed, "detector": self.detector_reason, "failure": self.failure, "run_dir": str(self.run_dir),
         }
 
@@ -128,6 +131,7 @@ def run_episode(cfg: EpisodeConfig, on_tick=None) -> EpisodeResult:
         history=list(board.get("history") or []), executed=executed,
         failure=board["failure"].line() if board.get("failure") else None,
         interrupted=res.interrupted, model_s=services.counters["model_s"],
+        skeletons=services.counters["skeletons"], queries=services.counters["queries"],
     )
     folder.write_json("plan.json", {
         "instruction": cfg.instruction, "task": task.name, "seed": cfg.seed, "plan": plan,
