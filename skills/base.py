@@ -24,9 +24,11 @@ from skills.backend import ArmBackend, ArmFault
 
 @dataclass(frozen=True)
 class Move:
-    """Follow these joint waypoints (radians)."""
+    """Follow these joint waypoints (radians); `times` (seconds from the start, one per waypoint)
+    slows the motion down where given (a pour tilts slowly, then dwells)."""
 
     waypoints: tuple[tuple[float, ...], ...]
+    times: tuple[float, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -81,7 +83,7 @@ class Skill(abc.ABC):
         try:
             for cmd in commands:
                 if isinstance(cmd, Move):
-                    backend.execute_trajectory(cmd.waypoints)
+                    backend.execute_trajectory(cmd.waypoints, cmd.times)
                 else:
                     res = backend.gripper(cmd.command)
                     if cmd.command == "close" and res.holding != cmd.expect:

@@ -1,7 +1,9 @@
 """pick(o): grasp a movable object from above and lift it (SPEC §2.1: Kin(q, o, g, p)).
 
-Sampler: grasps spread over the object's box — mostly top-down with any yaw, some tilted up to
-0.35 rad — whose width across the fingers fits the 85 mm opening. Controller: free motion to a
+Sampler: grasps spread over the object's box (offsets in the object's frame, up to 40 % of its
+half-size sideways) — mostly top-down with any yaw, some tilted up to 0.35 rad, and some tilted up
+to 0.9 rad about or across the closing axis (what standing a lying mug up, or a fork into a mug,
+needs after a turn of the wrist) — whose width across the fingers fits the 85 mm opening. Controller: free motion to a
 pre-grasp 10 cm above, straight approach, close, straight lift by 12 cm.
 """
 
@@ -38,11 +40,16 @@ class PickSkill(Skill):
     def sample(self, model: PlanningModel, args: tuple[str, ...], rng: np.random.Generator) -> dict:
         obj = model.state().get(args[0])
         yaw = rng.uniform(-math.pi, math.pi)
-        tilt = 0.0 if rng.random() < 0.7 else rng.uniform(-0.35, 0.35)
+        u = rng.random()
+        tilt = 0.0 if u < 0.55 else rng.uniform(-0.35, 0.35) if u < 0.8 else rng.uniform(-0.9, 0.9)
+        axis = "across" if rng.random() < 0.5 else "about"  # tilt across or about the closing axis
         hx, hy, hz = (s / 2 for s in obj.size)
-        # at or above the centre, so that the finger pads clear the table
-        offset = (rng.uniform(-0.3, 0.3) * hx, rng.uniform(-0.3, 0.3) * hy, rng.uniform(0.0, 0.4) * hz)
-        return {"yaw": yaw, "tilt": tilt, "offset": offset}
+        local = (rng.uniform(-0.4, 0.4) * hx, rng.uniform(-0.4, 0.4) * hy, rng.uniform(-0.4, 0.4) * hz)
+        rot = p.getMatrixFromQuaternion(to_bullet(obj.pose)[1])
+        offset = tuple(sum(rot[3 * i + j] * local[j] for j in range(3)) for i in range(3))
+        # at or above the centre, so that the finger pads clear what the object stands on
+        offset = (offset[0], offset[1], abs(offset[2]))
+        return {"yaw": yaw, "tilt": tilt, "axis": axis, "offset": offset}
 
     def simulate(self, model: PlanningModel, args: tuple[str, ...], params: dict) -> Outcome:
         o = args[0]
@@ -50,7 +57,10 @@ class PickSkill(Skill):
             return Outcome.fail(f"hand is not empty (holding {model.held})", model.held)
         obj = model.state().get(o)
         # TCP z axis points down (roll = π), turned by yaw and tilted about the closing axis.
-        quat = p.getQuaternionFromEuler((math.pi, params["tilt"], params["yaw"]))
+        if params.get("axis") == "about":
+            quat = p.getQuaternionFromEuler((math.pi + params["tilt"], 0.0, params["yaw"]))
+        else:
+            quat = p.getQuaternionFromEuler((math.pi, params["tilt"], params["yaw"]))
         opos = obj.pose.position
         pos = tuple(c + d for c, d in zip(opos, params["offset"], strict=True))
         target = (pos, quat)

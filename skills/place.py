@@ -1,11 +1,13 @@
 """place_ontop(o, s) and place_inside(o, c): put the held object down (SPEC §2.1).
 
 Sampler (deliberately broad, SPEC §5): the object's centre anywhere over the target's box (1.5 cm in
-from its edge), released
-3–12 mm above resting height, any yaw about z (the grasp keeps its roll and pitch). Controller: free
-motion to 10 cm above, straight descent, open, straight retreat; then physics settles the object in
-the planning model and the engineered constraints are checked: the object comes to rest, on (or
-inside) the target. Generated checkers are evaluated by the refiner on the resulting state.
+from its edge; inside a container, clear of its walls), released 3–12 mm above resting height, and
+an orientation that is either the one it hangs in now turned about z, or one of its resting faces
+(upright, upside down, on a side) with any yaw — which is how a mug lying on its side gets stood
+up, or a fork gets stood in a mug (reorientation). Controller: free motion to 10 cm above, straight
+descent, open, straight retreat; then physics settles the object in the planning model and the
+engineered constraints are checked: it comes to rest, on (or inside) the target. Generated
+checkers are evaluated by the refiner on the resulting state.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import math
 import numpy as np
 import pybullet as p
 
-from owl_bt.state import Pose
+from owl_bt.state import ObjectState, Pose
 from owl_bt.tamp.operators import OperatorSchema
 from owl_bt.tamp.planning_model import PlanningModel
 from sim.bullet import from_bullet, to_bullet
@@ -23,6 +25,19 @@ from skills.base import Grip, Move, Outcome, Skill
 from skills.motions import APPROACH, raised, reach, straight, transit
 
 REST_SPEED = 0.02  # m/s: slower than this after settling counts as at rest
+KEEP_SHARE = 0.5  # share of samples that keep the hanging orientation (the rest try resting faces)
+# Resting faces of a box-like body as (roll, pitch) in its own frame: +z up, upside down, on each side.
+FACES = ((0.0, 0.0), (math.pi, 0.0), (0.0, math.pi / 2), (0.0, -math.pi / 2), (math.pi / 2, 0.0), (-math.pi / 2, 0.0))
+
+
+def target_orientation(obj: ObjectState, params: dict) -> tuple[float, float, float, float]:
+    """World quaternion of the placed object: the held orientation turned by `dyaw` about z, or
+    resting face `face` (index into FACES) turned to yaw `dyaw`."""
+    if params.get("face") is None:
+        zq = p.getQuaternionFromEuler((0, 0, params["dyaw"]))
+        return p.multiplyTransforms((0, 0, 0), zq, (0, 0, 0), to_bullet(obj.pose)[1])[1]
+    roll, pitch = FACES[params["face"]]
+    return p.getQuaternionFromEuler((roll, pitch, params["dyaw"]))
 
 
 class _PlaceSkill(Skill):
@@ -31,36 +46,31 @@ class _PlaceSkill(Skill):
     def sample(self, model: PlanningModel, args: tuple[str, ...], rng: np.random.Generator) -> dict:
         o, s = args
         state = model.state()
+        obj = state.get(o)
+        face = None if obj.shape == "sphere" or rng.random() < KEEP_SHARE else int(rng.integers(len(FACES)))
+        params = {"face": face, "dyaw": rng.uniform(-math.pi, math.pi), "clearance": rng.uniform(0.003, 0.012)}
         lo, hi = state.get(s).aabb()
-        # Inside: keep clear of the walls by the object's half width. On top: keep the centre 1.5 cm
-        # (at most a quarter of the surface) inside the edge, where a released object is not balanced.
-        if self.inside:
-            margin = max(state.get(o).size[:2]) / 2
-        else:
-            margin = min(0.015, (hi[0] - lo[0]) / 4, (hi[1] - lo[1]) / 4)
-        lo = (lo[0] + margin, lo[1] + margin, lo[2])
-        hi = (hi[0] - margin, hi[1] - margin, hi[2])
-        return {
-            "x": rng.uniform(lo[0], max(lo[0], hi[0])),
-            "y": rng.uniform(lo[1], max(lo[1], hi[1])),
-            "dyaw": rng.uniform(-math.pi, math.pi),
-            "clearance": rng.uniform(0.003, 0.012),
-        }
+        if self.inside:  # keep the object's footprint (in its new orientation) off the walls
+            olo, ohi = obj.moved(from_bullet(obj.pose.position, target_orientation(obj, params))).aabb()
+            mx, my = (ohi[0] - olo[0]) / 2 + 0.005, (ohi[1] - olo[1]) / 2 + 0.005
+        else:  # keep the centre 1.5 cm (at most a quarter of the surface) in from the edge
+            mx = my = min(0.015, (hi[0] - lo[0]) / 4, (hi[1] - lo[1]) / 4)
+        cx, cy = (lo[0] + hi[0]) / 2, (lo[1] + hi[1]) / 2
+        params["x"] = rng.uniform(min(cx, lo[0] + mx), max(cx, hi[0] - mx))
+        params["y"] = rng.uniform(min(cy, lo[1] + my), max(cy, hi[1] - my))
+        return params
 
     def simulate(self, model: PlanningModel, args: tuple[str, ...], params: dict) -> Outcome:
         o, s = args
         if model.held != o:
             return Outcome.fail(f"{o} is not held", o)
         state = model.state()
-        held_pose = state.get(o).pose
-        # Rotate the held object about world z by dyaw, keeping how it hangs in the hand.
-        quat = p.multiplyTransforms((0, 0, 0), p.getQuaternionFromEuler((0, 0, params["dyaw"])),
-                                    (0, 0, 0), to_bullet(held_pose)[1])[1]
-        turned = state.get(o).moved(from_bullet(held_pose.position, quat))
+        obj = state.get(o)
+        turned = obj.moved(from_bullet(obj.pose.position, target_orientation(obj, params)))
         lo, _ = turned.aabb()
         bottom_offset = turned.pose.z - lo[2]
         s_lo, s_hi = state.get(s).aabb()
-        floor = s_lo[2] + 0.005 if self.inside else s_hi[2]
+        floor = s_lo[2] + 0.006 if self.inside else s_hi[2]
         goal = Pose(params["x"], params["y"], floor + bottom_offset + params["clearance"], *turned.pose.euler)
         target = model.tcp_for_object(goal, model.grasp)
         q0 = model.robot.arm_q()
@@ -89,7 +99,7 @@ class _PlaceSkill(Skill):
         final = model.state().get(o)
         if model.object_velocity(o) > REST_SPEED:
             return Outcome.fail(f"{o} does not come to rest on {s}", s)
-        if math.dist(final.pose.position[:2], goal.position[:2]) > 0.03:
+        if not self.inside and math.dist(final.pose.position[:2], goal.position[:2]) > 0.03:
             return Outcome.fail(f"{o} slides or rolls off where it was put on {s}", s)
         verdict = self.engineered(model, o, s)
         if verdict:
@@ -135,9 +145,13 @@ class PlaceInsideSkill(_PlaceSkill):
     )
 
     def engineered(self, model: PlanningModel, o: str, s: str) -> str | None:
-        obj, cont = model.state().get(o), model.state().get(s)
-        lo, hi = cont.aabb()
-        x, y, z = obj.pose.position
-        if not (lo[0] <= x <= hi[0] and lo[1] <= y <= hi[1] and z <= hi[2]):
-            return f"{o} does not end up inside {s}"
-        return None
+        return None if is_inside(model.state(), o, s) else f"{o} does not end up inside {s}"
+
+
+def is_inside(state, o: str, c: str) -> bool:
+    """o's centre is over c's footprint and o's lowest point is below c's rim (world frame)."""
+    obj, cont = state.get(o), state.get(c)
+    lo, hi = cont.aabb()
+    olo, _ = obj.aabb()
+    x, y, _ = obj.pose.position
+    return lo[0] <= x <= hi[0] and lo[1] <= y <= hi[1] and olo[2] < hi[2] - 0.01

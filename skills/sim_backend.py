@@ -54,7 +54,8 @@ class SimArmBackend:
             time.sleep(TIME_STEP)
 
     def execute_trajectory(self, waypoints: Sequence[Sequence[float]], times: Sequence[float] | None = None) -> None:
-        for q in waypoints:
+        start = self.world.steps
+        for i, q in enumerate(waypoints):
             self.robot.command_arm(q, max_velocity=1.5)
             self.robot.command_fingers(self._finger_target(), force=60.0)
             for _ in range(int(WAYPOINT_TIMEOUT / TIME_STEP)):
@@ -63,6 +64,9 @@ class SimArmBackend:
                     break
             else:
                 raise ArmFault(f"waypoint not reached within {WAYPOINT_TIMEOUT} s (blocked?)")
+            if times is not None:  # not before its time: hold the waypoint until then
+                while (self.world.steps - start) * TIME_STEP < times[i]:
+                    self._step()
 
     def _finger_target(self) -> float:
         return FINGER_CLOSED if self._constraint is not None else 0.0

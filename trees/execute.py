@@ -50,14 +50,17 @@ class Execute(WorkerBehaviour):
     def monitor(self, step) -> Failure | None:
         obs = self.services.perception.observe().world
         held = self.services.backend.state().held
-        if step.op.name == "pick":
-            if held != step.op.args[0]:
-                return Failure("monitor", f"{step.op.args[0]} is not in the gripper after the pick", str(step.op),
+        should_hold = held_after(self.services.skills[step.op.name].schema, step.op.args)
+        if should_hold is not None:
+            if held != should_hold:
+                return Failure("monitor", f"{should_hold} is not in the gripper after {step.op}", str(step.op),
                                step.op.args, {"held": held})
-            return None
-        if held is not None:
+        elif held is not None:
             return Failure("monitor", f"{held} is still in the gripper after {step.op}", str(step.op), (held,))
         failed = [name for name, check in step.checks if not check(obs)]
+        if failed and not step.expected:
+            return Failure("monitor", f"after {step.op}, {', '.join(failed)} no longer holds", str(step.op),
+                           step.op.args, {"failed": failed})
         for name, pose in step.expected.items():
             got = obs.get(name).pose
             err = math.dist(got.position, pose.position)
@@ -76,6 +79,16 @@ class Execute(WorkerBehaviour):
             return self.fail(result)
         self.feedback_message = f"{len(self._plan.refinement.steps)} steps done"
         return py_trees.common.Status.SUCCESS
+
+
+def held_after(schema, args: tuple[str, ...]) -> str | None:
+    """The object the hand holds after a step of this operator, from its schema (AtGrasp added, or
+    required and not deleted), else None."""
+    binding = dict(zip((p for p, _ in schema.params), args, strict=True))
+    for pred, params in schema.add + tuple(a for a in schema.pre if a not in schema.delete):
+        if pred == "AtGrasp":
+            return binding[params[0]]
+    return None
 
 
 def create_execute_subtree() -> py_trees.behaviour.Behaviour:

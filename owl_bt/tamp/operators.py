@@ -19,7 +19,7 @@ Atom = tuple[str, tuple[str, ...]]  # (predicate, parameter names)
 
 @dataclass(frozen=True)
 class OperatorSchema:
-    """name; params: ((param, type predicate), …) where type is Movable | Surface | Container;
+    """name; params: ((param, type predicate), …) where type is Movable | Surface | Container | Receptacle;
     pre/add/delete: atoms over the params; open_world: carries a description and a VLM checker."""
 
     name: str
@@ -53,7 +53,8 @@ class Refinable(Protocol):
 
 
 def static_types(category: str, fixed: bool) -> set[str]:
-    """The static type predicates an object of this category has (Movable, Surface, Container)."""
+    """The static type predicates an object of this category has: Movable, Surface, Container, and
+    Receptacle (a surface or a container: something that can be poured into or onto)."""
     types = set()
     if not fixed:
         types.add("Movable")
@@ -61,4 +62,6 @@ def static_types(category: str, fixed: bool) -> set[str]:
         types.add("Surface")
     if category in CONTAINER_CATEGORIES:
         types.add("Container")
+    if types & {"Surface", "Container"}:
+        types.add("Receptacle")
     return types

@@ -31,7 +31,7 @@ from owl_bt.tamp.operators import GroundOp, OperatorSchema, static_types
 up.shortcuts.get_environment().credits_stream = None
 
 DYNAMIC = {"HandEmpty": 0, "AtGrasp": 1, "On": 2, "Inside": 2}
-STATIC = ("Movable", "Surface", "Container")
+STATIC = ("Movable", "Surface", "Container", "Receptacle")
 
 
 @dataclass

@@ -34,6 +34,7 @@ class PlanningModel:
         self.robot.reset_arm(q)
         self.held: str | None = None
         self.grasp: Transform | None = None  # object pose in the TCP frame
+        self.carried: dict[str, Transform] = {}  # contents of the held object, pose in its frame
         self.limits = PLANNING_LIMITS
         self._arm_links = tuple(range(0, self.robot.tcp + 1))
         self._base_links = (-1, 0, 1, 2)  # base, base inertia, shoulder, upper arm
@@ -45,14 +46,15 @@ class PlanningModel:
         robot = RobotState(joints=self.robot.arm_q(), held=self.held)
         return WorldState(objects=objs, robot=robot, source="planning-model")
 
-    def snapshot(self) -> tuple[int, str | None, Transform | None]:
-        return (p.saveState(physicsClientId=self.cid), self.held, self.grasp)
+    def snapshot(self) -> tuple:
+        return (p.saveState(physicsClientId=self.cid), self.held, self.grasp, dict(self.carried))
 
-    def restore(self, snap: tuple[int, str | None, Transform | None]) -> None:
-        sid, self.held, self.grasp = snap
+    def restore(self, snap: tuple) -> None:
+        sid, self.held, self.grasp, carried = snap
+        self.carried = dict(carried)
         p.restoreState(stateId=sid, physicsClientId=self.cid)
 
-    def drop_snapshot(self, snap: tuple[int, str | None, Transform | None]) -> None:
+    def drop_snapshot(self, snap: tuple) -> None:
         p.removeState(snap[0], physicsClientId=self.cid)
 
     def pose(self, name: str) -> Pose:
@@ -69,20 +71,50 @@ class PlanningModel:
         if self.held is not None and self.grasp is not None:
             tpos, tquat = self.robot.tcp_pose()
             pos, quat = p.multiplyTransforms(tpos, tquat, *self.grasp)
-            p.resetBasePositionAndOrientation(self.bodies[self.held], pos, quat, physicsClientId=self.cid)
+            self._put(self.held, pos, quat)
+            for name, rel in self.carried.items():
+                self._put(name, *p.multiplyTransforms(pos, quat, *rel))
+
+    def _put(self, name: str, pos, quat) -> None:
+        body = self.bodies[name]
+        p.resetBasePositionAndOrientation(body, pos, quat, physicsClientId=self.cid)
+        p.resetBaseVelocity(body, (0, 0, 0), (0, 0, 0), physicsClientId=self.cid)
 
     def attach(self, name: str) -> None:
-        """Hold `name` with its current pose relative to the TCP (kinematic grasp)."""
+        """Hold `name` with its current pose relative to the TCP (kinematic grasp); what lies inside
+        it (its contents, e.g. a ball in a mug) is carried along rigidly until `release_contents`."""
         tpos, tquat = self.robot.tcp_pose()
         opos, oquat = p.getBasePositionAndOrientation(self.bodies[name], physicsClientId=self.cid)
         inv = p.invertTransform(tpos, tquat)
         self.grasp = p.multiplyTransforms(inv[0], inv[1], opos, oquat)
+        oinv = p.invertTransform(opos, oquat)
+        self.carried = {}
+        for other in self.contents(name):
+            cpos, cquat = p.getBasePositionAndOrientation(self.bodies[other], physicsClientId=self.cid)
+            self.carried[other] = p.multiplyTransforms(oinv[0], oinv[1], cpos, cquat)
         self.held = name
         self.robot.reset_fingers(0.5)
 
     def detach(self) -> None:
-        self.held, self.grasp = None, None
+        self.held, self.grasp, self.carried = None, None, {}
         self.robot.reset_fingers(0.0)
+
+    def release_contents(self) -> None:
+        """Let the held object's contents move under physics again (pouring)."""
+        self.carried = {}
+
+    def contents(self, name: str) -> list[str]:
+        """Movable objects whose centre lies within `name`'s box and above its bottom (inside it)."""
+        state = self.state()
+        lo, hi = state.get(name).aabb()
+        out = []
+        for other, o in state.objects.items():
+            if other == name or o.fixed:
+                continue
+            x, y, z = o.pose.position
+            if lo[0] < x < hi[0] and lo[1] < y < hi[1] and lo[2] < z < hi[2]:
+                out.append(other)
+        return out
 
     def tcp_for_object(self, obj_pose: Pose, grasp: Transform) -> Transform:
         """TCP (position, quaternion) that puts the held object at obj_pose given grasp (obj in TCP)."""
@@ -100,7 +132,7 @@ class PlanningModel:
         self.set_arm(q)
         cid, body = self.cid, self.robot.body
         for name, bid in self.bodies.items():
-            if name in ignore or name == self.held:
+            if name in ignore or name == self.held or name in self.carried:
                 continue
             if p.getClosestPoints(body, bid, margin, physicsClientId=cid):
                 return name
@@ -116,11 +148,15 @@ class PlanningModel:
         return all(lo <= v <= hi for v, (lo, hi) in zip(q, self.limits, strict=True))
 
     def settle(self, seconds: float = 0.6) -> None:
-        """Let released objects come to rest (the arm is held still by its motors)."""
+        """Let released objects come to rest (the arm is held still by its motors; a held object
+        and what it carries stay in the hand)."""
         self.robot.command_arm(self.robot.arm_q())
         self.robot.command_fingers(self.robot.finger_angle())
+        q = self.robot.arm_q()
         for _ in range(int(seconds / TIME_STEP)):
             p.stepSimulation(physicsClientId=self.cid)
+            if self.held is not None:
+                self.set_arm(q)
 
     def object_velocity(self, name: str) -> float:
         lin, _ = p.getBaseVelocity(self.bodies[name], physicsClientId=self.cid)

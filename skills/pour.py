@@ -1,0 +1,105 @@
+"""pour(o, t): tilt the held object o above t so that what is inside o falls out into (or onto) t.
+
+SPEC §2.1: the pour pose is four numbers — the position (x, y, z) of o's centre, metres, world
+frame, and the tilt of the hand, radians in [-π, π]; the open-world predicate VLMConstraint2 (the
+generated checker) judges the state at the tilted pose, after the contents have fallen.
+
+Sampler (broad, SPEC §5): o's centre over t's box (inner three quarters), 1–2 heights of o above
+t's top, any pour direction (`dyaw`) and any tilt. Controller: free motion to the upright pose,
+then a slow tilt about the horizontal axis across the pour direction (12 waypoints, 1.5 s), then a
+1 s dwell while physics empties o. The hand keeps holding o; the next action moves on from the tilt.
+Engineered constraint: whatever was inside o has left it.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pybullet as p
+
+from owl_bt.tamp.operators import OperatorSchema
+from owl_bt.tamp.planning_model import PlanningModel
+from sim.bullet import from_bullet, to_bullet
+from skills.base import Move, Outcome, Skill
+from skills.motions import reach, transit
+
+TILT_WAYPOINTS = 12
+TILT_SECONDS = 1.5
+DWELL_SECONDS = 1.0
+MAX_JOINT_JUMP = 0.6  # radians between neighbouring tilt waypoints: more means IK flipped branch
+
+
+class PourSkill(Skill):
+    schema = OperatorSchema(
+        name="pour",
+        params=(("o", "Movable"), ("t", "Receptacle")),
+        pre=(("AtGrasp", ("o",)),),
+        add=(),
+        delete=(),
+        description=(
+            "pour(o, t): holding o, moves it above t and tilts it so that whatever is inside o falls into or "
+            "onto t (a bowl, a cup, the table); o stays in the hand, tilted. Say in the description where "
+            "above t to pour and how far to tilt."
+        ),
+        open_world=True,
+    )
+
+    def sample(self, model: PlanningModel, args: tuple[str, ...], rng: np.random.Generator) -> dict:
+        o, t = args
+        state = model.state()
+        lo, hi = state.get(t).aabb()
+        height = state.get(o).size[2]
+        qx, qy = (hi[0] - lo[0]) / 8, (hi[1] - lo[1]) / 8
+        return {
+            "x": rng.uniform(lo[0] + qx, hi[0] - qx),
+            "y": rng.uniform(lo[1] + qy, hi[1] - qy),
+            "z": hi[2] + rng.uniform(1.0, 2.0) * height,
+            "dyaw": rng.uniform(-math.pi, math.pi),
+            "tilt": rng.uniform(-math.pi, math.pi),
+        }
+
+    def simulate(self, model: PlanningModel, args: tuple[str, ...], params: dict) -> Outcome:
+        o, t = args
+        if model.held != o:
+            return Outcome.fail(f"{o} is not held", o)
+        obj = model.state().get(o)
+        contents = list(model.carried) or model.contents(o)
+        upright = p.getQuaternionFromEuler((0, 0, params["dyaw"]))
+        quat0 = p.multiplyTransforms((0, 0, 0), upright, (0, 0, 0), to_bullet(obj.pose)[1])[1]
+        pos = (params["x"], params["y"], params["z"])
+        axis = (-math.sin(params["dyaw"]), math.cos(params["dyaw"]), 0.0)  # across the pour direction
+        q0 = model.robot.arm_q()
+        waypoints = []
+        seed = q0
+        for k in range(TILT_WAYPOINTS + 1):
+            turn = p.getQuaternionFromAxisAngle(axis, params["tilt"] * k / TILT_WAYPOINTS)
+            quat = p.multiplyTransforms((0, 0, 0), turn, (0, 0, 0), quat0)[1]
+            q = reach(model, model.tcp_for_object(from_bullet(pos, quat), model.grasp), seed=seed)
+            if q is None:
+                return Outcome.fail(f"no inverse-kinematics solution to tilt {o} above {t}", t)
+            if k and max(abs(a - b) for a, b in zip(q, seed, strict=True)) > MAX_JOINT_JUMP:
+                return Outcome.fail(f"tilting {o} above {t} needs a jump of the arm", t)
+            hit = model.in_collision(q, ignore=tuple(contents))
+            if hit:
+                return Outcome.fail(f"pouring {o} above {t} collides with {hit}", hit.split("↔")[-1])
+            waypoints.append(q)
+            seed = q
+        model.set_arm(q0)
+        path = transit(model, q0, waypoints[0], ignore=tuple(contents))
+        if path is None:
+            return Outcome.fail(f"no collision-free motion to above {t} holding {o}", t)
+        model.set_arm(waypoints[0])
+        model.release_contents()
+        step = TILT_SECONDS / TILT_WAYPOINTS
+        for q in waypoints[1:]:
+            model.set_arm(q)
+            model.settle(step)
+        model.settle(DWELL_SECONDS)
+        left_inside = [c for c in contents if c in model.contents(o)]
+        if left_inside:
+            return Outcome.fail(f"{', '.join(left_inside)} stays inside {o} when it is tilted", o)
+        times = tuple(step * (k + 1) for k in range(len(waypoints) - 1))
+        times = times[:-1] + (times[-1] + DWELL_SECONDS,)
+        # Where the contents land is judged by the generated checkers, not by a planned pose.
+        return Outcome(ok=True, commands=[Move(path), Move(tuple(waypoints[1:]), times)])
