@@ -35,7 +35,7 @@ class PourSkill(Skill):
         name="pour",
         params=(("o", "Movable"), ("t", "Receptacle")),
         pre=(("AtGrasp", ("o",)),),
-        add=(),
+        add=(("Poured", ("o", "t")),),
         delete=(),
         description=(
             "pour(o, t): holding o, moves it above t and tilts it so that whatever is inside o falls into or "

@@ -5,7 +5,7 @@ from __future__ import annotations
 import py_trees
 
 from owl_bt.language.constraints import generate
-from owl_bt.tamp.grounding import ground_operators
+from owl_bt.tamp.grounding import ground
 from trees.worker import WorkerBehaviour
 
 
@@ -19,8 +19,10 @@ class GenerateConstraints(WorkerBehaviour):
 
     def work(self):
         schemas = [s.schema for s in self.services.skills.values()]
-        ops = ground_operators(self._world, schemas)
-        return generate(self.services.vlm, self._world, self._instruction, schemas, ops, [self._image])
+        held = self._world.robot.held if self._world.robot else None
+        grounding = ground(self._world, schemas, held=held)
+        return generate(self.services.vlm, self._world, self._instruction, schemas, grounding.ops, [self._image],
+                        literals=grounding.initial)
 
     def finish(self, constraints) -> py_trees.common.Status:
         self.bb.constraints = constraints

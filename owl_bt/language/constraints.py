@@ -61,8 +61,13 @@ def describe_objects(world: WorldState, with_pose: bool) -> str:
     return "\n".join(lines)
 
 
-def sketch_prompt(world: WorldState, task: str, schemas: list[OperatorSchema], ground_ops: list[GroundOp]) -> str:
-    literals = ["HandEmpty()"] + [f"On({a}, {b})" for a, b in supports(world)]
+def sketch_prompt(
+    world: WorldState, task: str, schemas: list[OperatorSchema], ground_ops: list[GroundOp], literals: list[str] | None = None
+) -> str:
+    """The sketch prompt (SPEC §3 step 2); literals: the initial literals (default: HandEmpty and the
+    On facts read from geometry)."""
+    if literals is None:
+        literals = ["HandEmpty()"] + [f"On({a}, {b})" for a, b in supports(world)]
     task, history = split_instruction(task)
     return template("sketch").substitute(
         task=task, history=history,
@@ -117,13 +122,14 @@ def generate(
     ground_ops: list[GroundOp],
     images: list[bytes] | None = None,
     retries: int = 2,
+    literals: list[str] | None = None,
 ) -> Constraints:
     """Ask for the sketch, then the checkers; raises GroundingError, UnknownObjectError or
     ModelAnswerError with a one-line reason."""
     log: list[dict] = []
     stats = {"model_s": 0.0, "queries": 0}
     images = images or []
-    sketch = _ask(vlm, sketch_prompt(world, task, schemas, ground_ops), images,
+    sketch = _ask(vlm, sketch_prompt(world, task, schemas, ground_ops, literals), images,
                   lambda a: parse_sketch(a, ground_ops, world.names()), retries, log, stats)
     open_world = {s.name for s in schemas if s.open_world}
     required = ["goal_check0"] + [f"action_check{i}" for i, a in enumerate(sketch.actions) if a.op.name in open_world]

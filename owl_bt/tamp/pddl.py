@@ -17,8 +17,10 @@ import unified_planning as up
 from unified_planning.io import PDDLWriter
 from unified_planning.shortcuts import (
     BoolType,
+    Equals,
     Fluent,
     InstantaneousAction,
+    Not,
     Object,
     OneshotPlanner,
     Problem,
@@ -30,7 +32,7 @@ from owl_bt.tamp.operators import GroundOp, OperatorSchema, static_types
 
 up.shortcuts.get_environment().credits_stream = None
 
-DYNAMIC = {"HandEmpty": 0, "AtGrasp": 1, "On": 2, "Inside": 2}
+DYNAMIC = {"HandEmpty": 0, "AtGrasp": 1, "On": 2, "Inside": 2, "Poured": 2}
 STATIC = ("Movable", "Surface", "Container", "Receptacle")
 
 
@@ -82,6 +84,8 @@ def build_problem(
     if held is not None:
         pb.set_initial_value(fl["AtGrasp"](objs[held]), True)
     for a, s in supports(world):
+        if a == held:
+            continue
         pb.set_initial_value(fl["On"](objs[a], objs[s]), True)
     by_name = {s.name: s for s in schemas}
     for schema in schemas:
@@ -107,8 +111,15 @@ def build_problem(
 
 
 def _fill(act: InstantaneousAction, schema: OperatorSchema, binding: dict, fl: dict) -> None:
+    if not schema.add and not schema.delete:
+        raise ValueError(f"operator {schema.name} has no effects: give it at least one add or delete atom")
     for p, t in schema.params:
         act.add_precondition(fl[t](binding[p]))
+    names = [p for p, _ in schema.params]
+    for i, a in enumerate(names):  # distinct objects per ground operator
+        for b in names[i + 1:]:
+            if not (isinstance(binding[a], Object) and isinstance(binding[b], Object)):
+                act.add_precondition(Not(Equals(binding[a], binding[b])))
     for pred, args in schema.pre:
         act.add_precondition(fl[pred](*(binding[a] for a in args)))
     for pred, args in schema.delete:
