@@ -1,4 +1,4 @@
-"""The `owl-bt` command line: run a goal in simulation, list the tasks.
+"""The `owl-bt` command line: run a goal in simulation, list the tasks, run the benchmark.
 
 Exit codes: 0 success, 1 the robot could not do it, 2 usage error. Errors are one line on stderr.
 """
@@ -97,6 +97,29 @@ def list_tasks() -> None:
 
     for name, t in TASKS.items():
         out.print(f"{name:<10} {t.instruction}", markup=False)
+
+
+@app.command()
+def bench(
+    method: str = typer.Option("owl", "--method", "-m", help="Method (SPEC §8.1): owl (the full method) or oracle."),
+    tasks: str = typer.Option("all", "--tasks", "-t", help="'all' or a comma list of tasks (see `owl-bt tasks`)."),
+    seeds: int | None = typer.Option(None, "--seeds", "-n", help="Run seeds 0..N-1 of each task (default 10)."),
+    seed_list: str | None = typer.Option(None, "--seed-list", help="Run exactly these seeds, e.g. 3,5,7 (instead of --seeds)."),
+    out_dir: Path = typer.Option(Path("bench"), "--out", "-o", help="Bench folder: episodes.jsonl, summary.md/.json, runs/."),
+    jobs: int | None = typer.Option(None, "--jobs", "-j", help="Worker processes (default: the number of cores)."),
+    max_attempts: int = typer.Option(3, "--max-attempts", help="Attempts per episode before giving up."),
+    budget: int = typer.Option(500, "--budget", help="Continuous samples per action (SPEC §5: 500)."),
+    report_only: bool = typer.Option(False, "--report-only", help="Run nothing; rewrite the summary of --out's episodes.jsonl."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar on stderr."),
+) -> None:
+    """Benchmark a method over tasks × seeds (SPEC §8); resumable, see README "Benchmark"."""
+    from owl_bt.bench.cli import bench_command
+
+    try:
+        code = bench_command(out, err, method, tasks, seeds, seed_list, out_dir, jobs, max_attempts, budget, report_only, quiet)
+    except OwlError as exc:
+        raise _fail(exc) from None
+    raise typer.Exit(code)
 
 
 class _Progress:

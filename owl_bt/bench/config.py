@@ -1,0 +1,89 @@
+"""A bench's configuration from the command line, checked before anything runs (UsageError, exit 2)."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from owl_bt.bench import methods
+from owl_bt.errors import UsageError
+
+
+@dataclass(frozen=True)
+class BenchConfig:
+    """method: a name in `methods.METHODS`; tasks: task names; seeds: the seeds run per task;
+    out: the bench folder; jobs: worker processes; budget: continuous samples per action;
+    max_attempts: perceive→plan→execute rounds per episode."""
+
+    method: str
+    tasks: tuple[str, ...]
+    seeds: tuple[int, ...]
+    out: Path
+    jobs: int
+    budget: int = 500
+    max_attempts: int = 3
+
+    @property
+    def episodes(self) -> int:
+        return len(self.tasks) * len(self.seeds)
+
+
+def parse_tasks(spec: str) -> tuple[str, ...]:
+    """"all" → every registered task; else a comma list (unknown name → UsageError listing the known)."""
+    from sim import tasks
+
+    if spec.strip().lower() == "all":
+        return tuple(tasks.TASKS)
+    names = [tasks.get(n).name for n in spec.split(",") if n.strip()]
+    if not names:
+        raise UsageError(f"--tasks is empty; give 'all' or some of: {', '.join(sorted(tasks.TASKS))}")
+    return tuple(dict.fromkeys(names))
+
+
+def parse_seeds(seeds: int | None, seed_list: str | None) -> tuple[int, ...]:
+    """`--seeds N` → 0..N-1 (default 10); `--seed-list 3,5,7` → those seeds; not both."""
+    if seed_list is not None:
+        if seeds is not None:
+            raise UsageError("give either --seeds or --seed-list, not both")
+        try:
+            values = [int(s) for s in seed_list.split(",") if s.strip()]
+        except ValueError:
+            raise UsageError(f"--seed-list must be whole numbers separated by commas, got {seed_list!r}") from None
+        if not values:
+            raise UsageError("--seed-list is empty")
+        if min(values) < 0:
+            raise UsageError(f"seeds must be 0 or more, got {min(values)}")
+        return tuple(dict.fromkeys(values))
+    n = 10 if seeds is None else seeds
+    if n < 1:
+        raise UsageError(f"--seeds must be at least 1, got {n}")
+    return tuple(range(n))
+
+
+def check_out(out: Path, create: bool = True) -> Path:
+    """The bench folder: must not be a file; created (with parents) when `create`."""
+    if out.exists() and not out.is_dir():
+        raise UsageError(f"--out {out} exists and is not a folder")
+    if create:
+        try:
+            out.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise UsageError(f"cannot create the bench folder {out}: {exc.strerror}") from None
+    return out
+
+
+def make_config(method: str, tasks: str, seeds: int | None, seed_list: str | None, out: Path, jobs: int | None,
+                budget: int, max_attempts: int) -> BenchConfig:
+    """Check every argument (raises UsageError), then create the bench folder."""
+    name = methods.get(method).name
+    task_names = parse_tasks(tasks)
+    seed_values = parse_seeds(seeds, seed_list)
+    n_jobs = (os.cpu_count() or 1) if jobs is None else jobs
+    if n_jobs < 1:
+        raise UsageError(f"--jobs must be at least 1, got {n_jobs}")
+    if budget < 1:
+        raise UsageError("--budget must be at least 1")
+    if max_attempts < 1:
+        raise UsageError("--max-attempts must be at least 1")
+    return BenchConfig(name, task_names, seed_values, check_out(out), n_jobs, budget, max_attempts)

@@ -1,0 +1,68 @@
+"""The methods a bench can run (SPEC §8.1): each is one entry mapping its name to how it configures
+an episode.
+
+A method's `configure(cfg)` returns the EpisodeConfig to run for a (task, seed) base configuration;
+`configure=None` marks a method of SPEC §8.1 this build does not have yet. Adding a method is adding
+one entry to `METHODS` (plus whatever EpisodeConfig switch it needs).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from owl_bt.episode import EpisodeConfig
+from owl_bt.errors import UsageError
+
+
+@dataclass(frozen=True)
+class Method:
+    """name: as on the command line (`--method`); description: one line, from SPEC §8.1;
+    configure: base EpisodeConfig → the one this method runs, or None while not implemented."""
+
+    name: str
+    description: str
+    configure: Callable[[EpisodeConfig], EpisodeConfig] | None = None
+
+    @property
+    def available(self) -> bool:
+        return self.configure is not None
+
+
+def _owl(cfg: EpisodeConfig) -> EpisodeConfig:
+    return dataclasses.replace(cfg, vlm="offline")  # the configured VLM backend; offline is this build's default
+
+
+def _oracle(cfg: EpisodeConfig) -> EpisodeConfig:
+    return dataclasses.replace(cfg, vlm="oracle")  # the task's hand-written sketch and checkers
+
+
+METHODS: dict[str, Method] = {m.name: m for m in (
+    Method("owl", "the full method", _owl),
+    Method("no-disc", "no plan sketch (continuous constraints only)"),
+    Method("no-cont", "no generated checkers (sketch only; continuous values from TAMP alone)"),
+    Method("no-back", "only the first skeleton is refined"),
+    Method("no-sample", "one continuous sample per action"),
+    Method("direct", "the model translates the goal to symbolic goal literals; plain TAMP solves"),
+    Method("cap", "Code-as-Policies: the model writes the whole plan with continuous values, run once"),
+    Method("cap-sample", "CaP whose code calls the samplers; up to 2,500 samples per task"),
+    Method("oracle", 'hand-written ground-truth sketch and checkers per task (the reference\'s "Manual")', _oracle),
+)}
+
+
+def available() -> list[str]:
+    """Names of the methods this build can run, in SPEC §8.1 order."""
+    return [m.name for m in METHODS.values() if m.available]
+
+
+def get(name: str) -> Method:
+    """The runnable method called `name`; raises UsageError (exit 2) naming the available ones."""
+    key = name.strip().lower()
+    method = METHODS.get(key)
+    if method is None:
+        raise UsageError(f"unknown method {name!r}; available: {', '.join(available())}")
+    if not method.available:
+        raise UsageError(f"method {key!r} ({method.description}) is not available in this build yet; "
+                         f"available: {', '.join(available())}")
+    return method

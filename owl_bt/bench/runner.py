@@ -1,0 +1,235 @@
+"""Runs a bench: every (task, seed) episode not yet in `episodes.jsonl`, in worker processes.
+
+Workers (a ProcessPoolExecutor on the "forkserver" context, "spawn" where that is missing: pybullet
+and threads do not survive fork) run one episode each with their output silenced and return its
+record; the parent alone appends records to `episodes.jsonl`. An episode that raises is recorded as
+a failed episode with the one-line error. A worker process that dies takes the episodes in flight
+with it: they are retried once in a fresh pool, then recorded as failed.
+
+Ctrl-C (SIGINT to the parent): stop launching; episodes in flight are told to stop and end within a
+tick (their results are discarded, not recorded); a second Ctrl-C kills the workers at once.
+"""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+import os
+import shutil
+import signal
+import threading
+import time
+from collections import Counter, deque
+from collections.abc import Callable
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from owl_bt.bench import episodes, methods
+from owl_bt.bench.config import BenchConfig
+from owl_bt.episode import EpisodeConfig
+from owl_bt.errors import OwlError
+
+# The fields every record starts with, in this order (the rest of EpisodeResult.summary() follows).
+FIELDS = ("task", "seed", "method", "success", "declared_success", "samples", "wall_s", "model_s", "skeletons",
+          "attempts", "queries", "detector", "failure", "run_dir", "tick_hz")
+
+
+@dataclass(frozen=True)
+class Job:
+    """One episode to run: its key, the EpisodeConfig the method made, its run folder relative to the bench folder."""
+
+    task: str
+    seed: int
+    method: str
+    cfg: EpisodeConfig
+    run_dir: str
+
+
+@dataclass
+class Outcome:
+    """total: episodes in the bench; already: found in episodes.jsonl; new: recorded by this run;
+    successes: among already + new; interrupted: stopped by Ctrl-C; unfinished: episodes not recorded."""
+
+    total: int
+    already: int = 0
+    new: int = 0
+    successes: int = 0
+    interrupted: bool = False
+    records: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def unfinished(self) -> int:
+        return self.total - self.already - self.new
+
+
+OnDone = Callable[[dict[str, Any], Outcome], None]
+
+
+def plan_jobs(cfg: BenchConfig) -> list[Job]:
+    """Every (task, seed) episode of the bench, in task-major order."""
+    from sim import tasks
+
+    method = methods.get(cfg.method)
+    assert method.configure is not None
+    jobs = []
+    for name in cfg.tasks:
+        task = tasks.get(name)
+        for seed in cfg.seeds:
+            rel = f"runs/{method.name}/{task.name}-s{seed}"
+            base = EpisodeConfig(task.instruction, task.name, seed, (cfg.out / rel).absolute(),
+                                 max_attempts=cfg.max_attempts, budget=cfg.budget)
+            jobs.append(Job(task.name, seed, method.name, method.configure(base), rel))
+    return jobs
+
+
+def run_bench(cfg: BenchConfig, on_done: OnDone | None = None) -> Outcome:
+    """Run the episodes of `cfg` missing from `cfg.out/episodes.jsonl`, appending each as it finishes."""
+    path = cfg.out / episodes.FILENAME
+    jobs = plan_jobs(cfg)
+    done = {episodes.key(r): r for r in episodes.load(path)}
+    outcome = Outcome(total=len(jobs))
+    todo: deque[Job] = deque()
+    for job in jobs:
+        rec = done.get((job.task, job.seed, job.method))
+        if rec is None:
+            todo.append(job)
+        else:
+            outcome.already += 1
+            outcome.successes += bool(rec.get("success"))
+    if todo:
+        _Pool(cfg.jobs, path, outcome, on_done).run(todo)
+    return outcome
+
+
+class _Pool:
+    def __init__(self, jobs: int, path: Path, outcome: Outcome, on_done: OnDone | None) -> None:
+        self.jobs, self.path, self.outcome, self.on_done = jobs, path, outcome, on_done
+        ctx_name = "forkserver" if "forkserver" in mp.get_all_start_methods() else "spawn"
+        self.ctx = mp.get_context(ctx_name)
+        self.stop = self.ctx.Event()
+        self.crashes: Counter[tuple[str, int, str]] = Counter()
+
+    def _sigint(self, signum: int, frame: object) -> None:
+        if self.stop.is_set():
+            raise KeyboardInterrupt  # the second Ctrl-C: kill the workers
+        self.stop.set()
+        self.outcome.interrupted = True
+
+    def run(self, todo: deque[Job]) -> None:
+        main = threading.current_thread() is threading.main_thread()
+        old = signal.signal(signal.SIGINT, self._sigint) if main else None
+        try:
+            while todo and not self.stop.is_set():
+                self._one_pool(todo)
+        finally:
+            if main:
+                signal.signal(signal.SIGINT, old)
+
+    def _one_pool(self, todo: deque[Job]) -> None:
+        """Run jobs until done, stopped or the pool breaks (then the jobs in flight go back on `todo`)."""
+        pool = ProcessPoolExecutor(min(self.jobs, len(todo)), mp_context=self.ctx, initializer=_init_worker,
+                                   initargs=(self.stop,))
+        flight: dict[Future, Job] = {}
+        killed = False
+        try:
+            while (todo and not self.stop.is_set()) or flight:
+                while todo and not self.stop.is_set() and len(flight) < self.jobs:
+                    job = todo.popleft()
+                    flight[pool.submit(run_one, job)] = job
+                finished, _ = wait(flight, timeout=0.5, return_when=FIRST_COMPLETED)
+                for fut in finished:
+                    job = flight.pop(fut)
+                    try:
+                        rec = fut.result()
+                    except BrokenProcessPool:
+                        self._broken([job, *flight.values()], todo)
+                        return
+                    except Exception as exc:  # e.g. a record that could not be sent back
+                        rec = _error_record(job, exc, 0.0)
+                    if not rec.get("interrupted"):
+                        self._record(rec)
+        except KeyboardInterrupt:
+            for proc in list((getattr(pool, "_processes", None) or {}).values()):
+                proc.kill()  # only our own workers; the executor has no public way to stop them
+            self.outcome.interrupted = killed = True
+        finally:
+            pool.shutdown(wait=not killed, cancel_futures=True)
+
+    def _broken(self, lost: list[Job], todo: deque[Job]) -> None:
+        for job in reversed(lost):
+            k = (job.task, job.seed, job.method)
+            self.crashes[k] += 1
+            if self.crashes[k] >= 2:
+                self._record(_error_record(job, RuntimeError("the worker process died (twice) during this episode"), 0.0))
+            else:
+                todo.appendleft(job)
+
+    def _record(self, rec: dict[str, Any]) -> None:
+        episodes.append(self.path, rec)
+        self.outcome.new += 1
+        self.outcome.successes += bool(rec.get("success"))
+        self.outcome.records.append(rec)
+        if self.on_done is not None:
+            self.on_done(rec, self.outcome)
+
+
+# ---- in the worker process -------------------------------------------------------------------
+
+_STOP: Any = None
+
+
+def _init_worker(stop: Any) -> None:
+    """Ignore Ctrl-C (the parent decides), silence C and Python output, remember the stop event."""
+    global _STOP
+    _STOP = stop
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    for fd in (1, 2):
+        os.dup2(devnull, fd)
+    os.close(devnull)
+
+
+def _check_stop(root: object) -> None:
+    if _STOP is not None and _STOP.is_set():
+        raise KeyboardInterrupt  # run_tree stops the arm and the tree, the episode ends as interrupted
+
+
+def run_one(job: Job) -> dict[str, Any]:
+    """Run one episode; returns its record (never raises for the episode's own errors)."""
+    from owl_bt.episode import run_episode
+
+    if _STOP is not None and _STOP.is_set():
+        return {"interrupted": True}
+    t0 = time.monotonic()
+    run_dir = Path(job.cfg.out) if job.cfg.out else None
+    if run_dir is not None and run_dir.exists():
+        shutil.rmtree(run_dir)  # left by an interrupted bench: this episode is not in episodes.jsonl
+    try:
+        result = run_episode(job.cfg, on_tick=_check_stop)
+    except Exception as exc:  # a bug or an OwlError: a failed episode, not a failed bench
+        return _error_record(job, exc, time.monotonic() - t0)
+    summary = result.summary()
+    summary.update(run_dir=job.run_dir, interrupted=result.interrupted)
+    return _ordered(job, summary, time.monotonic() - t0)
+
+
+def _error_record(job: Job, exc: BaseException, episode_s: float) -> dict[str, Any]:
+    reason = exc.reason if isinstance(exc, OwlError) else f"{type(exc).__name__}: {exc}"
+    line = " ".join(str(reason).split()) or type(exc).__name__
+    rec = {"success": False, "declared_success": False, "samples": 0, "wall_s": 0.0, "model_s": 0.0, "skeletons": 0,
+           "attempts": 0, "queries": 0, "detector": None, "failure": f"error: {line}", "run_dir": job.run_dir,
+           "tick_hz": 0.0, "error": True}
+    return _ordered(job, rec, episode_s)
+
+
+def _ordered(job: Job, summary: dict[str, Any], episode_s: float) -> dict[str, Any]:
+    rec: dict[str, Any] = {"task": job.task, "seed": job.seed, "method": job.method}
+    rec.update({k: summary.get(k) for k in FIELDS[3:]})
+    rec.update({k: v for k, v in summary.items() if k not in rec})
+    rec.update(vlm=job.cfg.vlm, budget=job.cfg.budget, max_attempts=job.cfg.max_attempts, episode_s=round(episode_s, 3))
+    rec.setdefault("error", False)
+    if not rec.get("interrupted"):
+        rec.pop("interrupted", None)
+    return rec
