@@ -1,5 +1,6 @@
 """The plan subtree: compile the sketch, get a skeleton from Fast Downward, refine it by
-search-then-sample in a planning model built from the perceived world (SPEC §5)."""
+search-then-sample in a planning model built from the perceived world, and backtrack over up to
+five skeletons with failure-driven edits (SPEC §5; `owl_bt.tamp.search`)."""
 
 from __future__ import annotations
 
@@ -9,8 +10,8 @@ import py_trees
 
 from owl_bt.failures import Failure
 from owl_bt.tamp import pddl
-from owl_bt.tamp.planning_model import PlanningModel
-from owl_bt.tamp.refine import Refinement, refine
+from owl_bt.tamp.refine import Refinement
+from owl_bt.tamp.search import SketchItem, plan
 from trees.worker import WorkerBehaviour
 
 
@@ -18,6 +19,7 @@ from trees.worker import WorkerBehaviour
 class Plan:
     task_plan: pddl.TaskPlan | None  # None: the goal already holds, nothing to do
     refinement: Refinement
+    edits: tuple[str, ...] = ()
 
     def actions(self) -> list[str]:
         return [str(s.op) for s in self.refinement.steps]
@@ -38,26 +40,20 @@ class PlanBehaviour(WorkerBehaviour):
         if held_now is None and all(c.checkers.evaluate(n, self._world) for n in c.goal_checkers()):
             # Already done (e.g. a replan after the last step succeeded): nothing to redo.
             return Plan(None, Refinement())
-        schemas = [k.schema for k in s.skills.values()]
-        held = self._world.robot.held if self._world.robot else None
-        try:
-            task_plan = pddl.solve(self._world, schemas, [a.op for a in c.sketch.actions], held=held)
-        except pddl.NoTaskPlan as exc:
-            return Failure("plan", str(exc))
-        s.counters["skeletons"] += 1
-        step_checkers = {}
-        for i, name in c.action_checkers().items():
-            step_checkers.setdefault(task_plan.sketch_steps[i], []).append((name, c.checkers.as_callable(name)))
+        by_index = c.action_checkers()
+        sketch = [
+            SketchItem(a.op, [(by_index[i], c.checkers.as_callable(by_index[i]))] if i in by_index else [])
+            for i, a in enumerate(c.sketch.actions)
+        ]
         goal = [(n, c.checkers.as_callable(n)) for n in c.goal_checkers()]
-        model = PlanningModel(self._world)
-        try:
-            result = refine(model, task_plan.steps, s.skills, step_checkers, goal, s.rng, s.budget, self.cancelled)
-        finally:
-            model.close()
+        result = plan(self._world, s.skills, sketch, goal, s.rng, s.budget, s.max_skeletons, self.cancelled)
+        s.counters["skeletons"] += result.skeletons
         s.counters["samples"] += result.samples
+        for note in result.edits:
+            s.log("skeleton_edit", edit=note)
         if result.failure is not None:
             return result.failure
-        return Plan(task_plan, result)
+        return Plan(result.task_plan, result.refinement, tuple(result.edits))
 
     def finish(self, result) -> py_trees.common.Status:
         if isinstance(result, Failure):
@@ -66,7 +62,8 @@ class PlanBehaviour(WorkerBehaviour):
         tp = result.task_plan
         self.services.log("planned", plan=result.actions(), samples=result.refinement.samples,
                           domain=tp.domain_pddl if tp else None, problem=tp.problem_pddl if tp else None)
-        self.feedback_message = f"{len(result.actions())} steps, {result.refinement.samples} samples"
+        self.feedback_message = f"{len(result.actions())} steps, {result.refinement.samples} samples" + (
+            f", {len(result.edits)} skeleton edits" if result.edits else "")
         return py_trees.common.Status.SUCCESS
 
 

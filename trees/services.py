@@ -28,6 +28,7 @@ class Services:
     skills: dict[str, Skill]
     rng: np.random.Generator
     budget: int = 500
+    max_skeletons: int = 5
     log: Callable[..., None] = field(default=lambda event, **kw: None)
     on_step: Callable[[str], None] = field(default=lambda action: None)
     counters: dict = field(default_factory=lambda: {"samples": 0, "skeletons": 0, "model_s": 0.0, "queries": 0})

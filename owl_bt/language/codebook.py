@@ -7,7 +7,10 @@ returns bounds that contain exactly the satisfying region, so a planner may samp
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import math
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -15,6 +18,9 @@ import numpy as np
 from owl_bt.state import Pose, WorldState
 
 Bounds = tuple[tuple[float, ...], tuple[float, ...]]
+# While `record_bounds()` is active: ids of poses returned by get_obj_center → object names, and the
+# (name, bounds) pairs that position_within_bounds was asked about (constraint-guided sampling).
+_RECORDER: contextvars.ContextVar[tuple[dict, list] | None] = contextvars.ContextVar("owl_bounds", default=None)
 ONTOP_TOLERANCE = 0.015  # metres above resting height that still counts as "on"
 
 
@@ -50,7 +56,11 @@ def get_aabb_bounds(state: WorldState, env: Env, name: str) -> Bounds:
 
 def get_obj_center(state: WorldState, env: Env, name: str) -> tuple[float, ...]:
     """The object's pose (x, y, z, roll, pitch, yaw)."""
-    return state.get(name).pose.as_tuple()
+    pose = state.get(name).pose.as_tuple()
+    rec = _RECORDER.get()
+    if rec is not None:
+        rec[0][id(pose)] = (name, pose)
+    return pose
 
 
 def _with(bounds: Bounds, axis: int, lo: float, hi: float) -> Bounds:
@@ -129,6 +139,9 @@ def modify_pose_bounds_to_be_inside_object(state: WorldState, env: Env, bounds: 
 
 def position_within_bounds(pose: tuple[float, ...] | Pose, bounds: Bounds) -> bool:
     """Is the xyz part of a 6-D pose inside bounds (inclusive)?"""
+    rec = _RECORDER.get()
+    if rec is not None and id(pose) in rec[0]:
+        rec[1].append((rec[0][id(pose)][0], bounds))
     return all(bounds[0][i] <= pose[i] <= bounds[1][i] for i in range(3))
 
 
@@ -148,6 +161,19 @@ def modify_obj_pose(obj: object, new_pose: tuple[float, ...]) -> object:
     if not isinstance(obj, ObjectHandle):
         raise TypeError("modify_obj_pose takes an object handle")
     return obj.at(Pose.from_seq(new_pose))
+
+
+@contextlib.contextmanager
+def record_bounds() -> Iterator[list[tuple[str, Bounds]]]:
+    """Within this block, every `position_within_bounds(get_obj_center(..., name), bounds)` a
+    checker evaluates is recorded as (name, bounds): the region that checker accepts for that
+    object, which a sampler can draw from directly (SPEC §4, constraint-guided sampling)."""
+    found: list[tuple[str, Bounds]] = []
+    token = _RECORDER.set(({}, found))
+    try:
+        yield found
+    finally:
+        _RECORDER.reset(token)
 
 
 HELPERS = {

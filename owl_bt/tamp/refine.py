@@ -4,6 +4,14 @@ For each ground operator in order: draw up to the sample budget (500 per action 
 continuous parameters from the skill's sampler, run its controller in the planning model, and keep
 the first sample whose resulting state satisfies every constraint — the engineered ones (checked by
 the controller) and the generated checkers for that step (and the goal checkers after the last).
+
+Two additions of ours:
+- **Constraint-guided sampling**: before a step, its checkers are evaluated once on the current
+  state while `record_bounds()` listens; the bounds they test the moved object's centre against
+  become a hint, and a skill whose sampler returns the moved object's centre as `x`, `y` (and `z`)
+  gets them redrawn inside those bounds for GUIDED_SHARE of the samples (the rest stay broad).
+- **Regrasp**: when a step that moves object o fails right after `pick(o)`, the pick is sampled
+  again (a new grasp) up to REGRASPS times, the step's budget shared between the tries.
 """
 
 from __future__ import annotations
@@ -15,12 +23,15 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from owl_bt.failures import Failure
+from owl_bt.language.codebook import Bounds, record_bounds
 from owl_bt.state import WorldState
 from owl_bt.tamp.operators import GroundOp
 from owl_bt.tamp.planning_model import PlanningModel
 
 Checker = Callable[[WorldState], bool]
 SAMPLE_BUDGET = 500
+GUIDED_SHARE = 0.8
+REGRASPS = 3
 
 
 @dataclass
@@ -46,6 +57,29 @@ class Refinement:
         return self.failure is None
 
 
+def guide(state: WorldState, moved: str, checks: Sequence[tuple[str, Checker]]) -> Bounds | None:
+    """The intersection of the bounds `checks` test `moved`'s centre against (None: no hint)."""
+    with record_bounds() as found:
+        for _, chk in checks:
+            chk(state)
+    boxes = [b for name, b in found if name == moved]
+    if not boxes:
+        return None
+    lo = [max(b[0][i] for b in boxes) for i in range(3)]
+    hi = [min(b[1][i] for b in boxes) for i in range(3)]
+    return None if any(lo[i] > hi[i] for i in range(3)) else (tuple(lo), tuple(hi))
+
+
+def _guided(params: dict, hint: Bounds | None, rng: np.random.Generator) -> dict:
+    if hint is None or "x" not in params or "y" not in params or rng.random() >= GUIDED_SHARE:
+        return params
+    out = dict(params)
+    for i, key in enumerate(("x", "y", "z")):
+        if key in out and all(abs(v) < 10 for v in (hint[0][i], hint[1][i])):
+            out[key] = float(rng.uniform(hint[0][i], hint[1][i]))
+    return out
+
+
 def refine(
     model: PlanningModel,
     skeleton: Sequence[GroundOp],
@@ -59,44 +93,94 @@ def refine(
     """Bind the skeleton's continuous parameters; step_checkers maps skeleton index → checkers.
 
     Returns a Refinement whose failure (stage 'plan') names the step that ran out of budget, the
-    most frequent reason and the objects blamed — what the failure-driven skeleton edits read.
+    most frequent reason, the objects blamed, and in `observed` what rested on or in the step's
+    target — what the failure-driven skeleton edits read.
     """
     out = Refinement()
     last = len(skeleton) - 1
-    for idx, op in enumerate(skeleton):
+    snaps: list = []
+    spent: collections.Counter[int] = collections.Counter()
+    regrasps: collections.Counter[int] = collections.Counter()
+    idx = 0
+    while idx <= last:
+        op = skeleton[idx]
         skill = skills[op.name]
         checks = list(step_checkers.get(idx, ())) + (list(goal_checkers) if idx == last else [])
+        can_regrasp = idx > 0 and skeleton[idx - 1].name == "pick" and skeleton[idx - 1].args[:1] == op.args[:1]
+        share = budget - spent[idx] if not can_regrasp else max(1, budget // (REGRASPS + 1))
+        share = min(share, budget - spent[idx])
         snap = model.snapshot()
-        reasons: collections.Counter[str] = collections.Counter()
-        blamed: collections.Counter[str] = collections.Counter()
-        for k in range(1, budget + 1):
-            if cancelled():
-                model.drop_snapshot(snap)
-                out.failure = Failure("plan", "cancelled", str(op))
-                return out
-            params = skill.sample(model, op.args, rng)
-            res = skill.simulate(model, op.args, params)
-            out.samples += 1
-            if res.ok:
-                state = model.state()
-                failed = [name for name, chk in checks if not chk(state)]
-                if not failed:
-                    out.steps.append(GroundedStep(op, params, res.commands, res.expected, k, checks))
-                    break
-                reasons[f"generated constraint {', '.join(failed)} not satisfied"] += 1
-            else:
-                reasons[res.reason] += 1
-                blamed.update(res.offending)
-            model.restore(snap)
-        else:
-            model.drop_snapshot(snap)
-            reason, count = reasons.most_common(1)[0]
-            out.failure = Failure(
-                stage="plan", action=str(op),
-                reason=f"no sample of {budget} satisfied all constraints; most often: {reason} ({count}×)",
-                offending_objects=tuple(n for n, _ in blamed.most_common(3)),
-                observed={"samples": budget, "reasons": dict(reasons.most_common(5))},
-            )
-            return out
+        hint = guide(model.state(), op.args[0], checks) if checks and op.args else None
+        step, reasons, blamed, used = _sample_step(model, op, skill, checks, hint, rng, share, cancelled, snap)
+        spent[idx] += used
+        out.samples += used
+        if step is not None:
+            snaps.append(snap)
+            out.steps.append(step)
+            idx += 1
+            continue
+        model.restore(snap)
         model.drop_snapshot(snap)
+        if reasons.get("cancelled"):
+            out.failure = Failure("plan", "cancelled", str(op))
+            break
+        if can_regrasp and regrasps[idx] < REGRASPS and spent[idx] < budget:
+            regrasps[idx] += 1
+            out.steps.pop()
+            prev = snaps.pop()
+            model.restore(prev)
+            model.drop_snapshot(prev)
+            idx -= 1
+            continue
+        reason, count = reasons.most_common(1)[0]
+        out.failure = Failure(
+            stage="plan", action=str(op),
+            reason=f"no sample of {spent[idx]} satisfied all constraints; most often: {reason} ({count}×)",
+            offending_objects=tuple(n for n, _ in blamed.most_common(3)),
+            observed={"samples": spent[idx], "reasons": dict(reasons.most_common(5)), "step": idx,
+                      "around_target": _around(model, op)},
+        )
+        break
+    for snap in snaps:
+        model.drop_snapshot(snap)
+    return out
+
+
+def _sample_step(model, op, skill, checks, hint, rng, share, cancelled, snap):
+    reasons: collections.Counter[str] = collections.Counter()
+    blamed: collections.Counter[str] = collections.Counter()
+    for k in range(1, share + 1):
+        if cancelled():
+            reasons["cancelled"] += 1
+            return None, reasons, blamed, k - 1
+        params = _guided(skill.sample(model, op.args, rng), hint, rng)
+        res = skill.simulate(model, op.args, params)
+        if res.ok:
+            state = model.state()
+            failed = [name for name, chk in checks if not chk(state)]
+            if not failed:
+                return GroundedStep(op, params, res.commands, res.expected, k, checks), reasons, blamed, k
+            reasons[f"generated constraint {', '.join(failed)} not satisfied"] += 1
+        else:
+            reasons[res.reason] += 1
+            blamed.update(res.offending)
+        model.restore(snap)
+    return None, reasons, blamed, share
+
+
+def _around(model: PlanningModel, op: GroundOp) -> dict[str, list[str]]:
+    """For each argument of op: the movable objects resting on it or inside it (planning model)."""
+    state = model.state()
+    out = {}
+    for arg in op.args:
+        lo, hi = state.get(arg).aabb()
+        near = []
+        for name, o in state.objects.items():
+            if name in op.args or o.fixed or name == model.held:
+                continue
+            olo, _ = o.aabb()
+            x, y, _ = o.pose.position
+            if lo[0] <= x <= hi[0] and lo[1] <= y <= hi[1] and lo[2] - 0.01 <= olo[2] <= hi[2] + 0.02:
+                near.append(name)
+        out[arg] = sorted(near)
     return out

@@ -1,0 +1,200 @@
+"""Backtracking over skeletons with failure-driven skeleton edits (SPEC §5 step 3).
+
+Each round compiles the (possibly edited) plan sketch into a skeleton with Fast Downward and refines
+it by search-then-sample. When a step runs out of samples, its typed failure decides the edit:
+
+- a placement or pour blocked by objects on the target → first move one of them to the table;
+- a grasp blocked by a neighbour, or by something resting on the object → move that object first;
+- a container holding something (below its rim) → pick the container, pour it out onto the table,
+  put it back down;
+- a placement no sample of which satisfies its constraints, with nothing in the way → regrasp: put
+  the object down on the table and pick it up again first (a new grasp reaches new orientations).
+
+Every edit inserts sketch actions (so they are kept, in order, by the Executed(i) compilation), is
+applied at most once per object and kind, and a round is a "skeleton tried"; at most
+`max_skeletons` rounds (SPEC §5: 5).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from owl_bt.failures import Failure
+from owl_bt.state import WorldState
+from owl_bt.tamp import pddl
+from owl_bt.tamp.operators import GroundOp
+from owl_bt.tamp.planning_model import PlanningModel
+from owl_bt.tamp.refine import Checker, Refinement, refine
+
+MAX_SKELETONS = 5
+AWAY_MARGIN = 0.03  # metres: a moved-away object's centre stays this far outside the targets' boxes
+
+
+@dataclass
+class SketchItem:
+    """A sketch action with the checkers that judge the state right after it; `why` says which edit
+    inserted it ('' for the model's own actions)."""
+
+    op: GroundOp
+    checks: list[tuple[str, Checker]] = field(default_factory=list)
+    why: str = ""
+
+
+@dataclass
+class SearchResult:
+    task_plan: pddl.TaskPlan | None
+    refinement: Refinement
+    skeletons: int
+    samples: int
+    sketch: list[SketchItem]
+    failures: list[Failure] = field(default_factory=list)
+    edits: list[str] = field(default_factory=list)
+
+    @property
+    def failure(self) -> Failure | None:
+        return None if self.refinement.ok and self.task_plan is not None else self.failures[-1]
+
+
+def plan(
+    world: WorldState,
+    skills: Mapping[str, object],
+    sketch: Sequence[SketchItem],
+    goal_checkers: Sequence[tuple[str, Checker]],
+    rng: np.random.Generator,
+    budget: int = 500,
+    max_skeletons: int = MAX_SKELETONS,
+    cancelled: Callable[[], bool] = lambda: False,
+) -> SearchResult:
+    """Find a refined plan for `sketch` from `world`; the result's failure is the last round's."""
+    schemas = [k.schema for k in skills.values()]
+    held = world.robot.held if world.robot else None
+    items, failures, edits, samples, done = list(sketch), [], [], 0, set()
+    for n in range(1, max_skeletons + 1):
+        try:
+            tp = pddl.solve(world, schemas, [it.op for it in items], held=held)
+        except pddl.NoTaskPlan as exc:
+            failures.append(Failure("plan", str(exc)))
+            return SearchResult(None, Refinement(failure=failures[-1]), n, samples, items, failures, edits)
+        step_checkers: dict[int, list] = {}
+        for i, it in enumerate(items):
+            if it.checks:
+                step_checkers.setdefault(tp.sketch_steps[i], []).extend(it.checks)
+        model = PlanningModel(world)
+        try:
+            ref = refine(model, tp.steps, skills, step_checkers, goal_checkers, rng, budget, cancelled)
+        finally:
+            model.close()
+        samples += ref.samples
+        if ref.ok:
+            return SearchResult(tp, ref, n, samples, items, failures, edits)
+        failures.append(ref.failure)
+        if cancelled() or n == max_skeletons:
+            break
+        edit = propose_edit(world, items, tp, ref.failure, done)
+        if edit is None:
+            break
+        items, note = edit
+        edits.append(note)
+    return SearchResult(None, Refinement(samples=samples, failure=failures[-1]), n, samples, items, failures, edits)
+
+
+def propose_edit(
+    world: WorldState, items: list[SketchItem], tp: pddl.TaskPlan, failure: Failure, done: set
+) -> tuple[list[SketchItem], str] | None:
+    """The edited sketch and a one-line note, or None when no edit applies (`done` remembers what
+    was already tried and is updated)."""
+    idx = failure.observed.get("step")
+    if idx is None:
+        return None
+    op = tp.steps[idx]
+    around: dict[str, list[str]] = failure.observed.get("around_target", {})
+    at = _insert_at(items, tp, idx, op)
+    table = _table(world)
+    targets = {it.op.args[-1] for it in items if len(it.op.args) > 1}
+    movable = set(world.movable())
+    target = op.args[-1] if len(op.args) > 1 else op.args[0]
+    in_target = [b for b in around.get(target, []) if b in movable]
+    blamed = [b for b in failure.offending_objects if b in movable and b not in op.args]
+    container = "Container" in _types(world, target)
+    for b in in_target + blamed:
+        inside = container and _below_rim(world, b, target)
+        key = ("pour" if inside else "move", target if inside else b)
+        if key in done or table is None:
+            continue
+        done.add(key)
+        if inside:
+            new = [SketchItem(GroundOp("pick", (target,)), why=f"empty {target}"),
+                   SketchItem(GroundOp("pour", (target, table)), [(f"{b} out of {target}", _out_of(b, target))],
+                              why=f"empty {target}"),
+                   SketchItem(GroundOp("place_ontop", (target, table)), why=f"empty {target}")]
+            return items[:at] + new + items[at:], f"{target} holds {b}: pour it out onto the {table} first"
+        new = [SketchItem(GroundOp("pick", (b,)), why=f"clear {target}"),
+               SketchItem(GroundOp("place_ontop", (b, table)), [(f"{b} away", _away(b, targets))], why=f"clear {target}")]
+        return items[:at] + new + items[at:], f"{b} is in the way of {op}: move it to the {table} first"
+    if op.name.startswith("place") and table is not None and ("regrasp", op.args[0]) not in done and op.args[1] != table:
+        done.add(("regrasp", op.args[0]))
+        j = _sketch_index_at(tp, idx)
+        new = [SketchItem(GroundOp("place_ontop", (op.args[0], table)), why=f"regrasp {op.args[0]}"),
+               SketchItem(GroundOp("pick", (op.args[0],)), why=f"regrasp {op.args[0]}")]
+        return items[:j] + new + items[j:], f"no grasp of {op.args[0]} reaches {op}: put it down and regrasp first"
+    return None
+
+
+def _sketch_index_at(tp: pddl.TaskPlan, idx: int) -> int:
+    """Index of the first sketch action at or after skeleton step idx (len(sketch) if none)."""
+    return next((j for j, s in enumerate(tp.sketch_steps) if s >= idx), len(tp.sketch_steps))
+
+
+def _insert_at(items: list[SketchItem], tp: pddl.TaskPlan, idx: int, op: GroundOp) -> int:
+    """Where moves that clear the way for skeleton step idx go: before that step's sketch action,
+    and before the sketch's pick of the same object just ahead of it (the hand must be free)."""
+    j = _sketch_index_at(tp, idx)
+    if j > 0 and items[j - 1].op.name == "pick" and op.name != "pick" and items[j - 1].op.args[0] == op.args[0]:
+        j -= 1
+    return j
+
+
+def _table(world: WorldState) -> str | None:
+    if "table" in world.objects:
+        return "table"
+    fixed = [o for o in world.objects.values() if o.fixed]
+    return max(fixed, key=lambda o: o.size[0] * o.size[1]).name if fixed else None
+
+
+def _types(world: WorldState, name: str) -> set[str]:
+    from owl_bt.tamp.operators import static_types
+
+    o = world.get(name)
+    return static_types(o.category, o.fixed)
+
+
+def _below_rim(world: WorldState, obj: str, container: str) -> bool:
+    return world.get(obj).pose.z < world.get(container).aabb()[1][2]
+
+
+def _away(name: str, targets: set[str]) -> Checker:
+    """Engineered check for a moved-away object: its centre is outside every sketch target's box."""
+
+    def check(state: WorldState) -> bool:
+        x, y, _ = state.get(name).pose.position
+        for t in targets:
+            if t == name or t not in state.objects or state.get(t).category == "table":
+                continue
+            lo, hi = state.get(t).aabb()
+            if lo[0] - AWAY_MARGIN <= x <= hi[0] + AWAY_MARGIN and lo[1] - AWAY_MARGIN <= y <= hi[1] + AWAY_MARGIN:
+                return False
+        return True
+
+    return check
+
+
+def _out_of(obj: str, container: str) -> Checker:
+    def check(state: WorldState) -> bool:
+        lo, hi = state.get(container).aabb()
+        x, y, z = state.get(obj).pose.position
+        return not (lo[0] <= x <= hi[0] and lo[1] <= y <= hi[1] and lo[2] <= z <= hi[2])
+
+    return check
