@@ -1,0 +1,138 @@
+"""`owl-bt bench`: real Berry1 episodes through the CLI in worker processes, resumable JSONL,
+usage errors, and the summary's arithmetic on a hand-written episodes.jsonl."""
+
+from __future__ import annotations
+
+import json
+import math
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from owl_bt.bench import episodes, methods
+from owl_bt.bench.runner import FIELDS, Job, run_one
+from owl_bt.bench.summary import summarise, write_summary
+from owl_bt.episode import EpisodeConfig
+from owl_bt.errors import UsageError
+
+
+def owl(*args: str, timeout: float = 300) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "owl_bt.cli", *args], capture_output=True, text=True, timeout=timeout)
+
+
+def test_bench_berry1_two_seeds_then_rerun_appends_nothing(tmp_path):
+    out = tmp_path / "bench"
+    args = ("bench", "--method", "oracle", "--tasks", "berry1", "--seeds", "2", "--jobs", "2", "--out", str(out), "-q")
+    proc = owl(*args)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    lines = (out / "episodes.jsonl").read_text().splitlines()
+    assert len(lines) == 2
+    recs = [json.loads(line) for line in lines]
+    assert sorted(episodes.key(r) for r in recs) == [("berry1", 0, "oracle"), ("berry1", 1, "oracle")]
+    for r in recs:
+        assert set(FIELDS) | {"error"} <= set(r), r
+        assert isinstance(r["success"], bool) and isinstance(r["declared_success"], bool) and r["error"] is False
+        assert r["wall_s"] > 0 and r["attempts"] >= 1 and r["skeletons"] >= 1 and r["queries"] >= 2 and r["detector"]
+        assert r["run_dir"] == f"runs/oracle/berry1-s{r['seed']}"
+        assert (out / r["run_dir"] / "plan.json").is_file()
+    md = (out / "summary.md").read_text()
+    assert "## oracle" in md and "| berry1 | 2 |" in md and "| **overall** | 2 |" in md
+    assert "42.1" in md and "13.5" in md  # SPEC §8.3 Manual samples and wall clock for Berry1
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["methods"]["oracle"]["tasks"]["berry1"]["episodes"] == 2
+    assert proc.stdout.strip().splitlines()[-1].startswith("bench: 2 of 2 episodes recorded (2 new)")
+
+    before = (out / "episodes.jsonl").read_bytes()
+    again = owl(*args)
+    assert again.returncode == 0, again.stderr
+    assert (out / "episodes.jsonl").read_bytes() == before
+    assert "(0 new)" in again.stdout.strip().splitlines()[-1]
+
+
+@pytest.mark.parametrize("bad, says", [
+    (["--seeds", "0"], "--seeds must be at least 1"),
+    (["--jobs", "0"], "--jobs must be at least 1"),
+    (["--out", "FILE"], "is not a folder"),
+    (["--tasks", "berry1,nosuch"], "known tasks: berry1"),
+    (["--method", "nosuch"], "available: owl, oracle"),
+    (["--method", "cap"], "not available in this build yet"),
+])
+def test_bad_arguments_exit_2_with_one_line(tmp_path, bad, says):
+    (tmp_path / "FILE").write_text("not a folder")
+    bad = [str(tmp_path / "FILE") if a == "FILE" else a for a in bad]
+    args = ["bench", "--tasks", "berry1", "--seeds", "1", "--out", str(tmp_path / "b"), *bad]
+    proc = owl(*args)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1 and "Traceback" not in proc.stderr
+    assert proc.stderr.startswith("owl-bt: ") and says in proc.stderr
+    assert not (tmp_path / "b" / "episodes.jsonl").exists()
+
+
+def _rec(task: str, seed: int, method: str, ok: bool, declared: bool, samples: int, wall: float, model: float = 0.0,
+         error: bool = False) -> dict:
+    return {"task": task, "seed": seed, "method": method, "success": ok, "declared_success": declared, "samples": samples,
+            "wall_s": wall, "model_s": model, "skeletons": 1, "attempts": 1, "queries": 2, "detector": "d",
+            "failure": None, "run_dir": "r", "tick_hz": 20.0, "error": error}
+
+
+def test_summary_math_on_hand_written_episodes(tmp_path):
+    recs = [
+        _rec("berry1", 0, "owl", True, True, 10, 1.0, 0.5),
+        _rec("berry1", 1, "owl", True, True, 20, 2.0, 0.5),
+        _rec("berry1", 2, "owl", True, True, 30, 3.0, 1.0),
+        _rec("berry1", 3, "owl", False, True, 40, 10.0, 3.0),  # a false positive: declared done, detector says no
+        _rec("berry1", 4, "owl", False, False, 999, 0.0, error=True),  # raised: a failure, not measured
+        _rec("citrus", 0, "oracle", True, True, 303, 22.2),
+        _rec("citrus", 1, "oracle", False, False, 303, 44.4),
+    ]
+    lines = [json.dumps(r) for r in recs] + [json.dumps(_rec("berry1", 0, "owl", False, False, 1, 1.0))]  # duplicate key
+    (tmp_path / "episodes.jsonl").write_text("\n".join(lines) + '\n{"task": "berry1", "se')  # a cut last line
+    data = write_summary(tmp_path)
+
+    b = data["methods"]["owl"]["tasks"]["berry1"]
+    assert b["episodes"] == 5 and b["successes"] == 3 and b["false_positives"] == 1 and b["errors"] == 1
+    assert b["success_pct"] == pytest.approx(60.0)
+    assert b["success_se_pct"] == pytest.approx(100 * math.sqrt(0.6 * 0.4 / 5))  # 21.9
+    assert b["soundness_pct"] == pytest.approx(80.0)
+    assert b["samples_mean"] == pytest.approx(25.0) and b["wall_median_s"] == pytest.approx(2.5)
+    assert b["model_share"] == pytest.approx(5.0 / 16.0)
+    assert b["ref_success_pct"] == 100 and b["ref_wall_s"] == 46.9 and b["ref_samples"] == 37.7
+    c = data["methods"]["oracle"]["tasks"]["citrus"]
+    assert c["success_pct"] == 50.0 and c["soundness_pct"] == 100.0  # a declared failure is sound
+    assert c["success_se_pct"] == pytest.approx(100 * math.sqrt(0.25 / 2))  # 35.4
+    assert c["wall_ratio"] == pytest.approx(33.3 / 44.4) and c["samples_ratio"] == pytest.approx(303 / 303.7)
+    assert data["methods"]["owl"]["overall"]["ref_success_pct"] == 92
+
+    md = (tmp_path / "summary.md").read_text()
+    assert "| berry1 | 5 | 60.0 ± 21.9 | 100 | 80.0 | 25.0 | 37.7 | 2.5 | 46.9 | 0.66 | 0.05 | 1.0 | 2.0 | 31 | 1 |" in md
+    assert "| citrus | 2 | 50.0 ± 35.4 | — | 100.0 | 303.0 | 303.7 | 33.3 | 44.4 | 1.00 | 0.75 |" in md
+    assert json.loads((tmp_path / "summary.json").read_text()) == json.loads(json.dumps(data))
+    assert summarise([])["methods"] == {}
+
+
+def test_append_after_a_cut_line_starts_a_new_line(tmp_path):
+    path = tmp_path / "episodes.jsonl"
+    path.write_text(json.dumps(_rec("berry1", 0, "owl", True, True, 1, 1.0)) + '\n{"task": "ber')
+    episodes.append(path, _rec("berry1", 1, "owl", True, True, 1, 1.0))
+    assert [episodes.key(r) for r in episodes.load(path)] == [("berry1", 0, "owl"), ("berry1", 1, "owl")]
+    assert path.read_text().endswith("\n")
+
+
+def test_an_episode_that_raises_is_a_failed_record(tmp_path):
+    cfg = EpisodeConfig("put the strawberry on the region", "berry1", 0, tmp_path / "run", perception="camera")
+    rec = run_one(Job("berry1", 0, "owl", cfg, "runs/owl/berry1-s0"))
+    assert rec["success"] is False and rec["declared_success"] is False and rec["error"] is True
+    assert rec["failure"].startswith("error: unknown perception source 'camera'") and "\n" not in rec["failure"]
+    assert list(rec)[:len(FIELDS)] == list(FIELDS)
+
+
+def test_every_spec_method_is_one_registry_entry():
+    assert list(methods.METHODS) == ["owl", "no-disc", "no-cont", "no-back", "no-sample", "direct", "cap", "cap-sample",
+                                     "oracle"]
+    assert methods.available() == ["owl", "oracle"]
+    assert methods.get("oracle").configure(EpisodeConfig("x")).vlm == "oracle"
+    with pytest.raises(UsageError, match="available: owl, oracle"):
+        methods.get("no-disc")
+    assert Path(methods.__file__).parent.name == "bench"
