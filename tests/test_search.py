@@ -1,0 +1,93 @@
+"""Skeleton backtracking with failure-driven edits (SPEC §5 step 3): each edit on its own, and the
+whole search on real scenes (Fast Downward, the planning model, the real skills)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from owl_bt.failures import Failure
+from owl_bt.state import ObjectState, Pose, RobotState, WorldState
+from owl_bt.tamp import pddl
+from owl_bt.tamp.operators import GroundOp
+from owl_bt.tamp.search import SketchItem, plan, propose_edit
+from sim.robot import HOME
+
+
+def _scene(*objs: ObjectState) -> WorldState:
+    table = ObjectState("table", "table", Pose(0.55, 0, -0.025), (0.7, 0.9, 0.05), fixed=True)
+    region = ObjectState("region", "region", Pose(0.55, 0, 0.001), (0.09, 0.09, 0.002), shape="region", fixed=True)
+    objects = {o.name: o for o in (table, region, *objs)}
+    return WorldState(objects=objects, robot=RobotState(joints=HOME))
+
+
+BERRY = ObjectState("strawberry", "strawberry", Pose(0.45, 0.25, 0.023), (0.044, 0.044, 0.05), shape="sphere",
+                    mass=0.02, kind="strawberry")
+BLOCK = ObjectState("block", "block", Pose(0.55, 0.0, 0.042), (0.07, 0.07, 0.08), mass=0.2)  # covers the region
+
+
+def _sketch(*ops: GroundOp) -> list[SketchItem]:
+    return [SketchItem(op) for op in ops]
+
+
+def _failure(tp: pddl.TaskPlan, step: int, around: dict, offending: tuple = ()) -> Failure:
+    return Failure("plan", "no sample", str(tp.steps[step]), offending, {"step": step, "around_target": around})
+
+
+def test_blocked_placement_moves_the_occupant_first(schemas):
+    world = _scene(BERRY, BLOCK)
+    items = _sketch(GroundOp("pick", ("strawberry",)), GroundOp("place_ontop", ("strawberry", "region")))
+    tp = pddl.solve(world, schemas, [i.op for i in items])
+    edited, note = propose_edit(world, items, tp, _failure(tp, 1, {"region": ["block"]}), set())
+    assert [str(i.op) for i in edited] == [
+        "pick(block)", "place_ontop(block, table)", "pick(strawberry)", "place_ontop(strawberry, region)"]
+    assert "block" in note and edited[1].checks  # the moved block must end up away from the region
+
+
+def test_blocked_grasp_moves_the_neighbour(schemas):
+    world = _scene(BERRY, BLOCK)
+    items = _sketch(GroundOp("pick", ("strawberry",)), GroundOp("place_ontop", ("strawberry", "region")))
+    tp = pddl.solve(world, schemas, [i.op for i in items])
+    edited, _ = propose_edit(world, items, tp, _failure(tp, 0, {"strawberry": []}, ("block",)), set())
+    assert [str(i.op) for i in edited][:2] == ["pick(block)", "place_ontop(block, table)"]
+
+
+def test_container_holding_something_is_poured_out(schemas):
+    mug = ObjectState("mug", "mug", Pose(0.6, -0.2, 0.045), (0.072, 0.072, 0.09), shape="cylinder", kind="")
+    ball = ObjectState("golf_ball", "golf_ball", Pose(0.6, -0.2, 0.03), (0.042, 0.042, 0.042), shape="sphere")
+    world = _scene(BERRY, mug, ball)
+    items = _sketch(GroundOp("pick", ("strawberry",)), GroundOp("place_inside", ("strawberry", "mug")))
+    tp = pddl.solve(world, schemas, [i.op for i in items])
+    edited, note = propose_edit(world, items, tp, _failure(tp, 1, {"mug": ["golf_ball"]}), set())
+    assert [str(i.op) for i in edited][:3] == ["pick(mug)", "pour(mug, table)", "place_ontop(mug, table)"]
+    assert "pour" in note
+
+
+def test_unreachable_placement_regrasps_once(schemas):
+    world = _scene(BERRY)
+    items = _sketch(GroundOp("pick", ("strawberry",)), GroundOp("place_ontop", ("strawberry", "region")))
+    tp = pddl.solve(world, schemas, [i.op for i in items])
+    done: set = set()
+    edited, _ = propose_edit(world, items, tp, _failure(tp, 1, {"region": []}), done)
+    assert [str(i.op) for i in edited] == [
+        "pick(strawberry)", "place_ontop(strawberry, table)", "pick(strawberry)", "place_ontop(strawberry, region)"]
+    tp2 = pddl.solve(world, schemas, [i.op for i in edited])
+    assert propose_edit(world, edited, tp2, _failure(tp2, 3, {"region": []}), done) is None  # no second regrasp
+
+
+def test_search_clears_an_occupied_region_and_succeeds(skills):
+    world = _scene(BERRY, BLOCK)
+    items = _sketch(GroundOp("pick", ("strawberry",)), GroundOp("place_ontop", ("strawberry", "region")))
+    res = plan(world, skills, items, [], np.random.default_rng(0), budget=60)
+    assert res.failure is None, res.failure
+    steps = [str(s.op) for s in res.refinement.steps]
+    assert steps[:2] == ["pick(block)", "place_ontop(block, table)"] and steps[-1] == "place_ontop(strawberry, region)"
+    assert res.skeletons == 2 and res.edits and len(res.failures) == 1
+    assert res.failures[0].stage == "plan" and res.failures[0].action == "place_ontop(strawberry, region)"
+
+
+def test_search_gives_up_after_the_skeleton_budget(skills):
+    far = ObjectState("strawberry", "strawberry", Pose(0.45, 0.25, 0.023), (0.044, 0.044, 0.05), shape="sphere")
+    world = _scene(far, BLOCK)
+    items = _sketch(GroundOp("pick", ("strawberry",)), GroundOp("place_ontop", ("strawberry", "region")))
+    res = plan(world, skills, items, [], np.random.default_rng(0), budget=5, max_skeletons=1)
+    assert res.failure is not None and res.skeletons == 1 and not res.edits
