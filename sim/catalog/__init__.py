@@ -1,7 +1,9 @@
 """The object catalogue: procedural models with plausible size (m), mass (kg), friction and colour.
 
-`make(kind, name)` builds an ObjectSpec; `KINDS` lists what can be made. Sizes follow the YCB
-objects the benchmark names (SPEC §8) where one exists.
+`make(kind, name)` builds an ObjectSpec; `KINDS` lists what can be made: fruit (`fruit.py`),
+containers and dishes (`containers.py`), YCB-like things (`ycb.py`) and flat markers (`markers.py`).
+Sizes follow the YCB objects the benchmark names (SPEC §8) where one exists. `layout.py` computes
+resting heights and seeded collision-free spots on the table.
 """
 
 from __future__ import annotations
@@ -10,60 +12,48 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from owl_bt.state import ObjectState
+from sim.catalog.containers import CONTAINERS
+from sim.catalog.fruit import FRUIT, strawberry
+from sim.catalog.layout import REACH, TABLE_TOP_Z
+from sim.catalog.markers import MARKERS, region
+from sim.catalog.parts import COLOURS
+from sim.catalog.ycb import YCB
 from sim.objects import ObjectSpec, Part, spec_from_state
 
-TABLE_TOP_Z = 0.0  # metres; the table's top surface is the world's z = 0 plane
+__all__ = ["COLOURS", "KINDS", "PICKABLE", "REACH", "TABLE_CENTRE", "TABLE_SIZE", "TABLE_TOP_Z", "make", "region",
+           "spec_for_state", "strawberry", "table"]
+
 TABLE_CENTRE = (0.55, 0.0)  # metres, world frame
 TABLE_SIZE = (0.7, 0.9, 0.05)  # metres: x from 0.2 to 0.9, y from −0.45 to 0.45
 
-COLOURS = {
-    "red": (0.85, 0.1, 0.1, 1.0),
-    "green": (0.2, 0.65, 0.2, 1.0),
-    "light_grey": (0.78, 0.78, 0.78, 1.0),
-    "white": (0.95, 0.95, 0.95, 1.0),
-    "brown": (0.55, 0.4, 0.25, 1.0),
-}
-
-
-def strawberry(name: str = "strawberry") -> ObjectSpec:
-    """A strawberry: a red berry body (radius 2.2 cm) with a green calyx on top, 20 g."""
-    return ObjectSpec(
-        name=name, category="strawberry",
-        parts=(
-            Part("sphere", (0.022,)),
-            Part("cylinder", (0.012, 0.006), offset=(0.0, 0.0, 0.022), rgba=COLOURS["green"]),
-        ),
-        rgba=COLOURS["red"], colour="red", mass=0.02, friction=1.0,
-    )
-
-
-def region(name: str, colour: str = "light_grey", size: tuple[float, float] = (0.16, 0.16)) -> ObjectSpec:
-    """A flat pad on the table (2 mm thick, fixed): a place to put things, not a thing to move."""
-    return ObjectSpec(
-        name=name, category="region", parts=(Part("box", (size[0], size[1], 0.002)),),
-        rgba=COLOURS.get(colour, COLOURS["light_grey"]), colour=colour, mass=0.0, region=True,
-    )
+# Kinds a robot must be able to pick: each is at most 7.2 cm wide in some horizontal direction.
+PICKABLE = frozenset(FRUIT) | {"mug", "tomato_soup_can", "potted_meat_can", "fork", "knife", "sponge", "golf_ball",
+                               "mustard_bottle", "sugar_box", "soup"}
 
 
 def table(name: str = "table") -> ObjectSpec:
+    """The table: a 70 × 90 × 5 cm brown slab whose top is the world's z = 0 plane (fixed)."""
     return ObjectSpec(
         name=name, category="table", parts=(Part("box", TABLE_SIZE),), rgba=COLOURS["brown"],
         colour="brown", mass=0.0, friction=0.8, fixed=True,
     )
 
 
-KINDS: dict[str, Callable[..., ObjectSpec]] = {
-    "strawberry": strawberry,
-    "region": region,
-    "table": table,
-}
+KINDS: dict[str, Callable[..., ObjectSpec]] = {**FRUIT, **CONTAINERS, **YCB, **MARKERS, "table": table}
 
 
-def make(kind: str, name: str | None = None, **kwargs: object) -> ObjectSpec:
-    """ObjectSpec for `kind` (see KINDS) called `name`; raises KeyError naming known kinds."""
+def make(kind: str, name: str | None = None, colour: str | None = None, **kwargs: object) -> ObjectSpec:
+    """ObjectSpec for `kind` (see KINDS) called `name` (default: the kind), recoloured when `colour`
+    (a COLOURS word) is given; other keyword arguments go to the kind's builder (e.g. a marker's
+    size). Raises KeyError naming the known kinds or colours."""
     if kind not in KINDS:
         raise KeyError(f"unknown object kind {kind!r}; known: {', '.join(sorted(KINDS))}")
-    return replace(KINDS[kind](name or kind, **kwargs), kind=kind)
+    if colour is not None and colour not in COLOURS:
+        raise KeyError(f"unknown colour {colour!r}; known: {', '.join(sorted(COLOURS))}")
+    spec = replace(KINDS[kind](name or kind, **kwargs), kind=kind)
+    if colour is not None:
+        spec = replace(spec, rgba=COLOURS[colour], colour=colour)
+    return spec
 
 
 def spec_for_state(obj: ObjectState) -> ObjectSpec:
