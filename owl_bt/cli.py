@@ -13,7 +13,7 @@ import typer
 from rich.console import Console
 from rich.syntax import Syntax
 
-from owl_bt.errors import OwlError
+from owl_bt.errors import OwlError, UsageError
 
 app = typer.Typer(
     add_completion=False,
@@ -38,7 +38,8 @@ def _fail(exc: OwlError) -> typer.Exit:
 @app.command()
 def run(
     instruction: str = typer.Argument(..., help="The goal in plain words, e.g. \"put the strawberry onto the light-grey region\"."),
-    task: str = typer.Option("berry1", "--task", "-t", help="Scene to run in (see `owl-bt tasks`)."),
+    task: str | None = typer.Option(None, "--task", "-t", help="Benchmark scene to run in (see `owl-bt tasks`; default berry1)."),
+    scene: Path | None = typer.Option(None, "--scene", help="Your own scene, a TOML file (see examples/fruit_bowl.toml)."),
     seed: int = typer.Option(0, "--seed", "-s", help="Seed for the scene's random placements and the samplers (≥ 0)."),
     out_dir: Path | None = typer.Option(None, "--out", "-o", help="Run folder (default runs/<time>-<slug>/)."),
     as_json: bool = typer.Option(False, "--json", help="Make the last line one JSON object with the result."),
@@ -54,7 +55,9 @@ def run(
     """Run a goal on the simulated arm: perceive → generate constraints → plan → execute (→ replan)."""
     from owl_bt.episode import EpisodeConfig, run_episode
 
-    cfg = EpisodeConfig(instruction, task, seed, out_dir, gui, vlm, perception, max_attempts, budget)
+    if scene is not None and task is not None:
+        raise _fail(UsageError("--scene and --task are mutually exclusive: give one or the other"))
+    cfg = EpisodeConfig(instruction, task or "berry1", seed, out_dir, gui, vlm, perception, max_attempts, budget, scene=scene)
     progress = _Progress() if not quiet else None
     try:
         result = run_episode(cfg, on_tick=progress)

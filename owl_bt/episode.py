@@ -15,6 +15,7 @@ from owl_bt.runfolder import RunFolder
 from perception.source import SimStateSource
 from sim import tasks
 from sim.camera import render, save_png
+from sim.scene_file import Scene, load_scene
 from sim.world import SimWorld
 from skills.registry import load_skills
 from skills.sim_backend import SimArmBackend
@@ -35,6 +36,7 @@ class EpisodeConfig:
     perception: str = "sim-state"
     max_attempts: int = 3
     budget: int = 500
+    scene: Path | None = None  # a user scene file (sim/scene_file.py) instead of the benchmark task
 
 
 @dataclass
@@ -69,8 +71,12 @@ class EpisodeResult:
         }
 
 
-def validate(cfg: EpisodeConfig) -> tasks.Task:
-    """Check the configuration before anything is built; raises UsageError (exit 2)."""
+def validate(cfg: EpisodeConfig) -> tasks.Task | Scene:
+    """Check the configuration before anything is built; raises UsageError (exit 2). With a scene
+    file, an empty instruction takes the scene's own."""
+    scene = load_scene(cfg.scene) if cfg.scene is not None else None
+    if scene and scene.instruction and not cfg.instruction.strip():
+        cfg.instruction = scene.instruction
     if not cfg.instruction or not cfg.instruction.strip():
         raise UsageError("the instruction is empty: say what the robot should do, e.g. "
                          "\"put the strawberry onto the light-grey region\"")
@@ -82,7 +88,7 @@ def validate(cfg: EpisodeConfig) -> tasks.Task:
         raise UsageError("--budget must be at least 1")
     if cfg.perception not in PERCEPTION_SOURCES:
         raise UsageError(f"unknown perception source {cfg.perception!r}; available: {', '.join(PERCEPTION_SOURCES)}")
-    task = tasks.get(cfg.task)
+    task = scene or tasks.get(cfg.task)
     make_vlm(cfg.vlm, (task.oracle_sketch, task.oracle_checkers))
     return task
 
@@ -112,7 +118,7 @@ def run_episode(cfg: EpisodeConfig, on_tick=None) -> EpisodeResult:
         res = run_tree(services, cfg.instruction.strip(), cfg.max_attempts, on_tick)
         wall = time.monotonic() - t0
         world.settle(0.3)
-        verdict = task.detect(world)
+        verdict = task.detect(world) if task.detect else None
         save_png(render(world.cid).rgb, str(folder.path / "final.png"))
     finally:
         world.close()
@@ -122,6 +128,8 @@ def run_episode(cfg: EpisodeConfig, on_tick=None) -> EpisodeResult:
     plan = plan or executed  # the last attempt found the goal already done: report what was done
     constraints = board.get("constraints")
     declared = res.status.name == "SUCCESS"
+    if verdict is None:  # a user scene: nothing to judge by but the robot's own account
+        verdict = tasks.Verdict(declared, "no success detector for a user scene; success is the robot's own judgement")
     result = EpisodeResult(
         success=declared and verdict.success, declared_success=declared, detector_reason=verdict.reason,
         attempts=res.attempts, wall_s=wall, samples=services.counters["samples"], plan=plan,

@@ -1,0 +1,193 @@
+"""User scenes from a TOML file: `owl-bt run "<goal>" --scene my_table.toml`.
+
+Format (see examples/fruit_bowl.toml):
+
+    instruction = "put the apple into the bowl"   # optional; used when the command's goal is ""
+    [[object]]
+    kind = "bowl"            # any catalogue kind (sim.catalog.KINDS), e.g. apple, mug, white_mat
+    name = "red_bowl"        # optional, default the kind; unique in the scene
+    colour = "red"           # optional, a catalogue colour word
+    pose = [0.55, 0.15]      # [x, y] resting on the table (on a flat marker if over one),
+                             # [x, y, z, roll, pitch, yaw] exactly, or "random" (a free spot drawn from --seed)
+
+World frame: x away from the robot base (the table spans 0.2–0.9 m), y to its left (±0.45 m), z up
+from the table top; metres and radians. Movable objects must have their centre in the arm's reach
+(x 0.35–0.75, y −0.32–0.32). Every problem is a `UsageError` with a one-line reason.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from owl_bt.errors import UsageError
+from owl_bt.state import Pose, rotation_matrix
+from sim import catalog
+from sim.catalog.layout import REACH, Box2, Layout, footprint, on_table, resting_pose
+from sim.catalog.markers import THICKNESS
+from sim.objects import ObjectSpec
+from sim.world import SimWorld
+
+TOP_KEYS = {"instruction", "object"}
+OBJECT_KEYS = {"kind", "name", "colour", "pose"}
+TOUCH = 0.002  # m: boxes may touch (or sink this far into each other) without counting as overlapping
+
+
+@dataclass(frozen=True)
+class SceneObject:
+    """One object of a scene: its spec and its pose — a Pose, an (x, y) spot on the table, or None (random)."""
+
+    spec: ObjectSpec
+    pose: Pose | tuple[float, float] | None
+
+
+@dataclass(frozen=True)
+class Scene:
+    """A user's scene, usable wherever the episode takes a benchmark Task (build, name, instruction).
+
+    It has no success detector (`detect` is None): the run's success is the robot's own judgement,
+    and the run says so. No oracle answers either.
+    """
+
+    name: str
+    instruction: str
+    objects: tuple[SceneObject, ...]
+    detect: None = None
+    observe: None = None
+    optimal_length: int = 0
+    oracle_sketch: str = ""
+    oracle_checkers: str = ""
+    path: Path = field(default_factory=Path)
+
+    def build(self, world: SimWorld, seed: int) -> None:
+        """Add the objects (markers first, then fixed poses, then random spots from `seed`) and settle."""
+        layout = Layout(np.random.default_rng(seed))
+        markers: list[Box2] = []
+        for obj in sorted((o for o in self.objects if o.pose is not None), key=lambda o: not o.spec.region):
+            if isinstance(obj.pose, Pose):
+                pose = obj.pose
+            else:
+                x, y = obj.pose
+                over = not obj.spec.region and any(b[0][0] <= x <= b[1][0] and b[0][1] <= y <= b[1][1] for b in markers)
+                pose = resting_pose(obj.spec, x, y, support_z=THICKNESS if over else catalog.TABLE_TOP_Z)
+            layout.taken[obj.spec.name] = footprint(obj.spec, pose)
+            if obj.spec.region:
+                markers.append(layout.taken[obj.spec.name])
+            world.add(obj.spec, pose)
+        for obj in (o for o in self.objects if o.pose is None):
+            try:
+                pose = layout.sample(obj.spec)
+            except RuntimeError:
+                raise UsageError(f"{self.path}: no free spot on the table for {obj.spec.name!r} (seed {seed}); "
+                                 "use fewer or smaller objects, or give its pose") from None
+            world.add(obj.spec, pose)
+        world.settle(0.5)
+
+
+def load_scene(path: str | Path) -> Scene:
+    """Read and check a scene file; raises UsageError naming the first problem (one line)."""
+    path = Path(path)
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise UsageError(f"scene file {str(path)!r} does not exist") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UsageError(f"cannot read scene file {str(path)!r}: {exc}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise UsageError(f"{path}: not valid TOML: {exc}") from None
+    unknown = set(data) - TOP_KEYS
+    if unknown:
+        raise UsageError(f"{path}: unknown key {sorted(unknown)[0]!r}; a scene has: instruction, [[object]]")
+    instruction = data.get("instruction", "")
+    if not isinstance(instruction, str):
+        raise UsageError(f"{path}: instruction must be a string")
+    entries = data.get("object", [])
+    if not isinstance(entries, list) or not entries:
+        raise UsageError(f"{path}: the scene has no objects; add [[object]] tables with a kind and a pose")
+    objects = [_object(path, i, e) for i, e in enumerate(entries, 1)]
+    _check_names(path, objects)
+    _check_overlaps(path, objects)
+    return Scene(name=f"scene:{path.stem}", instruction=instruction.strip(), objects=tuple(objects), path=path)
+
+
+def _object(path: Path, i: int, entry: object) -> SceneObject:
+    where = f"{path}: object {i}"
+    if not isinstance(entry, dict):
+        raise UsageError(f"{where}: expected a table with kind and pose")
+    unknown = set(entry) - OBJECT_KEYS
+    if unknown:
+        raise UsageError(f"{where}: unknown key {sorted(unknown)[0]!r}; an object has: {', '.join(sorted(OBJECT_KEYS))}")
+    kind = entry.get("kind")
+    known = sorted(k for k in catalog.KINDS if k != "table")
+    if not isinstance(kind, str) or kind not in known:
+        raise UsageError(f"{where}: unknown kind {kind!r}; known kinds: {', '.join(known)}")
+    name = entry.get("name", kind)
+    if not isinstance(name, str) or not name.isidentifier():
+        raise UsageError(f"{where}: name {name!r} must be a word of letters, digits and underscores")
+    colour = entry.get("colour")
+    if colour is not None and colour not in catalog.COLOURS:
+        raise UsageError(f"{where} ({name}): unknown colour {colour!r}; known: {', '.join(sorted(catalog.COLOURS))}")
+    spec = catalog.make(kind, name, colour=colour)
+    return SceneObject(spec, _pose(f"{where} ({name})", spec, entry.get("pose", "random")))
+
+
+def _pose(where: str, spec: ObjectSpec, raw: object) -> Pose | tuple[float, float] | None:
+    if raw == "random":
+        return None
+    ok = isinstance(raw, list) and len(raw) in (2, 6) and all(isinstance(v, int | float) and not isinstance(v, bool) for v in raw)
+    if not ok:
+        raise UsageError(f"{where}: pose must be [x, y], [x, y, z, roll, pitch, yaw] or \"random\", got {raw!r}")
+    vals = [float(v) for v in raw]
+    pose = resting_pose(spec, vals[0], vals[1]) if len(vals) == 2 else Pose(*vals)
+    if not on_table(footprint(spec, pose)):
+        raise UsageError(f"{where}: pose ({vals[0]}, {vals[1]}) is off the table (x 0.2–0.9, y −0.45–0.45 m, "
+                         "with the whole object on it)")
+    if not spec.region and not (REACH[0][0] <= pose.x <= REACH[0][1] and REACH[1][0] <= pose.y <= REACH[1][1]):
+        raise UsageError(f"{where}: pose ({vals[0]}, {vals[1]}) is out of the arm's reach (x {REACH[0][0]}–{REACH[0][1]}, "
+                         f"y {REACH[1][0]}–{REACH[1][1]} m)")
+    if len(vals) == 6 and not 0.0 <= pose.z <= 0.5:
+        raise UsageError(f"{where}: z = {pose.z} m is below the table top or more than 0.5 m above it")
+    return (vals[0], vals[1]) if len(vals) == 2 else pose
+
+
+def _check_names(path: Path, objects: list[SceneObject]) -> None:
+    seen: set[str] = set()
+    for obj in objects:
+        if obj.spec.name in seen:
+            raise UsageError(f"{path}: two objects are called {obj.spec.name!r}; give one a different name")
+        seen.add(obj.spec.name)
+
+
+def _box3(obj: SceneObject) -> tuple[tuple[float, ...], tuple[float, ...]]:
+    pose = obj.pose if isinstance(obj.pose, Pose) else resting_pose(obj.spec, *obj.pose)
+    return obj.spec.to_state(pose).aabb()
+
+
+def _in_cavity(inner: SceneObject, outer: SceneObject) -> bool:
+    """Does inner's box centre sit in outer's cavity (a hollow container)?"""
+    cav = outer.spec.extra.get("cavity")
+    if cav is None or not isinstance(outer.pose, tuple | Pose):
+        return False
+    opose = outer.pose if isinstance(outer.pose, Pose) else resting_pose(outer.spec, *outer.pose)
+    lo, hi = outer.spec.bounds()
+    local = [cav["centre"][0] - (lo[0] + hi[0]) / 2, cav["centre"][1] - (lo[1] + hi[1]) / 2, 0.0]
+    rot = rotation_matrix(*opose.euler)
+    axis = [opose.position[i] + sum(rot[i][j] * local[j] for j in range(3)) for i in range(3)]
+    (ilo, ihi) = _box3(inner)
+    c = [(a + b) / 2 for a, b in zip(ilo, ihi, strict=True)]
+    return (c[0] - axis[0]) ** 2 + (c[1] - axis[1]) ** 2 <= cav["radius"] ** 2 and c[2] > opose.z - 0.02
+
+
+def _check_overlaps(path: Path, objects: list[SceneObject]) -> None:
+    placed = [o for o in objects if o.pose is not None]
+    for i, a in enumerate(placed):
+        for b in placed[i + 1:]:
+            if a.spec.region or b.spec.region:
+                continue  # things rest on flat markers
+            (alo, ahi), (blo, bhi) = _box3(a), _box3(b)
+            if all(alo[k] < bhi[k] - TOUCH and blo[k] < ahi[k] - TOUCH for k in range(3)):
+                if not (_in_cavity(a, b) or _in_cavity(b, a)):
+                    raise UsageError(f"{path}: {a.spec.name!r} and {b.spec.name!r} overlap; move one of them")

@@ -1,0 +1,118 @@
+"""User scene files: the example loads and builds; each kind of bad file is a one-line usage error,
+also through the CLI (exit 2, no traceback)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from test_cli_e2e import owl
+
+from owl_bt.episode import EpisodeConfig, validate
+from owl_bt.errors import UsageError
+from sim.scene_file import load_scene
+from sim.world import SimWorld
+
+EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "fruit_bowl.toml"
+
+
+def scene_file(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "scene.toml"
+    path.write_text(text)
+    return path
+
+
+def test_example_loads_and_builds():
+    scene = load_scene(EXAMPLE)
+    assert scene.instruction and scene.detect is None and not scene.oracle_sketch
+    names = [o.spec.name for o in scene.objects]
+    assert len(names) == len(set(names)) and "red_bowl" in names
+    for seed in (0, 1):
+        world = SimWorld()
+        try:
+            scene.build(world, seed)
+            states = world.object_states()
+            assert set(names) <= set(states)
+            assert states["red_bowl"].colour == "red" and states["red_bowl"].kind == "bowl"
+            assert world.contacts("lemon", "plate")
+            for n in names:  # everything stays on the table
+                assert -0.01 < states[n].pose.z < 0.2 and 0.2 < states[n].pose.x < 0.9
+        finally:
+            world.close()
+
+
+def test_random_poses_follow_the_seed(tmp_path):
+    path = scene_file(tmp_path, '[[object]]\nkind = "apple"\npose = "random"\n[[object]]\nkind = "pear"\n')
+    spots = []
+    for seed in (4, 4, 5):
+        world = SimWorld()
+        try:
+            load_scene(path).build(world, seed)
+            spots.append(world.pose("apple").rounded(3)[:2])
+        finally:
+            world.close()
+    assert spots[0] == spots[1] != spots[2]
+
+
+def test_objects_rest_on_a_marker_under_them(tmp_path):
+    path = scene_file(tmp_path, '[[object]]\nkind = "white_mat"\npose = [0.55, 0.0]\n'
+                                '[[object]]\nkind = "potted_meat_can"\npose = [0.55, 0.0]\n')
+    world = SimWorld()
+    try:
+        load_scene(path).build(world, 0)
+        assert world.contacts("potted_meat_can", "white_mat")
+    finally:
+        world.close()
+
+
+BAD = {
+    "unknown kind": ('[[object]]\nkind = "banana"\npose = [0.5, 0.0]\n', "unknown kind 'banana'; known kinds: apple"),
+    "overlap": ('[[object]]\nkind = "apple"\npose = [0.5, 0.0]\n[[object]]\nkind = "orange"\npose = [0.52, 0.01]\n',
+                "'apple' and 'orange' overlap"),
+    "off table": ('[[object]]\nkind = "apple"\npose = [1.2, 0.0]\n', "off the table"),
+    "out of reach": ('[[object]]\nkind = "apple"\npose = [0.85, 0.0]\n', "out of the arm's reach"),
+    "duplicate": ('[[object]]\nkind = "apple"\npose = [0.5, 0.1]\n[[object]]\nkind = "apple"\npose = [0.5, -0.1]\n',
+                  "two objects are called 'apple'"),
+    "malformed": ('[[object]]\nkind = "apple\npose = [0.5, 0.1]\n', "not valid TOML"),
+    "bad pose": ('[[object]]\nkind = "apple"\npose = [0.5]\n', "pose must be [x, y]"),
+    "bad colour": ('[[object]]\nkind = "apple"\ncolour = "mauve"\n', "unknown colour 'mauve'"),
+    "no objects": ('instruction = "do it"\n', "no objects"),
+    "unknown key": ('[[object]]\nkind = "apple"\nsize = 3\n', "unknown key 'size'"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD))
+def test_bad_scene_is_a_one_line_usage_error(tmp_path, case):
+    text, expected = BAD[case]
+    with pytest.raises(UsageError) as err:
+        load_scene(scene_file(tmp_path, text))
+    assert expected in err.value.reason and "\n" not in err.value.reason
+    if case == "malformed":
+        assert "line 2" in err.value.reason
+
+
+def test_missing_scene_file(tmp_path):
+    with pytest.raises(UsageError, match="does not exist"):
+        load_scene(tmp_path / "nope.toml")
+
+
+def test_episode_takes_the_scene_instruction_when_the_goal_is_empty():
+    cfg = EpisodeConfig("", scene=EXAMPLE)
+    scene = validate(cfg)
+    assert cfg.instruction == scene.instruction == "put the apple into the red bowl"
+
+
+def test_cli_bad_scene_exits_2_with_one_line(tmp_path):
+    bad = scene_file(tmp_path, BAD["overlap"][0])
+    proc = owl("run", "put the apple onto the plate", "--scene", str(bad), "--out", str(tmp_path / "r"))
+    assert proc.returncode == 2
+    assert "Traceback" not in proc.stderr + proc.stdout
+    lines = [ln for ln in proc.stderr.strip().splitlines() if ln.strip()]
+    assert len(lines) == 1 and "overlap" in lines[0]
+    assert not (tmp_path / "r").exists() and not (tmp_path / "r.partial").exists()
+
+
+def test_cli_scene_and_task_are_mutually_exclusive(tmp_path):
+    proc = owl("run", "put the apple into the bowl", "--scene", str(EXAMPLE), "--task", "berry1")
+    assert proc.returncode == 2
+    assert "mutually exclusive" in proc.stderr and "Traceback" not in proc.stderr
