@@ -1,7 +1,7 @@
 """pick(o): grasp a movable object from above and lift it (SPEC §2.1: Kin(q, o, g, p)).
 
-Sampler: grasps spread over the object's box (offsets in the object's frame, up to 40 % of its
-half-size sideways) — mostly top-down with any yaw, some tilted up to 0.35 rad, and some tilted up
+Sampler: grasps spread over the object's box (offsets in the object's frame: half near the middle, half
+anywhere in the box — rims and handles) — mostly top-down with any yaw, some tilted up to 0.35 rad, and some tilted up
 to 0.9 rad about or across the closing axis (what standing a lying mug up, or a fork into a mug,
 needs after a turn of the wrist) — whose width across the fingers fits the 85 mm opening. Controller: free motion to a
 pre-grasp 10 cm above, straight approach, close, straight lift by 12 cm.
@@ -44,7 +44,13 @@ class PickSkill(Skill):
         tilt = 0.0 if u < 0.55 else rng.uniform(-0.35, 0.35) if u < 0.8 else rng.uniform(-0.9, 0.9)
         axis = "across" if rng.random() < 0.5 else "about"  # tilt across or about the closing axis
         hx, hy, hz = (s / 2 for s in obj.size)
-        local = (rng.uniform(-0.4, 0.4) * hx, rng.uniform(-0.4, 0.4) * hy, rng.uniform(-0.4, 0.4) * hz)
+        short = min(hx, hy, hz)
+        # Heights from the middle up: a tall object is held where the palm clears its top.
+        if rng.random() < 0.5:  # near the middle: up to 40 % of an elongated half-size, 25 % otherwise
+            local = tuple(rng.uniform(-1, 1) * h * (0.4 if h > 1.5 * short else 0.25) for h in (hx, hy))
+            local += (rng.uniform(0.0, 0.4) * hz,)
+        else:  # anywhere in the box (SPEC §5): rims, handles, ends
+            local = (rng.uniform(-hx, hx), rng.uniform(-hy, hy), rng.uniform(0.0, 0.8) * hz)
         rot = p.getMatrixFromQuaternion(to_bullet(obj.pose)[1])
         offset = tuple(sum(rot[3 * i + j] * local[j] for j in range(3)) for i in range(3))
         # at or above the centre, so that the finger pads clear what the object stands on
@@ -64,8 +70,6 @@ class PickSkill(Skill):
         opos = obj.pose.position
         pos = tuple(c + d for c, d in zip(opos, params["offset"], strict=True))
         target = (pos, quat)
-        if _width_across_fingers(obj, quat) > MAX_OPENING - 0.01:
-            return Outcome.fail(f"{o} is too wide for the gripper at this grasp", o)
         q0 = model.robot.arm_q()
         q_grasp = reach(model, target, seed=q0)
         if q_grasp is None:
@@ -73,6 +77,9 @@ class PickSkill(Skill):
         hit = model.in_collision(q_grasp, ignore=(o,))
         if hit:
             return Outcome.fail(f"the grasp on {o} collides with {hit}", hit)
+        fit = _fit_between_pads(model, o, q_grasp)
+        if fit:
+            return Outcome.fail(fit, o)
         q_pre = reach(model, raised(target, APPROACH), seed=q_grasp)
         if q_pre is None:
             return Outcome.fail(f"no inverse-kinematics solution above {o}", o)
@@ -95,10 +102,34 @@ class PickSkill(Skill):
         return Outcome(ok=True, commands=[Move(path), Move(approach), Grip("close", expect=o), Move(lift)])
 
 
-def _width_across_fingers(obj, quat) -> float:
-    """Extent (m) of the object's box along the gripper's closing axis (TCP x)."""
-    rot = p.getMatrixFromQuaternion(quat)
-    axis = (rot[0], rot[3], rot[6])
-    orot = p.getMatrixFromQuaternion(to_bullet(obj.pose)[1])
-    half = [s / 2 for s in obj.size]
-    return 2 * sum(abs(axis[0] * orot[j] + axis[1] * orot[3 + j] + axis[2] * orot[6 + j]) * half[j] for j in range(3))
+def _fit_between_pads(model: PlanningModel, o: str, q: tuple[float, ...]) -> str | None:
+    """None when the open fingers at q straddle o and will close on it; else the reason.
+
+    Rays cast between the open finger pads (at three heights along the approach axis) must hit o
+    from both sides, the width they measure must fit the opening with 6 mm to spare, and the open
+    fingers must not already cut into o (its real shape — a mug's handle, a rim — not its box)."""
+    model.set_arm(q)
+    model.robot.reset_fingers(0.0)
+    cid, body, target = model.cid, model.robot.body, model.bodies[o]
+    if any(c[8] < -0.002 for c in p.getClosestPoints(body, target, 0.0, physicsClientId=cid)):
+        return f"the open fingers cut into {o} at this grasp"
+    tpos, tquat = model.robot.tcp_pose()  # the TCP is midway between the pads; its x axis closes them
+    rot = p.getMatrixFromQuaternion(tquat)
+    closing, approach = (rot[0], rot[3], rot[6]), (rot[2], rot[5], rot[8])
+    half = MAX_OPENING / 2 - 0.006  # start just inside the pads, or the rays hit the pads first
+    starts, ends = [], []
+    for dz in (-0.01, 0.0, 0.01):
+        c = tuple(tpos[i] + approach[i] * dz for i in range(3))
+        pa = tuple(c[i] + closing[i] * half for i in range(3))
+        pb = tuple(c[i] - closing[i] * half for i in range(3))
+        starts += [pa, pb]
+        ends += [pb, pa]
+    p.performCollisionDetection(physicsClientId=cid)  # ray tests read the broadphase: refresh it after resets
+    hits = p.rayTestBatch(starts, ends, physicsClientId=cid)
+    widths = [math.dist(ha[3], hb[3]) for ha, hb in zip(hits[0::2], hits[1::2], strict=True)
+              if ha[0] == target and hb[0] == target]
+    if not widths:
+        return f"the fingers would close beside {o}, not on it"
+    if max(widths) > MAX_OPENING - 0.006:
+        return f"{o} is too wide for the gripper at this grasp"
+    return None

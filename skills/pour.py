@@ -70,7 +70,7 @@ class PourSkill(Skill):
         pos = (params["x"], params["y"], params["z"])
         axis = (-math.sin(params["dyaw"]), math.cos(params["dyaw"]), 0.0)  # across the pour direction
         q0 = model.robot.arm_q()
-        waypoints = []
+        waypoints, poses = [], []
         seed = q0
         for k in range(TILT_WAYPOINTS + 1):
             turn = p.getQuaternionFromAxisAngle(axis, params["tilt"] * k / TILT_WAYPOINTS)
@@ -85,17 +85,18 @@ class PourSkill(Skill):
                 return Outcome.fail(f"pouring {o} above {t} collides with {hit}", hit.split("↔")[-1])
             waypoints.append(q)
             seed = q
+        for k in range(4 * TILT_WAYPOINTS + 1):  # the object's own path, finer than the arm's
+            turn = p.getQuaternionFromAxisAngle(axis, params["tilt"] * k / (4 * TILT_WAYPOINTS))
+            poses.append((pos, p.multiplyTransforms((0, 0, 0), turn, (0, 0, 0), quat0)[1]))
         model.set_arm(q0)
         path = transit(model, q0, waypoints[0], ignore=tuple(contents))
         if path is None:
             return Outcome.fail(f"no collision-free motion to above {t} holding {o}", t)
         model.set_arm(waypoints[0])
         model.release_contents()
+        model.pour_motion(poses, TILT_SECONDS, DWELL_SECONDS)
+        model.set_arm(waypoints[-1])
         step = TILT_SECONDS / TILT_WAYPOINTS
-        for q in waypoints[1:]:
-            model.set_arm(q)
-            model.settle(step)
-        model.settle(DWELL_SECONDS)
         left_inside = [c for c in contents if c in model.contents(o)]
         if left_inside:
             return Outcome.fail(f"{', '.join(left_inside)} stays inside {o} when it is tilted", o)

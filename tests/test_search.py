@@ -77,7 +77,7 @@ def test_unreachable_placement_regrasps_once(schemas):
 def test_search_clears_an_occupied_region_and_succeeds(skills):
     world = _scene(BERRY, BLOCK)
     items = _sketch(GroundOp("pick", ("strawberry",)), GroundOp("place_ontop", ("strawberry", "region")))
-    res = plan(world, skills, items, [], np.random.default_rng(0), budget=60)
+    res = plan(world, skills, items, [], np.random.default_rng(0), budget=300)
     assert res.failure is None, res.failure
     steps = [str(s.op) for s in res.refinement.steps]
     assert steps[:2] == ["pick(block)", "place_ontop(block, table)"] and steps[-1] == "place_ontop(strawberry, region)"

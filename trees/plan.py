@@ -61,6 +61,7 @@ class PlanBehaviour(WorkerBehaviour):
         self.bb.plan = result
         tp = result.task_plan
         self.services.log("planned", plan=result.actions(), samples=result.refinement.samples,
+                          params=[{k: repr(v) for k, v in st.params.items()} for st in result.refinement.steps],
                           domain=tp.domain_pddl if tp else None, problem=tp.problem_pddl if tp else None)
         self.feedback_message = f"{len(result.actions())} steps, {result.refinement.samples} samples" + (
             f", {len(result.edits)} skeleton edits" if result.edits else "")

@@ -103,6 +103,42 @@ class PlanningModel:
         """Let the held object's contents move under physics again (pouring)."""
         self.carried = {}
 
+    def pour_motion(self, poses: list[tuple], seconds: float, dwell: float) -> None:
+        """Move the held object through `poses` ((position, quaternion) of its body, world frame)
+        over `seconds`, then hold the last for `dwell` s, stepping physics all along so that its
+        released contents fall out. The hand does not touch the contents (the container's walls
+        decide where they go)."""
+        free = self.contents(self.held)
+        self.ignore_hand(free)
+        body = self.bodies[self.held]
+        self._put(self.held, *poses[0])
+        # Driven by a stiff fixed constraint to the world, as a hand would: the contents meet a
+        # wall that moves smoothly, with a velocity, rather than one that jumps every step.
+        cons = p.createConstraint(body, -1, -1, -1, p.JOINT_FIXED, (0, 0, 0), (0, 0, 0), poses[0][0],
+                                  childFrameOrientation=poses[0][1], physicsClientId=self.cid)
+        p.changeConstraint(cons, maxForce=5000.0, physicsClientId=self.cid)
+        per = max(1, int(seconds / TIME_STEP / max(1, len(poses))))
+        try:
+            for pos, quat in poses:
+                p.changeConstraint(cons, pos, quat, maxForce=5000.0, physicsClientId=self.cid)
+                for _ in range(per):
+                    p.stepSimulation(physicsClientId=self.cid)
+            for _ in range(int(dwell / TIME_STEP)):
+                p.stepSimulation(physicsClientId=self.cid)
+        finally:
+            p.removeConstraint(cons, physicsClientId=self.cid)
+            self.ignore_hand(free, False)
+            self._put(self.held, *poses[-1])
+
+    def ignore_hand(self, names: list[str], ignore: bool = True) -> None:
+        """Switch collisions between the hand and these objects off (or back on): while pouring, the
+        planning model's kinematic fingers may reach into a container's mouth and would only shove
+        its contents; the container's own walls decide where they go."""
+        for name in names:
+            for link in range(-1, p.getNumJoints(self.robot.body, physicsClientId=self.cid)):
+                p.setCollisionFilterPair(self.robot.body, self.bodies[name], link, -1, int(not ignore),
+                                         physicsClientId=self.cid)
+
     def contents(self, name: str) -> list[str]:
         """Movable objects whose centre lies within `name`'s box and above its bottom (inside it)."""
         state = self.state()

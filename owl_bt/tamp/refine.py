@@ -31,6 +31,7 @@ from owl_bt.tamp.planning_model import PlanningModel
 Checker = Callable[[WorldState], bool]
 SAMPLE_BUDGET = 500
 GUIDED_SHARE = 0.8
+HINT_INSET = 0.02  # metres kept free along each edge of a guiding region (at most a quarter of it)
 REGRASPS = 3
 
 
@@ -75,8 +76,12 @@ def _guided(params: dict, hint: Bounds | None, rng: np.random.Generator) -> dict
         return params
     out = dict(params)
     for i, key in enumerate(("x", "y", "z")):
-        if key in out and all(abs(v) < 10 for v in (hint[0][i], hint[1][i])):
-            out[key] = float(rng.uniform(hint[0][i], hint[1][i]))
+        lo, hi = hint[0][i], hint[1][i]
+        if key in out and abs(lo) < 10 and abs(hi) < 10:
+            if i < 2:  # keep off the region's edges, where a released object is least stable
+                inset = min(HINT_INSET, (hi - lo) / 4)
+                lo, hi = lo + inset, hi - inset
+            out[key] = float(rng.uniform(lo, hi))
     return out
 
 
