@@ -50,6 +50,7 @@ def run(
     perception: str = typer.Option("sim-state", "--perception", help="Where the world state comes from: sim-state."),
     max_attempts: int = typer.Option(3, "--max-attempts", help="Attempts (perceive→plan→execute rounds) before giving up."),
     budget: int = typer.Option(500, "--budget", help="Continuous samples per action (SPEC §5: 500)."),
+    skeletons: int = typer.Option(5, "--skeletons", help="Skeletons tried per planning round (SPEC §5: 5)."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress lines on stderr."),
 ) -> None:
     """Run a goal on the simulated arm: perceive → generate constraints → plan → execute (→ replan)."""
@@ -57,7 +58,8 @@ def run(
 
     if scene is not None and task is not None:
         raise _fail(UsageError("--scene and --task are mutually exclusive: give one or the other"))
-    cfg = EpisodeConfig(instruction, task or "berry1", seed, out_dir, gui, vlm, perception, max_attempts, budget, scene=scene)
+    cfg = EpisodeConfig(instruction, task or "berry1", seed, out_dir, gui, vlm, perception, max_attempts, budget, scene=scene,
+                        skeletons=skeletons)
     progress = _Progress() if not quiet else None
     try:
         result = run_episode(cfg, on_tick=progress)

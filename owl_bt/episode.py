@@ -37,6 +37,7 @@ class EpisodeConfig:
     max_attempts: int = 3
     budget: int = 500
     scene: Path | None = None  # a user scene file (sim/scene_file.py) instead of the benchmark task
+    skeletons: int = 5  # skeletons tried per planning round (SPEC §5)
 
 
 @dataclass
@@ -86,6 +87,8 @@ def validate(cfg: EpisodeConfig) -> tasks.Task | Scene:
         raise UsageError("--max-attempts must be at least 1")
     if cfg.budget < 1:
         raise UsageError("--budget must be at least 1")
+    if cfg.skeletons < 1:
+        raise UsageError("--skeletons must be at least 1")
     if cfg.perception not in PERCEPTION_SOURCES:
         raise UsageError(f"unknown perception source {cfg.perception!r}; available: {', '.join(PERCEPTION_SOURCES)}")
     task = scene or tasks.get(cfg.task)
@@ -108,6 +111,7 @@ def run_episode(cfg: EpisodeConfig, on_tick=None) -> EpisodeResult:
             skills=skills,
             rng=np.random.default_rng(cfg.seed),
             budget=cfg.budget,
+            max_skeletons=cfg.skeletons,
             log=folder.log.info,
             on_step=(lambda action: task.observe(world)) if task.observe else (lambda action: None),
         )
