@@ -68,8 +68,11 @@ achieve_goal(strawberry, bowl, skillet); the strawberry is in the bowl and no lo
 ORACLE_CHECKERS = """\
 ```python
 def in_container(name, container):
+    # over the container and resting on its floor, not on the table beside it
     b = modify_pose_bounds_to_be_inside_object(state, env, init_bounds, name, container)
-    return position_within_bounds(get_obj_center(state, env, name), b)
+    lo, hi = get_aabb_bounds(state, env, name)
+    clo, chi = get_aabb_bounds(state, env, container)
+    return position_within_bounds(get_obj_center(state, env, name), b) and lo[2] > clo[2] + 0.004
 
 def goal_check0():
     return in_container("strawberry", "bowl")

@@ -57,12 +57,12 @@ achieve_goal(fork, mug, mustard_bottle, golf_ball); the fork in the upright mug 
 ORACLE_CHECKERS = """\
 ```python
 def in_mug(name):
-    # long cutlery stands out of the mug: its centre is over the mug, its lower end well inside
+    # long cutlery stands out of the mug: its centre is over the mug, its lower end well inside, off the table
     lo, hi = modify_pose_bounds_to_be_inside_object(state, env, init_bounds, name, "mug")
     b = (lo, (hi[0], hi[1], hi[2] + 0.1, hi[3], hi[4], hi[5]))
     olo, ohi = get_aabb_bounds(state, env, name)
     mlo, mhi = get_aabb_bounds(state, env, "mug")
-    return position_within_bounds(get_obj_center(state, env, name), b) and olo[2] < mhi[2] - 0.03
+    return position_within_bounds(get_obj_center(state, env, name), b) and mlo[2] + 0.003 < olo[2] < mhi[2] - 0.03
 
 def mug_placed():
     b = modify_pose_bounds_to_be_ontop_of_object(state, env, init_bounds, "mug", "table")
@@ -75,7 +75,9 @@ def goal_check0():
 
 def ball_in_mug():
     b = modify_pose_bounds_to_be_inside_object(state, env, init_bounds, "golf_ball", "mug")
-    return position_within_bounds(get_obj_center(state, env, "golf_ball"), b)
+    lo, hi = get_aabb_bounds(state, env, "golf_ball")
+    mlo, mhi = get_aabb_bounds(state, env, "mug")
+    return position_within_bounds(get_obj_center(state, env, "golf_ball"), b) and lo[2] > mlo[2] + 0.003
 
 def goal_check1():
     return not ball_in_mug()

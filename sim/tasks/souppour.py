@@ -78,8 +78,11 @@ def off_mat(name):
     return position_within_bounds(get_obj_center(state, env, name), b) and clear
 
 def soup_in_bowl():
+    # over the bowl and lying on its floor, not on the table beside it
     b = modify_pose_bounds_to_be_inside_object(state, env, init_bounds, "soup", "bowl")
-    return position_within_bounds(get_obj_center(state, env, "soup"), b)
+    lo, hi = get_aabb_bounds(state, env, "soup")
+    blo, bhi = get_aabb_bounds(state, env, "bowl")
+    return position_within_bounds(get_obj_center(state, env, "soup"), b) and lo[2] > blo[2] + 0.004
 
 def goal_check0():
     return on_mat("apple")
