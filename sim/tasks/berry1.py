@@ -22,9 +22,9 @@ INSTRUCTION = "put the strawberry onto the light-grey region at the center of th
 def build(world: SimWorld, seed: int) -> None:
     rng = np.random.default_rng(seed)
     cx, cy = catalog.TABLE_CENTRE
-    reg = catalog.region("light_grey_region", "light_grey")
+    reg = catalog.make("light_grey_region")
     world.add(reg, Pose(cx, cy, catalog.TABLE_TOP_Z + 0.001))
-    berry = catalog.strawberry()
+    berry = catalog.make("strawberry")
     half_height = berry.size()[2] / 2
     while True:
         x, y = rng.uniform(0.38, 0.72), rng.uniform(-0.3, 0.3)
