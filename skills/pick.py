@@ -22,6 +22,7 @@ from skills.base import Grip, Move, Outcome, Skill
 from skills.motions import APPROACH, raised, reach, straight, touching_now, transit
 
 LIFT = 0.12  # metres
+CENTRING_TOL = 0.012  # metres: how far the two fingers' distances to the object may differ
 
 
 class PickSkill(Skill):
@@ -132,4 +133,9 @@ def _fit_between_pads(model: PlanningModel, o: str, q: tuple[float, ...]) -> str
         return f"the fingers would close beside {o}, not on it"
     if max(widths) > MAX_OPENING - 0.006:
         return f"{o} is too wide for the gripper at this grasp"
+    # The fingers close symmetrically: an object far off the middle would be shoved, not gripped.
+    skew = [abs(ha[2] - hb[2]) * 2 * half for ha, hb in zip(hits[0::2], hits[1::2], strict=True)
+            if ha[0] == target and hb[0] == target]
+    if min(skew) > CENTRING_TOL:
+        return f"{o} sits {min(skew) * 100:.0f} cm off the middle of the fingers at this grasp"
     return None

@@ -80,32 +80,58 @@ class _PlaceSkill(Skill):
         hit = model.in_collision(q_place)
         if hit:
             return Outcome.fail(f"placing {o} there collides with {hit}", hit.split("↔")[-1])
+        model.set_arm(q_place)  # the held object now sits where it is to be released: a first, cheap look
+        failed = [name for name, check in model.step_checks if not check(model.state())]
+        if failed:
+            return Outcome.fail(f"generated constraint {', '.join(failed)} not satisfied where {o} is released", s)
         q_pre = reach(model, raised(target, APPROACH), seed=q_place)
         if q_pre is None:
             return Outcome.fail(f"no inverse-kinematics solution above {s}", s)
+        # Cheap before dear: release and settle first, judge the result (engineered constraints and
+        # the step's generated checkers), and plan motions only for a result worth having.
+        before = model.snapshot()
+        verdict = self._release_and_judge(model, o, s, goal, q_place, q_pre)
+        after = model.snapshot()
+        model.restore(before)
+        model.drop_snapshot(before)
+        if verdict is not None:
+            model.drop_snapshot(after)
+            return Outcome.fail(*verdict)
         path = transit(model, q0, q_pre)
+        descent = straight(model, q_pre, q_place) if path is not None else None
+        retreat = straight(model, q_place, q_pre, ignore=(o,)) if descent is not None else None
+        model.restore(after)
+        model.drop_snapshot(after)
         if path is None:
             return Outcome.fail(f"no collision-free motion to above {s} holding {o}", s)
-        descent = straight(model, q_pre, q_place)
         if descent is None:
             return Outcome.fail(f"the descent onto {s} is blocked", s)
-        model.set_arm(q_place)
-        model.detach()
-        retreat = straight(model, q_place, q_pre, ignore=(o,))
         if retreat is None:
             return Outcome.fail(f"cannot retreat from {o}", o)
+        final = model.state().get(o)
+        return Outcome(ok=True, commands=[Move(path), Move(descent), Grip("open"), Move(retreat)],
+                       expected={o: final.pose})
+
+    def _release_and_judge(self, model: PlanningModel, o: str, s: str, goal: Pose, q_place, q_pre) -> tuple | None:
+        """Open at q_place, retreat to q_pre, let physics settle; None when the result meets the
+        engineered constraints and the step's generated checkers, else (reason, blamed object)."""
+        model.set_arm(q_place)
+        model.detach()
         model.set_arm(q_pre)
         model.settle()
         final = model.state().get(o)
         if model.object_velocity(o) > REST_SPEED:
-            return Outcome.fail(f"{o} does not come to rest on {s}", s)
+            return (f"{o} does not come to rest on {s}", s)
         if not self.inside and math.dist(final.pose.position[:2], goal.position[:2]) > 0.03:
-            return Outcome.fail(f"{o} slides or rolls off where it was put on {s}", s)
+            return (f"{o} slides or rolls off where it was put on {s}", s)
         verdict = self.engineered(model, o, s)
         if verdict:
-            return Outcome.fail(verdict, s)
-        return Outcome(ok=True, commands=[Move(path), Move(descent), Grip("open"), Move(retreat)],
-                       expected={o: final.pose})
+            return (verdict, s)
+        state = model.state()
+        failed = [name for name, check in model.step_checks if not check(state)]
+        if failed:
+            return (f"generated constraint {', '.join(failed)} not satisfied", s)
+        return None
 
     def engineered(self, model: PlanningModel, o: str, s: str) -> str | None:
         """The operator's own effect, checked after settling; None when it holds, else the reason."""

@@ -35,6 +35,9 @@ class PlanningModel:
         self.held: str | None = None
         self.grasp: Transform | None = None  # object pose in the TCP frame
         self.carried: dict[str, Transform] = {}  # contents of the held object, pose in its frame
+        # (name, checker) pairs the step being sampled must satisfy: set by the refiner, so that a
+        # controller can judge a result before it plans dear motions for it
+        self.step_checks: list = []
         self.limits = PLANNING_LIMITS
         self._arm_links = tuple(range(0, self.robot.tcp + 1))
         self._base_links = (-1, 0, 1, 2)  # base, base inertia, shoulder, upper arm

@@ -116,7 +116,11 @@ def refine(
         share = min(share, budget - spent[idx])
         snap = model.snapshot()
         hint = guide(model.state(), op.args[0], checks) if checks and op.args else None
-        step, reasons, blamed, used = _sample_step(model, op, skill, checks, hint, rng, share, cancelled, snap)
+        model.step_checks = checks
+        try:
+            step, reasons, blamed, used = _sample_step(model, op, skill, checks, hint, rng, share, cancelled, snap)
+        finally:
+            model.step_checks = []
         spent[idx] += used
         out.samples += used
         if step is not None:

@@ -17,6 +17,7 @@ applied at most once per object and kind, and a round is a "skeleton tried"; at 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -134,11 +135,12 @@ def propose_edit(
         new = [SketchItem(GroundOp("pick", (b,)), why=f"clear {target}"),
                SketchItem(GroundOp("place_ontop", (b, table)), [(f"{b} away", _away(b, targets))], why=f"clear {target}")]
         return items[:at] + new + items[at:], f"{b} is in the way of {op}: move it to the {table} first"
-    if op.name.startswith("place") and table is not None and ("regrasp", op.args[0]) not in done and op.args[1] != table:
+    if op.name.startswith("place") and table is not None and ("regrasp", op.args[0]) not in done:
         done.add(("regrasp", op.args[0]))
         j = _sketch_index_at(tp, idx)
-        new = [SketchItem(GroundOp("place_ontop", (op.args[0], table)), why=f"regrasp {op.args[0]}"),
-               SketchItem(GroundOp("pick", (op.args[0],)), why=f"regrasp {op.args[0]}")]
+        o = op.args[0]
+        new = [SketchItem(GroundOp("place_ontop", (o, table)), [(f"{o} turned over", _turned(o, world))], why=f"regrasp {o}"),
+               SketchItem(GroundOp("pick", (o,)), why=f"regrasp {o}")]
         return items[:j] + new + items[j:], f"no grasp of {op.args[0]} reaches {op}: put it down and regrasp first"
     return None
 
@@ -187,6 +189,25 @@ def _away(name: str, targets: set[str]) -> Checker:
             if lo[0] - AWAY_MARGIN <= x <= hi[0] + AWAY_MARGIN and lo[1] - AWAY_MARGIN <= y <= hi[1] + AWAY_MARGIN:
                 return False
         return True
+
+    return check
+
+
+def _turned(name: str, world: WorldState, min_angle: float = 0.8) -> Checker:
+    """Engineered check for a regrasp's intermediate placement: the object rests on another face
+    than in `world` (its z axis turned by more than min_angle radians), so the next grasp differs."""
+    from owl_bt.state import rotation_matrix
+
+    def z_axis(state: WorldState) -> tuple[float, float, float]:
+        pose = state.get(name).pose
+        rot = rotation_matrix(pose.roll, pose.pitch, pose.yaw)
+        return (rot[0][2], rot[1][2], rot[2][2])
+
+    before = z_axis(world)
+
+    def check(state: WorldState) -> bool:
+        now = z_axis(state)
+        return sum(a * b for a, b in zip(before, now, strict=True)) < math.cos(min_angle)
 
     return check
 
