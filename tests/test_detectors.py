@@ -194,3 +194,29 @@ def test_detector_notes_are_per_world_and_reset_by_build(world):
         assert notes(fresh) == {"visited_skillet": False}
     finally:
         fresh.close()
+
+
+@pytest.mark.parametrize("name, held, target, content", [("souppour", "tomato_soup_can", "bowl", "soup"),
+                                                          ("mug3", "mug", "table", "golf_ball")])
+def test_oracle_pour_checker_wants_a_tipped_container_over_the_target_and_the_contents_out(world, schemas, name, held,
+                                                                                              target, content):
+    task = tasks.get(name)
+    task.build(world, SEED)
+    s0 = world.ground_truth()
+    oracle = generate(ScriptedVLM("oracle", task.oracle_sketch, task.oracle_checkers), s0, task.instruction, schemas,
+                      ground_operators(s0, schemas))
+    pour = next(i for i, a in enumerate(oracle.sketch.actions) if a.op.name == "pour")
+    check = oracle.action_checkers()[pour]
+    if target == "table":  # somewhere over the table, clear of everything
+        x, y = 0.7, -0.25
+        dropped = Pose(x + 0.1, y, 0.021)
+    else:
+        x, y, floor = cavity_centre(world, target)
+        dropped = Pose(x, y, floor + 0.013)
+    over = s0.get(target).aabb()[1][2] + 0.15
+    tipped = s0.with_pose(held, Pose(x, y, over, 2.3, 0.0, 0.0)).with_pose(content, dropped)
+    assert oracle.checkers.evaluate(check, tipped), oracle.checkers.errors
+    upright = s0.with_pose(held, Pose(x, y, over, 0.0, 0.0, 0.0)).with_pose(content, dropped)
+    assert not oracle.checkers.evaluate(check, upright)
+    still_in = s0.with_pose(held, Pose(x, y, over, 2.3, 0.0, 0.0)).with_pose(content, Pose(x, y, over))
+    assert not oracle.checkers.evaluate(check, still_in)

@@ -88,10 +88,10 @@ def goal_check2():
 def action_check1():
     b = modify_pose_bounds_to_be_above_object(state, env, init_bounds, "table")
     tipped = math.cos(mug.pose.roll) * math.cos(mug.pose.pitch) < -0.4
-    return position_within_bounds(get_obj_center(state, env, "mug"), b) and tipped
+    return position_within_bounds(get_obj_center(state, env, "mug"), b) and tipped and not ball_in_mug()
 
 def action_check2():
-    return mug_placed() and not ball_in_mug()
+    return mug_placed()
 
 def action_check4():
     return in_mug("fork") and mug_placed()
