@@ -51,6 +51,10 @@ PLANNING_LIMITS = (
     (-2 * math.pi, 2 * math.pi),
 )
 MAX_OPENING = 0.085  # metres between the pads when open
+# Where on the table the arm works comfortably (x, y lower and upper, metres, world frame): samplers
+# put objects down only here, however large the surface (edges near the base or far away are
+# reachable only in awkward poses from which the next pick fails).
+WORKSPACE = ((0.30, -0.38), (0.78, 0.38))
 
 
 @lru_cache(maxsize=1)

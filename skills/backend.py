@@ -30,8 +30,11 @@ class ArmBackend(Protocol):
         """Measured joints, gripper opening and held object."""
         ...
 
-    def execute_trajectory(self, waypoints: Sequence[Sequence[float]], times: Sequence[float] | None = None) -> None:
-        """Follow joint waypoints (radians), optionally timed (s); raises ArmFault; blocks until done."""
+    def execute_trajectory(
+        self, waypoints: Sequence[Sequence[float]], times: Sequence[float] | None = None, guarded: bool = False
+    ) -> None:
+        """Follow joint waypoints (radians), optionally timed (s); raises ArmFault; blocks until done.
+        guarded: the move may end early where the arm meets resistance (a guarded descent)."""
         ...
 
     def gripper(self, command: str) -> GripResult:

@@ -25,10 +25,12 @@ from skills.backend import ArmBackend, ArmFault
 @dataclass(frozen=True)
 class Move:
     """Follow these joint waypoints (radians); `times` (seconds from the start, one per waypoint)
-    slows the motion down where given (a pour tilts slowly, then dwells)."""
+    slows the motion down where given (a pour tilts slowly, then dwells); `guarded`: a move that
+    may end early where the arm meets resistance (setting an object down), not an error."""
 
     waypoints: tuple[tuple[float, ...], ...]
     times: tuple[float, ...] | None = None
+    guarded: bool = False  # a descent onto something: stopping early at contact is success
 
 
 @dataclass(frozen=True)
@@ -83,7 +85,7 @@ class Skill(abc.ABC):
         try:
             for cmd in commands:
                 if isinstance(cmd, Move):
-                    backend.execute_trajectory(cmd.waypoints, cmd.times)
+                    backend.execute_trajectory(cmd.waypoints, cmd.times, guarded=cmd.guarded)
                 else:
                     res = backend.gripper(cmd.command)
                     if cmd.command == "close" and res.holding != cmd.expect:

@@ -1,6 +1,6 @@
 """pick(o): grasp a movable object from above and lift it (SPEC §2.1: Kin(q, o, g, p)).
 
-Sampler: grasps spread over the object's box (offsets in the object's frame: half near the middle, half
+Sampler: grasps spread over the object's box (offsets in the object's frame: 70 % near the middle, 30 %
 anywhere in the box — rims and handles) — mostly top-down with any yaw, some tilted up to 0.35 rad, and some tilted up
 to 0.9 rad about or across the closing axis (what standing a lying mug up, or a fork into a mug,
 needs after a turn of the wrist) — whose width across the fingers fits the 85 mm opening. Controller: free motion to a
@@ -22,6 +22,7 @@ from skills.base import Grip, Move, Outcome, Skill
 from skills.motions import APPROACH, raised, reach, straight, touching_now, transit
 
 LIFT = 0.12  # metres
+PAD_SPAN = 0.006  # metres either side of the pads' centre line that the object must fill
 CENTRING_TOL = 0.012  # metres: how far the two fingers' distances to the object may differ
 
 
@@ -42,12 +43,12 @@ class PickSkill(Skill):
         obj = model.state().get(args[0])
         yaw = rng.uniform(-math.pi, math.pi)
         u = rng.random()
-        tilt = 0.0 if u < 0.55 else rng.uniform(-0.35, 0.35) if u < 0.8 else rng.uniform(-0.9, 0.9)
+        tilt = 0.0 if u < 0.65 else rng.uniform(-0.35, 0.35) if u < 0.85 else rng.uniform(-0.9, 0.9)
         axis = "across" if rng.random() < 0.5 else "about"  # tilt across or about the closing axis
         hx, hy, hz = (s / 2 for s in obj.size)
         short = min(hx, hy, hz)
         # Heights from the middle up: a tall object is held where the palm clears its top.
-        if rng.random() < 0.5:  # near the middle: up to 40 % of an elongated half-size, 25 % otherwise
+        if rng.random() < 0.7:  # near the middle: up to 40 % of an elongated half-size, 25 % otherwise
             local = tuple(rng.uniform(-1, 1) * h * (0.4 if h > 1.5 * short else 0.25) for h in (hx, hy))
             local += (rng.uniform(0.0, 0.4) * hz,)
         else:  # anywhere in the box (SPEC §5): rims, handles, ends
@@ -88,7 +89,7 @@ class PickSkill(Skill):
         if path is None:
             return Outcome.fail(f"no collision-free motion to above {o}", o)
         approach = straight(model, q_pre, q_grasp, ignore=(o,))
-        if approach is None:
+        if approach is None or _cuts_into(model, o, approach):
             return Outcome.fail(f"the approach to {o} is blocked", o)
         model.set_arm(q_grasp)
         supports = touching_now(model, o)
@@ -100,7 +101,19 @@ class PickSkill(Skill):
         if lift is None:
             return Outcome.fail(f"lifting {o} is blocked", o)
         model.set_arm(q_lift)
-        return Outcome(ok=True, commands=[Move(path), Move(approach), Grip("close", expect=o), Move(lift)])
+        return Outcome(ok=True, commands=[Move(path), Move(approach), Grip("close", expect=o), Move(lift)],
+                       expected={o: model.pose(o)})
+
+
+def _cuts_into(model: PlanningModel, o: str, waypoints) -> bool:
+    """Do the open fingers cut into o (by over 2 mm) anywhere along these arm waypoints?"""
+    model.robot.reset_fingers(0.0)
+    for q in waypoints:
+        model.set_arm(q)
+        if any(c[8] < -0.002 for c in p.getClosestPoints(model.robot.body, model.bodies[o], 0.0,
+                                                         physicsClientId=model.cid)):
+            return True
+    return False
 
 
 def _fit_between_pads(model: PlanningModel, o: str, q: tuple[float, ...]) -> str | None:
@@ -116,26 +129,30 @@ def _fit_between_pads(model: PlanningModel, o: str, q: tuple[float, ...]) -> str
         return f"the open fingers cut into {o} at this grasp"
     tpos, tquat = model.robot.tcp_pose()  # the TCP is midway between the pads; its x axis closes them
     rot = p.getMatrixFromQuaternion(tquat)
-    closing, approach = (rot[0], rot[3], rot[6]), (rot[2], rot[5], rot[8])
+    closing, lateral, approach = (rot[0], rot[3], rot[6]), (rot[1], rot[4], rot[7]), (rot[2], rot[5], rot[8])
     half = MAX_OPENING / 2 - 0.006  # start just inside the pads, or the rays hit the pads first
     starts, ends = [], []
-    for dz in (-0.01, 0.0, 0.01):
-        c = tuple(tpos[i] + approach[i] * dz for i in range(3))
-        pa = tuple(c[i] + closing[i] * half for i in range(3))
-        pb = tuple(c[i] - closing[i] * half for i in range(3))
-        starts += [pa, pb]
-        ends += [pb, pa]
+    for dy in (-PAD_SPAN, 0.0, PAD_SPAN):  # across the pads' width ...
+        for dz in (-0.01, 0.0, 0.01):  # ... and along their length
+            c = tuple(tpos[i] + lateral[i] * dy + approach[i] * dz for i in range(3))
+            pa = tuple(c[i] + closing[i] * half for i in range(3))
+            pb = tuple(c[i] - closing[i] * half for i in range(3))
+            starts += [pa, pb]
+            ends += [pb, pa]
     p.performCollisionDetection(physicsClientId=cid)  # ray tests read the broadphase: refresh it after resets
     hits = p.rayTestBatch(starts, ends, physicsClientId=cid)
-    widths = [math.dist(ha[3], hb[3]) for ha, hb in zip(hits[0::2], hits[1::2], strict=True)
-              if ha[0] == target and hb[0] == target]
-    if not widths:
+    pairs = [(ha, hb) for ha, hb in zip(hits[0::2], hits[1::2], strict=True) if ha[0] == target and hb[0] == target]
+    lines = [any(ha[0] == target and hb[0] == target for ha, hb in zip(hits[k:k + 6:2], hits[k + 1:k + 6:2], strict=True))
+             for k in (0, 6, 12)]
+    if not pairs:
         return f"the fingers would close beside {o}, not on it"
+    if not all(lines):  # the object must span the pads' width, or it slips out sideways
+        return f"the fingers would close on the edge of {o} only"
+    widths = [math.dist(ha[3], hb[3]) for ha, hb in pairs]
     if max(widths) > MAX_OPENING - 0.006:
         return f"{o} is too wide for the gripper at this grasp"
     # The fingers close symmetrically: an object far off the middle would be shoved, not gripped.
-    skew = [abs(ha[2] - hb[2]) * 2 * half for ha, hb in zip(hits[0::2], hits[1::2], strict=True)
-            if ha[0] == target and hb[0] == target]
+    skew = [abs(ha[2] - hb[2]) * 2 * half for ha, hb in pairs]
     if min(skew) > CENTRING_TOL:
         return f"{o} sits {min(skew) * 100:.0f} cm off the middle of the fingers at this grasp"
     return None

@@ -21,6 +21,7 @@ from owl_bt.state import ObjectState, Pose
 from owl_bt.tamp.operators import OperatorSchema
 from owl_bt.tamp.planning_model import PlanningModel
 from sim.bullet import from_bullet, to_bullet
+from sim.robot import WORKSPACE
 from skills.base import Grip, Move, Outcome, Skill
 from skills.motions import APPROACH, raised, reach, straight, transit
 
@@ -55,6 +56,8 @@ class _PlaceSkill(Skill):
             mx, my = (ohi[0] - olo[0]) / 2 + 0.005, (ohi[1] - olo[1]) / 2 + 0.005
         else:  # keep the centre 1.5 cm (at most a quarter of the surface) in from the edge
             mx = my = min(0.015, (hi[0] - lo[0]) / 4, (hi[1] - lo[1]) / 4)
+        lo = (max(lo[0], WORKSPACE[0][0] - mx), max(lo[1], WORKSPACE[0][1] - my))
+        hi = (min(hi[0], WORKSPACE[1][0] + mx), min(hi[1], WORKSPACE[1][1] + my))
         cx, cy = (lo[0] + hi[0]) / 2, (lo[1] + hi[1]) / 2
         params["x"] = rng.uniform(min(cx, lo[0] + mx), max(cx, hi[0] - mx))
         params["y"] = rng.uniform(min(cy, lo[1] + my), max(cy, hi[1] - my))
@@ -109,7 +112,7 @@ class _PlaceSkill(Skill):
         if retreat is None:
             return Outcome.fail(f"cannot retreat from {o}", o)
         final = model.state().get(o)
-        return Outcome(ok=True, commands=[Move(path), Move(descent), Grip("open"), Move(retreat)],
+        return Outcome(ok=True, commands=[Move(path), Move(descent, guarded=True), Grip("open"), Move(retreat)],
                        expected={o: final.pose})
 
     def _release_and_judge(self, model: PlanningModel, o: str, s: str, goal: Pose, q_place, q_pre) -> tuple | None:

@@ -21,6 +21,7 @@ import pybullet as p
 from owl_bt.tamp.operators import OperatorSchema
 from owl_bt.tamp.planning_model import PlanningModel
 from sim.bullet import from_bullet, to_bullet
+from sim.robot import WORKSPACE
 from skills.base import Move, Outcome, Skill
 from skills.motions import reach, transit
 
@@ -51,9 +52,11 @@ class PourSkill(Skill):
         lo, hi = state.get(t).aabb()
         height = state.get(o).size[2]
         qx, qy = (hi[0] - lo[0]) / 8, (hi[1] - lo[1]) / 8
+        lo = (max(lo[0] + qx, WORKSPACE[0][0]), max(lo[1] + qy, WORKSPACE[0][1]), lo[2])
+        hi = (min(hi[0] - qx, WORKSPACE[1][0]), min(hi[1] - qy, WORKSPACE[1][1]), hi[2])
         return {
-            "x": rng.uniform(lo[0] + qx, hi[0] - qx),
-            "y": rng.uniform(lo[1] + qy, hi[1] - qy),
+            "x": rng.uniform(lo[0], max(lo[0], hi[0])),
+            "y": rng.uniform(lo[1], max(lo[1], hi[1])),
             "z": hi[2] + rng.uniform(1.0, 2.0) * height,
             "dyaw": rng.uniform(-math.pi, math.pi),
             "tilt": rng.uniform(-math.pi, math.pi),

@@ -19,6 +19,7 @@ from skills.backend import ArmFault, GripResult
 
 JOINT_TOL = 0.01  # radians: a waypoint counts as reached within this
 WAYPOINT_TIMEOUT = 3.0  # seconds of simulated time per waypoint
+STALL_STEPS = 48  # physics steps (0.2 s) without joint motion: a guarded move has met resistance
 
 
 class SimArmBackend:
@@ -53,15 +54,25 @@ class SimArmBackend:
 
             time.sleep(TIME_STEP)
 
-    def execute_trajectory(self, waypoints: Sequence[Sequence[float]], times: Sequence[float] | None = None) -> None:
+    def execute_trajectory(self, waypoints: Sequence[Sequence[float]], times: Sequence[float] | None = None,
+                           guarded: bool = False) -> None:
+        """Follow the waypoints; raises ArmFault when one is not reached in time. `guarded`: stop
+        quietly where the arm stalls against something (a held object meeting its support)."""
         start = self.world.steps
         for i, q in enumerate(waypoints):
             self.robot.command_arm(q, max_velocity=1.5)
             self.robot.command_fingers(self._finger_target(), force=60.0)
+            still = 0
             for _ in range(int(WAYPOINT_TIMEOUT / TIME_STEP)):
+                before = self.robot.arm_q()
                 self._step()
-                if max(abs(a - b) for a, b in zip(self.robot.arm_q(), q, strict=True)) < JOINT_TOL:
+                now = self.robot.arm_q()
+                if max(abs(a - b) for a, b in zip(now, q, strict=True)) < JOINT_TOL:
                     break
+                still = still + 1 if max(abs(a - b) for a, b in zip(now, before, strict=True)) < 1e-4 else 0
+                if guarded and still > STALL_STEPS:
+                    self.robot.command_arm(now)
+                    return
             else:
                 raise ArmFault(f"waypoint not reached within {WAYPOINT_TIMEOUT} s (blocked?)")
             if times is not None:  # not before its time: hold the waypoint until then

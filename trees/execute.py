@@ -18,6 +18,7 @@ from owl_bt.failures import Failure
 from trees.worker import WorkerBehaviour
 
 POSE_TOLERANCE_MAX = 0.10  # metres: beyond this the object went somewhere else entirely
+GRASP_TOLERANCE = 0.03  # metres: a held object farther than this from its planned pose slipped in the grasp
 
 
 class Execute(WorkerBehaviour):
@@ -64,6 +65,11 @@ class Execute(WorkerBehaviour):
         for name, pose in step.expected.items():
             got = obs.get(name).pose
             err = math.dist(got.position, pose.position)
+            if name == should_hold and err > GRASP_TOLERANCE:  # held, but not as planned: replan with the real grasp
+                return Failure("monitor", f"{name} sits {err * 100:.0f} cm off the planned grasp", str(step.op), (name,),
+                               {"pose": got.rounded(), "planned": pose.rounded()})
+            if name == should_hold:
+                continue
             if failed or err > POSE_TOLERANCE_MAX:
                 return Failure(
                     "monitor",

@@ -38,6 +38,8 @@ class PlanningModel:
         # (name, checker) pairs the step being sampled must satisfy: set by the refiner, so that a
         # controller can judge a result before it plans dear motions for it
         self.step_checks: list = []
+        if world.robot and world.robot.held in self.bodies:  # already in the hand: keep the observed grasp
+            self.attach(world.robot.held)
         self.limits = PLANNING_LIMITS
         self._arm_links = tuple(range(0, self.robot.tcp + 1))
         self._base_links = (-1, 0, 1, 2)  # base, base inertia, shoulder, upper arm

@@ -141,7 +141,7 @@ def refine(
             model.drop_snapshot(prev)
             idx -= 1
             continue
-        reason, count = reasons.most_common(1)[0]
+        reason, count = reasons.most_common(1)[0] if reasons else ("the step's sample budget was already spent", 0)
         out.failure = Failure(
             stage="plan", action=str(op),
             reason=f"no sample of {spent[idx]} satisfied all constraints; most often: {reason} ({count}×)",

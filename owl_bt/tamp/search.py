@@ -174,7 +174,9 @@ def _types(world: WorldState, name: str) -> set[str]:
 
 
 def _below_rim(world: WorldState, obj: str, container: str) -> bool:
-    return world.get(obj).pose.z < world.get(container).aabb()[1][2]
+    """obj is mostly inside the container (its top at most 1 cm above the rim): pour it out; an
+    object sitting on the rim (an orange on a mug) is a blocker to lift off instead."""
+    return world.get(obj).aabb()[1][2] < world.get(container).aabb()[1][2] + 0.01
 
 
 def _away(name: str, targets: set[str]) -> Checker:
