@@ -1,0 +1,116 @@
+"""The skills in the planning model: grasp validity by the object's real shape, pouring by physics,
+reorientation by resting faces, and sampling guided by the checkers' bounds (real pybullet)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pybullet as p
+import pytest
+
+from owl_bt.language.codebook import env_from_state
+from owl_bt.language.sandbox import CheckerSet
+from owl_bt.state import Pose, WorldState
+from owl_bt.tamp.operators import GroundOp
+from owl_bt.tamp.planning_model import PlanningModel
+from owl_bt.tamp.refine import _guided, guide
+from owl_bt.tamp.search import SketchItem, plan
+from sim import catalog
+from sim.world import SimWorld
+from skills.motions import reach
+from skills.pick import _fit_between_pads
+
+UPRIGHT = """
+def goal_check0():
+    return abs(mug.pose.roll) < 0.2 and abs(mug.pose.pitch) < 0.2
+"""
+
+
+def _scene(*objs: tuple[str, tuple[float, ...]]) -> WorldState:
+    world = SimWorld()
+    try:
+        for kind, pose in objs:
+            world.add(catalog.make(kind), Pose(*pose))
+        world.settle(1.0)
+        return world.ground_truth()
+    finally:
+        world.close()
+
+
+def _picked(model: PlanningModel, skills, name: str, rng: np.random.Generator) -> None:
+    for _ in range(300):
+        snap = model.snapshot()
+        if skills["pick"].simulate(model, (name,), skills["pick"].sample(model, (name,), rng)).ok:
+            model.drop_snapshot(snap)
+            return
+        model.restore(snap)
+        model.drop_snapshot(snap)
+    pytest.fail(f"no grasp on {name} in 300 samples")
+
+
+def test_grasp_must_straddle_the_object_not_its_edge():
+    model = PlanningModel(_scene(("potted_meat_can", (0.55, 0.1, 0.042))))
+    try:
+        c = model.pose("potted_meat_can")
+        down = p.getQuaternionFromEuler((math.pi, 0.0, math.pi / 2))  # closing across the can's 6 cm side
+        centred = reach(model, ((c.x, c.y, c.z + 0.02), down))
+        assert _fit_between_pads(model, "potted_meat_can", centred) is None
+        edge = reach(model, ((c.x + 0.052, c.y, c.z + 0.02), down))  # pads past the can's end
+        reason = _fit_between_pads(model, "potted_meat_can", edge)
+        assert reason is not None and "potted_meat_can" in reason
+    finally:
+        model.close()
+
+
+def test_pour_tips_the_ball_out_of_the_mug_only_when_tilted_enough(skills):
+    world = _scene(("mug", (0.5, -0.15, 0.046)), ("golf_ball", (0.5, -0.15, 0.04)))
+    model = PlanningModel(world)
+    try:
+        _picked(model, skills, "mug", np.random.default_rng(0))
+        assert model.carried == {"golf_ball": model.carried["golf_ball"]}  # the ball travels with the mug
+        snap = model.snapshot()
+        params = {"x": 0.55, "y": 0.15, "z": 0.2, "dyaw": 0.0}
+        gentle = skills["pour"].simulate(model, ("mug", "table"), {**params, "tilt": 0.3})
+        assert not gentle.ok and "golf_ball" in gentle.reason
+        model.restore(snap)
+        reasons = []
+        for z, tilt, dyaw in [(z, t, d) for z in (0.2, 0.28) for t in (1.9, -1.9, 2.3, -2.3) for d in (0.0, 1.57)]:
+            poured = skills["pour"].simulate(model, ("mug", "table"), {**params, "z": z, "tilt": tilt, "dyaw": dyaw})
+            if poured.ok:
+                break
+            reasons.append(poured.reason)
+            model.restore(snap)
+        assert poured.ok, reasons
+        assert "golf_ball" not in model.contents("mug") and model.held == "mug"
+    finally:
+        model.close()
+
+
+def test_an_upside_down_mug_is_stood_up_through_a_regrasp(skills):
+    world = _scene(("mug", (0.55, 0.1, 0.046, math.pi, 0.0, 0.4)))
+    checkers = CheckerSet.compile(UPRIGHT, world, env_from_state(world))
+    items = [SketchItem(GroundOp("pick", ("mug",))), SketchItem(GroundOp("place_ontop", ("mug", "table")))]
+    res = plan(world, skills, items, [("goal_check0", checkers.as_callable("goal_check0"))], np.random.default_rng(0),
+               budget=300)
+    assert res.failure is None, res.failure
+    assert any("regrasp" in e for e in res.edits)
+    assert [str(s.op) for s in res.refinement.steps] == [
+        "pick(mug)", "place_ontop(mug, table)", "pick(mug)", "place_ontop(mug, table)"]
+
+
+def test_samples_are_drawn_inside_the_bounds_the_checkers_test(berry_world):
+    src = """
+def action_check1():
+    b = modify_pose_bounds_to_be_ontop_of_object(state, env, init_bounds, "strawberry", "light_grey_region")
+    return position_within_bounds(get_obj_center(state, env, "strawberry"), b)
+"""
+    checkers = CheckerSet.compile(src, berry_world, env_from_state(berry_world))
+    hint = guide(berry_world, "strawberry", [("action_check1", checkers.as_callable("action_check1"))])
+    lo, hi = berry_world.get("light_grey_region").aabb()
+    assert hint is not None and hint[0][0] == pytest.approx(lo[0]) and hint[1][1] == pytest.approx(hi[1])
+    rng = np.random.default_rng(0)
+    drawn = [_guided({"x": 0.0, "y": 0.0}, hint, rng) for _ in range(200)]
+    inside = sum(lo[0] <= d["x"] <= hi[0] and lo[1] <= d["y"] <= hi[1] for d in drawn)
+    assert 0.7 * 200 <= inside < 200  # most guided, some left broad
+    assert guide(berry_world, "light_grey_region", [("action_check1", checkers.as_callable("action_check1"))]) is None
