@@ -1,7 +1,7 @@
 """pick(o): grasp a movable object from above and lift it (SPEC §2.1: Kin(q, o, g, p)).
 
-Sampler: grasps spread over the object's box (offsets in the object's frame: 70 % near the middle, 30 %
-anywhere in the box — rims and handles) — mostly top-down with any yaw, some tilted up to 0.35 rad, and some tilted up
+Sampler: grasps near the middle of the object's box (offsets in its frame; for a container 30 %
+anywhere in its box — rim grasps) — mostly top-down with any yaw, some tilted up to 0.35 rad, some up
 to 0.9 rad about or across the closing axis (what standing a lying mug up, or a fork into a mug,
 needs after a turn of the wrist) — whose width across the fingers fits the 85 mm opening. Controller: free motion to a
 pre-grasp 10 cm above, straight approach, close, straight lift by 12 cm.
@@ -14,7 +14,7 @@ import math
 import numpy as np
 import pybullet as p
 
-from owl_bt.tamp.operators import OperatorSchema
+from owl_bt.tamp.operators import CONTAINER_CATEGORIES, OperatorSchema
 from owl_bt.tamp.planning_model import PlanningModel
 from sim.bullet import to_bullet
 from sim.robot import MAX_OPENING
@@ -48,10 +48,11 @@ class PickSkill(Skill):
         hx, hy, hz = (s / 2 for s in obj.size)
         short = min(hx, hy, hz)
         # Heights from the middle up: a tall object is held where the palm clears its top.
-        if rng.random() < 0.7:  # near the middle: up to 40 % of an elongated half-size, 25 % otherwise
+        if obj.category not in CONTAINER_CATEGORIES or rng.random() < 0.7:
+            # near the middle: up to 40 % of an elongated half-size, 25 % otherwise
             local = tuple(rng.uniform(-1, 1) * h * (0.4 if h > 1.5 * short else 0.25) for h in (hx, hy))
             local += (rng.uniform(0.0, 0.4) * hz,)
-        else:  # anywhere in the box (SPEC §5): rims, handles, ends
+        else:  # a container also anywhere in its box (SPEC §5): by the rim, one finger inside
             local = (rng.uniform(-hx, hx), rng.uniform(-hy, hy), rng.uniform(0.0, 0.8) * hz)
         rot = p.getMatrixFromQuaternion(to_bullet(obj.pose)[1])
         offset = tuple(sum(rot[3 * i + j] * local[j] for j in range(3)) for i in range(3))
