@@ -22,6 +22,8 @@ from skills.base import Grip, Move, Outcome, Skill
 from skills.motions import APPROACH, raised, reach, straight, touching_now, transit
 
 LIFT = 0.12  # metres
+SUPPORT_CLEARANCE = 0.002  # metres the closed fingers keep above what the object rests on
+SLANT_TOL = 0.006  # metres the object's middle may shift across the pads' width
 PAD_SPAN = 0.006  # metres either side of the pads' centre line that the object must fill
 CENTRING_TOL = 0.012  # metres: how far the two fingers' distances to the object may differ
 
@@ -51,7 +53,8 @@ class PickSkill(Skill):
         if obj.category not in CONTAINER_CATEGORIES or rng.random() < 0.7:
             # near the middle: up to 40 % of an elongated half-size, 25 % otherwise
             local = tuple(rng.uniform(-1, 1) * h * (0.4 if h > 1.5 * short else 0.25) for h in (hx, hy))
-            local += (rng.uniform(0.0, 0.4) * hz,)
+            # a thin object (a fork) is pinched by the fingertips, which swing 1.8 cm below the TCP
+            local += (rng.uniform(0.0, max(0.4 * hz, 0.02 - hz)),)
         else:  # a container also anywhere in its box (SPEC §5): by the rim, one finger inside
             local = (rng.uniform(-hx, hx), rng.uniform(-hy, hy), rng.uniform(0.0, 0.8) * hz)
         rot = p.getMatrixFromQuaternion(to_bullet(obj.pose)[1])
@@ -80,9 +83,17 @@ class PickSkill(Skill):
         hit = model.in_collision(q_grasp, ignore=(o,))
         if hit:
             return Outcome.fail(f"the grasp on {o} collides with {hit}", hit)
-        fit = _fit_between_pads(model, o, q_grasp)
+        fit, width = _fit_between_pads(model, o, q_grasp)
         if fit:
             return Outcome.fail(fit, o)
+        # The Robotiq's fingertips swing down as they close: closed on o, they must clear its support.
+        model.robot.reset_fingers(_angle_for(model, width))
+        supports = [s for s in touching_now(model, o) if s != o]
+        scrape = next((s for s in supports if p.getClosestPoints(model.robot.body, model.bodies[s], SUPPORT_CLEARANCE,
+                                                                 physicsClientId=model.cid)), None)
+        model.robot.reset_fingers(0.0)
+        if scrape is not None:
+            return Outcome.fail(f"the closing fingers would dig into {scrape} under {o}", o)
         q_pre = reach(model, raised(target, APPROACH), seed=q_grasp)
         if q_pre is None:
             return Outcome.fail(f"no inverse-kinematics solution above {o}", o)
@@ -117,8 +128,19 @@ def _cuts_into(model: PlanningModel, o: str, waypoints) -> bool:
     return False
 
 
-def _fit_between_pads(model: PlanningModel, o: str, q: tuple[float, ...]) -> str | None:
-    """None when the open fingers at q straddle o and will close on it; else the reason.
+def _angle_for(model: PlanningModel, width: float) -> float:
+    """The finger joint angle (radians) at which the pads are `width` metres apart (bisection)."""
+    lo, hi = 0.0, 0.8
+    for _ in range(12):
+        mid = (lo + hi) / 2
+        model.robot.reset_fingers(mid)
+        lo, hi = (mid, hi) if model.robot.opening() > width else (lo, mid)
+    return (lo + hi) / 2
+
+
+def _fit_between_pads(model: PlanningModel, o: str, q: tuple[float, ...]) -> tuple[str | None, float]:
+    """(None, width in metres) when the open fingers at q straddle o and will close on it; else
+    (the reason, 0).
 
     Rays cast between the open finger pads (at three heights along the approach axis) must hit o
     from both sides, the width they measure must fit the opening with 6 mm to spare, and the open
@@ -127,7 +149,7 @@ def _fit_between_pads(model: PlanningModel, o: str, q: tuple[float, ...]) -> str
     model.robot.reset_fingers(0.0)
     cid, body, target = model.cid, model.robot.body, model.bodies[o]
     if any(c[8] < -0.002 for c in p.getClosestPoints(body, target, 0.0, physicsClientId=cid)):
-        return f"the open fingers cut into {o} at this grasp"
+        return f"the open fingers cut into {o} at this grasp", 0.0
     tpos, tquat = model.robot.tcp_pose()  # the TCP is midway between the pads; its x axis closes them
     rot = p.getMatrixFromQuaternion(tquat)
     closing, lateral, approach = (rot[0], rot[3], rot[6]), (rot[1], rot[4], rot[7]), (rot[2], rot[5], rot[8])
@@ -146,14 +168,23 @@ def _fit_between_pads(model: PlanningModel, o: str, q: tuple[float, ...]) -> str
     lines = [any(ha[0] == target and hb[0] == target for ha, hb in zip(hits[k:k + 6:2], hits[k + 1:k + 6:2], strict=True))
              for k in (0, 6, 12)]
     if not pairs:
-        return f"the fingers would close beside {o}, not on it"
+        return f"the fingers would close beside {o}, not on it", 0.0
     if not all(lines):  # the object must span the pads' width, or it slips out sideways
-        return f"the fingers would close on the edge of {o} only"
+        return f"the fingers would close on the edge of {o} only", 0.0
+    # Where each line across the pads finds the object's middle (along the closing axis): a bar held
+    # at a slant has it drift from line to line, and the parallel pads would twist it out.
+    middles = []
+    for k in (0, 6, 12):
+        line = [(ha, hb) for ha, hb in zip(hits[k:k + 6:2], hits[k + 1:k + 6:2], strict=True)
+                if ha[0] == target and hb[0] == target]
+        middles.append(sum((ha[2] - hb[2]) for ha, hb in line) / len(line) * half)
+    if max(middles) - min(middles) > SLANT_TOL:
+        return f"the fingers would meet {o} at a slant", 0.0
     widths = [math.dist(ha[3], hb[3]) for ha, hb in pairs]
     if max(widths) > MAX_OPENING - 0.006:
-        return f"{o} is too wide for the gripper at this grasp"
+        return f"{o} is too wide for the gripper at this grasp", 0.0
     # The fingers close symmetrically: an object far off the middle would be shoved, not gripped.
     skew = [abs(ha[2] - hb[2]) * 2 * half for ha, hb in pairs]
     if min(skew) > CENTRING_TOL:
-        return f"{o} sits {min(skew) * 100:.0f} cm off the middle of the fingers at this grasp"
-    return None
+        return f"{o} sits {min(skew) * 100:.0f} cm off the middle of the fingers at this grasp", 0.0
+    return None, min(widths)

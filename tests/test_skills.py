@@ -55,9 +55,9 @@ def test_grasp_must_straddle_the_object_not_its_edge():
         c = model.pose("potted_meat_can")
         down = p.getQuaternionFromEuler((math.pi, 0.0, math.pi / 2))  # closing across the can's 6 cm side
         centred = reach(model, ((c.x, c.y, c.z + 0.02), down))
-        assert _fit_between_pads(model, "potted_meat_can", centred) is None
+        assert _fit_between_pads(model, "potted_meat_can", centred)[0] is None
         edge = reach(model, ((c.x + 0.052, c.y, c.z + 0.02), down))  # pads past the can's end
-        reason = _fit_between_pads(model, "potted_meat_can", edge)
+        reason, _ = _fit_between_pads(model, "potted_meat_can", edge)
         assert reason is not None and "potted_meat_can" in reason
     finally:
         model.close()
