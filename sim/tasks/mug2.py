@@ -48,18 +48,19 @@ def detect(world: SimWorld) -> Verdict:
 ORACLE_SKETCH = """\
 An upright mug stands on the right of the table with an orange sitting on its rim, blocking its
 opening. The cutlery is the fork and the knife; the condiment is the mustard bottle on the left.
-The sponge and the strawberry do not matter. The orange must come off the mug first, then the fork
-and the knife go into the mug, and finally the mug (with the cutlery in it) goes near the mustard.
+The sponge and the strawberry do not matter. The orange must come off the mug first. Carrying a mug
+with cutlery standing in it would spill it, so the mug goes near the mustard first and the fork and
+the knife go into it there: the end state is the same.
 
 Plan:
 pick(orange); lift the orange off the mug's rim
 place_ontop(orange, table); put the orange on the table away from the mug
+pick(mug); grasp the empty mug, keeping it upright
+place_ontop(mug, table); set the mug upright on the table next to the mustard bottle
 pick(fork); grasp the fork
 place_inside(fork, mug); put the fork into the mug
 pick(knife); grasp the knife
 place_inside(knife, mug); put the knife into the mug next to the fork
-pick(mug); grasp the mug with the cutlery inside, keeping it upright
-place_ontop(mug, table); set the mug upright on the table next to the mustard bottle
 achieve_goal(fork, knife, mug, mustard_bottle); fork and knife in the upright mug, which stands near the mustard bottle
 """
 
@@ -96,10 +97,10 @@ def action_check1():
     return position_within_bounds(get_obj_center(state, env, "orange"), b) and clear
 
 def action_check3():
-    return in_mug("fork")
+    return mug_placed()
 
 def action_check5():
-    return in_mug("fork") and in_mug("knife")
+    return in_mug("fork") and mug_placed()
 
 def action_check7():
     return in_mug("fork") and in_mug("knife") and mug_placed()
