@@ -6,7 +6,7 @@ generated checker) judges the state at the tilted pose, after the contents have 
 
 Sampler (broad, SPEC §5): o's centre over t's box (inner three quarters), 1–2 heights of o above
 t's top, any pour direction (`dyaw`) and any tilt. Controller: free motion to the upright pose,
-then a slow tilt about the horizontal axis across the pour direction (12 waypoints, 1.5 s), then a
+then a slow tilt about the horizontal axis across the pour direction (24 waypoints, 2 s), then a
 1 s dwell while physics empties o. The hand keeps holding o; the next action moves on from the tilt.
 Engineered constraint: whatever was inside o has left it.
 """
@@ -25,8 +25,8 @@ from sim.robot import WORKSPACE
 from skills.base import Move, Outcome, Skill
 from skills.motions import reach, transit
 
-TILT_WAYPOINTS = 12
-TILT_SECONDS = 1.5
+TILT_WAYPOINTS = 24
+TILT_SECONDS = 2.0
 DWELL_SECONDS = 1.0
 MAX_JOINT_JUMP = 0.6  # radians between neighbouring tilt waypoints: more means IK flipped branch
 

@@ -15,9 +15,11 @@ import math
 import py_trees
 
 from owl_bt.failures import Failure
+from skills.backend import ArmFault
 from trees.worker import WorkerBehaviour
 
 POSE_TOLERANCE_MAX = 0.10  # metres: beyond this the object went somewhere else entirely
+SETTLE_S = 0.5  # seconds the arm holds still after a step before the scene is observed
 GRASP_TOLERANCE = 0.03  # metres: a held object farther than this from its planned pose slipped in the grasp
 
 
@@ -49,6 +51,11 @@ class Execute(WorkerBehaviour):
         return None
 
     def monitor(self, step) -> Failure | None:
+        backend = self.services.backend
+        try:  # hold still a moment so that what was let go has come to rest before we look
+            backend.execute_trajectory([backend.state().joints], times=[SETTLE_S])
+        except ArmFault as exc:
+            return Failure("execute", str(exc), str(step.op), step.op.args)
         obs = self.services.perception.observe().world
         held = self.services.backend.state().held
         should_hold = held_after(self.services.skills[step.op.name].schema, step.op.args)

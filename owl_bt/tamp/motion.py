@@ -21,11 +21,12 @@ RESOLUTION = 0.04  # radians between collision checks along a segment
 
 
 def segment_free(model: PlanningModel, q1: tuple[float, ...], q2: tuple[float, ...], ignore: tuple[str, ...] = ()) -> bool:
-    """Is the straight joint-space segment q1 → q2 collision free (checked every RESOLUTION rad)?"""
+    """Is the straight joint-space segment q1 → q2 collision free (checked every RESOLUTION rad),
+    with a held container that carries something kept upright (nothing spills on the way)?"""
     n = max(1, int(math.ceil(max(abs(a - b) for a, b in zip(q1, q2, strict=True)) / RESOLUTION)))
     for i in range(n + 1):
         q = tuple(a + (b - a) * i / n for a, b in zip(q1, q2, strict=True))
-        if model.in_collision(q, ignore) is not None:
+        if model.in_collision(q, ignore) is not None or model.spills():
             return False
     return True
 
@@ -38,7 +39,8 @@ def plan_motion(
     timeout_s: float = 2.0,
 ) -> list[tuple[float, ...]] | None:
     """Joint waypoints from q1 to q2 (radians) avoiding collisions, or None when none is found in
-    timeout_s. The held object (model.held) is carried along and checked too."""
+    timeout_s. The held object (model.held) is carried along and checked too, and when it carries
+    something it is kept upright all the way."""
     if model.in_collision(q1, ignore) is not None or model.in_collision(q2, ignore) is not None:
         return None
     if segment_free(model, q1, q2, ignore):
@@ -50,7 +52,8 @@ def plan_motion(
         bounds.setHigh(i, hi)
     space.setBounds(bounds)
     setup = og.SimpleSetup(space)
-    setup.setStateValidityChecker(lambda s: model.in_collision([s[i] for i in range(6)], ignore) is None)
+    setup.setStateValidityChecker(
+        lambda s: model.in_collision([s[i] for i in range(6)], ignore) is None and not model.spills())
     info = setup.getSpaceInformation()
     info.setStateValidityCheckingResolution(RESOLUTION / space.getMaximumExtent())
     start, goal = space.allocState(), space.allocState()

@@ -7,6 +7,8 @@ Nothing here reads the simulator that the robot acts in.
 
 from __future__ import annotations
 
+import math
+
 import pybullet as p
 
 from owl_bt.state import ObjectState, Pose, RobotState, WorldState
@@ -16,6 +18,7 @@ from sim.objects import spawn
 from sim.robot import HOME, PLANNING_LIMITS, RobotModel
 from sim.world import TIME_STEP
 
+SPILL_TILT = 0.6  # radians a container carrying something may tilt on the way before it spills
 Transform = tuple[tuple[float, float, float], tuple[float, float, float, float]]
 
 
@@ -35,6 +38,7 @@ class PlanningModel:
         self.held: str | None = None
         self.grasp: Transform | None = None  # object pose in the TCP frame
         self.carried: dict[str, Transform] = {}  # contents of the held object, pose in its frame
+        self.upright: tuple | None = None  # the held object's orientation when it was picked up
         # (name, checker) pairs the step being sampled must satisfy: set by the refiner, so that a
         # controller can judge a result before it plans dear motions for it
         self.step_checks: list = []
@@ -52,10 +56,10 @@ class PlanningModel:
         return WorldState(objects=objs, robot=robot, source="planning-model")
 
     def snapshot(self) -> tuple:
-        return (p.saveState(physicsClientId=self.cid), self.held, self.grasp, dict(self.carried))
+        return (p.saveState(physicsClientId=self.cid), self.held, self.grasp, dict(self.carried), self.upright)
 
     def restore(self, snap: tuple) -> None:
-        sid, self.held, self.grasp, carried = snap
+        sid, self.held, self.grasp, carried, self.upright = snap
         self.carried = dict(carried)
         p.restoreState(stateId=sid, physicsClientId=self.cid)
 
@@ -98,11 +102,23 @@ class PlanningModel:
             cpos, cquat = p.getBasePositionAndOrientation(self.bodies[other], physicsClientId=self.cid)
             self.carried[other] = p.multiplyTransforms(oinv[0], oinv[1], cpos, cquat)
         self.held = name
+        self.upright = oquat  # how it stood when picked up: carrying contents, keep it so
         self.robot.reset_fingers(0.5)
 
     def detach(self) -> None:
         self.held, self.grasp, self.carried = None, None, {}
         self.robot.reset_fingers(0.0)
+
+    def spills(self, limit: float = SPILL_TILT) -> bool:
+        """Would the held object's contents spill here? True when it carries something and is tilted
+        more than `limit` radians from how it was picked up (the arm as last set)."""
+        if self.held is None or not self.carried or self.upright is None:
+            return False
+        quat = p.getBasePositionAndOrientation(self.bodies[self.held], physicsClientId=self.cid)[1]
+        now = p.getMatrixFromQuaternion(quat)
+        then = p.getMatrixFromQuaternion(self.upright)
+        cos = now[2] * then[2] + now[5] * then[5] + now[8] * then[8]  # angle between the two z axes
+        return cos < math.cos(limit)
 
     def release_contents(self) -> None:
         """Let the held object's contents move under physics again (pouring)."""
