@@ -32,7 +32,8 @@ class Part:
 class ObjectSpec:
     """What to build: name, category, parts, colour (rgba in [0, 1] and a word), mass kg, friction.
 
-    region=True makes a thin flat pad that is part of the table (fixed, zero mass); kind: the
+    region=True makes a thin flat pad that is part of the table (fixed, zero mass); extra["dynamics"]:
+    further pybullet `changeDynamics` settings (restitution, damping, rolling friction); kind: the
     catalogue entry that built it (the planning model rebuilds the same geometry from it).
     """
 
@@ -160,9 +161,7 @@ def spawn(cid: int, spec: ObjectSpec, pose: Pose) -> int:
             linkJointAxis=[(0, 0, 1)] * n,
             physicsClientId=cid,
         )
+    dynamics = {"rollingFriction": 0.005, "spinningFriction": 0.005, **spec.extra.get("dynamics", {})}
     for link in range(-1, p.getNumJoints(body, physicsClientId=cid)):
-        p.changeDynamics(
-            body, link, lateralFriction=spec.friction, rollingFriction=0.005, spinningFriction=0.005,
-            physicsClientId=cid,
-        )
+        p.changeDynamics(body, link, lateralFriction=spec.friction, physicsClientId=cid, **dynamics)
     return body

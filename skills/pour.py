@@ -8,7 +8,8 @@ Sampler (broad, SPEC §5): o's centre over t's box (inner three quarters), 1–2
 t's top, any pour direction (`dyaw`) and any tilt. Controller: free motion to the upright pose,
 then a slow tilt about the horizontal axis across the pour direction (24 waypoints, 2 s), then a
 1 s dwell while physics empties o. The hand keeps holding o; the next action moves on from the tilt.
-Engineered constraint: whatever was inside o has left it.
+Engineered constraints: o's mouth ends over t, 3 cm inside its rim; whatever was inside o has
+left it.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from skills.motions import reach, transit
 TILT_WAYPOINTS = 24
 TILT_SECONDS = 2.0
 DWELL_SECONDS = 1.0
+MOUTH_INSET = 0.03  # metres the poured object's mouth stays inside the target's rim
 MAX_JOINT_JUMP = 0.6  # radians between neighbouring tilt waypoints: more means IK flipped branch
 
 
@@ -91,6 +93,15 @@ class PourSkill(Skill):
         for k in range(4 * TILT_WAYPOINTS + 1):  # the object's own path, finer than the arm's
             turn = p.getQuaternionFromAxisAngle(axis, params["tilt"] * k / (4 * TILT_WAYPOINTS))
             poses.append((pos, p.multiplyTransforms((0, 0, 0), turn, (0, 0, 0), quat0)[1]))
+        # The mouth (the middle of o's top face) must end over t, well inside its rim, so that what
+        # falls out falls into t however it tumbles on the way.
+        rot = p.getMatrixFromQuaternion(poses[-1][1])
+        half = obj.size[2] / 2
+        mouth = (pos[0] + rot[2] * half, pos[1] + rot[5] * half)
+        lo, hi = model.state().get(t).aabb()
+        inset = min(MOUTH_INSET, (hi[0] - lo[0]) / 4, (hi[1] - lo[1]) / 4)
+        if not (lo[0] + inset <= mouth[0] <= hi[0] - inset and lo[1] + inset <= mouth[1] <= hi[1] - inset):
+            return Outcome.fail(f"the mouth of {o} would not be over {t}", t)
         model.set_arm(q0)
         path = transit(model, q0, waypoints[0], ignore=tuple(contents))
         if path is None:

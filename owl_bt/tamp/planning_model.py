@@ -127,10 +127,7 @@ class PlanningModel:
     def pour_motion(self, poses: list[tuple], seconds: float, dwell: float) -> None:
         """Move the held object through `poses` ((position, quaternion) of its body, world frame)
         over `seconds`, then hold the last for `dwell` s, stepping physics all along so that its
-        released contents fall out. The hand does not touch the contents (the container's walls
-        decide where they go)."""
-        free = self.contents(self.held)
-        self.ignore_hand(free)
+        released contents fall out (off the container's walls and the hand, as they would)."""
         body = self.bodies[self.held]
         self._put(self.held, *poses[0])
         # Driven by a stiff fixed constraint to the world, as a hand would: the contents meet a
@@ -148,7 +145,6 @@ class PlanningModel:
                 p.stepSimulation(physicsClientId=self.cid)
         finally:
             p.removeConstraint(cons, physicsClientId=self.cid)
-            self.ignore_hand(free, False)
             self._put(self.held, *poses[-1])
 
     def ignore_hand(self, names: list[str], ignore: bool = True) -> None:

@@ -77,11 +77,13 @@ def tomato_soup_can(name: str = "tomato_soup_can") -> ObjectSpec:
 
 
 def soup(name: str = "soup") -> ObjectSpec:
-    """The can's contents: one slippery ball (friction 0.05) 1.2 cm in radius, 30 g, orange-red; it
-    slides out of the open can once the can is tipped past about 95°."""
+    """The can's contents: a ball 1.2 cm in radius, 30 g, orange-red (friction 0.6); it slides out of
+    the open can once the can is tipped past about 120°. Like a liquid it does not bounce
+    (restitution 0) and, once out, soon stops (damped, high rolling friction)."""
     return ObjectSpec(
         name=name, category="soup", parts=(Part("sphere", (0.012,)),), rgba=(0.85, 0.3, 0.1, 1.0), colour="red",
-        mass=0.03, friction=0.05,
+        mass=0.03, friction=0.6,
+        extra={"dynamics": {"restitution": 0.0, "rollingFriction": 0.05, "linearDamping": 0.3}},
     )
 
 

@@ -96,7 +96,7 @@ def goal_check2():
 
 def action_check1():
     b = modify_pose_bounds_to_be_above_object(state, env, init_bounds, "bowl")
-    tipped = math.cos(tomato_soup_can.pose.roll) * math.cos(tomato_soup_can.pose.pitch) < -0.25
+    tipped = math.cos(tomato_soup_can.pose.roll) * math.cos(tomato_soup_can.pose.pitch) < -0.55  # past ~125°
     return position_within_bounds(get_obj_center(state, env, "tomato_soup_can"), b) and tipped and soup_in_bowl()
 
 def action_check2():
