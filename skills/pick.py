@@ -44,6 +44,11 @@ class PickSkill(Skill):
     def sample(self, model: PlanningModel, args: tuple[str, ...], rng: np.random.Generator) -> dict:
         obj = model.state().get(args[0])
         yaw = rng.uniform(-math.pi, math.pi)
+        sx, sy = obj.size[0], obj.size[1]
+        if max(sx, sy) > 1.5 * min(sx, sy) and abs(obj.pose.roll) < 0.3 and abs(obj.pose.pitch) < 0.3 and rng.random() < 0.5:
+            # an elongated thing lying flat (a fork): close across its narrow side, as people do
+            across = obj.pose.yaw + (0.0 if sx < sy else math.pi / 2)
+            yaw = across + rng.uniform(-0.15, 0.15) + (math.pi if rng.random() < 0.5 else 0.0)
         u = rng.random()
         tilt = 0.0 if u < 0.65 else rng.uniform(-0.35, 0.35) if u < 0.85 else rng.uniform(-0.9, 0.9)
         axis = "across" if rng.random() < 0.5 else "about"  # tilt across or about the closing axis

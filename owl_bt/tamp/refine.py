@@ -27,6 +27,7 @@ from owl_bt.language.codebook import Bounds, record_bounds
 from owl_bt.state import WorldState
 from owl_bt.tamp.operators import GroundOp
 from owl_bt.tamp.planning_model import PlanningModel
+from sim.robot import WORKSPACE
 
 Checker = Callable[[WorldState], bool]
 SAMPLE_BUDGET = 500
@@ -68,7 +69,14 @@ def guide(state: WorldState, moved: str, checks: Sequence[tuple[str, Checker]]) 
         return None
     lo = [max(b[0][i] for b in boxes) for i in range(3)]
     hi = [min(b[1][i] for b in boxes) for i in range(3)]
-    return None if any(lo[i] > hi[i] for i in range(3)) else (tuple(lo), tuple(hi))
+    if any(lo[i] > hi[i] for i in range(3)):
+        return None
+    # within the arm's comfortable workspace, where that leaves any room
+    wlo = [max(lo[i], WORKSPACE[0][i]) for i in range(2)]
+    whi = [min(hi[i], WORKSPACE[1][i]) for i in range(2)]
+    if all(wlo[i] < whi[i] for i in range(2)):
+        lo[:2], hi[:2] = wlo, whi
+    return (tuple(lo), tuple(hi))
 
 
 def _guided(params: dict, hint: Bounds | None, rng: np.random.Generator) -> dict:

@@ -119,6 +119,10 @@ def propose_edit(
     target = op.args[-1] if len(op.args) > 1 else op.args[0]
     in_target = [b for b in around.get(target, []) if b in movable]
     blamed = [b for b in failure.offending_objects if b in movable and b not in op.args]
+    # What the sketch itself puts somewhere (a fork into the mug) is arranged on purpose, not in the way.
+    arranged = {it.op.args[0] for it in items if it.op.name != "pick" and it.op.args}
+    in_target = [b for b in in_target if b not in arranged]
+    blamed = [b for b in blamed if b not in arranged]
     container = "Container" in _types(world, target)
     for b in in_target + blamed:
         inside = container and _below_rim(world, b, target)
