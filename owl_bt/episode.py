@@ -141,7 +141,7 @@ def run_episode(cfg: EpisodeConfig, on_tick=None) -> EpisodeResult:
         checkers=dict(constraints.checkers.sources) if constraints else {},
         tree_text=res.tree_text, tick_hz=res.tick_hz, run_dir=folder.final,
         history=list(board.get("history") or []), executed=executed,
-        failure=board["failure"].line() if board.get("failure") else None,
+        failure=board["failure"].line() if board.get("failure") and not declared else None,
         interrupted=res.interrupted, model_s=services.counters["model_s"],
         skeletons=services.counters["skeletons"], queries=services.counters["queries"],
     )
@@ -154,8 +154,8 @@ def run_episode(cfg: EpisodeConfig, on_tick=None) -> EpisodeResult:
         ],
         "result": result.summary(),
     })
-    if constraints:
-        folder.write_json("transcript.json", constraints.transcript)
+    if services.transcripts:
+        folder.write_json("transcript.json", services.transcripts)  # one list of messages per attempt
     folder.write_text("tree.txt", res.tree_text)
     folder.log.info("end", **result.summary())
     result.run_dir = folder.finish()

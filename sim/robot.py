@@ -54,7 +54,7 @@ MAX_OPENING = 0.085  # metres between the pads when open
 # Where on the table the arm works comfortably (x, y lower and upper, metres, world frame): samplers
 # put objects down only here, however large the surface (edges near the base or far away are
 # reachable only in awkward poses from which the next pick fails).
-WORKSPACE = ((0.30, -0.38), (0.78, 0.38))
+WORKSPACE = ((0.32, -0.32), (0.76, 0.32))
 
 
 @lru_cache(maxsize=1)

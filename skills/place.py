@@ -86,7 +86,7 @@ class _PlaceSkill(Skill):
         model.set_arm(q_place)  # the held object now sits where it is to be released: a first, cheap look
         failed = [name for name, check in model.step_checks if not check(model.state())]
         if failed:
-            return Outcome.fail(f"generated constraint {', '.join(failed)} not satisfied where {o} is released", s)
+            return Outcome.fail(f"constraint {', '.join(failed)} not satisfied where {o} is released", s)
         q_pre = reach(model, raised(target, APPROACH), seed=q_place)
         if q_pre is None:
             return Outcome.fail(f"no inverse-kinematics solution above {s}", s)
@@ -133,7 +133,7 @@ class _PlaceSkill(Skill):
         state = model.state()
         failed = [name for name, check in model.step_checks if not check(state)]
         if failed:
-            return (f"generated constraint {', '.join(failed)} not satisfied", s)
+            return (f"constraint {', '.join(failed)} not satisfied", s)
         return None
 
     def engineered(self, model: PlanningModel, o: str, s: str) -> str | None:

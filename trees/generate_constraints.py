@@ -26,6 +26,7 @@ class GenerateConstraints(WorkerBehaviour):
 
     def finish(self, constraints) -> py_trees.common.Status:
         self.bb.constraints = constraints
+        self.services.transcripts.append(constraints.transcript)
         c = self.services.counters
         c["model_s"] += constraints.model_s
         c["queries"] += constraints.queries

@@ -23,14 +23,18 @@ class Replan(py_trees.behaviour.Behaviour):
         self.log = kwargs["services"].log
 
     def initialise(self) -> None:
+        # Every stage clears its failure when it starts, so the first stage (in pipeline order) that
+        # holds one is the stage that failed in this attempt; later ones may be left from before.
         failure = None
         for stage in STAGES:
             if self.bb.exists(f"{stage}_failure") and self.bb.get(f"{stage}_failure") is not None:
                 failure = self.bb.get(f"{stage}_failure")
+                break
         self.bb.failure = failure
         line = f"attempt {self.bb.attempt}: " + (failure.line() if failure else "failed for an unknown reason")
         self.bb.history = list(self.bb.history) + [line]
-        self._give_up = self.bb.attempt >= self.max_attempts
+        self._give_up = self.bb.attempt >= self.max_attempts or (failure is not None and
+                                                                failure.observed.get("retryable") is False)
         if not self._give_up:
             self.bb.attempt = self.bb.attempt + 1
             self.bb.instruction = self.bb.instruction + "\n" + line

@@ -31,4 +31,5 @@ class Services:
     max_skeletons: int = 5
     log: Callable[..., None] = field(default=lambda event, **kw: None)
     on_step: Callable[[str], None] = field(default=lambda action: None)
+    transcripts: list = field(default_factory=list)  # each attempt's prompts and model answers
     counters: dict = field(default_factory=lambda: {"samples": 0, "skeletons": 0, "model_s": 0.0, "queries": 0})

@@ -14,7 +14,7 @@ from typing import Any
 
 import py_trees
 
-from owl_bt.errors import OwlError
+from owl_bt.errors import GroundingError, OwlError, UnknownObjectError
 from owl_bt.failures import Failure
 from trees.blackboard import client
 from trees.services import Services
@@ -44,6 +44,7 @@ class WorkerBehaviour(py_trees.behaviour.Behaviour, abc.ABC):
 
     def initialise(self) -> None:
         self.bb.set(f"{self.stage}_failure", None)
+        self.feedback_message = ""  # not the last attempt's news
         self._cancel.clear()
         self.before()
         self._future = _POOL.submit(self.work)
@@ -54,7 +55,10 @@ class WorkerBehaviour(py_trees.behaviour.Behaviour, abc.ABC):
         try:
             result = self._future.result()
         except OwlError as exc:
-            return self.fail(Failure(self.stage, exc.reason))
+            # What the instruction itself gets wrong (an absent object, words not understood) does
+            # not change by trying again: the replan subtree gives up at once on these.
+            retry = not isinstance(exc, GroundingError | UnknownObjectError)
+            return self.fail(Failure(self.stage, exc.reason, observed={"retryable": retry}))
         except Exception as exc:  # a bug or library error: typed, logged, never a traceback on screen
             return self.fail(Failure(self.stage, f"{type(exc).__name__}: {exc}"))
         return self.finish(result)

@@ -176,7 +176,7 @@ def ground(task: str, objs: list[SceneObject]) -> list[Clause]:
     if unknown:
         raise GroundingError(
             f"the offline grounder did not understand: {', '.join(repr(u) for u in dict.fromkeys(unknown))}; "
-            "rephrase, or configure a VLM endpoint for open vocabulary"
+            "rephrase it with the words of a simpler goal (e.g. 'put the X onto the Y')"
         )
     if rel is None:
         raise GroundingError("no placement relation found (e.g. 'onto', 'on', 'into', 'inside')")
@@ -189,7 +189,8 @@ def ground(task: str, objs: list[SceneObject]) -> list[Clause]:
     targets = after[0][2]
     if len(targets) != 1:
         raise GroundingError(f"'where' is ambiguous: {', '.join(targets)}")
-    moved = [n for n in before[0][2] if n != targets[0]]
+    # every object named before the relation moves ("the apple and the strawberry into the bowl")
+    moved = list(dict.fromkeys(n for m in before for n in m[2] if n != targets[0]))
     if not moved:
         raise GroundingError(f"cannot put the {_words(targets[0])} {'on' if rel == 'ontop' else 'in'} itself")
     return [Clause(m, rel, targets[0]) for m in moved]

@@ -177,7 +177,7 @@ def _sample_step(model, op, skill, checks, hint, rng, share, cancelled, snap):
             failed = [name for name, chk in checks if not chk(state)]
             if not failed:
                 return GroundedStep(op, params, res.commands, res.expected, k, checks), reasons, blamed, k
-            reasons[f"generated constraint {', '.join(failed)} not satisfied"] += 1
+            reasons[f"constraint {', '.join(failed)} not satisfied"] += 1
         else:
             reasons[res.reason] += 1
             blamed.update(res.offending)
