@@ -1,7 +1,8 @@
 """place_ontop(o, s) and place_inside(o, c): put the held object down (SPEC §2.1).
 
 Sampler (deliberately broad, SPEC §5): the object's centre anywhere over the target's box (1.5 cm in
-from its edge; inside a container, clear of its walls), released 3–12 mm above resting height, and
+from its edge; inside a container, clear of its walls), released 3–12 mm above resting height (up
+to 5 cm into a container, dropped in over walls the fingers cannot reach past), and
 an orientation that is either the one it hangs in now turned about z, or one of its resting faces
 (upright, upside down, on a side) with any yaw — which is how a mug lying on its side gets stood
 up, or a fork gets stood in a mug (reorientation). Controller: free motion to 10 cm above, straight
@@ -49,7 +50,8 @@ class _PlaceSkill(Skill):
         state = model.state()
         obj = state.get(o)
         face = None if obj.shape == "sphere" or rng.random() < KEEP_SHARE else int(rng.integers(len(FACES)))
-        params = {"face": face, "dyaw": rng.uniform(-math.pi, math.pi), "clearance": rng.uniform(0.003, 0.012)}
+        drop = rng.uniform(0.003, 0.05 if self.inside else 0.012)
+        params = {"face": face, "dyaw": rng.uniform(-math.pi, math.pi), "clearance": drop}
         lo, hi = state.get(s).aabb()
         if self.inside:  # keep the object's footprint (in its new orientation) off the walls
             olo, ohi = obj.moved(from_bullet(obj.pose.position, target_orientation(obj, params))).aabb()

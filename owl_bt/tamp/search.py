@@ -139,7 +139,8 @@ def propose_edit(
         new = [SketchItem(GroundOp("pick", (b,)), why=f"clear {target}"),
                SketchItem(GroundOp("place_ontop", (b, table)), [(f"{b} away", _away(b, targets))], why=f"clear {target}")]
         return items[:at] + new + items[at:], f"{b} is in the way of {op}: move it to the {table} first"
-    if op.name.startswith("place") and table is not None and ("regrasp", op.args[0]) not in done:
+    round_thing = world.get(op.args[0]).shape == "sphere"  # every grasp of a ball reaches every orientation
+    if op.name.startswith("place") and table is not None and not round_thing and ("regrasp", op.args[0]) not in done:
         done.add(("regrasp", op.args[0]))
         j = _sketch_index_at(tp, idx)
         o = op.args[0]
