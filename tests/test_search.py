@@ -62,16 +62,21 @@ def test_container_holding_something_is_poured_out(schemas):
     assert "pour" in note
 
 
-def test_unreachable_placement_regrasps_once(schemas):
-    world = _scene(BERRY)
-    items = _sketch(GroundOp("pick", ("strawberry",)), GroundOp("place_ontop", ("strawberry", "region")))
+def test_unreachable_placement_regrasps_once_but_never_for_a_ball(schemas):
+    box = ObjectState("block", "block", Pose(0.45, 0.25, 0.042), (0.07, 0.07, 0.08), mass=0.2)
+    world = _scene(box, BERRY)
+    items = _sketch(GroundOp("pick", ("block",)), GroundOp("place_ontop", ("block", "region")))
     tp = pddl.solve(world, schemas, [i.op for i in items])
     done: set = set()
     edited, _ = propose_edit(world, items, tp, _failure(tp, 1, {"region": []}), done)
     assert [str(i.op) for i in edited] == [
-        "pick(strawberry)", "place_ontop(strawberry, table)", "pick(strawberry)", "place_ontop(strawberry, region)"]
+        "pick(block)", "place_ontop(block, table)", "pick(block)", "place_ontop(block, region)"]
+    assert edited[1].checks  # the intermediate placement must rest it on another face
     tp2 = pddl.solve(world, schemas, [i.op for i in edited])
     assert propose_edit(world, edited, tp2, _failure(tp2, 3, {"region": []}), done) is None  # no second regrasp
+    ball = _sketch(GroundOp("pick", ("strawberry",)), GroundOp("place_ontop", ("strawberry", "region")))
+    tp3 = pddl.solve(world, schemas, [i.op for i in ball])
+    assert propose_edit(world, ball, tp3, _failure(tp3, 1, {"region": []}), set()) is None
 
 
 def test_search_clears_an_occupied_region_and_succeeds(skills):
