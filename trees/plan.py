@@ -10,8 +10,11 @@ import py_trees
 
 from owl_bt.failures import Failure
 from owl_bt.tamp import pddl
+from owl_bt.tamp.motion import densify, plan_motion
 from owl_bt.tamp.refine import Refinement
 from owl_bt.tamp.search import SketchItem, plan
+from sim.robot import HOME
+from skills.base import Move
 from trees.worker import WorkerBehaviour
 
 
@@ -46,7 +49,8 @@ class PlanBehaviour(WorkerBehaviour):
             for i, a in enumerate(c.sketch.actions)
         ]
         goal = [(n, c.checkers.as_callable(n)) for n in c.goal_checkers()]
-        result = plan(self._world, s.skills, sketch, goal, s.rng, s.budget, s.max_skeletons, self.cancelled)
+        result = plan(self._world, s.skills, sketch, goal, s.rng, s.budget, s.max_skeletons, self.cancelled,
+                      finish=go_home)
         s.counters["skeletons"] += result.skeletons
         s.counters["samples"] += result.samples
         for note in result.edits:
@@ -66,6 +70,15 @@ class PlanBehaviour(WorkerBehaviour):
         self.feedback_message = f"{len(result.actions())} steps, {result.refinement.samples} samples" + (
             f", {len(result.edits)} skeleton edits" if result.edits else "")
         return py_trees.common.Status.SUCCESS
+
+
+def go_home(model, refinement: Refinement) -> None:
+    """End a plan with a collision-free motion back to the home pose (hand empty), so the arm is
+    clear of the scene when it is judged and when the next goal comes."""
+    if model.held is None and refinement.steps:
+        home = plan_motion(model, model.robot.arm_q(), HOME)
+        if home is not None:
+            refinement.steps[-1].commands = [*refinement.steps[-1].commands, Move(tuple(densify(home)))]
 
 
 def create_plan_subtree() -> py_trees.behaviour.Behaviour:

@@ -68,8 +68,11 @@ def plan(
     budget: int = 500,
     max_skeletons: int = MAX_SKELETONS,
     cancelled: Callable[[], bool] = lambda: False,
+    finish: Callable[[PlanningModel, Refinement], None] | None = None,
 ) -> SearchResult:
-    """Find a refined plan for `sketch` from `world`; the result's failure is the last round's."""
+    """Find a refined plan for `sketch` from `world`; the result's failure is the last round's.
+    `finish(model, refinement)` may add to a successful refinement while its planning model (in
+    the final state) is still open — e.g. a motion back home."""
     schemas = [k.schema for k in skills.values()]
     held = world.robot.held if world.robot else None
     items, failures, edits, samples, done = list(sketch), [], [], 0, set()
@@ -86,6 +89,8 @@ def plan(
         model = PlanningModel(world)
         try:
             ref = refine(model, tp.steps, skills, step_checkers, goal_checkers, rng, budget, cancelled)
+            if ref.ok and finish is not None:
+                finish(model, ref)
         finally:
             model.close()
         samples += ref.samples
