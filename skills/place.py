@@ -85,10 +85,12 @@ class _PlaceSkill(Skill):
         hit = model.in_collision(q_place)
         if hit:
             return Outcome.fail(f"placing {o} there collides with {hit}", hit.split("↔")[-1])
-        model.set_arm(q_place)  # the held object now sits where it is to be released: a first, cheap look
-        failed = [name for name, check in model.step_checks if not check(model.state())]
+        # A first, cheap look: the step's checkers on the object come to rest right under the release
+        # pose (the drop itself is judged after physics).
+        resting = model.state().with_pose(o, Pose(goal.x, goal.y, goal.z - params["clearance"], *goal.euler))
+        failed = [name for name, check in model.step_checks if not check(resting)]
         if failed:
-            return Outcome.fail(f"constraint {', '.join(failed)} not satisfied where {o} is released", s)
+            return Outcome.fail(f"constraint {', '.join(failed)} not satisfied where {o} would rest", s)
         q_pre = reach(model, raised(target, APPROACH), seed=q_place)
         if q_pre is None:
             return Outcome.fail(f"no inverse-kinematics solution above {s}", s)
