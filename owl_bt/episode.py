@@ -9,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 
-from owl_bt.errors import UsageError
+from owl_bt.errors import OwlError, UsageError
 from owl_bt.language.vlm import make_vlm
 from owl_bt.runfolder import RunFolder
 from perception.source import SimStateSource
@@ -102,7 +102,13 @@ def run_episode(cfg: EpisodeConfig, on_tick=None) -> EpisodeResult:
     folder = RunFolder(cfg.out, cfg.instruction)
     world = SimWorld(gui=cfg.gui)
     try:
-        task.build(world, cfg.seed)
+        try:
+            task.build(world, cfg.seed)
+        except (OwlError, ValueError, TypeError) as exc:  # a scene that cannot be built: a usage error
+            world.close()
+            folder.discard()
+            reason = exc.reason if isinstance(exc, OwlError) else f"the scene cannot be built: {exc}"
+            raise UsageError(reason) from None
         backend = SimArmBackend(world, realtime=cfg.gui)
         services = Services(
             backend=backend,

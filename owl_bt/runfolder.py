@@ -32,7 +32,7 @@ class RunFolder:
         if final is None:
             stamp = dt.datetime.now().strftime("%Y%m%d-%H%M%S")
             final = Path("runs") / f"{stamp}-{slugify(instruction)}"
-        self.final = Path(final)
+        self.final = Path(final).absolute()  # planning may change the working directory meanwhile
         if self.final.exists() and not self.final.is_dir():
             raise UsageError(f"output path {self.final} exists and is not a folder")
         if self.final.exists() and any(self.final.iterdir()):
@@ -64,6 +64,11 @@ class RunFolder:
 
     def write_bytes(self, name: str, data: bytes) -> None:
         (self.path / name).write_bytes(data)
+
+    def discard(self) -> None:
+        """Nothing worth keeping happened (the scene could not even be built): remove the folder."""
+        self._events.close()
+        shutil.rmtree(self.path, ignore_errors=True)
 
     def finish(self) -> Path:
         """Close the event log and move the folder to its final name; returns that path."""

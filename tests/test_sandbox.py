@@ -59,3 +59,23 @@ def test_runaway_and_raising_checkers_are_false(berry_world):
     assert cs.evaluate("text", berry_world) is False
     assert any("exceeded 50 ms" in e for e in cs.errors)
     assert any("ZeroDivisionError" in e for e in cs.errors)
+
+
+def test_frame_walking_and_module_patching_are_refused(berry_world):
+    from owl_bt.errors import UnsafeCodeError
+    from owl_bt.language.codebook import env_from_state
+    from owl_bt.language.sandbox import CheckerSet
+
+    escape = """
+def goal_check0():
+    box = []
+    g = (box[0].gi_frame.f_back.f_back.f_globals for x in [1])
+    box.append(g)
+    for gl in g:
+        return False
+    return True
+"""
+    patch = "def goal_check0():\n    math.pi = 3\n    return True\n"
+    for src in (escape, patch):
+        with pytest.raises(UnsafeCodeError):
+            CheckerSet.compile(src, berry_world, env_from_state(berry_world))

@@ -37,6 +37,9 @@ SAFE_BUILTINS = {
 }
 FORBIDDEN = {"exec", "eval", "compile", "open", "getattr", "setattr", "delattr", "globals", "locals", "vars",
              "__import__", "input", "breakpoint", "type", "object", "super", "dir", "help", "memoryview"}
+# Interpreter internals reachable without underscores (generator/coroutine frames, tracebacks, code
+# objects): the way out of any Python sandbox, so never an attribute of checker code.
+INTERNALS = ("gi_", "cr_", "ag_", "f_", "tb_", "co_", "func_", "mro")
 CONTEXT = ("state", "env", "init_state", "init_bounds", "math")
 MAX_CONSTANT = 10**6
 TIME_LIMIT_S = 0.05
@@ -82,8 +85,10 @@ def check_source(source: str, object_names: set[str]) -> ast.Module:
                 raise UnsafeCodeError(f"checker code names forbidden {node.id!r} (line {line})")
             if node.id not in known:
                 raise UnsafeCodeError(f"checker code uses unknown name {node.id!r} (line {line})")
-        if isinstance(node, ast.Attribute) and node.attr.startswith("_"):
+        if isinstance(node, ast.Attribute) and (node.attr.startswith("_") or node.attr.startswith(INTERNALS)):
             raise UnsafeCodeError(f"checker code accesses private attribute {node.attr!r} (line {line})")
+        if isinstance(node, ast.Attribute) and not isinstance(node.ctx, ast.Load):
+            raise UnsafeCodeError(f"checker code changes attribute {node.attr!r} (line {line})")
         if isinstance(node, ast.FunctionDef) and (node.decorator_list or node.name.startswith("_")):
             raise UnsafeCodeError(f"checker function {node.name!r} is not allowed (line {line})")
         if isinstance(node, ast.Constant) and isinstance(node.value, int | float) and not isinstance(node.value, bool):

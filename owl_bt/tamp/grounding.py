@@ -70,7 +70,8 @@ def ground(world: WorldState, schemas: Sequence[OperatorSchema], held: str | Non
     for act in pb.actions:
         for p, q in itertools.combinations(act.parameters, 2):
             act.add_precondition(Not(Equals(p, q)))
-    with Compiler(name=grounder or _grounder(), problem_kind=pb.kind, compilation_kind=CompilationKind.GROUNDING) as comp:
+    with pddl.fd_scratch(), Compiler(name=grounder or _grounder(), problem_kind=pb.kind,
+                                     compilation_kind=CompilationKind.GROUNDING) as comp:
         res = comp.compile(pb, CompilationKind.GROUNDING)
     facts = {f for f, v in pb.explicit_initial_values.items() if v.is_true()}
     initial = {_atom(f, names) for f in facts}

@@ -9,7 +9,11 @@ order, with other (generic) actions inserted anywhere.
 
 from __future__ import annotations
 
+import contextlib
+import os
 import re
+import tempfile
+import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -44,6 +48,24 @@ class TaskPlan:
     sketch_steps: list[int]
     domain_pddl: str
     problem_pddl: str
+
+
+_FD_LOCK = threading.Lock()
+
+
+@contextlib.contextmanager
+def fd_scratch():
+    """Run a Fast Downward call alone, in a private temporary directory: its translator writes
+    scratch files (output.sas, sas_plan) into the current directory, so parallel runs from one
+    folder (bench workers, two terminals) would read each other's problems, and a read-only
+    current directory would make every call fail."""
+    with _FD_LOCK, tempfile.TemporaryDirectory(prefix="owl-fd-") as tmp:
+        here = os.getcwd()
+        os.chdir(tmp)
+        try:
+            yield
+        finally:
+            os.chdir(here)
 
 
 class NoTaskPlan(Exception):
@@ -158,7 +180,7 @@ def solve(
     """A skeleton from Fast Downward for the compiled problem; raises NoTaskPlan when unsolvable."""
     pb, names = build_problem(world, schemas, sketch, goal, held)
     writer = PDDLWriter(pb)
-    with OneshotPlanner(name="fast-downward") as planner:
+    with fd_scratch(), OneshotPlanner(name="fast-downward") as planner:
         result = planner.solve(pb)
     if result.plan is None:
         raise NoTaskPlan(f"Fast Downward found no task plan ({result.status.name})")
