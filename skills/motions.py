@@ -42,3 +42,16 @@ def touching_now(model: PlanningModel, name: str) -> tuple[str, ...]:
         if other != name and p.getClosestPoints(model.bodies[name], bid, 0.002, physicsClientId=model.cid):
             out.append(other)
     return tuple(out)
+
+
+def cuts_into(model: PlanningModel, name: str, waypoints) -> bool:
+    """Do the open fingers cut into `name` (by over 2 mm) anywhere along these arm waypoints? An
+    approach that would shove it, or a retreat that would drag it along (a mug's handle hooked on a
+    finger)."""
+    model.robot.reset_fingers(0.0)
+    for q in waypoints:
+        model.set_arm(q)
+        if any(c[8] < -0.002 for c in p.getClosestPoints(model.robot.body, model.bodies[name], 0.0,
+                                                         physicsClientId=model.cid)):
+            return True
+    return False

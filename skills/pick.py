@@ -19,7 +19,7 @@ from owl_bt.tamp.planning_model import PlanningModel
 from sim.bullet import to_bullet
 from sim.robot import MAX_OPENING
 from skills.base import Grip, Move, Outcome, Skill
-from skills.motions import APPROACH, raised, reach, straight, touching_now, transit
+from skills.motions import APPROACH, cuts_into, raised, reach, straight, touching_now, transit
 
 LIFT = 0.12  # metres
 SUPPORT_CLEARANCE = 0.002  # metres the closed fingers keep above what the object rests on
@@ -106,7 +106,7 @@ class PickSkill(Skill):
         if path is None:
             return Outcome.fail(f"no collision-free motion to above {o}", o)
         approach = straight(model, q_pre, q_grasp, ignore=(o,))
-        if approach is None or _cuts_into(model, o, approach):
+        if approach is None or cuts_into(model, o, approach):
             return Outcome.fail(f"the approach to {o} is blocked", o)
         model.set_arm(q_grasp)
         supports = touching_now(model, o)
@@ -120,17 +120,6 @@ class PickSkill(Skill):
         model.set_arm(q_lift)
         return Outcome(ok=True, commands=[Move(path), Move(approach), Grip("close", expect=o), Move(lift)],
                        expected={o: model.pose(o)})
-
-
-def _cuts_into(model: PlanningModel, o: str, waypoints) -> bool:
-    """Do the open fingers cut into o (by over 2 mm) anywhere along these arm waypoints?"""
-    model.robot.reset_fingers(0.0)
-    for q in waypoints:
-        model.set_arm(q)
-        if any(c[8] < -0.002 for c in p.getClosestPoints(model.robot.body, model.bodies[o], 0.0,
-                                                         physicsClientId=model.cid)):
-            return True
-    return False
 
 
 def _angle_for(model: PlanningModel, width: float) -> float:

@@ -24,7 +24,7 @@ from owl_bt.tamp.planning_model import PlanningModel
 from sim.bullet import from_bullet, to_bullet
 from sim.robot import WORKSPACE
 from skills.base import Grip, Move, Outcome, Skill
-from skills.motions import APPROACH, raised, reach, straight, transit
+from skills.motions import APPROACH, cuts_into, raised, reach, straight, transit
 
 REST_SPEED = 0.02  # m/s: slower than this after settling counts as at rest
 KEEP_SHARE = 0.5  # share of samples that keep the hanging orientation (the rest try resting faces)
@@ -107,6 +107,11 @@ class _PlaceSkill(Skill):
         path = transit(model, q0, q_pre)
         descent = straight(model, q_pre, q_place) if path is not None else None
         retreat = straight(model, q_place, q_pre, ignore=(o,)) if descent is not None else None
+        if retreat is not None:  # the released object stays put (at its release pose) as the hand leaves
+            model.set_arm(q_place)
+            model.detach()
+            if cuts_into(model, o, retreat):
+                retreat = None
         model.restore(after)
         model.drop_snapshot(after)
         if path is None:
