@@ -147,15 +147,6 @@ class PlanningModel:
             p.removeConstraint(cons, physicsClientId=self.cid)
             self._put(self.held, *poses[-1])
 
-    def ignore_hand(self, names: list[str], ignore: bool = True) -> None:
-        """Switch collisions between the hand and these objects off (or back on): while pouring, the
-        planning model's kinematic fingers may reach into a container's mouth and would only shove
-        its contents; the container's own walls decide where they go."""
-        for name in names:
-            for link in range(-1, p.getNumJoints(self.robot.body, physicsClientId=self.cid)):
-                p.setCollisionFilterPair(self.robot.body, self.bodies[name], link, -1, int(not ignore),
-                                         physicsClientId=self.cid)
-
     def contents(self, name: str) -> list[str]:
         """Movable objects whose centre lies within `name`'s box and above its bottom (inside it)."""
         state = self.state()
