@@ -25,6 +25,11 @@ class ArmFault(Exception):
     """The arm could not complete a command (limit, collision, lost connection): one-line reason."""
 
 
+class ArmBlocked(ArmFault):
+    """A motion was stopped by contact short of its waypoint (the arm itself is fine): the caller may
+    back out along the way it came."""
+
+
 class ArmBackend(Protocol):
     def state(self) -> RobotState:
         """Measured joints, gripper opening and held object."""

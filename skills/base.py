@@ -19,7 +19,7 @@ import numpy as np
 from owl_bt.state import Pose
 from owl_bt.tamp.operators import OperatorSchema
 from owl_bt.tamp.planning_model import PlanningModel
-from skills.backend import ArmBackend, ArmFault
+from skills.backend import ArmBackend, ArmBlocked, ArmFault
 
 
 @dataclass(frozen=True)
@@ -85,7 +85,11 @@ class Skill(abc.ABC):
         try:
             for cmd in commands:
                 if isinstance(cmd, Move):
-                    backend.execute_trajectory(cmd.waypoints, cmd.times, guarded=cmd.guarded)
+                    try:
+                        backend.execute_trajectory(cmd.waypoints, cmd.times, guarded=cmd.guarded)
+                    except ArmBlocked:
+                        back_out(backend, cmd.waypoints)
+                        raise
                 else:
                     res = backend.gripper(cmd.command)
                     if cmd.command == "close" and res.holding != cmd.expect:
@@ -93,3 +97,16 @@ class Skill(abc.ABC):
         except ArmFault as exc:
             return str(exc)
         return None
+
+
+def back_out(backend: ArmBackend, waypoints: Sequence[Sequence[float]]) -> bool:
+    """After a blocked motion, retrace the waypoints already passed back to the first one (which the
+    planner found free), so the hand is clear of whatever stopped it before the scene is observed
+    and replanned. True when the arm got back; a failure here is left to the replan (never raises)."""
+    q = backend.state().joints
+    passed = min(range(len(waypoints)), key=lambda i: max(abs(a - b) for a, b in zip(waypoints[i], q, strict=True)))
+    try:
+        backend.execute_trajectory([q, *reversed(waypoints[: passed + 1])])
+    except ArmFault:
+        return False
+    return True

@@ -15,7 +15,7 @@ import pybullet as p
 from owl_bt.state import RobotState
 from sim.robot import FINGER_CLOSED
 from sim.world import TIME_STEP, SimWorld
-from skills.backend import ArmFault, GripResult
+from skills.backend import ArmBlocked, ArmFault, GripResult
 
 JOINT_TOL = 0.01  # radians: a waypoint counts as reached within this
 WAYPOINT_TIMEOUT = 3.0  # seconds of simulated time per waypoint
@@ -74,7 +74,7 @@ class SimArmBackend:
                     self.robot.command_arm(now)
                     return
             else:
-                raise ArmFault(f"waypoint not reached within {WAYPOINT_TIMEOUT} s (blocked?)")
+                raise ArmBlocked(f"waypoint not reached within {WAYPOINT_TIMEOUT} s (blocked?)")
             if times is not None:  # not before its time: hold the waypoint until then
                 while (self.world.steps - start) * TIME_STEP < times[i]:
                     self._step()

@@ -13,14 +13,18 @@ from __future__ import annotations
 import math
 
 import py_trees
+import pybullet as p
 
 from owl_bt.failures import Failure
+from owl_bt.state import Pose
 from skills.backend import ArmFault
 from trees.worker import WorkerBehaviour
 
 POSE_TOLERANCE_MAX = 0.10  # metres: beyond this the object went somewhere else entirely
 SETTLE_S = 0.5  # seconds the arm holds still after a step before the scene is observed
-GRASP_TOLERANCE = 0.03  # metres: a held object farther than this from its planned pose slipped in the grasp
+GRASP_TOLERANCE = 0.03  # metres (xy): a held object farther than this from its planned pose slipped in the grasp
+GRASP_TILT_TOLERANCE = 0.12  # radians: a held object turned this much in the fingers is released wrongly
+PLAN_TOLERANCE = 0.02  # metres: a later step that acts on an object this far from its planned pose needs a new plan
 
 
 class Execute(WorkerBehaviour):
@@ -34,7 +38,8 @@ class Execute(WorkerBehaviour):
 
     def work(self):
         s = self.services
-        for step in self._plan.refinement.steps:
+        steps = self._plan.refinement.steps
+        for k, step in enumerate(steps):
             if self.cancelled():
                 return Failure("execute", "cancelled", str(step.op))
             skill = s.skills[step.op.name]
@@ -43,14 +48,17 @@ class Execute(WorkerBehaviour):
             s.on_step(str(step.op))
             if reason is not None:
                 return Failure("execute", reason, str(step.op), step.op.args)
-            mismatch = self.monitor(step)
+            later = {a for st in steps[k + 1:] for a in st.op.args}
+            mismatch = self.monitor(step, later)
             if mismatch is not None:
                 return mismatch
             self._done.append(str(step.op))
             s.log("step_done", action=str(step.op))
         return None
 
-    def monitor(self, step) -> Failure | None:
+    def monitor(self, step, later: set[str] = frozenset()) -> Failure | None:
+        """The step's expected effects against a fresh observation; `later`: objects the rest of the
+        plan acts on (their planned poses must still be good enough to act on)."""
         backend = self.services.backend
         try:  # hold still a moment so that what was let go has come to rest before we look
             backend.execute_trajectory([backend.state().joints], times=[SETTLE_S])
@@ -79,6 +87,10 @@ class Execute(WorkerBehaviour):
                 return Failure("monitor", f"{name} sits {drift * 100:.0f} cm off the planned grasp", str(step.op), (name,),
                                {"pose": got.rounded(), "planned": pose.rounded()})
             if name == should_hold:
+                turned = rotation_between(got, pose)
+                if turned > GRASP_TILT_TOLERANCE:  # replan the rest with the grasp as it really is
+                    return Failure("monitor", f"{name} turned {math.degrees(turned):.0f}° in the grasp", str(step.op),
+                                   (name,), {"pose": got.rounded(), "planned": pose.rounded()})
                 continue
             if failed or err > POSE_TOLERANCE_MAX:
                 return Failure(
@@ -87,6 +99,10 @@ class Execute(WorkerBehaviour):
                     + (f"; {', '.join(failed)} no longer holds" if failed else ""),
                     str(step.op), (name,), {"pose": got.rounded(), "planned": pose.rounded(), "failed": failed},
                 )
+            if name in later and err > PLAN_TOLERANCE:
+                return Failure("monitor", f"{name} came to rest at ({got.x:.2f}, {got.y:.2f}), {err * 100:.0f} cm from where "
+                               "the rest of the plan expects it", str(step.op), (name,),
+                               {"pose": got.rounded(), "planned": pose.rounded()})
         return None
 
     def finish(self, result) -> py_trees.common.Status:
@@ -95,6 +111,14 @@ class Execute(WorkerBehaviour):
             return self.fail(result)
         self.feedback_message = f"{len(self._plan.refinement.steps)} steps done"
         return py_trees.common.Status.SUCCESS
+
+
+def rotation_between(a: Pose, b: Pose) -> float:
+    """The angle (radians, 0..π) of the rotation taking pose a's orientation to pose b's."""
+    qa = p.getQuaternionFromEuler(a.euler)
+    qb = p.getQuaternionFromEuler(b.euler)
+    dot = abs(sum(x * y for x, y in zip(qa, qb, strict=True)))
+    return 2.0 * math.acos(min(1.0, dot))
 
 
 def held_after(schema, args: tuple[str, ...]) -> str | None:

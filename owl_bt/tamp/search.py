@@ -76,6 +76,8 @@ def plan(
     schemas = [k.schema for k in skills.values()]
     held = world.robot.held if world.robot else None
     items, failures, edits, samples, done = list(sketch), [], [], 0, set()
+    if held is not None and items and items[0].op.name == "pick" and items[0].op.args[:1] == (held,):
+        items = items[1:]  # the sketch's first pick is done already: a replan with the object in hand
     for n in range(1, max_skeletons + 1):
         try:
             tp = pddl.solve(world, schemas, [it.op for it in items], held=held)
