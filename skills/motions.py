@@ -5,6 +5,8 @@ All in the planning model; joint values in radians, distances in metres, world f
 
 from __future__ import annotations
 
+import math
+
 import pybullet as p
 
 from owl_bt.tamp.kinematics import solve_ik
@@ -16,6 +18,20 @@ APPROACH = 0.10  # metres: pre-grasp / pre-place stand-off along world z
 
 def raised(target: Transform, dz: float) -> Transform:
     return ((target[0][0], target[0][1], target[0][2] + dz), target[1])
+
+
+def backed(target: Transform, d: float) -> Transform:
+    """The TCP target moved d metres back along its own z axis (out of a grasp, the way the fingers
+    point from); for a hand pointing straight down, d metres up."""
+    m = p.getMatrixFromQuaternion(target[1])
+    z = (m[2], m[5], m[8])
+    return (tuple(c - d * a for c, a in zip(target[0], z, strict=True)), target[1])
+
+
+def pointing_down(target: Transform, within: float = 0.8) -> bool:
+    """Is the TCP's z axis within `within` radians of straight down?"""
+    m = p.getMatrixFromQuaternion(target[1])
+    return -m[8] > math.cos(within)
 
 
 def reach(model: PlanningModel, target: Transform, seed: tuple[float, ...] | None = None) -> tuple[float, ...] | None:

@@ -24,7 +24,7 @@ from owl_bt.tamp.planning_model import PlanningModel
 from sim.bullet import from_bullet, to_bullet
 from sim.robot import WORKSPACE
 from skills.base import Grip, Move, Outcome, Skill
-from skills.motions import APPROACH, cuts_into, raised, reach, straight, transit
+from skills.motions import APPROACH, backed, cuts_into, pointing_down, raised, reach, straight, transit
 
 REST_SPEED = 0.02  # m/s: slower than this after settling counts as at rest
 KEEP_SHARE = 0.5  # share of samples that keep the hanging orientation (the rest try resting faces)
@@ -94,10 +94,13 @@ class _PlaceSkill(Skill):
         q_pre = reach(model, raised(target, APPROACH), seed=q_place)
         if q_pre is None:
             return Outcome.fail(f"no inverse-kinematics solution above {s}", s)
+        # Let go and back out the way the fingers point from: for a hand held sideways (a mug
+        # stood up from lying) straight up would drag the object along between the fingers.
+        q_back = q_pre if pointing_down(target) else reach(model, backed(target, APPROACH), seed=q_place) or q_pre
         # Cheap before dear: release and settle first, judge the result (engineered constraints and
         # the step's generated checkers), and plan motions only for a result worth having.
         before = model.snapshot()
-        verdict = self._release_and_judge(model, o, s, goal, q_place, q_pre)
+        verdict = self._release_and_judge(model, o, s, goal, q_place, q_back)
         after = model.snapshot()
         model.restore(before)
         model.drop_snapshot(before)
@@ -106,7 +109,7 @@ class _PlaceSkill(Skill):
             return Outcome.fail(*verdict)
         path = transit(model, q0, q_pre)
         descent = straight(model, q_pre, q_place) if path is not None else None
-        retreat = straight(model, q_place, q_pre, ignore=(o,)) if descent is not None else None
+        retreat = straight(model, q_place, q_back, ignore=(o,)) if descent is not None else None
         if retreat is not None:  # the released object stays put (at its release pose) as the hand leaves
             model.set_arm(q_place)
             model.detach()

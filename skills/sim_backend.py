@@ -30,6 +30,7 @@ class SimArmBackend:
         self.robot = world.robot
         self.held: str | None = None
         self._constraint: int | None = None
+        self._hold_angle = 0.0  # finger angle (radians) at which the held object was gripped
         self._stop = threading.Event()
         self.realtime = realtime
         body = self.robot.body
@@ -80,7 +81,9 @@ class SimArmBackend:
                     self._step()
 
     def _finger_target(self) -> float:
-        return FINGER_CLOSED if self._constraint is not None else 0.0
+        # Holding: keep the fingers where they closed on the object (the constraint carries it), so
+        # that they do not go on squeezing into it for the whole transport.
+        return self._hold_angle if self._constraint is not None else 0.0
 
     def gripper(self, command: str) -> GripResult:
         if command == "close":
@@ -121,6 +124,7 @@ class SimArmBackend:
             parentFrameOrientation=rel_quat, physicsClientId=cid,
         )
         p.changeConstraint(self._constraint, maxForce=200.0, physicsClientId=cid)
+        self._hold_angle = self.robot.finger_angle()
         self.held = name
 
     def _detach(self) -> None:
