@@ -51,6 +51,7 @@ PLANNING_LIMITS = (
     (-2 * math.pi, 2 * math.pi),
 )
 MAX_OPENING = 0.085  # metres between the pads when open
+PAD_ORIGIN_OFFSET = 0.007  # metres: the pads' link origins sit this much wider apart than their surfaces
 # Where on the table the arm works comfortably (x, y lower and upper, metres, world frame): samplers
 # put objects down only here, however large the surface (edges near the base or far away are
 # reachable only in awkward poses from which the next pick fails).
@@ -130,6 +131,7 @@ class RobotModel:
     tcp: int = -1
     pads: tuple[int, int] = (-1, -1)
     gripper_links: tuple[int, ...] = ()
+    _openings: tuple[tuple[float, float], ...] = ()  # (finger angle rad, pad-origin distance m), angle rising
 
     @classmethod
     def load(cls, cid: int, base: tuple[float, float, float] = (0.0, 0.0, 0.0)) -> RobotModel:
@@ -160,8 +162,25 @@ class RobotModel:
         for j in range(p.getNumJoints(body, physicsClientId=cid)):
             p.changeDynamics(body, j, lateralFriction=1.0, physicsClientId=cid)
         model.reset_arm(HOME)
+        table = []
+        for i in range(33):  # the opening as a function of the finger angle, once (for pre-shaping)
+            model.reset_fingers(FINGER_CLOSED * i / 32)
+            table.append((FINGER_CLOSED * i / 32, model.opening()))
+        model._openings = tuple(table)
         model.reset_fingers(0.0)
         return model
+
+    def angle_for_opening(self, width: float) -> float:
+        """The finger angle (radians) at which the pads' surfaces are `width` metres apart (clipped
+        to fully open .. closed), interpolated from a table made at load time."""
+        gap = width + PAD_ORIGIN_OFFSET
+        table = self._openings
+        if gap >= table[0][1]:
+            return 0.0
+        for (a0, w0), (a1, w1) in zip(table, table[1:], strict=False):
+            if w1 <= gap <= w0:
+                return a0 + (a1 - a0) * (w0 - gap) / (w0 - w1)
+        return table[-1][0]
 
     # -- kinematic setting (planning model and initial state) --------------------------------
     def reset_arm(self, q: tuple[float, ...] | list[float]) -> None:

@@ -42,8 +42,9 @@ class ArmBackend(Protocol):
         guarded: the move may end early where the arm meets resistance (a guarded descent)."""
         ...
 
-    def gripper(self, command: str) -> GripResult:
-        """'open' or 'close'; returns the resulting opening and held object."""
+    def gripper(self, command: str, width: float | None = None) -> GripResult:
+        """'open' or 'close'; returns the resulting opening and held object. `width` (metres between
+        the pads, 'open' only): open just that far, for a pre-shaped approach; None opens fully."""
         ...
 
     def stop(self) -> None:

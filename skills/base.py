@@ -35,10 +35,12 @@ class Move:
 
 @dataclass(frozen=True)
 class Grip:
-    """'open' or 'close' the gripper; `expect` is the object that should end up held (or None)."""
+    """'open' or 'close' the gripper; `expect` is the object that should end up held (or None);
+    `width`: open only this far (metres between the pads; a pre-shaped approach), None = fully."""
 
     command: str
     expect: str | None = None
+    width: float | None = None
 
 
 Command = Move | Grip
@@ -91,7 +93,7 @@ class Skill(abc.ABC):
                         back_out(backend, cmd.waypoints)
                         raise
                 else:
-                    res = backend.gripper(cmd.command)
+                    res = backend.gripper(cmd.command) if cmd.width is None else backend.gripper(cmd.command, width=cmd.width)
                     if cmd.command == "close" and res.holding != cmd.expect:
                         return f"gripper closed on {res.holding or 'nothing'} instead of {cmd.expect}"
         except ArmFault as exc:

@@ -17,12 +17,13 @@ import pybullet as p
 from owl_bt.tamp.operators import CONTAINER_CATEGORIES, OperatorSchema
 from owl_bt.tamp.planning_model import PlanningModel
 from sim.bullet import to_bullet
-from sim.robot import MAX_OPENING
+from sim.robot import MAX_OPENING, PAD_ORIGIN_OFFSET
 from skills.base import Grip, Move, Outcome, Skill
 from skills.motions import APPROACH, cuts_into, raised, reach, straight, touching_now, transit
 
 LIFT = 0.12  # metres
 SUPPORT_CLEARANCE = 0.002  # metres the closed fingers keep above what the object rests on
+FINGERTIP_DROP = 0.018  # metres the closed fingertips reach below the TCP (the Robotiq's swing)
 SLANT_TOL = 0.006  # metres the object's middle may shift across the pads' width
 PAD_SPAN = 0.006  # metres either side of the pads' centre line that the object must fill
 CENTRING_TOL = 0.012  # metres: how far the two fingers' distances to the object may differ
@@ -58,15 +59,19 @@ class PickSkill(Skill):
         if obj.category not in CONTAINER_CATEGORIES or rng.random() < 0.7:
             # near the middle: up to 40 % of an elongated half-size, 25 % otherwise
             local = tuple(rng.uniform(-1, 1) * h * (0.4 if h > 1.5 * short else 0.25) for h in (hx, hy))
-            # a thin object (a fork) is pinched by the fingertips, which swing 1.8 cm below the TCP
-            local += (rng.uniform(0.0, max(0.4 * hz, 0.02 - hz)),)
+            # A thin object (a fork flat on the table) is pinched by the fingertips, which swing down to
+            # 1.8 cm below the TCP as they close: hold the TCP just high enough for them to clear the table.
+            lift = FINGERTIP_DROP + 0.002 - hz
+            local += (rng.uniform(lift, lift + 0.008) if lift > 0 else rng.uniform(0.0, 0.4 * hz),)
         else:  # a container also anywhere in its box (SPEC §5): by the rim, one finger inside
             local = (rng.uniform(-hx, hx), rng.uniform(-hy, hy), rng.uniform(0.0, 0.8) * hz)
         rot = p.getMatrixFromQuaternion(to_bullet(obj.pose)[1])
         offset = tuple(sum(rot[3 * i + j] * local[j] for j in range(3)) for i in range(3))
         # at or above the centre, so that the finger pads clear what the object stands on
         offset = (offset[0], offset[1], abs(offset[2]))
-        return {"yaw": yaw, "tilt": tilt, "axis": axis, "offset": offset}
+        # pre-shape: open only a little wider than the object before the approach (as people do with
+        # a fork flat on the table), so the pads meet it low and the closing swing is small
+        return {"yaw": yaw, "tilt": tilt, "axis": axis, "offset": offset, "preshape": bool(rng.random() < 0.6)}
 
     def simulate(self, model: PlanningModel, args: tuple[str, ...], params: dict) -> Outcome:
         o = args[0]
@@ -88,11 +93,13 @@ class PickSkill(Skill):
         hit = model.in_collision(q_grasp, ignore=(o,))
         if hit:
             return Outcome.fail(f"the grasp on {o} collides with {hit}", hit)
-        fit, width = _fit_between_pads(model, o, q_grasp)
+        preshape = _preshape_width(model, obj) if params.get("preshape") else None
+        angle = model.robot.angle_for_opening(preshape) if preshape is not None else 0.0
+        fit, width = _fit_between_pads(model, o, q_grasp, angle)
         if fit:
             return Outcome.fail(fit, o)
         # The Robotiq's fingertips swing down as they close: closed on o, they must clear its support.
-        model.robot.reset_fingers(_angle_for(model, width))
+        model.robot.reset_fingers(model.robot.angle_for_opening(width))
         supports = [s for s in touching_now(model, o) if s != o]
         scrape = next((s for s in supports if p.getClosestPoints(model.robot.body, model.bodies[s], SUPPORT_CLEARANCE,
                                                                  physicsClientId=model.cid)), None)
@@ -106,7 +113,7 @@ class PickSkill(Skill):
         if path is None:
             return Outcome.fail(f"no collision-free motion to above {o}", o)
         approach = straight(model, q_pre, q_grasp, ignore=(o,))
-        if approach is None or cuts_into(model, o, approach):
+        if approach is None or cuts_into(model, o, approach, angle):
             return Outcome.fail(f"the approach to {o} is blocked", o)
         model.set_arm(q_grasp)
         supports = touching_now(model, o)
@@ -118,21 +125,25 @@ class PickSkill(Skill):
         if lift is None:
             return Outcome.fail(f"lifting {o} is blocked", o)
         model.set_arm(q_lift)
-        return Outcome(ok=True, commands=[Move(path), Move(approach), Grip("close", expect=o), Move(lift)],
+        shape = [Grip("open", width=preshape)] if preshape is not None else []
+        return Outcome(ok=True, commands=[*shape, Move(path), Move(approach), Grip("close", expect=o), Move(lift)],
                        expected={o: model.pose(o)})
 
 
-def _angle_for(model: PlanningModel, width: float) -> float:
-    """The finger joint angle (radians) at which the pads are `width` metres apart (bisection)."""
-    lo, hi = 0.0, 0.8
-    for _ in range(12):
-        mid = (lo + hi) / 2
-        model.robot.reset_fingers(mid)
-        lo, hi = (mid, hi) if model.robot.opening() > width else (lo, mid)
-    return (lo + hi) / 2
+def _preshape_width(model: PlanningModel, obj) -> float | None:
+    """The pads' opening (metres) for a pre-shaped approach: the object's box measured along the
+    closing axis (the TCP's x axis, after IK) plus 3 cm; None when that is nearly fully open anyway."""
+    _, quat = model.robot.tcp_pose()
+    m = p.getMatrixFromQuaternion(quat)
+    closing = (m[0], m[3], m[6])
+    r = p.getMatrixFromQuaternion(to_bullet(obj.pose)[1])
+    half = [s / 2 for s in obj.size]
+    extent = 2 * sum(abs(sum(closing[i] * r[3 * i + j] for i in range(3))) * half[j] for j in range(3))
+    width = extent + 0.03
+    return width if width < MAX_OPENING - 0.015 else None
 
 
-def _fit_between_pads(model: PlanningModel, o: str, q: tuple[float, ...]) -> tuple[str | None, float]:
+def _fit_between_pads(model: PlanningModel, o: str, q: tuple[float, ...], angle: float = 0.0) -> tuple[str | None, float]:
     """(None, width in metres) when the open fingers at q straddle o and will close on it; else
     (the reason, 0).
 
@@ -140,14 +151,21 @@ def _fit_between_pads(model: PlanningModel, o: str, q: tuple[float, ...]) -> tup
     from both sides, the width they measure must fit the opening with 6 mm to spare, and the open
     fingers must not already cut into o (its real shape — a mug's handle, a rim — not its box)."""
     model.set_arm(q)
-    model.robot.reset_fingers(0.0)
     cid, body, target = model.cid, model.robot.body, model.bodies[o]
+    model.robot.reset_fingers(0.0)
+    open_pads = [p.getLinkState(body, link, physicsClientId=cid)[4] for link in model.robot.pads]
+    model.robot.reset_fingers(angle)
     if any(c[8] < -0.002 for c in p.getClosestPoints(body, target, 0.0, physicsClientId=cid)):
         return f"the open fingers cut into {o} at this grasp", 0.0
-    tpos, tquat = model.robot.tcp_pose()  # the TCP is midway between the pads; its x axis closes them
+    tcp, tquat = model.robot.tcp_pose()  # midway between the open pads; its x axis closes them
     rot = p.getMatrixFromQuaternion(tquat)
     closing, lateral, approach = (rot[0], rot[3], rot[6]), (rot[1], rot[4], rot[7]), (rot[2], rot[5], rot[8])
-    half = MAX_OPENING / 2 - 0.006  # start just inside the pads, or the rays hit the pads first
+    # a pre-shaped hand's pads sit lower (along the approach) by as much as their link origins moved
+    pads = [p.getLinkState(body, link, physicsClientId=cid)[4] for link in model.robot.pads]
+    along = sum((pads[0][i] + pads[1][i] - open_pads[0][i] - open_pads[1][i]) / 2 * approach[i] for i in range(3))
+    tpos = tuple(tcp[i] + approach[i] * along for i in range(3))
+    opening = model.robot.opening() - PAD_ORIGIN_OFFSET
+    half = opening / 2 - 0.006  # start just inside the pads, or the rays hit the pads first
     starts, ends = [], []
     for dy in (-PAD_SPAN, 0.0, PAD_SPAN):  # across the pads' width ...
         for dz in (-0.01, 0.0, 0.01):  # ... and along their length
@@ -175,7 +193,7 @@ def _fit_between_pads(model: PlanningModel, o: str, q: tuple[float, ...]) -> tup
     if max(middles) - min(middles) > SLANT_TOL:
         return f"the fingers would meet {o} at a slant", 0.0
     widths = [math.dist(ha[3], hb[3]) for ha, hb in pairs]
-    if max(widths) > MAX_OPENING - 0.006:
+    if max(widths) > opening - 0.006:
         return f"{o} is too wide for the gripper at this grasp", 0.0
     # The fingers close symmetrically: an object far off the middle would be shoved, not gripped.
     skew = [abs(ha[2] - hb[2]) * 2 * half for ha, hb in pairs]

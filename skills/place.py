@@ -27,6 +27,7 @@ from skills.base import Grip, Move, Outcome, Skill
 from skills.motions import APPROACH, backed, cuts_into, pointing_down, raised, reach, straight, transit
 
 REST_SPEED = 0.02  # m/s: slower than this after settling counts as at rest
+CAVITY_SHARE = 0.8  # share of place_inside samples drawn over the container's opening (the rest: its box)
 KEEP_SHARE = 0.5  # share of samples that keep the hanging orientation (the rest try resting faces)
 # Resting faces of a box-like body as (roll, pitch) in its own frame: +z up, upside down, on each side.
 FACES = ((0.0, 0.0), (math.pi, 0.0), (0.0, math.pi / 2), (0.0, -math.pi / 2), (math.pi / 2, 0.0), (-math.pi / 2, 0.0))
@@ -53,9 +54,16 @@ class _PlaceSkill(Skill):
         drop = rng.uniform(0.003, 0.05 if self.inside else 0.012)
         params = {"face": face, "dyaw": rng.uniform(-math.pi, math.pi), "clearance": drop}
         lo, hi = state.get(s).aabb()
+        cavity = model.cavity(s) if self.inside else None
         if self.inside:  # keep the object's footprint (in its new orientation) off the walls
             olo, ohi = obj.moved(from_bullet(obj.pose.position, target_orientation(obj, params))).aabb()
             mx, my = (ohi[0] - olo[0]) / 2 + 0.005, (ohi[1] - olo[1]) / 2 + 0.005
+        if cavity is not None and rng.random() < CAVITY_SHARE:  # over the container's opening, off its wall
+            floor, radius, _ = cavity
+            reach_r = max(0.0, radius - max(mx, my) - 0.005)
+            r, a = reach_r * math.sqrt(rng.random()), rng.uniform(-math.pi, math.pi)
+            params["x"], params["y"] = floor[0] + r * math.cos(a), floor[1] + r * math.sin(a)
+            return params
         else:  # keep the centre 1.5 cm (at most a quarter of the surface) in from the edge
             mx = my = min(0.015, (hi[0] - lo[0]) / 4, (hi[1] - lo[1]) / 4)
         lo = (max(lo[0], WORKSPACE[0][0] - mx), max(lo[1], WORKSPACE[0][1] - my))

@@ -8,8 +8,9 @@ Sampler (broad, SPEC §5): o's centre over t's box (inner three quarters), 1–2
 t's top, any pour direction (`dyaw`) and any tilt. Controller: free motion to the upright pose,
 then a slow tilt about the horizontal axis across the pour direction (24 waypoints, 2 s), then a
 1 s dwell while physics empties o. The hand keeps holding o; the next action moves on from the tilt.
-Engineered constraints: o's mouth ends over t, 3 cm inside its rim; whatever was inside o has
-left it.
+Engineered constraints: the hand does not sit over o's mouth (what falls out would land in the
+palm); the tilt takes the mouth below the horizon; o's mouth ends over t, 3 cm inside its rim;
+whatever was inside o has left it (physics). The cheap ones are judged before the physics.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ TILT_WAYPOINTS = 24
 TILT_SECONDS = 2.0
 DWELL_SECONDS = 1.0
 MOUTH_INSET = 0.03  # metres the poured object's mouth stays inside the target's rim
+MIN_MOUTH_DOWN = 0.17  # the emptied object's axis ends at least this far (cosine) below horizontal (~100° tilt)
 MAX_JOINT_JUMP = 0.6  # radians between neighbouring tilt waypoints: more means IK flipped branch
 
 
@@ -70,6 +72,8 @@ class PourSkill(Skill):
             return Outcome.fail(f"{o} is not held", o)
         obj = model.state().get(o)
         contents = list(model.carried) or model.contents(o)
+        if contents and _hand_over_mouth(model, o):  # cheap before dear: no physics for a blocked mouth
+            return Outcome.fail(f"the hand covers the mouth of {o} at this grasp", o)
         upright = p.getQuaternionFromEuler((0, 0, params["dyaw"]))
         quat0 = p.multiplyTransforms((0, 0, 0), upright, (0, 0, 0), to_bullet(obj.pose)[1])[1]
         pos = (params["x"], params["y"], params["z"])
@@ -96,6 +100,8 @@ class PourSkill(Skill):
         # The mouth (the middle of o's top face) must end over t, well inside its rim, so that what
         # falls out falls into t however it tumbles on the way.
         rot = p.getMatrixFromQuaternion(poses[-1][1])
+        if contents and rot[8] > -MIN_MOUTH_DOWN:  # the mouth must end facing below the horizon
+            return Outcome.fail(f"{o} is not tilted far enough to empty it", o)
         half = obj.size[2] / 2
         mouth = (pos[0] + rot[2] * half, pos[1] + rot[5] * half)
         lo, hi = model.state().get(t).aabb()
@@ -108,7 +114,9 @@ class PourSkill(Skill):
             return Outcome.fail(f"no collision-free motion to above {t} holding {o}", t)
         model.set_arm(waypoints[0])
         model.release_contents()
-        model.pour_motion(poses, TILT_SECONDS, DWELL_SECONDS)
+        fine = len(poses) - 1  # the arm's waypoints, interpolated to the object's finer path
+        arm = [_lerp(waypoints, k * TILT_WAYPOINTS / fine) for k in range(fine + 1)]
+        model.pour_motion(poses, TILT_SECONDS, DWELL_SECONDS, arm=arm)
         model.set_arm(waypoints[-1])
         step = TILT_SECONDS / TILT_WAYPOINTS
         left_inside = [c for c in contents if c in model.contents(o)]
@@ -118,3 +126,24 @@ class PourSkill(Skill):
         times = times[:-1] + (times[-1] + DWELL_SECONDS,)
         # Where the contents land is judged by the generated checkers, not by a planned pose.
         return Outcome(ok=True, commands=[Move(path), Move(tuple(waypoints[1:]), times)])
+
+
+def _lerp(waypoints: list[tuple[float, ...]], at: float) -> tuple[float, ...]:
+    """Joint values (radians) at fractional waypoint index `at`, linearly between neighbours."""
+    i = min(int(at), len(waypoints) - 2)
+    f = at - i
+    return tuple(a + (b - a) * f for a, b in zip(waypoints[i], waypoints[i + 1], strict=True))
+
+
+def _hand_over_mouth(model: PlanningModel, o: str) -> bool:
+    """Does the hand sit over the held container's opening (a grasp from above on its body puts the
+    palm over a mug's mouth, and what is poured lands in it)? A ray up the container's axis from its
+    floor; False when o has no known opening or is not upright now."""
+    cavity = model.cavity(o)
+    if cavity is None:
+        return False
+    floor, _, depth = cavity
+    start = (floor[0], floor[1], floor[2] + depth - 0.005)  # from just under the rim: the contents are below
+    end = (floor[0], floor[1], floor[2] + depth + 0.15)
+    hit = p.rayTest(start, end, physicsClientId=model.cid)[0]
+    return hit[0] == model.robot.body

@@ -31,6 +31,7 @@ class SimArmBackend:
         self.held: str | None = None
         self._constraint: int | None = None
         self._hold_angle = 0.0  # finger angle (radians) at which the held object was gripped
+        self._open_angle = 0.0  # finger angle (radians) of the open hand: 0, or more when pre-shaped
         self._stop = threading.Event()
         self.realtime = realtime
         body = self.robot.body
@@ -83,9 +84,9 @@ class SimArmBackend:
     def _finger_target(self) -> float:
         # Holding: keep the fingers where they closed on the object (the constraint carries it), so
         # that they do not go on squeezing into it for the whole transport.
-        return self._hold_angle if self._constraint is not None else 0.0
+        return self._hold_angle if self._constraint is not None else self._open_angle
 
-    def gripper(self, command: str) -> GripResult:
+    def gripper(self, command: str, width: float | None = None) -> GripResult:
         if command == "close":
             self.robot.command_fingers(FINGER_CLOSED, force=60.0)
             self._run_fingers()
@@ -94,7 +95,8 @@ class SimArmBackend:
                 self._attach(obj)
         elif command == "open":
             self._detach()
-            self.robot.command_fingers(0.0)
+            self._open_angle = 0.0 if width is None else self.robot.angle_for_opening(width)
+            self.robot.command_fingers(self._open_angle)
             self._run_fingers()
         else:
             raise ArmFault(f"unknown gripper command {command!r}")

@@ -30,8 +30,16 @@ class PlanningModel:
         p.setTimeStep(TIME_STEP, physicsClientId=self.cid)
         self.objects: dict[str, ObjectState] = dict(world.objects)
         self.bodies: dict[str, int] = {}
+        self._cavities: dict[str, dict] = {}
         for name, obj in world.objects.items():
-            self.bodies[name] = spawn(self.cid, spec_for_state(obj), obj.pose)
+            spec = spec_for_state(obj)
+            self.bodies[name] = spawn(self.cid, spec, obj.pose)
+            if "cavity" in spec.extra:  # the inside of a container, in the body frame (its box centre)
+                lo, hi = spec.bounds()
+                cav = spec.extra["cavity"]
+                mid = [(a + b) / 2 for a, b in zip(lo, hi, strict=True)]
+                self._cavities[name] = {"centre": (cav["centre"][0] - mid[0], cav["centre"][1] - mid[1]),
+                                        "radius": cav["radius"], "bottom": cav["bottom"] - mid[2], "top": cav["top"] - mid[2]}
         self.robot = RobotModel.load(self.cid)
         q = world.robot.joints if world.robot else HOME
         self.robot.reset_arm(q)
@@ -47,6 +55,18 @@ class PlanningModel:
         self.limits = PLANNING_LIMITS
         self._arm_links = tuple(range(0, self.robot.tcp + 1))
         self._base_links = (-1, 0, 1, 2)  # base, base inertia, shoulder, upper arm
+
+    def cavity(self, name: str) -> tuple[tuple[float, float, float], float, float] | None:
+        """A container's opening as it stands now: (floor centre xyz, world frame, m; inner radius, m;
+        rim height above the floor, m), or None when `name` is not a container or is not upright."""
+        cav = self._cavities.get(name)
+        if cav is None:
+            return None
+        pos, quat = p.getBasePositionAndOrientation(self.bodies[name], physicsClientId=self.cid)
+        if p.getMatrixFromQuaternion(quat)[8] < 0.95:  # tipped over: no opening facing up
+            return None
+        floor = p.multiplyTransforms(pos, quat, (*cav["centre"], cav["bottom"]), (0, 0, 0, 1))[0]
+        return floor, cav["radius"], cav["top"] - cav["bottom"]
 
     # -- state ---------------------------------------------------------------------------------
     def state(self) -> WorldState:
@@ -124,10 +144,12 @@ class PlanningModel:
         """Let the held object's contents move under physics again (pouring)."""
         self.carried = {}
 
-    def pour_motion(self, poses: list[tuple], seconds: float, dwell: float) -> None:
+    def pour_motion(self, poses: list[tuple], seconds: float, dwell: float, arm: list | None = None) -> None:
         """Move the held object through `poses` ((position, quaternion) of its body, world frame)
         over `seconds`, then hold the last for `dwell` s, stepping physics all along so that its
-        released contents fall out (off the container's walls and the hand, as they would)."""
+        released contents fall out (off the container's walls and the hand, as they would). `arm`:
+        joint values (radians) matching each pose, so that the hand turns with the object (its palm
+        and fingers over a mug's mouth are in the way of what falls out)."""
         body = self.bodies[self.held]
         self._put(self.held, *poses[0])
         # Driven by a stiff fixed constraint to the world, as a hand would: the contents meet a
@@ -137,7 +159,9 @@ class PlanningModel:
         p.changeConstraint(cons, maxForce=5000.0, physicsClientId=self.cid)
         per = max(1, int(seconds / TIME_STEP / max(1, len(poses))))
         try:
-            for pos, quat in poses:
+            for k, (pos, quat) in enumerate(poses):
+                if arm is not None:
+                    self.robot.reset_arm(arm[k])
                 p.changeConstraint(cons, pos, quat, maxForce=5000.0, physicsClientId=self.cid)
                 for _ in range(per):
                     p.stepSimulation(physicsClientId=self.cid)

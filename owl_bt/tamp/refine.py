@@ -12,6 +12,9 @@ Two additions of ours:
   gets them redrawn inside those bounds for GUIDED_SHARE of the samples (the rest stay broad).
 - **Regrasp**: when a step that moves object o fails right after `pick(o)`, the pick is sampled
   again (a new grasp) up to REGRASPS times, the step's budget shared between the tries.
+- **Culprit backtracking**: when a step fails mostly because of an object an earlier step put down
+  (the orange set down where the fork's grasp needs room), that earlier placement is drawn again,
+  up to BACKTRACKS times per step; the steps after it get a fresh half budget.
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ Checker = Callable[[WorldState], bool]
 SAMPLE_BUDGET = 500
 GUIDED_SHARE = 0.8
 HINT_INSET = 0.02  # metres kept free along each edge of a guiding region (at most a quarter of it)
+BACKTRACKS = 2  # times an earlier placement may be redrawn because it blocks a later step
 REGRASPS = 3
 
 
@@ -82,6 +86,8 @@ def guide(state: WorldState, moved: str, checks: Sequence[tuple[str, Checker]]) 
 def _guided(params: dict, hint: Bounds | None, rng: np.random.Generator) -> dict:
     if hint is None or "x" not in params or "y" not in params or rng.random() >= GUIDED_SHARE:
         return params
+    if all(hint[0][i] <= params[k] <= hint[1][i] for i, k in enumerate(("x", "y"))):
+        return params  # the skill's own draw already lies in the region (e.g. over a container's opening)
     out = dict(params)
     for i, key in enumerate(("x", "y", "z")):
         lo, hi = hint[0][i], hint[1][i]
@@ -114,6 +120,7 @@ def refine(
     snaps: list = []
     spent: collections.Counter[int] = collections.Counter()
     regrasps: collections.Counter[int] = collections.Counter()
+    backtracks: collections.Counter[int] = collections.Counter()
     idx = 0
     while idx <= last:
         op = skeleton[idx]
@@ -149,6 +156,21 @@ def refine(
             model.drop_snapshot(prev)
             idx -= 1
             continue
+        j = _culprit(out.steps, op, blamed)
+        if j is not None and backtracks[j] < BACKTRACKS:
+            # An object an earlier step put down is in this step's way: put it elsewhere and go on.
+            backtracks[j] += 1
+            while len(out.steps) > j:
+                out.steps.pop()
+                prev = snaps.pop()
+                if len(out.steps) > j:
+                    model.drop_snapshot(prev)
+            model.restore(prev)
+            model.drop_snapshot(prev)
+            for k in range(j + 1, idx + 1):  # the steps after it get a fresh half budget
+                spent[k] = min(spent[k], budget // 2)
+            idx = j
+            continue
         reason, count = reasons.most_common(1)[0] if reasons else ("the step's sample budget was already spent", 0)
         out.failure = Failure(
             stage="plan", action=str(op),
@@ -161,6 +183,17 @@ def refine(
     for snap in snaps:
         model.drop_snapshot(snap)
     return out
+
+
+def _culprit(steps: Sequence[GroundedStep], op: GroundOp, blamed: collections.Counter[str]) -> int | None:
+    """Index of the latest earlier step that put down an object blamed (most often) for op's failure,
+    else None. Picks move nothing to a new place; op's own arguments are not blamed on others."""
+    top = [n for n, _ in blamed.most_common(2) if n not in op.args]
+    for j in range(len(steps) - 1, -1, -1):
+        st = steps[j]
+        if st.op.name != "pick" and st.op.args and st.op.args[0] in top:
+            return j
+    return None
 
 
 def _sample_step(model, op, skill, checks, hint, rng, share, cancelled, snap):

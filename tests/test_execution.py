@@ -1,0 +1,99 @@
+"""Plans meeting the physics of execution (real pybullet, real planner): a blocked motion backs out,
+a fork flat on the table is picked with a pre-shaped hand, place_inside aims at a container's
+opening, and an earlier placement that blocks a later grasp is redrawn."""
+
+from __future__ import annotations
+
+import collections
+import math
+
+import numpy as np
+
+from owl_bt.state import Pose
+from owl_bt.tamp.operators import GroundOp
+from owl_bt.tamp.planning_model import PlanningModel
+from owl_bt.tamp.refine import GroundedStep, _culprit
+from owl_bt.tamp.search import SketchItem, plan
+from sim import catalog
+from sim.robot import HOME
+from sim.world import SimWorld
+from skills.backend import ArmBlocked
+from skills.base import Move, back_out
+from skills.registry import load_skills
+from skills.sim_backend import SimArmBackend
+
+
+def _world(*objs: tuple[str, tuple[float, ...]]) -> SimWorld:
+    world = SimWorld()
+    for kind, pose in objs:
+        world.add(catalog.make(kind), Pose(*pose))
+    world.settle(1.0)
+    return world
+
+
+def test_a_blocked_motion_backs_out_to_where_it_started():
+    world = _world()
+    try:
+        backend = SimArmBackend(world)
+        down = list(HOME)
+        down[1] += 0.9  # shoulder down: the hand drives into the table long before this
+        path = tuple(tuple(a + (b - a) * k / 10 for a, b in zip(HOME, down, strict=True)) for k in range(11))
+        skill = load_skills()["pick"]
+        reason = skill.execute(backend, [Move(path)])
+        assert reason is not None and "not reached" in reason
+        assert max(abs(a - b) for a, b in zip(backend.state().joints, HOME, strict=True)) < 0.05
+        try:  # and the backend's own report is the typed one the back-out keys on
+            backend.execute_trajectory(path)
+        except ArmBlocked:
+            pass
+        else:
+            raise AssertionError("a motion into the table must raise ArmBlocked")
+        assert back_out(backend, path)
+    finally:
+        world.close()
+
+
+def test_a_fork_flat_on_the_table_is_picked_with_a_preshaped_hand():
+    world = _world(("fork", (0.55, 0.05, 0.007, 0.0, 0.0, 0.4)))
+    try:
+        skills = load_skills()
+        result = plan(world.ground_truth(), skills, [SketchItem(GroundOp("pick", ("fork",)))], [],
+                      np.random.default_rng(1), 500, 1)
+        assert result.failure is None, result.failure and result.failure.line()
+        backend = SimArmBackend(world)
+        for step in result.refinement.steps:
+            assert skills[step.op.name].execute(backend, step.commands) is None
+        assert backend.held == "fork"
+        assert world.pose("fork").z > 0.08  # lifted off the table
+    finally:
+        world.close()
+
+
+def test_place_inside_aims_at_the_opening_not_the_handle():
+    world = _world(("skillet", (0.55, 0.1, 0.02, 0.0, 0.0, math.pi / 2)), ("strawberry", (0.5, -0.15, 0.03)))
+    try:
+        model = PlanningModel(world.ground_truth())
+        try:
+            floor, radius, depth = model.cavity("skillet")
+            assert radius > 0.09 and depth > 0.02
+            assert model.cavity("strawberry") is None
+            skill = load_skills()["place_inside"]
+            rng = np.random.default_rng(0)
+            draws = [skill.sample(model, ("strawberry", "skillet"), rng) for _ in range(200)]
+            over = sum(math.dist((d["x"], d["y"]), floor[:2]) < radius for d in draws)
+            assert over >= 0.75 * len(draws)  # the handle sticks 12 cm out: a box draw lands there often
+        finally:
+            model.close()
+    finally:
+        world.close()
+
+
+def test_the_culprit_is_the_latest_step_that_put_the_blocker_down():
+    steps = [GroundedStep(GroundOp(name, args), {}, [], {}, 1, [])
+             for name, args in (("pick", ("orange",)), ("place_ontop", ("orange", "table")),
+                                ("pick", ("mug",)), ("place_ontop", ("mug", "table")))]
+    fork = GroundOp("pick", ("fork",))
+    assert _culprit(steps, fork, collections.Counter({"orange": 200, "table": 3})) == 1
+    assert _culprit(steps, fork, collections.Counter({"mug": 50})) == 3
+    assert _culprit(steps, fork, collections.Counter({"fork": 300})) is None  # its own argument
+    assert _culprit(steps, fork, collections.Counter({"knife": 30})) is None  # never moved
