@@ -122,6 +122,21 @@ def list_tasks() -> None:
         out.print(f"{name:<10} {t.instruction}", markup=False)
 
 
+@app.command("skills")
+def list_skills(as_json: bool = typer.Option(False, "--json", help="One JSON list instead of text.")) -> None:
+    """List the registered skills (entry-point group owl_bt.skills) with their operator schemas."""
+    from owl_bt.skills_cmd import print_skills, skill_records
+
+    try:
+        records = skill_records()
+    except OwlError as exc:
+        raise _fail(exc) from None
+    if as_json:
+        print(json.dumps(records, indent=1))
+    else:
+        print_skills(out, records)
+
+
 @app.command()
 def bench(
     method: str = typer.Option("owl", "--method", "-m", help="Method (SPEC §8.1): owl (the full method) or oracle."),
