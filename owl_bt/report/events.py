@@ -84,10 +84,13 @@ def read_events(path: Path) -> RunLog:
                 current.steps.append((action, (when - t0).total_seconds() if t0 and when else None, False))
             open_steps.clear()
         elif kind == "tree_snapshot":
-            if ev.get("label") == "final":
+            label = str(ev.get("label", ""))
+            if label == "final":
                 log.final_tree = ev
-            else:
-                current.snapshot = ev
+            else:  # "end of attempt N": logged just after the tick in which attempt N+1 began
+                number = int(label.rsplit(" ", 1)[-1]) if label.rsplit(" ", 1)[-1].isdigit() else current.number
+                target = next((a for a in log.attempts if a.number == number), current)
+                target.snapshot = ev
         elif kind == "replan":
             current.replan = ev
             current.marks.append(("replan", when))
