@@ -106,3 +106,45 @@ def test_wav_bytes_round_trip():
 
 def test_normalise():
     assert normalise("Put the strawberry onto the light-grey region.") == "put the strawberry onto the light grey region"
+
+
+def test_end_of_speech_is_detected_in_a_stream():
+    """The microphone loop's logic on a stream: 1 s silence, a spoken goal, 3 s silence — reading
+    stops about half a second after the speech ends, and the speech kept is the goal."""
+    from pocketsphinx import Endpointer
+
+    from owl_bt.speech.audio import utterance
+
+    goal = read_wav(AUDIO / "berry2.wav")
+    stream = bytes(2 * SAMPLE_RATE) + goal.pcm + bytes(6 * SAMPLE_RATE)
+    ep = Endpointer(sample_rate=SAMPLE_RATE)
+    fb = ep.frame_bytes
+    read = []
+
+    def frames():
+        for i in range(0, len(stream) - fb + 1, fb):
+            read.append(i)
+            yield stream[i:i + fb]
+
+    states = []
+    pcm = utterance(frames(), ep, states.append)
+    stopped_s = (read[-1] + fb) / (2 * SAMPLE_RATE)
+    assert states == ["hearing speech…"]
+    assert 1.0 + goal.seconds < stopped_s < 1.0 + goal.seconds + 1.5  # not the 3 s of trailing silence
+    assert abs(len(pcm) / (2 * SAMPLE_RATE) - goal.seconds) < 1.0
+    heard = SphinxRecogniser(scene_names("berry2", None, 0)).transcribe(Audio(pcm, "stream"))
+    assert heard.text == "move the strawberry onto the light grey region"
+
+
+def test_a_stream_that_ends_mid_speech_keeps_what_was_said():
+    from pocketsphinx import Endpointer
+
+    from owl_bt.speech.audio import utterance
+
+    goal = read_wav(AUDIO / "berry2.wav")
+    stream = bytes(2 * SAMPLE_RATE) + goal.pcm  # no silence after: the microphone's time ran out
+    ep = Endpointer(sample_rate=SAMPLE_RATE)
+    fb = ep.frame_bytes
+    pcm = utterance((stream[i:i + fb] for i in range(0, len(stream) - fb + 1, fb)), ep)
+    assert len(pcm) / (2 * SAMPLE_RATE) > goal.seconds - 0.6
+    assert utterance(iter([bytes(fb)] * 100), Endpointer(sample_rate=SAMPLE_RATE)) == b""  # silence only

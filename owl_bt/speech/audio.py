@@ -8,7 +8,7 @@ import math
 import time
 import wave
 from array import array
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -108,28 +108,42 @@ def listen(device: int | str | None = None, max_seconds: float = 15.0, on_state:
         raise UsageError(f"no microphone to listen with ({str(exc).splitlines()[0]}); use --audio FILE.wav instead") from None
     ep = Endpointer(sample_rate=SAMPLE_RATE)
     frame = ep.frame_bytes // SAMPLE_WIDTH
-    speech: list[bytes] = []
-    on_state("listening…")
     deadline = time.monotonic() + max_seconds
+    on_state("listening…")
     try:
         with sd.RawInputStream(samplerate=SAMPLE_RATE, channels=1, dtype="int16", blocksize=frame, device=info["index"]) as st:
-            heard = False
-            while time.monotonic() < deadline:
-                data, _ = st.read(frame)
-                out = ep.process(bytes(data))
-                if ep.in_speech and not heard:
-                    heard = True
-                    on_state("hearing speech…")
-                if out is not None:
-                    speech.append(out)
-                if heard and not ep.in_speech:
-                    break
-            tail = ep.end_stream()
-            if tail is not None:
-                speech.append(tail)
+
+            def frames() -> Iterator[bytes]:
+                while time.monotonic() < deadline:
+                    yield bytes(st.read(frame)[0])
+
+            pcm = utterance(frames(), ep, on_state)
     except sd.PortAudioError as exc:
         raise UsageError(f"the microphone could not be read ({exc}); use --audio FILE.wav instead") from None
     on_state("done")
-    if not speech:
+    if not pcm:
         raise UsageError(f"no speech heard in {max_seconds:.0f} s of listening")
-    return Audio(b"".join(speech), "microphone")
+    return Audio(pcm, "microphone")
+
+
+def utterance(frames: Iterable[bytes], endpointer, on_state: Callable[[str], None] = lambda s: None) -> bytes:
+    """The first stretch of speech in a stream of frames (each `endpointer.frame_bytes` long, 16 kHz
+    mono 16-bit): frames go through pocketsphinx's voice-activity `Endpointer`; reading stops when
+    speech has started and ended (or the frames run out). Returns the speech PCM (b"" if none);
+    tells `on_state` "hearing speech…" when speech starts."""
+    speech: list[bytes] = []
+    heard = False
+    for data in frames:
+        out = endpointer.process(data)
+        if out is not None:
+            speech.append(out)
+        if endpointer.in_speech and not heard:
+            heard = True
+            on_state("hearing speech…")
+        if heard and not endpointer.in_speech:
+            break
+    if endpointer.in_speech:  # the frames ran out mid-speech
+        tail = endpointer.end_stream(bytes(endpointer.frame_bytes))  # a frame of silence flushes it
+        if tail is not None:
+            speech.append(tail)
+    return b"".join(speech)
