@@ -20,10 +20,6 @@ from dataclasses import dataclass
 from owl_bt.language import vocabulary as V
 
 POLITE = ("please", "can you", "could you", "would you")
-# The words people use most get the grammar's full weight; rarer synonyms (atop, upon, within …)
-# and the indefinite articles a fifth of it, so that on a close call the common word wins.
-COMMON = {"onto", "on", "into", "in", "inside", "on top of", "the"}
-RARE_WEIGHT = 0.2
 ARTICLES = ("the", "a", "an")
 
 
@@ -97,19 +93,16 @@ def build_grammar(objects: Iterable[SceneName], known: Callable[[str], bool] = l
     polite = keep(POLITE)
     articles = keep(ARTICLES)
     alt = " | ".join
-
-    def weighted(options: list[str]) -> str:
-        return " | ".join(f"/{1.0 if o in COMMON else RARE_WEIGHT}/ {o}" for o in options)
     rules = [
         "#JSGF V1.0;",
         "grammar owl;",
         "public <goal> = [<polite>] <action> <object> (and <object>)* <relation> <object> [<where>] [please];",
         f"<polite> = {alt(polite)};",
         f"<action> = {alt(actions)};",
-        f"<relation> = {weighted(relations)};",
-        f"<object> = [{weighted(articles)}] <thing>;",
+        f"<relation> = {alt(relations)};",
+        f"<object> = [{alt(articles)}] <thing>;",
         f"<thing> = {alt(objs)};",
         f"<where> = (at | in | on | near) the ({alt(locations)}) of <object>;",
     ]
-    words = {w for line in rules[2:] for w in re.findall(r"(?<![<#/.])\b[a-z']+\b(?![>])", line.split("=", 1)[1])}
+    words = {w for line in rules[2:] for w in re.findall(r"(?<![<#])\b[a-z']+\b(?![>])", line.split("=", 1)[1])}
     return Grammar("\n".join(rules) + "\n", frozenset(words), tuple(sorted(dropped)))
