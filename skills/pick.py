@@ -3,8 +3,10 @@
 Sampler: grasps near the middle of the object's box (offsets in its frame; for a container 30 %
 anywhere in its box — rim grasps) — mostly top-down with any yaw, some tilted up to 0.35 rad, some up
 to 0.9 rad about or across the closing axis (what standing a lying mug up, or a fork into a mug,
-needs after a turn of the wrist) — whose width across the fingers fits the 85 mm opening. Controller: free motion to a
-pre-grasp 10 cm above, straight approach, close, straight lift by 12 cm.
+needs after a turn of the wrist), and for things standing over 6 cm tall a quarter from the side
+(what pouring from a can needs) — whose width across the fingers fits the 85 mm opening; optionally
+pre-shaped (opened only 3 cm wider than the object). Controller: free motion to a pre-grasp 10 cm
+back along the fingers (above, for a hand pointing down), straight approach, close, straight lift by 12 cm.
 """
 
 from __future__ import annotations
@@ -19,10 +21,12 @@ from owl_bt.tamp.planning_model import PlanningModel
 from sim.bullet import to_bullet
 from sim.robot import MAX_OPENING, PAD_ORIGIN_OFFSET
 from skills.base import Grip, Move, Outcome, Skill
-from skills.motions import APPROACH, cuts_into, raised, reach, straight, touching_now, transit
+from skills.motions import APPROACH, backed, cuts_into, pointing_down, raised, reach, straight, touching_now, transit
 
 LIFT = 0.12  # metres
 SUPPORT_CLEARANCE = 0.002  # metres the closed fingers keep above what the object rests on
+SIDE_SHARE = 0.25  # share of grasps from the side for an object standing taller than SIDE_MIN_HEIGHT
+SIDE_MIN_HEIGHT = 0.06  # metres
 FINGERTIP_DROP = 0.018  # metres the closed fingertips reach below the TCP (the Robotiq's swing)
 SLANT_TOL = 0.006  # metres the object's middle may shift across the pads' width
 PAD_SPAN = 0.006  # metres either side of the pads' centre line that the object must fill
@@ -53,6 +57,11 @@ class PickSkill(Skill):
         u = rng.random()
         tilt = 0.0 if u < 0.65 else rng.uniform(-0.35, 0.35) if u < 0.85 else rng.uniform(-0.9, 0.9)
         axis = "across" if rng.random() < 0.5 else "about"  # tilt across or about the closing axis
+        lo, hi = obj.aabb()
+        if hi[2] - lo[2] > SIDE_MIN_HEIGHT and rng.random() < SIDE_SHARE:
+            # from the side, the hand level with the table and the fingers either side (a can to pour
+            # from: from above the palm would sit over its mouth)
+            tilt, axis = (math.pi / 2 if rng.random() < 0.5 else -math.pi / 2) + rng.uniform(-0.2, 0.2), "about"
         hx, hy, hz = (s / 2 for s in obj.size)
         short = min(hx, hy, hz)
         # Heights from the middle up: a tall object is held where the palm clears its top.
@@ -106,7 +115,8 @@ class PickSkill(Skill):
         model.robot.reset_fingers(0.0)
         if scrape is not None:
             return Outcome.fail(f"the closing fingers would dig into {scrape} under {o}", o)
-        q_pre = reach(model, raised(target, APPROACH), seed=q_grasp)
+        # from above for a hand pointing down; a hand held sideways comes in along its fingers
+        q_pre = reach(model, raised(target, APPROACH) if pointing_down(target) else backed(target, APPROACH), seed=q_grasp)
         if q_pre is None:
             return Outcome.fail(f"no inverse-kinematics solution above {o}", o)
         path = transit(model, q0, q_pre)

@@ -20,6 +20,7 @@ from sim import catalog
 from sim.world import SimWorld
 from skills.motions import reach
 from skills.pick import _fit_between_pads
+from skills.pour import _hand_over_mouth
 
 UPRIGHT = """
 def goal_check0():
@@ -38,10 +39,10 @@ def _scene(*objs: tuple[str, tuple[float, ...]]) -> WorldState:
         world.close()
 
 
-def _picked(model: PlanningModel, skills, name: str, rng: np.random.Generator) -> None:
+def _picked(model: PlanningModel, skills, name: str, rng: np.random.Generator, accept=lambda m: True) -> None:
     for _ in range(300):
         snap = model.snapshot()
-        if skills["pick"].simulate(model, (name,), skills["pick"].sample(model, (name,), rng)).ok:
+        if skills["pick"].simulate(model, (name,), skills["pick"].sample(model, (name,), rng)).ok and accept(model):
             model.drop_snapshot(snap)
             return
         model.restore(snap)
@@ -67,12 +68,12 @@ def test_pour_tips_the_ball_out_of_the_mug_only_when_tilted_enough(skills):
     world = _scene(("mug", (0.5, -0.15, 0.046)), ("golf_ball", (0.5, -0.15, 0.04)))
     model = PlanningModel(world)
     try:
-        _picked(model, skills, "mug", np.random.default_rng(0))
+        _picked(model, skills, "mug", np.random.default_rng(0), accept=lambda m: not _hand_over_mouth(m, "mug"))
         assert model.carried == {"golf_ball": model.carried["golf_ball"]}  # the ball travels with the mug
         snap = model.snapshot()
         params = {"x": 0.55, "y": 0.15, "z": 0.2, "dyaw": 0.0}
         gentle = skills["pour"].simulate(model, ("mug", "table"), {**params, "tilt": 0.3})
-        assert not gentle.ok and "golf_ball" in gentle.reason
+        assert not gentle.ok and "not tilted far enough" in gentle.reason
         model.restore(snap)
         reasons = []
         for z, tilt, dyaw in [(z, t, d) for z in (0.2, 0.28) for t in (1.9, -1.9, 2.3, -2.3) for d in (0.0, 1.57)]:
@@ -114,3 +115,14 @@ def action_check1():
     inside = sum(lo[0] <= d["x"] <= hi[0] and lo[1] <= d["y"] <= hi[1] for d in drawn)
     assert 0.7 * 200 <= inside < 200  # most guided, some left broad
     assert guide(berry_world, "light_grey_region", [("action_check1", checkers.as_callable("action_check1"))]) is None
+
+
+def test_a_pour_is_refused_when_the_palm_covers_the_mouth(skills):
+    world = _scene(("mug", (0.5, -0.15, 0.046)), ("golf_ball", (0.5, -0.15, 0.04)))
+    model = PlanningModel(world)
+    try:
+        _picked(model, skills, "mug", np.random.default_rng(0), accept=lambda m: _hand_over_mouth(m, "mug"))
+        res = skills["pour"].simulate(model, ("mug", "table"), {"x": 0.55, "y": 0.15, "z": 0.2, "dyaw": 0.0, "tilt": 2.3})
+        assert not res.ok and "covers the mouth" in res.reason
+    finally:
+        model.close()
