@@ -119,13 +119,14 @@ class _Pool:
 
     def run(self, todo: deque[Job]) -> None:
         main = threading.current_thread() is threading.main_thread()
-        old = signal.signal(signal.SIGINT, self._sigint) if main else None
+        # SIGTERM (kill, a CI timeout) is a Ctrl-C too: stop the workers rather than orphan them
+        old = {sig: signal.signal(sig, self._sigint) for sig in (signal.SIGINT, signal.SIGTERM)} if main else {}
         try:
             while todo and not self.stop.is_set():
                 self._one_pool(todo)
         finally:
-            if main:
-                signal.signal(signal.SIGINT, old)
+            for sig, handler in old.items():
+                signal.signal(sig, handler)
 
     def _one_pool(self, todo: deque[Job]) -> None:
         """Run jobs until done, stopped or the pool breaks (then the jobs in flight go back on `todo`)."""

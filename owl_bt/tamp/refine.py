@@ -15,6 +15,8 @@ Two additions of ours:
 - **Culprit backtracking**: when a step fails mostly because of an object an earlier step put down
   (the orange set down where the fork's grasp needs room), that earlier placement is drawn again,
   up to BACKTRACKS times per step; the steps after it get a fresh half budget.
+- **Look-ahead grasps**: a pick followed by a step on the same object whose skill has
+  `grasp_fits(model, o)` keeps only grasps that step can use (pour: the palm off the mouth).
 """
 
 from __future__ import annotations
@@ -133,7 +135,8 @@ def refine(
         hint = guide(model.state(), op.args[0], checks) if checks and op.args else None
         model.step_checks = checks
         try:
-            step, reasons, blamed, used = _sample_step(model, op, skill, checks, hint, rng, share, cancelled, snap)
+            step, reasons, blamed, used = _sample_step(model, op, skill, checks, hint, rng, share, cancelled, snap,
+                                                       _grasp_filter(skeleton, skills, idx))
         finally:
             model.step_checks = []
         spent[idx] += used
@@ -196,7 +199,17 @@ def _culprit(steps: Sequence[GroundedStep], op: GroundOp, blamed: collections.Co
     return None
 
 
-def _sample_step(model, op, skill, checks, hint, rng, share, cancelled, snap):
+def _grasp_filter(skeleton: Sequence[GroundOp], skills: Mapping[str, object], idx: int):
+    """For a pick followed by a step on the same object whose skill has `grasp_fits(model, o)`
+    (pour: the palm must not cover the mouth), that check bound to the object; else None."""
+    op = skeleton[idx]
+    if op.name != "pick" or idx + 1 >= len(skeleton) or skeleton[idx + 1].args[:1] != op.args[:1]:
+        return None
+    fits = getattr(skills[skeleton[idx + 1].name], "grasp_fits", None)
+    return None if fits is None else (lambda model: fits(model, op.args[0]))
+
+
+def _sample_step(model, op, skill, checks, hint, rng, share, cancelled, snap, grasp_filter=None):
     reasons: collections.Counter[str] = collections.Counter()
     blamed: collections.Counter[str] = collections.Counter()
     for k in range(1, share + 1):
@@ -205,6 +218,10 @@ def _sample_step(model, op, skill, checks, hint, rng, share, cancelled, snap):
             return None, reasons, blamed, k - 1
         params = _guided(skill.sample(model, op.args, rng), hint, rng)
         res = skill.simulate(model, op.args, params)
+        if res.ok and grasp_filter is not None:
+            unfit = grasp_filter(model)
+            if unfit:
+                res = type(res).fail(unfit, op.args[0])
         if res.ok:
             state = model.state()
             failed = [name for name, chk in checks if not chk(state)]
