@@ -75,7 +75,8 @@ class Execute(WorkerBehaviour):
         failed = [name for name, check in step.checks if not check(obs)]
         if failed and not step.expected:
             return Failure("monitor", f"after {step.op}, {', '.join(failed)} no longer holds", str(step.op),
-                           step.op.args, {"failed": failed})
+                           step.op.args, {"failed": failed, "poses": {a: obs.get(a).pose.rounded() for a in step.op.args
+                                                                      if a in obs.objects}})
         for name, pose in step.expected.items():
             got = obs.get(name).pose
             err = math.dist(got.position, pose.position)
