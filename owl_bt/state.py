@@ -81,11 +81,15 @@ class ObjectState:
     def aabb(self) -> tuple[tuple[float, float, float], tuple[float, float, float]]:
         """Axis-aligned box (lower xyz, upper xyz) in the world frame, metres.
 
-        Accounts for yaw about z and for any roll/pitch by bounding the rotated box corners.
+        Accounts for yaw about z and for any roll/pitch by bounding the rotated box corners (a
+        sphere's box is the same in any orientation).
         """
         hx, hy, hz = (s / 2.0 for s in self.size)
-        rot = rotation_matrix(self.pose.roll, self.pose.pitch, self.pose.yaw)
-        ext = [sum(abs(rot[i][j]) * h for j, h in enumerate((hx, hy, hz))) for i in range(3)]
+        if self.shape == "sphere":  # a ball's box does not grow as it rolls
+            ext = [hx, hy, hz]
+        else:
+            rot = rotation_matrix(self.pose.roll, self.pose.pitch, self.pose.yaw)
+            ext = [sum(abs(rot[i][j]) * h for j, h in enumerate((hx, hy, hz))) for i in range(3)]
         c = self.pose.position
         return (
             (c[0] - ext[0], c[1] - ext[1], c[2] - ext[2]),

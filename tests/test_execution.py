@@ -97,3 +97,13 @@ def test_the_culprit_is_the_latest_step_that_put_the_blocker_down():
     assert _culprit(steps, fork, collections.Counter({"mug": 50})) == 3
     assert _culprit(steps, fork, collections.Counter({"fork": 300})) is None  # its own argument
     assert _culprit(steps, fork, collections.Counter({"knife": 30})) is None  # never moved
+
+
+def test_a_balls_box_does_not_grow_as_it_rolls():
+    from owl_bt.state import ObjectState
+
+    ball = ObjectState("soup", "soup", Pose(0.5, 0.2, 0.022, -2.86, -0.59, -2.34), (0.024, 0.024, 0.024), shape="sphere")
+    lo, hi = ball.aabb()
+    assert abs(lo[2] - 0.010) < 1e-9 and abs(hi[0] - lo[0] - 0.024) < 1e-9
+    box = ObjectState("can", "can", Pose(0.5, 0.2, 0.05, 0.0, 0.7, 0.0), (0.066, 0.066, 0.1))
+    assert box.aabb()[1][2] - box.aabb()[0][2] > 0.1  # a tipped box's does
