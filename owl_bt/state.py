@@ -82,10 +82,10 @@ class ObjectState:
         """Axis-aligned box (lower xyz, upper xyz) in the world frame, metres.
 
         Accounts for yaw about z and for any roll/pitch by bounding the rotated box corners (a
-        sphere's box is the same in any orientation).
+        round thing's — a sphere within 15 % of the same size every way — is the same in any orientation).
         """
         hx, hy, hz = (s / 2.0 for s in self.size)
-        if self.shape == "sphere":  # a ball's box does not grow as it rolls
+        if self.shape == "sphere" and max(self.size) < 1.15 * min(self.size):  # a ball's box does not grow as it rolls
             ext = [hx, hy, hz]
         else:
             rot = rotation_matrix(self.pose.roll, self.pose.pitch, self.pose.yaw)
