@@ -88,16 +88,20 @@ def test_pour_tips_the_ball_out_of_the_mug_only_when_tilted_enough(skills):
         model.close()
 
 
-def test_an_upside_down_mug_is_stood_up_through_a_regrasp(skills):
+def test_an_upside_down_mug_is_stood_up(skills):
+    """A half turn needs a grasp from the side, or a regrasp through a face in between (both are
+    found by the search; which one depends on the draws)."""
     world = _scene(("mug", (0.55, 0.1, 0.046, math.pi, 0.0, 0.4)))
     checkers = CheckerSet.compile(UPRIGHT, world, env_from_state(world))
     items = [SketchItem(GroundOp("pick", ("mug",))), SketchItem(GroundOp("place_ontop", ("mug", "table")))]
     res = plan(world, skills, items, [("goal_check0", checkers.as_callable("goal_check0"))], np.random.default_rng(0),
                budget=500)
     assert res.failure is None, res.failure
-    assert any("regrasp" in e for e in res.edits)
-    assert [str(s.op) for s in res.refinement.steps] == [
-        "pick(mug)", "place_ontop(mug, table)", "pick(mug)", "place_ontop(mug, table)"]
+    ops = [str(s.op) for s in res.refinement.steps]
+    assert ops[-2:] == ["pick(mug)", "place_ontop(mug, table)"] and len(ops) in (2, 4)
+    assert (len(ops) == 4) == any("regrasp" in e for e in res.edits)
+    up = res.refinement.steps[-1].expected["mug"]
+    assert abs(up.roll) < 0.2 and abs(up.pitch) < 0.2  # where the planner expects it to rest: upright
 
 
 def test_samples_are_drawn_inside_the_bounds_the_checkers_test(berry_world):
