@@ -53,6 +53,16 @@ def _rodrigues(w: np.ndarray) -> np.ndarray:
     return np.eye(3) + math.sin(th) * kx + (1 - math.cos(th)) * kx @ kx
 
 
+def _cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Row-wise cross product of (…, 3) arrays (np.cross is slow on small arrays)."""
+    return np.stack([a[..., 1] * b[..., 2] - a[..., 2] * b[..., 1], a[..., 2] * b[..., 0] - a[..., 0] * b[..., 2],
+                     a[..., 0] * b[..., 1] - a[..., 1] * b[..., 0]], axis=-1)
+
+
+def _rows_norm(a: np.ndarray) -> np.ndarray:
+    return np.sqrt(np.einsum("...i,...i->...", a, a))
+
+
 def _rot(axis: int, angle: float) -> np.ndarray:
     w = np.zeros(3)
     w[axis] = angle
@@ -80,15 +90,15 @@ class ModelFitter:
             _, j = self.tree.query(q, k=1, workers=1)
             x = (m[j] * scale) @ R.T + t
             nw = (nrm[j] / scale) @ R.T
-            nw /= np.maximum(np.linalg.norm(nw, axis=1, keepdims=True), 1e-12)
+            nw /= np.maximum(_rows_norm(nw), 1e-12)[:, None]
             diff = x - pts
             res = np.einsum("ij,ij->i", nw, diff)
-            ok = np.linalg.norm(diff, axis=1) < MAX_CORR
+            ok = _rows_norm(diff) < MAX_CORR
             if ok.sum() < 6:
                 break
             a = np.abs(res)
             w = np.where(a <= HUBER, 1.0, HUBER / np.maximum(a, 1e-12)) * ok
-            cols = [np.cross(x - t, nw), nw]
+            cols = [_cross(x - t, nw), nw]
             if with_scale:
                 cols.append((nw @ R) * (m[j] * scale))
             jac = np.concatenate(cols, axis=1)
@@ -116,7 +126,7 @@ class ModelFitter:
         nw = (self.model.normals[::stride] / scale) @ R.T
         eye = frame.eye
         view = eye - x
-        facing = np.einsum("ij,ij->i", nw, view) > 0.3 * np.linalg.norm(view, axis=1) * np.linalg.norm(nw, axis=1)
+        facing = np.einsum("ij,ij->i", nw, view) > 0.3 * _rows_norm(view) * _rows_norm(nw)
         x = x[facing]
         if len(x) == 0:
             return 0.0
@@ -159,8 +169,8 @@ class ModelFitter:
             diff = x - pts[None]
             res = np.einsum("hni,hni->hn", nw, diff)
             a = np.abs(res)
-            w = np.where(a <= HUBER, 1.0, HUBER / np.maximum(a, 1e-12)) * (np.linalg.norm(diff, axis=2) < MAX_CORR)
-            jac = np.concatenate([np.cross(x - t[:, None], nw), nw], axis=2)
+            w = np.where(a <= HUBER, 1.0, HUBER / np.maximum(a, 1e-12)) * (_rows_norm(diff) < MAX_CORR)
+            jac = np.concatenate([_cross(x - t[:, None], nw), nw], axis=2)
             hm = np.einsum("hna,hn,hnb->hab", jac, w, jac) + 1e-9 * np.eye(6)
             g = -np.einsum("hna,hn,hn->ha", jac, w, res)
             dx = np.linalg.solve(hm, g[..., None])[..., 0]
@@ -201,18 +211,20 @@ class ModelFitter:
         R, t, res = self.coarse(coarse, np.stack([s[1] for s in starts]), np.stack([s[2] for s in starts]), 6)
         order = np.argsort([self.score(res[h], self.see_through(frame, R[h], t[h], np.ones(3), 3))[0] + _tilt_cost(R[h])
                             for h in range(len(starts))])
-        best: Fit | None = None
+        best = None
         for h in order[:2]:
-            Rh, th, s, _ = self.refine(fine, R[h], t[h], np.ones(3), 6, False)
-            if with_scale:
-                Rh, th, s, _ = self.refine(fine, Rh, th, s, 8, True)
-            Rh, th, s, res_h = self.refine(pts, Rh, th, s, 2, False)
-            see = self.see_through(frame, Rh, th, s)
-            cost, rmse, inl = self.score(res_h, see)
-            cost += _tilt_cost(Rh)
-            if best is None or cost < best.cost:
-                best = Fit(Rh, th, s, cost, rmse, see, inl)
-        return best
+            Rh, th, s, res_h = self.refine(fine, R[h], t[h], np.ones(3), 6, False)
+            cost = self.score(res_h, self.see_through(frame, Rh, th, s, 2))[0] + _tilt_cost(Rh)
+            if best is None or cost < best[0]:
+                best = (cost, Rh, th)
+        _, Rh, th = best
+        s = np.ones(3)
+        if with_scale:
+            Rh, th, s, _ = self.refine(fine, Rh, th, s, 8, True)
+        Rh, th, s, res_h = self.refine(pts, Rh, th, s, 2, False)
+        see = self.see_through(frame, Rh, th, s)
+        cost, rmse, inl = self.score(res_h, see)
+        return Fit(Rh, th, s, cost + _tilt_cost(Rh), rmse, see, inl)
 
 
 def near_depth(frame: RGBDFrame) -> np.ndarray:

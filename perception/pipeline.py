@@ -23,12 +23,12 @@ from perception import cloud as cl
 from perception.camera import RGBDFrame
 from perception.cloud import PLANE_DIST
 from perception.detector import ROBOT, Detection, Detector, colour_name, dominant_colour, name_by_colour
-from perception.fit import ModelFitter, euler, principal_yaw
+from perception.fit import euler, principal_yaw
 from perception.shapes import ShapeLibrary
 
 MIN_POINTS = 25  # fewer points than this: the size is not estimated (the catalogue size is kept)
 MIN_CLUSTER = 40  # an unlabelled cluster needs this many points to count as an object
-REST_SNAP = 0.015  # m: an object whose lowest point is this close above/below a support rests on it
+REST_SNAP = 0.01  # m: an object whose lowest point is this close above/below a support rests on it
 BORDER = 2  # pixels: a mask this close to the image edge is cut by it
 
 
@@ -62,6 +62,7 @@ class Perception:
     issues: list[str] = field(default_factory=list)
     timings: dict[str, float] = field(default_factory=dict)
     table_z: float = 0.0
+    unmeasured: list[str] = field(default_factory=list)  # labelled, but too few points to measure
 
 
 class Pipeline:
@@ -70,7 +71,11 @@ class Pipeline:
     def __init__(self, detector: Detector, shapes: ShapeLibrary, palette: dict | None = None, seed: int = 0) -> None:
         self.detector, self.shapes, self.palette = detector, shapes, palette
         self.rng = np.random.default_rng(seed)
-        self._fitters: dict[str, ModelFitter] = {}
+
+    def prepare(self, kinds) -> None:
+        """Load the shape models of `kinds` now (start-up), so that no frame pays for it."""
+        for kind in kinds:
+            self.shapes.fitter(kind)
 
     def perceive(self, frame: RGBDFrame) -> Perception:
         out = Perception()
@@ -101,19 +106,17 @@ class Pipeline:
         pixmap = np.full(h * w, -1, dtype=np.int64)
         pixmap[sc.pixel] = np.arange(len(sc.pixel))
         claimed = np.zeros(len(sc.points), dtype=bool)
-        markers = []
         for det in dets:
             obj = self._object(det, frame, sc, pixmap, claimed)
             if obj is None:
+                out.unmeasured.append(det.name)
                 continue
-            if obj.state.shape == "region":
-                markers.append(obj)
             out.objects[obj.state.name] = obj
         for obj in self._unlabelled(sc, claimed, set(out.objects)):
             out.objects[obj.state.name] = obj
         t3 = time.perf_counter()
-        _rest_on_supports(out.objects, markers, sc.table_z)
         _flag_contents(out.objects)
+        _rest_on_supports(out.objects, sc.table_z)
         out.objects["table"] = self._table(sc)
         if not [o for o in out.objects.values() if not o.state.fixed]:
             out.failure = "no objects found on the table"
@@ -126,6 +129,7 @@ class Pipeline:
                 claimed: np.ndarray) -> PerceivedObject | None:
         idx = pixmap[np.flatnonzero(det.mask)]
         idx = idx[idx >= 0]
+        claimed[idx] = True  # whatever a detector labelled is not an unknown object, even if not used for the fit
         model = self.shapes.get(det.kind) if det.kind else None
         info = model.info if model else {}
         flags = []
@@ -133,13 +137,11 @@ class Pipeline:
             flags.append("partly outside the image")
         if info.get("region"):
             sel = idx[np.abs(sc.height[idx]) <= 0.02]
-            claimed[sel] = True
             if len(sel) < 10:
                 return None
             return self._marker(det, sc, sel, model, flags)
         sel = idx[sc.above[idx]]
         sel = _main_clusters(sel, sc.cluster)
-        claimed[sel] = True
         if len(sel) < 6:
             return None  # seen only as a few pixels: reported by the source as not visible
         # The object's own pixels at table height (a fork's flat head, a knife's blade) belong to it too.
@@ -155,7 +157,7 @@ class Pipeline:
             state = _box_state(det.name, "object", pts, sc.table_z, rgb, self.palette, det.kind)
             flags.append("unknown kind: a box around its points")
             return PerceivedObject(state, len(sel), flags, source=det.source, **base)
-        fitter = self._fitters.setdefault(det.kind, ModelFitter(model))
+        fitter = self.shapes.fitter(det.kind)
         few = len(sel) < MIN_POINTS
         if few:
             flags.append(f"seen by only {len(sel)} points: catalogue size kept")
@@ -289,21 +291,24 @@ def min_area_rect(xy: np.ndarray) -> tuple[tuple[float, float], tuple[float, flo
     return (float(centre[0]), float(centre[1])), (float(hi[0] - lo[0]), float(hi[1] - lo[1])), th
 
 
-def _rest_on_supports(objects: dict[str, PerceivedObject], markers: list[PerceivedObject], table_z: float) -> None:
-    """Objects whose lowest point is within REST_SNAP of the table (or of a flat marker under their
-    centre) are set exactly onto it: they rest there (gravity), the few millimetres are sensor noise."""
-    for obj in objects.values():
+def _rest_on_supports(objects: dict[str, PerceivedObject], table_z: float) -> None:
+    """An object whose lowest point is within REST_SNAP of the surface under it — the table, or the
+    top of an object (a plate, a mat) whose box holds its centre and lies below its middle — is set
+    exactly onto it: it rests there (gravity); the few millimetres are sensor noise."""
+    for name, obj in objects.items():
         low = obj.lowest
-        if low is None or obj.state.fixed:
-            continue
+        if low is None or any(f.startswith("inside ") for f in obj.flags):
+            continue  # contents rest on a container's floor, which is not a box top
+        p = obj.state.pose
         support = table_z
-        for m in markers:
-            lo, hi = m.state.aabb()
-            if lo[0] <= obj.state.pose.x <= hi[0] and lo[1] <= obj.state.pose.y <= hi[1]:
+        for other, o in objects.items():
+            if other == name:
+                continue
+            lo, hi = o.state.aabb()
+            if lo[0] <= p.x <= hi[0] and lo[1] <= p.y <= hi[1] and hi[2] < p.z and hi[2] <= low + REST_SNAP:
                 support = max(support, hi[2])
         gap = low - support
         if abs(gap) <= REST_SNAP:
-            p = obj.state.pose
             obj.state = obj.state.moved(Pose(p.x, p.y, p.z - gap, p.roll, p.pitch, p.yaw))
 
 

@@ -105,6 +105,16 @@ class ShapeLibrary:
     def __init__(self, make: Callable[[str], object]) -> None:
         self._make = make
         self._cache: dict[str, ShapeModel | None] = {}
+        self._fitters: dict[str, object] = {}
+
+    def fitter(self, kind: str):
+        """A `perception.fit.ModelFitter` for `kind` (cached with its k-d tree), or None when unknown."""
+        if kind not in self._fitters:
+            from perception.fit import ModelFitter
+
+            model = self.get(kind)
+            self._fitters[kind] = ModelFitter(model) if model is not None else None
+        return self._fitters[kind]
 
     def get(self, kind: str) -> ShapeModel | None:
         """The model of `kind`, or None when the catalogue does not know it."""
