@@ -57,15 +57,21 @@ class SceneCloud:
         return float(-(a * x + b * y + d) / c)
 
 
-def backproject(frame: RGBDFrame, exclude: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
-    """World points, colours and pixel indices of every pixel with a finite depth reading in range,
-    minus the pixels in `exclude` (H×W bool, e.g. the robot's own body); and the valid share."""
+def backproject(frame: RGBDFrame, exclude: np.ndarray | None = None, full: np.ndarray | None = None,
+                stride: int = 1) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
+    """World points, colours and pixel indices of the pixels with a finite depth reading in range,
+    minus those in `exclude` (H×W bool, e.g. the robot's own body); outside `full` (H×W bool, e.g.
+    the detected objects) only every `stride`-th row and column. Also the share of valid pixels."""
     h, w = frame.shape
     depth = np.asarray(frame.depth, dtype=np.float64)
     valid = np.isfinite(depth) & (depth > 0) & (depth < MAX_RANGE)
     share = float(valid.mean())
     if exclude is not None:
         valid &= ~exclude
+    if stride > 1:
+        grid = np.zeros((h, w), dtype=bool)
+        grid[::stride, ::stride] = True
+        valid &= grid if full is None else (grid | full)
     idx = np.flatnonzero(valid)
     v, u = np.divmod(idx, w)
     z = depth.reshape(-1)[idx]
@@ -76,10 +82,11 @@ def backproject(frame: RGBDFrame, exclude: np.ndarray | None = None) -> tuple[np
     return world, colours, idx, share
 
 
-def build(frame: RGBDFrame, exclude: np.ndarray | None = None, workspace=WORKSPACE) -> SceneCloud:
-    """The scene cloud of `frame`; raises CloudError when too few pixels have depth, nothing is in the
-    workspace, or no horizontal plane (the table) is found."""
-    pts, cols, pix, share = backproject(frame, exclude)
+def build(frame: RGBDFrame, exclude: np.ndarray | None = None, full: np.ndarray | None = None, stride: int = 1,
+          workspace=WORKSPACE) -> SceneCloud:
+    """The scene cloud of `frame` (see `backproject` for `exclude`, `full`, `stride`); raises CloudError
+    when too few pixels have depth, nothing is in the workspace, or no horizontal plane (the table) is found."""
+    pts, cols, pix, share = backproject(frame, exclude, full, stride)
     if share < 0.2:
         raise CloudError(f"the depth image is mostly empty ({share:.0%} of pixels have a reading)")
     lo, hi = np.asarray(workspace[0]), np.asarray(workspace[1])

@@ -186,8 +186,8 @@ class ModelFitter:
         top, bottom = float(np.percentile(heights, 99)), float(np.percentile(heights, 1))
         on_table = bottom < 0.02
         centre_xy = (pts[:, :2].min(axis=0) + pts[:, :2].max(axis=0)) / 2
-        coarse = pts if len(pts) <= COARSE_POINTS else pts[rng.choice(len(pts), COARSE_POINTS, replace=False)]
-        fine = pts if len(pts) <= FINE_POINTS else pts[rng.choice(len(pts), FINE_POINTS, replace=False)]
+        coarse = pts[np.linspace(0, len(pts) - 1, min(len(pts), COARSE_POINTS)).astype(int)]  # evenly, reproducibly
+        fine = pts[np.linspace(0, len(pts) - 1, min(len(pts), FINE_POINTS)).astype(int)]
         starts = []
         for strict in (True, False):
             seen: list[tuple[float, float, float]] = []

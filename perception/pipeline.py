@@ -94,9 +94,12 @@ class Pipeline:
             if d.kind == ROBOT:
                 robot |= d.mask
         dets = [d for d in dets if d.kind != ROBOT]
+        full = np.zeros(frame.shape, dtype=bool)
+        for d in dets:
+            full |= d.mask
         t1 = time.perf_counter()
-        try:
-            sc = cl.build(frame, exclude=robot)
+        try:  # detected objects at full resolution, the rest (table, unknown things) at every other pixel
+            sc = cl.build(frame, exclude=robot, full=full, stride=2)
         except cl.CloudError as exc:
             out.failure = str(exc)
             return out
