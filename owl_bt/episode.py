@@ -178,7 +178,7 @@ def make_perception(name: str, world: SimWorld, backend: SimArmBackend, seed: in
     from perception.source import CameraSource
 
     camera, pipeline = sim_camera_pipeline(world, seed)
-    return CameraSource(camera, pipeline, robot=backend.state)
+    return CameraSource(camera, pipeline, robot=backend.state, tcp=world.robot.tcp_pose)
 
 
 def sim_camera_pipeline(world: SimWorld, seed: int = 0, noise: bool = True):

@@ -26,6 +26,7 @@ from perception.detector import ROBOT, Detection, Detector, colour_name, dominan
 from perception.fit import euler, principal_yaw
 from perception.shapes import ShapeLibrary
 
+NO_OBJECTS = "no objects found on the table"
 MIN_POINTS = 25  # fewer points than this: the size is not estimated (the catalogue size is kept)
 MIN_CLUSTER = 40  # an unlabelled cluster needs this many points to count as an object
 REST_SNAP = 0.01  # m: an object whose lowest point is this close above/below a support rests on it
@@ -122,7 +123,7 @@ class Pipeline:
         _rest_on_supports(out.objects, sc.table_z)
         out.objects["table"] = self._table(sc)
         if not [o for o in out.objects.values() if not o.state.fixed]:
-            out.failure = "no objects found on the table"
+            out.failure = NO_OBJECTS
         out.issues = [f"{n}: {f}" for n, o in out.objects.items() for f in o.flags]
         out.timings = {"detect": t1 - t0, "cloud": t2 - t1, "objects": t3 - t2, "total": time.perf_counter() - t0}
         return out

@@ -17,6 +17,7 @@ import numpy as np
 
 from owl_bt.errors import OwlError
 from owl_bt.state import RobotState, WorldState
+from perception.pipeline import NO_OBJECTS
 
 
 @dataclass
@@ -55,21 +56,27 @@ def _png(rgb: np.ndarray) -> bytes:
     return buf.getvalue()
 
 
+HAND_POINTS = 150  # points a held object needs for its pose to come from the camera rather than the hand
+
+
 class CameraSource:
     """camera: a `perception.camera.Camera`; pipeline: a `perception.pipeline.Pipeline`; robot: the
-    arm's measured state (joints, held object), which perception does not estimate. `last_annotated`
-    keeps the latest labelled image, also when a round failed; `out_dir`: the run folder the perceive
-    subtree writes it into (None: not written)."""
+    arm's measured state (joints, held object), which perception does not estimate; tcp: the hand's
+    pose from the arm's kinematics ((x, y, z), quaternion xyzw; world frame, m), used for an object in
+    the gripper that the fingers hide. `last_annotated` keeps the latest labelled image, also when a
+    round failed; `out_dir`: the run folder the perceive subtree writes it into (None: not written)."""
 
     name = "camera"
 
-    def __init__(self, camera, pipeline, robot: Callable[[], RobotState | None] = lambda: None) -> None:
+    def __init__(self, camera, pipeline, robot: Callable[[], RobotState | None] = lambda: None,
+                 tcp: Callable[[], tuple] | None = None) -> None:
         from perception.tracker import Tracker
 
-        self.camera, self.pipeline, self._robot = camera, pipeline, robot
+        self.camera, self.pipeline, self._robot, self._tcp = camera, pipeline, robot, tcp
         self.tracker = Tracker()
         self.last_annotated: bytes | None = None
         self.out_dir = None
+        self._in_hand: dict[str, np.ndarray] = {}  # held object's centre in the hand frame, m
 
     def observe(self) -> Observation:
         from perception.draw import annotate
@@ -79,18 +86,54 @@ class CameraSource:
         except OSError as exc:
             raise PerceptionError(f"the camera gave no frame: {exc}") from None
         res = self.pipeline.perceive(frame)
-        if res.failure:
+        known = any(not s.fixed for s in self.tracker.known.values())
+        if res.failure and not (res.failure == NO_OBJECTS and known):  # nothing on the table but known things: kept
             self.last_annotated = annotate(frame, {}, note=f"perception failed: {res.failure}")
             raise PerceptionError(res.failure)
         robot = self._robot()
+        held = robot.held if robot else None
         unlabelled = {n for n, o in res.objects.items() if o.source == "colour"}
         tracked = self.tracker.update({n: o.state for n, o in res.objects.items()}, unlabelled, res.unmeasured,
-                                      robot.held if robot else None, {n: o.flags for n, o in res.objects.items()})
+                                      held, {n: o.flags for n, o in res.objects.items()})
+        if held in tracked.states:
+            self._place_in_hand(held, tracked, res.objects.get(held))
+        self._in_hand = {k: v for k, v in self._in_hand.items() if k == held}
         flags = {n: f for n, f in tracked.flags.items() if f}
         note = f"missing: {', '.join(tracked.missing)}" if tracked.missing else ""
         self.last_annotated = annotate(frame, tracked.states, flags, note)
         world = WorldState(objects=tracked.states, robot=robot, source=self.name)
         return Observation(world, _png(frame.rgb), self.last_annotated, flags, tracked.kept, tracked.missing, res.timings)
+
+
+    def _place_in_hand(self, name: str, tracked, seen) -> None:
+        """The held object's pose: from the camera when it sees enough of it (and then its place in
+        the hand is remembered), else at that place in the hand as the arm's kinematics put the hand
+        (the object's centre at the hand's centre until the camera has seen it held)."""
+        if self._tcp is None:
+            return
+        from dataclasses import replace
+
+        from owl_bt.state import Pose
+
+        pos, quat = self._tcp()
+        hand_r = _quat_matrix(quat)
+        hand_p = np.asarray(pos, dtype=float)
+        state = tracked.states[name]
+        if seen is not None and seen.points >= HAND_POINTS:
+            self._in_hand[name] = hand_r.T @ (np.asarray(state.pose.position) - hand_p)
+            return
+        c = hand_p + hand_r @ self._in_hand.get(name, np.zeros(3))
+        p = state.pose
+        tracked.states[name] = replace(state, pose=Pose(*(float(v) for v in c), p.roll, p.pitch, p.yaw))
+        note = "in the gripper: placed by the hand's pose"
+        tracked.flags[name] = [f for f in tracked.flags.get(name, []) if not f.startswith("not seen")] + [note]
+
+
+def _quat_matrix(q) -> np.ndarray:
+    x, y, z, w = (float(v) for v in q)
+    return np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
+                     [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
+                     [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)]])
 
 
 class SimStateSource:
