@@ -67,10 +67,13 @@ class Perception:
 
 
 class Pipeline:
-    """detector: names masks; shapes: shape priors by kind; palette: colour words (rgb in [0, 1])."""
+    """detector: names masks; shapes: shape priors by kind; palette: colour words (rgb in [0, 1]);
+    namer: optional `perception.detector.VLMCropNamer` asked to name clusters no detector labelled
+    (a kind it names is fitted like a detected one; otherwise the colour fallback names it)."""
 
-    def __init__(self, detector: Detector, shapes: ShapeLibrary, palette: dict | None = None, seed: int = 0) -> None:
-        self.detector, self.shapes, self.palette = detector, shapes, palette
+    def __init__(self, detector: Detector, shapes: ShapeLibrary, palette: dict | None = None, seed: int = 0,
+                 namer=None) -> None:
+        self.detector, self.shapes, self.palette, self.namer = detector, shapes, palette, namer
         self.rng = np.random.default_rng(seed)
 
     def prepare(self, kinds) -> None:
@@ -116,7 +119,7 @@ class Pipeline:
                 out.unmeasured.append(det.name)
                 continue
             out.objects[obj.state.name] = obj
-        for obj in self._unlabelled(sc, claimed, set(out.objects)):
+        for obj in self._unlabelled(frame, sc, pixmap, claimed, set(out.objects)):
             out.objects[obj.state.name] = obj
         t3 = time.perf_counter()
         _flag_contents(out.objects)
@@ -189,8 +192,10 @@ class Pipeline:
         )
         return PerceivedObject(state, len(sel), flags, source=det.source, **_describe(pts, rgb))
 
-    def _unlabelled(self, sc: cl.SceneCloud, claimed: np.ndarray, taken: set[str]) -> list[PerceivedObject]:
-        """Objects for clusters no detection claimed: named by colour and size (the fallback)."""
+    def _unlabelled(self, frame: RGBDFrame, sc: cl.SceneCloud, pixmap: np.ndarray, claimed: np.ndarray,
+                    taken: set[str]) -> list[PerceivedObject]:
+        """Objects for clusters no detection claimed: named by the crop namer when there is one and it
+        names a known kind, else by colour and size (the fallback)."""
         out = []
         free = sc.above & ~claimed & (sc.cluster >= 0)
         for label in np.unique(sc.cluster[free]):
@@ -200,6 +205,20 @@ class Pipeline:
             pts = sc.points[sel]
             if np.percentile(sc.height[sel], 95) < 0.015:
                 continue  # a low blob of noise over the table, not a thing
+            if self.namer is not None:
+                mask = np.zeros(frame.shape[0] * frame.shape[1], dtype=bool)
+                mask[sc.pixel[sel]] = True
+                mask = mask.reshape(frame.shape)
+                kind = self.namer.name(frame.rgb, mask)
+                if kind and self.shapes.get(kind) is not None:
+                    name, k = kind, 2
+                    while name in taken:
+                        name, k = f"{kind}_{k}", k + 1
+                    obj = self._object(Detection(name, kind, mask, "vlm"), frame, sc, pixmap, np.zeros_like(claimed))
+                    if obj is not None:
+                        taken.add(name)
+                        out.append(obj)
+                        continue
             rgb = dominant_colour(sc.colours[sel])
             extent = float(np.max(pts.max(axis=0) - pts.min(axis=0)))
             name = name_by_colour(rgb, extent, taken)

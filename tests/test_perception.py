@@ -112,3 +112,43 @@ def test_a_run_with_the_camera_writes_perception_images(tmp_path):
     assert res.success, res.failure
     assert (res.run_dir / "perception.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert (res.run_dir / "perception-1.png").is_file()
+
+
+class _LookingVLM:
+    """A stand-in vision model (the VLM protocol): it looks at the crop it is sent and calls a mostly red
+    thing a strawberry, anything else a sponge; it records what it was asked."""
+
+    def __init__(self) -> None:
+        self.asked: list[tuple[str, tuple[int, ...]]] = []
+
+    def complete(self, messages, images=None):
+        import io
+
+        from PIL import Image
+
+        img = np.asarray(Image.open(io.BytesIO(images[0])).convert("RGB"), dtype=float)
+        self.asked.append((messages[0]["content"], img.shape))
+        red = ((img[..., 0] > 120) & (img[..., 1] < 80)).mean()
+        return "That is a strawberry." if red > 0.05 else "A sponge."
+
+
+def test_a_vision_model_names_what_no_detector_labelled():
+    from perception.detector import VLMCropNamer
+    from perception.pipeline import Pipeline
+    from sim import catalog
+
+    world = SimWorld()
+    try:
+        tasks.get("berry1").build(world, 0)
+        _, pipeline = sim_camera_pipeline(world)
+        vlm = _LookingVLM()
+        named = Pipeline(pipeline.detector, pipeline.shapes, catalog.COLOURS, namer=VLMCropNamer(vlm, list(catalog.KINDS)))
+        camera = SimCamera(lambda: render_head(world.cid), lambda: {world.robot.body: ("robot", ROBOT)})
+        res = named.perceive(camera.capture())
+        truth = world.object_states()["strawberry"]
+    finally:
+        world.close()
+    assert len(vlm.asked) == 1 and "strawberry" in vlm.asked[0][0] and vlm.asked[0][1][0] < 100  # a crop, not the frame
+    got = res.objects["strawberry"]
+    assert got.source == "vlm" and got.state.kind == "strawberry"
+    assert math.dist(got.state.pose.position, truth.pose.position) < 0.01
