@@ -142,6 +142,9 @@ class Pipeline:
         flags = []
         if _touches_border(det.mask):
             flags.append("partly outside the image")
+        occluder = _occluder(det.mask, frame)
+        if occluder:
+            flags.append(f"partly hidden behind {occluder}")
         if info.get("region"):
             sel = idx[np.abs(sc.height[idx]) <= 0.02]
             if len(sel) < 10:
@@ -255,6 +258,30 @@ def _check_frame(frame: RGBDFrame) -> str | None:
 
 def _touches_border(mask: np.ndarray) -> bool:
     return bool(mask[:BORDER].any() or mask[-BORDER:].any() or mask[:, :BORDER].any() or mask[:, -BORDER:].any())
+
+
+def _occluder(mask: np.ndarray, frame: RGBDFrame, ring: int = 2, closer: float = 0.02) -> str:
+    """The labelled thing (or 'something') right next to the mask's outline and more than `closer` m
+    nearer the camera: what hides part of the object. '' when nothing does."""
+    from scipy.ndimage import binary_dilation, minimum_filter
+
+    rows, cols = np.flatnonzero(mask.any(axis=1)), np.flatnonzero(mask.any(axis=0))
+    if len(rows) == 0:
+        return ""
+    r0, r1 = max(0, rows[0] - ring), min(mask.shape[0], rows[-1] + ring + 1)
+    c0, c1 = max(0, cols[0] - ring), min(mask.shape[1], cols[-1] + ring + 1)
+    m = mask[r0:r1, c0:c1]
+    edge = binary_dilation(m, iterations=ring) & ~m
+    d = frame.depth[r0:r1, c0:c1]
+    own = minimum_filter(np.where(m & (d > 0), d, np.inf), size=2 * ring + 1)  # the object's depth next to each pixel
+    near = edge & (d > 0) & (d < own - closer)
+    if near.sum() < 3:
+        return ""
+    if frame.seg is None:
+        return "something"
+    ids, counts = np.unique(frame.seg[r0:r1, c0:c1][near], return_counts=True)
+    name, _ = frame.labels.get(int(ids[np.argmax(counts)]), ("something", ""))
+    return name
 
 
 def _main_clusters(sel: np.ndarray, cluster: np.ndarray) -> np.ndarray:
