@@ -13,8 +13,8 @@ import open3d as o3d
 
 from perception.camera import RGBDFrame
 
-# Where objects can be: the table and a little above it (x, y, z lower and upper, world frame, m).
-WORKSPACE = ((0.15, -0.50, -0.05), (0.95, 0.50, 0.45))
+# Where objects can be: over the table, up to where the arm lifts them (x, y, z lower and upper, world frame, m).
+WORKSPACE = ((0.15, -0.50, -0.05), (0.95, 0.50, 0.9))
 MAX_RANGE = 4.0  # m: readings beyond this are treated as no reading
 PLANE_DIST = 0.006  # m: a point this close to the table plane belongs to it (markers are 2 mm thick)
 ABOVE = 0.007  # m: points higher than this above the plane are candidate object points (≈ 3 σ of depth noise)

@@ -363,14 +363,16 @@ def _rest_on_supports(objects: dict[str, PerceivedObject], table_z: float) -> No
 
 
 def _flag_contents(objects: dict[str, PerceivedObject]) -> None:
-    """Flag objects whose centre lies inside a larger object's box (a ball in a mug, soup in a can)."""
+    """Flag objects whose centre lies inside a larger object's (oriented) box: a ball in a mug, soup in a can."""
+    from owl_bt.state import rotation_matrix
+
     for name, obj in objects.items():
         if obj.state.fixed:
             continue
-        x, y, z = obj.state.pose.position
+        c = np.asarray(obj.state.pose.position)
         for other, o in objects.items():
             if other == name or o.state.fixed or np.prod(o.state.size) <= np.prod(obj.state.size):
                 continue
-            lo, hi = o.state.aabb()
-            if lo[0] < x < hi[0] and lo[1] < y < hi[1] and lo[2] < z < hi[2]:
+            local = np.asarray(rotation_matrix(*o.state.pose.euler)).T @ (c - np.asarray(o.state.pose.position))
+            if np.all(np.abs(local) < np.asarray(o.state.size) / 2):
                 obj.flags.append(f"inside {other}")

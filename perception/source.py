@@ -76,7 +76,7 @@ class CameraSource:
         self.tracker = Tracker()
         self.last_annotated: bytes | None = None
         self.out_dir = None
-        self._in_hand: dict[str, np.ndarray] = {}  # held object's centre in the hand frame, m
+        self._in_hand: dict[str, tuple] = {}  # held object's (rotation, centre) in the hand frame, m
 
     def observe(self) -> Observation:
         from perception.draw import annotate
@@ -107,24 +107,30 @@ class CameraSource:
 
     def _place_in_hand(self, name: str, tracked, seen) -> None:
         """The held object's pose: from the camera when it sees enough of it (and then its place in
-        the hand is remembered), else at that place in the hand as the arm's kinematics put the hand
-        (the object's centre at the hand's centre until the camera has seen it held)."""
+        the hand is remembered), else where that place in the hand is as the arm's kinematics put the
+        hand. Until the camera has seen it held, its place in the hand is taken as: centred between the
+        fingers, turned as it was when last seen (a grasp does not turn what it lifts)."""
         if self._tcp is None:
             return
         from dataclasses import replace
 
-        from owl_bt.state import Pose
+        from owl_bt.state import Pose, rotation_matrix
+        from perception.fit import euler
 
         pos, quat = self._tcp()
         hand_r = _quat_matrix(quat)
         hand_p = np.asarray(pos, dtype=float)
         state = tracked.states[name]
+        obj_r = np.asarray(rotation_matrix(*state.pose.euler))
         if seen is not None and seen.points >= HAND_POINTS:
-            self._in_hand[name] = hand_r.T @ (np.asarray(state.pose.position) - hand_p)
+            self._in_hand[name] = (hand_r.T @ obj_r, hand_r.T @ (np.asarray(state.pose.position) - hand_p))
             return
-        c = hand_p + hand_r @ self._in_hand.get(name, np.zeros(3))
-        p = state.pose
-        tracked.states[name] = replace(state, pose=Pose(*(float(v) for v in c), p.roll, p.pitch, p.yaw))
+        if name not in self._in_hand:
+            self._in_hand[name] = (hand_r.T @ obj_r, np.zeros(3))
+        rel_r, rel_p = self._in_hand[name]
+        c = hand_p + hand_r @ rel_p
+        rpy = euler(hand_r @ rel_r)
+        tracked.states[name] = replace(state, pose=Pose(*(float(v) for v in c), *rpy))
         note = "in the gripper: placed by the hand's pose"
         tracked.flags[name] = [f for f in tracked.flags.get(name, []) if not f.startswith("not seen")] + [note]
 
