@@ -152,3 +152,31 @@ def test_a_vision_model_names_what_no_detector_labelled():
     got = res.objects["strawberry"]
     assert got.source == "vlm" and got.state.kind == "strawberry"
     assert math.dist(got.state.pose.position, truth.pose.position) < 0.01
+
+
+def test_a_held_object_the_camera_cannot_see_follows_the_hand():
+    world = SimWorld()
+    held: list[str | None] = [None]
+    try:
+        tasks.get("berry1").build(world, 0)
+        camera, pipeline = sim_camera_pipeline(world)
+        src = CameraSource(camera, pipeline, robot=lambda: RobotState(world.robot.arm_q(), held=held[0]),
+                           tcp=world.robot.tcp_pose)
+        before = src.observe().world.objects["strawberry"]
+        # "picked": out of the camera's sight, in the hand; then the wrist turns by 90°
+        p.resetBasePositionAndOrientation(world.body_id("strawberry"), (0.5, 0.0, -3.0), (0, 0, 0, 1), physicsClientId=world.cid)
+        held[0] = "strawberry"
+        first = src.observe()
+        hand1 = world.robot.tcp_pose()
+        q = list(world.robot.arm_q())
+        q[5] += math.pi / 2
+        world.robot.reset_arm(q)
+        second = src.observe()
+        hand2 = world.robot.tcp_pose()
+    finally:
+        world.close()
+    s1, s2 = first.world.objects["strawberry"], second.world.objects["strawberry"]
+    assert "in the gripper: placed by the hand's pose" in first.flags["strawberry"]
+    assert math.dist(s1.pose.position, hand1[0]) < 1e-6 and math.dist(s2.pose.position, hand2[0]) < 1e-6
+    assert s1.pose.euler == pytest.approx(before.pose.euler, abs=1e-6)  # a grasp does not turn what it lifts
+    assert abs(abs((s2.pose.yaw - s1.pose.yaw + math.pi) % (2 * math.pi) - math.pi) - math.pi / 2) < 0.05
