@@ -37,7 +37,7 @@ def _fail(exc: OwlError) -> typer.Exit:
 
 @app.command()
 def run(
-    instruction: str = typer.Argument(..., help="The goal in plain words, e.g. \"put the strawberry onto the light-grey region\"."),
+    instruction: str = typer.Argument("", help="The goal in plain words, e.g. \"put the strawberry onto the light-grey region\"."),
     task: str | None = typer.Option(None, "--task", "-t", help="Benchmark scene to run in (see `owl-bt tasks`; default berry1)."),
     scene: Path | None = typer.Option(None, "--scene", help="Your own scene, a TOML file (see examples/fruit_bowl.toml)."),
     seed: int = typer.Option(0, "--seed", "-s", help="Seed for the scene's random placements and the samplers (≥ 0)."),
@@ -45,8 +45,14 @@ def run(
     as_json: bool = typer.Option(False, "--json", help="Make the last line one JSON object with the result."),
     gui: bool = typer.Option(False, "--gui", help="Show the pybullet GUI and run in real time (needs a display)."),
     vlm: str = typer.Option(
-        "offline", "--vlm", help="Constraint generator: offline (default, no network) or oracle (the task's hand-written answers)."
+        "offline", "--vlm", help="Constraint generator: offline (default, no network), openai (an OpenAI-compatible endpoint: "
+        "OPENAI_BASE_URL, OPENAI_API_KEY, OWL_BT_VLM_MODEL or owl-bt.toml), replay (see --replay) or oracle (the task's "
+        "hand-written answers)."
     ),
+    replay: Path | None = typer.Option(
+        None, "--replay", help="Re-run a past run folder exactly: its instruction, task and seed, and its recorded model answers."
+    ),
+    method: str = typer.Option("owl", "--method", "-m", help="Comparison method (SPEC §8.1), e.g. no-cont, no-back, direct."),
     perception: str = typer.Option("sim-state", "--perception", help="Where the world state comes from: sim-state."),
     max_attempts: int = typer.Option(3, "--max-attempts", help="Attempts (perceive→plan→execute rounds) before giving up."),
     budget: int = typer.Option(500, "--budget", help="Continuous samples per action (SPEC §5: 500)."),
@@ -58,8 +64,16 @@ def run(
 
     if scene is not None and task is not None:
         raise _fail(UsageError("--scene and --task are mutually exclusive: give one or the other"))
-    cfg = EpisodeConfig(instruction, task or "berry1", seed, out_dir, gui, vlm, perception, max_attempts, budget, scene=scene,
-                        skeletons=skeletons)
+    try:
+        if replay is not None:
+            instruction, task, seed, vlm = _replayed(replay, instruction, task, scene, vlm)
+        cfg = EpisodeConfig(instruction, task or "berry1", seed, out_dir, gui, vlm, perception, max_attempts, budget,
+                            scene=scene, skeletons=skeletons)
+        from owl_bt.bench import methods
+
+        cfg = methods.get(method).configure(cfg)
+    except OwlError as exc:
+        raise _fail(exc) from None
     progress = _Progress() if not quiet else None
     try:
         result = run_episode(cfg, on_tick=progress)
@@ -125,6 +139,20 @@ def bench(
     except OwlError as exc:
         raise _fail(exc) from None
     raise typer.Exit(code)
+
+
+def _replayed(run_dir: Path, instruction: str, task: str | None, scene: Path | None, vlm: str) -> tuple:
+    """(instruction, task, seed, vlm spec) to re-run `run_dir` with its recorded answers."""
+    from owl_bt.language.replay import recorded_run
+
+    rec = recorded_run(run_dir)
+    if vlm not in ("offline", "replay"):
+        raise UsageError(f"--replay answers from the recording; it cannot be combined with --vlm {vlm}")
+    if instruction.strip() and instruction.strip() != rec["instruction"].strip():
+        raise UsageError("--replay re-runs the recorded instruction; leave the instruction out")
+    if scene is None and rec["task"].startswith("scene:"):
+        raise UsageError(f"--replay: the run used the scene file {rec['task'][6:]}.toml; pass it with --scene")
+    return rec["instruction"], task or (None if scene else rec["task"]), rec["seed"], f"replay:{run_dir.absolute()}"
 
 
 class _Progress:

@@ -58,6 +58,9 @@ class OfflineGrounder:
             objs = _objects(prompt, "Objects and their poses")
             return self._checkers(prompt, ground(task, objs))
         objs = _objects(prompt, "Objects in the scene")
+        if "## Goal literals you may use" in prompt:  # the direct method (SPEC §8.1)
+            lits = [f"{'On' if c.relation == 'ontop' else 'Inside'}({c.moved}, {c.target})" for c in ground(task, objs)]
+            return "Goal:\n" + "\n".join(lits) + "\n"
         ops = set(_section(prompt, "Ground operators you may use").split("\n"))
         return self._sketch(ground(task, objs), {o.strip("- ").strip() for o in ops}, objs)
 
