@@ -33,6 +33,7 @@ class GenerateConstraints(WorkerBehaviour):
         c["queries"] += constraints.queries
         for call in constraints.calls:
             self.services.log("vlm_call", **call.to_dict())
+        constraints.checkers.on_error = lambda line: self.services.log("checker_error", error=line)
         self.services.log("constraints", sketch=constraints.sketch.text(), checkers=constraints.checkers.sources)
         self.feedback_message = f"{len(constraints.sketch.actions)} sketch actions, {len(constraints.checkers.names())} checkers"
         return py_trees.common.Status.SUCCESS

@@ -146,6 +146,26 @@ class CheckerSet:
     time_limit_s: float = TIME_LIMIT_S
     _fns: dict[str, Callable] = field(default_factory=dict)
     _globals: dict = field(default_factory=dict)
+    source: str = ""
+    # called once per distinct error (checker, line, kind) with the error line: the event log's hook
+    on_error: Callable[[str], None] | None = None
+    _seen: set = field(default_factory=set)
+
+    def _record(self, message: str, exc: BaseException) -> None:
+        lineno, tb = None, exc.__traceback__
+        while tb is not None:
+            if tb.tb_frame.f_code.co_filename == "<checker>":
+                lineno = tb.tb_lineno
+            tb = tb.tb_next
+        if lineno is not None:
+            lines = self.source.splitlines()
+            text = lines[lineno - 1].strip() if 0 < lineno <= len(lines) else ""
+            message += f" (line {lineno}: {text})"
+        self.errors.append(message)
+        key = message.split(":", 1)[0], lineno, type(exc).__name__
+        if self.on_error is not None and key not in self._seen:
+            self._seen.add(key)
+            self.on_error(message)
 
     @classmethod
     def compile(cls, source: str, init_state: WorldState, env: Env, time_limit_s: float = TIME_LIMIT_S) -> CheckerSet:
@@ -164,7 +184,7 @@ class CheckerSet:
         # vetted above; defines functions only (no defaults, no top-level calls), with +, *, ** guarded
         exec(compile(guards.rewrite(tree), "<checker>", "exec"), g)  # noqa: S102
         out = cls(sources={n: ast.get_source_segment(source, _fn(tree, n)) or "" for n in names},
-                  init_state=init_state, env=env, time_limit_s=time_limit_s)
+                  init_state=init_state, env=env, time_limit_s=time_limit_s, source=source)
         out._globals = g
         out._fns = {n: g[n] for n in names}
         return out
@@ -191,8 +211,8 @@ class CheckerSet:
         sys.settrace(tracer)
         try:
             result = self._fns[name]()
-        except Exception as exc:  # untrusted code: any failure is a False, recorded
-            self.errors.append(f"{name}: {type(exc).__name__}: {exc}")
+        except Exception as exc:  # untrusted code: any failure is a False, recorded with its source line
+            self._record(f"{name}: {type(exc).__name__}: {exc}", exc)
             return False
         finally:
             sys.settrace(previous)
