@@ -66,15 +66,22 @@ def split_instruction(instruction: str, history: list[str] | None = None) -> tup
     return " ".join(text.split()), "\n".join(history) or NO_HISTORY
 
 
-def describe_objects(world: WorldState, with_pose: bool) -> str:
+def describe_objects(world: WorldState, with_pose: bool = True) -> str:
+    """One line per object: name, category, colour, fixed or movable and (with_pose) its pose,
+    own-frame size and world-frame box — metres and radians."""
     lines = []
     for name in world.names():
         o = world.get(name)
-        line = f"- {name} (category: {o.category}, colour: {o.colour or 'unknown'})"
+        line = f"- {name} (category: {o.category}, colour: {o.colour or 'unknown'}, {'fixed' if o.fixed else 'movable'})"
         if with_pose:
-            line += f" pose {tuple(round(v, 3) for v in o.pose.as_tuple())}, size {tuple(round(v, 3) for v in o.size)}"
+            lo, hi = o.aabb()
+            line += (f" pose {_r(o.pose.as_tuple())}, size {_r(o.size)}, box {_r(lo)} to {_r(hi)}")
         lines.append(line)
     return "\n".join(lines)
+
+
+def _r(values) -> tuple[float, ...]:
+    return tuple(round(float(v), 3) + 0.0 for v in values)
 
 
 def sketch_prompt(
@@ -88,7 +95,7 @@ def sketch_prompt(
     task, past = split_instruction(task, history)
     return template("sketch").substitute(
         task=task, history=past,
-        objects=describe_objects(world, with_pose=False),
+        objects=describe_objects(world),
         literals="\n".join(literals),
         operators="\n".join(f"- {s.description}" for s in schemas),
         ground_ops="\n".join(f"- {g}" for g in ground_ops),
