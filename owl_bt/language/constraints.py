@@ -12,8 +12,10 @@ from dataclasses import dataclass, field
 from importlib import resources
 from string import Template
 
+import numpy as np
+
 from owl_bt.errors import ModelAnswerError, UnsafeCodeError
-from owl_bt.language import ablations
+from owl_bt.language import ablations, repair
 from owl_bt.language.codebook import HELPERS, env_from_state
 from owl_bt.language.parser import Sketch, parse_checkers, parse_sketch
 from owl_bt.language.sandbox import CheckerSet
@@ -141,7 +143,7 @@ def _ask(vlm: VLM, prompt: str, images: list[bytes], parse, retries: int, log: l
             stats["calls"].append(call)
         log.append(entry)
         try:
-            return parse(answer)
+            return parse(answer), messages + [{"role": "assistant", "content": answer}]
         except (ModelAnswerError, UnsafeCodeError) as exc:
             if attempt == retries:
                 raise type(exc)(f"model answer rejected after {retries + 1} tries: {exc.reason}") from None
@@ -162,6 +164,7 @@ def generate(
     retries: int = 2,
     literals: list[str] | None = None,
     history: list[str] | None = None,
+    repair_rounds: int = 2,
 ) -> Constraints:
     """Ask for the sketch, then the checkers; raises GroundingError, UnknownObjectError or
     ModelAnswerError with a one-line reason. `history`: the replan subtree's failure lines (what
@@ -176,11 +179,11 @@ def generate(
         return Constraints(sketch, checkers, log, stats["model_s"], stats["queries"], stats["calls"])
 
     if method == "direct":
-        sketch = _ask(vlm, direct_prompt(world, task, literals, history), images,
-                      lambda a: ablations.parse_goal_literals(a, ground_ops, world.names()), retries, log, stats)
+        sketch, _ = _ask(vlm, direct_prompt(world, task, literals, history), images,
+                         lambda a: ablations.parse_goal_literals(a, ground_ops, world.names()), retries, log, stats)
         return done(sketch, CheckerSet.compile(ablations.NO_CHECKERS, world, env))
-    sketch = _ask(vlm, sketch_prompt(world, task, schemas, ground_ops, literals, history), images,
-                  lambda a: parse_sketch(a, ground_ops, world.names()), retries, log, stats)
+    sketch, _ = _ask(vlm, sketch_prompt(world, task, schemas, ground_ops, literals, history), images,
+                     lambda a: parse_sketch(a, ground_ops, world.names()), retries, log, stats)
     if method == "no-cont":
         return done(sketch, CheckerSet.compile(ablations.NO_CHECKERS, world, env))
     if method == "no-disc":
@@ -191,5 +194,40 @@ def generate(
     def parse_code(answer: str) -> CheckerSet:
         return CheckerSet.compile(parse_checkers(answer, required), world, env)
 
-    checkers = _ask(vlm, checker_prompt(world, task, sketch, open_world, history), [], parse_code, retries, log, stats)
-    return done(sketch, checkers)
+    checkers, messages = _ask(vlm, checker_prompt(world, task, sketch, open_world, history), [], parse_code, retries, log,
+                              stats)
+    return done(sketch, _repaired(vlm, checkers, messages, world, env, required, parse_code, repair_rounds, log, stats))
+
+
+def _repaired(vlm, checkers: CheckerSet, messages: list[dict], world: WorldState, env, required: list[str], parse_code,
+              rounds: int, log: list[dict], stats: dict) -> CheckerSet:
+    """Send checkers nothing can satisfy back to the model with the evidence, at most `rounds` times;
+    keeps the last usable answer (a corrected one, or the first when no correction parses)."""
+    goals = [n for n in required if n.startswith("goal_check")]
+    groups = [[n] for n in required] + ([goals] if len(goals) > 1 else [])
+    rng = np.random.default_rng(0)
+    for _ in range(rounds):
+        problems = repair.check(checkers, world, env, groups, rng, context=goals)
+        if not problems:
+            break
+        note = "\n\n".join(p.message() for p in problems)
+        messages = messages + [{"role": "user", "content": (
+            "Before planning, these checkers were tested on candidate states drawn from the regions they test, and "
+            f"nothing satisfies them:\n{note}\nPlease send the whole corrected python block.")}]
+        stats["repairs"] = stats.get("repairs", 0) + 1
+        t0 = time.monotonic()
+        answer = vlm.complete(messages, [])
+        stats["model_s"] += time.monotonic() - t0
+        stats["queries"] += 1
+        entry = {"prompt": messages[-1]["content"], "answer": answer, "repair": [p.checker for p in problems]}
+        call = getattr(vlm, "last_call", None)
+        if call is not None:
+            entry["call"] = call.to_dict()
+            stats["calls"].append(call)
+        log.append(entry)
+        messages = messages + [{"role": "assistant", "content": answer}]
+        try:
+            checkers = parse_code(answer)
+        except (ModelAnswerError, UnsafeCodeError):
+            break
+    return checkers
