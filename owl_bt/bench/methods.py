@@ -46,6 +46,17 @@ def _language(name: str) -> Callable[[EpisodeConfig], EpisodeConfig]:
     return lambda cfg: dataclasses.replace(cfg, vlm=f"{name}/{_backend(cfg.vlm)}")
 
 
+def _cap(sample: bool) -> Callable[[EpisodeConfig], EpisodeConfig]:
+    """Code-as-Policies: the plan from gen_plan(initial), run once (one skeleton, one attempt); cap
+    places once at the code's positions, cap-sample re-draws from the code's regions (500 samples per
+    action, so up to 2,500 for a five-action plan)."""
+    def configure(cfg: EpisodeConfig) -> EpisodeConfig:
+        name = "cap-sample" if sample else "cap"
+        return dataclasses.replace(cfg, vlm=f"{name}/{_backend(cfg.vlm)}", skeletons=1, max_attempts=1,
+                                   budget=500 if sample else 1)
+    return configure
+
+
 def _no_back(cfg: EpisodeConfig) -> EpisodeConfig:
     return dataclasses.replace(_owl(cfg), skeletons=1)  # refine the first skeleton only, no edits
 
@@ -65,8 +76,8 @@ METHODS: dict[str, Method] = {m.name: m for m in (
     Method("no-back", "only the first skeleton is refined", _no_back),
     Method("no-sample", "one continuous sample per action", _no_sample),
     Method("direct", "the model translates the goal to symbolic goal literals; plain TAMP solves", _language("direct")),
-    Method("cap", "Code-as-Policies: the model writes the whole plan with continuous values, run once"),
-    Method("cap-sample", "CaP whose code calls the samplers; up to 2,500 samples per task"),
+    Method("cap", "Code-as-Policies: the model writes the whole plan with continuous values, run once", _cap(False)),
+    Method("cap-sample", "CaP whose code calls the samplers; up to 2,500 samples per task", _cap(True)),
     Method("oracle", 'hand-written ground-truth sketch and checkers per task (the reference\'s "Manual")', _oracle),
 )}
 

@@ -15,7 +15,7 @@ from string import Template
 import numpy as np
 
 from owl_bt.errors import ModelAnswerError, UnsafeCodeError
-from owl_bt.language import ablations, repair
+from owl_bt.language import ablations, cap, repair
 from owl_bt.language.codebook import HELPERS, env_from_state
 from owl_bt.language.parser import Sketch, parse_checkers, parse_sketch
 from owl_bt.language.sandbox import CheckerSet
@@ -113,6 +113,22 @@ def direct_prompt(world: WorldState, task: str, literals: list[str] | None, hist
                                          literals="\n".join(literals))
 
 
+def _helpers() -> str:
+    lines = []
+    for name, fn in HELPERS.items():
+        doc = (inspect.getdoc(fn) or "").split("\n")[0]
+        lines.append(f"- {name}{inspect.signature(fn)}: {doc}".replace("owl_bt.state.", ""))
+    return "\n".join(lines)
+
+
+def cap_prompt(world: WorldState, task: str, ground_ops: list[GroundOp], sample: bool, history: list[str] | None = None) -> str:
+    """The Code-as-Policies prompt (SPEC §8.1 cap / cap-sample): write gen_plan(initial)."""
+    task, past = split_instruction(task, history)
+    return template("cap").substitute(task=task, history=past, objects=describe_objects(world),
+                                      ground_ops="\n".join(f"- {g}" for g in ground_ops), helpers=_helpers(),
+                                      sampling=cap.SAMPLING if sample else "")
+
+
 def checker_prompt(world: WorldState, task: str, sketch: Sketch, open_world: set[str], history: list[str] | None = None) -> str:
     helpers = []
     for name, fn in HELPERS.items():
@@ -178,6 +194,10 @@ def generate(
     def done(sketch: Sketch, checkers: CheckerSet) -> Constraints:
         return Constraints(sketch, checkers, log, stats["model_s"], stats["queries"], stats["calls"])
 
+    if method in ("cap", "cap-sample"):
+        sketch, source = _ask(vlm, cap_prompt(world, task, ground_ops, method == "cap-sample", history), images,
+                              lambda a: cap.compile_plan(a, world, env, ground_ops), retries, log, stats)[0]
+        return done(sketch, CheckerSet.compile(source, world, env))
     if method == "direct":
         sketch, _ = _ask(vlm, direct_prompt(world, task, literals, history), images,
                          lambda a: ablations.parse_goal_literals(a, ground_ops, world.names()), retries, log, stats)

@@ -14,6 +14,7 @@ import re
 import time
 
 from owl_bt.errors import GroundingError
+from owl_bt.language.offline_cap import gen_plan_code
 from owl_bt.language.offline_plan import Plan, code, make_plan
 from owl_bt.language.reading import Reader
 from owl_bt.language.scene_view import Thing, read_objects
@@ -42,7 +43,10 @@ class OfflineGrounder:
         t0 = time.monotonic()
         prompt = next(m["content"] for m in messages if m["role"] == "user")
         task = _section(prompt, "Task")
-        if "## Plan sketch" in prompt:
+        if "def gen_plan(initial)" in prompt:  # Code-as-Policies (SPEC §8.1 cap, cap-sample)
+            things = read_objects(_section(prompt, "Objects and their poses"))
+            answer = gen_plan_code(plan_for(task, things), things, sample="sample_ravenpose" in _section(prompt, "What to write"))
+        elif "## Plan sketch" in prompt:
             answer = self._checkers(prompt, plan_for(task, read_objects(_section(prompt, "Objects and their poses"))))
         else:
             things = read_objects(_section(prompt, "Objects in the scene"))

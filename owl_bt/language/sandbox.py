@@ -67,6 +67,10 @@ class CheckerTimeout(Exception):
     pass
 
 
+class CheckerFailed(Exception):
+    """Generated code raised or ran out of time; the message is the recorded error line."""
+
+
 @dataclass(frozen=True)
 class ObjectHandle:
     """What checker code sees for an object: `.name`, `.category`, `.pose` (.x … .yaw), `.size`."""
@@ -194,32 +198,41 @@ class CheckerSet:
 
     def evaluate(self, name: str, state: WorldState) -> bool:
         """Run checker `name` on `state`; False on exception, timeout or a non-boolean answer."""
+        try:
+            result = self.call(name, state)
+        except CheckerFailed:
+            return False
+        if not isinstance(result, bool | int) and type(result).__name__ != "bool_":
+            self.errors.append(f"{name}: returned {type(result).__name__}, not bool")
+            return False
+        return bool(result)
+
+    def call(self, name: str, state: WorldState, *args: object, time_limit_s: float | None = None) -> object:
+        """Run function `name(*args)` with `state` bound, under the time limit; returns what it
+        returns, or raises CheckerFailed (recorded, with the source line) on exception or timeout."""
         g = self._globals
         g["state"] = guards.read_only(state)
         for obj in state.objects.values():
             g[obj.name] = ObjectHandle.of(obj)
-        deadline = time.monotonic() + self.time_limit_s
+        limit = time_limit_s or self.time_limit_s
+        deadline = time.monotonic() + limit
         previous = sys.gettrace()
 
         def tracer(frame, event, arg):
             if frame.f_code.co_filename != "<checker>":
                 return None
             if time.monotonic() > deadline:
-                raise CheckerTimeout(f"{name} exceeded {self.time_limit_s * 1000:.0f} ms")
+                raise CheckerTimeout(f"{name} exceeded {limit * 1000:.0f} ms")
             return tracer
 
         sys.settrace(tracer)
         try:
-            result = self._fns[name]()
-        except Exception as exc:  # untrusted code: any failure is a False, recorded with its source line
+            return self._fns[name](*args)
+        except Exception as exc:  # untrusted code: any failure is recorded with its source line
             self._record(f"{name}: {type(exc).__name__}: {exc}", exc)
-            return False
+            raise CheckerFailed(self.errors[-1]) from None
         finally:
             sys.settrace(previous)
-        if not isinstance(result, bool | int) and type(result).__name__ != "bool_":
-            self.errors.append(f"{name}: returned {type(result).__name__}, not bool")
-            return False
-        return bool(result)
 
     def as_callable(self, name: str) -> Callable[[WorldState], bool]:
         return lambda state: self.evaluate(name, state)
