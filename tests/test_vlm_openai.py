@@ -106,3 +106,23 @@ def test_a_timeout_is_retried_then_reported(berry_world, schemas):
     with ChatServer(script) as server:
         c = _generate(_vlm(server, None, timeout_s=0.3, retries=1), berry_world, schemas)
     assert c.calls[0].retries == 1 and len(c.sketch.actions) == 2
+
+
+def test_settings_come_from_the_file_and_the_environment(tmp_path):
+    from owl_bt.errors import UsageError
+    from owl_bt.language.settings import load_settings
+
+    cfg = tmp_path / "owl-bt.toml"
+    cfg.write_text('[vlm]\nbase_url = "http://127.0.0.1:9/v1"\nmodel = "qwen"\ntimeout_s = 5\nmax_retries = 1\ncache_dir = "off"\n')
+    s = load_settings({}, cfg)
+    assert (s.base_url, s.model, s.timeout_s, s.max_retries, s.cache_dir) == ("http://127.0.0.1:9/v1", "qwen", 5.0, 1, None)
+    s = load_settings({"OWL_BT_VLM_MODEL": "other", "OPENAI_BASE_URL": "http://h/v1", "OWL_BT_VLM_CACHE": str(tmp_path)}, cfg)
+    assert (s.model, s.base_url, s.cache_dir) == ("other", "http://h/v1", tmp_path)
+    with pytest.raises(UsageError, match="OPENAI_API_KEY"):
+        load_settings({}, tmp_path / "missing.toml")
+    cfg.write_text('[vlm]\napi_key = "sk-x"\n')
+    with pytest.raises(UsageError, match="not in the file"):
+        load_settings({}, cfg)
+    cfg.write_text("[vlm\n")
+    with pytest.raises(UsageError, match="not valid TOML"):
+        load_settings({}, cfg)
