@@ -66,7 +66,8 @@ def run(
         raise _fail(UsageError("--scene and --task are mutually exclusive: give one or the other"))
     try:
         if replay is not None:
-            instruction, task, seed, vlm = _replayed(replay, instruction, task, scene, vlm)
+            instruction, task, seed, vlm, recorded_method = _replayed(replay, instruction, task, scene, vlm)
+            method = recorded_method if method == "owl" else method
         cfg = EpisodeConfig(instruction, task or "berry1", seed, out_dir, gui, vlm, perception, max_attempts, budget,
                             scene=scene, skeletons=skeletons)
         from owl_bt.bench import methods
@@ -142,7 +143,7 @@ def bench(
 
 
 def _replayed(run_dir: Path, instruction: str, task: str | None, scene: Path | None, vlm: str) -> tuple:
-    """(instruction, task, seed, vlm spec) to re-run `run_dir` with its recorded answers."""
+    """(instruction, task, seed, vlm spec, method) to re-run `run_dir` with its recorded answers."""
     from owl_bt.language.replay import recorded_run
 
     rec = recorded_run(run_dir)
@@ -152,7 +153,8 @@ def _replayed(run_dir: Path, instruction: str, task: str | None, scene: Path | N
         raise UsageError("--replay re-runs the recorded instruction; leave the instruction out")
     if scene is None and rec["task"].startswith("scene:"):
         raise UsageError(f"--replay: the run used the scene file {rec['task'][6:]}.toml; pass it with --scene")
-    return rec["instruction"], task or (None if scene else rec["task"]), rec["seed"], f"replay:{run_dir.absolute()}"
+    return (rec["instruction"], task or (None if scene else rec["task"]), rec["seed"], f"replay:{run_dir.absolute()}",
+            rec["method"])
 
 
 class _Progress:

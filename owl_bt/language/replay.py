@@ -58,16 +58,27 @@ class ReplayVLM:
 
 
 def recorded_run(run_dir: Path) -> dict:
-    """{'instruction', 'task', 'seed'} of a past run folder (its plan.json), for `owl-bt run
-    --replay`; raises UsageError when the folder is not a finished run with a transcript."""
+    """{'instruction', 'task', 'seed', 'method'} of a past run folder (plan.json, and the comparison
+    method from the VLM spec its events.jsonl starts with), for `owl-bt run --replay`; raises
+    UsageError when the folder is not a finished run with a transcript."""
     if not run_dir.is_dir():
         raise UsageError(f"--replay: {run_dir} is not a run folder")
     if not (run_dir / "transcript.json").is_file():
         raise UsageError(f"--replay: {run_dir} has no transcript.json (the run never asked the model)")
     try:
         plan = json.loads((run_dir / "plan.json").read_text(encoding="utf-8"))
-        return {"instruction": str(plan["instruction"]), "task": str(plan["task"]), "seed": int(plan["seed"])}
+        rec = {"instruction": str(plan["instruction"]), "task": str(plan["task"]), "seed": int(plan["seed"]), "method": "owl"}
     except FileNotFoundError:
         raise UsageError(f"--replay: {run_dir} has no plan.json (an unfinished run?)") from None
     except (OSError, ValueError, KeyError, TypeError) as exc:
         raise UsageError(f"--replay: cannot read {run_dir / 'plan.json'}: {exc}") from None
+    try:
+        with open(run_dir / "events.jsonl", encoding="utf-8") as f:
+            start = json.loads(f.readline())
+        if start.get("event") == "start" and isinstance(start.get("vlm"), str):
+            from owl_bt.language.vlm import parse_spec
+
+            rec["method"] = parse_spec(start["vlm"])[0]
+    except (OSError, ValueError, UsageError):
+        pass  # an older or hand-made folder: the full method
+    return rec
