@@ -5,6 +5,7 @@ Exit codes: 0 success, 1 the robot could not do it, 2 usage error. Errors are on
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
 from pathlib import Path
@@ -37,7 +38,8 @@ def _fail(exc: OwlError) -> typer.Exit:
 
 @app.command()
 def run(
-    instruction: str = typer.Argument("", help="The goal in plain words, e.g. \"put the strawberry onto the light-grey region\"."),
+    instruction: str = typer.Argument("", help="The goal in plain words, e.g. \"put the strawberry onto the light-grey region\" "
+                                      "(leave out with --audio or --listen)."),
     task: str | None = typer.Option(None, "--task", "-t", help="Benchmark scene to run in (see `owl-bt tasks`; default berry1)."),
     scene: Path | None = typer.Option(None, "--scene", help="Your own scene, a TOML file (see examples/fruit_bowl.toml)."),
     seed: int = typer.Option(0, "--seed", "-s", help="Seed for the scene's random placements and the samplers (≥ 0)."),
@@ -58,12 +60,27 @@ def run(
     budget: int = typer.Option(500, "--budget", help="Continuous samples per action (SPEC §5: 500)."),
     skeletons: int = typer.Option(5, "--skeletons", help="Skeletons tried per planning round (SPEC §5: 5)."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress lines on stderr."),
+    audio: Path | None = typer.Option(None, "--audio",
+                                      help="Say the goal in a WAV file (16 kHz mono 16-bit) instead of typing it."),
+    listen: bool = typer.Option(False, "--listen", help="Say the goal into the microphone (stops when you stop speaking)."),
+    asr: str = typer.Option("sphinx", "--asr", help="Speech recogniser: sphinx (offline, default) or openai "
+                            "(OPENAI_API_KEY, OPENAI_BASE_URL, OWL_BT_ASR_MODEL)."),
+    interactive: bool = typer.Option(False, "--interactive", "-i", help="Confirm (or correct) a spoken goal before planning."),
 ) -> None:
     """Run a goal on the simulated arm: perceive → generate constraints → plan → execute (→ replan)."""
     from owl_bt.episode import EpisodeConfig, run_episode
+    from owl_bt.runfolder import extra_files
 
     if scene is not None and task is not None:
         raise _fail(UsageError("--scene and --task are mutually exclusive: give one or the other"))
+    extras: dict = {}
+    if audio is not None or listen:
+        from owl_bt.speech.cli import hear_goal
+
+        try:
+            instruction, extras = hear_goal(instruction, audio, listen, asr, task, scene, seed, interactive, err)
+        except OwlError as exc:
+            raise _fail(exc) from None
     try:
         if replay is not None:
             instruction, task, seed, vlm, recorded_method = _replayed(replay, instruction, task, scene, vlm)
@@ -75,9 +92,10 @@ def run(
         cfg = methods.get(method).configure(cfg)
     except OwlError as exc:
         raise _fail(exc) from None
-    progress = _Progress() if not quiet else None
+    progress = _live_or_lines(quiet)
     try:
-        result = run_episode(cfg, on_tick=progress)
+        with extra_files(extras), progress or contextlib.nullcontext():
+            result = run_episode(cfg, on_tick=progress)
     except OwlError as exc:
         raise _fail(exc) from None
     out.rule("plan sketch")
@@ -119,6 +137,21 @@ def list_tasks() -> None:
         out.print(f"{name:<10} {t.instruction}", markup=False)
 
 
+@app.command("skills")
+def list_skills(as_json: bool = typer.Option(False, "--json", help="One JSON list instead of text.")) -> None:
+    """List the registered skills (entry-point group owl_bt.skills) with their operator schemas."""
+    from owl_bt.skills_cmd import print_skills, skill_records
+
+    try:
+        records = skill_records()
+    except OwlError as exc:
+        raise _fail(exc) from None
+    if as_json:
+        print(json.dumps(records, indent=1))
+    else:
+        print_skills(out, records)
+
+
 @app.command()
 def bench(
     method: str = typer.Option("owl", "--method", "-m", help="Method (SPEC §8.1): owl (the full method) or oracle."),
@@ -157,11 +190,28 @@ def _replayed(run_dir: Path, instruction: str, task: str | None, scene: Path | N
             rec["method"])
 
 
+def _live_or_lines(quiet: bool):
+    """The live tree (rich) when stderr is a terminal, else the progress lines; None when quiet."""
+    if quiet:
+        return None
+    if err.is_terminal:
+        from owl_bt.report.live import LiveTree
+
+        return LiveTree(err)
+    return _Progress()
+
+
 class _Progress:
     """Prints a line on stderr whenever a behaviour changes status (or its feedback)."""
 
     def __init__(self) -> None:
         self.seen: dict[str, tuple[str, str]] = {}
+
+    def __enter__(self) -> _Progress:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        return None
 
     def __call__(self, root) -> None:
         for b in root.iterate():

@@ -7,6 +7,8 @@ run ends cleanly (success, failure or Ctrl-C), so a folder without `.partial` is
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import datetime as dt
 import json
 import os
@@ -18,6 +20,21 @@ from typing import Any
 import structlog
 
 from owl_bt.errors import UsageError
+
+# Files a caller wants in the next run folders it makes (e.g. the spoken goal's transcript): name →
+# JSON-able data or bytes. Set through `extra_files`; written when the folder is created.
+_EXTRA: contextvars.ContextVar[dict[str, Any] | None] = contextvars.ContextVar("owl_bt_run_extras", default=None)
+
+
+@contextlib.contextmanager
+def extra_files(files: dict[str, Any]):
+    """Within this block every new RunFolder starts with these files (bytes are written as they
+    are, anything else as JSON)."""
+    token = _EXTRA.set(dict(files))
+    try:
+        yield
+    finally:
+        _EXTRA.reset(token)
 
 
 def slugify(text: str, limit: int = 40) -> str:
@@ -53,6 +70,8 @@ class RunFolder:
                 structlog.processors.JSONRenderer(default=str),
             ],
         )
+        for name, data in (_EXTRA.get() or {}).items():
+            self.write_bytes(name, data) if isinstance(data, bytes) else self.write_json(name, data)
 
     def write_json(self, name: str, data: Any) -> None:
         tmp = self.path / (name + ".tmp")
@@ -71,8 +90,12 @@ class RunFolder:
         shutil.rmtree(self.path, ignore_errors=True)
 
     def finish(self) -> Path:
-        """Close the event log and move the folder to its final name; returns that path."""
+        """Close the event log, write the report (report.md/.html, tree.dot/.png), and move the
+        folder to its final name; returns that path."""
         self._events.close()
+        from owl_bt.report.writer import write_report
+
+        write_report(self.path)  # never raises: a report that cannot be made says so in report.md
         if self.final.exists():
             self.final.rmdir()  # empty (checked in __init__)
         os.replace(self.path, self.final)

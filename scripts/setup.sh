@@ -7,6 +7,8 @@ cd "$(dirname "$0")/.."
 need_apt=()
 dpkg -s libusb-1.0-0 >/dev/null 2>&1 || need_apt+=(libusb-1.0-0)   # open3d imports libusb
 dpkg -s libgl1 >/dev/null 2>&1 || need_apt+=(libgl1)                 # open3d's rendering libs
+dpkg -s graphviz >/dev/null 2>&1 || need_apt+=(graphviz)             # tree.png in run reports
+dpkg -s libportaudio2 >/dev/null 2>&1 || need_apt+=(libportaudio2)   # the microphone for run --listen
 if [ ${#need_apt[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
     echo "setup: installing system packages: ${need_apt[*]}" >&2

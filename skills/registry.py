@@ -15,6 +15,12 @@ from skills.base import Skill
 GROUP = "owl_bt.skills"
 
 
+def registered() -> list[tuple[str, str, str]]:
+    """(entry-point name, object reference, distribution that declares it) for every entry point in
+    the group, sorted by name, without loading them (for `owl-bt skills`)."""
+    return sorted((ep.name, ep.value, ep.dist.name if ep.dist else "?") for ep in entry_points(group=GROUP))
+
+
 def load_skills() -> dict[str, Skill]:
     """Instances of every registered skill by operator name; raises OwlError when none are found
     (owl-bt is not installed, e.g. run from a bare checkout) or a plugin fails to load."""

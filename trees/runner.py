@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 import py_trees
 
+from owl_bt.report.snapshot import log_snapshot
 from trees.blackboard import client
 from trees.builder import create_root
 from trees.services import Services
@@ -35,6 +36,7 @@ def run_tree(services: Services, instruction: str, max_attempts: int = 3, on_tic
     tree.setup(services=services)
     ticks, interrupted = 0, False
     start = time.monotonic()
+    shown = seed.attempt  # the attempt whose end is snapshotted next (for the run report)
     try:
         while root.status not in (py_trees.common.Status.SUCCESS, py_trees.common.Status.FAILURE):
             t0 = time.monotonic()
@@ -42,12 +44,16 @@ def run_tree(services: Services, instruction: str, max_attempts: int = 3, on_tic
             ticks += 1
             if on_tick is not None:
                 on_tick(root)
+            if seed.attempt != shown:
+                log_snapshot(services.log, root, f"end of attempt {shown}")
+                shown = seed.attempt
             time.sleep(max(0.0, TICK_PERIOD_S - (time.monotonic() - t0)))
     except KeyboardInterrupt:
         interrupted = True
         services.backend.stop()
         root.stop(py_trees.common.Status.INVALID)
     elapsed = time.monotonic() - start
+    log_snapshot(services.log, root, "final")
     text = py_trees.display.unicode_tree(root, show_status=True)
     keys = ("attempt", "plan", "constraints", "history", "failure", "executed")
     reader = client("runner-read", read=keys)

@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import re
 import time
+from dataclasses import dataclass
 
 from owl_bt.errors import GroundingError
 from owl_bt.language.offline_cap import gen_plan_code
 from owl_bt.language.offline_plan import Plan, code, make_plan
-from owl_bt.language.reading import Reader
+from owl_bt.language.reading import Goal, Reader
 from owl_bt.language.scene_view import Thing, read_objects
 from owl_bt.language.vlm import CallRecord
 
@@ -24,6 +25,23 @@ from owl_bt.language.vlm import CallRecord
 def _section(prompt: str, title: str) -> str:
     m = re.search(rf"^## {re.escape(title)}\n(.*?)(?=^## |\Z)", prompt, re.DOTALL | re.MULTILINE)
     return m.group(1).strip() if m else ""
+
+
+@dataclass(frozen=True)
+class SceneObject:
+    """An object known only by name, category and colour (no geometry): what `ground` takes."""
+
+    name: str
+    category: str
+    colour: str = ""
+
+
+def ground(task: str, objs: list[SceneObject]) -> list[Goal]:
+    """The goals the offline grounder reads in `task` over objects without geometry (what fits,
+    superlatives and pouring need poses, so they are not grounded here); raises GroundingError /
+    UnknownObjectError."""
+    things = [Thing(o.name, o.category, o.colour, fixed=o.category in {"table", "region", "line", "mat"}) for o in objs]
+    return Reader(things).read(task).goals
 
 
 def plan_for(task: str, things: list[Thing]) -> Plan:

@@ -11,6 +11,7 @@ SUPPORT = {
     "on top of": "ontop", "onto": "ontop", "on to": "ontop", "on": "ontop", "atop": "ontop", "upon": "ontop",
     "into": "inside", "in": "inside", "inside": "inside", "inside of": "inside", "within": "inside",
 }
+RELATIONS = SUPPORT  # the name the speech grammar (owl_bt.speech.grammar) reads the support phrases by
 SPATIAL = {
     "near": "near", "next to": "near", "beside": "near", "close to": "near", "by": "near", "nearby": "near",
     "left of": "left_of", "to the left of": "left_of", "on the left of": "left_of", "on the left side of": "left_of",
@@ -54,7 +55,8 @@ GENERIC = {"object", "objects", "thing", "things", "item", "items", "stuff"}
 
 # category → member categories (an object's own category always matches itself)
 ONTOLOGY = {
-    "fruit": {"strawberry", "apple", "pear", "lemon", "orange", "plum", "peach", "banana", "lime", "grape", "cherry", "kiwi"},
+    "fruit": {"strawberry", "apple", "pear", "lemon", "orange", "plum", "peach", "banana", "lime", "grape", "cherry", "kiwi",
+              "grapefruit", "blueberry"},
     "citrus": {"lemon", "orange", "lime", "grapefruit"},
     "berry": {"strawberry", "cherry", "grape", "blueberry"},
     "cutlery": {"fork", "knife", "spoon"},

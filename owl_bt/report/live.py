@@ -1,0 +1,59 @@
+"""The live tree on a terminal: the behaviour tree with each behaviour's status and feedback,
+redrawn in place while the run goes on (rich.live). Used only when stderr is a terminal; the
+plain progress lines are kept otherwise."""
+
+from __future__ import annotations
+
+import time
+
+import py_trees
+from rich.console import Console, Group
+from rich.live import Live
+from rich.text import Text
+
+STYLE = {"SUCCESS": "green", "FAILURE": "red", "RUNNING": "yellow", "INVALID": "dim"}
+
+
+def render_tree(root: py_trees.behaviour.Behaviour, elapsed_s: float) -> Group:
+    """The tree as rich Text lines: indentation by depth, status word and colour, feedback message."""
+    lines = [Text(f"owl-bt  {elapsed_s:5.1f} s", style="bold")]
+
+    def walk(b: py_trees.behaviour.Behaviour, depth: int) -> None:
+        status = b.status.name
+        line = Text("  " * depth + ("└ " if depth else ""))
+        line.append(b.name, style="bold" if status == "RUNNING" else "")
+        line.append(f"  {status.lower()}", style=STYLE.get(status, ""))
+        if b.feedback_message:
+            line.append(f"  {b.feedback_message}", style="dim")
+        lines.append(line)
+        for child in b.children:
+            walk(child, depth + 1)
+
+    walk(root, 0)
+    return Group(*lines)
+
+
+class LiveTree:
+    """on_tick callback and context manager: redraws the tree at most `fps` times a second."""
+
+    def __init__(self, console: Console, fps: float = 8.0) -> None:
+        self.console = console
+        self.period = 1.0 / fps
+        self._live = Live(Text("starting…"), console=console, auto_refresh=False, transient=False)
+        self._last = 0.0
+        self._t0 = time.monotonic()
+
+    def __enter__(self) -> LiveTree:
+        self._t0 = time.monotonic()
+        self._live.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._live.stop()
+
+    def __call__(self, root: py_trees.behaviour.Behaviour) -> None:
+        now = time.monotonic()
+        final = root.status in (py_trees.common.Status.SUCCESS, py_trees.common.Status.FAILURE)
+        if now - self._last >= self.period or final:
+            self._last = now
+            self._live.update(render_tree(root, now - self._t0), refresh=True)

@@ -1,0 +1,187 @@
+"""The run report: `report.md` and `report.html` tying a run folder together (DESIGN §6).
+
+Read from the folder itself — `plan.json`, `events.jsonl` (with the executive's tree snapshots),
+`speech.json` (a spoken goal), `transcript.json`, `initial.png`, `final.png` — so it can be
+rebuilt for any finished folder with `write_report(path)`. Also writes the final tree as
+`tree.dot` and, where Graphviz is installed, `tree.png`.
+"""
+
+from __future__ import annotations
+
+import json
+import traceback
+from pathlib import Path
+
+from owl_bt.report.events import RunLog, read_events, stage_times
+from owl_bt.report.html import markdown_to_html
+
+
+def _json(path: Path) -> dict | list | None:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError):
+        return None
+
+
+def _fence(text: str, lang: str = "text") -> str:
+    text = str(text).rstrip()
+    ticks = "````" if "```" in text else "```"
+    return f"{ticks}{lang}\n{text}\n{ticks}"
+
+
+def _cell(text: object) -> str:
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def render_tree_files(folder: Path, dot: str | None) -> str:
+    """Write tree.dot (and tree.png through Graphviz's `dot`); returns a note for the report."""
+    if not dot:
+        return "(no Graphviz source: install pydot)"
+    (folder / "tree.dot").write_text(dot, encoding="utf-8")
+    try:
+        import pydot
+
+        (graph,) = pydot.graph_from_dot_data(dot)
+        (folder / "tree.png").write_bytes(graph.create_png())
+    except Exception as exc:  # Graphviz's `dot` missing or failing: the .dot file is still there
+        return f"tree.png could not be drawn ({type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}); " \
+               "install Graphviz (apt-get install graphviz)"
+    return ""
+
+
+def build_markdown(folder: Path, log: RunLog) -> str:
+    """The report's Markdown for a run folder and its event log."""
+    plan = _json(folder / "plan.json") or {}
+    speech = _json(folder / "speech.json")
+    result = plan.get("result") or log.end or {}
+    start = log.start
+    instruction = plan.get("instruction") or start.get("instruction", "")
+    title = instruction.splitlines()[0] if instruction else "(no instruction)"
+    ok = result.get("success")
+    md = [f"# Run report: {title}", ""]
+    verdict = "**success**" if ok else ("**not done**" if ok is not None else "**unfinished**")
+    md += [
+        f"{verdict} — task `{plan.get('task', start.get('task', '?'))}`, seed {plan.get('seed', start.get('seed', '?'))}, "
+        f"constraint generator `{start.get('vlm', '?')}`, perception `{start.get('perception', '?')}`",
+        "",
+        "| attempts | wall clock | model time | samples | skeletons | model queries | tick rate |",
+        "|---|---|---|---|---|---|---|",
+        f"| {result.get('attempts', len(log.attempts))} | {result.get('wall_s', '?')} s | {result.get('model_s', '?')} s "
+        f"| {result.get('samples', '?')} | {result.get('skeletons', '?')} | {result.get('queries', '?')} "
+        f"| {result.get('tick_hz', '?')} Hz |",
+        "",
+    ]
+    if result.get("detector"):
+        md += [f"Detector: {result['detector']}", ""]
+    if result.get("failure"):
+        md += [f"Last failure: {result['failure']}", ""]
+    md += ["## Goal", "", _fence(instruction), ""]
+    if speech:
+        audio = " ([goal.wav](goal.wav))" if (folder / "goal.wav").exists() else ""
+        md += [f"Spoken{audio}: heard **“{speech.get('text', '')}”** by `{speech.get('backend', '?')}` from "
+               f"`{speech.get('source', '?')}` ({speech.get('audio_s', '?')} s of audio, decoded in "
+               f"{speech.get('decode_s', '?')} s); "
+               + ("confirmed at the prompt." if speech.get("confirmed") else "not confirmed (no --interactive)."), ""]
+    md += ["## Scene", ""]
+    first = log.attempts[0].perceived if log.attempts else None
+    if (folder / "initial.png").exists():
+        md += ["![the scene before the run: the camera image the perceive stage reads](initial.png)", ""]
+    if first and first.get("objects"):
+        md += [f"Perceived by `{first.get('source', '?')}` (x, y, z m; roll, pitch, yaw rad):", "",
+               "| object | pose |", "|---|---|"]
+        md += [f"| {_cell(n)} | {_cell(tuple(p))} |" for n, p in first["objects"].items()]
+        md += [""]
+    for att in log.attempts:
+        md += _attempt(att)
+    md += ["## Outcome", ""]
+    if (folder / "final.png").exists():
+        md += ["| before | after |", "|---|---|", "| ![before](initial.png) | ![after](final.png) |", ""]
+    executed = result.get("executed") or []
+    md += [f"Executed: {', '.join(f'`{a}`' for a in executed) or '(nothing)'}", ""]
+    steps = plan.get("steps") or []
+    if steps:
+        md += ["Grounded plan of the last attempt (sampled parameters):", "", "| # | action | samples | parameters |",
+               "|---|---|---|---|"]
+        for i, s in enumerate(steps, 1):
+            params = ", ".join(f"{k}={_short(v)}" for k, v in (s.get("params") or {}).items())
+            md.append(f"| {i} | `{_cell(s.get('action'))}` | {s.get('samples', '')} | {_cell(params)} |")
+        md += [""]
+    md += ["## Tree", ""]
+    final = log.final_tree
+    if final:
+        md += [_fence(final.get("text", "")), ""]
+        if (folder / "tree.png").exists():
+            md += ["![the final tree (Graphviz)](tree.png)", ""]
+        md += ["Graphviz source: [tree.dot](tree.dot); text: [tree.txt](tree.txt)", ""]
+    elif (folder / "tree.txt").exists():
+        md += [_fence((folder / "tree.txt").read_text(encoding="utf-8")), ""]
+    md += ["## Timings", ""]
+    if log.started and log.ended:
+        md += [f"From the first to the last event: {(log.ended - log.started).total_seconds():.2f} s.", ""]
+    md += ["| attempt | stage | seconds |", "|---|---|---|"]
+    for att in log.attempts:
+        md += [f"| {att.number} | {_cell(stage)} | {secs:.2f} |" for stage, secs in stage_times(att)]
+    md += ["", "## Files", ""]
+    notes = {"events.jsonl": "every event, one JSON object a line", "plan.json": "sketch, checkers, grounded steps, result",
+             "transcript.json": "prompts and model answers, one list per attempt", "speech.json": "the spoken goal",
+             "tree.txt": "the final tree", "tree.dot": "the final tree (Graphviz)", "report.html": "this report as HTML"}
+    names = {p.name for p in folder.iterdir() if p.is_file() and not p.name.endswith(".tmp")} | {"report.html"}
+    for name in sorted(names - {"report.md"}):
+        md.append(f"- [{name}]({name})" + (f" — {notes[name]}" if name in notes else ""))
+    return "\n".join(md) + "\n"
+
+
+def _short(v: object) -> str:
+    if isinstance(v, float):
+        return f"{v:.3f}"
+    if isinstance(v, list | tuple):
+        return "(" + ", ".join(_short(x) for x in v) + ")"
+    return str(v)
+
+
+def _attempt(att) -> list[str]:
+    md = [f"## Attempt {att.number}", ""]
+    c = att.constraints
+    if c:
+        md += ["**Plan sketch**", "", _fence(c.get("sketch", "")), ""]
+        for name, src in (c.get("checkers") or {}).items():
+            md += [f"**Checker `{name}`**", "", _fence(src, "python"), ""]
+    p = att.planned
+    if p:
+        md += [f"**Plan** ({p.get('samples', '?')} samples): " + " → ".join(f"`{a}`" for a in p.get("plan") or [])
+               or "**Plan**: nothing to do (the goal already holds)", ""]
+    if att.edits:
+        md += ["Skeleton edits: " + "; ".join(att.edits), ""]
+    if att.steps:
+        md += ["| step | seconds | result |", "|---|---|---|"]
+        md += [f"| `{_cell(a)}` | {'' if s is None else f'{s:.2f}'} | {'done' if ok else 'failed'} |" for a, s, ok in att.steps]
+        md += [""]
+    for f in att.failures:
+        md += [f"**Failure** — stage `{f.get('stage')}`" + (f", action `{f.get('action')}`" if f.get("action") else "")
+               + f": {f.get('reason', '')}", ""]
+        extra = {k: f[k] for k in ("offending_objects", "observed") if f.get(k)}
+        if extra:
+            md += [_fence(json.dumps(extra, indent=1, default=str), "json"), ""]
+    if att.replan:
+        md += [f"Replan: {att.replan.get('line', '')}" + (" — giving up" if att.replan.get("give_up") else ""), ""]
+    if att.snapshot:
+        md += [f"Tree at the {att.snapshot.get('label', 'end of the attempt')}:", "", _fence(att.snapshot.get("text", "")), ""]
+    return md
+
+
+def write_report(folder: Path) -> None:
+    """Write report.md, report.html, tree.dot and tree.png into a run folder. Never raises: if the
+    report cannot be made, report.md says why (a run's results matter more than its report)."""
+    folder = Path(folder)
+    try:
+        log = read_events(folder / "events.jsonl") if (folder / "events.jsonl").exists() else RunLog()
+        note = render_tree_files(folder, (log.final_tree or {}).get("dot"))
+        md = build_markdown(folder, log)
+        if note:
+            md += f"\nNote: {note}\n"
+        title = md.splitlines()[0].lstrip("# ")
+    except Exception as exc:  # a bug here must not lose the run: say so in the report
+        md = f"# Run report\n\nThe report could not be made: {type(exc).__name__}: {exc}\n\n" + _fence(traceback.format_exc())
+        title = "Run report"
+    (folder / "report.md").write_text(md, encoding="utf-8")
+    (folder / "report.html").write_text(markdown_to_html(md, title), encoding="utf-8")

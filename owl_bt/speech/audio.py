@@ -1,0 +1,149 @@
+"""Audio in: WAV files and the microphone, as 16 kHz mono 16-bit PCM (what the recogniser's
+acoustic model was trained on). Every problem is a UsageError with a one-line reason."""
+
+from __future__ import annotations
+
+import io
+import math
+import time
+import wave
+from array import array
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from owl_bt.errors import UsageError
+
+SAMPLE_RATE = 16000  # Hz
+SAMPLE_WIDTH = 2  # bytes (16-bit signed PCM)
+SILENCE_DBFS = -50.0  # an utterance whose loudest 30 ms window is quieter than this is silence
+MAX_SECONDS = 30.0
+CONVERT_HINT = "convert it with: sox IN.wav -r 16000 -c 1 -b 16 OUT.wav"
+
+
+@dataclass(frozen=True)
+class Audio:
+    """pcm: 16 kHz mono signed 16-bit little-endian samples; source: a file name or 'microphone'."""
+
+    pcm: bytes
+    source: str
+
+    @property
+    def seconds(self) -> float:
+        return len(self.pcm) / (SAMPLE_RATE * SAMPLE_WIDTH)
+
+    def wav_bytes(self) -> bytes:
+        """The audio as a complete WAV file (for upload to a transcription service)."""
+        buf = io.BytesIO()
+        with wave.open(buf, "wb") as w:
+            w.setnchannels(1)
+            w.setsampwidth(SAMPLE_WIDTH)
+            w.setframerate(SAMPLE_RATE)
+            w.writeframes(self.pcm)
+        return buf.getvalue()
+
+
+def read_wav(path: Path) -> Audio:
+    """A 16 kHz mono 16-bit PCM WAV file; raises UsageError naming what is wrong (missing file, not
+    a WAV, another sample rate, stereo, another sample width, empty, longer than 30 s)."""
+    path = Path(path)
+    if not path.is_file():
+        raise UsageError(f"audio file {path} does not exist")
+    try:
+        with wave.open(str(path), "rb") as w:
+            rate, channels, width, frames = w.getframerate(), w.getnchannels(), w.getsampwidth(), w.getnframes()
+            pcm = w.readframes(frames)
+    except (wave.Error, EOFError) as exc:
+        raise UsageError(f"{path.name} is not a PCM WAV file ({exc}); {CONVERT_HINT}") from None
+    if rate != SAMPLE_RATE:
+        raise UsageError(f"{path.name} is sampled at {rate} Hz; the recogniser needs 16000 Hz — {CONVERT_HINT}")
+    if channels != 1:
+        raise UsageError(f"{path.name} has {channels} channels; the recogniser needs mono — {CONVERT_HINT}")
+    if width != SAMPLE_WIDTH:
+        raise UsageError(f"{path.name} has {8 * width}-bit samples; the recogniser needs 16-bit — {CONVERT_HINT}")
+    if not pcm:
+        raise UsageError(f"{path.name} holds no audio")
+    audio = Audio(pcm, path.name)
+    if audio.seconds > MAX_SECONDS:
+        raise UsageError(f"{path.name} is {audio.seconds:.0f} s long; say the goal in at most {MAX_SECONDS:.0f} s")
+    return audio
+
+
+def peak_dbfs(pcm: bytes, window_s: float = 0.03) -> float:
+    """Loudest RMS level over windows of `window_s` seconds, in dB relative to full scale (−inf for
+    digital silence)."""
+    samples = array("h", pcm)
+    n = max(1, int(SAMPLE_RATE * window_s))
+    best = 0.0
+    for i in range(0, len(samples), n):
+        chunk = samples[i:i + n]
+        if chunk:
+            best = max(best, math.sqrt(sum(s * s for s in chunk) / len(chunk)))
+    return 20 * math.log10(best / 32768) if best > 0 else float("-inf")
+
+
+def check_not_silent(audio: Audio) -> None:
+    """Raise UsageError when the audio is silence (nothing louder than SILENCE_DBFS)."""
+    level = peak_dbfs(audio.pcm)
+    if level < SILENCE_DBFS:
+        shown = "digital silence" if level == float("-inf") else f"its loudest part is {level:.0f} dBFS"
+        raise UsageError(f"no speech in {audio.source}: {shown}; say the goal closer to the microphone or louder")
+
+
+def listen(device: int | str | None = None, max_seconds: float = 15.0, on_state: Callable[[str], None] = lambda s: None) -> Audio:
+    """Record one utterance from the microphone (sounddevice, imported here so that nothing else
+    needs it): waits for speech, stops at its end (pocketsphinx's voice-activity endpointer), at
+    most `max_seconds`. `on_state` is told "listening…", then "hearing speech…", then "done".
+    Raises UsageError when sounddevice or its PortAudio library is missing, there is no input
+    device, or nothing was said."""
+    try:
+        import sounddevice as sd
+    except (ImportError, OSError) as exc:  # OSError: the PortAudio library is missing
+        raise UsageError(f"--listen needs the sounddevice package and PortAudio ({exc}); use --audio FILE.wav instead") from None
+    from pocketsphinx import Endpointer
+
+    try:
+        info = sd.query_devices(device, "input")
+    except (ValueError, sd.PortAudioError) as exc:
+        raise UsageError(f"no microphone to listen with ({str(exc).splitlines()[0]}); use --audio FILE.wav instead") from None
+    ep = Endpointer(sample_rate=SAMPLE_RATE)
+    frame = ep.frame_bytes // SAMPLE_WIDTH
+    deadline = time.monotonic() + max_seconds
+    on_state("listening…")
+    try:
+        with sd.RawInputStream(samplerate=SAMPLE_RATE, channels=1, dtype="int16", blocksize=frame, device=info["index"]) as st:
+
+            def frames() -> Iterator[bytes]:
+                while time.monotonic() < deadline:
+                    yield bytes(st.read(frame)[0])
+
+            pcm = utterance(frames(), ep, on_state)
+    except sd.PortAudioError as exc:
+        raise UsageError(f"the microphone could not be read ({exc}); use --audio FILE.wav instead") from None
+    on_state("done")
+    if not pcm:
+        raise UsageError(f"no speech heard in {max_seconds:.0f} s of listening")
+    return Audio(pcm, "microphone")
+
+
+def utterance(frames: Iterable[bytes], endpointer, on_state: Callable[[str], None] = lambda s: None) -> bytes:
+    """The first stretch of speech in a stream of frames (each `endpointer.frame_bytes` long, 16 kHz
+    mono 16-bit): frames go through pocketsphinx's voice-activity `Endpointer`; reading stops when
+    speech has started and ended (or the frames run out). Returns the speech PCM (b"" if none);
+    tells `on_state` "hearing speech…" when speech starts."""
+    speech: list[bytes] = []
+    heard = False
+    for data in frames:
+        out = endpointer.process(data)
+        if out is not None:
+            speech.append(out)
+        if endpointer.in_speech and not heard:
+            heard = True
+            on_state("hearing speech…")
+        if heard and not endpointer.in_speech:
+            break
+    if endpointer.in_speech:  # the frames ran out mid-speech
+        tail = endpointer.end_stream(bytes(endpointer.frame_bytes))  # a frame of silence flushes it
+        if tail is not None:
+            speech.append(tail)
+    return b"".join(speech)

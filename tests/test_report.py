@@ -1,0 +1,107 @@
+"""Run reports: every run folder gets report.md / report.html and the final tree as tree.dot /
+tree.png, built from the folder itself; the terminal shows the live tree only on a terminal."""
+
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+import sys
+
+import py_trees
+import pydot
+import pytest
+from rich.console import Console
+
+from owl_bt.episode import EpisodeConfig, run_episode
+from owl_bt.report.live import LiveTree, render_tree
+from owl_bt.report.writer import write_report
+
+BERRY = "put the strawberry onto the light-grey region at the center of the table"
+
+
+@pytest.fixture(scope="module")
+def success_run(tmp_path_factory):
+    out = tmp_path_factory.mktemp("runs") / "ok"
+    result = run_episode(EpisodeConfig(BERRY, "berry1", 0, out))
+    assert result.success
+    return out
+
+
+def test_successful_run_folder_has_the_report_and_tree_drawings(success_run):
+    out = success_run
+    assert not out.with_name(out.name + ".partial").exists()
+    for name in ("report.md", "report.html", "tree.dot", "tree.png", "tree.txt", "initial.png", "final.png", "plan.json"):
+        assert (out / name).is_file(), name
+    assert (out / "tree.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    (graph,) = pydot.graph_from_dot_file(str(out / "tree.dot"))
+    labels = " ".join(str(n.get("label")) for n in graph.get_nodes())
+    for behaviour in ("perceive", "generate-constraints", "plan", "execute", "replan"):
+        assert behaviour in labels
+    md = (out / "report.md").read_text()
+    plan = json.loads((out / "plan.json").read_text())
+    assert md.startswith(f"# Run report: {BERRY}")
+    assert "**success**" in md and "tick rate" in md
+    assert "![the scene before the run" in md and "| ![before](initial.png) | ![after](final.png) |" in md
+    assert "pick(strawberry); grasp the strawberry" in md  # the sketch
+    assert "def goal_check0():" in md  # the checkers with their sources
+    assert "`pick(strawberry)` → `place_ontop(strawberry, light_grey_region)`" in md  # the attempt's plan
+    for step in plan["steps"]:
+        assert f"`{step['action']}`" in md
+    for stage in ("perceive", "generate-constraints", "plan", "execute"):
+        assert f"| 1 | {stage} |" in md  # timings per stage
+    assert "![the final tree (Graphviz)](tree.png)" in md and "--> execute [✓]" in md
+    html = (out / "report.html").read_text()
+    assert "<table>" in html and '<img alt="after" src="final.png"' in html and '<code class="language-python">' in html
+
+
+def test_failed_run_reports_each_attempt_its_failure_and_tree(tmp_path):
+    """One sample per action (on this seed the grasp goes wrong twice): both attempts, their typed
+    failures with evidence, the replan lines and the tree at the end of attempt 1 are in the report."""
+    out = tmp_path / "fail"
+    result = run_episode(EpisodeConfig(BERRY, "berry1", 3, out, max_attempts=2, budget=1))
+    assert not result.success and result.attempts == 2
+    md = (out / "report.md").read_text()
+    assert "**not done**" in md and "## Attempt 1" in md and "## Attempt 2" in md
+    one, two = md.split("## Attempt 2")
+    history = result.history
+    assert len(history) == 2
+    assert "**Failure** — stage `" in one and f"Replan: {history[0]}" in one and "Tree at the end of attempt 1" in one
+    assert "**Failure** — stage `" in two and f"Replan: {history[1]} — giving up" in two
+    assert '"offending_objects"' in md  # the failure records' evidence
+
+
+def test_report_of_a_broken_folder_says_what_it_can(tmp_path):
+    (tmp_path / "events.jsonl").write_text('not json\n{"event": "start", "instruction": "x", "timestamp": "bad"}\n')
+    (tmp_path / "plan.json").write_text("{truncated")
+    write_report(tmp_path)
+    md = (tmp_path / "report.md").read_text()
+    assert md.startswith("# Run report: x") and "**unfinished**" in md
+    assert (tmp_path / "report.html").read_text().startswith("<!doctype html>")
+
+
+def _tree() -> py_trees.behaviour.Behaviour:
+    root = py_trees.composites.Sequence("owl", memory=True, children=[
+        py_trees.behaviours.Success("perceive"), py_trees.behaviours.Running("plan")])
+    root.tick_once()
+    return root
+
+
+def test_live_tree_draws_statuses_on_a_terminal():
+    buf = io.StringIO()
+    console = Console(file=buf, force_terminal=True, width=100)
+    with LiveTree(console, fps=1000) as live:
+        live(_tree())
+    text = buf.getvalue()
+    assert "perceive" in text and "success" in text and "running" in text
+    plain = Console(file=io.StringIO(), width=100)
+    plain.print(render_tree(_tree(), 1.5))
+    assert "plan  running" in plain.file.getvalue()
+
+
+def test_progress_lines_when_stderr_is_not_a_terminal(tmp_path):
+    r = subprocess.run([sys.executable, "-m", "owl_bt.cli", "run", BERRY, "--task", "berry1", "--out", str(tmp_path / "r")],
+                       capture_output=True, text=True, timeout=240)
+    assert r.returncode == 0, r.stderr
+    assert "perceive success" in " ".join(r.stderr.split()) and "\x1b[" not in r.stderr
+    assert (tmp_path / "r" / "report.md").exists()
