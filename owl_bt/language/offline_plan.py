@@ -25,7 +25,8 @@ def inside(name, box):
     b = (lo, (hi[0], hi[1], hi[2] + 0.15, hi[3], hi[4], hi[5]))
     olo, ohi = get_aabb_bounds(state, env, name)
     clo, chi = get_aabb_bounds(state, env, box)
-    return position_within_bounds(get_obj_center(state, env, name), b) and clo[2] + 0.003 < olo[2] < chi[2] - 0.01
+    low = clo[2] + 0.003 < olo[2] < clo[2] + 0.75 * (chi[2] - clo[2])  # on its floor or low wall, not its rim
+    return position_within_bounds(get_obj_center(state, env, name), b) and low
 
 def side(name, relation, ref):
     b = init_bounds
