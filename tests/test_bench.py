@@ -120,10 +120,10 @@ def test_append_after_a_cut_line_starts_a_new_line(tmp_path):
 
 
 def test_an_episode_that_raises_is_a_failed_record(tmp_path):
-    cfg = EpisodeConfig("put the strawberry on the region", "berry1", 0, tmp_path / "run", perception="camera")
+    cfg = EpisodeConfig("put the strawberry on the region", "berry1", 0, tmp_path / "run", perception="kinect")
     rec = run_one(Job("berry1", 0, "owl", cfg, "runs/owl/berry1-s0"))
     assert rec["success"] is False and rec["declared_success"] is False and rec["error"] is True
-    assert rec["failure"].startswith("error: unknown perception source 'camera'") and "\n" not in rec["failure"]
+    assert rec["failure"].startswith("error: unknown perception source 'kinect'") and "\n" not in rec["failure"]
     assert list(rec)[:len(FIELDS)] == list(FIELDS)
 
 
