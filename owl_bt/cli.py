@@ -47,8 +47,14 @@ def run(
     as_json: bool = typer.Option(False, "--json", help="Make the last line one JSON object with the result."),
     gui: bool = typer.Option(False, "--gui", help="Show the pybullet GUI and run in real time (needs a display)."),
     vlm: str = typer.Option(
-        "offline", "--vlm", help="Constraint generator: offline (default, no network) or oracle (the task's hand-written answers)."
+        "offline", "--vlm", help="Constraint generator: offline (default, no network), openai (an OpenAI-compatible endpoint: "
+        "OPENAI_BASE_URL, OPENAI_API_KEY, OWL_BT_VLM_MODEL or owl-bt.toml), replay (see --replay) or oracle (the task's "
+        "hand-written answers)."
     ),
+    replay: Path | None = typer.Option(
+        None, "--replay", help="Re-run a past run folder exactly: its instruction, task and seed, and its recorded model answers."
+    ),
+    method: str = typer.Option("owl", "--method", "-m", help="Comparison method (SPEC §8.1), e.g. no-cont, no-back, direct."),
     perception: str = typer.Option(
         "camera", "--perception",
         help="Where the world state comes from: camera (RGB-D head camera → point cloud → objects; default) or sim-state "
@@ -78,8 +84,17 @@ def run(
             instruction, extras = hear_goal(instruction, audio, listen, asr, task, scene, seed, interactive, err)
         except OwlError as exc:
             raise _fail(exc) from None
-    cfg = EpisodeConfig(instruction, task or "berry1", seed, out_dir, gui, vlm, perception, max_attempts, budget, scene=scene,
-                        skeletons=skeletons)
+    try:
+        if replay is not None:
+            instruction, task, seed, vlm, recorded_method = _replayed(replay, instruction, task, scene, vlm)
+            method = recorded_method if method == "owl" else method
+        cfg = EpisodeConfig(instruction, task or "berry1", seed, out_dir, gui, vlm, perception, max_attempts, budget,
+                            scene=scene, skeletons=skeletons)
+        from owl_bt.bench import methods
+
+        cfg = methods.get(method).configure(cfg)
+    except OwlError as exc:
+        raise _fail(exc) from None
     progress = _live_or_lines(quiet)
     try:
         with extra_files(extras), progress or contextlib.nullcontext():
@@ -163,6 +178,21 @@ def bench(
     except OwlError as exc:
         raise _fail(exc) from None
     raise typer.Exit(code)
+
+
+def _replayed(run_dir: Path, instruction: str, task: str | None, scene: Path | None, vlm: str) -> tuple:
+    """(instruction, task, seed, vlm spec, method) to re-run `run_dir` with its recorded answers."""
+    from owl_bt.language.replay import recorded_run
+
+    rec = recorded_run(run_dir)
+    if vlm not in ("offline", "replay"):
+        raise UsageError(f"--replay answers from the recording; it cannot be combined with --vlm {vlm}")
+    if instruction.strip() and instruction.strip() != rec["instruction"].strip():
+        raise UsageError("--replay re-runs the recorded instruction; leave the instruction out")
+    if scene is None and rec["task"].startswith("scene:"):
+        raise UsageError(f"--replay: the run used the scene file {rec['task'][6:]}.toml; pass it with --scene")
+    return (rec["instruction"], task or (None if scene else rec["task"]), rec["seed"], f"replay:{run_dir.absolute()}",
+            rec["method"])
 
 
 def _live_or_lines(quiet: bool):
