@@ -47,9 +47,18 @@ def run(
     as_json: bool = typer.Option(False, "--json", help="Make the last line one JSON object with the result."),
     gui: bool = typer.Option(False, "--gui", help="Show the pybullet GUI and run in real time (needs a display)."),
     vlm: str = typer.Option(
-        "offline", "--vlm", help="Constraint generator: offline (default, no network) or oracle (the task's hand-written answers)."
+        "offline", "--vlm", help="Constraint generator: offline (default, no network), openai (an OpenAI-compatible endpoint: "
+        "OPENAI_BASE_URL, OPENAI_API_KEY, OWL_BT_VLM_MODEL or owl-bt.toml), replay (see --replay) or oracle (the task's "
+        "hand-written answers)."
     ),
-    perception: str = typer.Option("sim-state", "--perception", help="Where the world state comes from: sim-state."),
+    replay: Path | None = typer.Option(
+        None, "--replay", help="Re-run a past run folder exactly: its instruction, task and seed, and its recorded model answers."
+    ),
+    method: str = typer.Option("owl", "--method", "-m", help="Comparison method (SPEC §8.1), e.g. no-cont, no-back, direct."),
+    perception: str = typer.Option(
+        "camera", "--perception",
+        help="Where the world state comes from: camera (RGB-D head camera → point cloud → objects; default) or sim-state "
+             "(the simulator's ground truth, for debugging)."),
     max_attempts: int = typer.Option(3, "--max-attempts", help="Attempts (perceive→plan→execute rounds) before giving up."),
     budget: int = typer.Option(500, "--budget", help="Continuous samples per action (SPEC §5: 500)."),
     skeletons: int = typer.Option(5, "--skeletons", help="Skeletons tried per planning round (SPEC §5: 5)."),
@@ -75,8 +84,17 @@ def run(
             instruction, extras = hear_goal(instruction, audio, listen, asr, task, scene, seed, interactive, err)
         except OwlError as exc:
             raise _fail(exc) from None
-    cfg = EpisodeConfig(instruction, task or "berry1", seed, out_dir, gui, vlm, perception, max_attempts, budget, scene=scene,
-                        skeletons=skeletons)
+    try:
+        if replay is not None:
+            instruction, task, seed, vlm, recorded_method = _replayed(replay, instruction, task, scene, vlm)
+            method = recorded_method if method == "owl" else method
+        cfg = EpisodeConfig(instruction, task or "berry1", seed, out_dir, gui, vlm, perception, max_attempts, budget,
+                            scene=scene, skeletons=skeletons)
+        from owl_bt.bench import methods
+
+        cfg = methods.get(method).configure(cfg)
+    except OwlError as exc:
+        raise _fail(exc) from None
     progress = _live_or_lines(quiet)
     try:
         with extra_files(extras), progress or contextlib.nullcontext():
@@ -149,15 +167,32 @@ def bench(
     budget: int = typer.Option(500, "--budget", help="Continuous samples per action (SPEC §5: 500)."),
     report_only: bool = typer.Option(False, "--report-only", help="Run nothing; rewrite the summary of --out's episodes.jsonl."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar on stderr."),
+    perception: str = typer.Option("camera", "--perception", help="Perception source of every episode: camera or sim-state."),
 ) -> None:
     """Benchmark a method over tasks × seeds (SPEC §8); resumable, see README "Benchmark"."""
     from owl_bt.bench.cli import bench_command
 
     try:
-        code = bench_command(out, err, method, tasks, seeds, seed_list, out_dir, jobs, max_attempts, budget, report_only, quiet)
+        code = bench_command(out, err, method, tasks, seeds, seed_list, out_dir, jobs, max_attempts, budget, report_only, quiet,
+                             perception)
     except OwlError as exc:
         raise _fail(exc) from None
     raise typer.Exit(code)
+
+
+def _replayed(run_dir: Path, instruction: str, task: str | None, scene: Path | None, vlm: str) -> tuple:
+    """(instruction, task, seed, vlm spec, method) to re-run `run_dir` with its recorded answers."""
+    from owl_bt.language.replay import recorded_run
+
+    rec = recorded_run(run_dir)
+    if vlm not in ("offline", "replay"):
+        raise UsageError(f"--replay answers from the recording; it cannot be combined with --vlm {vlm}")
+    if instruction.strip() and instruction.strip() != rec["instruction"].strip():
+        raise UsageError("--replay re-runs the recorded instruction; leave the instruction out")
+    if scene is None and rec["task"].startswith("scene:"):
+        raise UsageError(f"--replay: the run used the scene file {rec['task'][6:]}.toml; pass it with --scene")
+    return (rec["instruction"], task or (None if scene else rec["task"]), rec["seed"], f"replay:{run_dir.absolute()}",
+            rec["method"])
 
 
 def _live_or_lines(quiet: bool):
@@ -169,6 +204,39 @@ def _live_or_lines(quiet: bool):
 
         return LiveTree(err)
     return _Progress()
+
+
+@app.command("perception-bench")
+def perception_bench(
+    tasks: str = typer.Option("all", "--tasks", "-t", help="'all' or a comma list of tasks (see `owl-bt tasks`)."),
+    seeds: int = typer.Option(5, "--seeds", "-n", help="Perceive the initial scene of seeds 0..N-1 of each task."),
+    noise: bool = typer.Option(True, "--noise/--no-noise", help="Depth noise on the simulated camera (default on)."),
+    out_dir: Path | None = typer.Option(None, "--out", "-o", help="Write perception_bench.json and .md into this folder."),
+    as_json: bool = typer.Option(False, "--json", help="Print the summary as one JSON object instead of a table."),
+) -> None:
+    """Measure perception on the tasks' initial scenes: objects found and labelled, centroid and box
+    size errors, time per 640×480 frame (issue 5 thresholds). Exit 0 when every threshold holds, 1 when not."""
+    from owl_bt.bench import perception_bench as pb
+    from owl_bt.bench.config import parse_seeds, parse_tasks
+
+    try:
+        names, seed_values = parse_tasks(tasks), parse_seeds(seeds, None)
+    except OwlError as exc:
+        raise _fail(exc) from None
+    if out_dir is not None and out_dir.exists() and not out_dir.is_dir():
+        raise _fail(UsageError(f"--out {out_dir} exists and is not a folder"))
+
+    def progress(sc) -> None:
+        worst = max((o.centroid_err or 0.0 for o in sc.objects), default=0.0)
+        err.print(f"[dim]{sc.task}-s{sc.seed}: {len(sc.objects)} objects, worst centroid {worst * 100:.2f} cm, "
+                  f"{sc.time_s:.2f} s{' — ' + sc.failure if sc.failure else ''}[/]", soft_wrap=True)
+
+    data = pb.run(list(names), list(seed_values), noise, out_dir, progress)
+    if as_json:
+        print(json.dumps(data, default=str))
+    else:
+        out.print(pb.render_markdown(data), markup=False, soft_wrap=True)
+    raise typer.Exit(0 if data["passed"] else 1)
 
 
 class _Progress:

@@ -22,7 +22,7 @@ from skills.sim_backend import SimArmBackend
 from trees.runner import run_tree
 from trees.services import Services
 
-PERCEPTION_SOURCES = ("sim-state",)
+PERCEPTION_SOURCES = ("camera", "sim-state")  # camera: the RGB-D pipeline (default); sim-state: ground truth, for debugging
 
 
 @dataclass
@@ -33,7 +33,7 @@ class EpisodeConfig:
     out: Path | None = None
     gui: bool = False
     vlm: str = "offline"
-    perception: str = "sim-state"
+    perception: str = "camera"
     max_attempts: int = 3
     budget: int = 500
     scene: Path | None = None  # a user scene file (sim/scene_file.py) instead of the benchmark task
@@ -110,9 +110,11 @@ def run_episode(cfg: EpisodeConfig, on_tick=None) -> EpisodeResult:
             reason = exc.reason if isinstance(exc, OwlError) else f"the scene cannot be built: {exc}"
             raise UsageError(reason) from None
         backend = SimArmBackend(world, realtime=cfg.gui)
+        perception = make_perception(cfg.perception, world, backend, cfg.seed)
+        perception.out_dir = folder.path  # the perceive subtree writes perception.png there
         services = Services(
             backend=backend,
-            perception=SimStateSource(world, held=lambda: backend.held),
+            perception=perception,
             vlm=make_vlm(cfg.vlm, (task.oracle_sketch, task.oracle_checkers)),
             skills=skills,
             rng=np.random.default_rng(cfg.seed),
@@ -166,6 +168,43 @@ def run_episode(cfg: EpisodeConfig, on_tick=None) -> EpisodeResult:
     folder.log.info("end", **result.summary())
     result.run_dir = folder.finish()
     return result
+
+
+def make_perception(name: str, world: SimWorld, backend: SimArmBackend, seed: int = 0):
+    """The perception source called `name` for a simulated world: 'camera' (the head camera's RGB-D
+    frames through the perception pipeline) or 'sim-state' (ground truth)."""
+    if name == "sim-state":
+        return SimStateSource(world, held=lambda: backend.held)
+    from perception.source import CameraSource
+
+    camera, pipeline = sim_camera_pipeline(world, seed)
+    return CameraSource(camera, pipeline, robot=backend.state, tcp=world.robot.tcp_pose)
+
+
+def sim_camera_pipeline(world: SimWorld, seed: int = 0, noise: bool = True):
+    """(camera, pipeline) for a simulated world: the head camera (depth noise unless `noise` is False,
+    seeded by `seed`) and the pipeline with objects labelled by the rendered instance segmentation
+    and shaped by the object catalogue."""
+    from perception.camera import DepthNoise, SimCamera
+    from perception.detector import ROBOT, SegmentationDetector
+    from perception.pipeline import Pipeline
+    from perception.shapes import ShapeLibrary
+    from sim import catalog
+    from sim.camera import render_head
+
+    def labels() -> dict[int, tuple[str, str]]:
+        out = {b.id: (n, b.spec.kind) for n, b in world.bodies.items()}
+        out[world.robot.body] = ("robot", ROBOT)
+        return out
+
+    global _SHAPES
+    if _SHAPES is None:  # shape models are sampled once per process
+        _SHAPES = ShapeLibrary(catalog.make)
+    camera = SimCamera(lambda: render_head(world.cid), labels, noise=DepthNoise() if noise else None, seed=seed)
+    return camera, Pipeline(SegmentationDetector(), _SHAPES, catalog.COLOURS, seed=seed)
+
+
+_SHAPES = None
 
 
 def _jsonable(v):

@@ -1,26 +1,43 @@
 """Perception sources: where the perceive subtree gets its `WorldState` and scene image.
 
-`SimStateSource` reads object poses and geometry from the simulator's ground truth. It is the
-debugging source of this build; the RGB-D pipeline (camera → open3d → objects) replaces it as the
-default behind the same `PerceptionSource` protocol.
+`CameraSource` (`--perception camera`, the default) runs the RGB-D pipeline on a camera's frames:
+planning never reads the simulator's ground truth, and the same code serves a real camera.
+`SimStateSource` (`--perception sim-state`) reads object poses and geometry from the simulator's
+ground truth, for debugging only. Both follow the `PerceptionSource` protocol.
 """
 
 from __future__ import annotations
 
 import io
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Protocol
 
-from owl_bt.state import WorldState
+import numpy as np
+
+from owl_bt.errors import OwlError
+from owl_bt.state import RobotState, WorldState
+from perception.pipeline import NO_OBJECTS
 
 
 @dataclass
 class Observation:
-    """A perceived state and the RGB image (PNG bytes) it came from."""
+    """A perceived state and the RGB image (PNG bytes) it came from. From the camera also:
+    annotated_png (the image with labelled boxes), flags (name → caveats: occluded, kept from an
+    earlier round, inside a container …), kept (names carried over unseen), missing (labelled but
+    never measured: not in `world`), timings (s per pipeline step)."""
 
     world: WorldState
     image_png: bytes
+    annotated_png: bytes | None = None
+    flags: dict[str, list[str]] = field(default_factory=dict)
+    kept: list[str] = field(default_factory=list)
+    missing: list[str] = field(default_factory=list)
+    timings: dict[str, float] = field(default_factory=dict)
+
+
+class PerceptionError(OwlError):
+    """The camera or the pipeline gave nothing usable this round (one-line reason; retrying may help)."""
 
 
 class PerceptionSource(Protocol):
@@ -29,6 +46,100 @@ class PerceptionSource(Protocol):
     def observe(self) -> Observation:
         """A fresh observation of the scene; raises OwlError with a one-line reason on failure."""
         ...
+
+
+def _png(rgb: np.ndarray) -> bytes:
+    from PIL import Image
+
+    buf = io.BytesIO()
+    Image.fromarray(np.asarray(rgb, dtype=np.uint8)).save(buf, format="PNG")
+    return buf.getvalue()
+
+
+HAND_POINTS = 150  # points a held object needs for its pose to come from the camera rather than the hand
+
+
+class CameraSource:
+    """camera: a `perception.camera.Camera`; pipeline: a `perception.pipeline.Pipeline`; robot: the
+    arm's measured state (joints, held object), which perception does not estimate; tcp: the hand's
+    pose from the arm's kinematics ((x, y, z), quaternion xyzw; world frame, m), used for an object in
+    the gripper that the fingers hide. `last_annotated` keeps the latest labelled image, also when a
+    round failed; `out_dir`: the run folder the perceive subtree writes it into (None: not written)."""
+
+    name = "camera"
+
+    def __init__(self, camera, pipeline, robot: Callable[[], RobotState | None] = lambda: None,
+                 tcp: Callable[[], tuple] | None = None) -> None:
+        from perception.tracker import Tracker
+
+        self.camera, self.pipeline, self._robot, self._tcp = camera, pipeline, robot, tcp
+        self.tracker = Tracker()
+        self.last_annotated: bytes | None = None
+        self.out_dir = None
+        self._in_hand: dict[str, tuple] = {}  # held object's (rotation, centre) in the hand frame, m
+
+    def observe(self) -> Observation:
+        from perception.draw import annotate
+
+        try:
+            frame = self.camera.capture()
+        except OSError as exc:
+            raise PerceptionError(f"the camera gave no frame: {exc}") from None
+        res = self.pipeline.perceive(frame)
+        known = any(not s.fixed for s in self.tracker.known.values())
+        if res.failure and not (res.failure == NO_OBJECTS and known):  # nothing on the table but known things: kept
+            self.last_annotated = annotate(frame, {}, note=f"perception failed: {res.failure}")
+            raise PerceptionError(res.failure)
+        robot = self._robot()
+        held = robot.held if robot else None
+        unlabelled = {n for n, o in res.objects.items() if o.source == "colour"}
+        tracked = self.tracker.update({n: o.state for n, o in res.objects.items()}, unlabelled, res.unmeasured,
+                                      held, {n: o.flags for n, o in res.objects.items()})
+        if held in tracked.states:
+            self._place_in_hand(held, tracked, res.objects.get(held))
+        self._in_hand = {k: v for k, v in self._in_hand.items() if k == held}
+        flags = {n: f for n, f in tracked.flags.items() if f}
+        note = f"missing: {', '.join(tracked.missing)}" if tracked.missing else ""
+        self.last_annotated = annotate(frame, tracked.states, flags, note)
+        world = WorldState(objects=tracked.states, robot=robot, source=self.name)
+        return Observation(world, _png(frame.rgb), self.last_annotated, flags, tracked.kept, tracked.missing, res.timings)
+
+
+    def _place_in_hand(self, name: str, tracked, seen) -> None:
+        """The held object's pose: from the camera when it sees enough of it (and then its place in
+        the hand is remembered), else where that place in the hand is as the arm's kinematics put the
+        hand. Until the camera has seen it held, its place in the hand is taken as: centred between the
+        fingers, turned as it was when last seen (a grasp does not turn what it lifts)."""
+        if self._tcp is None:
+            return
+        from dataclasses import replace
+
+        from owl_bt.state import Pose, rotation_matrix
+        from perception.fit import euler
+
+        pos, quat = self._tcp()
+        hand_r = _quat_matrix(quat)
+        hand_p = np.asarray(pos, dtype=float)
+        state = tracked.states[name]
+        obj_r = np.asarray(rotation_matrix(*state.pose.euler))
+        if seen is not None and seen.points >= HAND_POINTS:
+            self._in_hand[name] = (hand_r.T @ obj_r, hand_r.T @ (np.asarray(state.pose.position) - hand_p))
+            return
+        if name not in self._in_hand:
+            self._in_hand[name] = (hand_r.T @ obj_r, np.zeros(3))
+        rel_r, rel_p = self._in_hand[name]
+        c = hand_p + hand_r @ rel_p
+        rpy = euler(hand_r @ rel_r)
+        tracked.states[name] = replace(state, pose=Pose(*(float(v) for v in c), *rpy))
+        note = "in the gripper: placed by the hand's pose"
+        tracked.flags[name] = [f for f in tracked.flags.get(name, []) if not f.startswith("not seen")] + [note]
+
+
+def _quat_matrix(q) -> np.ndarray:
+    x, y, z, w = (float(v) for v in q)
+    return np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
+                     [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
+                     [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)]])
 
 
 class SimStateSource:
@@ -44,8 +155,4 @@ class SimStateSource:
         from sim.camera import render
 
         frame = render(self.world.cid)
-        buf = io.BytesIO()
-        from PIL import Image
-
-        Image.fromarray(frame.rgb).save(buf, format="PNG")
-        return Observation(self.world.ground_truth(held=self._held()), buf.getvalue())
+        return Observation(self.world.ground_truth(held=self._held()), _png(frame.rgb))

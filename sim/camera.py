@@ -14,6 +14,11 @@ import pybullet as p
 
 DEFAULT_EYE = (1.25, 0.0, 0.75)  # metres, world frame: in front of the table, looking back at the arm
 DEFAULT_TARGET = (0.5, 0.0, 0.0)
+# The perception head camera: above the far edge of the table looking steeply down at its middle, so
+# that it sees into mugs, cans and bowls (m, world frame; vertical field of view in degrees).
+HEAD_EYE = (1.0, 0.0, 1.3)
+HEAD_TARGET = (0.52, 0.0, 0.0)
+HEAD_FOV_DEG = 42.0
 
 
 @dataclass
@@ -55,6 +60,11 @@ def render(
     view_m = np.asarray(view, dtype=np.float64).reshape(4, 4).T  # world→camera (OpenGL)
     cam_to_world = np.linalg.inv(view_m)
     return Frame(rgba[:, :, :3].copy(), depth.astype(np.float32), seg.astype(np.int32), k, cam_to_world)
+
+
+def render_head(cid: int, width: int = 640, height: int = 480) -> Frame:
+    """A frame from the perception head camera (HEAD_EYE looking at HEAD_TARGET)."""
+    return render(cid, width, height, HEAD_EYE, HEAD_TARGET, HEAD_FOV_DEG)
 
 
 def save_png(rgb: np.ndarray, path: str) -> None:

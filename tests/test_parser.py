@@ -50,3 +50,22 @@ def test_checker_code_from_fences_and_required_names():
         parse_checkers("```python\ndef goal_check0():\n    return True\n```", ["goal_check0", "action_check1"])
     with pytest.raises(ModelAnswerError, match="no Python code"):
         extract_code("I cannot help with that.")
+
+
+def test_a_newline_the_person_types_is_not_replan_history():
+    from owl_bt.language.constraints import split_instruction
+
+    typed = "put the strawberry\nonto the region"
+    assert split_instruction(typed, []) == ("put the strawberry onto the region", "(none: this is the first attempt)")
+    line = "attempt 1: plan: failed — no sample satisfied"
+    assert split_instruction(typed + "\n" + line, [line]) == ("put the strawberry onto the region", line)
+
+
+def test_inline_code_bold_steps_and_quoted_names():
+    text = ("### Plan:\nStep 1: `pick(berry)`; grab it\n2) **place_ontop('berry', 'pad')** — centre it\n\n"
+            "3. `achieve_goal(berry, pad)`; done\n\nThat is all.")
+    s = parse_sketch(text, OPS, NAMES)
+    assert [str(a.op) for a in s.actions] == ["pick(berry)", "place_ontop(berry, pad)"]
+    assert s.actions[1].description == "centre it"
+    with pytest.raises(ModelAnswerError, match="ambiguous or unknown"):
+        parse_sketch("Plan:\nplace(berry, berry)\nachieve_goal(berry); x", OPS, NAMES)

@@ -1,6 +1,12 @@
-"""The perceive subtree: observe the scene → /owl/world and /owl/scene_image."""
+"""The perceive subtree: observe the scene → /owl/world and /owl/scene_image.
+
+With the camera source, each round's labelled image goes to the run folder as `perception.png`
+(the latest round) and `perception-<round>.png`; objects kept unseen or missing are logged.
+"""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import py_trees
 
@@ -11,15 +17,36 @@ class Perceive(WorkerBehaviour):
     stage = "perceive"
     writes = ("world", "scene_image")
 
+    def __init__(self, name: str) -> None:
+        super().__init__(name)
+        self.rounds = 0
+
     def work(self):
-        return self.services.perception.observe()
+        self.rounds += 1
+        try:
+            return self.services.perception.observe()
+        finally:
+            self._save_image(getattr(self.services.perception, "last_annotated", None))
+
+    def _save_image(self, png: bytes | None) -> None:
+        out = getattr(self.services.perception, "out_dir", None)
+        if png is None or out is None:
+            return
+        for name in ("perception.png", f"perception-{self.rounds}.png"):
+            tmp = Path(out) / (name + ".tmp")
+            tmp.write_bytes(png)
+            tmp.replace(Path(out) / name)
 
     def finish(self, obs) -> py_trees.common.Status:
         self.bb.world = obs.world
         self.bb.scene_image = obs.image_png
         self.feedback_message = f"{len(obs.world.objects)} objects from {self.services.perception.name}"
+        if getattr(obs, "kept", None) or getattr(obs, "missing", None):
+            self.feedback_message += f" ({len(obs.kept)} kept unseen, {len(obs.missing)} missing)"
         self.services.log("perceived", source=obs.world.source,
-                          objects={n: o.pose.rounded() for n, o in obs.world.objects.items()})
+                          objects={n: o.pose.rounded() for n, o in obs.world.objects.items()},
+                          flags=getattr(obs, "flags", {}), kept=getattr(obs, "kept", []), missing=getattr(obs, "missing", []),
+                          timings={k: round(v, 3) for k, v in getattr(obs, "timings", {}).items()})
         return py_trees.common.Status.SUCCESS
 
 

@@ -23,6 +23,7 @@ class BenchConfig:
     jobs: int
     budget: int = 500
     max_attempts: int = 3
+    perception: str = "camera"  # the perception source of every episode (owl_bt.episode.PERCEPTION_SOURCES)
 
     @property
     def episodes(self) -> int:
@@ -74,7 +75,7 @@ def check_out(out: Path, create: bool = True) -> Path:
 
 
 def make_config(method: str, tasks: str, seeds: int | None, seed_list: str | None, out: Path, jobs: int | None,
-                budget: int, max_attempts: int) -> BenchConfig:
+                budget: int, max_attempts: int, perception: str = "camera") -> BenchConfig:
     """Check every argument (raises UsageError), then create the bench folder."""
     name = methods.get(method).name
     task_names = parse_tasks(tasks)
@@ -86,4 +87,8 @@ def make_config(method: str, tasks: str, seeds: int | None, seed_list: str | Non
         raise UsageError("--budget must be at least 1")
     if max_attempts < 1:
         raise UsageError("--max-attempts must be at least 1")
-    return BenchConfig(name, task_names, seed_values, check_out(out), n_jobs, budget, max_attempts)
+    from owl_bt.episode import PERCEPTION_SOURCES
+
+    if perception not in PERCEPTION_SOURCES:
+        raise UsageError(f"unknown perception source {perception!r}; available: {', '.join(PERCEPTION_SOURCES)}")
+    return BenchConfig(name, task_names, seed_values, check_out(out), n_jobs, budget, max_attempts, perception)

@@ -31,22 +31,53 @@ class Method:
 
 
 def _owl(cfg: EpisodeConfig) -> EpisodeConfig:
-    return dataclasses.replace(cfg, vlm="offline")  # the configured VLM backend; offline is this build's default
+    return dataclasses.replace(cfg, vlm=_backend(cfg.vlm))  # the configured VLM backend (offline by default)
+
+
+def _backend(spec: str) -> str:
+    """The VLM backend spec without a language method prefix ('no-cont/offline' → 'offline')."""
+    head, colon, arg = spec.partition(":")
+    return head.rpartition("/")[2] + colon + arg
+
+
+def _language(name: str) -> Callable[[EpisodeConfig], EpisodeConfig]:
+    """A method that changes what is asked of the model and what the planner is handed; the switch
+    travels in the VLM spec (`owl_bt.language.vlm.parse_spec`) and `constraints.generate` applies it."""
+    return lambda cfg: dataclasses.replace(cfg, vlm=f"{name}/{_backend(cfg.vlm)}")
+
+
+def _cap(sample: bool) -> Callable[[EpisodeConfig], EpisodeConfig]:
+    """Code-as-Policies: the plan from gen_plan(initial), run once (one skeleton, one attempt); cap
+    places once at the code's positions, cap-sample re-draws from the code's regions (500 samples per
+    action, so up to 2,500 for a five-action plan)."""
+    def configure(cfg: EpisodeConfig) -> EpisodeConfig:
+        name = "cap-sample" if sample else "cap"
+        return dataclasses.replace(cfg, vlm=f"{name}/{_backend(cfg.vlm)}", skeletons=1, max_attempts=1,
+                                   budget=500 if sample else 1)
+    return configure
+
+
+def _no_back(cfg: EpisodeConfig) -> EpisodeConfig:
+    return dataclasses.replace(_owl(cfg), skeletons=1)  # refine the first skeleton only, no edits
+
+
+def _no_sample(cfg: EpisodeConfig) -> EpisodeConfig:
+    return dataclasses.replace(_owl(cfg), budget=1)  # one continuous sample per action
 
 
 def _oracle(cfg: EpisodeConfig) -> EpisodeConfig:
-    return dataclasses.replace(cfg, vlm="oracle")  # the task's hand-written sketch and checkers
+    return dataclasses.replace(cfg, vlm=_backend("oracle"))  # the task's hand-written sketch and checkers
 
 
 METHODS: dict[str, Method] = {m.name: m for m in (
     Method("owl", "the full method", _owl),
-    Method("no-disc", "no plan sketch (continuous constraints only)"),
-    Method("no-cont", "no generated checkers (sketch only; continuous values from TAMP alone)"),
-    Method("no-back", "only the first skeleton is refined"),
-    Method("no-sample", "one continuous sample per action"),
-    Method("direct", "the model translates the goal to symbolic goal literals; plain TAMP solves"),
-    Method("cap", "Code-as-Policies: the model writes the whole plan with continuous values, run once"),
-    Method("cap-sample", "CaP whose code calls the samplers; up to 2,500 samples per task"),
+    Method("no-disc", "no plan sketch (continuous constraints only)", _language("no-disc")),
+    Method("no-cont", "no generated checkers (sketch only; continuous values from TAMP alone)", _language("no-cont")),
+    Method("no-back", "only the first skeleton is refined", _no_back),
+    Method("no-sample", "one continuous sample per action", _no_sample),
+    Method("direct", "the model translates the goal to symbolic goal literals; plain TAMP solves", _language("direct")),
+    Method("cap", "Code-as-Policies: the model writes the whole plan with continuous values, run once", _cap(False)),
+    Method("cap-sample", "CaP whose code calls the samplers; up to 2,500 samples per task", _cap(True)),
     Method("oracle", 'hand-written ground-truth sketch and checkers per task (the reference\'s "Manual")', _oracle),
 )}
 

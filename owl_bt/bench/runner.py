@@ -79,7 +79,7 @@ def plan_jobs(cfg: BenchConfig) -> list[Job]:
         for seed in cfg.seeds:
             rel = f"runs/{method.name}/{task.name}-s{seed}"
             base = EpisodeConfig(task.instruction, task.name, seed, (cfg.out / rel).absolute(),
-                                 max_attempts=cfg.max_attempts, budget=cfg.budget)
+                                 max_attempts=cfg.max_attempts, budget=cfg.budget, perception=cfg.perception)
             jobs.append(Job(task.name, seed, method.name, method.configure(base), rel))
     return jobs
 

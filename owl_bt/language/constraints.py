@@ -12,11 +12,14 @@ from dataclasses import dataclass, field
 from importlib import resources
 from string import Template
 
+import numpy as np
+
 from owl_bt.errors import ModelAnswerError, UnsafeCodeError
+from owl_bt.language import ablations, cap, repair
 from owl_bt.language.codebook import HELPERS, env_from_state
 from owl_bt.language.parser import Sketch, parse_checkers, parse_sketch
 from owl_bt.language.sandbox import CheckerSet
-from owl_bt.language.vlm import VLM
+from owl_bt.language.vlm import VLM, CallRecord
 from owl_bt.state import WorldState
 from owl_bt.tamp.operators import GroundOp, OperatorSchema
 from owl_bt.tamp.pddl import supports
@@ -31,6 +34,7 @@ class Constraints:
     transcript: list[dict] = field(default_factory=list)
     model_s: float = 0.0
     queries: int = 0
+    calls: list[CallRecord] = field(default_factory=list)  # per model call: latency, tokens, cache hits
 
     def goal_checkers(self) -> list[str]:
         return [n for n in self.checkers.names() if n.startswith("goal_check")]
@@ -44,41 +48,88 @@ def template(name: str) -> Template:
     return Template(resources.files("owl_bt.language").joinpath(f"prompts/{name}.txt").read_text())
 
 
-def split_instruction(instruction: str) -> tuple[str, str]:
-    """(the person's task, the failure account appended by replanning — or '(none)')."""
-    first, _, rest = instruction.strip().partition("\n")
-    return first.strip(), rest.strip() or "(none: this is the first attempt)"
+NO_HISTORY = "(none: this is the first attempt)"
 
 
-def describe_objects(world: WorldState, with_pose: bool) -> str:
+def split_instruction(instruction: str, history: list[str] | None = None) -> tuple[str, str]:
+    """(the person's task on one line, the failure account of earlier attempts — or '(none)').
+
+    With `history` (the replan subtree's lines), the lines it appended to the instruction are cut
+    off its end and a newline the person typed stays part of the task; without it, everything after
+    the first line is taken as history.
+    """
+    text = instruction.strip()
+    if history is None:
+        first, _, rest = text.partition("\n")
+        return first.strip(), rest.strip() or NO_HISTORY
+    for line in reversed(history):
+        if text.endswith("\n" + line):
+            text = text[: -len(line) - 1].rstrip()
+    return " ".join(text.split()), "\n".join(history) or NO_HISTORY
+
+
+def describe_objects(world: WorldState, with_pose: bool = True) -> str:
+    """One line per object: name, category, colour, fixed or movable and (with_pose) its pose,
+    own-frame size and world-frame box — metres and radians."""
     lines = []
     for name in world.names():
         o = world.get(name)
-        line = f"- {name} (category: {o.category}, colour: {o.colour or 'unknown'})"
+        line = f"- {name} (category: {o.category}, colour: {o.colour or 'unknown'}, {'fixed' if o.fixed else 'movable'})"
         if with_pose:
-            line += f" pose {tuple(round(v, 3) for v in o.pose.as_tuple())}, size {tuple(round(v, 3) for v in o.size)}"
+            lo, hi = o.aabb()
+            line += (f" pose {_r(o.pose.as_tuple())}, size {_r(o.size)}, box {_r(lo)} to {_r(hi)}")
         lines.append(line)
     return "\n".join(lines)
 
 
+def _r(values) -> tuple[float, ...]:
+    return tuple(round(float(v), 3) + 0.0 for v in values)
+
+
 def sketch_prompt(
-    world: WorldState, task: str, schemas: list[OperatorSchema], ground_ops: list[GroundOp], literals: list[str] | None = None
+    world: WorldState, task: str, schemas: list[OperatorSchema], ground_ops: list[GroundOp], literals: list[str] | None = None,
+    history: list[str] | None = None,
 ) -> str:
     """The sketch prompt (SPEC §3 step 2); literals: the initial literals (default: HandEmpty and the
     On facts read from geometry)."""
     if literals is None:
         literals = ["HandEmpty()"] + [f"On({a}, {b})" for a, b in supports(world)]
-    task, history = split_instruction(task)
+    task, past = split_instruction(task, history)
     return template("sketch").substitute(
-        task=task, history=history,
-        objects=describe_objects(world, with_pose=False),
+        task=task, history=past,
+        objects=describe_objects(world),
         literals="\n".join(literals),
         operators="\n".join(f"- {s.description}" for s in schemas),
         ground_ops="\n".join(f"- {g}" for g in ground_ops),
     )
 
 
-def checker_prompt(world: WorldState, task: str, sketch: Sketch, open_world: set[str]) -> str:
+def direct_prompt(world: WorldState, task: str, literals: list[str] | None, history: list[str] | None = None) -> str:
+    """The direct method's prompt: translate the goal into goal literals (SPEC §8.1)."""
+    if literals is None:
+        literals = ["HandEmpty()"] + [f"On({a}, {b})" for a, b in supports(world)]
+    task, past = split_instruction(task, history)
+    return template("direct").substitute(task=task, history=past, objects=describe_objects(world, with_pose=False),
+                                         literals="\n".join(literals))
+
+
+def _helpers() -> str:
+    lines = []
+    for name, fn in HELPERS.items():
+        doc = (inspect.getdoc(fn) or "").split("\n")[0]
+        lines.append(f"- {name}{inspect.signature(fn)}: {doc}".replace("owl_bt.state.", ""))
+    return "\n".join(lines)
+
+
+def cap_prompt(world: WorldState, task: str, ground_ops: list[GroundOp], sample: bool, history: list[str] | None = None) -> str:
+    """The Code-as-Policies prompt (SPEC §8.1 cap / cap-sample): write gen_plan(initial)."""
+    task, past = split_instruction(task, history)
+    return template("cap").substitute(task=task, history=past, objects=describe_objects(world),
+                                      ground_ops="\n".join(f"- {g}" for g in ground_ops), helpers=_helpers(),
+                                      sampling=cap.SAMPLING if sample else "")
+
+
+def checker_prompt(world: WorldState, task: str, sketch: Sketch, open_world: set[str], history: list[str] | None = None) -> str:
     helpers = []
     for name, fn in HELPERS.items():
         doc = (inspect.getdoc(fn) or "").split("\n")[0]
@@ -87,9 +138,9 @@ def checker_prompt(world: WorldState, task: str, sketch: Sketch, open_world: set
         f"- action_check{i}: {a.op}; {a.description}"
         for i, a in enumerate(sketch.actions) if a.op.name in open_world
     ]
-    task, history = split_instruction(task)
+    task, past = split_instruction(task, history)
     return template("checker").substitute(
-        task=task, history=history, sketch=sketch.text(), objects=describe_objects(world, with_pose=True),
+        task=task, history=past, sketch=sketch.text(), objects=describe_objects(world, with_pose=True),
         helpers="\n".join(helpers), actions="\n".join(actions) or "(none)",
     )
 
@@ -101,9 +152,14 @@ def _ask(vlm: VLM, prompt: str, images: list[bytes], parse, retries: int, log: l
         answer = vlm.complete(messages, images)
         stats["model_s"] += time.monotonic() - t0
         stats["queries"] += 1
-        log.append({"prompt": messages[-1]["content"], "answer": answer})
+        entry = {"prompt": messages[-1]["content"], "answer": answer}
+        call = getattr(vlm, "last_call", None)
+        if call is not None:
+            entry["call"] = call.to_dict()
+            stats["calls"].append(call)
+        log.append(entry)
         try:
-            return parse(answer)
+            return parse(answer), messages + [{"role": "assistant", "content": answer}]
         except (ModelAnswerError, UnsafeCodeError) as exc:
             if attempt == retries:
                 raise type(exc)(f"model answer rejected after {retries + 1} tries: {exc.reason}") from None
@@ -123,20 +179,75 @@ def generate(
     images: list[bytes] | None = None,
     retries: int = 2,
     literals: list[str] | None = None,
+    history: list[str] | None = None,
+    repair_rounds: int = 2,
 ) -> Constraints:
     """Ask for the sketch, then the checkers; raises GroundingError, UnknownObjectError or
-    ModelAnswerError with a one-line reason."""
+    ModelAnswerError with a one-line reason. `history`: the replan subtree's failure lines (what
+    it appended to `task`); None reads every line after the first of `task` as history."""
     log: list[dict] = []
-    stats = {"model_s": 0.0, "queries": 0}
+    stats = {"model_s": 0.0, "queries": 0, "calls": []}
     images = images or []
-    sketch = _ask(vlm, sketch_prompt(world, task, schemas, ground_ops, literals), images,
-                  lambda a: parse_sketch(a, ground_ops, world.names()), retries, log, stats)
+    method = getattr(vlm, "method", "owl")
+    env = env_from_state(world)
+
+    def done(sketch: Sketch, checkers: CheckerSet) -> Constraints:
+        return Constraints(sketch, checkers, log, stats["model_s"], stats["queries"], stats["calls"])
+
+    if method in ("cap", "cap-sample"):
+        sketch, source = _ask(vlm, cap_prompt(world, task, ground_ops, method == "cap-sample", history), images,
+                              lambda a: cap.compile_plan(a, world, env, ground_ops), retries, log, stats)[0]
+        return done(sketch, CheckerSet.compile(source, world, env))
+    if method == "direct":
+        sketch, _ = _ask(vlm, direct_prompt(world, task, literals, history), images,
+                         lambda a: ablations.parse_goal_literals(a, ground_ops, world.names()), retries, log, stats)
+        return done(sketch, CheckerSet.compile(ablations.NO_CHECKERS, world, env))
+    sketch, _ = _ask(vlm, sketch_prompt(world, task, schemas, ground_ops, literals, history), images,
+                     lambda a: parse_sketch(a, ground_ops, world.names()), retries, log, stats)
+    if method == "no-cont":
+        return done(sketch, CheckerSet.compile(ablations.NO_CHECKERS, world, env))
+    if method == "no-disc":
+        sketch = ablations.final_placements(sketch)
     open_world = {s.name for s in schemas if s.open_world}
     required = ["goal_check0"] + [f"action_check{i}" for i, a in enumerate(sketch.actions) if a.op.name in open_world]
-    env = env_from_state(world)
 
     def parse_code(answer: str) -> CheckerSet:
         return CheckerSet.compile(parse_checkers(answer, required), world, env)
 
-    checkers = _ask(vlm, checker_prompt(world, task, sketch, open_world), [], parse_code, retries, log, stats)
-    return Constraints(sketch, checkers, log, stats["model_s"], stats["queries"])
+    checkers, messages = _ask(vlm, checker_prompt(world, task, sketch, open_world, history), [], parse_code, retries, log,
+                              stats)
+    return done(sketch, _repaired(vlm, checkers, messages, world, env, required, parse_code, repair_rounds, log, stats))
+
+
+def _repaired(vlm, checkers: CheckerSet, messages: list[dict], world: WorldState, env, required: list[str], parse_code,
+              rounds: int, log: list[dict], stats: dict) -> CheckerSet:
+    """Send checkers nothing can satisfy back to the model with the evidence, at most `rounds` times;
+    keeps the last usable answer (a corrected one, or the first when no correction parses)."""
+    goals = [n for n in required if n.startswith("goal_check")]
+    groups = [[n] for n in required] + ([goals] if len(goals) > 1 else [])
+    rng = np.random.default_rng(0)
+    for _ in range(rounds):
+        problems = repair.check(checkers, world, env, groups, rng, context=goals)
+        if not problems:
+            break
+        note = "\n\n".join(p.message() for p in problems)
+        messages = messages + [{"role": "user", "content": (
+            "Before planning, these checkers were tested on candidate states drawn from the regions they test, and "
+            f"nothing satisfies them:\n{note}\nPlease send the whole corrected python block.")}]
+        stats["repairs"] = stats.get("repairs", 0) + 1
+        t0 = time.monotonic()
+        answer = vlm.complete(messages, [])
+        stats["model_s"] += time.monotonic() - t0
+        stats["queries"] += 1
+        entry = {"prompt": messages[-1]["content"], "answer": answer, "repair": [p.checker for p in problems]}
+        call = getattr(vlm, "last_call", None)
+        if call is not None:
+            entry["call"] = call.to_dict()
+            stats["calls"].append(call)
+        log.append(entry)
+        messages = messages + [{"role": "assistant", "content": answer}]
+        try:
+            checkers = parse_code(answer)
+        except (ModelAnswerError, UnsafeCodeError):
+            break
+    return checkers

@@ -48,7 +48,7 @@ def parse_sketch(text: str, ground_ops: Sequence[GroundOp], object_names: Sequen
     names = set(object_names)
     actions: list[SketchAction] = []
     for raw in lines[start + 1:]:
-        line = raw.strip().strip("`*_ ")
+        line = raw.replace("`", "").replace("**", "").strip().strip("*_ ")
         if not line or line.startswith("```"):
             continue
         line = _BULLET.sub("", line).strip("`*_ ")

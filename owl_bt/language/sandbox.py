@@ -1,10 +1,16 @@
 """Evaluation of untrusted, generated checker code (SPEC §4, DESIGN §5).
 
-Two gates. Static: the code is parsed and every AST node, name and attribute is checked against
-an allow-list — no imports, no names or attributes starting with `_`, no exec/eval/compile/open/
-getattr/globals/vars, calls only to the codebook, `math`, a few builtins and functions the code
-itself defines, no huge constants or power/repeat blow-ups. Dynamic: each call runs under a trace
-hook that stops it after a wall-clock limit (default 50 ms). An exception inside a checker makes it
+Two gates (the hostile inputs and what stops each: tests/test_sandbox_hostile.py).
+
+Static: the code is parsed and every AST node, name and attribute is checked against an allow-list
+— no imports, no names or attributes starting with `_`, no exec/eval/compile/open/getattr/globals/
+vars, calls only to the codebook, `math`, a few builtins and functions the code itself defines,
+attributes only from an allow-list, no huge constants or power/repeat blow-ups, no default argument
+values or top-level statements (nothing runs at definition time).
+
+Dynamic: each call runs under a trace hook that stops it after a wall-clock limit (default 50 ms);
+`+`, `*`, `**` and `range` are guarded against C-level blow-ups (`owl_bt.language.guards`); the
+state the checker sees is read-only. An exception inside a checker makes it
 return False and is recorded, never raised into the planner.
 """
 
@@ -18,6 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from owl_bt.errors import UnsafeCodeError
+from owl_bt.language import guards
 from owl_bt.language.codebook import HELPERS, Env, initial_bounds
 from owl_bt.state import ObjectState, Pose, WorldState
 
@@ -41,12 +48,27 @@ FORBIDDEN = {"exec", "eval", "compile", "open", "getattr", "setattr", "delattr",
 # objects): the way out of any Python sandbox, so never an attribute of checker code.
 INTERNALS = ("gi_", "cr_", "ag_", "f_", "tb_", "co_", "func_", "mro")
 CONTEXT = ("state", "env", "init_state", "init_bounds", "math")
+# Attributes checker code may read: the math functions and the public fields and read-only methods
+# of poses, object handles, world and robot states and the workspace. Everything else — `format`
+# (format-string attribute walks), numpy's `ctypes`/`tofile`, mutating methods — is refused.
+# math's big-integer functions (factorial, comb, perm, prod …) run unbounded in C: not allowed.
+BIG_INT_MATH = {"factorial", "comb", "perm", "prod", "sumprod", "lcm", "isqrt"}
+ALLOWED_ATTRS = frozenset(n for n in dir(math) if not n.startswith("_") and n not in BIG_INT_MATH) | {
+    "x", "y", "z", "roll", "pitch", "yaw", "position", "euler", "as_tuple", "rounded",
+    "name", "category", "pose", "size", "shape", "fixed", "colour", "kind", "mass", "rgba", "aabb",
+    "objects", "get", "names", "movable", "robot", "joints", "gripper_width", "held",
+    "table_lower", "table_upper", "items", "keys", "values", "append", "count", "index",
+}
 MAX_CONSTANT = 10**6
 TIME_LIMIT_S = 0.05
 
 
 class CheckerTimeout(Exception):
     pass
+
+
+class CheckerFailed(Exception):
+    """Generated code raised or ran out of time; the message is the recorded error line."""
 
 
 @dataclass(frozen=True)
@@ -87,6 +109,10 @@ def check_source(source: str, object_names: set[str]) -> ast.Module:
                 raise UnsafeCodeError(f"checker code uses unknown name {node.id!r} (line {line})")
         if isinstance(node, ast.Attribute) and (node.attr.startswith("_") or node.attr.startswith(INTERNALS)):
             raise UnsafeCodeError(f"checker code accesses private attribute {node.attr!r} (line {line})")
+        if isinstance(node, ast.Attribute) and node.attr not in ALLOWED_ATTRS:
+            raise UnsafeCodeError(f"checker code uses attribute {node.attr!r}, which is not on the allow-list (line {line})")
+        if isinstance(node, ast.arguments) and (node.defaults or any(d is not None for d in node.kw_defaults)):
+            raise UnsafeCodeError(f"checker functions may not have default argument values (line {line})")
         if isinstance(node, ast.Attribute) and not isinstance(node.ctx, ast.Load):
             raise UnsafeCodeError(f"checker code changes attribute {node.attr!r} (line {line})")
         if isinstance(node, ast.FunctionDef) and (node.decorator_list or node.name.startswith("_")):
@@ -102,8 +128,8 @@ def check_source(source: str, object_names: set[str]) -> ast.Module:
                 raise UnsafeCodeError(f"checker code raises to a large or computed power (line {line})")
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult):
             for side in (node.left, node.right):
-                if isinstance(side, ast.List | ast.Tuple | ast.Constant) and not isinstance(
-                    getattr(side, "value", 0), int | float
+                if isinstance(side, ast.List | ast.Tuple | ast.ListComp) or (
+                    isinstance(side, ast.Constant) and isinstance(side.value, str | bytes)
                 ):
                     raise UnsafeCodeError(f"checker code repeats a sequence (line {line})")
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "range":
@@ -124,6 +150,26 @@ class CheckerSet:
     time_limit_s: float = TIME_LIMIT_S
     _fns: dict[str, Callable] = field(default_factory=dict)
     _globals: dict = field(default_factory=dict)
+    source: str = ""
+    # called once per distinct error (checker, line, kind) with the error line: the event log's hook
+    on_error: Callable[[str], None] | None = None
+    _seen: set = field(default_factory=set)
+
+    def _record(self, message: str, exc: BaseException) -> None:
+        lineno, tb = None, exc.__traceback__
+        while tb is not None:
+            if tb.tb_frame.f_code.co_filename == "<checker>":
+                lineno = tb.tb_lineno
+            tb = tb.tb_next
+        if lineno is not None:
+            lines = self.source.splitlines()
+            text = lines[lineno - 1].strip() if 0 < lineno <= len(lines) else ""
+            message += f" (line {lineno}: {text})"
+        self.errors.append(message)
+        key = message.split(":", 1)[0], lineno, type(exc).__name__
+        if self.on_error is not None and key not in self._seen:
+            self._seen.add(key)
+            self.on_error(message)
 
     @classmethod
     def compile(cls, source: str, init_state: WorldState, env: Env, time_limit_s: float = TIME_LIMIT_S) -> CheckerSet:
@@ -133,13 +179,16 @@ class CheckerSet:
         if not names:
             raise UnsafeCodeError("checker code defines no function")
         for node in tree.body:
-            if not isinstance(node, ast.FunctionDef | ast.Expr):
+            docstring = isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)
+            if not (isinstance(node, ast.FunctionDef) or docstring):
                 raise UnsafeCodeError(f"checker code has top-level statements besides functions (line {node.lineno})")
-        g: dict = {"__builtins__": dict(SAFE_BUILTINS), "math": math, **HELPERS}
-        g.update({"env": env, "init_state": init_state, "init_bounds": initial_bounds(env)})
-        exec(compile(tree, "<checker>", "exec"), g)  # noqa: S102 — vetted above; defines functions only
+        g: dict = {"__builtins__": {**SAFE_BUILTINS, "range": guards.bounded_range}, "math": math, **HELPERS,
+                   **guards.GLOBALS}
+        g.update({"env": env, "init_state": guards.read_only(init_state), "init_bounds": initial_bounds(env)})
+        # vetted above; defines functions only (no defaults, no top-level calls), with +, *, ** guarded
+        exec(compile(guards.rewrite(tree), "<checker>", "exec"), g)  # noqa: S102
         out = cls(sources={n: ast.get_source_segment(source, _fn(tree, n)) or "" for n in names},
-                  init_state=init_state, env=env, time_limit_s=time_limit_s)
+                  init_state=init_state, env=env, time_limit_s=time_limit_s, source=source)
         out._globals = g
         out._fns = {n: g[n] for n in names}
         return out
@@ -149,32 +198,41 @@ class CheckerSet:
 
     def evaluate(self, name: str, state: WorldState) -> bool:
         """Run checker `name` on `state`; False on exception, timeout or a non-boolean answer."""
+        try:
+            result = self.call(name, state)
+        except CheckerFailed:
+            return False
+        if not isinstance(result, bool | int) and type(result).__name__ != "bool_":
+            self.errors.append(f"{name}: returned {type(result).__name__}, not bool")
+            return False
+        return bool(result)
+
+    def call(self, name: str, state: WorldState, *args: object, time_limit_s: float | None = None) -> object:
+        """Run function `name(*args)` with `state` bound, under the time limit; returns what it
+        returns, or raises CheckerFailed (recorded, with the source line) on exception or timeout."""
         g = self._globals
-        g["state"] = state
+        g["state"] = guards.read_only(state)
         for obj in state.objects.values():
             g[obj.name] = ObjectHandle.of(obj)
-        deadline = time.monotonic() + self.time_limit_s
+        limit = time_limit_s or self.time_limit_s
+        deadline = time.monotonic() + limit
         previous = sys.gettrace()
 
         def tracer(frame, event, arg):
             if frame.f_code.co_filename != "<checker>":
                 return None
             if time.monotonic() > deadline:
-                raise CheckerTimeout(f"{name} exceeded {self.time_limit_s * 1000:.0f} ms")
+                raise CheckerTimeout(f"{name} exceeded {limit * 1000:.0f} ms")
             return tracer
 
         sys.settrace(tracer)
         try:
-            result = self._fns[name]()
-        except Exception as exc:  # untrusted code: any failure is a False, recorded
-            self.errors.append(f"{name}: {type(exc).__name__}: {exc}")
-            return False
+            return self._fns[name](*args)
+        except Exception as exc:  # untrusted code: any failure is recorded with its source line
+            self._record(f"{name}: {type(exc).__name__}: {exc}", exc)
+            raise CheckerFailed(self.errors[-1]) from None
         finally:
             sys.settrace(previous)
-        if not isinstance(result, bool | int) and type(result).__name__ != "bool_":
-            self.errors.append(f"{name}: returned {type(result).__name__}, not bool")
-            return False
-        return bool(result)
 
     def as_callable(self, name: str) -> Callable[[WorldState], bool]:
         return lambda state: self.evaluate(name, state)

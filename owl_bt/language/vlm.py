@@ -1,15 +1,42 @@
 """The VLM protocol and backend selection (DESIGN §5).
 
 `complete(messages, images)`: messages are OpenAI-style dicts ({'role', 'content'}), images are PNG
-bytes of the scene; returns the model's text. This build ships the `offline` backend; the
-OpenAI-compatible and replay backends plug in behind the same protocol.
+bytes of the scene; returns the model's text. After each call a backend leaves a `CallRecord` in
+`last_call` (latency, tokens, cache hit, retries) for the event log and the benchmark.
+
+Backends: `offline` (the default deterministic grounder), `openai` (an OpenAI-compatible endpoint,
+see `owl_bt.language.settings`), `replay` (answers from a recorded transcript.json) and `oracle`
+(a benchmark task's hand-written answers). A backend spec may carry an argument after a colon
+(`replay:runs/x/transcript.json`) and a comparison method before a slash (`no-cont/offline`,
+SPEC §8.1), which `owl_bt.language.constraints.generate` reads from the backend's `method`.
 """
 
 from __future__ import annotations
 
+from dataclasses import asdict, dataclass
+from pathlib import Path
 from typing import Protocol
 
 from owl_bt.errors import UsageError
+
+
+@dataclass(frozen=True)
+class CallRecord:
+    """One model call: backend name, model, wall-clock latency (s), tokens, from the cache or not,
+    HTTP retries taken."""
+
+    backend: str
+    model: str
+    latency_s: float
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cached: bool = False
+    retries: int = 0
+
+    def to_dict(self) -> dict:
+        d = asdict(self)
+        d["latency_s"] = round(self.latency_s, 4)
+        return d
 
 
 class VLM(Protocol):
@@ -18,23 +45,53 @@ class VLM(Protocol):
     def complete(self, messages: list[dict], images: list[bytes] | None = None) -> str: ...
 
 
-BACKENDS = ("offline", "oracle")
+BACKENDS = ("offline", "openai", "replay", "oracle")
+# the language-side switches of the comparison methods (SPEC §8.1); planner-side ones are elsewhere
+METHOD_SWITCHES = ("owl", "no-disc", "no-cont", "direct", "cap", "cap-sample")
+
+
+def parse_spec(spec: str) -> tuple[str, str, str]:
+    """'[method/]backend[:argument]' → (method, backend, argument); raises UsageError."""
+    head, colon, arg = spec.partition(":")
+    method, _, backend = head.rpartition("/")
+    method = method or "owl"
+    if method not in METHOD_SWITCHES:
+        raise UsageError(f"unknown language method {method!r}; available: {', '.join(METHOD_SWITCHES)}")
+    return method, backend.strip().lower(), arg
 
 
 def make_vlm(name: str, oracle: tuple[str, str] | None = None) -> VLM:
-    """The backend called `name`; raises UsageError listing the available ones.
+    """The backend for spec `name` (see the module docstring); raises UsageError naming the
+    available ones, or saying what the backend is missing (no oracle answers, no transcript, no
+    endpoint settings).
 
     `oracle`: (sketch answer, checker answer) — the task's hand-written ground truth, needed by the
-    `oracle` backend (SPEC §8.1); raises UsageError when the task has none.
+    `oracle` backend (SPEC §8.1).
     """
-    if name == "offline":
+    method, backend, arg = parse_spec(name)
+    vlm: VLM
+    if backend == "offline":
         from owl_bt.language.offline import OfflineGrounder
 
-        return OfflineGrounder()
-    if name == "oracle":
+        vlm = OfflineGrounder()
+    elif backend == "oracle":
         from owl_bt.language.scripted import ScriptedVLM
 
         if not oracle or not all(oracle):
             raise UsageError("the oracle backend needs a benchmark task with hand-written answers (--task)")
-        return ScriptedVLM("oracle", *oracle)
-    raise UsageError(f"unknown VLM backend {name!r}; available: {', '.join(BACKENDS)}")
+        vlm = ScriptedVLM("oracle", *oracle)
+    elif backend == "openai":
+        from owl_bt.language.openai_vlm import OpenAIVLM
+        from owl_bt.language.settings import load_settings
+
+        vlm = OpenAIVLM(load_settings())
+    elif backend == "replay":
+        from owl_bt.language.replay import ReplayVLM
+
+        if not arg:
+            raise UsageError("the replay backend needs a run folder: --replay RUN_DIR")
+        vlm = ReplayVLM.from_path(Path(arg))
+    else:
+        raise UsageError(f"unknown VLM backend {backend!r}; available: {', '.join(BACKENDS)}")
+    vlm.method = method  # type: ignore[attr-defined]
+    return vlm

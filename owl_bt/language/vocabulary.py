@@ -1,49 +1,120 @@
-"""The offline grounder's vocabulary: relations, actions, an object-category ontology, filler words.
-
-Words outside this vocabulary and the scene's own names are reported, never guessed at.
+"""The offline grounder's vocabulary: relations, quantifiers, sequencing, actions, an object-category
+ontology, superlatives and filler words. Words outside it and the scene's own names are reported,
+never guessed at.
 """
 
 from __future__ import annotations
 
-# phrase (space-separated, lower case) → relation
-RELATIONS = {
+# phrase (space-separated, lower case) → relation. Support relations say where the object rests;
+# spatial ones constrain where on its support; `between` takes two references.
+SUPPORT = {
     "on top of": "ontop", "onto": "ontop", "on to": "ontop", "on": "ontop", "atop": "ontop", "upon": "ontop",
     "into": "inside", "in": "inside", "inside": "inside", "inside of": "inside", "within": "inside",
 }
-ACTIONS = {"put", "place", "move", "set", "lay", "drop", "bring", "transfer", "get", "take", "pick", "stick"}
+RELATIONS = SUPPORT  # the name the speech grammar (owl_bt.speech.grammar) reads the support phrases by
+SPATIAL = {
+    "near": "near", "next to": "near", "beside": "near", "close to": "near", "by": "near", "nearby": "near",
+    "left of": "left_of", "to the left of": "left_of", "on the left of": "left_of", "on the left side of": "left_of",
+    "right of": "right_of", "to the right of": "right_of", "on the right of": "right_of", "on the right side of": "right_of",
+    "behind": "behind", "in back of": "behind", "in front of": "in_front_of",
+    "between": "between", "in between": "between", "aligned with": "aligned", "in line with": "aligned",
+    "where": "at_initial",  # "where X is initially / was / started"
+}
+# relations that need no reference object
+ABSOLUTE = {"far left": "far_left", "far right": "far_right", "left side": "far_left", "right side": "far_right"}
+ORIENTATION = {"upright": "upright", "right side up": "upright", "standing": "upright", "standing up": "upright",
+               "facing up": "upright", "opening up": "upright", "the right way up": "upright"}
+INITIALLY = {"initially", "originally", "was", "were", "started", "starts", "is", "are", "before", "at", "first", "the", "start"}
+
+ACTIONS = {"put", "place", "move", "set", "lay", "drop", "bring", "transfer", "get", "take", "pick", "stick", "pack",
+           "serve", "stack", "arrange", "position", "load", "return", "store", "keep", "leave", "insert", "putting",
+           "placing", "moving", "setting", "packing", "fill"}
+POUR = {"pour", "pouring", "empty", "tip"}
+DISCARD = {"throw", "discard", "bin", "trash", "dispose"}  # "throw away": into a bin-like container
+REMOVE = {"remove", "clear", "take off", "get rid"}
+SETUP = {"setup", "set up", "stand", "upright"}
+# verbs whose meaning the rest of the clause gives ("cook the strawberry by putting it in the pan")
+BY_VERBS = {"cook", "heat", "warm", "wash", "clean", "prepare", "tidy", "organize", "organise", "sort"}
+STATE_OPENERS = {"make sure", "ensure", "have", "let", "so", "so that", "such that", "keeping", "with"}
+INTENT_OPENERS = ("i want to", "i would like to", "i will", "i am going to", "so i could", "so that i could",
+                  "i need to", "i plan to", "i could")
+LIQUIDS = {"coffee", "tea", "water", "milk", "juice", "soup", "wine", "beer", "sauce", "some", "liquid"}
+
+QUANT_ALL = {"all", "every", "each", "both", "everything"}
+QUANT_ONE = {"one", "any", "whatever", "whichever", "a", "an"}
+SEQUENCE = {"then", "finally", "afterwards", "next", "later", "lastly", "after that", "and then", "first"}
+FINAL_ONLY = {"only"}  # "the X should only be in Y at the end"
+END_WORDS = {"end", "finish", "last"}
+SUPERLATIVES = {"largest": ("volume", max), "biggest": ("volume", max), "smallest": ("volume", min),
+                "tiniest": ("volume", min), "shortest": ("length", min), "longest": ("length", max),
+                "tallest": ("height", max), "lowest": ("height", min), "heaviest": ("volume", max),
+                "lightest": ("volume", min), "closest": ("distance", min), "nearest": ("distance", min),
+                "farthest": ("distance", max), "furthest": ("distance", max)}
+FITS = {"fits", "fit", "fitting"}
+GENERIC = {"object", "objects", "thing", "things", "item", "items", "stuff"}
+
 # category → member categories (an object's own category always matches itself)
 ONTOLOGY = {
-    "fruit": {"strawberry", "apple", "pear", "lemon", "orange", "plum", "peach", "banana", "lime"},
-    "citrus": {"lemon", "orange", "lime"},
-    "berry": {"strawberry"},
+    "fruit": {"strawberry", "apple", "pear", "lemon", "orange", "plum", "peach", "banana", "lime", "grape", "cherry", "kiwi",
+              "grapefruit", "blueberry"},
+    "citrus": {"lemon", "orange", "lime", "grapefruit"},
+    "berry": {"strawberry", "cherry", "grape", "blueberry"},
     "cutlery": {"fork", "knife", "spoon"},
-    "condiment": {"mustard_bottle", "ketchup"},
-    "container": {"mug", "bowl", "cup", "bin", "basket"},
+    "silverware": {"fork", "knife", "spoon"},
+    "utensil": {"fork", "knife", "spoon", "spatula", "ladle"},
+    "condiment": {"mustard_bottle", "ketchup", "mayonnaise", "salt", "pepper"},
+    "container": {"mug", "bowl", "cup", "bin", "basket", "skillet", "pot", "box_container"},
+    "dish": {"plate", "bowl"},
     "can": {"potted_meat_can", "tomato_soup_can"},
+    "tool": {"hammer", "power_drill", "screwdriver", "wrench"},
+    "food": {"strawberry", "apple", "pear", "lemon", "orange", "plum", "peach", "banana", "potted_meat_can",
+             "tomato_soup_can", "sugar_box", "soup"},
+    "vegan": {"strawberry", "apple", "pear", "lemon", "orange", "plum", "peach", "banana", "sugar_box", "tomato_soup_can"},
+    "ball": {"golf_ball", "tennis_ball", "ball"},
     "surface": {"region", "plate", "mat", "tray", "table"},
 }
+NOT_VEGAN = {"potted_meat_can"}  # "not vegan" / "non-vegan"
+# other names people use for a category
+SYNONYMS = {"pan": "skillet", "frying pan": "skillet", "cup": "mug", "drill": "power_drill", "mustard": "mustard_bottle",
+            "rug": "mat", "trash": "bin", "wastebasket": "bin", "spam": "potted_meat_can", "sugar": "sugar_box"}
 # nouns the grounder knows as objects; one named here but absent from the scene is reported
 KNOWN_NOUNS = {
     "strawberry", "apple", "pear", "lemon", "orange", "plum", "peach", "banana", "lime", "fork", "knife",
     "spoon", "mug", "cup", "bowl", "plate", "skillet", "pan", "sponge", "hammer", "drill", "can", "box",
-    "bottle", "ball", "mat", "tray", "bin", "basket", "region", "table", "line", "block", "cube",
+    "bottle", "ball", "mat", "tray", "bin", "basket", "region", "table", "line", "block", "cube", "cherry", "grape",
 }
-PLURALS = {"strawberries": "strawberry", "berries": "berry", "cherries": "cherry", "knives": "knife",
-           "boxes": "box", "peaches": "peach", "fruits": "fruit"}
-LOCATION_WORDS = {"center", "centre", "middle", "edge", "side", "corner", "top", "surface", "area", "spot"}
+PLURALS = {"strawberries": "strawberry", "berries": "berry", "cherries": "cherry", "knives": "knife", "boxes": "box",
+           "peaches": "peach", "fruits": "fruit", "dishes": "dish", "utensils": "utensil", "condiments": "condiment"}
+NOT_PLURAL = {"citrus", "cutlery", "glass", "grass", "bus", "this", "his", "is", "was", "its", "as", "us", "yes", "less"}
+LOCATION_WORDS = {"center", "centre", "middle", "edge", "side", "corner", "top", "surface", "area", "spot", "part",
+                  "bottom", "place", "position", "half"}
+DESCRIBING = {"bisecting", "dividing", "splitting", "crossing", "across", "along", "running", "through", "covering",
+              "holding", "containing", "sitting", "lying", "standing", "painted", "marked", "drawn"}
 FILLER = {
-    "the", "a", "an", "of", "at", "to", "please", "can", "could", "you", "would", "and", "it", "its",
-    "that", "this", "there", "gently", "carefully", "now", "up", "down", "down,", "for", "me", "kindly",
-    "just", "simply", "so", "is", "be", "should", "with", "from", "table's", "colored", "coloured", "one",
+    "the", "a", "an", "of", "at", "to", "please", "can", "could", "you", "would", "and", "it", "its", "that", "this",
+    "there", "gently", "carefully", "now", "up", "down", "for", "me", "kindly", "just", "simply", "so", "is", "be",
+    "should", "with", "from", "colored", "coloured", "one", "itself", "themselves", "them", "they", "properly",
+    "sure", "make", "do", "i", "want", "like", "need", "my", "some", "are", "will", "must", "which", "who", "what",
+    "all", "also", "too", "well", "nicely", "neatly", "quickly", "slowly", "into", "by", "other", "rest", "way",
+    "let", "have", "has", "been", "being", "again", "back", "these", "those", "ones", "here", "while", "when",
+    "where", "if", "as", "than", "more", "most", "very", "really", "able", "then", "finally", "after", "before",
+    "table's", "both", "each", "every", "any", "whatever", "whichever", "only", "end", "not", "no", "out", "off",
+    "lets", "let's", "we", "our", "us", "thing", "things", "object", "objects", "item", "items", "stuff", "fits",
+    "fit", "fitting", "currently", "initially", "originally", "was", "were", "started", "starts", "start",
+    "first", "next", "later", "lastly", "afterwards", "ok", "okay", "thanks", "thank", "cooked",
 }
-COLOURS = {"red", "green", "blue", "yellow", "white", "black", "grey", "gray", "light", "dark", "brown",
-           "orange", "purple", "pink"}
+COLOURS = {"red", "green", "blue", "yellow", "white", "black", "grey", "gray", "light", "dark", "brown", "orange",
+           "purple", "pink", "silver", "golden", "gold"}
 
 
 def singular(word: str) -> str:
     """Crude English singular for object nouns."""
     if word in PLURALS:
         return PLURALS[word]
-    if word.endswith("s") and not word.endswith("ss") and len(word) > 3:
+    if word in NOT_PLURAL or word.endswith(("ss", "us", "is")):
+        return word
+    if word.endswith("ies") and len(word) > 4:
+        return word[:-3] + "y"
+    if word.endswith("s") and len(word) > 3:
         return word[:-1]
     return word

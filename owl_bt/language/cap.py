@@ -1,0 +1,97 @@
+"""Code-as-Policies comparison methods (SPEC §8.1): the model writes `gen_plan(initial)` returning
+the whole plan with continuous values; it runs in the same sandbox as the checkers.
+
+- `cap`: the plan's positions are constants the code computed; the planner is handed the plan as a
+  sketch whose checkers accept each placement only within 2 cm of the model's (x, y), with one
+  sample per action and one skeleton (the episode's settings), so it is run once.
+- `cap-sample`: the code draws positions with `sample_ravenpose_uniformly_within_bounds`; the
+  regions it draws from become the placements' checkers, so the planner's guided sampling re-draws
+  from them — the code's own samplers, up to the sample budget — until a plan meets the robot's
+  constraints. Grasps and motions are the planner's in both.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+from owl_bt.errors import ModelAnswerError, UnsafeCodeError
+from owl_bt.language import codebook
+from owl_bt.language.parser import Sketch, SketchAction, extract_code
+from owl_bt.language.sandbox import CheckerFailed, CheckerSet
+from owl_bt.state import WorldState
+from owl_bt.tamp.operators import GroundOp
+
+TOLERANCE = 0.02  # metres around the model's (x, y) a placement may land
+CALL_LIMIT_S = 1.0
+SAMPLING = ("Choose positions by drawing them: `sample_ravenpose_uniformly_within_bounds(bounds)` returns a pose "
+            "inside 6-D bounds (build them with the modify_pose_bounds_* helpers); your function is called again "
+            "for new draws while the robot cannot carry the plan out.")
+
+
+def compile_plan(answer: str, world: WorldState, env: codebook.Env, ground_ops: Sequence[GroundOp]) -> tuple[Sketch, str]:
+    """(sketch, checker source) from a gen_plan answer; raises ModelAnswerError / UnsafeCodeError."""
+    code = extract_code(answer)
+    if "def gen_plan(" not in code:
+        raise ModelAnswerError("the code does not define gen_plan(initial)")
+    fns = CheckerSet.compile(code, world, env)
+    drawn: dict[int, codebook.Bounds] = {}
+    sampler = codebook.sample_ravenpose_uniformly_within_bounds
+
+    def recording_sampler(bounds, rng=None):
+        pose = sampler(bounds, rng)
+        drawn[id(pose)] = bounds
+        return pose
+
+    fns._globals["sample_ravenpose_uniformly_within_bounds"] = recording_sampler
+    try:
+        plan = fns.call("gen_plan", world, fns._globals["init_state"], time_limit_s=CALL_LIMIT_S)
+    except CheckerFailed as exc:
+        raise ModelAnswerError(f"gen_plan(initial) failed: {exc}") from None
+    if not isinstance(plan, list | tuple) or not plan:
+        raise ModelAnswerError("gen_plan(initial) must return a non-empty list of steps")
+    known = {(g.name, g.args) for g in ground_ops}
+    actions, checks = [], []
+    for i, step in enumerate(plan):
+        if not isinstance(step, tuple | list) or len(step) < 2 or not isinstance(step[0], str):
+            raise ModelAnswerError(f"step {i} is not a tuple like ('pick', 'apple') or ('place_ontop', 'apple', 'plate', (x, y))")
+        op = str(step[0])
+        args = tuple(a for a in step[1:] if isinstance(a, str))
+        if (op, args) not in known:
+            raise ModelAnswerError(f"{op}({', '.join(args)}) is not one of the robot's actions in this scene")
+        actions.append(SketchAction(GroundOp(op, args), "as gen_plan says"))
+        where = [a for a in step[1:] if not isinstance(a, str)]
+        if op != "pick":
+            if not where:
+                raise ModelAnswerError(f"step {i} ({op}) has no (x, y) position")
+            checks.append((i, args[0], _region(where[0], drawn)))
+    if not checks:
+        raise ModelAnswerError("the plan places nothing")
+    last = {obj: (i, b) for i, obj, b in checks}
+    src = [f"def action_check{i}():\n    return position_within_bounds(get_obj_center(state, env, {obj!r}), {b!r})\n"
+           for i, obj, b in checks]
+    src += [f"def goal_check{k}():\n    return action_check{i}()\n" for k, (i, _) in enumerate(last.values())]
+    objs = tuple(dict.fromkeys(a.op.args[0] for a in actions))
+    return Sketch(tuple(actions), objs, "the plan gen_plan returned"), "\n".join(src)
+
+
+def _region(where, drawn: dict[int, codebook.Bounds]) -> codebook.Bounds:
+    """The bounds the code drew `where` from, or a 2 cm square around the (x, y) it computed."""
+    if id(where) in drawn:
+        lo, hi = drawn[id(where)]
+        return (tuple(_finite(v, -9.0) for v in lo[:3]) + (-4.0,) * 3, tuple(_finite(v, 9.0) for v in hi[:3]) + (4.0,) * 3)
+    try:
+        x, y = float(where[0]), float(where[1])
+    except (TypeError, ValueError, IndexError):
+        raise ModelAnswerError(f"position {where!r} is not (x, y)") from None
+    if not (math.isfinite(x) and math.isfinite(y)):
+        raise ModelAnswerError(f"position {where!r} is not finite")
+    t = TOLERANCE
+    return ((round(x - t, 4), round(y - t, 4), -1.0, -4.0, -4.0, -4.0), (round(x + t, 4), round(y + t, 4), 3.0, 4.0, 4.0, 4.0))
+
+
+def _finite(v: float, default: float) -> float:
+    return round(float(v), 4) if math.isfinite(v) else default
+
+
+__all__ = ["SAMPLING", "UnsafeCodeError", "compile_plan"]

@@ -1,0 +1,146 @@
+"""Object phrases and clauses of an instruction for the offline grounder: tokens, the scene's
+aliases (name parts, categories, colours, synonyms, the ontology), mentions (longest match first,
+"citrus fruit" intersects), and the cut into clauses at sentence marks and sequencing words."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from owl_bt.language import vocabulary as V
+from owl_bt.language.scene_view import Thing
+
+
+@dataclass
+class Mention:
+    start: int
+    end: int
+    names: list[str]
+    many: bool  # plural, a category or quantified: every name is meant
+
+
+def tokens_of(text: str) -> list[str]:
+    text = text.lower().replace("-", " ").replace("’", "'")
+    for a, b in (("it's", "it is"), ("let's", "let us"), ("that's", "that is"), ("i'd", "i would"), ("don't", "do not"),
+                 ("can't", "cannot"), ("i'm", "i am")):
+        text = re.sub(rf"\b{re.escape(a)}\b", b, text)
+    text = re.sub(r"\bcan (you|i|we|they|it|be|one)\b", r"could \1", text)  # the modal verb, not a can
+    text = re.sub(r"\b(i|you|we|they|one) can\b", r"\1 could", text)
+    return re.findall(r"[^\W\d_]+(?:'[^\W\d_]+)?|[.,;!?()]", text)
+
+
+class SceneAliases:
+    def __init__(self, things: list[Thing]) -> None:
+        self.things = {t.name: t for t in things}
+        self.aliases: dict[tuple[str, ...], set[str]] = {}
+        self.collective: set[tuple[str, ...]] = set()
+        for t in things:
+            for words in _suffixes(t.words) + _suffixes(tuple(t.category.split("_"))):
+                self._add(words, t.name)
+                if t.colour:
+                    self._add(tuple(t.colour.split("_")) + words, t.name)
+        for phrase, target in V.SYNONYMS.items():
+            hit = {t.name for t in things if t.category == target or t.name == target}
+            for n in hit:
+                self._add(tuple(phrase.split()), n)
+        for cat, members in V.ONTOLOGY.items():
+            hit = {t.name for t in things if t.category in members}
+            for n in hit:
+                self._add((cat,), n)
+                self.collective.add((cat,))
+                for c in {self.things[n].colour} - {""}:
+                    self._add(tuple(c.split("_")) + (cat,), n)
+                    self.collective.add(tuple(c.split("_")) + (cat,))
+
+    def _add(self, words: tuple[str, ...], name: str) -> None:
+        self.aliases.setdefault(words, set()).add(name)
+
+    def movable(self) -> list[str]:
+        return [n for n, t in self.things.items() if not t.fixed]
+
+    def table(self) -> str | None:
+        return next((n for n, t in self.things.items() if t.category == "table"), None)
+
+
+def _suffixes(words: tuple[str, ...]) -> list[tuple[str, ...]]:
+    return [words[i:] for i in range(len(words))]
+
+
+def find_mentions(toks: list[str], scene: SceneAliases, skip: set[int]) -> list[Mention]:
+    """Object phrases, longest match first; consecutive collective words intersect ('citrus fruit')."""
+    words = [V.singular(t) for t in toks]
+    out: list[Mention] = []
+    i = 0
+    while i < len(toks):
+        if i in skip:
+            i += 1
+            continue
+        if toks[i] == "can" and i + 1 < len(toks) and toks[i + 1] in {"you", "i", "we", "it", "they", "be"}:
+            i += 1  # the modal verb
+            continue
+        for n in (4, 3, 2, 1):
+            key = tuple(words[i:i + n])
+            if len(key) == n and key in scene.aliases and not skip & set(range(i, i + n)):
+                names = set(scene.aliases[key])
+                many = key in scene.collective or toks[i + n - 1] != words[i + n - 1]
+                prev = out[-1] if out else None
+                if prev and prev.end == i and prev.many and key in scene.collective:
+                    prev.names = sorted(set(prev.names) & names) or prev.names  # "citrus fruit"
+                    prev.end = i + n
+                else:
+                    out.append(Mention(i, i + n, sorted(names, key=list(scene.things).index), many))
+                i += n
+                break
+        else:
+            i += 1
+    return out
+
+
+SEPARATORS = {".", ";", "!", "?", "(", ")"}
+
+
+def split_clauses(toks: list[str]) -> list[list[str]]:
+    """Clauses in the order they are to happen."""
+    clauses: list[list[str]] = [[]]
+    swap_next = False
+    order: list[tuple[list[str], bool]] = []
+    verbs = V.ACTIONS | V.POUR | V.DISCARD | V.BY_VERBS | {"have", "make", "setup", "set", "stand", "remove", "ensure"}
+    for k, t in enumerate(toks):
+        nxt = toks[k + 1] if k + 1 < len(toks) else ""
+        cut = t in SEPARATORS or t in {"then", "finally", "afterwards", "lastly"} or (t in {"and", ","} and nxt in verbs | {"then"})
+        if t == "before":
+            cut = True
+        if t == "after" and clauses[-1]:
+            cut, swap_next = True, True
+        if cut:
+            clauses.append([])
+            if t == "after":
+                clauses[-1].append("__after__")
+            continue
+        clauses[-1].append(t)
+    for c in clauses:
+        after = bool(c) and c[0] == "__after__"
+        c = [t for t in c if t != "__after__"]
+        if c:
+            order.append((c, after))
+    out: list[list[str]] = []
+    for c, after in order:
+        if after and out and swap_next:
+            out.insert(len(out) - 1, c)  # "Y after X": X happens first
+        else:
+            out.append(c)
+    return out
+
+
+def phrases(table: dict[str, str], toks: list[str], taken: set[int]) -> list[tuple[int, int, str]]:
+    found, i = [], 0
+    keys = sorted(table, key=lambda p: -len(p.split()))
+    while i < len(toks):
+        for p in keys:
+            n = len(p.split())
+            if " ".join(toks[i:i + n]) == p and not taken & set(range(i, i + n)):
+                found.append((i, i + n, table[p]))
+                i += n - 1
+                break
+        i += 1
+    return found

@@ -1,0 +1,101 @@
+"""The offline grounder's answer to the Code-as-Policies prompt (SPEC §8.1 `cap`, `cap-sample`):
+its own plan written as `gen_plan(initial)` — constant positions computed from the initial scene
+(`cap`), or positions drawn from helper-built regions (`cap-sample`)."""
+
+from __future__ import annotations
+
+import re
+
+from owl_bt.language.offline_plan import Plan
+from owl_bt.language.scene_view import Thing
+
+_CALL = re.compile(r'(\w+)\("([^"]+)"(?:, "([^"]+)")?(?:, "([^"]+)")?')
+REACH = ((0.36, -0.3), (0.74, 0.3))  # metres: where the arm comfortably puts things
+HELPER = {"left_of": "left_of", "right_of": "right_of", "behind": "behind", "in_front_of": "in_front_of"}
+
+
+def _relations(checks: list[str], obj: str) -> list[tuple[str, ...]]:
+    out = []
+    for c in checks:
+        for m in _CALL.finditer(c):
+            args = tuple(a for a in m.groups()[1:] if a)
+            if args and args[0] == obj and not c.lstrip().startswith("not"):
+                out.append((m.group(1), *args[1:]))
+    return out
+
+
+def _centre(t: Thing) -> tuple[float, float]:
+    return ((t.lo[0] + t.hi[0]) / 2, (t.lo[1] + t.hi[1]) / 2)
+
+
+def _point(obj: str, support: str, rels, by: dict[str, Thing], planned: dict[str, tuple[float, float]]):
+    t = by[support]
+    x, y = planned.get(obj, tuple(by[obj].pose[:2])) if t.category == "table" else _centre(t)
+    for rel in rels:
+        kind, refs = rel[0], rel[1:]
+        r = by[refs[-1]] if refs else None
+        rc = planned.get(r.name, _centre(r)) if r else None
+        if kind == "side" and r is not None:
+            how = refs[0]
+            r = by[refs[1]]
+            rc = planned.get(r.name, _centre(r))
+            half = ((r.hi[0] - r.lo[0]) / 2, (r.hi[1] - r.lo[1]) / 2)
+            if how == "left_of":
+                y = rc[1] + half[1] + 0.07
+            elif how == "right_of":
+                y = rc[1] - half[1] - 0.07
+            elif how == "behind":
+                x = rc[0] + half[0] + 0.07
+            elif how == "in_front_of":
+                x = rc[0] - half[0] - 0.07
+            elif how == "near":
+                x, y = rc[0], rc[1] + (-0.12 if rc[1] > 0 else 0.12)
+            elif how == "at_initial":
+                x, y = _centre(r)
+        elif kind == "between" and len(refs) == 2:
+            a, b = (planned.get(n, _centre(by[n])) for n in refs)
+            x, y = (a[0] + b[0]) / 2, (a[1] + b[1]) / 2
+        elif kind == "aligned" and rc is not None:
+            x = rc[0]
+        elif kind == "far":
+            y = 0.25 if refs and refs[0] == "True" else -0.25
+        elif kind == "off" and r is not None and r.lo[1] - 0.05 <= y <= r.hi[1] + 0.05:
+            y = r.lo[1] - 0.1 if r.lo[1] - 0.1 > REACH[0][1] else r.hi[1] + 0.1
+    return (round(min(max(x, REACH[0][0]), REACH[1][0]), 3), round(min(max(y, REACH[0][1]), REACH[1][1]), 3))
+
+
+def _bounds_code(obj: str, support: str, op: str, rels) -> list[str]:
+    helper = {"place_ontop": "ontop_of", "place_inside": "inside"}.get(op)
+    if helper is None:  # a pour: above the target
+        lines = [f'    b = modify_pose_bounds_to_be_above_object(initial, env, init_bounds, "{support}")']
+    else:
+        lines = [f'    b = modify_pose_bounds_to_be_{helper}_object(initial, env, init_bounds, "{obj}", "{support}")']
+    for rel in rels:
+        if rel[0] == "side" and rel[1] in HELPER:
+            lines.append(f'    b = modify_pose_bounds_to_be_{HELPER[rel[1]]}_object(initial, env, b, "{rel[2]}")')
+        elif rel[0] == "side" and rel[1] == "near":
+            lines.append(f'    b = modify_pose_bounds_to_be_near_object(initial, env, b, "{rel[2]}", 0.15)')
+    return lines
+
+
+def gen_plan_code(plan: Plan, things: list[Thing], sample: bool) -> str:
+    """The python block defining gen_plan(initial) for `plan`."""
+    by = {t.name: t for t in things}
+    planned: dict[str, tuple[float, float]] = {}
+    lines = ["def gen_plan(initial):", "    plan = []"]
+    for s in plan.steps:
+        obj = s.args[0]
+        if s.op == "pick":
+            lines.append(f'    plan.append(("pick", "{obj}"))')
+            continue
+        support = s.args[1]
+        rels = _relations(s.check, obj)
+        if sample:
+            lines += _bounds_code(obj, support, s.op, rels)
+            lines.append(f'    plan.append(("{s.op}", "{obj}", "{support}", sample_ravenpose_uniformly_within_bounds(b)))')
+        else:
+            p = _point(obj, support, rels, by, planned)
+            planned[obj] = p
+            lines.append(f'    plan.append(("{s.op}", "{obj}", "{support}", {p}))')
+    lines.append("    return plan")
+    return "```python\n" + "\n".join(lines) + "\n```\n"

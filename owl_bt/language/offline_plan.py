@@ -1,0 +1,318 @@
+"""From the offline grounder's goals to a plan sketch and checker code (SPEC §3–4 formats).
+
+Ordering and preparation follow from the scene, not from any task: a container that receives
+something is set in place (and upright) before it is filled — carrying a filled mug spills it; what
+rests on a goal's target or on an object to be moved is moved off first; a container holding
+something the goal does not name is poured out onto the table first; a goal placed relative to
+another moved object comes after it; objects already where a goal wants them are left alone.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from owl_bt.language.reading import Goal, Reading
+from owl_bt.language.scene_view import Thing, container, inside, resting_on
+
+PRELUDE = '''def on(name, surface):
+    b = modify_pose_bounds_to_be_ontop_of_object(state, env, init_bounds, name, surface)
+    return position_within_bounds(get_obj_center(state, env, name), b)
+
+def inside(name, box):
+    # centre over the container, lower end inside it (long things may stand out of it)
+    lo, hi = modify_pose_bounds_to_be_inside_object(state, env, init_bounds, name, box)
+    b = (lo, (hi[0], hi[1], hi[2] + 0.15, hi[3], hi[4], hi[5]))
+    olo, ohi = get_aabb_bounds(state, env, name)
+    clo, chi = get_aabb_bounds(state, env, box)
+    low = clo[2] + 0.003 < olo[2] < clo[2] + 0.75 * (chi[2] - clo[2])  # on its floor or low wall, not its rim
+    return position_within_bounds(get_obj_center(state, env, name), b) and low
+
+def side(name, relation, ref):
+    b = init_bounds
+    if relation == "left_of":
+        b = modify_pose_bounds_to_be_left_of_object(state, env, b, ref)
+    if relation == "right_of":
+        b = modify_pose_bounds_to_be_right_of_object(state, env, b, ref)
+    if relation == "behind":
+        b = modify_pose_bounds_to_be_behind_object(state, env, b, ref)
+    if relation == "in_front_of":
+        b = modify_pose_bounds_to_be_in_front_of_object(state, env, b, ref)
+    if relation == "near":
+        b = modify_pose_bounds_to_be_near_object(state, env, b, ref, 0.15)
+    if relation == "at_initial":
+        b = modify_pose_bounds_to_be_near_object(init_state, env, b, ref, 0.05)
+    return position_within_bounds(get_obj_center(state, env, name), b)
+
+def between(name, a, c):
+    pa, pc = get_obj_center(state, env, a), get_obj_center(state, env, c)
+    lo = (min(pa[0], pc[0]) - 0.05, min(pa[1], pc[1]) - 0.05, -1.0, -4.0, -4.0, -4.0)
+    hi = (max(pa[0], pc[0]) + 0.05, max(pa[1], pc[1]) + 0.05, 3.0, 4.0, 4.0, 4.0)
+    return position_within_bounds(get_obj_center(state, env, name), (lo, hi))
+
+def aligned(name, ref):
+    r = get_obj_center(init_state, env, ref)
+    b = ((r[0] - 0.03, -9.0, -1.0, -4.0, -4.0, -4.0), (r[0] + 0.03, 9.0, 3.0, 4.0, 4.0, 4.0))
+    return position_within_bounds(get_obj_center(state, env, name), b)
+
+def far(name, left):
+    w = env.table_upper[1] - env.table_lower[1]
+    lo, hi = init_bounds
+    if left:
+        b = ((lo[0], env.table_upper[1] - 0.3 * w) + lo[2:], hi)
+    else:
+        b = (lo, (hi[0], env.table_lower[1] + 0.3 * w) + hi[2:])
+    return position_within_bounds(get_obj_center(state, env, name), b)
+
+def upright(name):
+    p = get_obj_center(state, env, name)
+    return math.cos(p[3]) * math.cos(p[4]) > 0.95
+
+def off(name, surface):
+    lo, hi = get_aabb_bounds(state, env, name)
+    slo, shi = get_aabb_bounds(state, env, surface)
+    return hi[0] + 0.03 < slo[0] or lo[0] - 0.03 > shi[0] or hi[1] + 0.03 < slo[1] or lo[1] - 0.03 > shi[1]
+
+def tipped_over(name, target):
+    b = modify_pose_bounds_to_be_above_object(state, env, init_bounds, target)
+    p = get_obj_center(state, env, name)
+    return position_within_bounds(p, b) and math.cos(p[3]) * math.cos(p[4]) < -0.5
+'''
+
+
+@dataclass
+class Step:
+    op: str
+    args: tuple[str, ...]
+    text: str
+    check: list[str] = field(default_factory=list)  # predicate expressions judged right after the step
+
+    def line(self) -> str:
+        return f"{self.op}({', '.join(self.args)}); {self.text}"
+
+
+@dataclass
+class Plan:
+    steps: list[Step]
+    goal_checks: list[str]
+    deciding: list[str]
+    meaning: str
+
+
+def _w(name: str) -> str:
+    return name.replace("_", " ")
+
+
+def predicates(g: Goal, things: dict[str, Thing], during: bool = False) -> list[str]:
+    """Code expressions that hold when goal g is met (`during`: right after its action — a pour is
+    judged tipped over the target then, by where the contents went at the end)."""
+    if g.how == "pour":
+        out = [f'tipped_over("{g.obj}", "{g.support}")'] if during and (container(things[g.support]) or g.contents) else []
+        fall = "not inside" if not container(things[g.support]) else "inside"
+        for c in g.contents:
+            out.append(f'not inside("{c}", "{g.obj}")' if fall == "not inside" else f'inside("{c}", "{g.support}")')
+        return out
+    out = [f'{"inside" if g.how == "inside" else "on"}("{g.obj}", "{g.support}")']
+    for rel, refs in g.spatial:
+        if rel == "between":
+            out.append(f'between("{g.obj}", "{refs[0]}", "{refs[1]}")')
+        elif rel == "aligned":
+            out.append(f'aligned("{g.obj}", "{refs[0]}")')
+        elif rel == "off":
+            out.append(f'off("{g.obj}", "{refs[0]}")')
+        elif rel in ("far_left", "far_right"):
+            out.append(f'far("{g.obj}", {rel == "far_left"})')
+        else:
+            out.append(f'side("{g.obj}", "{rel}", "{refs[0]}")')
+    if g.upright:
+        out.append(f'upright("{g.obj}")')
+    return out
+
+
+def _holds_now(g: Goal, things: dict[str, Thing]) -> bool:
+    """Is goal g already met in the scene (judged roughly from the prompt's boxes)?"""
+    t, s = things[g.obj], things[g.support]
+    if g.how != "ontop" or not resting_on(t, s) or (g.upright and not t.upright) or not t.pose:
+        return False
+    for rel, refs in g.spatial:
+        r = things[refs[0]] if refs else None
+        ok = {"left_of": r and t.lo[1] > r.hi[1], "right_of": r and t.hi[1] < r.lo[1],
+              "behind": r and t.lo[0] > r.hi[0], "in_front_of": r and t.hi[0] < r.lo[0]}.get(rel)
+        if not ok:
+            return False
+    return True
+
+
+def make_plan(reading: Reading, things: list[Thing]) -> Plan:
+    by = {t.name: t for t in things}
+    goals = list(reading.goals)
+    table = next((t.name for t in things if t.category == "table"), None)
+    steps: list[Step] = []
+    done: set[int] = set()
+    cleared: set[str] = set()
+    emptied: set[str] = set()
+    placed: set[str] = set()
+    goal_objs = {g.obj for g in goals} | {c for g in goals for c in g.contents}
+
+    def pending(name: str) -> int | None:
+        return next((i for i, g in enumerate(goals) if i not in done and g.obj == name and g.final), None)
+
+    def clear(target: str, moving: str) -> None:
+        """Move what rests on `target` (not the table) out of the way first."""
+        if by[target].category == "table":
+            return
+        for t in things:
+            if t.name in (cleared | {moving, target}) or t.fixed or not resting_on(t, by[target]) or inside(t, by[target]):
+                continue
+            if any(inside(t, by[o]) for o in by if o != target):
+                continue
+            src = pending(t.name)
+            if src is not None:
+                cleared.add(t.name)
+                emit(src)  # it has a goal of its own: carry that out now
+                continue
+            if t.name in goal_objs:
+                continue
+            cleared.add(t.name)
+            if table:
+                steps.append(Step("pick", (t.name,), f"lift the {_w(t.name)} off the {_w(target)}"))
+                steps.append(Step("place_ontop", (t.name, table), f"put the {_w(t.name)} on the {_w(table)} clear of the "
+                                  f"{_w(target)}", [f'on("{t.name}", "{table}")', f'off("{t.name}", "{target}")']))
+
+    def empty_then(name: str, after: Goal | None) -> None:
+        """Pick `name`, pour out what the goals do not name, then put it where `after` says (or back)."""
+        foreign = [t.name for t in things if inside(t, by[name]) and t.name not in goal_objs]
+        emptied.add(name)
+        steps.append(Step("pick", (name,), f"grasp the {_w(name)}, keeping it upright"))
+        steps.append(Step("pour", (name, table), f"tip the {_w(name)} over an empty part of the table so the "
+                          f"{' and '.join(map(_w, foreign))} fall out", [f'not inside("{f}", "{name}")' for f in foreign]))
+        g = after or Goal(name, "ontop", table, upright=True)
+        g.upright = True
+        steps.append(Step("place_ontop", (name, g.support), f"set the empty {_w(name)} upright on the {_w(g.support)}"
+                          + _where(g), predicates(g, by)))
+
+    def prepare(name: str) -> None:
+        """A container about to receive something: in place, upright, empty of what the goal does not name."""
+        if name in emptied or name in placed:
+            return
+        i = pending(name)
+        foreign = [t.name for t in things if inside(t, by[name]) and t.name not in goal_objs]
+        if foreign and table:
+            if i is not None:
+                done.add(i)
+            empty_then(name, goals[i] if i is not None else None)
+            return
+        emptied.add(name)
+        if i is not None:
+            goals[i].upright = goals[i].upright or container(by[name])
+            emit(i)
+        elif not by[name].upright and table:
+            emit_goal(Goal(name, "ontop", _support_of(name, by, table), upright=True))
+
+    def emit(i: int) -> None:
+        if i in done:
+            return
+        done.add(i)
+        g = goals[i]
+        for _, refs in g.spatial:  # placed relative to another moved object: that one first
+            for r in refs:
+                j = pending(r)
+                if j is not None and r != g.obj:
+                    emit(j)
+        emit_goal(g)
+
+    def emit_goal(g: Goal) -> None:
+        placed.add(g.obj)
+        if g.how in ("inside", "pour") and container(by[g.support]) or g.support in reading.upright_needed:
+            prepare(g.support)
+        clear(g.support, g.obj)
+        clear(g.obj, g.obj)
+        if g.how == "pour":
+            steps.append(Step("pick", (g.obj,), f"grasp the {_w(g.obj)} upright so nothing spills"))
+            what = " and ".join(map(_w, g.contents)) or "contents"
+            steps.append(Step("pour", (g.obj, g.support), f"hold the {_w(g.obj)} over the {_w(g.support)} and tip it "
+                              f"upside down so the {what} fall in", predicates(g, by, during=True)))
+            if table:
+                away = [s for s in by if resting_on(by[g.obj], by[s]) and s != table]
+                steps.append(Step("place_ontop", (g.obj, table), f"put the {_w(g.obj)} down on the table"
+                                  + (f" away from the {_w(away[0])}" if away else ""),
+                                  [f'on("{g.obj}", "{table}")'] + [f'off("{g.obj}", "{a}")' for a in away]))
+            return
+        if g.final and _holds_now(g, by):
+            return
+        steps.append(Step("pick", (g.obj,), f"grasp the {_w(g.obj)}"))
+        where = "into" if g.how == "inside" else "on"
+        steps.append(Step(f"place_{'inside' if g.how == 'inside' else 'ontop'}", (g.obj, g.support),
+                          f"put the {_w(g.obj)} {where} the {_w(g.support)}" + _where(g), predicates(g, by)))
+
+    for name in sorted(reading.upright_needed):
+        if pending(name) is None and not by[name].upright:
+            prepare(name)
+        elif pending(name) is not None:
+            goals[pending(name)].upright = True
+    for i, g in enumerate(goals):
+        if g.final or i not in done:
+            emit(i)
+    finals = [g for g in goals if g.final]
+    checks = []
+    for g in finals:
+        expr = predicates(g, by)
+        if g.only:
+            others = {x.support for x in goals if x.obj == g.obj and x.support != g.support and x.how == "inside"}
+            expr += [f'not inside("{g.obj}", "{o}")' for o in sorted(others)]
+        checks.append(expr)
+    for name in sorted(reading.upright_needed):
+        if not any(g.obj == name for g in finals):
+            checks.append([f'upright("{name}")'])
+    deciding = list(dict.fromkeys([g.obj for g in goals] + [c for g in goals for c in g.contents] + [g.support for g in finals]
+                                  + [r for g in finals for _, refs in g.spatial for r in refs]))
+    meaning = "; ".join(_meaning(g) for g in finals) or "the containers stand upright"
+    return Plan(steps, [" and ".join(c) if len(c) == 1 else "all([" + ", ".join(c) + "])" for c in checks], deciding, meaning)
+
+
+def _support_of(name: str, by: dict[str, Thing], table: str) -> str:
+    return next((s for s in by if s != name and resting_on(by[name], by[s])), table)
+
+
+def _where(g: Goal) -> str:
+    words = {"left_of": "left of", "right_of": "right of", "behind": "behind", "in_front_of": "in front of", "near": "near",
+             "at_initial": "where it started near", "aligned": "in line with", "between": "between", "off": "clear of"}
+    parts = []
+    for rel, refs in g.spatial:
+        if rel in ("far_left", "far_right"):
+            parts.append(f"at the {rel.replace('_', ' ')} of the table")
+        else:
+            parts.append(f"{words[rel]} the {' and the '.join(map(_w, refs))}")
+    if g.upright:
+        parts.append("standing upright, opening up")
+    return (", " + ", ".join(parts)) if parts else ""
+
+
+def _meaning(g: Goal) -> str:
+    if g.how == "pour":
+        return f"the {' and '.join(map(_w, g.contents)) or 'contents'} poured from the {_w(g.obj)} into the {_w(g.support)}"
+    rel = "in" if g.how == "inside" else "on"
+    text = f"the {_w(g.obj)} is {'only ' if g.only else ''}{rel} the {_w(g.support)}{_where(g)}"
+    return text
+
+
+def code(plan: Plan, wanted: list[tuple[int, str, str]]) -> str:
+    """The python block: the prelude, goal_check<i> per goal, action_check<i> per (index, op, description)."""
+    body = [PRELUDE]
+    for i, expr in enumerate(plan.goal_checks):
+        body.append(f"def goal_check{i}():\n    return {expr}\n")
+    used: set[int] = set()
+    for idx, op, desc in wanted:
+        k = next((j for j, s in enumerate(plan.steps) if j not in used and f"{s.op}({', '.join(s.args)})" == op
+                  and s.text == desc), None)
+        if k is None:
+            k = next((j for j, s in enumerate(plan.steps) if j not in used and f"{s.op}({', '.join(s.args)})" == op), None)
+        checks = plan.steps[k].check if k is not None else []
+        if k is not None:
+            used.add(k)
+        expr = ("all([" + ", ".join(checks) + "])") if len(checks) > 1 else (checks[0] if checks else "True")
+        body.append(f"def action_check{idx}():\n    return {expr}\n")
+    return "```python\n" + "\n".join(body) + "```\n"
+
+
+__all__ = ["Plan", "Step", "code", "make_plan", "predicates", "math"]

@@ -1,0 +1,300 @@
+"""The offline grounder's reading of an instruction: clauses → goals over the scene's objects.
+
+The instruction is cut into clauses at sentence marks, parentheses and sequencing words (then,
+finally, before, after …). A clause is an action ("put all the fruit left of the line"), a state
+("make sure the peach is to the right of the apple", "the strawberry should only be in the bowl at
+the end") or the person's own intention ("I want to pour coffee into the cup": the cup must stand
+upright). Object phrases resolve through the scene's names, categories and colours, an ontology
+(fruit, citrus, cutlery, condiment, container …), quantifiers, superlatives and "whatever … fits".
+Every word must be understood; the ones that are not are named, never guessed at.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from owl_bt.errors import GroundingError, UnknownObjectError
+from owl_bt.language import vocabulary as V
+from owl_bt.language.mentions import SEPARATORS, Mention, SceneAliases, find_mentions, phrases, split_clauses, tokens_of
+from owl_bt.language.scene_view import Thing, fits_in, held_in, measure
+
+ADVICE = "rephrase it with simpler words (e.g. 'put the X onto the Y') or configure a VLM endpoint (--vlm openai)"
+
+
+@dataclass
+class Goal:
+    """`obj` ends `how` ('ontop' | 'inside' | 'pour') `support`; spatial: (relation, reference objects);
+    final: must hold at the end (False: a step on the way); only: in no other container at the end."""
+
+    obj: str
+    how: str
+    support: str
+    spatial: list[tuple[str, tuple[str, ...]]] = field(default_factory=list)
+    upright: bool = False
+    final: bool = True
+    only: bool = False
+    contents: tuple[str, ...] = ()  # pour: what falls out of obj into support
+
+
+@dataclass
+class Reading:
+    goals: list[Goal]
+    upright_needed: set[str] = field(default_factory=set)  # containers someone will pour into
+
+
+class Reader:
+    """Reads an instruction against the scene; `read()` → Reading or GroundingError/UnknownObjectError."""
+
+    def __init__(self, things: list[Thing]) -> None:
+        self.scene = SceneAliases(things)
+        self.last: list[str] = []
+        self.goals: list[Goal] = []
+        self.upright_needed: set[str] = set()
+        self.unknown: list[str] = []
+        self.absent: list[str] = []
+
+    def read(self, instruction: str) -> Reading:
+        toks = tokens_of(instruction)
+        if not [t for t in toks if t not in SEPARATORS and t != ","]:
+            raise GroundingError("the instruction is empty")
+        for clause in split_clauses(toks):
+            try:
+                self._clause([t for t in clause if t != ","])
+            except GroundingError:
+                if not (self.absent or self.unknown):
+                    raise
+                break  # a word it did not know is the better reason
+        if self.absent:
+            raise UnknownObjectError(self.absent[0], sorted(self.scene.things))
+        if self.unknown:
+            words = ", ".join(repr(u) for u in dict.fromkeys(self.unknown))
+            raise GroundingError(f"the offline grounder did not understand: {words}; {ADVICE}")
+        if not self.goals:
+            raise GroundingError(f"the instruction asks for no placement the offline grounder can see; {ADVICE}")
+        return Reading(self.goals, self.upright_needed)
+
+    # -- one clause -------------------------------------------------------------------------------------------
+    def _clause(self, toks: list[str]) -> None:
+        text = " ".join(toks)
+        for o in V.INTENT_OPENERS:
+            if text.startswith(o):
+                return self._intention(toks)
+            if f" {o} " in f" {text} ":  # "set up the cup so I can pour": the request, then the intention
+                k = len(text[: text.index(f" {o} " if f" {o} " in text else o)].split())
+                self._clause(toks[:k])
+                return self._intention(toks[k:])
+        if "by" in toks:  # "cook the strawberry by putting it in the pan": the objects, then the how
+            k = toks.index("by")
+            if k + 1 < len(toks) and toks[k + 1] in V.ACTIONS | V.POUR:
+                head = find_mentions(toks[:k], self.scene, set())
+                if head:
+                    self.last = [n for m in head for n in m.names]
+                self._check_words(toks[:k], {i for m in head for i in range(m.start, m.end)}, allowed=V.BY_VERBS)
+                toks = toks[k + 1:]
+        pour = next((i for i, t in enumerate(toks) if t in V.POUR), None)
+        if pour is not None:
+            return self._pour(toks, pour)
+        if toks and (toks[0] in V.DISCARD or " ".join(toks[:2]) == "throw away") or "throw away" in " ".join(toks):
+            return self._discard(toks)
+        if toks and toks[0] in {"remove", "clear"}:
+            return self._remove(toks)
+        self._placement(toks)
+
+    def _discard(self, toks: list[str]) -> None:
+        """'throw away X' / 'discard X': into a bin-like container of the scene."""
+        ments, rels, covered = self._relations(toks)
+        self._check_words(toks, covered, allowed=V.DISCARD | {"away"})
+        bins = [n for n, t in self.scene.things.items() if t.category in {"bin", "basket", "trash", "trash_can"}]
+        moved = [n for m in ments for n in self._resolve(m, toks) if n not in bins]
+        if not bins:
+            raise GroundingError("there is no bin in the scene to throw things away into; say where to put them instead")
+        for name in moved:
+            self._goal(name, "inside", bins[0], [], False, False, False)
+        self.last = moved
+
+    def _remove(self, toks: list[str]) -> None:
+        """'remove X from Y': X onto the table, clear of Y."""
+        ments, rels, covered = self._relations(toks)
+        self._check_words(toks, covered | {i for i, t in enumerate(toks) if t == "from"}, allowed={"remove", "clear"})
+        k = toks.index("from") if "from" in toks else len(toks)
+        moved = [n for m in ments if m.start < k for n in self._resolve(m, toks)]
+        source = [n for m in ments if m.start > k for n in self._resolve(m, toks)]
+        if not moved:
+            raise GroundingError(f"remove what? {' '.join(toks)!r}; {ADVICE}")
+        for name in moved:
+            self._goal(name, "ontop", self._default_support(name, []), [("off", (s,)) for s in source[:1]], False, False, False)
+        self.last = moved
+
+    def _relations(self, toks: list[str]):
+        """(mentions, relations [(start, end, kind, relation)], covered token indices)."""
+        taken: set[int] = set()
+        rels = []
+        for table, kind in ((V.SPATIAL, "spatial"), (V.ABSOLUTE, "absolute"), (V.ORIENTATION, "orient"), (V.SUPPORT, "support")):
+            for s, e, r in phrases(table, toks, taken):
+                if kind == "spatial" and r == "near" and toks[s] == "by" and s + 1 < len(toks) and toks[s + 1] in V.ACTIONS:
+                    continue
+                rels.append((s, e, kind, r))
+                taken |= set(range(s, e))
+        # words describing an object ("the line bisecting the table", "the region at the center of the table")
+        skip: set[int] = set()
+        for i, t in enumerate(toks):
+            if t in V.DESCRIBING or (t in V.LOCATION_WORDS and i + 1 < len(toks) and toks[i + 1] == "of"):
+                for j in range(i + 1, min(i + 6, len(toks))):
+                    if toks[j] in {"the", "a", "of"}:
+                        continue
+                    skip.add(j)
+                    if j + 1 < len(toks) and toks[j + 1] not in V.FILLER and toks[j + 1] not in V.SUPPORT:
+                        continue
+                    break
+        rels = [r for r in rels if not skip & set(range(r[0], r[1]))]
+        ments = find_mentions(toks, self.scene, skip | taken)
+        covered = {i for m in ments for i in range(m.start, m.end)} | {i for r in rels for i in range(r[0], r[1])} | skip
+        rels.sort()
+        return ments, rels, covered
+
+    def _resolve(self, m: Mention, toks: list[str], ref: str | None = None) -> list[str]:
+        before = toks[max(0, m.start - 3):m.start]
+        sup = next((V.SUPERLATIVES[w] for w in before if w in V.SUPERLATIVES), None)
+        if sup is not None and len(m.names) > 1:
+            what, pick = sup
+            r = self.scene.things.get(ref) if ref else None
+            return [pick(m.names, key=lambda n: measure(self.scene.things[n], what, r))]
+        if len(m.names) > 1 and not m.many and not set(before) & (V.QUANT_ALL | V.QUANT_ONE):
+            raise GroundingError(f"{' '.join(toks[m.start:m.end])!r} could be {' or '.join(m.names)}; say which")
+        if len(m.names) > 1 and set(before) & V.QUANT_ONE - {"a", "an"} and not set(before) & V.QUANT_ALL:
+            return m.names[:1]
+        return list(m.names)
+
+    def _pronoun(self, toks: list[str], ments: list[Mention]) -> list[str]:
+        if not ments and set(toks) & {"it", "them", "they", "itself", "themselves"}:
+            return list(self.last)
+        return []
+
+    def _placement(self, toks: list[str]) -> None:
+        ments, rels, covered = self._relations(toks)
+        state = bool(set(toks[:3]) & {"make", "ensure", "have", "so", "should", "must", "let"}) or any(
+            t in {"is", "be", "are", "stays", "stay", "ends"} for t in toks)
+        only = bool(set(toks) & V.FINAL_ONLY) and bool(set(toks) & V.END_WORDS)
+        first_rel = rels[0][0] if rels else len(toks)
+        subject = [m for m in ments if m.start < first_rel]
+        refs_of: dict[int, list[Mention]] = {}
+        for k, (s, _, kind, r) in enumerate(rels):
+            nxt = rels[k + 1][0] if k + 1 < len(rels) else len(toks)
+            after = [m for m in ments if s < m.start < nxt] if kind in ("spatial", "support") else []
+            refs_of[k] = after[:2] if r == "between" else after[:1]
+        generic = any(t in V.GENERIC for t in toks[:first_rel])
+        self._check_words(toks, covered, allowed=V.ACTIONS | V.SETUP | V.FITS | V.GENERIC | V.INITIALLY)
+        support_rel = next(((r, refs_of[k]) for k, (s, e, kind, r) in enumerate(rels) if kind == "support" and refs_of[k]), None)
+        support_ref = self._resolve(support_rel[1][0], toks)[0] if support_rel else None
+        if generic and not subject:  # "whatever object that fits inside of it"
+            target = support_ref or (self.last[0] if self.last else None)
+            moved = self._fitting(toks, target)
+            if support_ref is None and target is not None:
+                support_rel, support_ref = ("inside", []), target
+        else:
+            moved = [n for m in subject for n in self._resolve(m, toks)] or self._pronoun(toks[:first_rel], subject)
+        if not moved and self.last and (support_rel is not None or set(toks) & {"it", "itself", "them"}):
+            moved = list(self.last)  # "… and then in the bowl": the same object(s)
+        if support_rel and not support_rel[1] and self.last:
+            support_ref = self.last[0]  # "inside of it"
+        if not moved:
+            raise GroundingError(f"cannot tell what to move in {' '.join(toks)!r}; {ADVICE}")
+        upright = any(kind == "orient" for _, _, kind, _ in rels) or bool(set(toks) & {"setup", "stand"}) or \
+            " ".join(toks).startswith("set up") or "set up" in " ".join(toks)
+        spatial = []
+        for k, (s, e, kind, r) in enumerate(rels):
+            if kind == "spatial":
+                refs = [n for m in refs_of[k] for n in self._resolve(m, toks)]
+                if r == "at_initial" and not refs:
+                    refs = list(self.last) or moved
+                if not refs:
+                    raise GroundingError(f"{' '.join(toks[s:e])!r} needs an object after it; {ADVICE}")
+                spatial.append((r, tuple(refs[:2]) if r == "between" else (refs[0],)))
+            elif kind == "absolute":
+                spatial.append((r, ()))
+        how = support_rel[0] if support_rel else None
+        for name in moved:
+            self._goal(name, how, support_ref, spatial, upright, only, state)
+        self.last = moved
+
+    def _goal(self, name: str, how: str | None, support: str | None, spatial, upright: bool, only: bool, state: bool) -> None:
+        if support == name:
+            raise GroundingError(f"cannot put the {name.replace('_', ' ')} {'in' if how == 'inside' else 'on'} itself")
+        existing = [g for g in self.goals if g.obj == name and g.how != "pour"]
+        if state and existing and (support is None or existing[-1].support == support):
+            g = existing[-1]  # a constraint on a goal already there
+            g.spatial += [s for s in spatial if s not in g.spatial]
+            g.upright |= upright
+            g.only |= only
+            return
+        if support is None:
+            support = self._default_support(name, spatial)
+        for g in existing:
+            g.final = False  # a later placement of the same object: the earlier one is a step on the way
+        self.goals.append(Goal(name, how or "ontop", support, list(spatial), upright, True, only))
+
+    def _default_support(self, name: str, spatial) -> str:
+        table = self.scene.table()
+        if table is None:
+            raise GroundingError(f"no surface to put the {name.replace('_', ' ')} on; say where")
+        return table
+
+    def _fitting(self, toks: list[str], target: str | None) -> list[str]:
+        if target is None:
+            raise GroundingError(f"'fits' needs a container to fit into; {ADVICE}")
+        c = self.scene.things[target]
+        involved = {g.obj for g in self.goals} | {target}
+        cands = [n for n in self.scene.movable() if n not in involved and fits_in(self.scene.things[n], c)]
+        if not cands:
+            raise GroundingError(f"nothing in the scene fits inside the {target.replace('_', ' ')}")
+        cands.sort(key=lambda n: self.scene.things[n].volume)
+        return cands if set(toks) & V.QUANT_ALL else cands[:1]
+
+    def _pour(self, toks: list[str], at: int) -> None:
+        ments, rels, covered = self._relations(toks)
+        into = [m for m in ments if m.start > at and any(r[2] == "support" and r[1] <= m.start for r in rels)]
+        what = [m for m in ments if at < m.start and m not in into]
+        self._check_words(toks, covered, allowed=V.POUR | V.LIQUIDS)
+        if not into and toks[at] == "empty" and what:  # "empty the mug": onto the table
+            src = self._resolve(what[0], toks)[0]
+            contents = tuple(n for n, t in self.scene.things.items() if held_in(t, self.scene.things[src]))
+            self.goals.append(Goal(src, "pour", self.scene.table() or "table", contents=contents))
+            return
+        if not into:
+            raise GroundingError(f"pour into what? {' '.join(toks)!r}; {ADVICE}")
+        target = self._resolve(into[0], toks)[0]
+        names = [n for m in what for n in self._resolve(m, toks)]
+        if not names:
+            raise GroundingError(f"pour what into the {target.replace('_', ' ')}? {ADVICE}")
+        x = self.scene.things[names[0]]
+        holder = next((t.name for t in self.scene.things.values() if held_in(x, t) and not t.fixed), None)
+        src, contents = (holder, (x.name,)) if holder else (x.name, tuple(
+            n for n, t in self.scene.things.items() if held_in(t, x)))
+        self.goals.append(Goal(src, "pour", target, contents=contents))
+        self.upright_needed.add(target)
+        self.last = [src]
+
+    def _intention(self, toks: list[str]) -> None:
+        """The person's own plan: a container they will pour into must stand upright."""
+        ments, rels, covered = self._relations(toks)
+        self._check_words(toks, covered, allowed=V.POUR | V.LIQUIDS | V.ACTIONS, liquids_ok=True)
+        if set(toks) & V.POUR:
+            for _k, (_s, e, kind, _r) in enumerate(rels):
+                if kind == "support":
+                    target = next((m for m in ments if m.start >= e), None)
+                    if target is not None:
+                        self.upright_needed.update(self._resolve(target, toks))
+
+    def _check_words(self, toks: list[str], covered: set[int], allowed: set[str] = frozenset(), liquids_ok: bool = False) -> None:
+        vocab = (V.FILLER | V.COLOURS | V.LOCATION_WORDS | V.DESCRIBING | V.QUANT_ALL | V.QUANT_ONE | V.END_WORDS
+                 | V.FINAL_ONLY | set(V.SUPERLATIVES) | V.BY_VERBS | V.SETUP | allowed)
+        for i, t in enumerate(toks):
+            if i in covered or t in SEPARATORS or t == ",":
+                continue
+            w = V.singular(t)
+            if liquids_ok and t in V.LIQUIDS:
+                continue
+            if w in V.KNOWN_NOUNS or w in V.ONTOLOGY or t in V.SYNONYMS:
+                self.absent.append(w)
+            elif t not in vocab and w not in vocab:
+                self.unknown.append(t)

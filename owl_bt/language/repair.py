@@ -1,0 +1,137 @@
+"""Constraint repair (SPEC §6): find generated checkers nothing can satisfy before planning, with
+evidence a model can act on.
+
+The reference method's main failure is a checker no state satisfies ("the strawberry inside the
+bowl and inside the pan at once"). For each checker we record the regions it tests each object's
+centre against (`codebook.record_bounds`), then draw K candidate states: every tested object placed
+at once inside its region — its own orientation or upright, re-recording the regions after each
+placement so regions relative to moved objects follow them — and judge the checker on each. A
+checker none of K candidates satisfies is reported with its source, the regions (and whether they
+overlap) and the count; `constraints.generate` sends that back to the model for a corrected
+checker, at most `rounds` times. No physics is run: this is a cheap necessary condition.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from owl_bt.language.codebook import Bounds, Env, record_bounds
+from owl_bt.language.sandbox import CheckerSet
+from owl_bt.state import Pose, WorldState
+
+CANDIDATES = 200
+
+
+@dataclass(frozen=True)
+class Unsatisfiable:
+    checker: str
+    source: str
+    evidence: str
+
+    def message(self) -> str:
+        return f"{self.checker} cannot be satisfied: {self.evidence}.\nIts code:\n{self.source}"
+
+
+def _regions(checkers: CheckerSet, name: str, state: WorldState) -> dict[str, list[Bounds]]:
+    with record_bounds() as found:
+        checkers.evaluate(name, state)
+    out: dict[str, list[Bounds]] = {}
+    for obj, b in found:
+        if obj in state.objects and not state.get(obj).fixed:
+            out.setdefault(obj, []).append(b)
+    return out
+
+
+def _clip(lo: float, hi: float, env_lo: float, env_hi: float) -> tuple[float, float]:
+    return max(lo, env_lo), min(hi, env_hi)
+
+
+def _draw(boxes: list[Bounds], env: Env, current: Pose, rng: np.random.Generator) -> Pose | None:
+    box = boxes[int(rng.integers(len(boxes)))]
+    lo, hi = list(box[0][:3]), list(box[1][:3])
+    for b in boxes:  # the intersection where there is one
+        ilo = [max(lo[i], b[0][i]) for i in range(3)]
+        ihi = [min(hi[i], b[1][i]) for i in range(3)]
+        if all(ilo[i] <= ihi[i] for i in range(3)):
+            lo, hi = ilo, ihi
+    xyz = []
+    for i in range(3):
+        a, c = _clip(lo[i], hi[i], env.table_lower[i] - (0.3 if i == 2 else 0.0), env.table_upper[i])
+        if a > c:
+            return None
+        xyz.append(float(rng.uniform(a, c)) if math.isfinite(a) and math.isfinite(c) else current.as_tuple()[i])
+    # its own orientation, upright, on a side or upside down (a fork stands in a mug, a can pours)
+    roll, pitch = [(current.roll, current.pitch), (0.0, 0.0), (float(rng.choice([-1, 1, 2])) * math.pi / 2, 0.0),
+                   (0.0, float(rng.choice([-1, 1])) * math.pi / 2)][int(rng.integers(4))]
+    return Pose(*xyz, roll, pitch, float(rng.uniform(-math.pi, math.pi)))
+
+
+def _overlap(boxes: list[Bounds]) -> bool:
+    return all(max(b[0][i] for b in boxes) <= min(b[1][i] for b in boxes) for i in range(3))
+
+
+def _fmt(b: Bounds) -> str:
+    return "x {:.2f}..{:.2f}, y {:.2f}..{:.2f}, z {:.2f}..{:.2f}".format(
+        *(v for i in range(3) for v in (max(b[0][i], -9.99), min(b[1][i], 9.99))))
+
+
+def check(checkers: CheckerSet, world: WorldState, env: Env, groups: list[list[str]], rng: np.random.Generator,
+          k: int = CANDIDATES, context: list[str] = ()) -> list[Unsatisfiable]:
+    """The groups of checkers (judged together on one state) none of k candidate states satisfies,
+    with the evidence. `context`: checkers (the goal's) whose regions place the other objects in half
+    of the candidates — a checker may test one object relative to another one moved earlier. Checker
+    errors raised while sampling are not kept."""
+    kept = len(checkers.errors)
+    try:
+        return [u for g in groups if (u := _check_group(checkers, world, env, g, rng, k, list(context))) is not None]
+    finally:
+        del checkers.errors[kept:]
+
+
+def _all(checkers: CheckerSet, names: list[str], state: WorldState) -> bool:
+    return all([checkers.evaluate(n, state) for n in names])
+
+
+def _check_group(checkers, world, env, names, rng, k, context) -> Unsatisfiable | None:
+    def regions(state: WorldState, extra: bool = False) -> dict[str, list[Bounds]]:
+        out: dict[str, list[Bounds]] = {}
+        if extra:
+            for n in context:
+                for obj, boxes in _regions(checkers, n, state).items():
+                    out[obj] = boxes  # where the goal wants the others; the group's own regions below
+        for n in names:
+            for obj, boxes in _regions(checkers, n, state).items():
+                out.setdefault(obj, []).extend(boxes)
+        return out
+
+    first = regions(world)
+    if not first or _all(checkers, names, world):
+        return None
+    for j in range(k):
+        # one object at a time, in a random order, re-reading the regions after each placement: a
+        # fork's region inside the mug follows the mug placed before it, and a conjunction that
+        # stopped at its first part shows its later parts once that part holds
+        state, placed = world, set()
+        for _ in range(len(world.objects)):
+            regs = regions(state, extra=bool(j % 2))
+            left = [o for o in regs if o not in placed]
+            if not left:
+                break
+            obj = left[int(rng.integers(len(left)))]
+            placed.add(obj)
+            pose = _draw(regs[obj], env, state.get(obj).pose, rng)
+            if pose is not None:
+                state = state.with_pose(obj, pose)
+        if _all(checkers, names, state):
+            return None
+    parts = []
+    for obj, boxes in first.items():
+        where = "; ".join(_fmt(b) for b in boxes)
+        parts.append(f"{obj}'s centre is tested against {len(boxes)} region(s) [{where}]"
+                     + ("" if len(boxes) < 2 or _overlap(boxes) else ", which do not overlap: no single pose is in all of them"))
+    label = " and ".join(names) + (" together" if len(names) > 1 else "")
+    source = "\n".join(checkers.sources.get(n, "") for n in names)
+    return Unsatisfiable(label, source, f"{'; '.join(parts)}; none of {k} candidate poses drawn from those regions satisfied it")

@@ -1,0 +1,84 @@
+"""VLM backend `replay`: answers from a recorded `transcript.json` (DESIGN §5).
+
+A run folder's transcript is one list per attempt of {"prompt", "answer"} records. Replay answers
+each prompt with the first unused record whose prompt is identical; when the run has drifted (a
+prompt not in the recording) it answers with the next unused record in recorded order and counts a
+divergence, so a re-run stays reproducible as far as it can and says where it was not.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+from owl_bt.errors import ModelAnswerError, UsageError
+from owl_bt.language.vlm import CallRecord
+
+
+class ReplayVLM:
+    name = "replay"
+
+    def __init__(self, records: list[dict], source: str = "transcript") -> None:
+        self.records = [r for r in records if isinstance(r, dict) and isinstance(r.get("answer"), str)]
+        if not self.records:
+            raise UsageError(f"{source} has no recorded model answers to replay")
+        self.source = source
+        self.used = [False] * len(self.records)
+        self.divergences = 0
+        self.last_call: CallRecord | None = None
+
+    @classmethod
+    def from_path(cls, path: Path) -> ReplayVLM:
+        """From a run folder (its transcript.json) or a transcript file; raises UsageError."""
+        file = path / "transcript.json" if path.is_dir() else path
+        try:
+            data = json.loads(file.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise UsageError(f"no transcript to replay at {file}") from None
+        except (OSError, ValueError) as exc:
+            raise UsageError(f"cannot read the transcript {file}: {exc}") from None
+        if not isinstance(data, list):
+            raise UsageError(f"{file} is not a transcript (a list of attempts)")
+        flat = [r for attempt in data for r in (attempt if isinstance(attempt, list) else [attempt])]
+        return cls(flat, str(file))
+
+    def complete(self, messages: list[dict], images: list[bytes] | None = None) -> str:
+        t0 = time.monotonic()
+        prompt = next((m["content"] for m in reversed(messages) if m["role"] == "user"), "")
+        i = next((k for k, r in enumerate(self.records) if not self.used[k] and r.get("prompt") == prompt), None)
+        if i is None:
+            i = next((k for k in range(len(self.records)) if not self.used[k]), None)
+            if i is None:
+                raise ModelAnswerError(f"the recording {self.source} has no more answers ({len(self.records)} used)")
+            self.divergences += 1
+        self.used[i] = True
+        self.last_call = CallRecord(self.name, "replay", time.monotonic() - t0, cached=True)
+        return self.records[i]["answer"]
+
+
+def recorded_run(run_dir: Path) -> dict:
+    """{'instruction', 'task', 'seed', 'method'} of a past run folder (plan.json, and the comparison
+    method from the VLM spec its events.jsonl starts with), for `owl-bt run --replay`; raises
+    UsageError when the folder is not a finished run with a transcript."""
+    if not run_dir.is_dir():
+        raise UsageError(f"--replay: {run_dir} is not a run folder")
+    if not (run_dir / "transcript.json").is_file():
+        raise UsageError(f"--replay: {run_dir} has no transcript.json (the run never asked the model)")
+    try:
+        plan = json.loads((run_dir / "plan.json").read_text(encoding="utf-8"))
+        rec = {"instruction": str(plan["instruction"]), "task": str(plan["task"]), "seed": int(plan["seed"]), "method": "owl"}
+    except FileNotFoundError:
+        raise UsageError(f"--replay: {run_dir} has no plan.json (an unfinished run?)") from None
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise UsageError(f"--replay: cannot read {run_dir / 'plan.json'}: {exc}") from None
+    try:
+        with open(run_dir / "events.jsonl", encoding="utf-8") as f:
+            start = json.loads(f.readline())
+        if start.get("event") == "start" and isinstance(start.get("vlm"), str):
+            from owl_bt.language.vlm import parse_spec
+
+            rec["method"] = parse_spec(start["vlm"])[0]
+    except (OSError, ValueError, UsageError):
+        pass  # an older or hand-made folder: the full method
+    return rec

@@ -1,0 +1,107 @@
+"""What the offline grounder reads of the scene from a prompt's object list, and the geometry it
+judges with (resting on, inside, upright, fits, superlatives). Metres and radians, world frame."""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+
+_LINE = re.compile(
+    r"^- (\w+) \(category: (\w+), colour: (\w*)(?:, (fixed|movable))?\)"
+    r"(?: pose \(([^)]*)\), size \(([^)]*)\), box \(([^)]*)\) to \(([^)]*)\))?"
+)
+
+
+@dataclass(frozen=True)
+class Thing:
+    """A scene object as the prompt describes it; pose/size/box are empty when the prompt has none."""
+
+    name: str
+    category: str
+    colour: str
+    fixed: bool = False
+    pose: tuple[float, ...] = ()
+    size: tuple[float, ...] = ()
+    lo: tuple[float, ...] = ()
+    hi: tuple[float, ...] = ()
+
+    @property
+    def words(self) -> tuple[str, ...]:
+        return tuple(self.name.split("_"))
+
+    @property
+    def upright(self) -> bool:
+        return not self.pose or math.cos(self.pose[3]) * math.cos(self.pose[4]) > 0.9
+
+    @property
+    def volume(self) -> float:
+        return math.prod(self.size) if self.size else 0.0
+
+    @property
+    def length(self) -> float:
+        return max(self.size) if self.size else 0.0
+
+    @property
+    def height(self) -> float:
+        return self.hi[2] - self.lo[2] if self.hi else 0.0
+
+
+def _floats(text: str | None) -> tuple[float, ...]:
+    return tuple(float(v) for v in text.split(",")) if text else ()
+
+
+def read_objects(section: str) -> list[Thing]:
+    """The objects listed in a prompt section (lines '- name (category: …, colour: …, …) pose …')."""
+    out = []
+    for line in section.splitlines():
+        m = _LINE.match(line.strip())
+        if m:
+            out.append(Thing(m.group(1), m.group(2), m.group(3) or "", m.group(4) == "fixed", _floats(m.group(5)),
+                             _floats(m.group(6)), _floats(m.group(7)), _floats(m.group(8))))
+    return out
+
+
+def over(a: Thing, b: Thing) -> bool:
+    """a's centre is over b's box in x and y."""
+    return bool(a.pose and b.lo) and b.lo[0] <= a.pose[0] <= b.hi[0] and b.lo[1] <= a.pose[1] <= b.hi[1]
+
+
+def container(t: Thing) -> bool:
+    from owl_bt.language.vocabulary import ONTOLOGY
+
+    return t.category in ONTOLOGY["container"]
+
+
+def resting_on(a: Thing, b: Thing) -> bool:
+    """a rests on (or, for a container, sits in the opening of) b."""
+    if a.name == b.name or a.fixed or not over(a, b):
+        return False
+    low = b.hi[2] - (0.05 if container(b) else 0.01)
+    return low <= a.lo[2] <= b.hi[2] + 0.02
+
+
+def inside(a: Thing, b: Thing) -> bool:
+    """a is held in container b: it fits b's opening, its centre is over b and its bottom below b's rim
+    (something too big for the opening sitting on it rests on it instead)."""
+    return a.name != b.name and not a.fixed and container(b) and fits_in(a, b) and held_in(a, b)
+
+
+def held_in(a: Thing, b: Thing) -> bool:
+    """a's centre over b and a's bottom below b's top: a is in b, whatever b is (a can, a mug)."""
+    return a.name != b.name and not a.fixed and over(a, b) and b.lo[2] - 0.01 <= a.lo[2] < b.hi[2] - 0.01
+
+
+def fits_in(a: Thing, c: Thing) -> bool:
+    """a's two smallest extents pass c's opening (its smaller horizontal own-frame extent, 80 %)."""
+    if not a.size or not c.size:
+        return False
+    opening = 0.8 * min(c.size[0], c.size[1])
+    small = sorted(a.size)[:2]
+    return small[1] < opening
+
+
+def measure(t: Thing, what: str, ref: Thing | None = None) -> float:
+    if what == "distance" and ref is not None and t.pose and ref.pose:
+        return math.dist(t.pose[:2], ref.pose[:2])
+    return {"volume": t.volume, "length": t.length, "height": t.height}.get(what, 0.0)

@@ -1,0 +1,78 @@
+"""Where the `openai` VLM backend finds its endpoint: a settings file, then environment variables.
+
+Settings file (TOML, optional): `$OWL_BT_CONFIG`, else `./owl-bt.toml`, table `[vlm]`:
+
+    [vlm]
+    base_url = "http://127.0.0.1:11434/v1"   # any OpenAI-compatible server (vLLM, Ollama, llama.cpp)
+    model = "qwen2.5-vl"
+    timeout_s = 60          # per HTTP request
+    max_retries = 3         # on 408/409/429/5xx and timeouts, with exponential backoff
+    temperature = 0.0
+    cache_dir = "~/.cache/owl-bt/vlm"   # or "off"
+
+Environment variables override the file: `OPENAI_BASE_URL`, `OPENAI_API_KEY` (never put the key in
+the file), `OWL_BT_VLM_MODEL`, `OWL_BT_VLM_CACHE` (a folder or `off`).
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+from owl_bt.errors import UsageError
+
+DEFAULT_CACHE = Path("~/.cache/owl-bt/vlm")
+OPENAI_DEFAULT_MODEL = "gpt-4o"
+
+
+@dataclass(frozen=True)
+class VLMSettings:
+    """base_url None means api.openai.com; api_key may be empty for local servers; timeout_s in
+    seconds per request; cache_dir None disables the response cache."""
+
+    base_url: str | None
+    model: str
+    api_key: str
+    timeout_s: float = 60.0
+    max_retries: int = 3
+    temperature: float = 0.0
+    cache_dir: Path | None = DEFAULT_CACHE.expanduser()
+
+
+def load_settings(env: dict[str, str] | None = None, path: Path | None = None) -> VLMSettings:
+    """Settings from the file and `env` (default os.environ); raises UsageError (exit 2) when the
+    file is malformed, no model is named for a custom endpoint, or api.openai.com has no key."""
+    env = dict(os.environ) if env is None else env
+    path = path or Path(env.get("OWL_BT_CONFIG", "owl-bt.toml"))
+    table: dict = {}
+    if path.is_file():
+        try:
+            table = tomllib.loads(path.read_text(encoding="utf-8")).get("vlm", {})
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+            raise UsageError(f"settings file {path} is not valid TOML: {exc}") from None
+        if not isinstance(table, dict):
+            raise UsageError(f"settings file {path}: [vlm] must be a table")
+        if "api_key" in table:
+            raise UsageError(f"settings file {path}: put the key in OPENAI_API_KEY, not in the file")
+    base_url = env.get("OPENAI_BASE_URL") or table.get("base_url") or None
+    model = env.get("OWL_BT_VLM_MODEL") or table.get("model") or (None if base_url else OPENAI_DEFAULT_MODEL)
+    key = env.get("OPENAI_API_KEY", "")
+    if not model:
+        raise UsageError(f"the openai VLM backend at {base_url} needs a model: set OWL_BT_VLM_MODEL or [vlm] model")
+    if base_url is None and not key:
+        raise UsageError("the openai VLM backend needs OPENAI_API_KEY (or OPENAI_BASE_URL for a local server)")
+    cache = env.get("OWL_BT_VLM_CACHE") or table.get("cache_dir") or str(DEFAULT_CACHE)
+    try:
+        timeout = float(table.get("timeout_s", 60.0))
+        retries = int(table.get("max_retries", 3))
+        temperature = float(table.get("temperature", 0.0))
+    except (TypeError, ValueError) as exc:
+        raise UsageError(f"settings file {path}: {exc}") from None
+    if timeout <= 0 or retries < 0:
+        raise UsageError(f"settings file {path}: timeout_s must be > 0 and max_retries ≥ 0")
+    return VLMSettings(
+        base_url=base_url, model=str(model), api_key=key, timeout_s=timeout, max_retries=retries,
+        temperature=temperature, cache_dir=None if cache.lower() == "off" else Path(cache).expanduser(),
+    )

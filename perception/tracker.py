@@ -1,0 +1,94 @@
+"""Object names that persist across rounds, and explicit handling of what the camera does not see.
+
+Detector labels are stable names already. Objects the fallback named by colour are matched to the
+previous round's by position and colour (Hungarian assignment, scipy), so a replanning round calls
+them what the plan called them. An object seen before but not now is *kept* with its last state and
+a flag (occluded, in the gripper, inside a container) — never silently dropped; an object a detector
+labels but whose points are too few to measure, and that was never measured, is reported *missing*.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+from scipy.optimize import linear_sum_assignment
+
+from owl_bt.state import ObjectState
+
+MATCH_DIST = 0.06  # m: an unlabelled object farther than this from its previous position is a new one
+MATCH_COLOUR = 0.3  # rgb distance beyond which two observations are different things
+
+
+@dataclass
+class Tracked:
+    """What the tracker hands back for a round: states by name; flags by name (plain words);
+    kept: names carried over from an earlier round; missing: labelled but never measured."""
+
+    states: dict[str, ObjectState] = field(default_factory=dict)
+    flags: dict[str, list[str]] = field(default_factory=dict)
+    kept: list[str] = field(default_factory=list)
+    missing: list[str] = field(default_factory=list)
+
+
+class Tracker:
+    def __init__(self) -> None:
+        self.round = 0
+        self.known: dict[str, ObjectState] = {}
+        self.last_seen: dict[str, int] = {}
+
+    def update(self, seen: dict[str, ObjectState], unlabelled: set[str], unmeasured: list[str], held: str | None,
+               flags: dict[str, list[str]]) -> Tracked:
+        """Merge this round's objects (`seen`; `unlabelled` names came from the colour fallback) with
+        what is known; `unmeasured`: labelled objects with too few points; `held`: the object in the
+        gripper, if any (from the arm)."""
+        self.round += 1
+        seen = self._rename(dict(seen), unlabelled)
+        out = Tracked(flags={n: list(flags.get(n, [])) for n in seen})
+        for name, state in seen.items():
+            self.known[name] = state
+            self.last_seen[name] = self.round
+            out.states[name] = state
+        for name, state in self.known.items():
+            if name in seen:
+                continue
+            why = "in the gripper" if name == held else "seen by too few points" if name in unmeasured else "occluded"
+            out.states[name] = state
+            out.kept.append(name)
+            out.flags[name] = [f"not seen ({why}): kept from observation {self.last_seen[name]}"]
+        out.missing = [n for n in unmeasured if n not in out.states]
+        return out
+
+    def _rename(self, seen: dict[str, ObjectState], unlabelled: set[str]) -> dict[str, ObjectState]:
+        """Give colour-named objects the names of the previous round's unlabelled objects they match."""
+        new = [n for n in seen if n in unlabelled]
+        old = [n for n, s in self.known.items() if not s.kind and (n not in seen or n in unlabelled)]
+        if not new or not old:
+            return seen
+        cost = np.full((len(new), len(old)), 1e3)
+        for i, a in enumerate(new):
+            for j, b in enumerate(old):
+                sa, sb = seen[a], self.known[b]
+                d = math.dist(sa.pose.position, sb.pose.position)
+                c = math.dist(sa.rgba[:3], sb.rgba[:3])
+                if d < MATCH_DIST and c < MATCH_COLOUR:
+                    cost[i, j] = d / MATCH_DIST + c / MATCH_COLOUR
+        rows, cols = linear_sum_assignment(cost)
+        out = {n: s for n, s in seen.items() if n not in new}
+        renamed = {}
+        for i, j in zip(rows, cols, strict=True):
+            if cost[i, j] < 1e3:
+                renamed[new[i]] = old[j]
+        for n in new:
+            target = renamed.get(n, n)
+            if target in out:  # a fresh name that clashes with a kept one: keep it distinct
+                target = n
+            out[target] = seen[n] if target == n else _renamed(seen[n], target)
+        return out
+
+
+def _renamed(state: ObjectState, name: str) -> ObjectState:
+    from dataclasses import replace
+
+    return replace(state, name=name)

@@ -1,0 +1,72 @@
+"""The comparison methods of SPEC §8.1: what each changes in the episode configuration and in what
+the model is asked and the planner is handed (language side, on a real scene; no planning here)."""
+
+from __future__ import annotations
+
+import pytest
+
+from owl_bt.bench import methods
+from owl_bt.episode import EpisodeConfig
+from owl_bt.errors import ModelAnswerError, UnsafeCodeError
+from owl_bt.language import cap
+from owl_bt.language.codebook import env_from_state
+from owl_bt.language.constraints import generate
+from owl_bt.language.vlm import make_vlm
+from owl_bt.tamp.grounding import ground
+
+TASK = "put the strawberry onto the light-grey region at the center of the table"
+
+
+def test_every_method_is_available_and_configures_an_episode():
+    base = EpisodeConfig(TASK, vlm="openai")
+    got = {name: methods.get(name).configure(base) for name in methods.METHODS}
+    assert got["owl"].vlm == "openai" and got["oracle"].vlm == "oracle"
+    assert (got["no-back"].skeletons, got["no-back"].budget) == (1, 500)
+    assert (got["no-sample"].skeletons, got["no-sample"].budget) == (5, 1)
+    assert got["no-cont"].vlm == "no-cont/openai" and got["direct"].vlm == "direct/openai"
+    assert (got["cap"].vlm, got["cap"].budget, got["cap"].skeletons, got["cap"].max_attempts) == ("cap/openai", 1, 1, 1)
+    assert (got["cap-sample"].budget, got["cap-sample"].max_attempts) == (500, 1)
+    assert methods.get("no-disc").configure(got["no-cont"]).vlm == "no-disc/openai"  # never stacked
+
+
+def _gen(method: str, world, schemas, task: str = TASK):
+    g = ground(world, schemas)
+    return generate(make_vlm(f"{method}/offline"), world, task, schemas, g.ops, literals=g.initial)
+
+
+def test_language_side_of_the_methods(berry_world, schemas):
+    owl = _gen("owl", berry_world, schemas)
+    assert owl.queries == 2 and owl.checkers.evaluate("goal_check0", berry_world) is False
+    nocont = _gen("no-cont", berry_world, schemas)
+    assert nocont.queries == 1 and nocont.sketch == owl.sketch and nocont.goal_checkers() == ["goal_check0"]
+    assert "position_within_bounds" not in nocont.checkers.sources["goal_check0"]
+    assert nocont.checkers.evaluate("goal_check0", berry_world) is False  # nothing has moved yet
+    direct = _gen("direct", berry_world, schemas)
+    assert [str(a.op) for a in direct.sketch.actions] == ["place_ontop(strawberry, light_grey_region)"]
+    assert "Goal:" in direct.transcript[0]["answer"] and "On(strawberry, light_grey_region)" in direct.transcript[0]["answer"]
+    nodisc = _gen("no-disc", berry_world, schemas)
+    assert [a.op.name for a in nodisc.sketch.actions] == ["place_ontop"] and nodisc.action_checkers() == {0: "action_check0"}
+
+
+def test_cap_runs_gen_plan_in_the_sandbox(berry_world, schemas):
+    ops = ground(berry_world, schemas).ops
+    env = env_from_state(berry_world)
+    fixed = ('```python\ndef gen_plan(initial):\n    r = get_obj_center(initial, env, "light_grey_region")\n'
+             '    return [("pick", "strawberry"), ("place_ontop", "strawberry", "light_grey_region", (r[0], r[1]))]\n```')
+    sketch, src = cap.compile_plan(fixed, berry_world, env, ops)
+    assert [str(a.op) for a in sketch.actions] == ["pick(strawberry)", "place_ontop(strawberry, light_grey_region)"]
+    assert "def action_check1" in src and "def goal_check0" in src
+    drawn = fixed.replace("(r[0], r[1])", "sample_ravenpose_uniformly_within_bounds(b)").replace(
+        "    r = get_obj_center", "    b = modify_pose_bounds_to_be_ontop_of_object(initial, env, init_bounds, 'strawberry', "
+        "'light_grey_region')\n    r = get_obj_center")
+    _, src2 = cap.compile_plan(drawn, berry_world, env, ops)
+    region = berry_world.get("light_grey_region").aabb()
+    assert f"{round(region[0][0], 4)}" in src2  # the region the code drew from, not one point
+    with pytest.raises(ModelAnswerError, match="not one of the robot's actions"):
+        cap.compile_plan(fixed.replace('"pick"', '"fly"'), berry_world, env, ops)
+    with pytest.raises(ModelAnswerError, match="gen_plan.*failed"):
+        cap.compile_plan(fixed.replace("return [", "x = 1 / 0\n    return ["), berry_world, env, ops)
+    with pytest.raises(UnsafeCodeError):
+        cap.compile_plan("```python\nimport os\ndef gen_plan(initial):\n    return []\n```", berry_world, env, ops)
+    offline = _gen("cap-sample", berry_world, schemas)
+    assert offline.queries == 1 and "def gen_plan(initial)" in offline.transcript[0]["answer"]

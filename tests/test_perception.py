@@ -1,0 +1,182 @@
+"""The RGB-D perception pipeline on real simulated scenes: accuracy against the simulator's ground
+truth (issue 5 thresholds), orientation of mugs, contents of containers, names across rounds."""
+
+from __future__ import annotations
+
+import math
+import statistics
+
+import numpy as np
+import pybullet as p
+import pytest
+
+from owl_bt.bench.perception_bench import VISIBLE_PX, perceive_scene
+from owl_bt.episode import EpisodeConfig, run_episode, sim_camera_pipeline
+from owl_bt.state import RobotState, rotation_matrix
+from perception.camera import SimCamera
+from perception.detector import ROBOT
+from perception.source import CameraSource
+from sim import tasks
+from sim.camera import render_head
+from sim.world import SimWorld
+
+
+@pytest.mark.parametrize("task,seed", [("berry1", 0), ("citrus", 1), ("mug2", 0), ("souppour", 3), ("fruitsort", 2)])
+def test_scene_meets_the_accuracy_thresholds(task, seed):
+    sc = perceive_scene(task, seed)
+    assert sc.failure is None and sc.spurious == []
+    visible = [o for o in sc.objects if o.pixels >= VISIBLE_PX]
+    assert visible and all(o.found and o.labelled for o in visible), [o.name for o in visible if not o.labelled]
+    cerr = [o.centroid_err for o in visible]
+    serr = [o.size_err for o in visible]
+    assert statistics.median(cerr) <= 0.01 and max(cerr) <= 0.025, cerr
+    assert statistics.median(serr) <= 0.015, serr
+    for o in sc.objects:  # nothing hidden is silently dropped: found (flagged) or reported missing
+        assert o.found or o.flags
+
+
+def _up(pose) -> np.ndarray:
+    return np.asarray(rotation_matrix(*pose.euler))[:, 2]
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_a_mug_on_its_side_or_upside_down_is_seen_so(seed):
+    world = SimWorld()
+    try:
+        tasks.get("coffee").build(world, seed)
+        camera, pipeline = sim_camera_pipeline(world, seed)
+        res = pipeline.perceive(camera.capture())
+        truth = world.object_states()["mug"]
+    finally:
+        world.close()
+    got = res.objects["mug"].state
+    cos = float(_up(got.pose) @ _up(truth.pose))
+    assert cos > math.cos(math.radians(20)), (got.pose.rounded(), truth.pose.rounded())
+    # a handle turned away from the camera leaves the yaw open; the box centre moves with it (< 2.5 cm)
+    assert math.dist(got.pose.position, truth.pose.position) < 0.025
+
+
+def test_contents_of_a_container_are_found_and_flagged():
+    sc = perceive_scene("mug3", 0)
+    ball = next(o for o in sc.objects if o.name == "golf_ball")
+    assert ball.found and "inside mug" in ball.flags and ball.centroid_err < 0.015
+
+
+def _source(world, seed=0, held=None):
+    camera, pipeline = sim_camera_pipeline(world, seed)
+    return CameraSource(camera, pipeline, robot=lambda: RobotState(world.robot.arm_q(), held=held))
+
+
+def test_an_object_gone_from_view_is_kept_with_a_flag_and_names_persist():
+    world = SimWorld()
+    try:
+        tasks.get("citrus").build(world, 0)
+        src = _source(world)
+        first = src.observe()
+        assert set(first.world.objects) == set(world.object_states()) and first.kept == []
+        # the plum leaves the camera's view (put far below the table): it is kept from the first look, flagged
+        p.resetBasePositionAndOrientation(world.body_id("plum"), (0.5, 0.0, -3.0), (0, 0, 0, 1), physicsClientId=world.cid)
+        second = src.observe()
+    finally:
+        world.close()
+    assert second.kept == ["plum"] and second.world.objects["plum"] == first.world.objects["plum"]
+    assert any("kept from observation 1" in f for f in second.flags["plum"])
+    assert set(second.world.objects) == set(first.world.objects)
+
+
+def test_unlabelled_objects_are_named_by_colour_and_keep_their_names():
+    world = SimWorld()
+    try:
+        tasks.get("berry1").build(world, 0)
+        _, pipeline = sim_camera_pipeline(world)
+        camera = SimCamera(lambda: render_head(world.cid), lambda: {world.robot.body: ("robot", ROBOT)})  # no object labels
+        src = CameraSource(camera, pipeline)
+        a = src.observe()
+        pos, quat = p.getBasePositionAndOrientation(world.body_id("strawberry"), physicsClientId=world.cid)
+        p.resetBasePositionAndOrientation(world.body_id("strawberry"), (pos[0] + 0.02, pos[1], pos[2]), quat,
+                                          physicsClientId=world.cid)
+        b = src.observe()
+    finally:
+        world.close()
+    names = [n for n in a.world.objects if n != "table"]
+    assert names == ["red_small_object"], names
+    assert [n for n in b.world.objects if n != "table"] == names and b.kept == []
+    assert b.world.objects["red_small_object"].pose.x > a.world.objects["red_small_object"].pose.x + 0.01
+
+
+def test_a_run_with_the_camera_writes_perception_images(tmp_path):
+    cfg = EpisodeConfig("put the strawberry onto the light-grey region at the center of the table", "berry1", 0,
+                        tmp_path / "run", vlm="oracle")
+    assert cfg.perception == "camera"
+    res = run_episode(cfg)
+    assert res.success, res.failure
+    assert (res.run_dir / "perception.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert (res.run_dir / "perception-1.png").is_file()
+
+
+class _LookingVLM:
+    """A stand-in vision model (the VLM protocol): it looks at the crop it is sent and calls a mostly red
+    thing a strawberry, anything else a sponge; it records what it was asked."""
+
+    def __init__(self) -> None:
+        self.asked: list[tuple[str, tuple[int, ...]]] = []
+
+    def complete(self, messages, images=None):
+        import io
+
+        from PIL import Image
+
+        img = np.asarray(Image.open(io.BytesIO(images[0])).convert("RGB"), dtype=float)
+        self.asked.append((messages[0]["content"], img.shape))
+        red = ((img[..., 0] > 120) & (img[..., 1] < 80)).mean()
+        return "That is a strawberry." if red > 0.05 else "A sponge."
+
+
+def test_a_vision_model_names_what_no_detector_labelled():
+    from perception.detector import VLMCropNamer
+    from perception.pipeline import Pipeline
+    from sim import catalog
+
+    world = SimWorld()
+    try:
+        tasks.get("berry1").build(world, 0)
+        _, pipeline = sim_camera_pipeline(world)
+        vlm = _LookingVLM()
+        named = Pipeline(pipeline.detector, pipeline.shapes, catalog.COLOURS, namer=VLMCropNamer(vlm, list(catalog.KINDS)))
+        camera = SimCamera(lambda: render_head(world.cid), lambda: {world.robot.body: ("robot", ROBOT)})
+        res = named.perceive(camera.capture())
+        truth = world.object_states()["strawberry"]
+    finally:
+        world.close()
+    assert len(vlm.asked) == 1 and "strawberry" in vlm.asked[0][0] and vlm.asked[0][1][0] < 100  # a crop, not the frame
+    got = res.objects["strawberry"]
+    assert got.source == "vlm" and got.state.kind == "strawberry"
+    assert math.dist(got.state.pose.position, truth.pose.position) < 0.01
+
+
+def test_a_held_object_the_camera_cannot_see_follows_the_hand():
+    world = SimWorld()
+    held: list[str | None] = [None]
+    try:
+        tasks.get("berry1").build(world, 0)
+        camera, pipeline = sim_camera_pipeline(world)
+        src = CameraSource(camera, pipeline, robot=lambda: RobotState(world.robot.arm_q(), held=held[0]),
+                           tcp=world.robot.tcp_pose)
+        before = src.observe().world.objects["strawberry"]
+        # "picked": out of the camera's sight, in the hand; then the wrist turns by 90°
+        p.resetBasePositionAndOrientation(world.body_id("strawberry"), (0.5, 0.0, -3.0), (0, 0, 0, 1), physicsClientId=world.cid)
+        held[0] = "strawberry"
+        first = src.observe()
+        hand1 = world.robot.tcp_pose()
+        q = list(world.robot.arm_q())
+        q[5] += math.pi / 2
+        world.robot.reset_arm(q)
+        second = src.observe()
+        hand2 = world.robot.tcp_pose()
+    finally:
+        world.close()
+    s1, s2 = first.world.objects["strawberry"], second.world.objects["strawberry"]
+    assert "in the gripper: placed by the hand's pose" in first.flags["strawberry"]
+    assert math.dist(s1.pose.position, hand1[0]) < 1e-6 and math.dist(s2.pose.position, hand2[0]) < 1e-6
+    assert s1.pose.euler == pytest.approx(before.pose.euler, abs=1e-6)  # a grasp does not turn what it lifts
+    assert abs(abs((s2.pose.yaw - s1.pose.yaw + math.pi) % (2 * math.pi) - math.pi) - math.pi / 2) < 0.05

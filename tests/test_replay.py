@@ -1,0 +1,62 @@
+"""`owl-bt run --vlm openai` against a chat-completions server on 127.0.0.1, then `owl-bt run
+--replay RUN_DIR` re-running that run from its transcript with no server at all; and the replay
+backend's matching, divergence and exhaustion."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+from fixtures.chat_server import ChatServer, Reply, answer
+
+from owl_bt.errors import ModelAnswerError, UsageError
+from owl_bt.language.replay import ReplayVLM
+
+TASK = "put the strawberry onto the light-grey region at the center of the table"
+
+
+def owl(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "owl_bt.cli", *args], capture_output=True, text=True, timeout=300,
+                          env={**os.environ, **(env or {})})
+
+
+def test_openai_run_then_replay_reproduces_it(tmp_path):
+    script = [Reply(answer("berry1_sketch.txt")), Reply(answer("berry1_checkers.txt"))]
+    env = {"OPENAI_BASE_URL": "", "OWL_BT_VLM_MODEL": "test-vlm", "OWL_BT_VLM_CACHE": "off", "OPENAI_API_KEY": "",
+           "OWL_BT_CONFIG": str(tmp_path / "none.toml")}
+    with ChatServer(script) as server:
+        env["OPENAI_BASE_URL"] = server.base_url
+        first = owl("run", TASK, "--task", "berry1", "--seed", "1", "--vlm", "openai", "--out", str(tmp_path / "a"),
+                    "--json", "-q", env=env)
+    assert first.returncode == 0, first.stderr
+    assert len(server.requests) == 2
+    events = [json.loads(line) for line in (tmp_path / "a" / "events.jsonl").read_text().splitlines()]
+    calls = [e for e in events if e["event"] == "vlm_call"]
+    assert [c["backend"] for c in calls] == ["openai", "openai"] and all(c["prompt_tokens"] > 1000 for c in calls)
+    # no server now: the recorded answers drive the same run
+    again = owl("run", "--replay", str(tmp_path / "a"), "--out", str(tmp_path / "b"), "--json", "-q", env=env)
+    assert again.returncode == 0, again.stderr
+    a, b = json.loads(first.stdout.splitlines()[-1]), json.loads(again.stdout.splitlines()[-1])
+    assert a["plan"] == b["plan"] and a["samples"] == b["samples"]
+    plan_a, plan_b = (json.loads((tmp_path / d / "plan.json").read_text()) for d in "ab")
+    assert plan_a["sketch"] == plan_b["sketch"] and plan_a["checkers"] == plan_b["checkers"]
+    assert plan_b["seed"] == 1
+    # a folder that is not a run, and a conflicting backend: usage errors, one line
+    for args in (["--replay", str(tmp_path)], ["--replay", str(tmp_path / "a"), "--vlm", "oracle"]):
+        bad = owl("run", *args, "--out", str(tmp_path / "c"), "-q", env=env)
+        assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1, bad.stderr
+
+
+def test_replay_matches_prompts_counts_divergence_and_runs_out():
+    vlm = ReplayVLM([{"prompt": "p1", "answer": "a1"}, {"prompt": "p2", "answer": "a2"}, {"prompt": "p3", "answer": "a3"}])
+    assert vlm.complete([{"role": "user", "content": "p2"}]) == "a2"
+    assert vlm.complete([{"role": "user", "content": "something else"}]) == "a1"
+    assert vlm.divergences == 1
+    assert vlm.complete([{"role": "user", "content": "p3"}]) == "a3"
+    with pytest.raises(ModelAnswerError, match="no more answers"):
+        vlm.complete([{"role": "user", "content": "p1"}])
+    with pytest.raises(UsageError, match="no recorded model answers"):
+        ReplayVLM([{"prompt": "x"}])
