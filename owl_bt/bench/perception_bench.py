@@ -132,7 +132,8 @@ def _figures(scenes: list[SceneResult]) -> dict:
 def render_markdown(data: dict) -> str:
     """The summary as a markdown table (cm and s)."""
     head = ("| task | scenes | visible found/labelled | hidden (found, missing, dropped) | centroid cm median / max | "
-            "size cm median / max | time s median / max | CPU s median | spurious | failures |\n|---|---|---|---|---|---|---|---|---|---|\n")
+            "size cm median / max | time s median / max | CPU s median | spurious | failures |\n"
+            "|---|---|---|---|---|---|---|---|---|---|\n")
     lines = []
     for name, f in [*data["tasks"].items(), ("**overall**", data["overall"])]:
         lines.append(
