@@ -59,7 +59,8 @@ def run(
         "camera", "--perception",
         help="Where the world state comes from: camera (RGB-D head camera → point cloud → objects; default) or sim-state "
              "(the simulator's ground truth, for debugging)."),
-    max_attempts: int = typer.Option(3, "--max-attempts", help="Attempts (perceive→plan→execute rounds) before giving up."),
+    max_attempts: int = typer.Option(
+        4, "--max-attempts", help="Attempts (perceive→plan→execute rounds) before giving up: the first and up to 3 replans."),
     budget: int = typer.Option(500, "--budget", help="Continuous samples per action (SPEC §5: 500)."),
     skeletons: int = typer.Option(5, "--skeletons", help="Skeletons tried per planning round (SPEC §5: 5)."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress lines on stderr."),
@@ -157,13 +158,16 @@ def list_skills(as_json: bool = typer.Option(False, "--json", help="One JSON lis
 
 @app.command()
 def bench(
-    method: str = typer.Option("owl", "--method", "-m", help="Method (SPEC §8.1): owl (the full method) or oracle."),
+    method: str = typer.Option("owl", "--method", "-m", help=(
+        "Method (SPEC §8.1): owl (the full method), no-disc, no-cont, no-back, no-sample, direct, cap, cap-sample "
+        "or oracle (hand-written answers).")),
     tasks: str = typer.Option("all", "--tasks", "-t", help="'all' or a comma list of tasks (see `owl-bt tasks`)."),
     seeds: int | None = typer.Option(None, "--seeds", "-n", help="Run seeds 0..N-1 of each task (default 10)."),
     seed_list: str | None = typer.Option(None, "--seed-list", help="Run exactly these seeds, e.g. 3,5,7 (instead of --seeds)."),
     out_dir: Path = typer.Option(Path("bench"), "--out", "-o", help="Bench folder: episodes.jsonl, summary.md/.json, runs/."),
     jobs: int | None = typer.Option(None, "--jobs", "-j", help="Worker processes (default: the number of cores)."),
-    max_attempts: int = typer.Option(3, "--max-attempts", help="Attempts per episode before giving up."),
+    max_attempts: int = typer.Option(
+        4, "--max-attempts", help="Attempts per episode before giving up (the first and up to 3 replans)."),
     budget: int = typer.Option(500, "--budget", help="Continuous samples per action (SPEC §5: 500)."),
     report_only: bool = typer.Option(False, "--report-only", help="Run nothing; rewrite the summary of --out's episodes.jsonl."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar on stderr."),

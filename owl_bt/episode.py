@@ -34,7 +34,7 @@ class EpisodeConfig:
     gui: bool = False
     vlm: str = "offline"
     perception: str = "camera"
-    max_attempts: int = 3
+    max_attempts: int = 4
     budget: int = 500
     scene: Path | None = None  # a user scene file (sim/scene_file.py) instead of the benchmark task
     skeletons: int = 5  # skeletons tried per planning round (SPEC §5)

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Set up (scripts/setup.sh), then lint with ruff and run the whole test suite with pytest.
+# Set up (scripts/setup.sh), then lint with ruff and run the whole test suite with pytest, spread
+# over the machine's cores (pytest-xdist; the end-to-end task tests dominate).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 .venv/bin/ruff check .
-.venv/bin/python -m pytest -q "$@"
+.venv/bin/python -m pytest -q -n "${OWL_BT_TEST_WORKERS:-auto}" "$@"

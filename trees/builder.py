@@ -23,7 +23,7 @@ from trees.plan import create_plan_subtree
 from trees.replan import create_replan_subtree
 
 
-def create_root(max_attempts: int = 3) -> py_trees.behaviour.Behaviour:
+def create_root(max_attempts: int = 4) -> py_trees.behaviour.Behaviour:
     attempt = py_trees.composites.Sequence(
         name="attempt",
         memory=True,

@@ -21,8 +21,10 @@ from trees.worker import WorkerBehaviour
 
 POSE_TOLERANCE_MAX = 0.10  # metres: beyond this the object went somewhere else entirely
 SETTLE_S = 0.5  # seconds the arm holds still after a step before the scene is observed
-GRASP_TOLERANCE = 0.03  # metres (xy): a held object farther than this from its planned pose slipped in the grasp
-PLAN_TOLERANCE = 0.02  # metres: a later step that acts on an object this far from its planned pose needs a new plan
+GRASP_TOLERANCE = 0.05  # metres (xy): a held object farther than this from its planned pose slipped in the grasp
+# (the camera places an object the fingers hide between them until it sees it: allow for that)
+PLAN_TOLERANCE = 0.03  # metres: a later step that acts on an object this far from its planned pose needs a new plan
+# (above the camera pipeline's worst centroid error, 1.7 cm, so that its noise alone does not trigger one)
 
 
 class Execute(WorkerBehaviour):
@@ -92,7 +94,7 @@ class Execute(WorkerBehaviour):
                 return Failure(
                     "monitor",
                     f"{name} came to rest at ({got.x:.2f}, {got.y:.2f}), {err * 100:.0f} cm from where it was planned"
-                    + (f"; {', '.join(failed)} no longer holds" if failed else ""),
+                    + _turned(got, pose) + (f"; {', '.join(failed)} no longer holds" if failed else ""),
                     str(step.op), (name,), {"pose": got.rounded(), "planned": pose.rounded(), "failed": failed},
                 )
             if name in later and err > PLAN_TOLERANCE:
@@ -107,6 +109,15 @@ class Execute(WorkerBehaviour):
             return self.fail(result)
         self.feedback_message = f"{len(self._plan.refinement.steps)} steps done"
         return py_trees.common.Status.SUCCESS
+
+
+def _turned(got, planned) -> str:
+    """', turned N° from the planned orientation' when the object is seen turned by over 20°, else ''."""
+    import pybullet as p
+
+    qa, qb = p.getQuaternionFromEuler(got.euler), p.getQuaternionFromEuler(planned.euler)
+    angle = math.degrees(2.0 * math.acos(min(1.0, abs(sum(a * b for a, b in zip(qa, qb, strict=True))))))
+    return f", turned {angle:.0f}° from the planned orientation" if angle > 20 else ""
 
 
 def held_after(schema, args: tuple[str, ...]) -> str | None:

@@ -12,7 +12,7 @@ class Replan(py_trees.behaviour.Behaviour):
     """On activation: read the stage failure, write /owl/failure, bump /owl/attempt and augment
     /owl/instruction. RUNNING lets the selector start a new attempt; FAILURE when out of attempts."""
 
-    def __init__(self, name: str = "replan", max_attempts: int = 3) -> None:
+    def __init__(self, name: str = "replan", max_attempts: int = 4) -> None:
         super().__init__(name=name)
         self.max_attempts = max_attempts
         self.bb = client(name, write=("instruction", "attempt", "failure", "history"),
@@ -45,5 +45,5 @@ class Replan(py_trees.behaviour.Behaviour):
         return py_trees.common.Status.FAILURE if self._give_up else py_trees.common.Status.RUNNING
 
 
-def create_replan_subtree(max_attempts: int = 3) -> py_trees.behaviour.Behaviour:
+def create_replan_subtree(max_attempts: int = 4) -> py_trees.behaviour.Behaviour:
     return Replan("replan", max_attempts)

@@ -26,7 +26,7 @@ class RunResult:
     blackboard: dict
 
 
-def run_tree(services: Services, instruction: str, max_attempts: int = 3, on_tick=None) -> RunResult:
+def run_tree(services: Services, instruction: str, max_attempts: int = 4, on_tick=None) -> RunResult:
     """Build the tree, hand it the services, tick until SUCCESS/FAILURE (or Ctrl-C)."""
     py_trees.blackboard.Blackboard.clear()
     seed = client("runner", write=("instruction", "attempt", "history"))

@@ -22,7 +22,7 @@ class BenchConfig:
     out: Path
     jobs: int
     budget: int = 500
-    max_attempts: int = 3
+    max_attempts: int = 4
     perception: str = "camera"  # the perception source of every episode (owl_bt.episode.PERCEPTION_SOURCES)
 
     @property
