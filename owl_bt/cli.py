@@ -116,12 +116,14 @@ def bench(
     budget: int = typer.Option(500, "--budget", help="Continuous samples per action (SPEC §5: 500)."),
     report_only: bool = typer.Option(False, "--report-only", help="Run nothing; rewrite the summary of --out's episodes.jsonl."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar on stderr."),
+    robot: str = typer.Option("ur5e", "--robot", help="Simulated arm: ur5e (default; alias ur5) or kinova-gen3."),
 ) -> None:
     """Benchmark a method over tasks × seeds (SPEC §8); resumable, see README "Benchmark"."""
     from owl_bt.bench.cli import bench_command
 
     try:
-        code = bench_command(out, err, method, tasks, seeds, seed_list, out_dir, jobs, max_attempts, budget, report_only, quiet)
+        code = bench_command(out, err, method, tasks, seeds, seed_list, out_dir, jobs, max_attempts, budget, report_only, quiet,
+                             robot)
     except OwlError as exc:
         raise _fail(exc) from None
     raise typer.Exit(code)

@@ -15,6 +15,7 @@ from owl_bt.runfolder import RunFolder
 from perception.source import SimStateSource
 from sim import tasks
 from sim.camera import render, save_png
+from sim.robot import robot_spec
 from sim.scene_file import Scene, load_scene
 from sim.world import SimWorld
 from skills.registry import load_skills
@@ -38,6 +39,7 @@ class EpisodeConfig:
     budget: int = 500
     scene: Path | None = None  # a user scene file (sim/scene_file.py) instead of the benchmark task
     skeletons: int = 5  # skeletons tried per planning round (SPEC §5)
+    robot: str = "ur5e"  # the arm (sim.robot.ROBOTS: ur5e, kinova-gen3; alias ur5)
 
 
 @dataclass
@@ -91,6 +93,10 @@ def validate(cfg: EpisodeConfig) -> tasks.Task | Scene:
         raise UsageError("--skeletons must be at least 1")
     if cfg.perception not in PERCEPTION_SOURCES:
         raise UsageError(f"unknown perception source {cfg.perception!r}; available: {', '.join(PERCEPTION_SOURCES)}")
+    try:
+        cfg.robot = robot_spec(cfg.robot).name
+    except KeyError as exc:
+        raise UsageError(str(exc.args[0])) from None
     task = scene or tasks.get(cfg.task)
     make_vlm(cfg.vlm, (task.oracle_sketch, task.oracle_checkers))
     return task
@@ -100,7 +106,7 @@ def run_episode(cfg: EpisodeConfig, on_tick=None) -> EpisodeResult:
     task = validate(cfg)
     skills = load_skills()
     folder = RunFolder(cfg.out, cfg.instruction)
-    world = SimWorld(gui=cfg.gui)
+    world = SimWorld(gui=cfg.gui, robot=cfg.robot)
     try:
         try:
             task.build(world, cfg.seed)

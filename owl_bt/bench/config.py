@@ -23,6 +23,7 @@ class BenchConfig:
     jobs: int
     budget: int = 500
     max_attempts: int = 3
+    robot: str = "ur5e"
 
     @property
     def episodes(self) -> int:
@@ -74,7 +75,7 @@ def check_out(out: Path, create: bool = True) -> Path:
 
 
 def make_config(method: str, tasks: str, seeds: int | None, seed_list: str | None, out: Path, jobs: int | None,
-                budget: int, max_attempts: int) -> BenchConfig:
+                budget: int, max_attempts: int, robot: str = "ur5e") -> BenchConfig:
     """Check every argument (raises UsageError), then create the bench folder."""
     name = methods.get(method).name
     task_names = parse_tasks(tasks)
@@ -86,4 +87,10 @@ def make_config(method: str, tasks: str, seeds: int | None, seed_list: str | Non
         raise UsageError("--budget must be at least 1")
     if max_attempts < 1:
         raise UsageError("--max-attempts must be at least 1")
-    return BenchConfig(name, task_names, seed_values, check_out(out), n_jobs, budget, max_attempts)
+    from sim.robot import robot_spec
+
+    try:
+        arm = robot_spec(robot).name
+    except KeyError as exc:
+        raise UsageError(str(exc.args[0])) from None
+    return BenchConfig(name, task_names, seed_values, check_out(out), n_jobs, budget, max_attempts, arm)

@@ -15,7 +15,7 @@ from owl_bt.state import ObjectState, Pose, RobotState, WorldState
 from sim.bullet import body_pose, connect, to_bullet
 from sim.catalog import spec_for_state
 from sim.objects import spawn
-from sim.robot import HOME, PLANNING_LIMITS, RobotModel
+from sim.robot import DEFAULT_ROBOT, RobotModel
 from sim.world import TIME_STEP
 
 SPILL_TILT = 0.6  # radians a container carrying something may tilt on the way before it spills
@@ -32,8 +32,8 @@ class PlanningModel:
         self.bodies: dict[str, int] = {}
         for name, obj in world.objects.items():
             self.bodies[name] = spawn(self.cid, spec_for_state(obj), obj.pose)
-        self.robot = RobotModel.load(self.cid)
-        q = world.robot.joints if world.robot else HOME
+        self.robot = RobotModel.load(self.cid, robot=world.robot.arm if world.robot else DEFAULT_ROBOT)
+        q = world.robot.joints if world.robot else self.robot.home
         self.robot.reset_arm(q)
         self.held: str | None = None
         self.grasp: Transform | None = None  # object pose in the TCP frame
@@ -44,15 +44,15 @@ class PlanningModel:
         self.step_checks: list = []
         if world.robot and world.robot.held in self.bodies:  # already in the hand: keep the observed grasp
             self.attach(world.robot.held)
-        self.limits = PLANNING_LIMITS
+        self.limits = self.robot.limits
         self._arm_links = tuple(range(0, self.robot.tcp + 1))
-        self._base_links = (-1, 0, 1, 2)  # base, base inertia, shoulder, upper arm
+        self._base_links = self.robot.base_links  # base, shoulder, upper arm
 
     # -- state ---------------------------------------------------------------------------------
     def state(self) -> WorldState:
         """The model's current WorldState (object poses read back from the client)."""
         objs = {n: o.moved(body_pose(self.cid, self.bodies[n])) for n, o in self.objects.items()}
-        robot = RobotState(joints=self.robot.arm_q(), held=self.held)
+        robot = RobotState(joints=self.robot.arm_q(), held=self.held, arm=self.robot.spec.name)
         return WorldState(objects=objs, robot=robot, source="planning-model")
 
     def snapshot(self) -> tuple:
