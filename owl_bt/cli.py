@@ -52,6 +52,9 @@ def run(
     budget: int = typer.Option(500, "--budget", help="Continuous samples per action (SPEC §5: 500)."),
     skeletons: int = typer.Option(5, "--skeletons", help="Skeletons tried per planning round (SPEC §5: 5)."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress lines on stderr."),
+    robot: str = typer.Option("ur5e", "--robot", help="The arm: ur5e (default; alias ur5) or kinova-gen3."),
+    speed: float | None = typer.Option(None, "--speed", help="Share of the joints' velocity limits the safety guard allows, "
+                                       "(0, 1] (default 1 in simulation, 0.25 on hardware)."),
 ) -> None:
     """Run a goal on the simulated arm: perceive → generate constraints → plan → execute (→ replan)."""
     from owl_bt.episode import EpisodeConfig, run_episode
@@ -59,7 +62,7 @@ def run(
     if scene is not None and task is not None:
         raise _fail(UsageError("--scene and --task are mutually exclusive: give one or the other"))
     cfg = EpisodeConfig(instruction, task or "berry1", seed, out_dir, gui, vlm, perception, max_attempts, budget, scene=scene,
-                        skeletons=skeletons)
+                        skeletons=skeletons, robot=robot, speed=1.0 if speed is None else speed)
     progress = _Progress() if not quiet else None
     try:
         result = run_episode(cfg, on_tick=progress)

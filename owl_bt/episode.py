@@ -18,6 +18,8 @@ from sim.camera import render, save_png
 from sim.robot import robot_spec
 from sim.scene_file import Scene, load_scene
 from sim.world import SimWorld
+from skills.guard import SafetyGuard
+from skills.guarded import GuardedBackend
 from skills.registry import load_skills
 from skills.sim_backend import SimArmBackend
 from trees.runner import run_tree
@@ -40,6 +42,7 @@ class EpisodeConfig:
     scene: Path | None = None  # a user scene file (sim/scene_file.py) instead of the benchmark task
     skeletons: int = 5  # skeletons tried per planning round (SPEC §5)
     robot: str = "ur5e"  # the arm (sim.robot.ROBOTS: ur5e, kinova-gen3; alias ur5)
+    speed: float = 1.0  # share of the joints' velocity limits the safety guard allows, (0, 1]
 
 
 @dataclass
@@ -63,13 +66,14 @@ class EpisodeResult:
     model_s: float = 0.0
     skeletons: int = 0  # task-plan skeletons handed to refinement
     queries: int = 0  # model (VLM) queries
+    guard_rejections: int = 0  # commands the safety guard refused (target: 0)
 
     def summary(self) -> dict:
         return {
             "success": self.success, "declared_success": self.declared_success, "attempts": self.attempts,
             "wall_s": round(self.wall_s, 3), "samples": self.samples, "plan": self.plan,
             "model_s": round(self.model_s, 3), "tick_hz": round(self.tick_hz, 1),
-            "skeletons": self.skeletons, "queries": self.queries,
+            "skeletons": self.skeletons, "queries": self.queries, "guard_rejections": self.guard_rejections,
             "executed": self.executed, "detector": self.detector_reason, "failure": self.failure, "run_dir": str(self.run_dir),
         }
 
@@ -87,6 +91,8 @@ def validate(cfg: EpisodeConfig) -> tasks.Task | Scene:
         raise UsageError(f"--seed must be 0 or more, got {cfg.seed}")
     if cfg.max_attempts < 1:
         raise UsageError("--max-attempts must be at least 1")
+    if not 0.0 < cfg.speed <= 1.0:
+        raise UsageError(f"--speed must be a share of the velocity limits in (0, 1], got {cfg.speed}")
     if cfg.budget < 1:
         raise UsageError("--budget must be at least 1")
     if cfg.skeletons < 1:
@@ -107,6 +113,7 @@ def run_episode(cfg: EpisodeConfig, on_tick=None) -> EpisodeResult:
     skills = load_skills()
     folder = RunFolder(cfg.out, cfg.instruction)
     world = SimWorld(gui=cfg.gui, robot=cfg.robot)
+    guard: SafetyGuard | None = None
     try:
         try:
             task.build(world, cfg.seed)
@@ -115,7 +122,8 @@ def run_episode(cfg: EpisodeConfig, on_tick=None) -> EpisodeResult:
             folder.discard()
             reason = exc.reason if isinstance(exc, OwlError) else f"the scene cannot be built: {exc}"
             raise UsageError(reason) from None
-        backend = SimArmBackend(world, realtime=cfg.gui)
+        guard = SafetyGuard(robot=cfg.robot, speed=cfg.speed)
+        backend = GuardedBackend(SimArmBackend(world, realtime=cfg.gui), guard, log=folder.log.info)
         services = Services(
             backend=backend,
             perception=SimStateSource(world, held=lambda: backend.held),
@@ -138,6 +146,8 @@ def run_episode(cfg: EpisodeConfig, on_tick=None) -> EpisodeResult:
         save_png(render(world.cid).rgb, str(folder.path / "final.png"))
     finally:
         world.close()
+        if guard is not None:
+            guard.close()
     board = res.blackboard
     executed = list(board.get("executed") or [])
     plan = board["plan"].actions() if board.get("plan") else []
@@ -156,6 +166,7 @@ def run_episode(cfg: EpisodeConfig, on_tick=None) -> EpisodeResult:
         failure=board["failure"].line() if board.get("failure") and not declared else None,
         interrupted=res.interrupted, model_s=services.counters["model_s"],
         skeletons=services.counters["skeletons"], queries=services.counters["queries"],
+        guard_rejections=guard.rejections,
     )
     folder.write_json("plan.json", {
         "instruction": cfg.instruction, "task": task.name, "seed": cfg.seed, "plan": plan,
