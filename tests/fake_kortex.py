@@ -10,7 +10,6 @@ nothing at all (a hung action), an arm fault, or a broken connection (the router
 from __future__ import annotations
 
 import threading
-import time
 from types import SimpleNamespace
 
 

@@ -10,8 +10,8 @@ import threading
 import time
 
 import pytest
-
 from fake_kortex import make_api
+
 from sim.robot import GEN3_HOME, KINOVA_GEN3
 from skills.faults import HELD_UNKNOWN, ActionAborted, ActionTimeout, ArmInFault, BackendUnavailable, ConnectionLost
 from skills.guard import GuardRejection, SafetyGuard
