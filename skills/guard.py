@@ -179,3 +179,21 @@ class SafetyGuard:
             p.disconnect(physicsClientId=self._cid)
         except p.error:
             pass
+
+
+def segments(start: Sequence[float], waypoints: Sequence[Sequence[float]], times: Sequence[float] | None,
+             min_duration: float) -> tuple[list[tuple[float, ...]], list[float]]:
+    """What a hardware backend sends: the waypoints (rad) and one duration per waypoint (s, from the
+    previous one or from `start`), given the guard's times (s from the start); repeated waypoints are
+    merged and no duration is shorter than `min_duration`. Untimed waypoints get `min_duration`."""
+    pts, durations, prev, t_prev = [], [], tuple(start), 0.0
+    for i, q in enumerate(waypoints):
+        t = float(times[i]) if times is not None else t_prev + min_duration
+        q = tuple(q)
+        if max(abs(a - b) for a, b in zip(q, prev, strict=True)) < 1e-6 and pts:
+            durations[-1] += max(0.0, t - t_prev)
+        else:
+            pts.append(q)
+            durations.append(max(min_duration, t - t_prev))
+        prev, t_prev = q, t
+    return pts, durations

@@ -27,6 +27,7 @@ from owl_bt.state import RobotState
 from sim.robot import KINOVA_GEN3, MAX_OPENING, RobotSpec
 from skills.backend import GripResult
 from skills.faults import HELD_UNKNOWN, ActionAborted, ActionTimeout, ArmInFault, BackendUnavailable, ConnectionLost
+from skills.guard import segments
 
 PORT = 10000
 INSTALL_HINT = ("kortex_api is not on PyPI: download Kinova's wheel (kortex_api-2.6.0.post3-py3-none-any.whl, from the "
@@ -126,7 +127,7 @@ class KortexBackend:
         angular waypoint trajectory and wait for its end. `guarded` is treated as a plain move: the
         Gen3 has no stop-at-contact for waypoint trajectories, so descents must be planned to stop."""
         start = self.state().joints
-        pts, durations = _segments(start, waypoints, times)
+        pts, durations = segments(start, waypoints, times, MIN_DURATION_S)
         if not pts:
             return
         if self.guard is not None:
@@ -257,19 +258,3 @@ class KortexBackend:
 
     def _gripper_width(self) -> float:
         return MAX_OPENING * (1.0 - self._gripper_position())
-
-
-def _segments(start: Sequence[float], waypoints: Sequence[Sequence[float]], times: Sequence[float] | None):
-    """Waypoints and per-waypoint durations (s): repeated waypoints merged, none shorter than
-    MIN_DURATION_S. Untimed waypoints get MIN_DURATION_S (the guard always times them)."""
-    pts, durations, prev, t_prev = [], [], tuple(start), 0.0
-    for i, q in enumerate(waypoints):
-        t = float(times[i]) if times is not None else t_prev + MIN_DURATION_S
-        q = tuple(q)
-        if max(abs(a - b) for a, b in zip(q, prev, strict=True)) < 1e-6 and pts:
-            durations[-1] += max(0.0, t - t_prev)
-        else:
-            pts.append(q)
-            durations.append(max(MIN_DURATION_S, t - t_prev))
-        prev, t_prev = q, t
-    return pts, durations
