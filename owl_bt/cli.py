@@ -52,9 +52,14 @@ def run(
     budget: int = typer.Option(500, "--budget", help="Continuous samples per action (SPEC §5: 500)."),
     skeletons: int = typer.Option(5, "--skeletons", help="Skeletons tried per planning round (SPEC §5: 5)."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress lines on stderr."),
-    robot: str = typer.Option("ur5e", "--robot", help="The arm: ur5e (default; alias ur5) or kinova-gen3."),
+    robot: str | None = typer.Option(None, "--robot", help="The arm: ur5e (alias ur5) or kinova-gen3 (default: ur5e, or the "
+                                     "arm of --backend)."),
     speed: float | None = typer.Option(None, "--speed", help="Share of the joints' velocity limits the safety guard allows, "
                                        "(0, 1] (default 1 in simulation, 0.25 on hardware)."),
+    backend: str = typer.Option("sim", "--backend", help="Arm backend: sim (default), kortex (Kinova Gen3) or rtde (UR5)."),
+    ip: str | None = typer.Option(None, "--ip", help="The hardware arm's address (kortex, rtde)."),
+    execute: bool = typer.Option(False, "--execute/--dry-run", help="Hardware: really move the arm, after confirming the "
+                                 "first motion (default --dry-run: plan, check and show; the arm is never contacted)."),
 ) -> None:
     """Run a goal on the simulated arm: perceive → generate constraints → plan → execute (→ replan)."""
     from owl_bt.episode import EpisodeConfig, run_episode
@@ -62,7 +67,9 @@ def run(
     if scene is not None and task is not None:
         raise _fail(UsageError("--scene and --task are mutually exclusive: give one or the other"))
     cfg = EpisodeConfig(instruction, task or "berry1", seed, out_dir, gui, vlm, perception, max_attempts, budget, scene=scene,
-                        skeletons=skeletons, robot=robot, speed=1.0 if speed is None else speed)
+                        skeletons=skeletons, robot=robot or {"kortex": "kinova-gen3"}.get(backend, "ur5e"), backend=backend,
+                        ip=ip, execute=execute,
+                        speed=(1.0 if backend == "sim" else 0.25) if speed is None else speed, confirm=_confirm_first_motion)
     progress = _Progress() if not quiet else None
     try:
         result = run_episode(cfg, on_tick=progress)
@@ -127,6 +134,31 @@ def bench(
     try:
         code = bench_command(out, err, method, tasks, seeds, seed_list, out_dir, jobs, max_attempts, budget, report_only, quiet,
                              robot)
+    except OwlError as exc:
+        raise _fail(exc) from None
+    raise typer.Exit(code)
+
+
+def _confirm_first_motion(traj) -> bool:
+    """Show the first motion's targets and ask on the terminal; no terminal means no."""
+    err.print(f"first motion: {len(traj.waypoints)} waypoints over {traj.times[-1]:.1f} s, ending at joints (rad) "
+              f"{', '.join(f'{v:.3f}' for v in traj.waypoints[-1])}", markup=False, soft_wrap=True)
+    if not sys.stdin.isatty():
+        err.print("owl-bt: not confirmed (no terminal to ask on); nothing was sent to the arm", markup=False)
+        return False
+    return typer.confirm("Send this and the rest of the plan to the arm?", default=False, err=True)
+
+
+@app.command()
+def doctor(
+    backend: str | None = typer.Option(None, "--backend", help="Also check this hardware backend's arm: kortex or rtde."),
+    ip: str | None = typer.Option(None, "--ip", help="The arm's address (with --backend); the arm is never moved."),
+) -> None:
+    """Check what is installed (simulation, planners, vendor libraries) and whether a hardware arm answers."""
+    from owl_bt.doctor import run_doctor
+
+    try:
+        code = run_doctor(out, backend, ip)
     except OwlError as exc:
         raise _fail(exc) from None
     raise typer.Exit(code)

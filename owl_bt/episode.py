@@ -4,8 +4,10 @@ judge the outcome with the task's detector, and write the run folder (DESIGN §6
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -18,8 +20,10 @@ from sim.camera import render, save_png
 from sim.robot import robot_spec
 from sim.scene_file import Scene, load_scene
 from sim.world import SimWorld
+from skills.backend import ArmFault
 from skills.guard import SafetyGuard
 from skills.guarded import GuardedBackend
+from skills.hardware import BACKENDS, ROBOT_OF, TwinBackend, open_hardware
 from skills.registry import load_skills
 from skills.sim_backend import SimArmBackend
 from trees.runner import run_tree
@@ -43,6 +47,10 @@ class EpisodeConfig:
     skeletons: int = 5  # skeletons tried per planning round (SPEC §5)
     robot: str = "ur5e"  # the arm (sim.robot.ROBOTS: ur5e, kinova-gen3; alias ur5)
     speed: float = 1.0  # share of the joints' velocity limits the safety guard allows, (0, 1]
+    backend: str = "sim"  # sim, or hardware: kortex (Kinova Gen3), rtde (UR5) — skills/hardware.py
+    ip: str | None = None  # the arm's address (hardware backends)
+    execute: bool = False  # hardware: really move the arm (default: a dry run that never contacts it)
+    confirm: Callable[[Any], bool] | None = None  # hardware --execute: asked once with the first motion
 
 
 @dataclass
@@ -103,6 +111,14 @@ def validate(cfg: EpisodeConfig) -> tasks.Task | Scene:
         cfg.robot = robot_spec(cfg.robot).name
     except KeyError as exc:
         raise UsageError(str(exc.args[0])) from None
+    if cfg.backend not in BACKENDS:
+        raise UsageError(f"unknown backend {cfg.backend!r}; available: {', '.join(BACKENDS)}")
+    if cfg.backend != "sim":
+        if not cfg.ip:
+            raise UsageError(f"--backend {cfg.backend} needs the arm's address: --ip ADDRESS")
+        if cfg.robot != ROBOT_OF[cfg.backend]:
+            raise UsageError(f"--backend {cfg.backend} drives the {ROBOT_OF[cfg.backend]}, not the {cfg.robot}: "
+                             f"add --robot {ROBOT_OF[cfg.backend]}")
     task = scene or tasks.get(cfg.task)
     make_vlm(cfg.vlm, (task.oracle_sketch, task.oracle_checkers))
     return task
@@ -114,6 +130,7 @@ def run_episode(cfg: EpisodeConfig, on_tick=None) -> EpisodeResult:
     folder = RunFolder(cfg.out, cfg.instruction)
     world = SimWorld(gui=cfg.gui, robot=cfg.robot)
     guard: SafetyGuard | None = None
+    hardware: TwinBackend | None = None
     try:
         try:
             task.build(world, cfg.seed)
@@ -123,7 +140,14 @@ def run_episode(cfg: EpisodeConfig, on_tick=None) -> EpisodeResult:
             reason = exc.reason if isinstance(exc, OwlError) else f"the scene cannot be built: {exc}"
             raise UsageError(reason) from None
         guard = SafetyGuard(robot=cfg.robot, speed=cfg.speed)
-        backend = GuardedBackend(SimArmBackend(world, realtime=cfg.gui), guard, log=folder.log.info)
+        inner = SimArmBackend(world, realtime=cfg.gui)
+        if cfg.backend != "sim" and cfg.execute:
+            try:
+                hardware = TwinBackend(open_hardware(cfg.backend, cfg.ip, guard), inner)
+            except ArmFault as exc:  # a missing vendor library or an arm that does not answer: nothing moved
+                folder.discard()
+                raise UsageError(str(exc)) from None
+        backend = GuardedBackend(hardware or inner, guard, log=folder.log.info, confirm=cfg.confirm if hardware else None)
         services = Services(
             backend=backend,
             perception=SimStateSource(world, held=lambda: backend.held),
@@ -136,7 +160,8 @@ def run_episode(cfg: EpisodeConfig, on_tick=None) -> EpisodeResult:
             on_step=(lambda action: task.observe(world)) if task.observe else (lambda action: None),
         )
         folder.log.info("start", instruction=cfg.instruction, task=task.name, seed=cfg.seed, vlm=cfg.vlm,
-                        perception=cfg.perception)
+                        perception=cfg.perception, robot=cfg.robot, backend=cfg.backend, speed=cfg.speed,
+                        dry_run=cfg.backend != "sim" and not cfg.execute)
         save_png(render(world.cid).rgb, str(folder.path / "initial.png"))
         t0 = time.monotonic()
         res = run_tree(services, cfg.instruction.strip(), cfg.max_attempts, on_tick)
@@ -148,6 +173,8 @@ def run_episode(cfg: EpisodeConfig, on_tick=None) -> EpisodeResult:
         world.close()
         if guard is not None:
             guard.close()
+        if hardware is not None:
+            hardware.close()
     board = res.blackboard
     executed = list(board.get("executed") or [])
     plan = board["plan"].actions() if board.get("plan") else []
