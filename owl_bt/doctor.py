@@ -79,7 +79,9 @@ def _ur_arm(ip: str) -> str:
         import rtde_receive
     except ImportError:
         raise RuntimeError(INSTALL_HINT) from None
-    receive = rtde_receive.RTDEReceiveInterface(ip)
+    from skills.rtde_backend import RECEIVE_VARIABLES
+
+    receive = rtde_receive.RTDEReceiveInterface(ip, -1.0, RECEIVE_VARIABLES)
     try:
         q = receive.getActualQ()
         stopped = receive.isProtectiveStopped() or receive.isEmergencyStopped()

@@ -26,6 +26,9 @@ ACCELERATION = 1.0  # rad/s² for moveJ and stopJ
 MARGIN_S = 5.0  # seconds past a path's planned duration before it counts as hung
 MIN_DURATION_S = 0.02
 POLL_S = 0.01
+# What the receive interface asks the controller for (the backend reads nothing else).
+RECEIVE_VARIABLES = ["timestamp", "actual_q", "robot_mode", "safety_mode", "runtime_state", "robot_status_bits",
+                     "safety_status_bits"]
 
 
 def connect_rtde(ip: str):
@@ -37,7 +40,7 @@ def connect_rtde(ip: str):
     except ImportError:
         raise BackendUnavailable(INSTALL_HINT) from None
     try:
-        receive = rtde_receive.RTDEReceiveInterface(ip)
+        receive = rtde_receive.RTDEReceiveInterface(ip, -1.0, RECEIVE_VARIABLES)
         control = rtde_control.RTDEControlInterface(ip)
     except RuntimeError as exc:
         raise BackendUnavailable(f"the UR at {ip} does not answer: {exc}") from None
