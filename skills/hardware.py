@@ -37,6 +37,9 @@ class TwinBackend:
 
     def __init__(self, hardware: ArmBackend, twin: ArmBackend) -> None:
         self.hardware, self.twin = hardware, twin
+        robot = getattr(twin, "robot", None)  # the simulated arm starts where the real one is
+        if robot is not None:
+            robot.reset_arm(hardware.state().joints)
 
     @property
     def held(self) -> str | None:

@@ -157,3 +157,21 @@ def test_missing_kortex_api_says_how_to_install_it(monkeypatch):
     with pytest.raises(BackendUnavailable) as info:
         import_kortex()
     assert str(info.value) == INSTALL_HINT and "pip install" in INSTALL_HINT
+
+
+def test_the_simulated_twin_starts_where_the_arm_is_and_follows_it(guard):
+    from sim.world import SimWorld
+    from skills.hardware import TwinBackend
+    from skills.sim_backend import SimArmBackend
+
+    api, hardware, _ = _arm("end", guard)
+    api.base.angles_deg = to_degrees(_nearby(0.1))  # the real arm is not at the simulated home
+    world = SimWorld(robot="kinova-gen3")
+    try:
+        twin = TwinBackend(hardware, SimArmBackend(world))
+        assert world.robot.arm_q() == pytest.approx(_nearby(0.1), abs=1e-6)
+        GuardedBackend(twin, guard).execute_trajectory([_nearby(0.1), _nearby(0.3)])
+        assert api.base.executed[-1].waypoints[-1].angular_waypoint.angles == pytest.approx(to_degrees(_nearby(0.3)))
+        assert world.robot.arm_q() == pytest.approx(_nearby(0.3), abs=0.02)
+    finally:
+        world.close()
