@@ -9,10 +9,14 @@ planned targets) may refuse, which ends the run with a typed failure.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from contextlib import contextmanager
 
 from owl_bt.state import RobotState
 from skills.backend import ArmBackend, ArmFault, GripResult
+from skills.faults import ActionTimeout, ArmInFault, BackendUnavailable, ConnectionLost, ProtectiveStop
 from skills.guard import GuardRejection, SafetyGuard, Trajectory
+
+FATAL = (ConnectionLost, ArmInFault, ProtectiveStop, ActionTimeout, BackendUnavailable)
 
 
 class NotConfirmed(ArmFault):
@@ -30,6 +34,7 @@ class GuardedBackend:
         self.inner, self.guard, self.dry_run = inner, guard, dry_run
         self._confirm, self._log = confirm, log or (lambda event, **kw: None)
         self.sent: list[Trajectory] = []  # what reached the inner backend (or would have, in a dry run)
+        self.fatal: ArmFault | None = None  # a hardware fault that ends the run (no replanning)
 
     @property
     def rejections(self) -> int:
@@ -53,13 +58,25 @@ class GuardedBackend:
         if self._confirm is not None:
             ask, self._confirm = self._confirm, None
             if not ask(traj):
-                raise NotConfirmed("the first motion was not confirmed; nothing was sent to the arm")
+                self.fatal = NotConfirmed("the first motion was not confirmed; nothing was sent to the arm")
+                raise self.fatal
         self.sent.append(traj)
         if self.dry_run:
             self._log("dry_run_move", waypoints=len(traj.waypoints), last=[round(v, 4) for v in traj.waypoints[-1]],
                       seconds=round(traj.times[-1], 3))
             return
-        self.inner.execute_trajectory(traj.waypoints, traj.times, guarded=guarded)
+        with self._watch():
+            self.inner.execute_trajectory(traj.waypoints, traj.times, guarded=guarded)
+
+    @contextmanager
+    def _watch(self):
+        """Remember a hardware fault that retrying cannot mend (it ends the run with that failure)."""
+        try:
+            yield
+        except FATAL as exc:
+            self.fatal = exc
+            self._log("arm_fault", kind=type(exc).__name__, reason=str(exc))
+            raise
 
     def gripper(self, command: str) -> GripResult:
         if command not in ("open", "close"):
@@ -70,7 +87,8 @@ class GuardedBackend:
         if self.dry_run:
             self._log("dry_run_grip", command=command)
             return GripResult(self.state().gripper_width, None)
-        result = self.inner.gripper(command)
+        with self._watch():
+            result = self.inner.gripper(command)
         corners = getattr(self.inner, "held_corners", None)
         self.guard.hold(corners() if result.holding is not None and corners is not None else None)
         return result

@@ -42,7 +42,9 @@ class Execute(WorkerBehaviour):
             reason = skill.execute(s.backend, step.commands)
             s.on_step(str(step.op))
             if reason is not None:
-                return Failure("execute", reason, str(step.op), step.op.args)
+                fatal = getattr(s.backend, "fatal", None)  # a hardware fault: stop, do not replan
+                observed = {"retryable": False, "fault": type(fatal).__name__} if fatal is not None else {}
+                return Failure("execute", reason, str(step.op), step.op.args, observed)
             mismatch = self.monitor(step)
             if mismatch is not None:
                 return mismatch
