@@ -70,7 +70,8 @@ class RobotSpec:
     """One arm model. urdf: returns the path of its arm + gripper URDF; arm_joints: in the robot's
     order; home: tool down above the table (rad); limits: the (lower, upper) joint window we plan
     and move within (rad), inside the arm's own limits; velocity_limits: rad/s per joint at 100 %;
-    base_links: the links near the base that the wrist and gripper must never touch."""
+    base_links: the links near the base that the wrist and gripper must never touch; mount: where
+    its base stands in the world frame (m; the table's near edge is at x = 0.2)."""
 
     name: str
     urdf: Callable[[], str]
@@ -79,6 +80,7 @@ class RobotSpec:
     limits: tuple[tuple[float, float], ...]
     velocity_limits: tuple[float, ...]
     base_links: tuple[str, ...]
+    mount: tuple[float, float, float] = (0.0, 0.0, 0.0)
 
     @property
     def dof(self) -> int:
@@ -87,9 +89,12 @@ class RobotSpec:
 
 UR5E = RobotSpec("ur5e", lambda: ur5e_robotiq_urdf(), ARM_JOINTS, HOME, PLANNING_LIMITS, UR_VELOCITY_LIMITS,
                  ("base_link", "base_link_inertia", "shoulder_link", "upper_arm_link"))
-# Tool pointing straight down 0.31 m above the table at x = 0.40 m, fingers closing along y as the
-# UR5e's home (joints 1, 3, 5 at zero: the arm in its x-z plane, elbow up).
-GEN3_HOME = (0.0, 0.2, 0.0, 1.6, 0.0, math.pi - 1.8, math.pi / 2)
+# Tool pointing straight down 0.31 m above the table, 0.22 m in front of the base, fingers closing
+# along y as the UR5e's home (joints 1, 3, 5 at zero: the arm in its x-z plane, elbow up).
+GEN3_HOME = (0.0, -0.2, 0.0, 2.0, 0.0, math.pi - 1.8, math.pi / 2)
+# The Gen3 with a top-down Robotiq reaches about 0.64 m from its base (the UR5e about 0.80 m), so it
+# stands 0.14 m nearer the table than the UR5e, just clear of the table's near edge (x = 0.2 m).
+GEN3_MOUNT = (0.14, 0.0, 0.0)
 GEN3_LIMITS = (
     (-math.pi, math.pi),  # joint_1 (continuous)
     (-2.24, 2.24),
@@ -100,7 +105,7 @@ GEN3_LIMITS = (
     (-2 * math.pi, 2 * math.pi),  # joint_7 (continuous): the wrist may turn a whole way round, as the UR's
 )
 KINOVA_GEN3 = RobotSpec("kinova-gen3", lambda: kinova_gen3_robotiq_urdf(), kinova_gen3.ARM_JOINTS, GEN3_HOME,
-                        GEN3_LIMITS, kinova_gen3.VELOCITY_LIMITS, ("base_link", "shoulder_link", "half_arm_1_link"))
+                        GEN3_LIMITS, kinova_gen3.VELOCITY_LIMITS, ("base_link", "shoulder_link", "half_arm_1_link"), GEN3_MOUNT)
 ROBOTS: dict[str, RobotSpec] = {r.name: r for r in (UR5E, KINOVA_GEN3)}
 ALIASES = {"ur5": "ur5e", "ur": "ur5e", "gen3": "kinova-gen3", "kinova": "kinova-gen3"}
 DEFAULT_ROBOT = "ur5e"
@@ -216,11 +221,12 @@ class RobotModel:
         return self.spec.limits
 
     @classmethod
-    def load(cls, cid: int, base: tuple[float, float, float] = (0.0, 0.0, 0.0),
+    def load(cls, cid: int, base: tuple[float, float, float] | None = None,
              robot: str | RobotSpec = DEFAULT_ROBOT) -> RobotModel:
-        """Load `robot`'s arm + gripper URDF at `base` (metres, world frame), at its home pose with
-        the gripper open. Raises KeyError for an unknown robot name."""
+        """Load `robot`'s arm + gripper URDF with its base at `base` (metres, world frame; default its
+        spec's mount), at its home pose with the gripper open. Raises KeyError for an unknown robot."""
         spec = robot_spec(robot)
+        base = spec.mount if base is None else base
         with quiet():
             body = p.loadURDF(
                 spec.urdf(),

@@ -9,8 +9,11 @@ nothing at all (a hung action), an arm fault, or a broken connection (the router
 
 from __future__ import annotations
 
+import math
 import threading
 from types import SimpleNamespace
+
+from sim.robot import GEN3_HOME
 
 
 class KServerException(Exception):
@@ -131,7 +134,7 @@ class FakeBaseClient:
         self.router = router
         self.calls: list[tuple[str, object]] = []
         self.executed: list[WaypointList] = []
-        self.angles_deg = [0.0, 11.46, 0.0, 91.67, 0.0, 76.87, 90.0]  # the sim's home pose, in Kortex degrees
+        self.angles_deg = [math.degrees(v) % 360.0 for v in GEN3_HOME]  # the sim's home pose, in Kortex degrees
         self.gripper = 0.0
         self.gripper_stop = 1.0  # where closing fingers stop (less than 1: on an object)
         self._action_cbs: dict[int, object] = {}

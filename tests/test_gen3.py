@@ -36,7 +36,8 @@ def test_flange_is_1_19_m_above_the_base_at_zero(cid):
                             physicsClientId=cid)[4]
     assert flange[2] == pytest.approx(1.1874, abs=0.001)
     assert kinova_gen3.FLANGE_HEIGHT_AT_ZERO == pytest.approx(flange[2], abs=1e-4)
-    assert math.hypot(flange[0], flange[1]) < 0.03  # straight up (the published y offsets sum to −2.5 cm)
+    base = KINOVA_GEN3.mount  # the base link's origin, on the table plane (z = 0)
+    assert math.hypot(flange[0] - base[0], flange[1] - base[1]) < 0.03  # straight up (the y offsets sum to −2.5 cm)
     assert model.tcp_pose()[0][2] == pytest.approx(1.1874 + 0.145, abs=0.001)
 
 

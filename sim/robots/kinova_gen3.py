@@ -75,7 +75,9 @@ def _child_offset(link: str) -> tuple[float, float, float]:
 def arm_urdf() -> dict:
     """The bare arm (base_link … end_effector_link) as an xmltodict URDF document."""
     links = [_cylinder_link(name, _child_offset(name)) for name in MASSES]
-    links.append({"@name": "end_effector_link"})
+    links.append({"@name": "end_effector_link",  # a frame, not a body: a token mass (pybullet would add 1 kg)
+                  "inertial": {"mass": {"@value": "0.001"},
+                               "inertia": {"@ixx": "1e-7", "@ixy": "0", "@ixz": "0", "@iyy": "1e-7", "@iyz": "0", "@izz": "1e-7"}}})
     joints = []
     for name, parent, child, xyz, rpy, kind, limit, velocity in JOINTS:
         joint = {"@name": name, "@type": kind, "parent": {"@link": parent}, "child": {"@link": child},
