@@ -170,3 +170,13 @@ def test_segments_merge_repeats_and_keep_a_minimum_duration():
     pts, durations = segments(HOME, [HOME, HOME, _with(0, 0.1)], [0.5, 1.0, 1.5], 0.05)
     assert len(pts) == 2 and durations == pytest.approx([1.0, 0.5])
     assert UR5E.dof == 6
+
+
+def test_the_bench_summary_counts_guard_rejections():
+    from owl_bt.bench.summary import render, summarise
+
+    records = [{"task": "berry1", "seed": s, "method": "oracle", "success": True, "declared_success": True, "samples": 2,
+                "wall_s": 1.0, "guard_rejections": n} for s, n in enumerate((0, 2, 1))]
+    data = summarise(records)
+    assert data["methods"]["oracle"]["overall"]["guard_rejections"] == 3
+    assert "Safety-guard rejections: 3 over 3 episodes (target 0)." in render(data)
