@@ -102,6 +102,9 @@ class KortexBackend:
             self.session = k.SessionManager(self.router)
             self.session.CreateSession(info)
             self.base = k.BaseClient(self.router)
+            servo = k.Base_pb2.ServoingModeInformation()
+            servo.servoing_mode = k.Base_pb2.SINGLE_LEVEL_SERVOING  # high-level commands (not the 1 kHz cyclic loop)
+            self.base.SetServoingMode(servo)
             self._fault_handle = self.base.OnNotificationArmStateTopic(self._arm_state, k.Base_pb2.NotificationOptions())
         except (k.KServerException, k.KClientException, OSError, RuntimeError) as exc:
             raise BackendUnavailable(f"the Gen3 at {ip}:{PORT} does not answer: {exc}") from None

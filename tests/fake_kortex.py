@@ -74,6 +74,11 @@ class NotificationOptions:
     pass
 
 
+class ServoingModeInformation:
+    def __init__(self) -> None:
+        self.servoing_mode = None
+
+
 class CreateSessionInfo:
     def __init__(self) -> None:
         self.username = self.password = ""
@@ -82,7 +87,8 @@ class CreateSessionInfo:
 
 Base_pb2 = SimpleNamespace(
     WaypointList=WaypointList, GripperCommand=GripperCommand, GripperRequest=GripperRequest,
-    NotificationOptions=NotificationOptions, GRIPPER_POSITION=3, ACTION_START=1, ACTION_END=2, ACTION_ABORT=3,
+    NotificationOptions=NotificationOptions, ServoingModeInformation=ServoingModeInformation, SINGLE_LEVEL_SERVOING=2,
+    GRIPPER_POSITION=3, ACTION_START=1, ACTION_END=2, ACTION_ABORT=3,
     ARMSTATE_SERVOING_READY=3, ARMSTATE_IN_FAULT=5,
 )
 Session_pb2 = SimpleNamespace(CreateSessionInfo=CreateSessionInfo)
@@ -143,6 +149,9 @@ class FakeBaseClient:
         self.stopped = threading.Event()
         self.estopped = False
         self.threads: list[threading.Thread] = []
+
+    def SetServoingMode(self, info) -> None:  # noqa: N802
+        self.calls.append(("SetServoingMode", info.servoing_mode))
 
     # subscriptions
     def OnNotificationActionTopic(self, callback, options):  # noqa: N802

@@ -52,6 +52,7 @@ def test_connects_on_port_10000_with_a_dead_man_session(guard):
     assert backend.transport.connected_to == ("192.0.2.10", PORT)
     info = backend.session.info
     assert 0 < info.connection_inactivity_timeout <= 2000 and info.session_inactivity_timeout > 0
+    assert ("SetServoingMode", api.Base_pb2.SINGLE_LEVEL_SERVOING) in api.base.calls
     assert backend.state().joints == pytest.approx(GEN3_HOME, abs=1e-3)
     backend.close()
     assert backend.session.closed and backend.transport.connected_to is None
