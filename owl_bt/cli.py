@@ -70,6 +70,14 @@ def run(
     asr: str = typer.Option("sphinx", "--asr", help="Speech recogniser: sphinx (offline, default) or openai "
                             "(OPENAI_API_KEY, OPENAI_BASE_URL, OWL_BT_ASR_MODEL)."),
     interactive: bool = typer.Option(False, "--interactive", "-i", help="Confirm (or correct) a spoken goal before planning."),
+    robot: str | None = typer.Option(None, "--robot", help="The arm: ur5e (alias ur5) or kinova-gen3 (default: ur5e, or the "
+                                     "arm of --backend)."),
+    speed: float | None = typer.Option(None, "--speed", help="Share of the joints' velocity limits the safety guard allows, "
+                                       "(0, 1] (default 1 in simulation, 0.25 on hardware)."),
+    backend: str = typer.Option("sim", "--backend", help="Arm backend: sim (default), kortex (Kinova Gen3) or rtde (UR5)."),
+    ip: str | None = typer.Option(None, "--ip", help="The hardware arm's address (kortex, rtde)."),
+    execute: bool = typer.Option(False, "--execute/--dry-run", help="Hardware: really move the arm, after confirming the "
+                                 "first motion (default --dry-run: plan, check and show; the arm is never contacted)."),
 ) -> None:
     """Run a goal on the simulated arm: perceive → generate constraints → plan → execute (→ replan)."""
     from owl_bt.episode import EpisodeConfig, run_episode
@@ -90,7 +98,9 @@ def run(
             instruction, task, seed, vlm, recorded_method = _replayed(replay, instruction, task, scene, vlm)
             method = recorded_method if method == "owl" else method
         cfg = EpisodeConfig(instruction, task or "berry1", seed, out_dir, gui, vlm, perception, max_attempts, budget,
-                            scene=scene, skeletons=skeletons)
+                            scene=scene, skeletons=skeletons, robot=robot or {"kortex": "kinova-gen3"}.get(backend, "ur5e"),
+                            backend=backend, ip=ip, execute=execute,
+                            speed=(1.0 if backend == "sim" else 0.25) if speed is None else speed, confirm=_confirm_first_motion)
         from owl_bt.bench import methods
 
         cfg = methods.get(method).configure(cfg)
@@ -172,13 +182,39 @@ def bench(
     report_only: bool = typer.Option(False, "--report-only", help="Run nothing; rewrite the summary of --out's episodes.jsonl."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar on stderr."),
     perception: str = typer.Option("camera", "--perception", help="Perception source of every episode: camera or sim-state."),
+    robot: str = typer.Option("ur5e", "--robot", help="Simulated arm: ur5e (default; alias ur5) or kinova-gen3."),
 ) -> None:
     """Benchmark a method over tasks × seeds (SPEC §8); resumable, see README "Benchmark"."""
     from owl_bt.bench.cli import bench_command
 
     try:
         code = bench_command(out, err, method, tasks, seeds, seed_list, out_dir, jobs, max_attempts, budget, report_only, quiet,
-                             perception)
+                             perception, robot)
+    except OwlError as exc:
+        raise _fail(exc) from None
+    raise typer.Exit(code)
+
+
+def _confirm_first_motion(traj) -> bool:
+    """Show the first motion's targets and ask on the terminal; no terminal means no."""
+    err.print(f"first motion: {len(traj.waypoints)} waypoints over {traj.times[-1]:.1f} s, ending at joints (rad) "
+              f"{', '.join(f'{v:.3f}' for v in traj.waypoints[-1])}", markup=False, soft_wrap=True)
+    if not sys.stdin.isatty():
+        err.print("owl-bt: not confirmed (no terminal to ask on); nothing was sent to the arm", markup=False)
+        return False
+    return typer.confirm("Send this and the rest of the plan to the arm?", default=False, err=True)
+
+
+@app.command()
+def doctor(
+    backend: str | None = typer.Option(None, "--backend", help="Also check this hardware backend's arm: kortex or rtde."),
+    ip: str | None = typer.Option(None, "--ip", help="The arm's address (with --backend); the arm is never moved."),
+) -> None:
+    """Check what is installed (simulation, planners, vendor libraries) and whether a hardware arm answers."""
+    from owl_bt.doctor import run_doctor
+
+    try:
+        code = run_doctor(out, backend, ip)
     except OwlError as exc:
         raise _fail(exc) from None
     raise typer.Exit(code)

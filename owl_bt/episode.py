@@ -4,8 +4,10 @@ judge the outcome with the task's detector, and write the run folder (DESIGN §6
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -15,8 +17,13 @@ from owl_bt.runfolder import RunFolder
 from perception.source import SimStateSource
 from sim import tasks
 from sim.camera import render, save_png
+from sim.robot import robot_spec
 from sim.scene_file import Scene, load_scene
 from sim.world import SimWorld
+from skills.backend import ArmFault
+from skills.guard import SafetyGuard
+from skills.guarded import GuardedBackend
+from skills.hardware import BACKENDS, ROBOT_OF, TwinBackend, open_hardware
 from skills.registry import load_skills
 from skills.sim_backend import SimArmBackend
 from trees.runner import run_tree
@@ -38,6 +45,12 @@ class EpisodeConfig:
     budget: int = 500
     scene: Path | None = None  # a user scene file (sim/scene_file.py) instead of the benchmark task
     skeletons: int = 5  # skeletons tried per planning round (SPEC §5)
+    robot: str = "ur5e"  # the arm (sim.robot.ROBOTS: ur5e, kinova-gen3; alias ur5)
+    speed: float = 1.0  # share of the joints' velocity limits the safety guard allows, (0, 1]
+    backend: str = "sim"  # sim, or hardware: kortex (Kinova Gen3), rtde (UR5) — skills/hardware.py
+    ip: str | None = None  # the arm's address (hardware backends)
+    execute: bool = False  # hardware: really move the arm (default: a dry run that never contacts it)
+    confirm: Callable[[Any], bool] | None = None  # hardware --execute: asked once with the first motion
 
 
 @dataclass
@@ -61,13 +74,14 @@ class EpisodeResult:
     model_s: float = 0.0
     skeletons: int = 0  # task-plan skeletons handed to refinement
     queries: int = 0  # model (VLM) queries
+    guard_rejections: int = 0  # commands the safety guard refused (target: 0)
 
     def summary(self) -> dict:
         return {
             "success": self.success, "declared_success": self.declared_success, "attempts": self.attempts,
             "wall_s": round(self.wall_s, 3), "samples": self.samples, "plan": self.plan,
             "model_s": round(self.model_s, 3), "tick_hz": round(self.tick_hz, 1),
-            "skeletons": self.skeletons, "queries": self.queries,
+            "skeletons": self.skeletons, "queries": self.queries, "guard_rejections": self.guard_rejections,
             "executed": self.executed, "detector": self.detector_reason, "failure": self.failure, "run_dir": str(self.run_dir),
         }
 
@@ -85,12 +99,26 @@ def validate(cfg: EpisodeConfig) -> tasks.Task | Scene:
         raise UsageError(f"--seed must be 0 or more, got {cfg.seed}")
     if cfg.max_attempts < 1:
         raise UsageError("--max-attempts must be at least 1")
+    if not 0.0 < cfg.speed <= 1.0:
+        raise UsageError(f"--speed must be a share of the velocity limits in (0, 1], got {cfg.speed}")
     if cfg.budget < 1:
         raise UsageError("--budget must be at least 1")
     if cfg.skeletons < 1:
         raise UsageError("--skeletons must be at least 1")
     if cfg.perception not in PERCEPTION_SOURCES:
         raise UsageError(f"unknown perception source {cfg.perception!r}; available: {', '.join(PERCEPTION_SOURCES)}")
+    try:
+        cfg.robot = robot_spec(cfg.robot).name
+    except KeyError as exc:
+        raise UsageError(str(exc.args[0])) from None
+    if cfg.backend not in BACKENDS:
+        raise UsageError(f"unknown backend {cfg.backend!r}; available: {', '.join(BACKENDS)}")
+    if cfg.backend != "sim":
+        if not cfg.ip:
+            raise UsageError(f"--backend {cfg.backend} needs the arm's address: --ip ADDRESS")
+        if cfg.robot != ROBOT_OF[cfg.backend]:
+            raise UsageError(f"--backend {cfg.backend} drives the {ROBOT_OF[cfg.backend]}, not the {cfg.robot}: "
+                             f"add --robot {ROBOT_OF[cfg.backend]}")
     task = scene or tasks.get(cfg.task)
     make_vlm(cfg.vlm, (task.oracle_sketch, task.oracle_checkers))
     return task
@@ -100,7 +128,9 @@ def run_episode(cfg: EpisodeConfig, on_tick=None) -> EpisodeResult:
     task = validate(cfg)
     skills = load_skills()
     folder = RunFolder(cfg.out, cfg.instruction)
-    world = SimWorld(gui=cfg.gui)
+    world = SimWorld(gui=cfg.gui, robot=cfg.robot)
+    guard: SafetyGuard | None = None
+    hardware: TwinBackend | None = None
     try:
         try:
             task.build(world, cfg.seed)
@@ -109,8 +139,16 @@ def run_episode(cfg: EpisodeConfig, on_tick=None) -> EpisodeResult:
             folder.discard()
             reason = exc.reason if isinstance(exc, OwlError) else f"the scene cannot be built: {exc}"
             raise UsageError(reason) from None
-        backend = SimArmBackend(world, realtime=cfg.gui)
-        perception = make_perception(cfg.perception, world, backend, cfg.seed)
+        guard = SafetyGuard(robot=cfg.robot, speed=cfg.speed)
+        inner = SimArmBackend(world, realtime=cfg.gui)
+        if cfg.backend != "sim" and cfg.execute:
+            try:
+                hardware = TwinBackend(open_hardware(cfg.backend, cfg.ip, guard), inner)
+            except ArmFault as exc:  # a missing vendor library or an arm that does not answer: nothing moved
+                folder.discard()
+                raise UsageError(str(exc)) from None
+        backend = GuardedBackend(hardware or inner, guard, log=folder.log.info, confirm=cfg.confirm if hardware else None)
+        perception = make_perception(cfg.perception, world, inner, cfg.seed)
         perception.out_dir = folder.path  # the perceive subtree writes perception.png there
         services = Services(
             backend=backend,
@@ -124,7 +162,8 @@ def run_episode(cfg: EpisodeConfig, on_tick=None) -> EpisodeResult:
             on_step=(lambda action: task.observe(world)) if task.observe else (lambda action: None),
         )
         folder.log.info("start", instruction=cfg.instruction, task=task.name, seed=cfg.seed, vlm=cfg.vlm,
-                        perception=cfg.perception)
+                        perception=cfg.perception, robot=cfg.robot, backend=cfg.backend, speed=cfg.speed,
+                        dry_run=cfg.backend != "sim" and not cfg.execute)
         save_png(render(world.cid).rgb, str(folder.path / "initial.png"))
         t0 = time.monotonic()
         res = run_tree(services, cfg.instruction.strip(), cfg.max_attempts, on_tick)
@@ -134,6 +173,10 @@ def run_episode(cfg: EpisodeConfig, on_tick=None) -> EpisodeResult:
         save_png(render(world.cid).rgb, str(folder.path / "final.png"))
     finally:
         world.close()
+        if guard is not None:
+            guard.close()
+        if hardware is not None:
+            hardware.close()
     board = res.blackboard
     executed = list(board.get("executed") or [])
     plan = board["plan"].actions() if board.get("plan") else []
@@ -152,6 +195,7 @@ def run_episode(cfg: EpisodeConfig, on_tick=None) -> EpisodeResult:
         failure=board["failure"].line() if board.get("failure") and not declared else None,
         interrupted=res.interrupted, model_s=services.counters["model_s"],
         skeletons=services.counters["skeletons"], queries=services.counters["queries"],
+        guard_rejections=guard.rejections,
     )
     folder.write_json("plan.json", {
         "instruction": cfg.instruction, "task": task.name, "seed": cfg.seed, "plan": plan,

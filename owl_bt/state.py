@@ -102,11 +102,13 @@ class ObjectState:
 
 @dataclass(frozen=True)
 class RobotState:
-    """Arm joint positions (radians, in the robot's joint order), gripper opening (m), held object."""
+    """Arm joint positions (radians, in the robot's joint order), gripper opening (m), held object,
+    and which arm it is (a name in `sim.robot.ROBOTS`: the planning model builds that arm)."""
 
     joints: tuple[float, ...]
     gripper_width: float = 0.085
     held: str | None = None
+    arm: str = "ur5e"
 
 
 @dataclass

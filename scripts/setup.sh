@@ -29,6 +29,6 @@ stamp=.venv/.owl-bt-installed
 if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
   echo "setup: installing owl-bt and its dependencies into .venv (first time: a few minutes)" >&2
   .venv/bin/python -m pip install -q --upgrade pip >/dev/null
-  .venv/bin/python -m pip install -q -e ".[test]"
+  .venv/bin/python -m pip install -q -e ".[test,ur]"
   touch "$stamp"
 fi

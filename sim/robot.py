@@ -1,9 +1,14 @@
-"""The UR5e arm with a Robotiq 2F-85 gripper, as one pybullet body.
+"""The arm with a Robotiq 2F-85 gripper, as one pybullet body: the UR5e (default) or a Kinova Gen3.
 
-Both models come from `airo-models`; we join them at the UR's `tool0` flange and add a `tcp` link
-between the finger pads (0.145 m along the flange z axis). The gripper's mimic joints are not
-honoured by pybullet, so `RobotModel` drives all six finger joints from the one `finger_joint`
-value in code (multipliers from the Robotiq URDF).
+The UR5e and the gripper come from `airo-models`; we join them at the UR's `tool0` flange and add a
+`tcp` link between the finger pads (0.145 m along the flange z axis). The Kinova Gen3 is written by
+us from its published kinematics (`sim/robots/kinova_gen3.py`) and carries the same gripper on its
+`end_effector_link`. The gripper's mimic joints are not honoured by pybullet, so `RobotModel` drives
+all six finger joints from the one `finger_joint` value in code (multipliers from the Robotiq URDF).
+
+Which arm: `RobotModel.load(cid, robot=NAME)` with a name from `ROBOTS` (`robot_spec` accepts the
+aliases in `ALIASES`); each `RobotSpec` carries that arm's joint names, home pose, planning and
+velocity limits. The module constants `ARM_JOINTS`, `HOME` and `PLANNING_LIMITS` are the UR5e's.
 """
 
 from __future__ import annotations
@@ -12,6 +17,7 @@ import hashlib
 import math
 import os
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -20,6 +26,7 @@ import pybullet as p
 from airo_models.urdf import read_urdf, write_urdf_to_file
 
 from sim.quiet import quiet
+from sim.robots import kinova_gen3
 
 ARM_JOINTS = (
     "shoulder_pan_joint",
@@ -56,25 +63,96 @@ PAD_ORIGIN_OFFSET = 0.007  # metres: the pads' link origins sit this much wider 
 # put objects down only here, however large the surface (edges near the base or far away are
 # reachable only in awkward poses from which the next pick fails).
 WORKSPACE = ((0.32, -0.32), (0.76, 0.32))
+UR_VELOCITY_LIMITS = (math.pi,) * 6  # rad/s, every UR5e (and UR5) joint
+
+
+@dataclass(frozen=True)
+class RobotSpec:
+    """One arm model. urdf: returns the path of its arm + gripper URDF; arm_joints: in the robot's
+    order; home: tool down above the table (rad); limits: the (lower, upper) joint window we plan
+    and move within (rad), inside the arm's own limits; velocity_limits: rad/s per joint at 100 %;
+    base_links: the links near the base that the wrist and gripper must never touch; mount: where
+    its base stands in the world frame (m; the table's near edge is at x = 0.2)."""
+
+    name: str
+    urdf: Callable[[], str]
+    arm_joints: tuple[str, ...]
+    home: tuple[float, ...]
+    limits: tuple[tuple[float, float], ...]
+    velocity_limits: tuple[float, ...]
+    base_links: tuple[str, ...]
+    mount: tuple[float, float, float] = (0.0, 0.0, 0.0)
+
+    @property
+    def dof(self) -> int:
+        return len(self.arm_joints)
+
+
+UR5E = RobotSpec("ur5e", lambda: ur5e_robotiq_urdf(), ARM_JOINTS, HOME, PLANNING_LIMITS, UR_VELOCITY_LIMITS,
+                 ("base_link", "base_link_inertia", "shoulder_link", "upper_arm_link"))
+# Tool pointing straight down 0.31 m above the table, 0.22 m in front of the base, fingers closing
+# along y as the UR5e's home (joints 1, 3, 5 at zero: the arm in its x-z plane, elbow up).
+GEN3_HOME = (0.0, -0.2, 0.0, 2.0, 0.0, math.pi - 1.8, math.pi / 2)
+# The Gen3 with a top-down Robotiq reaches about 0.64 m from its base (the UR5e about 0.80 m), so it
+# stands 0.14 m nearer the table than the UR5e, just clear of the table's near edge (x = 0.2 m).
+GEN3_MOUNT = (0.14, 0.0, 0.0)
+GEN3_LIMITS = (
+    (-math.pi, math.pi),  # joint_1 (continuous)
+    (-2.24, 2.24),
+    (-math.pi, math.pi),  # joint_3 (continuous)
+    (-2.57, 2.57),
+    (-math.pi, math.pi),  # joint_5 (continuous)
+    (-2.09, 2.09),
+    (-2 * math.pi, 2 * math.pi),  # joint_7 (continuous): the wrist may turn a whole way round, as the UR's
+)
+KINOVA_GEN3 = RobotSpec("kinova-gen3", lambda: kinova_gen3_robotiq_urdf(), kinova_gen3.ARM_JOINTS, GEN3_HOME,
+                        GEN3_LIMITS, kinova_gen3.VELOCITY_LIMITS, ("base_link", "shoulder_link", "half_arm_1_link"), GEN3_MOUNT)
+ROBOTS: dict[str, RobotSpec] = {r.name: r for r in (UR5E, KINOVA_GEN3)}
+ALIASES = {"ur5": "ur5e", "ur": "ur5e", "gen3": "kinova-gen3", "kinova": "kinova-gen3"}
+DEFAULT_ROBOT = "ur5e"
+
+
+def robot_spec(name: str | RobotSpec = DEFAULT_ROBOT) -> RobotSpec:
+    """The RobotSpec called `name` (or an alias); raises KeyError listing the known names."""
+    if isinstance(name, RobotSpec):
+        return name
+    key = ALIASES.get(name.strip().lower(), name.strip().lower())
+    if key not in ROBOTS:
+        raise KeyError(f"unknown robot {name!r}; available: {', '.join(ROBOTS)} (aliases: {', '.join(ALIASES)})")
+    return ROBOTS[key]
 
 
 @lru_cache(maxsize=1)
 def ur5e_robotiq_urdf() -> str:
     """Path of the merged UR5e + Robotiq 2F-85 URDF (written once into a per-user cache dir)."""
-    arm_path = airo_models.get_urdf_path("ur5e")
-    grip_path = airo_models.get_urdf_path("robotiq_2f_85")
-    arm = read_urdf(arm_path)
-    grip = read_urdf(grip_path)
     from airo_models.urdf import make_paths_absolute
 
+    arm_path = airo_models.get_urdf_path("ur5e")
+    arm = read_urdf(arm_path)
     make_paths_absolute(arm, arm_path)
+    return _with_gripper(arm, "tool0", "ur5e_robotiq")
+
+
+@lru_cache(maxsize=1)
+def kinova_gen3_robotiq_urdf() -> str:
+    """Path of the Kinova Gen3 (our URDF from the published kinematics) + Robotiq 2F-85 URDF."""
+    return _with_gripper(kinova_gen3.arm_urdf(), "end_effector_link", "kinova_gen3_robotiq")
+
+
+def _with_gripper(arm: dict, flange: str, stem: str) -> str:
+    """Join the Robotiq 2F-85 to `arm` (an xmltodict URDF) at link `flange`, add the `tcp` link and
+    write the result once into a per-user cache dir; returns its path."""
+    from airo_models.urdf import make_paths_absolute
+
+    grip_path = airo_models.get_urdf_path("robotiq_2f_85")
+    grip = read_urdf(grip_path)
     make_paths_absolute(grip, grip_path)
     robot = arm["robot"]
     g = grip["robot"]
     _prefix_clashing_names(robot, g, "gripper_")
     robot["link"] = _as_list(robot["link"]) + _as_list(g["link"])
     joints = _as_list(robot["joint"]) + _as_list(g["joint"])
-    joints.append(_fixed_joint("tool0_to_gripper", "tool0", "gripper_base_link", (0, 0, 0)))
+    joints.append(_fixed_joint("tool0_to_gripper", flange, "gripper_base_link", (0, 0, 0)))
     robot["link"].append({"@name": "tcp"})
     joints.append(_fixed_joint("gripper_to_tcp", "gripper_base_link", "tcp", (0, 0, TCP_OFFSET)))
     robot["joint"] = joints
@@ -83,7 +161,7 @@ def ur5e_robotiq_urdf() -> str:
     digest = hashlib.sha1(repr(arm).encode() + repr(grip).encode()).hexdigest()[:10]
     cache = os.path.join(tempfile.gettempdir(), f"owl-bt-{os.getuid()}")
     os.makedirs(cache, exist_ok=True)
-    out = os.path.join(cache, f"ur5e_robotiq_{digest}.urdf")
+    out = os.path.join(cache, f"{stem}_{digest}.urdf")
     if not os.path.exists(out):
         tmp = out + f".{os.getpid()}.tmp"
         write_urdf_to_file(arm, tmp)
@@ -133,12 +211,27 @@ class RobotModel:
     gripper_links: tuple[int, ...] = ()
     _openings: tuple[tuple[float, float], ...] = ()  # (finger angle rad, pad-origin distance m), angle rising
 
+    spec: RobotSpec = UR5E
+    base_links: tuple[int, ...] = (-1, 0, 1, 2)
+
+    @property
+    def home(self) -> tuple[float, ...]:
+        return self.spec.home
+
+    @property
+    def limits(self) -> tuple[tuple[float, float], ...]:
+        return self.spec.limits
+
     @classmethod
-    def load(cls, cid: int, base: tuple[float, float, float] = (0.0, 0.0, 0.0)) -> RobotModel:
-        """Load the merged URDF at `base` (metres, world frame), at HOME with the gripper open."""
+    def load(cls, cid: int, base: tuple[float, float, float] | None = None,
+             robot: str | RobotSpec = DEFAULT_ROBOT) -> RobotModel:
+        """Load `robot`'s arm + gripper URDF with its base at `base` (metres, world frame; default its
+        spec's mount), at its home pose with the gripper open. Raises KeyError for an unknown robot."""
+        spec = robot_spec(robot)
+        base = spec.mount if base is None else base
         with quiet():
             body = p.loadURDF(
-                ur5e_robotiq_urdf(),
+                spec.urdf(),
                 base,
                 useFixedBase=True,
                 flags=p.URDF_USE_SELF_COLLISION_EXCLUDE_ALL_PARENTS,
@@ -150,18 +243,21 @@ class RobotModel:
             info = p.getJointInfo(body, j, physicsClientId=cid)
             by_name[info[1].decode()] = j
             links[info[12].decode()] = j
+        links[p.getBodyInfo(body, physicsClientId=cid)[0].decode()] = -1
         model = cls(
             cid=cid,
             body=body,
-            arm=tuple(by_name[n] for n in ARM_JOINTS),
+            arm=tuple(by_name[n] for n in spec.arm_joints),
             fingers={by_name[n]: m for n, m in FINGER_MIMIC.items()},
             tcp=links["tcp"],
             pads=(links["left_inner_finger_pad"], links["right_inner_finger_pad"]),
+            spec=spec,
+            base_links=tuple(links[n] for n in spec.base_links),
         )
         model.gripper_links = tuple(range(by_name["tool0_to_gripper"], model.tcp + 1))
         for j in range(p.getNumJoints(body, physicsClientId=cid)):
             p.changeDynamics(body, j, lateralFriction=1.0, physicsClientId=cid)
-        model.reset_arm(HOME)
+        model.reset_arm(spec.home)
         table = []
         for i in range(33):  # the opening as a function of the finger angle, once (for pre-shaping)
             model.reset_fingers(FINGER_CLOSED * i / 32)
@@ -211,10 +307,11 @@ class RobotModel:
 
     # -- motor control (physics) -----------------------------------------------------------
     def command_arm(self, q: tuple[float, ...] | list[float], max_velocity: float = 2.0) -> None:
-        for j, v in zip(self.arm, q, strict=True):
+        """Position targets (rad); each joint no faster than max_velocity or its own limit (rad/s)."""
+        for j, v, vmax in zip(self.arm, q, self.spec.velocity_limits, strict=True):
             p.setJointMotorControl2(
                 self.body, j, p.POSITION_CONTROL, targetPosition=v, force=300.0,
-                maxVelocity=max_velocity, physicsClientId=self.cid,
+                maxVelocity=min(max_velocity, vmax), physicsClientId=self.cid,
             )
 
     def command_fingers(self, angle: float, force: float = 40.0) -> None:

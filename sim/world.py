@@ -28,7 +28,7 @@ class Body:
 class SimWorld:
     """A physics-simulated tabletop. Objects are addressed by name; poses in the world frame."""
 
-    def __init__(self, gui: bool = False) -> None:
+    def __init__(self, gui: bool = False, robot: str = "ur5e") -> None:
         self.cid = connect(gui)
         self.gui = gui
         p.setTimeStep(TIME_STEP, physicsClientId=self.cid)
@@ -36,7 +36,7 @@ class SimWorld:
         tab = catalog.table()
         cx, cy = catalog.TABLE_CENTRE
         self.table = spawn(self.cid, tab, Pose(cx, cy, catalog.TABLE_TOP_Z - tab.size()[2] / 2))
-        self.robot = RobotModel.load(self.cid)
+        self.robot = RobotModel.load(self.cid, robot=robot)
         self.steps = 0
 
     # -- building -------------------------------------------------------------------------
@@ -74,7 +74,7 @@ class SimWorld:
         return out
 
     def robot_state(self, held: str | None = None) -> RobotState:
-        return RobotState(joints=self.robot.arm_q(), gripper_width=self.robot.opening(), held=held)
+        return RobotState(joints=self.robot.arm_q(), gripper_width=self.robot.opening(), held=held, arm=self.robot.spec.name)
 
     def ground_truth(self, held: str | None = None) -> WorldState:
         """The simulator's true state (for detectors and the debugging perception source only)."""

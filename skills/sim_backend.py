@@ -129,6 +129,16 @@ class SimArmBackend:
         self._hold_angle = self.robot.finger_angle()
         self.held = name
 
+    def held_corners(self) -> list[tuple[float, float, float]] | None:
+        """The held object's bounding-box corners in the TCP frame (m, 8 × 3), for the safety guard."""
+        if self.held is None:
+            return None
+        cid, oid = self.world.cid, self.world.body_id(self.held)
+        lo, hi = p.getAABB(oid, physicsClientId=cid)
+        inv = p.invertTransform(*self.robot.tcp_pose())
+        return [p.multiplyTransforms(inv[0], inv[1], (x, y, z), (0, 0, 0, 1))[0]
+                for x in (lo[0], hi[0]) for y in (lo[1], hi[1]) for z in (lo[2], hi[2])]
+
     def _detach(self) -> None:
         if self._constraint is not None:
             p.removeConstraint(self._constraint, physicsClientId=self.world.cid)

@@ -46,7 +46,13 @@ class Execute(WorkerBehaviour):
             s.log("step_start", action=str(step.op))
             reason = skill.execute(s.backend, step.commands)
             s.on_step(str(step.op))
-            failure = Failure("execute", reason, str(step.op), step.op.args) if reason is not None else None
+            failure = None
+            if reason is not None:
+                fatal = getattr(s.backend, "fatal", None)  # a hardware fault: stop, do not replan
+                if fatal is not None:
+                    return Failure("execute", reason, str(step.op), step.op.args,
+                                   {"retryable": False, "fault": type(fatal).__name__})
+                failure = Failure("execute", reason, str(step.op), step.op.args)
             if failure is None:
                 failure = self.monitor(step, {a for st in steps[k + 1:] for a in st.op.args})
             if failure is not None:

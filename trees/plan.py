@@ -13,7 +13,6 @@ from owl_bt.tamp import pddl
 from owl_bt.tamp.motion import densify, plan_motion
 from owl_bt.tamp.refine import Refinement
 from owl_bt.tamp.search import SketchItem, plan
-from sim.robot import HOME
 from skills.base import Move
 from trees.worker import WorkerBehaviour
 
@@ -76,7 +75,7 @@ def go_home(model, refinement: Refinement) -> None:
     """End a plan with a collision-free motion back to the home pose (hand empty), so the arm is
     clear of the scene when it is judged and when the next goal comes."""
     if model.held is None and refinement.steps:
-        home = plan_motion(model, model.robot.arm_q(), HOME)
+        home = plan_motion(model, model.robot.arm_q(), model.robot.home)
         if home is not None:
             refinement.steps[-1].commands = [*refinement.steps[-1].commands, Move(tuple(densify(home)))]
 

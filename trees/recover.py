@@ -14,7 +14,6 @@ import pybullet as p
 
 from owl_bt.tamp.motion import densify, plan_motion
 from owl_bt.tamp.planning_model import PlanningModel
-from sim.robot import HOME
 from skills.backend import ArmFault
 
 TOUCH = 0.005  # metres: an object this close to the arm or hand counts as touching it
@@ -34,7 +33,7 @@ def retreat_home(services) -> bool:
         q0 = model.robot.arm_q()
         touching = tuple(name for name, body in model.bodies.items() if name not in (model.held, "table") and p.getClosestPoints(
             model.robot.body, body, TOUCH, physicsClientId=model.cid))
-        path = plan_motion(model, q0, HOME, ignore=touching)
+        path = plan_motion(model, q0, model.robot.home, ignore=touching)
     finally:
         model.close()
     if path is None:

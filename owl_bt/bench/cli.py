@@ -21,7 +21,7 @@ from owl_bt.errors import UsageError
 
 def bench_command(out: Console, err: Console, method: str, tasks: str, seeds: int | None, seed_list: str | None,
                   out_dir: Path, jobs: int | None, max_attempts: int, budget: int, report_only: bool, quiet: bool,
-                  perception: str = "camera") -> int:
+                  perception: str = "camera", robot: str = "ur5e") -> int:
     """Run (or with `report_only` only summarise) a bench; prints summary.md and one last line on stdout."""
     if report_only:
         check_out(out_dir, create=False)
@@ -31,7 +31,7 @@ def bench_command(out: Console, err: Console, method: str, tasks: str, seeds: in
         sys.stdout.write(render(data))
         print(f"bench: {data['episodes']} episodes summarised in {out_dir / MD_NAME}")
         return 0
-    cfg = make_config(method, tasks, seeds, seed_list, out_dir, jobs, budget, max_attempts, perception)
+    cfg = make_config(method, tasks, seeds, seed_list, out_dir, jobs, budget, max_attempts, perception, robot)
     wanted = {(t, s, cfg.method) for t in cfg.tasks for s in cfg.seeds}
     before = _recorded(cfg.out, wanted)
     interrupted = False

@@ -24,6 +24,7 @@ class BenchConfig:
     budget: int = 500
     max_attempts: int = 4
     perception: str = "camera"  # the perception source of every episode (owl_bt.episode.PERCEPTION_SOURCES)
+    robot: str = "ur5e"
 
     @property
     def episodes(self) -> int:
@@ -75,7 +76,7 @@ def check_out(out: Path, create: bool = True) -> Path:
 
 
 def make_config(method: str, tasks: str, seeds: int | None, seed_list: str | None, out: Path, jobs: int | None,
-                budget: int, max_attempts: int, perception: str = "camera") -> BenchConfig:
+                budget: int, max_attempts: int, perception: str = "camera", robot: str = "ur5e") -> BenchConfig:
     """Check every argument (raises UsageError), then create the bench folder."""
     name = methods.get(method).name
     task_names = parse_tasks(tasks)
@@ -88,7 +89,12 @@ def make_config(method: str, tasks: str, seeds: int | None, seed_list: str | Non
     if max_attempts < 1:
         raise UsageError("--max-attempts must be at least 1")
     from owl_bt.episode import PERCEPTION_SOURCES
+    from sim.robot import robot_spec
 
     if perception not in PERCEPTION_SOURCES:
         raise UsageError(f"unknown perception source {perception!r}; available: {', '.join(PERCEPTION_SOURCES)}")
-    return BenchConfig(name, task_names, seed_values, check_out(out), n_jobs, budget, max_attempts, perception)
+    try:
+        arm = robot_spec(robot).name
+    except KeyError as exc:
+        raise UsageError(str(exc.args[0])) from None
+    return BenchConfig(name, task_names, seed_values, check_out(out), n_jobs, budget, max_attempts, perception, arm)

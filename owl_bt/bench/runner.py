@@ -79,7 +79,8 @@ def plan_jobs(cfg: BenchConfig) -> list[Job]:
         for seed in cfg.seeds:
             rel = f"runs/{method.name}/{task.name}-s{seed}"
             base = EpisodeConfig(task.instruction, task.name, seed, (cfg.out / rel).absolute(),
-                                 max_attempts=cfg.max_attempts, budget=cfg.budget, perception=cfg.perception)
+                                 max_attempts=cfg.max_attempts, budget=cfg.budget, perception=cfg.perception,
+                                 robot=cfg.robot)
             jobs.append(Job(task.name, seed, method.name, method.configure(base), rel))
     return jobs
 
@@ -229,7 +230,8 @@ def _ordered(job: Job, summary: dict[str, Any], episode_s: float) -> dict[str, A
     rec: dict[str, Any] = {"task": job.task, "seed": job.seed, "method": job.method}
     rec.update({k: summary.get(k) for k in FIELDS[3:]})
     rec.update({k: v for k, v in summary.items() if k not in rec})
-    rec.update(vlm=job.cfg.vlm, budget=job.cfg.budget, max_attempts=job.cfg.max_attempts, episode_s=round(episode_s, 3))
+    rec.update(vlm=job.cfg.vlm, robot=job.cfg.robot, budget=job.cfg.budget, max_attempts=job.cfg.max_attempts,
+               episode_s=round(episode_s, 3))
     rec.setdefault("error", False)
     if not rec.get("interrupted"):
         rec.pop("interrupted", None)

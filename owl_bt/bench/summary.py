@@ -47,6 +47,7 @@ def stats(recs: list[dict[str, Any]]) -> dict[str, Any]:
         "skeletons_mean": _mean([float(r.get("skeletons") or 0) for r in measured]),
         "queries_mean": _mean([float(r.get("queries") or 0) for r in measured]),
         "model_share": model / sum(wall) if wall and sum(wall) > 0 else None,
+        "guard_rejections": sum(int(r.get("guard_rejections") or 0) for r in recs),
     }
 
 
@@ -114,6 +115,8 @@ def render(data: dict[str, Any]) -> str:
             row += [_f(s["samples_ratio"], 2), _f(s["wall_ratio"], 2)] if ratios else []
             row += [_f(s["skeletons_mean"]), _f(s["queries_mean"]), _f(share, 0), str(s["errors"])]
             lines.append("| " + " | ".join(row) + " |")
+        lines += ["", f"Safety-guard rejections: {d['overall']['guard_rejections']} over {d['overall']['episodes']} "
+                      "episodes (target 0)."]
     return "\n".join(lines) + "\n"
 
 

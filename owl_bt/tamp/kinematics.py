@@ -46,7 +46,7 @@ def solve_ik(
                 jointRanges=ranges + [0.8] * 6, restPoses=list(init) + [0.0] * 6,
                 maxNumIterations=200, residualThreshold=1e-5, physicsClientId=model.cid,
             )
-            q = tuple(_wrap_into(v, lo, hi) for v, (lo, hi) in zip(sol[:6], model.limits, strict=True))
+            q = tuple(_wrap_into(v, lo, hi) for v, (lo, hi) in zip(sol[:len(model.limits)], model.limits, strict=True))
             robot.reset_arm(q)
             if reaches(model, target):
                 break

@@ -45,19 +45,20 @@ def plan_motion(
         return None
     if segment_free(model, q1, q2, ignore):
         return [tuple(q1), tuple(q2)]
-    space = ob.RealVectorStateSpace(6)
-    bounds = ob.RealVectorBounds(6)
+    dof = len(model.limits)
+    space = ob.RealVectorStateSpace(dof)
+    bounds = ob.RealVectorBounds(dof)
     for i, (lo, hi) in enumerate(model.limits):
         bounds.setLow(i, lo)
         bounds.setHigh(i, hi)
     space.setBounds(bounds)
     setup = og.SimpleSetup(space)
     setup.setStateValidityChecker(
-        lambda s: model.in_collision([s[i] for i in range(6)], ignore) is None and not model.spills())
+        lambda s: model.in_collision([s[i] for i in range(dof)], ignore) is None and not model.spills())
     info = setup.getSpaceInformation()
     info.setStateValidityCheckingResolution(RESOLUTION / space.getMaximumExtent())
     start, goal = space.allocState(), space.allocState()
-    for i in range(6):
+    for i in range(dof):
         start[i], goal[i] = q1[i], q2[i]
     setup.setStartAndGoalStates(start, goal)
     setup.setPlanner(og.RRTConnect(info))
@@ -66,7 +67,7 @@ def plan_motion(
         return None
     setup.simplifySolution(0.5)
     path = setup.getSolutionPath()
-    out = [tuple(path.getState(i)[k] for k in range(6)) for i in range(path.getStateCount())]
+    out = [tuple(path.getState(i)[k] for k in range(dof)) for i in range(path.getStateCount())]
     model.set_arm(q1)
     return out
 

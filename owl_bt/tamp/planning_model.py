@@ -15,7 +15,7 @@ from owl_bt.state import ObjectState, Pose, RobotState, WorldState
 from sim.bullet import body_pose, connect, to_bullet
 from sim.catalog import spec_for_state
 from sim.objects import spawn
-from sim.robot import HOME, PLANNING_LIMITS, RobotModel
+from sim.robot import DEFAULT_ROBOT, RobotModel
 from sim.world import TIME_STEP
 
 SPILL_TILT = 0.6  # radians a container carrying something may tilt on the way before it spills
@@ -40,8 +40,8 @@ class PlanningModel:
                 mid = [(a + b) / 2 for a, b in zip(lo, hi, strict=True)]
                 self._cavities[name] = {"centre": (cav["centre"][0] - mid[0], cav["centre"][1] - mid[1]),
                                         "radius": cav["radius"], "bottom": cav["bottom"] - mid[2], "top": cav["top"] - mid[2]}
-        self.robot = RobotModel.load(self.cid)
-        q = world.robot.joints if world.robot else HOME
+        self.robot = RobotModel.load(self.cid, robot=world.robot.arm if world.robot else DEFAULT_ROBOT)
+        q = world.robot.joints if world.robot else self.robot.home
         self.robot.reset_arm(q)
         self.held: str | None = None
         self.grasp: Transform | None = None  # object pose in the TCP frame
@@ -52,9 +52,9 @@ class PlanningModel:
         self.step_checks: list = []
         if world.robot and world.robot.held in self.bodies:  # already in the hand: keep the observed grasp
             self.attach(world.robot.held)
-        self.limits = PLANNING_LIMITS
+        self.limits = self.robot.limits
         self._arm_links = tuple(range(0, self.robot.tcp + 1))
-        self._base_links = (-1, 0, 1, 2)  # base, base inertia, shoulder, upper arm
+        self._base_links = self.robot.base_links  # base, shoulder, upper arm
 
     def cavity(self, name: str) -> tuple[tuple[float, float, float], float, float] | None:
         """A container's opening as it stands now: (floor centre xyz, world frame, m; inner radius, m;
@@ -72,7 +72,7 @@ class PlanningModel:
     def state(self) -> WorldState:
         """The model's current WorldState (object poses read back from the client)."""
         objs = {n: o.moved(body_pose(self.cid, self.bodies[n])) for n, o in self.objects.items()}
-        robot = RobotState(joints=self.robot.arm_q(), held=self.held)
+        robot = RobotState(joints=self.robot.arm_q(), held=self.held, arm=self.robot.spec.name)
         return WorldState(objects=objs, robot=robot, source="planning-model")
 
     def snapshot(self) -> tuple:

@@ -1,0 +1,1 @@
+"""Robot models written from published kinematics (URDF generators)."""

@@ -1,0 +1,264 @@
+"""`ArmBackend` for a Kinova Gen3 through Kinova's `kortex_api` (Python, protobuf over TCP port 10000).
+
+Connection: `TCPTransport` → `RouterClient` → `SessionManager.CreateSession` with a session and a
+connection inactivity timeout, so that the arm stops by itself when this process dies or hangs (the
+dead-man). Motions are angular waypoint trajectories (degrees, one duration per waypoint, from the
+guard's timing) checked with `ValidateWaypointList` before `ExecuteWaypointTrajectory`; completion
+comes from action notifications (`ACTION_END` / `ACTION_ABORT`) within the planned duration plus a
+margin. A fault notification, a timeout, Ctrl-C (`stop()`) or a lost connection stops the arm
+(`Stop`, and `ApplyEmergencyStop` when `Stop` itself fails) and raises a typed `ArmFault`. The
+gripper (Robotiq 2F-85 on the Gen3's tool port) takes `SendGripperCommand` in position mode (0 open,
+1 closed). Joint angles come from `GetMeasuredJointAngles` in degrees wrapped to [0, 360) and are
+turned into radians in one place, `to_radians`.
+
+`kortex_api` is not on PyPI: it is imported only when a backend is built, and a missing one raises
+`BackendUnavailable` with `INSTALL_HINT`. Tests hand in a fake `api` namespace with the same names.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+import time
+from collections.abc import Sequence
+from types import SimpleNamespace
+
+from owl_bt.state import RobotState
+from sim.robot import KINOVA_GEN3, MAX_OPENING, RobotSpec
+from skills.backend import GripResult
+from skills.faults import HELD_UNKNOWN, ActionAborted, ActionTimeout, ArmInFault, BackendUnavailable, ConnectionLost
+from skills.guard import segments
+
+PORT = 10000
+INSTALL_HINT = ("kortex_api is not on PyPI: download Kinova's wheel (kortex_api-2.6.0.post3-py3-none-any.whl, from the "
+                "Kinovarobotics/kortex releases on GitHub) and run `pip install ./kortex_api-2.6.0.post3-py3-none-any.whl "
+                "protobuf==3.20.3`")
+SESSION_TIMEOUT_MS = 10_000  # the arm ends the session after this long without a call
+CONNECTION_TIMEOUT_MS = 2_000  # …and stops when the connection is silent this long (the dead-man)
+ACTION_MARGIN_S = 5.0  # seconds past a trajectory's planned duration before it counts as hung
+GRIPPER_TIMEOUT_S = 4.0
+MIN_DURATION_S = 0.05  # Kortex refuses angular waypoints with a zero duration
+
+
+def import_kortex() -> SimpleNamespace:
+    """The kortex_api names this backend uses; raises BackendUnavailable (with INSTALL_HINT) when missing."""
+    try:
+        from kortex_api.autogen.client_stubs.BaseClientRpc import BaseClient
+        from kortex_api.autogen.messages import Base_pb2, Session_pb2
+        from kortex_api.Exceptions.KClientException import KClientException
+        from kortex_api.Exceptions.KServerException import KServerException
+        from kortex_api.RouterClient import RouterClient, RouterClientSendOptions
+        from kortex_api.SessionManager import SessionManager
+        from kortex_api.TCPTransport import TCPTransport
+    except ImportError:
+        raise BackendUnavailable(INSTALL_HINT) from None
+    return SimpleNamespace(TCPTransport=TCPTransport, RouterClient=RouterClient, RouterClientSendOptions=RouterClientSendOptions,
+                           SessionManager=SessionManager, Session_pb2=Session_pb2, Base_pb2=Base_pb2, BaseClient=BaseClient,
+                           KServerException=KServerException, KClientException=KClientException)
+
+
+def to_radians(degrees: Sequence[float], limits: Sequence[tuple[float, float]]) -> tuple[float, ...]:
+    """Kortex joint angles (degrees, wrapped to [0, 360)) → radians inside each joint's window
+    (`limits`, rad): the one place where the two conventions meet."""
+    out = []
+    for d, (lo, hi) in zip(degrees, limits, strict=True):
+        v = math.radians(d % 360.0)
+        while v > hi:
+            v -= 2 * math.pi
+        while v < lo:
+            v += 2 * math.pi
+        out.append(v)
+    return tuple(out)
+
+
+def to_degrees(q: Sequence[float]) -> list[float]:
+    """Radians → Kortex degrees wrapped to [0, 360)."""
+    return [math.degrees(v) % 360.0 for v in q]
+
+
+class KortexBackend:
+    """A connected Kinova Gen3. ip: the arm's address; api: the kortex_api names (default: imported);
+    guard: a SafetyGuard whose `check_timed` vets every trajectory right before it is sent."""
+
+    def __init__(self, ip: str, username: str = "admin", password: str = "admin", *, api: SimpleNamespace | None = None,
+                 guard=None, spec: RobotSpec = KINOVA_GEN3, action_margin_s: float = ACTION_MARGIN_S,
+                 gripper_timeout_s: float = GRIPPER_TIMEOUT_S) -> None:
+        self.api = api or import_kortex()
+        self.spec, self.guard = spec, guard
+        self.action_margin_s, self.gripper_timeout_s = action_margin_s, gripper_timeout_s
+        self.held: str | None = None
+        self._stop = threading.Event()
+        self._lost = threading.Event()
+        self._fault = threading.Event()
+        k = self.api
+        try:
+            self.transport = k.TCPTransport()
+            self.router = k.RouterClient(self.transport, self._router_error)
+            self.transport.connect(ip, PORT)
+            info = k.Session_pb2.CreateSessionInfo()
+            info.username, info.password = username, password
+            info.session_inactivity_timeout = SESSION_TIMEOUT_MS
+            info.connection_inactivity_timeout = CONNECTION_TIMEOUT_MS
+            self.session = k.SessionManager(self.router)
+            self.session.CreateSession(info)
+            self.base = k.BaseClient(self.router)
+            servo = k.Base_pb2.ServoingModeInformation()
+            servo.servoing_mode = k.Base_pb2.SINGLE_LEVEL_SERVOING  # high-level commands (not the 1 kHz cyclic loop)
+            self.base.SetServoingMode(servo)
+            self._fault_handle = self.base.OnNotificationArmStateTopic(self._arm_state, k.Base_pb2.NotificationOptions())
+        except (k.KServerException, k.KClientException, OSError, RuntimeError) as exc:
+            raise BackendUnavailable(f"the Gen3 at {ip}:{PORT} does not answer: {exc}") from None
+
+    # -- callbacks (kortex_api threads) --------------------------------------------------------
+    def _router_error(self, exc: object) -> None:
+        self._lost.set()
+
+    def _arm_state(self, notification: object) -> None:
+        if getattr(notification, "active_state", None) == self.api.Base_pb2.ARMSTATE_IN_FAULT:
+            self._fault.set()
+
+    # -- ArmBackend -----------------------------------------------------------------------------
+    def state(self) -> RobotState:
+        angles = self._call(self.base.GetMeasuredJointAngles)
+        ordered = sorted(angles.joint_angles, key=lambda a: a.joint_identifier)
+        q = to_radians([a.value for a in ordered], self.spec.limits)
+        return RobotState(joints=q, gripper_width=self._gripper_width(), held=self.held, arm=self.spec.name)
+
+    def execute_trajectory(self, waypoints: Sequence[Sequence[float]], times: Sequence[float] | None = None,
+                           guarded: bool = False) -> None:
+        """Send the waypoints (rad; `times` s from now, as the guard timed them) as one validated
+        angular waypoint trajectory and wait for its end. `guarded` is treated as a plain move: the
+        Gen3 has no stop-at-contact for waypoint trajectories, so descents must be planned to stop."""
+        start = self.state().joints
+        pts, durations = segments(start, waypoints, times, MIN_DURATION_S)
+        if not pts:
+            return
+        if self.guard is not None:
+            self.guard.check_timed(start, pts, durations)
+        b2 = self.api.Base_pb2
+        plan = b2.WaypointList()
+        plan.duration = 0.0
+        plan.use_optimal_blending = False
+        for i, (q, d) in enumerate(zip(pts, durations, strict=True)):
+            wp = plan.waypoints.add()
+            wp.name = f"waypoint_{i}"
+            wp.angular_waypoint.angles.extend(to_degrees(q))
+            wp.angular_waypoint.duration = d
+        report = self._call(self.base.ValidateWaypointList, plan).trajectory_error_report
+        if len(report.trajectory_error_elements):
+            first = report.trajectory_error_elements[0]
+            raise ActionAborted(f"the Gen3 refused the trajectory: {getattr(first, 'message', '') or first}")
+        self._run_action(lambda: self.base.ExecuteWaypointTrajectory(plan), sum(durations))
+
+    def gripper(self, command: str, width: float | None = None) -> GripResult:
+        b2 = self.api.Base_pb2
+        cmd = b2.GripperCommand()
+        cmd.mode = b2.GRIPPER_POSITION
+        finger = cmd.gripper.finger.add()
+        finger.finger_identifier = 1
+        # position mode: 0 open … 1 closed; a pre-shaped 'open' closes in proportion to the width asked
+        finger.value = 1.0 if command == "close" else 0.0 if width is None else min(1.0, max(0.0, 1.0 - width / MAX_OPENING))
+        self._call(self.base.SendGripperCommand, cmd)
+        deadline, last, still = time.monotonic() + self.gripper_timeout_s, None, 0
+        while time.monotonic() < deadline:  # the fingers have stopped: at the target or on an object
+            self._raise_if_interrupted()
+            pos = self._gripper_position()
+            still = still + 1 if last is not None and abs(pos - last) < 0.002 else 0
+            if still >= 3:
+                break
+            last = pos
+            time.sleep(0.05)
+        else:
+            self._halt()
+            raise ActionTimeout(f"the gripper did not stop within {self.gripper_timeout_s:.0f} s")
+        pos = self._gripper_position()
+        self.held = HELD_UNKNOWN if command == "close" and pos < 0.97 else None
+        return GripResult(MAX_OPENING * (1.0 - pos), self.held)
+
+    def stop(self) -> None:
+        """Stop now (any thread): the waiting command ends with an ActionAborted after `Stop`."""
+        self._stop.set()
+        self._halt()
+
+    def close(self) -> None:
+        """Unsubscribe, close the session (1 s timeout) and disconnect; never raises."""
+        try:
+            self.base.Unsubscribe(self._fault_handle)
+            options = self.api.RouterClientSendOptions()
+            options.timeout_ms = 1000
+            self.session.CloseSession(options)
+        except Exception:  # noqa: BLE001 - closing a possibly dead connection
+            pass
+        finally:
+            self.transport.disconnect()
+
+    # -- the pieces ----------------------------------------------------------------------------
+    def _call(self, fn, *args):
+        k = self.api
+        try:
+            return fn(*args)
+        except (k.KServerException, k.KClientException, OSError, RuntimeError) as exc:
+            self._lost.set()
+            self._halt()
+            raise ConnectionLost(f"the Gen3 connection failed: {exc}") from None
+
+    def _run_action(self, send, planned_s: float) -> None:
+        done = threading.Event()
+        outcome: list[object] = []
+        b2 = self.api.Base_pb2
+
+        def on_action(notification) -> None:
+            if notification.action_event in (b2.ACTION_END, b2.ACTION_ABORT):
+                outcome.append(notification.action_event)
+                done.set()
+
+        self._stop.clear()
+        handle = self._call(self.base.OnNotificationActionTopic, on_action, b2.NotificationOptions())
+        try:
+            self._call(send)
+            deadline = time.monotonic() + planned_s + self.action_margin_s
+            while not done.wait(0.02):
+                self._raise_if_interrupted()
+                if time.monotonic() > deadline:
+                    self._halt()
+                    raise ActionTimeout(f"the Gen3 did not finish a {planned_s:.1f} s trajectory within "
+                                        f"{self.action_margin_s:.1f} s more; it was stopped")
+        finally:
+            try:
+                self.base.Unsubscribe(handle)
+            except Exception:  # noqa: BLE001 - the connection may be gone
+                pass
+        if self._stop.is_set():
+            raise ActionAborted("stopped on request")
+        if outcome[0] == b2.ACTION_ABORT:
+            self._halt()
+            raise ActionAborted("the Gen3 aborted the trajectory")
+
+    def _raise_if_interrupted(self) -> None:
+        if self._lost.is_set():
+            self._halt()
+            raise ConnectionLost("the connection to the Gen3 was lost")
+        if self._fault.is_set():
+            self._halt()
+            raise ArmInFault("the Gen3 reported a fault")
+        if self._stop.is_set():
+            raise ActionAborted("stopped on request")
+
+    def _halt(self) -> None:
+        try:
+            self.base.Stop()
+        except Exception:  # noqa: BLE001 - Stop failed: the harder stop, then give up
+            try:
+                self.base.ApplyEmergencyStop()
+            except Exception:  # noqa: BLE001
+                pass
+
+    def _gripper_position(self) -> float:
+        b2 = self.api.Base_pb2
+        request = b2.GripperRequest()
+        request.mode = b2.GRIPPER_POSITION
+        measure = self._call(self.base.GetMeasuredGripperMovement, request)
+        return float(measure.finger[0].value)
+
+    def _gripper_width(self) -> float:
+        return MAX_OPENING * (1.0 - self._gripper_position())

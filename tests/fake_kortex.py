@@ -1,0 +1,253 @@
+"""An in-process fake of the kortex_api names `skills.kortex_backend` uses, at the vendor API boundary.
+
+Message classes behave like the protobuf messages of `Base_pb2` / `Session_pb2` as far as the
+backend uses them (attributes, repeated fields with `add()` / `extend()`); `FakeBaseClient` records
+every call and answers an `ExecuteWaypointTrajectory` with action notifications from its own thread,
+as the arm does: ACTION_END after the trajectory's duration (scaled by `time_scale`), ACTION_ABORT,
+nothing at all (a hung action), an arm fault, or a broken connection (the router's error callback).
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+from types import SimpleNamespace
+
+from sim.robot import GEN3_HOME
+
+
+class KServerException(Exception):
+    pass
+
+
+class KClientException(Exception):
+    pass
+
+
+class _Repeated(list):
+    def __init__(self, factory) -> None:
+        super().__init__()
+        self._factory = factory
+
+    def add(self):
+        item = self._factory()
+        self.append(item)
+        return item
+
+
+class _AngularWaypoint:
+    def __init__(self) -> None:
+        self.angles: list[float] = []
+        self.duration = 0.0
+
+
+class _Waypoint:
+    def __init__(self) -> None:
+        self.name = ""
+        self.angular_waypoint = _AngularWaypoint()
+
+
+class WaypointList:
+    def __init__(self) -> None:
+        self.duration = 0.0
+        self.use_optimal_blending = True
+        self.waypoints = _Repeated(_Waypoint)
+
+
+class _Finger:
+    def __init__(self, finger_identifier: int = 0, value: float = 0.0) -> None:
+        self.finger_identifier, self.value = finger_identifier, value
+
+
+class GripperCommand:
+    def __init__(self) -> None:
+        self.mode = None
+        self.gripper = SimpleNamespace(finger=_Repeated(_Finger))
+
+
+class GripperRequest:
+    def __init__(self) -> None:
+        self.mode = None
+
+
+class NotificationOptions:
+    pass
+
+
+class ServoingModeInformation:
+    def __init__(self) -> None:
+        self.servoing_mode = None
+
+
+class CreateSessionInfo:
+    def __init__(self) -> None:
+        self.username = self.password = ""
+        self.session_inactivity_timeout = self.connection_inactivity_timeout = 0
+
+
+Base_pb2 = SimpleNamespace(
+    WaypointList=WaypointList, GripperCommand=GripperCommand, GripperRequest=GripperRequest,
+    NotificationOptions=NotificationOptions, ServoingModeInformation=ServoingModeInformation, SINGLE_LEVEL_SERVOING=2,
+    GRIPPER_POSITION=3, ACTION_START=1, ACTION_END=2, ACTION_ABORT=3,
+    ARMSTATE_SERVOING_READY=3, ARMSTATE_IN_FAULT=5,
+)
+Session_pb2 = SimpleNamespace(CreateSessionInfo=CreateSessionInfo)
+
+
+class FakeTransport:
+    refuse = False  # a subclass that refuses plays an arm that does not answer
+
+    def __init__(self) -> None:
+        self.connected_to = None
+
+    def connect(self, ip: str, port: int) -> None:
+        if self.refuse:
+            raise KClientException("connection refused")
+        self.connected_to = (ip, port)
+
+    def disconnect(self) -> None:
+        self.connected_to = None
+
+
+class FakeRouter:
+    def __init__(self, transport: FakeTransport, error_callback) -> None:
+        self.transport, self.error_callback = transport, error_callback
+
+
+class RouterClientSendOptions:
+    def __init__(self) -> None:
+        self.timeout_ms = 0
+
+
+class FakeSessionManager:
+    def __init__(self, router: FakeRouter) -> None:
+        self.router, self.info, self.closed = router, None, False
+
+    def CreateSession(self, info) -> None:  # noqa: N802 - the vendor's name
+        self.info = info
+
+    def CloseSession(self, options=None) -> None:  # noqa: N802
+        self.closed = True
+
+
+class FakeBaseClient:
+    """Scenario: 'end' (default), 'abort', 'never', 'fault', 'disconnect', 'invalid' (validation fails)."""
+
+    scenario = "end"
+    time_scale = 0.02  # seconds of fake time per second of planned trajectory
+
+    def __init__(self, router: FakeRouter) -> None:
+        self.router = router
+        self.calls: list[tuple[str, object]] = []
+        self.executed: list[WaypointList] = []
+        self.angles_deg = [math.degrees(v) % 360.0 for v in GEN3_HOME]  # the sim's home pose, in Kortex degrees
+        self.gripper = 0.0
+        self.gripper_stop = 1.0  # where closing fingers stop (less than 1: on an object)
+        self._action_cbs: dict[int, object] = {}
+        self._state_cbs: dict[int, object] = {}
+        self._next = 1
+        self.stopped = threading.Event()
+        self.estopped = False
+        self.threads: list[threading.Thread] = []
+
+    def SetServoingMode(self, info) -> None:  # noqa: N802
+        self.calls.append(("SetServoingMode", info.servoing_mode))
+
+    # subscriptions
+    def OnNotificationActionTopic(self, callback, options):  # noqa: N802
+        self.calls.append(("OnNotificationActionTopic", None))
+        self._next += 1
+        self._action_cbs[self._next] = callback
+        return self._next
+
+    def OnNotificationArmStateTopic(self, callback, options):  # noqa: N802
+        self._next += 1
+        self._state_cbs[self._next] = callback
+        return self._next
+
+    def Unsubscribe(self, handle) -> None:  # noqa: N802
+        self._action_cbs.pop(handle, None)
+        self._state_cbs.pop(handle, None)
+
+    # reading
+    def GetMeasuredJointAngles(self):  # noqa: N802
+        self._check_link()
+        return SimpleNamespace(joint_angles=[SimpleNamespace(joint_identifier=i, value=v) for i, v in
+                                             reversed(list(enumerate(self.angles_deg)))])
+
+    def GetMeasuredGripperMovement(self, request):  # noqa: N802
+        self._check_link()
+        return SimpleNamespace(finger=[SimpleNamespace(finger_identifier=1, value=self.gripper)])
+
+    # commanding
+    def ValidateWaypointList(self, plan: WaypointList):  # noqa: N802
+        self.calls.append(("ValidateWaypointList", plan))
+        errors = [SimpleNamespace(message="joint 2 out of range")] if self.scenario == "invalid" else []
+        return SimpleNamespace(trajectory_error_report=SimpleNamespace(trajectory_error_elements=errors))
+
+    def ExecuteWaypointTrajectory(self, plan: WaypointList) -> None:  # noqa: N802
+        self._check_link()
+        self.calls.append(("ExecuteWaypointTrajectory", plan))
+        self.executed.append(plan)
+        seconds = sum(w.angular_waypoint.duration for w in plan.waypoints) * self.time_scale
+        thread = threading.Thread(target=self._run, args=(plan, seconds), daemon=True)
+        self.threads.append(thread)
+        thread.start()
+
+    def _run(self, plan: WaypointList, seconds: float) -> None:
+        for cb in list(self._action_cbs.values()):
+            cb(SimpleNamespace(action_event=Base_pb2.ACTION_START))
+        if self.stopped.wait(seconds):
+            self._notify(Base_pb2.ACTION_ABORT)
+            return
+        if self.scenario == "end":
+            self.angles_deg = list(plan.waypoints[-1].angular_waypoint.angles)
+            self._notify(Base_pb2.ACTION_END)
+        elif self.scenario == "abort":
+            self._notify(Base_pb2.ACTION_ABORT)
+        elif self.scenario == "fault":
+            for cb in list(self._state_cbs.values()):
+                cb(SimpleNamespace(active_state=Base_pb2.ARMSTATE_IN_FAULT))
+        elif self.scenario == "disconnect":
+            self.router.error_callback(KClientException("connection lost"))
+        # 'never': the action hangs, no notification at all
+
+    def _notify(self, event) -> None:
+        for cb in list(self._action_cbs.values()):
+            cb(SimpleNamespace(action_event=event))
+
+    def SendGripperCommand(self, command: GripperCommand) -> None:  # noqa: N802
+        self._check_link()
+        self.calls.append(("SendGripperCommand", command))
+        target = command.gripper.finger[0].value
+        self.gripper = min(target, self.gripper_stop)
+
+    def Stop(self) -> None:  # noqa: N802
+        self.calls.append(("Stop", None))
+        self.stopped.set()
+        if self.scenario == "disconnect":
+            raise KClientException("not connected")
+
+    def ApplyEmergencyStop(self) -> None:  # noqa: N802
+        self.calls.append(("ApplyEmergencyStop", None))
+        self.estopped = True
+
+    def _check_link(self) -> None:
+        if self.scenario == "disconnect" and any(c[0] == "ExecuteWaypointTrajectory" for c in self.calls):
+            raise KClientException("not connected")
+
+
+def make_api(scenario: str = "end") -> SimpleNamespace:
+    """A kortex_api namespace whose BaseClient plays `scenario`; `api.base` is set once a client is built."""
+    api = SimpleNamespace(TCPTransport=FakeTransport, RouterClient=FakeRouter, RouterClientSendOptions=RouterClientSendOptions,
+                          SessionManager=FakeSessionManager, Session_pb2=Session_pb2, Base_pb2=Base_pb2,
+                          KServerException=KServerException, KClientException=KClientException, base=None)
+
+    def base_client(router):
+        client = FakeBaseClient(router)
+        client.scenario = scenario
+        api.base = client
+        return client
+
+    api.BaseClient = base_client
+    return api
