@@ -128,7 +128,7 @@ def _object(path: Path, i: int, entry: object) -> SceneObject:
     if not isinstance(name, str) or not name.isidentifier():
         raise UsageError(f"{where}: name {name!r} must be a word of letters, digits and underscores")
     colour = entry.get("colour")
-    if colour is not None and colour not in catalog.COLOURS:
+    if colour is not None and (not isinstance(colour, str) or colour not in catalog.COLOURS):
         raise UsageError(f"{where} ({name}): unknown colour {colour!r}; known: {', '.join(sorted(catalog.COLOURS))}")
     spec = catalog.make(kind, name, colour=colour)
     return SceneObject(spec, _pose(f"{where} ({name})", spec, entry.get("pose", "random")))

@@ -53,6 +53,7 @@ def test_bench_berry1_two_seeds_then_rerun_appends_nothing(tmp_path):
 
 @pytest.mark.parametrize("bad, says", [
     (["--seeds", "0"], "--seeds must be at least 1"),
+    (["--seeds", "99999999999999999999999"], "--seeds must be at most"),
     (["--jobs", "0"], "--jobs must be at least 1"),
     (["--out", "FILE"], "is not a folder"),
     (["--tasks", "berry1,nosuch"], "known tasks: berry1"),

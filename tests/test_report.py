@@ -107,3 +107,12 @@ def test_progress_lines_when_stderr_is_not_a_terminal(tmp_path):
     assert r.returncode == 0, r.stderr
     assert "perceive success" in " ".join(r.stderr.split()) and "\x1b[" not in r.stderr
     assert (tmp_path / "r" / "report.md").exists()
+
+
+def test_the_persons_words_are_text_in_the_page(tmp_path):
+    start = {"event": "start", "instruction": "put it <script>alert(1)</script> \x1b[2J there", "timestamp": "bad"}
+    (tmp_path / "events.jsonl").write_text(json.dumps(start) + "\n")
+    write_report(tmp_path)
+    page = (tmp_path / "report.html").read_text()
+    assert "<script>" not in page and "<h1>Run report: put it &lt;script&gt;" in page
+    assert "<title>Run report: put it &lt;script&gt;" in page  # escaped once, not twice

@@ -76,6 +76,7 @@ BAD = {
     "malformed": ('[[object]]\nkind = "apple\npose = [0.5, 0.1]\n', "not valid TOML"),
     "bad pose": ('[[object]]\nkind = "apple"\npose = [0.5]\n', "pose must be [x, y]"),
     "bad colour": ('[[object]]\nkind = "apple"\ncolour = "mauve"\n', "unknown colour 'mauve'"),
+    "colour not a word": ('[[object]]\nkind = "apple"\ncolour = [1, 2]\n', "unknown colour [1, 2]"),
     "no objects": ('instruction = "do it"\n', "no objects"),
     "unknown key": ('[[object]]\nkind = "apple"\nsize = 3\n', "unknown key 'size'"),
 }

@@ -43,6 +43,9 @@ def parse_tasks(spec: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(names))
 
 
+MAX_SEEDS = 100_000  # seeds per task a bench may ask for
+
+
 def parse_seeds(seeds: int | None, seed_list: str | None) -> tuple[int, ...]:
     """`--seeds N` → 0..N-1 (default 10); `--seed-list 3,5,7` → those seeds; not both."""
     if seed_list is not None:
@@ -60,6 +63,8 @@ def parse_seeds(seeds: int | None, seed_list: str | None) -> tuple[int, ...]:
     n = 10 if seeds is None else seeds
     if n < 1:
         raise UsageError(f"--seeds must be at least 1, got {n}")
+    if n > MAX_SEEDS:
+        raise UsageError(f"--seeds must be at most {MAX_SEEDS}, got {n}")
     return tuple(range(n))
 
 

@@ -8,6 +8,7 @@ rebuilt for any finished folder with `write_report(path)`. Also writes the final
 
 from __future__ import annotations
 
+import html
 import json
 import traceback
 from pathlib import Path
@@ -57,6 +58,8 @@ def build_markdown(folder: Path, log: RunLog) -> str:
     start = log.start
     instruction = plan.get("instruction") or start.get("instruction", "")
     title = instruction.splitlines()[0] if instruction else "(no instruction)"
+    # the person's words, shown as text: no markup or control characters get into the page
+    title = html.escape("".join(c for c in title if c.isprintable()))
     ok = result.get("success")
     md = [f"# Run report: {title}", ""]
     verdict = "**success**" if ok else ("**not done**" if ok is not None else "**unfinished**")
@@ -179,7 +182,7 @@ def write_report(folder: Path) -> None:
         md = build_markdown(folder, log)
         if note:
             md += f"\nNote: {note}\n"
-        title = md.splitlines()[0].lstrip("# ")
+        title = html.unescape(md.splitlines()[0].lstrip("# "))  # the page title is escaped once, there
     except Exception as exc:  # a bug here must not lose the run: say so in the report
         md = f"# Run report\n\nThe report could not be made: {type(exc).__name__}: {exc}\n\n" + _fence(traceback.format_exc())
         title = "Run report"
