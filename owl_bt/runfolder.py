@@ -50,6 +50,8 @@ class RunFolder:
             stamp = dt.datetime.now().strftime("%Y%m%d-%H%M%S")
             final = Path("runs") / f"{stamp}-{slugify(instruction)}"
         self.final = Path(final).absolute()  # planning may change the working directory meanwhile
+        if self.final.is_symlink() and not self.final.exists():
+            raise UsageError(f"output path {self.final} is a symbolic link to nothing")
         if self.final.exists() and not self.final.is_dir():
             raise UsageError(f"output path {self.final} exists and is not a folder")
         if self.final.exists() and any(self.final.iterdir()):

@@ -54,6 +54,15 @@ def test_out_path_that_is_a_file_is_usage_error(tmp_path):
     assert target.read_text() == "keep me"
 
 
+def test_out_path_that_links_to_nothing_is_usage_error(tmp_path):
+    link = tmp_path / "dangling"
+    link.symlink_to(tmp_path / "nowhere" / "dir")
+    proc = owl("run", "put the strawberry onto the light-grey region", "--out", str(link))
+    assert proc.returncode == 2
+    assert "symbolic link to nothing" in _one_line_error(proc)
+    assert not (tmp_path / "dangling.partial").exists()
+
+
 def test_non_english_words_are_named_not_called_empty(tmp_path):
     proc = owl("run", "把草莓放在灰色区域上", "--out", str(tmp_path / "r"), "--max-attempts", "1")
     assert proc.returncode == 1
