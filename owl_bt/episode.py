@@ -83,6 +83,7 @@ class EpisodeResult:
             "model_s": round(self.model_s, 3), "tick_hz": round(self.tick_hz, 1),
             "skeletons": self.skeletons, "queries": self.queries, "guard_rejections": self.guard_rejections,
             "executed": self.executed, "detector": self.detector_reason, "failure": self.failure, "run_dir": str(self.run_dir),
+            "interrupted": self.interrupted,
         }
 
 
@@ -192,7 +193,8 @@ def run_episode(cfg: EpisodeConfig, on_tick=None) -> EpisodeResult:
         checkers=dict(constraints.checkers.sources) if constraints else {},
         tree_text=res.tree_text, tick_hz=res.tick_hz, run_dir=folder.final,
         history=list(board.get("history") or []), executed=executed,
-        failure=board["failure"].line() if board.get("failure") and not declared else None,
+        failure=("stopped by Ctrl-C (the arm was stopped first)" if res.interrupted else
+                 board["failure"].line() if board.get("failure") and not declared else None),
         interrupted=res.interrupted, model_s=services.counters["model_s"],
         skeletons=services.counters["skeletons"], queries=services.counters["queries"],
         guard_rejections=guard.rejections,
