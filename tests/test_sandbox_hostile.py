@@ -77,6 +77,7 @@ CONTAINED = {
     "comprehension bomb": fn("return len([i * j for i in range(10000) for j in range(10000)]) > 0"),
     "max over a huge range": fn("return max(range(10 ** 4 * 10 ** 4 * 10 ** 4)) > 0"),
     "deep recursion with work": fn("return f(0)", "def f(n):\n    return f(n + 1) + sum(range(1000))\n"),
+    "printf padding": fn("w = 1000 * 200000\nreturn len('%0*d' % (w, 1)) + len('%0*d' % (w, 1)) > 0"),
 }
 
 

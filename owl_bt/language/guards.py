@@ -25,8 +25,8 @@ class GuardError(Exception):
     """A checker tried to build something too large; the checker counts as False."""
 
 
-_OPS = {"add": operator.add, "mul": operator.mul, "pow": operator.pow}
-_AST_OPS = {ast.Add: "add", ast.Mult: "mul", ast.Pow: "pow"}
+_OPS = {"add": operator.add, "mul": operator.mul, "pow": operator.pow, "mod": operator.mod}
+_AST_OPS = {ast.Add: "add", ast.Mult: "mul", ast.Pow: "pow", ast.Mod: "mod"}
 
 
 def _size(v: object) -> int | None:
@@ -34,8 +34,11 @@ def _size(v: object) -> int | None:
 
 
 def binop(op: str, a: object, b: object) -> object:
-    """a <op> b for op in add | mul | pow, refusing oversized sequences and integers (GuardError)."""
+    """a <op> b for op in add | mul | pow | mod, refusing oversized sequences and integers, and
+    printf-style string formatting (one `%` can build hundreds of megabytes in C) (GuardError)."""
     sa, sb = _size(a), _size(b)
+    if op == "mod" and isinstance(a, str | bytes):
+        raise GuardError("string formatting with % is not allowed in a checker")
     if op == "mul" and (sa is not None or sb is not None):
         n = b if sa is not None else a
         if isinstance(n, int) and (sa if sa is not None else sb) * max(n, 0) > MAX_ITEMS:
