@@ -22,6 +22,9 @@ SPILL_TILT = 0.6  # radians a container carrying something may tilt on the way b
 Transform = tuple[tuple[float, float, float], tuple[float, float, float, float]]
 
 
+CEILING = 0.95  # m: the safety guard refuses the tool or a held object above 1.0 m; plan 5 cm under it
+
+
 class PlanningModel:
     """A kinematic copy of the scene for sampling and checking; one pybullet DIRECT client."""
 
@@ -210,6 +213,10 @@ class PlanningModel:
             for blink in self._base_links:
                 if p.getClosestPoints(body, body, 0.0, linkIndexA=glink, linkIndexB=blink, physicsClientId=cid):
                     return "self"
+        # the safety guard's ceiling (skills.guard.WORKSPACE_BOX): the tool and a held object stay under it
+        if self.robot.tcp_pose()[0][2] > CEILING or (
+                self.held is not None and p.getAABB(self.bodies[self.held], physicsClientId=cid)[1][2] > CEILING):
+            return "the workspace ceiling"
         return None
 
     def within_limits(self, q: tuple[float, ...] | list[float]) -> bool:
