@@ -44,7 +44,7 @@ def run(
     scene: Path | None = typer.Option(None, "--scene", help="Your own scene, a TOML file (see examples/fruit_bowl.toml)."),
     seed: int = typer.Option(0, "--seed", "-s", help="Seed for the scene's random placements and the samplers (≥ 0)."),
     out_dir: Path | None = typer.Option(None, "--out", "-o", help="Run folder (default runs/<time>-<slug>/)."),
-    as_json: bool = typer.Option(False, "--json", help="Make the last line one JSON object with the result."),
+    as_json: bool = typer.Option(False, "--json", help="One JSON object with the result on stdout (the account on stderr)."),
     gui: bool = typer.Option(False, "--gui", help="Show the pybullet GUI and run in real time (needs a display)."),
     vlm: str = typer.Option(
         "offline", "--vlm", help="Constraint generator: offline (default, no network), openai (an OpenAI-compatible endpoint: "
@@ -112,24 +112,25 @@ def run(
             result = run_episode(cfg, on_tick=progress)
     except OwlError as exc:
         raise _fail(exc) from None
-    out.rule("plan sketch")
-    out.print(result.sketch or "(none)", markup=False)
-    out.rule("checkers")
+    view = err if as_json else out  # with --json, stdout carries the JSON object only
+    view.rule("plan sketch")
+    view.print(result.sketch or "(none)", markup=False)
+    view.rule("checkers")
     for src in result.checkers.values():
-        out.print(Syntax(src, "python", theme="ansi_dark", word_wrap=True))
-    out.rule("grounded plan")
+        view.print(Syntax(src, "python", theme="ansi_dark", word_wrap=True))
+    view.rule("grounded plan")
     for i, a in enumerate(result.plan, 1):
-        out.print(f"{i}. {a}", markup=False)
+        view.print(f"{i}. {a}", markup=False)
     if result.history:
-        out.rule("replanning")
+        view.rule("replanning")
         for line in result.history:
-            out.print(line, markup=False)
-    out.rule("final tree")
-    out.print(result.tree_text, markup=False)
-    out.print(f"detector: {result.detector_reason}", markup=False)
-    out.print(f"attempts: {result.attempts}  samples: {result.samples}  wall: {result.wall_s:.1f} s  "
+            view.print(line, markup=False)
+    view.rule("final tree")
+    view.print(result.tree_text, markup=False)
+    view.print(f"detector: {result.detector_reason}", markup=False)
+    view.print(f"attempts: {result.attempts}  samples: {result.samples}  wall: {result.wall_s:.1f} s  "
               f"tick rate: {result.tick_hz:.0f} Hz", markup=False)
-    out.print(f"run folder: {result.run_dir}", markup=False, soft_wrap=True)
+    view.print(f"run folder: {result.run_dir}", markup=False, soft_wrap=True)
     if result.interrupted:
         err.print("owl-bt: stopped by Ctrl-C; the arm was stopped first")
     elif not result.success:

@@ -21,7 +21,7 @@ def test_berry1_succeeds_through_cli(tmp_path, seed):
     out = tmp_path / f"run{seed}"
     proc = owl("run", INSTRUCTION, "--task", "berry1", "--seed", str(seed), "--out", str(out), "--json", "-q")
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    result = json.loads(proc.stdout.strip().splitlines()[-1])
+    result = json.loads(proc.stdout)  # with --json, stdout is exactly one JSON object
     assert result["success"] is True
     assert result["plan"] == ["pick(strawberry)", "place_ontop(strawberry, light_grey_region)"]
     assert result["samples"] >= 2 and result["attempts"] >= 1 and result["wall_s"] > 0
