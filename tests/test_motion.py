@@ -1,10 +1,12 @@
-"""OMPL RRT-Connect finds a collision-free joint path around an obstacle the straight path hits."""
+"""OMPL RRT-Connect finds a collision-free joint path around an obstacle the straight path hits, and the
+same query gives the same path (seeded from the query, bounded by checks, not seconds)."""
 
 from __future__ import annotations
 
 from owl_bt.state import ObjectState, Pose, WorldState
 from owl_bt.tamp.motion import densify, plan_motion, segment_free
-from owl_bt.tamp.planning_model import PlanningModel
+from owl_bt.tamp.planning_model import PLANNING_BOX, PlanningModel
+from skills.guard import WORKSPACE_BOX
 
 
 def test_path_around_a_wall():
@@ -15,9 +17,26 @@ def test_path_around_a_wall():
         q2 = (1.2, -1.9, 1.9, -1.571, -1.571, 0.0)
         assert model.in_collision(q1) is None and model.in_collision(q2) is None
         assert not segment_free(model, q1, q2)  # the direct sweep hits the wall
-        path = plan_motion(model, q1, q2, timeout_s=5.0)
+        path = plan_motion(model, q1, q2)
         assert path is not None and len(path) > 2
+        assert plan_motion(model, q1, q2) == path  # reproducible
+        assert plan_motion(model, q1, q2, budget=1) is None  # the budget bounds the effort
         assert path[0] == q1 and all(abs(a - b) < 1e-9 for a, b in zip(path[-1], q2, strict=True))
         assert all(model.in_collision(q) is None for q in densify(path, 0.02))
+    finally:
+        model.close()
+
+
+def test_the_planner_keeps_inside_the_guards_workspace_box():
+    (glo, ghi), (plo, phi) = WORKSPACE_BOX, PLANNING_BOX
+    assert all(g < q for g, q in zip(glo[:2], plo[:2], strict=True)) and glo[2] <= plo[2]
+    assert all(q < g for g, q in zip(ghi, phi, strict=True))
+    model = PlanningModel(WorldState(objects={}))
+    try:  # an arm stretched out to its side puts the tool outside the box: not a valid configuration
+        q = (-1.571, -0.3, 0.0, -1.571, -1.571, 0.0)
+        assert model.robot.tcp_pose()[0] is not None
+        model.set_arm(q)
+        assert model.robot.tcp_pose()[0][1] < PLANNING_BOX[0][1]
+        assert model.in_collision(q) == "the workspace box"
     finally:
         model.close()

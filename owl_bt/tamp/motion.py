@@ -1,13 +1,20 @@
 """Collision-free joint motion with OMPL (Motion(q1, τ, q2), SPEC §2.1).
 
-RRT-Connect in the arm's 6-D joint space with the planning model as the validity checker, then
-OMPL's path simplification. Straight-line joint paths are tried first: when the direct segment is
-free, no sampling planner is needed.
+RRT-Connect in the arm's joint space with the planning model as the validity checker, then OMPL's
+path simplification. Straight-line joint paths are tried first: when the direct segment is free, no
+sampling planner is needed.
+
+Deterministic: OMPL's random generator is seeded from the query itself, and the effort is a budget of
+collision checks rather than seconds, so the same query gives the same path on a busy machine as on
+an idle one (a wall-clock limit made plans, and so CI, depend on load). A generous wall-clock cap stays
+as a safety net only.
 """
 
 from __future__ import annotations
 
 import math
+import time
+import zlib
 
 import numpy as np
 from ompl import base as ob
@@ -18,6 +25,21 @@ from owl_bt.tamp.planning_model import PlanningModel
 
 ou.setLogLevel(ou.LOG_NONE)
 RESOLUTION = 0.04  # radians between collision checks along a segment
+CHECK_BUDGET = 6000  # validity checks per RRT-Connect query (about 2.5 s on this machine when idle)
+SIMPLIFY_BUDGET = 1500  # validity checks for shortening the found path
+WALL_CAP_S = 30.0  # safety net only: never reached on an idle machine
+
+
+def _query_seed(q1: tuple[float, ...], q2: tuple[float, ...]) -> int:
+    """A non-zero 32-bit seed that is a function of the query (joint values to 1e-4 rad)."""
+    text = ",".join(f"{v:.4f}" for v in (*q1, *q2))
+    return zlib.crc32(text.encode()) or 1
+
+
+def _budget(counter: list[int], checks: int) -> ob.PlannerTerminationCondition:
+    """Stop once `checks` more validity checks have run (counter[0] counts them), or WALL_CAP_S."""
+    start, deadline = counter[0], time.monotonic() + WALL_CAP_S
+    return ob.PlannerTerminationCondition(lambda: counter[0] - start >= checks or time.monotonic() > deadline)
 
 
 def segment_free(model: PlanningModel, q1: tuple[float, ...], q2: tuple[float, ...], ignore: tuple[str, ...] = ()) -> bool:
@@ -36,11 +58,11 @@ def plan_motion(
     q1: tuple[float, ...],
     q2: tuple[float, ...],
     ignore: tuple[str, ...] = (),
-    timeout_s: float = 2.0,
+    budget: int = CHECK_BUDGET,
 ) -> list[tuple[float, ...]] | None:
-    """Joint waypoints from q1 to q2 (radians) avoiding collisions, or None when none is found in
-    timeout_s. The held object (model.held) is carried along and checked too, and when it carries
-    something it is kept upright all the way."""
+    """Joint waypoints from q1 to q2 (radians) avoiding collisions, or None when none is found within
+    `budget` collision checks. The held object (model.held) is carried along and checked too, and when
+    it carries something it is kept upright all the way. The same query gives the same path."""
     if model.in_collision(q1, ignore) is not None or model.in_collision(q2, ignore) is not None:
         return None
     if segment_free(model, q1, q2, ignore):
@@ -53,20 +75,26 @@ def plan_motion(
         bounds.setHigh(i, hi)
     space.setBounds(bounds)
     setup = og.SimpleSetup(space)
-    setup.setStateValidityChecker(
-        lambda s: model.in_collision([s[i] for i in range(dof)], ignore) is None and not model.spills())
+    checks = [0]
+
+    def valid(s) -> bool:
+        checks[0] += 1
+        return model.in_collision([s[i] for i in range(dof)], ignore) is None and not model.spills()
+
+    setup.setStateValidityChecker(valid)
     info = setup.getSpaceInformation()
     info.setStateValidityCheckingResolution(RESOLUTION / space.getMaximumExtent())
     start, goal = space.allocState(), space.allocState()
     for i in range(dof):
         start[i], goal[i] = q1[i], q2[i]
     setup.setStartAndGoalStates(start, goal)
+    ou.RNG.setSeed(_query_seed(tuple(q1), tuple(q2)))  # before the planner makes its generators
     setup.setPlanner(og.RRTConnect(info))
-    solved = setup.solve(timeout_s)
+    solved = setup.solve(_budget(checks, budget))
     if not solved or not setup.haveExactSolutionPath():
         return None
-    setup.simplifySolution(0.5)
     path = setup.getSolutionPath()
+    og.PathSimplifier(info).simplify(path, _budget(checks, SIMPLIFY_BUDGET))
     out = [tuple(path.getState(i)[k] for k in range(dof)) for i in range(path.getStateCount())]
     model.set_arm(q1)
     return out

@@ -22,7 +22,11 @@ SPILL_TILT = 0.6  # radians a container carrying something may tilt on the way b
 Transform = tuple[tuple[float, float, float], tuple[float, float, float, float]]
 
 
-CEILING = 0.95  # m: the safety guard refuses the tool or a held object above 1.0 m; plan 5 cm under it
+# The box the tool and a held object must stay in, (lo, hi) xyz in metres, world frame: the safety
+# guard's WORKSPACE_BOX (skills/guard.py: x −0.30…1.00, y ±0.70, z −0.01…1.00) shrunk by 2 cm at the
+# sides and 5 cm under the ceiling, so the guard never refuses a planned path (tests/test_motion.py
+# keeps the two in step).
+PLANNING_BOX = ((-0.28, -0.68, -0.01), (0.98, 0.68, 0.95))
 
 
 class PlanningModel:
@@ -213,10 +217,15 @@ class PlanningModel:
             for blink in self._base_links:
                 if p.getClosestPoints(body, body, 0.0, linkIndexA=glink, linkIndexB=blink, physicsClientId=cid):
                     return "self"
-        # the safety guard's ceiling (skills.guard.WORKSPACE_BOX): the tool and a held object stay under it
-        if self.robot.tcp_pose()[0][2] > CEILING or (
-                self.held is not None and p.getAABB(self.bodies[self.held], physicsClientId=cid)[1][2] > CEILING):
-            return "the workspace ceiling"
+        # the safety guard's box: the tool and a held object stay inside it
+        (lx, ly, lz), (hx, hy, hz) = PLANNING_BOX
+        tx, ty, tz = self.robot.tcp_pose()[0]
+        if not (lx <= tx <= hx and ly <= ty <= hy and tz <= hz):
+            return "the workspace box"
+        if self.held is not None:
+            (ax, ay, _), (bx, by, bz) = p.getAABB(self.bodies[self.held], physicsClientId=cid)
+            if ax < lx or ay < ly or bx > hx or by > hy or bz > hz:
+                return "the workspace box"
         return None
 
     def within_limits(self, q: tuple[float, ...] | list[float]) -> bool:
