@@ -96,6 +96,17 @@ class ObjectState:
             (c[0] + ext[0], c[1] + ext[1], c[2] + ext[2]),
         )
 
+    def over_footprint(self, x: float, y: float) -> bool:
+        """Is the world point (x, y) (m) over this object's footprint? A standing round thing (a
+        cylinder or sphere tilted under ~17°: a plate, a bowl) has a round footprint of its smaller
+        width; anything else its axis-aligned box (a point 11.5 cm from the centre of a 22 cm plate
+        lies inside the plate's box, but not on the plate)."""
+        upright = abs(self.pose.roll) < 0.3 and abs(self.pose.pitch) < 0.3
+        if self.shape in ("cylinder", "sphere") and upright:
+            return math.hypot(x - self.pose.x, y - self.pose.y) <= min(self.size[0], self.size[1]) / 2
+        lo, hi = self.aabb()
+        return lo[0] <= x <= hi[0] and lo[1] <= y <= hi[1]
+
     def moved(self, pose: Pose) -> ObjectState:
         return replace(self, pose=pose)
 

@@ -160,6 +160,9 @@ class _PlaceSkill(Skill):
         """The operator's own effect, checked after settling; None when it holds, else the reason."""
         if not model.touching(o, s):
             return f"{o} does not end up resting on {s}"
+        state = model.state()
+        if not state.get(s).over_footprint(*state.get(o).pose.position[:2]):
+            return f"{o} ends up on the edge of {s}, its centre not over it"
         return None
 
 

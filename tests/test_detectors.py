@@ -16,7 +16,7 @@ from owl_bt.state import Pose
 from owl_bt.tamp.grounding import ground_operators
 from sim import tasks
 from sim.catalog.layout import REACH, Layout, footprint, resting_pose
-from sim.tasks.common import cavity_centre, held, notes
+from sim.tasks.common import cavity_centre, held, new_layout, notes, put, rests_on
 from sim.world import SimWorld
 
 SEED = 3
@@ -220,3 +220,26 @@ def test_oracle_pour_checker_wants_a_tipped_container_over_the_target_and_the_co
     assert not oracle.checkers.evaluate(check, upright)
     still_in = s0.with_pose(held, Pose(x, y, over, 2.3, 0.0, 0.0)).with_pose(content, Pose(x, y, over))
     assert not oracle.checkers.evaluate(check, still_in)
+
+
+def test_on_a_round_plate_means_over_the_disc_not_its_box():
+    """A strawberry resting on the plate's rim at 9 cm from the centre is on it; one at 11.5 cm along
+    the diagonal (inside the plate's 22 cm box, off the disc) touching its edge is not."""
+    world = SimWorld()
+    try:
+        layout = new_layout(0)
+        put(world, layout, "plate", at=(0.5, 0.0))
+        put(world, layout, "strawberry", at=(0.5 + 0.09, 0.0), support_z=0.015)
+        world.settle(0.3)
+        assert rests_on(world, "strawberry", "plate")
+        d = 0.115 / math.sqrt(2)
+        rest_at(world, "strawberry", 0.5 + d, d, support_z=0.0)  # on the table, against the plate's edge
+        world.step(1)
+        assert world.contacts("strawberry", "plate")
+        plate = world.object_states()["plate"]
+        x, y, _ = world.pose("strawberry").position
+        lo, hi = plate.aabb()
+        assert lo[0] <= x <= hi[0] and lo[1] <= y <= hi[1]  # inside the box …
+        assert not rests_on(world, "strawberry", "plate")  # … but not on the plate
+    finally:
+        world.close()

@@ -133,10 +133,10 @@ def is_upright(world: SimWorld, name: str, tol: float = UPRIGHT_TOL) -> bool:
 
 
 def rests_on(world: SimWorld, obj: str, support: str) -> bool:
-    """obj touches support and its centre lies over support's footprint."""
+    """obj touches support and its centre lies over support's footprint (round for a plate)."""
     states = world.object_states()
-    (lo, hi), (x, y, _) = states[support].aabb(), states[obj].pose.position
-    return lo[0] <= x <= hi[0] and lo[1] <= y <= hi[1] and world.contacts(obj, support)
+    x, y, _ = states[obj].pose.position
+    return states[support].over_footprint(x, y) and world.contacts(obj, support)
 
 
 def near(world: SimWorld, obj_xy: tuple[float, ...], other: str, dist: float) -> bool:
