@@ -73,18 +73,39 @@ class _PlaceSkill(Skill):
         params["y"] = rng.uniform(min(cy, lo[1] + my), max(cy, hi[1] - my))
         return params
 
+    def orient(self, model: PlanningModel, args: tuple[str, ...], params: dict, rng: np.random.Generator) -> dict:
+        """Orientation guidance (ours, beyond the reference), applied by the refiner once the spot is
+        drawn: of the hanging orientation and the six resting faces, in random order, the first
+        whose resting pose at that spot passes the step's checkers (a checker asking for an upright
+        mug rules out the lying faces without a sample spent on each). Unchanged when none passes,
+        when the step has no checkers, or for a ball."""
+        o, s = args
+        state = model.state()
+        if not model.step_checks or state.get(o).shape == "sphere":
+            return params
+        options = [None, *range(len(FACES))]
+        for k in rng.permutation(len(options)):
+            face = options[int(k)]
+            resting = state.with_pose(o, self._resting_pose(state, o, s, {**params, "face": face}))
+            if all(check(resting) for _, check in model.step_checks):
+                return {**params, "face": face}
+        return params
+
+    def _resting_pose(self, state, o: str, s: str, params: dict) -> Pose:
+        """Where o would rest (world frame) when released per `params` and nothing moved on landing."""
+        obj = state.get(o)
+        turned = obj.moved(from_bullet(obj.pose.position, target_orientation(obj, params)))
+        lo, _ = turned.aabb()
+        s_lo, s_hi = state.get(s).aabb()
+        floor = s_lo[2] + 0.006 if self.inside else s_hi[2]
+        return Pose(params["x"], params["y"], floor + turned.pose.z - lo[2], *turned.pose.euler)
+
     def simulate(self, model: PlanningModel, args: tuple[str, ...], params: dict) -> Outcome:
         o, s = args
         if model.held != o:
             return Outcome.fail(f"{o} is not held", o)
-        state = model.state()
-        obj = state.get(o)
-        turned = obj.moved(from_bullet(obj.pose.position, target_orientation(obj, params)))
-        lo, _ = turned.aabb()
-        bottom_offset = turned.pose.z - lo[2]
-        s_lo, s_hi = state.get(s).aabb()
-        floor = s_lo[2] + 0.006 if self.inside else s_hi[2]
-        goal = Pose(params["x"], params["y"], floor + bottom_offset + params["clearance"], *turned.pose.euler)
+        rest = self._resting_pose(model.state(), o, s, params)
+        goal = Pose(rest.x, rest.y, rest.z + params["clearance"], *rest.euler)
         target = model.tcp_for_object(goal, model.grasp)
         q0 = model.robot.arm_q()
         q_place = reach(model, target, seed=q0)

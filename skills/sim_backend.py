@@ -76,7 +76,10 @@ class SimArmBackend:
                     self.robot.command_arm(now)
                     return
             else:
-                raise ArmBlocked(f"waypoint not reached within {WAYPOINT_TIMEOUT} s (blocked?)")
+                against = self._pressing_on()
+                where = f" against {', '.join(against)}" if against else ""
+                raise ArmBlocked(f"waypoint {i + 1}/{len(waypoints)} not reached within {WAYPOINT_TIMEOUT} s "
+                                 f"(blocked{where})")
             if times is not None:  # not before its time: hold the waypoint until then
                 while (self.world.steps - start) * TIME_STEP < times[i]:
                     self._step()
@@ -113,6 +116,19 @@ class SimArmBackend:
             if links & self._left and links & self._right:
                 return name
         return None
+
+    def _pressing_on(self) -> list[str]:
+        """What the arm or the held object is in contact with now, as 'object' or 'held↔object'."""
+        cid, body = self.world.cid, self.robot.body
+        out = []
+        for name, b in self.world.bodies.items():
+            if name == self.held:
+                continue
+            if p.getContactPoints(body, b.id, physicsClientId=cid):
+                out.append(name)
+            elif self.held is not None and p.getContactPoints(self.world.body_id(self.held), b.id, physicsClientId=cid):
+                out.append(f"{self.held}↔{name}")
+        return out
 
     def _attach(self, name: str) -> None:
         cid, body = self.world.cid, self.robot.body

@@ -5,11 +5,14 @@ continuous parameters from the skill's sampler, run its controller in the planni
 the first sample whose resulting state satisfies every constraint — the engineered ones (checked by
 the controller) and the generated checkers for that step (and the goal checkers after the last).
 
-Two additions of ours:
+Additions of ours:
 - **Constraint-guided sampling**: before a step, its checkers are evaluated once on the current
   state while `record_bounds()` listens; the bounds they test the moved object's centre against
   become a hint, and a skill whose sampler returns the moved object's centre as `x`, `y` (and `z`)
   gets them redrawn inside those bounds for GUIDED_SHARE of the samples (the rest stay broad).
+- **Orientation guidance**: a skill with `orient(model, args, params, rng)` (the places) then picks,
+  of the orientations it could release in, one whose resting pose at the drawn spot the step's
+  checkers accept ("upright" rules out lying faces before a sample is spent on them).
 - **Regrasp**: when a step that moves object o fails right after `pick(o)`, the pick is sampled
   again (a new grasp) up to REGRASPS times, the step's budget shared between the tries.
 - **Culprit backtracking**: when a step fails mostly because of an object an earlier step put down
@@ -217,6 +220,8 @@ def _sample_step(model, op, skill, checks, hint, rng, share, cancelled, snap, gr
             reasons["cancelled"] += 1
             return None, reasons, blamed, k - 1
         params = _guided(skill.sample(model, op.args, rng), hint, rng)
+        if hasattr(skill, "orient"):  # a skill that can choose an orientation the step's checkers accept
+            params = skill.orient(model, op.args, params, rng)
         res = skill.simulate(model, op.args, params)
         if res.ok and grasp_filter is not None:
             unfit = grasp_filter(model)
