@@ -127,7 +127,7 @@ class PickSkill(Skill):
             return Outcome.fail(f"the approach to {o} is blocked", o)
         model.set_arm(q_grasp)
         supports = touching_now(model, o)
-        model.attach(o)
+        model.attach(o, angle=model.robot.angle_for_opening(width))
         q_lift = reach(model, raised(target, LIFT), seed=q_grasp)
         if q_lift is None:
             return Outcome.fail(f"cannot lift {o} straight up", o)

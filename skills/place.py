@@ -159,9 +159,7 @@ class _PlaceSkill(Skill):
     def _release_and_judge(self, model: PlanningModel, o: str, s: str, goal: Pose, q_place, q_pre) -> tuple | None:
         """Open at q_place, retreat to q_pre, let physics settle; None when the result meets the
         engineered constraints and the step's generated checkers, else (reason, blamed object)."""
-        model.set_arm(q_place)
-        model.detach()
-        model.set_arm(q_pre)
+        model.release(q_place, q_pre)
         model.settle()
         final = model.state().get(o)
         if model.object_velocity(o) > REST_SPEED:

@@ -27,6 +27,8 @@ Transform = tuple[tuple[float, float, float], tuple[float, float, float, float]]
 # sides and 5 cm under the ceiling, so the guard never refuses a planned path (tests/test_motion.py
 # keeps the two in step).
 PLANNING_BOX = ((-0.28, -0.68, -0.01), (0.98, 0.68, 0.95))
+GRIP_ANGLE = 0.5  # rad: the fingers of a hand holding something whose grip was not measured
+OPEN_S, RETREAT_S = 0.6, 0.3  # seconds a release takes: fingers opening, then backing out
 
 
 class PlanningModel:
@@ -54,6 +56,7 @@ class PlanningModel:
         self.grasp: Transform | None = None  # object pose in the TCP frame
         self.carried: dict[str, Transform] = {}  # contents of the held object, pose in its frame
         self.upright: tuple | None = None  # the held object's orientation when it was picked up
+        self.grip_angle = GRIP_ANGLE  # finger angle (rad) the held object is gripped at
         # (name, checker) pairs the step being sampled must satisfy: set by the refiner, so that a
         # controller can judge a result before it plans dear motions for it
         self.step_checks: list = []
@@ -83,10 +86,11 @@ class PlanningModel:
         return WorldState(objects=objs, robot=robot, source="planning-model")
 
     def snapshot(self) -> tuple:
-        return (p.saveState(physicsClientId=self.cid), self.held, self.grasp, dict(self.carried), self.upright)
+        return (p.saveState(physicsClientId=self.cid), self.held, self.grasp, dict(self.carried), self.upright,
+                self.grip_angle)
 
     def restore(self, snap: tuple) -> None:
-        sid, self.held, self.grasp, carried, self.upright = snap
+        sid, self.held, self.grasp, carried, self.upright, self.grip_angle = snap
         self.carried = dict(carried)
         p.restoreState(stateId=sid, physicsClientId=self.cid)
 
@@ -116,9 +120,10 @@ class PlanningModel:
         p.resetBasePositionAndOrientation(body, pos, quat, physicsClientId=self.cid)
         p.resetBaseVelocity(body, (0, 0, 0), (0, 0, 0), physicsClientId=self.cid)
 
-    def attach(self, name: str) -> None:
+    def attach(self, name: str, angle: float | None = None) -> None:
         """Hold `name` with its current pose relative to the TCP (kinematic grasp); what lies inside
-        it (its contents, e.g. a ball in a mug) is carried along rigidly until `release_contents`."""
+        it (its contents, e.g. a ball in a mug) is carried along rigidly until `release_contents`.
+        angle: the finger angle (rad) it is gripped at (pick measures it), default GRIP_ANGLE."""
         tpos, tquat = self.robot.tcp_pose()
         opos, oquat = p.getBasePositionAndOrientation(self.bodies[name], physicsClientId=self.cid)
         inv = p.invertTransform(tpos, tquat)
@@ -130,7 +135,8 @@ class PlanningModel:
             self.carried[other] = p.multiplyTransforms(oinv[0], oinv[1], cpos, cquat)
         self.held = name
         self.upright = oquat  # how it stood when picked up: carrying contents, keep it so
-        self.robot.reset_fingers(0.5)
+        self.grip_angle = GRIP_ANGLE if angle is None else angle
+        self.robot.reset_fingers(self.grip_angle)
 
     def detach(self) -> None:
         self.held, self.grasp, self.carried = None, None, {}
@@ -230,6 +236,24 @@ class PlanningModel:
 
     def within_limits(self, q: tuple[float, ...] | list[float]) -> bool:
         return all(lo <= v <= hi for v, (lo, hi) in zip(q, self.limits, strict=True))
+
+    def release(self, q_place: tuple[float, ...], q_back: tuple[float, ...]) -> None:
+        """Let go of the held object the way the arm does, with physics running: the fingers open
+        from the grip angle over OPEN_S with the arm still at q_place, then the hand backs out along
+        the straight joint segment to q_back over RETREAT_S. Fingers that catch a mug's handle or
+        rim push or drag it here as they would for real (an instant release followed by a teleported
+        hand predicted a stood-up mug that then came to rest 8–10 cm away). Joint values in radians."""
+        self.set_arm(q_place)
+        self.held, self.grasp, self.carried = None, None, {}
+        self.robot.reset_fingers(self.grip_angle)
+        self.robot.command_fingers(0.0)
+        for _ in range(int(OPEN_S / TIME_STEP)):
+            self.robot.reset_arm(q_place)
+            p.stepSimulation(physicsClientId=self.cid)
+        n = max(1, int(RETREAT_S / TIME_STEP))
+        for i in range(1, n + 1):
+            self.robot.reset_arm(tuple(a + (b - a) * i / n for a, b in zip(q_place, q_back, strict=True)))
+            p.stepSimulation(physicsClientId=self.cid)
 
     def settle(self, seconds: float = 0.6) -> None:
         """Let released objects come to rest (the arm is held still by its motors; a held object
