@@ -97,6 +97,10 @@ def test_the_culprit_is_the_latest_step_that_put_the_blocker_down():
     assert _culprit(steps, fork, collections.Counter({"mug": 50})) == 3
     assert _culprit(steps, fork, collections.Counter({"fork": 300})) is None  # its own argument
     assert _culprit(steps, fork, collections.Counter({"knife": 30})) is None  # never moved
+    # into the mug an earlier step set down, blocked by a bottle nothing moved: set the mug down elsewhere
+    into = GroundOp("place_inside", ("fork", "mug"))
+    assert _culprit(steps, into, collections.Counter({"mustard_bottle": 40, "mug": 5})) == 3
+    assert _culprit(steps, into, collections.Counter({"mug": 40})) is None  # the target itself: no third object
 
 
 def test_a_balls_box_does_not_grow_as_it_rolls():

@@ -192,12 +192,21 @@ def refine(
 
 
 def _culprit(steps: Sequence[GroundedStep], op: GroundOp, blamed: collections.Counter[str]) -> int | None:
-    """Index of the latest earlier step that put down an object blamed (most often) for op's failure,
-    else None. Picks move nothing to a new place; op's own arguments are not blamed on others."""
+    """Index of the earlier step to draw again for op's failure, else None: the latest that put down
+    an object blamed (most often) for it; failing that, when a third object is blamed, the latest
+    that put down op's target (the mug set down so close to the mustard bottle that no fork fits in
+    beside it: set the mug down elsewhere). Picks move nothing to a new place; op's own arguments
+    are not blamed on others."""
     top = [n for n, _ in blamed.most_common(2) if n not in op.args]
     for j in range(len(steps) - 1, -1, -1):
         st = steps[j]
         if st.op.name != "pick" and st.op.args and st.op.args[0] in top:
+            return j
+    if not top:
+        return None
+    for j in range(len(steps) - 1, -1, -1):
+        st = steps[j]
+        if st.op.name != "pick" and st.op.args and st.op.args[0] in op.args[1:]:
             return j
     return None
 
