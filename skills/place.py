@@ -91,6 +91,38 @@ class _PlaceSkill(Skill):
                 return {**params, "face": face}
         return params
 
+    def grasp_fits(self, model: PlanningModel, args: tuple[str, ...], checks=()) -> str | None:
+        """Refinement hook, asked of the pick just before this place of the same object (args: the
+        place's arguments, checks: its checkers): None when, from the grasp just made, some
+        orientation the checkers accept (resting at the object's present spot, any of 8 yaws) can
+        be reached with the hand not pointing up; else why not. No opinion (None) without checkers
+        or when no orientation passes them there (they are about where, not how)."""
+        o, s = args
+        state = model.state()
+        if not checks or model.held != o or state.get(o).shape == "sphere":
+            return None
+        x, y = state.get(o).pose.x, state.get(o).pose.y
+        # roll and pitch of a resting pose do not change with its yaw: judge each face once, at yaw 0
+        faces = [f for f in (None, *range(len(FACES)))
+                 if all(check(state.with_pose(o, self._resting_pose(state, o, s, {"face": f, "dyaw": 0.0, "x": x, "y": y})))
+                        for _, check in checks)]
+        if not faces:
+            return None
+        wanted = [self._resting_pose(state, o, s, {"face": f, "dyaw": float(d), "x": x, "y": y})
+                  for f in faces for d in np.linspace(-math.pi, math.pi, 8, endpoint=False)]
+        q0 = model.robot.arm_q()
+        try:
+            for rest in wanted:
+                target = model.tcp_for_object(Pose(rest.x, rest.y, rest.z + 0.01, *rest.euler), model.grasp)
+                m = p.getMatrixFromQuaternion(target[1])
+                if m[8] > 0.3 or target[0][2] < 0.02:  # the fingers would point up, or the hand sit in the table
+                    continue
+                if reach(model, target, seed=q0) is not None:
+                    return None
+        finally:
+            model.set_arm(q0)
+        return f"from this grasp {o} cannot be set down on {s} the way the next step needs"
+
     def _resting_pose(self, state, o: str, s: str, params: dict) -> Pose:
         """Where o would rest (world frame) when released per `params` and nothing moved on landing."""
         obj = state.get(o)

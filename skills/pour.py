@@ -50,9 +50,11 @@ class PourSkill(Skill):
         open_world=True,
     )
 
-    def grasp_fits(self, model: PlanningModel, o: str) -> str | None:
-        """Refinement hook, asked of the pick just before a pour of the same object: None when the
-        grasp leaves o's mouth free, else why not (looking ahead saves whole pours per grasp)."""
+    def grasp_fits(self, model: PlanningModel, args: tuple[str, ...], checks=()) -> str | None:
+        """Refinement hook, asked of the pick just before a pour of the same object (args: the
+        pour's arguments): None when the grasp leaves o's mouth free, else why not (looking ahead
+        saves whole pours per grasp)."""
+        o = args[0]
         if (model.carried or model.contents(o)) and _hand_over_mouth(model, o):
             return f"the hand would cover the mouth of {o} for the pour"
         return None

@@ -19,7 +19,9 @@ Additions of ours:
   (the orange set down where the fork's grasp needs room), that earlier placement is drawn again,
   up to BACKTRACKS times per step; the steps after it get a fresh half budget.
 - **Look-ahead grasps**: a pick followed by a step on the same object whose skill has
-  `grasp_fits(model, o)` keeps only grasps that step can use (pour: the palm off the mouth).
+  `grasp_fits(model, args, checks)` keeps only grasps that step can use (pour: the palm off the
+  mouth; place: some orientation the step's checkers accept is reachable — a lying mug grasped so
+  that standing it up would need the hand under it is let go of at once).
 """
 
 from __future__ import annotations
@@ -131,6 +133,7 @@ def refine(
         op = skeleton[idx]
         skill = skills[op.name]
         checks = list(step_checkers.get(idx, ())) + (list(goal_checkers) if idx == last else [])
+        next_checks = list(step_checkers.get(idx + 1, ())) + (list(goal_checkers) if idx + 1 == last else [])
         can_regrasp = idx > 0 and skeleton[idx - 1].name == "pick" and skeleton[idx - 1].args[:1] == op.args[:1]
         share = budget - spent[idx] if not can_regrasp else max(1, budget // (REGRASPS + 1))
         share = min(share, budget - spent[idx])
@@ -139,7 +142,7 @@ def refine(
         model.step_checks = checks
         try:
             step, reasons, blamed, used = _sample_step(model, op, skill, checks, hint, rng, share, cancelled, snap,
-                                                       _grasp_filter(skeleton, skills, idx))
+                                                       _grasp_filter(skeleton, skills, idx, next_checks))
         finally:
             model.step_checks = []
         spent[idx] += used
@@ -211,14 +214,17 @@ def _culprit(steps: Sequence[GroundedStep], op: GroundOp, blamed: collections.Co
     return None
 
 
-def _grasp_filter(skeleton: Sequence[GroundOp], skills: Mapping[str, object], idx: int):
-    """For a pick followed by a step on the same object whose skill has `grasp_fits(model, o)`
-    (pour: the palm must not cover the mouth), that check bound to the object; else None."""
+def _grasp_filter(skeleton: Sequence[GroundOp], skills: Mapping[str, object], idx: int, checks=()):
+    """For a pick followed by a step on the same object whose skill has `grasp_fits(model, args,
+    checks)` (pour: the palm must not cover the mouth; place: the object can be set down as the
+    step's checkers want from this grasp), that check bound to the next step's arguments and
+    checkers; else None."""
     op = skeleton[idx]
     if op.name != "pick" or idx + 1 >= len(skeleton) or skeleton[idx + 1].args[:1] != op.args[:1]:
         return None
-    fits = getattr(skills[skeleton[idx + 1].name], "grasp_fits", None)
-    return None if fits is None else (lambda model: fits(model, op.args[0]))
+    nxt = skeleton[idx + 1]
+    fits = getattr(skills[nxt.name], "grasp_fits", None)
+    return None if fits is None else (lambda model: fits(model, nxt.args, checks))
 
 
 def _sample_step(model, op, skill, checks, hint, rng, share, cancelled, snap, grasp_filter=None):
