@@ -96,3 +96,19 @@ def test_search_gives_up_after_the_skeleton_budget(skills):
     items = _sketch(GroundOp("pick", ("strawberry",)), GroundOp("place_ontop", ("strawberry", "region")))
     res = plan(world, skills, items, [], np.random.default_rng(0), budget=5, max_skeletons=1)
     assert res.failure is not None and res.skeletons == 1 and not res.edits
+
+
+def test_a_pick_whose_grasps_the_next_place_refused_regrasps(schemas):
+    box = ObjectState("block", "block", Pose(0.45, 0.25, 0.042), (0.07, 0.07, 0.08), mass=0.2)
+    world = _scene(box, BERRY)
+    items = _sketch(GroundOp("pick", ("block",)), GroundOp("place_ontop", ("block", "region")))
+    tp = pddl.solve(world, schemas, [i.op for i in items])
+    failure = _failure(tp, 0, {})
+    failure.observed["reasons"] = {"the open fingers cut into block at this grasp": 200,
+                                   "from this grasp block cannot be set down on region the way the next step needs": 40}
+    edited, note = propose_edit(world, items, tp, failure, set())
+    assert [str(i.op) for i in edited] == [
+        "pick(block)", "place_ontop(block, table)", "pick(block)", "place_ontop(block, region)"]
+    assert "regrasp" in note
+    failure.observed["reasons"] = {"the open fingers cut into block at this grasp": 200}
+    assert propose_edit(world, items, tp, failure, set()) is None  # a pick that simply finds no grasp

@@ -7,7 +7,8 @@ it by search-then-sample. When a step runs out of samples, its typed failure dec
 - a grasp blocked by a neighbour, or by something resting on the object → move that object first;
 - a container holding something (below its rim) → pick the container, pour it out onto the table,
   put it back down;
-- a placement no sample of which satisfies its constraints, with nothing in the way → regrasp: put
+- a placement no sample of which satisfies its constraints, with nothing in the way, or a pick whose
+  grasps the placement after it refused as unable to reach the orientation it needs → regrasp: put
   the object down on the table and pick it up again first (a new grasp reaches new orientations).
 
 Every edit inserts sketch actions (so they are kept, in order, by the Executed(i) compilation), is
@@ -147,9 +148,13 @@ def propose_edit(
                SketchItem(GroundOp("place_ontop", (b, table)), [(f"{b} away", _away(b, targets))], why=f"clear {target}")]
         return items[:at] + new + items[at:], f"{b} is in the way of {op}: move it to the {table} first"
     round_thing = world.get(op.args[0]).shape == "sphere"  # every grasp of a ball reaches every orientation
-    if op.name.startswith("place") and table is not None and not round_thing and ("regrasp", op.args[0]) not in done:
+    # a pick whose grasps the next step's look-ahead refused (skills/place.py grasp_fits): regrasp too
+    reasons = failure.observed.get("reasons") or {}
+    refused = op.name == "pick" and any(r.endswith("the way the next step needs") for r in reasons)
+    if (op.name.startswith("place") or refused) and table is not None and not round_thing \
+            and ("regrasp", op.args[0]) not in done:
         done.add(("regrasp", op.args[0]))
-        j = _sketch_index_at(tp, idx)
+        j = _sketch_index_at(tp, idx + 1 if refused else idx)
         o = op.args[0]
         new = [SketchItem(GroundOp("place_ontop", (o, table)), [(f"{o} turned over", _turned(o, world))], why=f"regrasp {o}"),
                SketchItem(GroundOp("pick", (o,)), why=f"regrasp {o}")]
