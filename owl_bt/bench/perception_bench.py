@@ -160,11 +160,24 @@ def run(task_names: list[str], seeds: list[int], noise: bool = True, out: Path |
                 on_scene(scenes[-1])
     data = summarise(scenes)
     if out is not None:
-        out.mkdir(parents=True, exist_ok=True)
         records = [asdict(o) for sc in scenes for o in sc.objects]
-        (out / "perception_bench.json").write_text(json.dumps({**data, "objects": records}, indent=1, default=_num))
-        (out / "perception_bench.md").write_text(render_markdown(data))
+        write_results(out, json.dumps({**data, "objects": records}, indent=1, default=_num), render_markdown(data))
     return data
+
+
+def write_results(out: Path, json_text: str, md_text: str) -> None:
+    """perception_bench.json and .md in `out`, each written whole or not at all (temporary file,
+    then rename). Raises DiskFullError for lack of space, UsageError when `out` cannot be written."""
+    from owl_bt.bench.summary import write_atomic
+    from owl_bt.errors import UsageError
+    from owl_bt.runfolder import disk_error
+
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        write_atomic(out / "perception_bench.json", json_text)
+        write_atomic(out / "perception_bench.md", md_text)
+    except OSError as exc:
+        raise disk_error(exc, out) or UsageError(f"cannot write the results in {out}: {exc.strerror}") from None
 
 
 def _num(v):
