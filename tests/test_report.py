@@ -116,3 +116,16 @@ def test_the_persons_words_are_text_in_the_page(tmp_path):
     page = (tmp_path / "report.html").read_text()
     assert "<script>" not in page and "<h1>Run report: put it &lt;script&gt;" in page
     assert "<title>Run report: put it &lt;script&gt;" in page  # escaped once, not twice
+
+
+def test_quoted_text_cannot_script_the_page(tmp_path):
+    words = "I did not understand <script>alert(1)</script> [c](javascript:alert(2)) <img src=x onerror=alert(3)>"
+    events = [{"event": "start", "instruction": "put <b>it</b> there", "timestamp": "2026-01-01T00:00:00Z"},
+              {"event": "failure", "stage": "plan<svg onload=alert(4)>", "reason": "<iframe src=x></iframe>"},
+              {"event": "end", "success": False, "failure": words, "detector": "<script>d()</script>"}]
+    (tmp_path / "events.jsonl").write_text("\n".join(json.dumps(e) for e in events) + "\n")
+    write_report(tmp_path)
+    page = (tmp_path / "report.html").read_text()
+    for bad in ("<script", "<iframe", "<svg", "<img src=\"x\"", "javascript:", "<b>it"):
+        assert bad not in page
+    assert "I did not understand &lt;script&gt;alert(1)&lt;/script&gt;" in page  # shown as the words they are
