@@ -39,5 +39,5 @@ def print_skills(out: Console, records: list[dict]) -> None:
         out.print(f"    add:    {r['add']}", markup=False)
         out.print(f"    delete: {r['delete']}", markup=False)
         out.print(f"    open-world (gets a generated checker): {'yes' if r['open_world'] else 'no'}", markup=False)
-        out.print(f"    {r['description']}", markup=False, soft_wrap=False)
+        out.print(f"    {r['description']}", markup=False)
         out.print()
