@@ -137,16 +137,12 @@ class RunFolder:
             final = Path("runs") / f"{stamp}-{slugify(instruction)}"
             final = _unused(final)  # two runs started in the same second get -2, -3 …
         self.final = Path(final).absolute()  # planning may change the working directory meanwhile
-        if self.final.is_symlink() and not self.final.exists():
-            raise UsageError(f"output path {self.final} is a symbolic link to nothing")
-        if self.final.is_symlink():
-            self.final = self.final.resolve()  # the folder it names (renaming onto the link would fail)
-        if self.final.exists() and not self.final.is_dir():
-            raise UsageError(f"output path {self.final} exists and is not a folder")
-        if self.final.exists() and any(self.final.iterdir()):
-            raise UsageError(f"output folder {self.final} already exists and is not empty")
-        self.path = self.final.with_name(self.final.name + ".partial")
-        leftover = not default and remove_leftover(self.path)
+        try:
+            self._check_final()
+            self.path = self.final.with_name(self.final.name + ".partial")
+            leftover = not default and remove_leftover(self.path)
+        except OSError as exc:  # e.g. a name too long for the file system, a parent that is a file
+            raise UsageError(f"cannot use {self.final} as the run folder: {exc.strerror}") from None
         if leftover:
             print(f"owl-bt: removed {self.path}, left by a run that did not finish", file=sys.stderr, flush=True)
         try:
@@ -169,6 +165,17 @@ class RunFolder:
         with self.writing():
             for name, data in (_EXTRA.get() or {}).items():
                 self.write_bytes(name, data) if isinstance(data, bytes) else self.write_json(name, data)
+
+    def _check_final(self) -> None:
+        """The run folder's name must be free (an empty folder is fine); a link to a folder is followed."""
+        if self.final.is_symlink() and not self.final.exists():
+            raise UsageError(f"output path {self.final} is a symbolic link to nothing")
+        if self.final.is_symlink():
+            self.final = self.final.resolve()  # the folder it names (renaming onto the link would fail)
+        if self.final.exists() and not self.final.is_dir():
+            raise UsageError(f"output path {self.final} exists and is not a folder")
+        if self.final.exists() and any(self.final.iterdir()):
+            raise UsageError(f"output folder {self.final} already exists and is not empty")
 
     @contextlib.contextmanager
     def writing(self) -> Iterator[RunFolder]:

@@ -58,6 +58,15 @@ def test_wrongly_typed_and_corrupt_lines_are_named_and_not_counted(tmp_path):
     assert p[9] == f"{path}:11: the last line is cut short (a bench stopped mid-write?); skipped"
 
 
+def test_names_and_magnitudes_that_would_break_the_summary_are_refused(tmp_path):
+    path = tmp_path / episodes.FILENAME
+    lines = [_rec(0, task="a|b"), _rec(1, method="no\ncont"), _rec(2, wall_s=1e308), _rec(3, samples=10**30), _rec(4)]
+    path.write_text("\n".join(json.dumps(r) for r in lines) + "\n")
+    loaded = episodes.read(path)
+    assert [r["seed"] for r in loaded.records] == [4]
+    assert [p.split(": field ")[1].split(":")[0] for p in loaded.problems] == ["'task'", "'method'", "'wall_s'", "'samples'"]
+
+
 def test_report_only_warns_per_line_and_counts_only_checked_lines(tmp_path):
     lines = [json.dumps(_rec(0, success=False)), json.dumps(_rec(1, success="true")), json.dumps(_rec(2, wall_s=[1]))]
     (tmp_path / episodes.FILENAME).write_text("\n".join(lines) + '\n{"task": "berry1", "seed": 3, "meth')

@@ -23,15 +23,16 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 FILENAME = "episodes.jsonl"
 Key = tuple[str, int, str]
 
-Count = Annotated[int, Field(ge=0)]
-Seconds = Annotated[float, Field(ge=0, allow_inf_nan=False)]
-Name = Annotated[str, Field(min_length=1)]
+Count = Annotated[int, Field(ge=0, le=10**12)]
+Seconds = Annotated[float, Field(ge=0, le=1e9, allow_inf_nan=False)]  # sums of these stay finite
+Name = Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,99}$")]  # a task or method name: one word
 
 
 class Record(BaseModel):
     """The fields of an episode line that a bench reads (others are kept, unchecked). Strict: a
-    boolean must be true/false (not "false" or 0), a count a whole number ≥ 0, seconds a finite
-    number ≥ 0 (s); task, seed and method form the key and must be present."""
+    boolean must be true/false (not "false" or 0), a count a whole number in [0, 10¹²], seconds a
+    finite number in [0, 10⁹] (s); task, seed and method form the key and must be present, task and method as
+    single words (they head tables and rows of summary.md)."""
 
     model_config = ConfigDict(strict=True, extra="allow")
 
@@ -75,7 +76,8 @@ def _why(exc: ValidationError) -> str:
     where = ".".join(str(p) for p in e["loc"]) or "(line)"
     if e["type"] == "missing":
         return f"field {where!r} is missing"
-    return f"field {where!r}: {e['msg'].lower()}, got {json.dumps(e.get('input'), default=str)[:60]}"
+    msg = e["msg"][:1].lower() + e["msg"][1:]
+    return f"field {where!r}: {msg}, got {json.dumps(e.get('input'), default=str)[:60]}"
 
 
 def read(path: Path) -> Loaded:

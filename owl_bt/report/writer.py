@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import html
 import json
+import re
 import traceback
 from pathlib import Path
 
@@ -26,8 +27,10 @@ def _json(path: Path) -> dict | list | None:
 
 
 def _fence(text: str, lang: str = "text") -> str:
+    """`text` as a fenced code block whose fence is longer than any run of backticks inside it."""
     text = str(text).rstrip()
-    ticks = "````" if "```" in text else "```"
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    ticks = "`" * max(3, longest + 1)
     return f"{ticks}{lang}\n{text}\n{ticks}"
 
 
