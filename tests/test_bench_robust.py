@@ -150,6 +150,18 @@ def test_two_runs_started_in_the_same_second_get_different_folders(tmp_path, mon
     b.discard()
 
 
+def test_run_folder_names_the_file_system_refuses_are_usage_errors(tmp_path):
+    with pytest.raises(UsageError, match="cannot use .* as the run folder: File name too long"):
+        RunFolder(tmp_path / ("a" * 250), "x")  # its .partial sibling is over 255 bytes
+    (tmp_path / "file").write_text("x")
+    with pytest.raises(UsageError, match="cannot create the run folder .*: Not a directory"):
+        RunFolder(tmp_path / "file" / "r", "x")
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "link").symlink_to(tmp_path / "empty")
+    assert RunFolder(tmp_path / "link", "ünï cødé 💥").finish() == tmp_path / "empty"  # a link to an empty folder is followed
+    assert (tmp_path / "empty" / "report.md").is_file()
+
+
 def test_bench_folder_checks(tmp_path):
     quiet = Console(file=open(os.devnull, "w"))  # noqa: SIM115
     args = ("oracle", "berry1", 1, None)
@@ -157,6 +169,9 @@ def test_bench_folder_checks(tmp_path):
         make_config(*args, tmp_path / "b", 10**6, 500, 4)
     with pytest.raises(UsageError, match="cannot write in the bench folder /proc"):
         check_out(Path("/proc"))
+    (tmp_path / "odd" / episodes.FILENAME).mkdir(parents=True)
+    with pytest.raises(UsageError, match="episodes.jsonl is not a file"):
+        check_out(tmp_path / "odd")
     (tmp_path / "b").mkdir()
     (tmp_path / "b" / episodes.FILENAME).write_text(json.dumps(_rec(0, method="oracle", robot="ur5e")) + "\n")
     with pytest.raises(UsageError, match="holds episodes run with --robot ur5e .*not kinova-gen3"):

@@ -86,6 +86,11 @@ def check_out(out: Path, create: bool = True) -> Path:
             from owl_bt.runfolder import disk_error
 
             raise disk_error(exc, out) or UsageError(f"cannot write in the bench folder {out}: {exc.strerror}") from None
+        for name, want_file in (("episodes.jsonl", True), ("summary.md", True), ("summary.json", True), ("runs", False)):
+            path = out / name
+            if path.exists() and path.is_file() != want_file:
+                raise UsageError(f"{path} is {'not a file' if want_file else 'not a folder'}; a bench folder's "
+                                 f"{name} must be {'a file' if want_file else 'a folder'}")
     return out
 
 

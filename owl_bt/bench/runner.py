@@ -164,7 +164,7 @@ class _Pool:
                         raise DiskFullError(rec["disk_full"])
                     if not rec.get("interrupted"):
                         self._record(rec)
-        except DiskFullError:
+        except OwlError:  # a full disk, or episodes.jsonl cannot be written
             self.stop.set()  # the episodes in flight end within a tick; their folders are removed
             raise
         except KeyboardInterrupt:
@@ -187,7 +187,8 @@ class _Pool:
         try:
             episodes.append(self.path, rec)
         except OSError as exc:
-            raise disk_error(exc, self.path, " (the episode's line was not kept)") or exc from None
+            raise disk_error(exc, self.path, " (the episode's line was not kept)") or OwlError(
+                f"cannot write {self.path}: {exc.strerror or exc}") from None
         self.outcome.new += 1
         self.outcome.successes += bool(rec.get("success"))
         self.outcome.records.append(rec)
