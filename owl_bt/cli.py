@@ -336,6 +336,9 @@ def perception_bench(
         print(json.dumps(data, default=str))
     else:
         out.print(pb.render_markdown(data), markup=False, soft_wrap=True)
+    if data.get("interrupted"):
+        err.print(f"owl-bt: perception-bench stopped by Ctrl-C after {data['overall']['scenes']} scenes", markup=False)
+        raise typer.Exit(130)
     raise typer.Exit(0 if data["passed"] else 1)
 
 

@@ -8,6 +8,7 @@ import errno
 import json
 import os
 import resource
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -209,3 +210,16 @@ def test_help_teaches_with_an_example(command):
     text = " ".join(proc.stdout.split())
     assert proc.returncode == 0 and "Examples:" in text and f"owl-bt {command} " in text.split("Examples:")[1]
     assert "default" in text.lower()
+
+
+def test_perception_bench_stopped_by_ctrl_c_writes_what_it_measured(tmp_path):
+    proc = subprocess.Popen([sys.executable, "-m", "owl_bt.cli", "perception-bench", "--tasks", "berry1", "--seeds", "500",
+                             "--out", str(tmp_path), "--json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    first = proc.stderr.readline()  # the first scene is done
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=120)
+    assert first.startswith("berry1-s0:") and proc.returncode == 130, err
+    assert err.strip().splitlines()[-1].startswith("owl-bt: perception-bench stopped by Ctrl-C after ")
+    data = json.loads(out)
+    assert data["interrupted"] is True and 1 <= data["overall"]["scenes"] < 500
+    assert json.loads((tmp_path / "perception_bench.json").read_text())["overall"]["scenes"] == data["overall"]["scenes"]

@@ -151,14 +151,19 @@ def render_markdown(data: dict) -> str:
 
 def run(task_names: list[str], seeds: list[int], noise: bool = True, out: Path | None = None, on_scene=None) -> dict:
     """Perceive every (task, seed) scene; returns the summary (and writes perception_bench.json and
-    .md into `out` when given, plus per-object records)."""
+    .md into `out` when given, plus per-object records). Ctrl-C stops it: the scenes perceived so far
+    are summarised and written, with `interrupted` true."""
     scenes = []
-    for t in task_names:
-        for s in seeds:
-            scenes.append(perceive_scene(t, s, noise))
-            if on_scene is not None:
-                on_scene(scenes[-1])
-    data = summarise(scenes)
+    interrupted = False
+    try:
+        for t in task_names:
+            for s in seeds:
+                scenes.append(perceive_scene(t, s, noise))
+                if on_scene is not None:
+                    on_scene(scenes[-1])
+    except KeyboardInterrupt:
+        interrupted = True
+    data = {**summarise(scenes), "interrupted": interrupted}
     if out is not None:
         records = [asdict(o) for sc in scenes for o in sc.objects]
         write_results(out, json.dumps({**data, "objects": records}, indent=1, default=_num), render_markdown(data))
