@@ -74,11 +74,13 @@ def test_failed_run_reports_each_attempt_its_failure_and_tree(tmp_path):
 
 
 def test_report_of_a_broken_folder_says_what_it_can(tmp_path):
-    (tmp_path / "events.jsonl").write_text('not json\n{"event": "start", "instruction": "x", "timestamp": "bad"}\n')
+    (tmp_path / "events.jsonl").write_bytes(b'not json\n[1, 2]\n{"event": "start", "instruction": "x", "timestamp": "bad"}\n'
+                                            b'{"event": "perceived", "timestamp": 5}\n{"event": "end", "failure": "\xff"}\n')
     (tmp_path / "plan.json").write_text("{truncated")
+    (tmp_path / "speech.json").write_text("[1]")
     write_report(tmp_path)
     md = (tmp_path / "report.md").read_text()
-    assert md.startswith("# Run report: x") and "**unfinished**" in md
+    assert md.startswith("# Run report: x") and "**unfinished**" in md and "could not be made" not in md
     assert (tmp_path / "report.html").read_text().startswith("<!doctype html>")
 
 

@@ -26,6 +26,12 @@ def _json(path: Path) -> dict | list | None:
         return None
 
 
+def _object(path: Path) -> dict | None:
+    """A JSON object file's content; None when it is missing, unreadable or not an object."""
+    data = _json(path)
+    return data if isinstance(data, dict) else None
+
+
 def _fence(text: str, lang: str = "text") -> str:
     """`text` as a fenced code block whose fence is longer than any run of backticks inside it."""
     text = str(text).rstrip()
@@ -59,8 +65,8 @@ def render_tree_files(folder: Path, dot: str | None) -> str:
 
 def build_markdown(folder: Path, log: RunLog) -> str:
     """The report's Markdown for a run folder and its event log."""
-    plan = _json(folder / "plan.json") or {}
-    speech = _json(folder / "speech.json")
+    plan = _object(folder / "plan.json") or {}
+    speech = _object(folder / "speech.json")
     result = plan.get("result") or log.end or {}
     start = log.start
     instruction = plan.get("instruction") or start.get("instruction", "")
