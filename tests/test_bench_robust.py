@@ -5,6 +5,7 @@ folder of another setup or in use, output width off a terminal, help texts."""
 from __future__ import annotations
 
 import errno
+import io
 import json
 import os
 import resource
@@ -221,3 +222,13 @@ def test_perception_bench_stopped_by_ctrl_c_writes_what_it_measured(tmp_path):
     data = json.loads(out)
     assert data["interrupted"] is True and 1 <= data["overall"]["scenes"] < 500
     assert json.loads((tmp_path / "perception_bench.json").read_text())["overall"]["scenes"] == data["overall"]["scenes"]
+
+
+def test_a_plugins_names_are_printed_as_text_not_markup():
+    from owl_bt.skills_cmd import print_skills
+
+    buf = io.StringIO()
+    record = {"signature": "wipe(o: Thing[/bold], s: [red]x)", "package": "pkg[/]", "entry_point": "m:[x]", "pre": "—",
+              "add": "—", "delete": "—", "open_world": False, "description": "[link]d"}
+    print_skills(Console(file=buf, width=200), [record])
+    assert buf.getvalue().startswith("wipe(o: Thing[/bold], s: [red]x)  from pkg[/] (m:[x])\n")
