@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 import typer
+from rich.markup import escape
 from rich.syntax import Syntax
 
 from owl_bt.errors import OwlError, UsageError
@@ -326,7 +327,7 @@ def perception_bench(
     def progress(sc) -> None:
         worst = max((o.centroid_err or 0.0 for o in sc.objects), default=0.0)
         err.print(f"[dim]{sc.task}-s{sc.seed}: {len(sc.objects)} objects, worst centroid {worst * 100:.2f} cm, "
-                  f"{sc.time_s:.2f} s{' — ' + sc.failure if sc.failure else ''}[/]", soft_wrap=True)
+                  f"{sc.time_s:.2f} s{' — ' + escape(sc.failure) if sc.failure else ''}[/]", soft_wrap=True)
 
     try:
         data = pb.run(list(names), list(seed_values), noise, out_dir, progress)
@@ -361,7 +362,7 @@ class _Progress:
             key = (b.status.name, b.feedback_message or "")
             if self.seen.get(b.name) != key and b.status.name != "INVALID":
                 self.seen[b.name] = key
-                note = f" — {b.feedback_message}" if b.feedback_message else ""
+                note = f" — {escape(b.feedback_message)}" if b.feedback_message else ""  # text, not markup
                 err.print(f"[dim]{b.name:>22}[/] {b.status.name.lower()}{note}", soft_wrap=True)
 
 

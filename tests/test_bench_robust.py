@@ -232,3 +232,17 @@ def test_a_plugins_names_are_printed_as_text_not_markup():
               "add": "—", "delete": "—", "open_world": False, "description": "[link]d"}
     print_skills(Console(file=buf, width=200), [record])
     assert buf.getvalue().startswith("wipe(o: Thing[/bold], s: [red]x)  from pkg[/] (m:[x])\n")
+
+
+def test_progress_lines_print_feedback_as_text(monkeypatch):
+    import py_trees
+
+    from owl_bt import cli
+
+    buf = io.StringIO()
+    monkeypatch.setattr(cli, "err", Console(file=buf, width=200))
+    root = py_trees.composites.Sequence("owl", memory=True, children=[py_trees.behaviours.Failure("perceive")])
+    root.tick_once()
+    root.children[0].feedback_message = "failed near [/bold] the [red]x"  # e.g. a reason quoting the person's words
+    cli._Progress()(root)
+    assert buf.getvalue().split() == ["perceive", "failure", "—", "failed", "near", "[/bold]", "the", "[red]x"]
