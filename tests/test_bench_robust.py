@@ -246,3 +246,13 @@ def test_progress_lines_print_feedback_as_text(monkeypatch):
     root.children[0].feedback_message = "failed near [/bold] the [red]x"  # e.g. a reason quoting the person's words
     cli._Progress()(root)
     assert buf.getvalue().split() == ["perceive", "failure", "—", "failed", "near", "[/bold]", "the", "[red]x"]
+
+
+def test_the_bench_bar_shows_a_failure_as_text():
+    from owl_bt.bench.progress import BenchProgress
+    from owl_bt.bench.runner import Outcome
+
+    console = Console(file=io.StringIO(), width=200)
+    with BenchProgress(console, "owl", 2, 0, 0) as bar:
+        bar({"task": "berry1", "seed": 0, "success": False, "failure": "x [/bold] y"}, Outcome(total=2, new=1))
+    assert "berry1 s0 failed: x [/bold] y" in console.file.getvalue()
