@@ -145,11 +145,14 @@ class RunFolder:
             raise UsageError(f"cannot use {self.final} as the run folder: {exc.strerror}") from None
         if leftover:
             print(f"owl-bt: removed {self.path}, left by a run that did not finish", file=sys.stderr, flush=True)
+        made = False
         try:
             self.path.mkdir(parents=True)
+            made = True
             self._events = _EventSink(self.path / "events.jsonl")
         except OSError as exc:
-            shutil.rmtree(self.path, ignore_errors=True)
+            if made:  # never another run's folder
+                shutil.rmtree(self.path, ignore_errors=True)
             raise disk_error(exc, self.path) or UsageError(
                 f"cannot create the run folder {self.path}: {exc.strerror}") from None
         self.log = structlog.wrap_logger(
