@@ -129,6 +129,11 @@ def run_episode(cfg: EpisodeConfig, on_tick=None) -> EpisodeResult:
     task = validate(cfg)
     skills = load_skills()
     folder = RunFolder(cfg.out, cfg.instruction)
+    with folder.writing():  # a full disk: the unfinished folder is removed, one DiskFullError line
+        return _run_in(cfg, task, skills, folder, on_tick)
+
+
+def _run_in(cfg: EpisodeConfig, task, skills, folder: RunFolder, on_tick) -> EpisodeResult:
     world = SimWorld(gui=cfg.gui, robot=cfg.robot)
     guard: SafetyGuard | None = None
     hardware: TwinBackend | None = None

@@ -22,6 +22,11 @@ class UsageError(OwlError):
     exit_code = 2
 
 
+class DiskFullError(OwlError):
+    """A result could not be written: no space left on the device, the disk quota or the file-size
+    limit reached (exit 1). Whatever was half-written has been removed."""
+
+
 class UnknownTaskError(UsageError):
     def __init__(self, name: str, known: list[str]) -> None:
         super().__init__(f"unknown task {name!r}; known tasks: {', '.join(known)}")

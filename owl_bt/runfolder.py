@@ -3,6 +3,12 @@
 Written into `<final>.partial/` while the run goes on and renamed to its final name only when the
 run ends cleanly (success, failure or Ctrl-C), so a folder without `.partial` is always complete.
 `events.jsonl` has one structlog JSON event per line.
+
+A `.partial` folder left by a run that was killed is removed when a new run wants the same name,
+and that is said in one line on stderr (and logged as a `leftover_removed` event); a `.partial`
+that a live run is still writing (it holds a lock on its `events.jsonl`) is refused instead. A full
+disk (ENOSPC, EDQUOT) or the file-size limit (EFBIG) while writing ends the run with a DiskFullError
+naming the file, after the unfinished folder is removed: no half-written folder is left.
 """
 
 from __future__ import annotations
@@ -10,16 +16,95 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import datetime as dt
+import errno
+import fcntl
 import json
 import os
 import re
 import shutil
+import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import structlog
 
-from owl_bt.errors import UsageError
+from owl_bt.errors import DiskFullError, UsageError
+
+# What a failed write's errno means to a person: the write cannot succeed until space is made.
+NO_SPACE = {errno.ENOSPC: "no space left on device", errno.EDQUOT: "disk quota exceeded",
+            errno.EFBIG: "file size limit exceeded"}
+
+
+def disk_error(exc: BaseException, where: Path | str, after: str = "") -> DiskFullError | None:
+    """A DiskFullError for an OSError that means "no room to write" (NO_SPACE), naming the file
+    (`exc.filename`, else `where`) and adding `after` (e.g. what was cleaned up); None for any other error."""
+    if not isinstance(exc, OSError) or exc.errno not in NO_SPACE:
+        return None
+    return DiskFullError(f"{NO_SPACE[exc.errno]} writing {exc.filename or where}{after}")
+
+
+class _EventSink:
+    """events.jsonl as the event logger's file: a write that fails is remembered (`error`) and the
+    log goes quiet, rather than raising into whichever behaviour logged; the run reports it at the end."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._file = open(path, "w", encoding="utf-8")  # noqa: SIM115
+        fcntl.flock(self._file.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)  # "a live run writes this folder"
+        self.error: OSError | None = None
+
+    def write(self, text: str) -> int:
+        if self.error is None:
+            try:
+                return self._file.write(text)
+            except OSError as exc:
+                self.error = exc
+        return 0
+
+    def flush(self) -> None:
+        if self.error is None:
+            try:
+                self._file.flush()
+            except OSError as exc:
+                self.error = exc
+
+    def close(self) -> None:
+        try:
+            self._file.close()
+        except OSError as exc:
+            self.error = self.error or exc
+
+
+def in_use(partial: Path) -> bool:
+    """Whether a live run is writing the folder `partial` (it holds the lock on its events.jsonl)."""
+    try:
+        fd = os.open(partial / "events.jsonl", os.O_RDONLY)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    finally:
+        os.close(fd)
+    return False
+
+
+def remove_leftover(path: Path) -> bool:
+    """Remove `path`, a run folder (or its `.partial`) that no live run is writing; False when there
+    is nothing there. Raises UsageError when a live run writes it or it is a symbolic link."""
+    if path.is_symlink():
+        raise UsageError(f"{path} is a symbolic link where a run folder would go; remove it or choose another --out")
+    if not path.exists():
+        return False
+    if in_use(path):
+        raise UsageError(f"another owl-bt run is writing {path} right now; choose another --out")
+    try:
+        shutil.rmtree(path) if path.is_dir() else path.unlink()
+    except OSError as exc:
+        raise UsageError(f"cannot remove {path}, left by a run that did not finish: {exc.strerror}") from None
+    return True
 
 # Files a caller wants in the next run folders it makes (e.g. the spoken goal's transcript): name →
 # JSON-able data or bytes. Set through `extra_files`; written when the folder is created.
@@ -46,34 +131,67 @@ class RunFolder:
     """A run folder at `final` (default runs/<time>-<slug>/), written via a `.partial` sibling."""
 
     def __init__(self, final: Path | None, instruction: str) -> None:
+        default = final is None
         if final is None:
             stamp = dt.datetime.now().strftime("%Y%m%d-%H%M%S")
             final = Path("runs") / f"{stamp}-{slugify(instruction)}"
+            final = _unused(final)  # two runs started in the same second get -2, -3 …
         self.final = Path(final).absolute()  # planning may change the working directory meanwhile
-        if self.final.is_symlink() and not self.final.exists():
-            raise UsageError(f"output path {self.final} is a symbolic link to nothing")
-        if self.final.exists() and not self.final.is_dir():
-            raise UsageError(f"output path {self.final} exists and is not a folder")
-        if self.final.exists() and any(self.final.iterdir()):
-            raise UsageError(f"output folder {self.final} already exists and is not empty")
-        self.path = self.final.with_name(self.final.name + ".partial")
         try:
-            if self.path.exists():
-                shutil.rmtree(self.path)
+            self._check_final()
+            self.path = self.final.with_name(self.final.name + ".partial")
+            leftover = not default and remove_leftover(self.path)
+        except OSError as exc:  # e.g. a name too long for the file system, a parent that is a file
+            raise UsageError(f"cannot use {self.final} as the run folder: {exc.strerror}") from None
+        if leftover:
+            print(f"owl-bt: removed {self.path}, left by a run that did not finish", file=sys.stderr, flush=True)
+        made = False
+        try:
             self.path.mkdir(parents=True)
+            made = True
+            self._events = _EventSink(self.path / "events.jsonl")
         except OSError as exc:
-            raise UsageError(f"cannot create the run folder {self.path}: {exc.strerror}") from None
-        self._events = open(self.path / "events.jsonl", "w", encoding="utf-8")  # noqa: SIM115
+            if made:  # never another run's folder
+                shutil.rmtree(self.path, ignore_errors=True)
+            raise disk_error(exc, self.path) or UsageError(
+                f"cannot create the run folder {self.path}: {exc.strerror}") from None
         self.log = structlog.wrap_logger(
-            structlog.WriteLogger(self._events),
+            structlog.WriteLogger(self._events),  # type: ignore[arg-type]
             processors=[
                 structlog.processors.add_log_level,
                 structlog.processors.TimeStamper(fmt="iso", utc=True),
                 structlog.processors.JSONRenderer(default=str),
             ],
         )
-        for name, data in (_EXTRA.get() or {}).items():
-            self.write_bytes(name, data) if isinstance(data, bytes) else self.write_json(name, data)
+        if leftover:
+            self.log.info("leftover_removed", path=str(self.path))
+        with self.writing():
+            for name, data in (_EXTRA.get() or {}).items():
+                self.write_bytes(name, data) if isinstance(data, bytes) else self.write_json(name, data)
+
+    def _check_final(self) -> None:
+        """The run folder's name must be free (an empty folder is fine); a link to a folder is followed."""
+        if self.final.is_symlink() and not self.final.exists():
+            raise UsageError(f"output path {self.final} is a symbolic link to nothing")
+        if self.final.is_symlink():
+            self.final = self.final.resolve()  # the folder it names (renaming onto the link would fail)
+        if self.final.exists() and not self.final.is_dir():
+            raise UsageError(f"output path {self.final} exists and is not a folder")
+        if self.final.exists() and any(self.final.iterdir()):
+            raise UsageError(f"output folder {self.final} already exists and is not empty")
+
+    @contextlib.contextmanager
+    def writing(self) -> Iterator[RunFolder]:
+        """Within this block, an OSError meaning "no room to write" (NO_SPACE) removes the unfinished
+        folder and is raised as a DiskFullError naming the file; other errors pass unchanged."""
+        try:
+            yield self
+        except OSError as exc:
+            err = disk_error(exc, self.path, "; the unfinished run folder was removed")
+            if err is None:
+                raise
+            self.discard()
+            raise err from None
 
     def write_json(self, name: str, data: Any) -> None:
         tmp = self.path / (name + ".tmp")
@@ -87,18 +205,32 @@ class RunFolder:
         (self.path / name).write_bytes(data)
 
     def discard(self) -> None:
-        """Nothing worth keeping happened (the scene could not even be built): remove the folder."""
+        """Nothing worth keeping happened (the scene could not even be built, or the disk is
+        full): remove the folder."""
         self._events.close()
         shutil.rmtree(self.path, ignore_errors=True)
 
     def finish(self) -> Path:
         """Close the event log, write the report (report.md/.html, tree.dot/.png), and move the
-        folder to its final name; returns that path."""
-        self._events.close()
-        from owl_bt.report.writer import write_report
+        folder to its final name; returns that path. Raises DiskFullError (the folder removed) when
+        anything of the run, the event log included, could not be written for lack of space."""
+        with self.writing():
+            self._events.close()
+            if self._events.error is not None:
+                raise self._events.error
+            from owl_bt.report.writer import write_report
 
-        write_report(self.path)  # never raises: a report that cannot be made says so in report.md
-        if self.final.exists():
-            self.final.rmdir()  # empty (checked in __init__)
-        os.replace(self.path, self.final)
+            write_report(self.path)  # a report that cannot be made says so in report.md
+            if self.final.exists():
+                self.final.rmdir()  # empty (checked in __init__)
+            os.replace(self.path, self.final)
         return self.final
+
+
+def _unused(final: Path) -> Path:
+    """`final`, or `final-2`, `final-3` … the first whose folder and `.partial` do not exist."""
+    candidate, n = final, 1
+    while candidate.exists() or candidate.with_name(candidate.name + ".partial").exists():
+        n += 1
+        candidate = final.with_name(f"{final.name}-{n}")
+    return candidate

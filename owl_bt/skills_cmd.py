@@ -5,6 +5,7 @@ the package that provides it."""
 from __future__ import annotations
 
 from rich.console import Console
+from rich.markup import escape
 
 from skills.registry import load_skills, registered
 
@@ -34,10 +35,12 @@ def skill_records() -> list[dict]:
 def print_skills(out: Console, records: list[dict]) -> None:
     """The records as a readable list on `out`."""
     for r in records:
-        out.print(f"[bold]{r['signature']}[/]  [dim]from {r['package']} ({r['entry_point']})[/]", highlight=False)
+        # a plugin's names are text, not markup: a '[' in them must not break (or style) the listing
+        out.print(f"[bold]{escape(r['signature'])}[/]  [dim]from {escape(str(r['package']))} ({escape(r['entry_point'])})[/]",
+                  highlight=False)
         out.print(f"    pre:    {r['pre']}", markup=False)
         out.print(f"    add:    {r['add']}", markup=False)
         out.print(f"    delete: {r['delete']}", markup=False)
         out.print(f"    open-world (gets a generated checker): {'yes' if r['open_world'] else 'no'}", markup=False)
-        out.print(f"    {r['description']}", markup=False, soft_wrap=False)
+        out.print(f"    {r['description']}", markup=False)
         out.print()

@@ -25,8 +25,12 @@ def owl(*args: str, timeout: float = 300) -> subprocess.CompletedProcess:
 def test_bench_berry1_two_seeds_then_rerun_appends_nothing(tmp_path):
     out = tmp_path / "bench"
     args = ("bench", "--method", "oracle", "--tasks", "berry1", "--seeds", "2", "--jobs", "2", "--out", str(out), "-q")
+    (out / "runs" / "oracle" / "berry1-s1.partial").mkdir(parents=True)  # left by a bench that was killed
     proc = owl(*args)
     assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert proc.stderr.strip().splitlines() == [
+        "owl-bt: removed 1 run folder(s) of episodes not in episodes.jsonl (left by a stopped bench; run again): "
+        "runs/oracle/berry1-s1.partial"]
     lines = (out / "episodes.jsonl").read_text().splitlines()
     assert len(lines) == 2
     recs = [json.loads(line) for line in lines]

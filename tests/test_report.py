@@ -74,11 +74,13 @@ def test_failed_run_reports_each_attempt_its_failure_and_tree(tmp_path):
 
 
 def test_report_of_a_broken_folder_says_what_it_can(tmp_path):
-    (tmp_path / "events.jsonl").write_text('not json\n{"event": "start", "instruction": "x", "timestamp": "bad"}\n')
+    (tmp_path / "events.jsonl").write_bytes(b'not json\n[1, 2]\n{"event": "start", "instruction": "x", "timestamp": "bad"}\n'
+                                            b'{"event": "perceived", "timestamp": 5}\n{"event": "end", "failure": "\xff"}\n')
     (tmp_path / "plan.json").write_text("{truncated")
+    (tmp_path / "speech.json").write_text("[1]")
     write_report(tmp_path)
     md = (tmp_path / "report.md").read_text()
-    assert md.startswith("# Run report: x") and "**unfinished**" in md
+    assert md.startswith("# Run report: x") and "**unfinished**" in md and "could not be made" not in md
     assert (tmp_path / "report.html").read_text().startswith("<!doctype html>")
 
 
@@ -116,3 +118,16 @@ def test_the_persons_words_are_text_in_the_page(tmp_path):
     page = (tmp_path / "report.html").read_text()
     assert "<script>" not in page and "<h1>Run report: put it &lt;script&gt;" in page
     assert "<title>Run report: put it &lt;script&gt;" in page  # escaped once, not twice
+
+
+def test_quoted_text_cannot_script_the_page(tmp_path):
+    words = "I did not understand <script>alert(1)</script> [c](javascript:alert(2)) <img src=x onerror=alert(3)>"
+    events = [{"event": "start", "instruction": "put <b>it</b> there", "timestamp": "2026-01-01T00:00:00Z"},
+              {"event": "failure", "stage": "plan<svg onload=alert(4)>", "reason": "<iframe src=x></iframe>"},
+              {"event": "end", "success": False, "failure": words, "detector": "<script>d()</script>"}]
+    (tmp_path / "events.jsonl").write_text("\n".join(json.dumps(e) for e in events) + "\n")
+    write_report(tmp_path)
+    page = (tmp_path / "report.html").read_text()
+    for bad in ("<script", "<iframe", "<svg", "<img src=\"x\"", "javascript:", "<b>it"):
+        assert bad not in page
+    assert "I did not understand &lt;script&gt;alert(1)&lt;/script&gt;" in page  # shown as the words they are

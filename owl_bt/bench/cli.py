@@ -1,22 +1,30 @@
 """`owl-bt bench`: the command's body, kept here so owl_bt/cli.py only declares the options.
 
 Returns the exit code: 0 the bench ran (whatever the episodes' outcomes), 130 stopped by Ctrl-C
-(what finished is recorded and summarised); usage errors raise UsageError (exit 2).
+(what finished is recorded and summarised); usage errors raise UsageError (exit 2), a full disk
+DiskFullError (exit 1). Lines of episodes.jsonl that are not counted are each named on stderr
+(`owl-bt: warning: file:line: …`, at most MAX_WARNINGS of them) and listed in summary.md.
 """
 
 from __future__ import annotations
 
+import fcntl
+import os
 import sys
 from pathlib import Path
 
 from rich.console import Console
 
 from owl_bt.bench import episodes
-from owl_bt.bench.config import check_out, make_config
+from owl_bt.bench.config import check_out, check_same_setup, make_config
 from owl_bt.bench.progress import BenchProgress
 from owl_bt.bench.runner import run_bench
 from owl_bt.bench.summary import MD_NAME, render, write_summary
 from owl_bt.errors import UsageError
+from owl_bt.runfolder import disk_error
+
+MAX_WARNINGS = 10
+LOCK_NAME = ".bench.lock"
 
 
 def bench_command(out: Console, err: Console, method: str, tasks: str, seeds: int | None, seed_list: str | None,
@@ -27,26 +35,36 @@ def bench_command(out: Console, err: Console, method: str, tasks: str, seeds: in
         check_out(out_dir, create=False)
         if not (out_dir / episodes.FILENAME).is_file():
             raise UsageError(f"nothing to report: {out_dir / episodes.FILENAME} does not exist")
-        data = write_summary(out_dir)
+        loaded = _read(out_dir, err)
+        data = _summary(out_dir, loaded)
         sys.stdout.write(render(data))
-        print(f"bench: {data['episodes']} episodes summarised in {out_dir / MD_NAME}")
+        print(f"bench: {data['episodes']} episodes summarised in {out_dir / MD_NAME}"
+              + (f" ({len(loaded.problems)} lines not counted)" if loaded.problems else ""))
         return 0
     cfg = make_config(method, tasks, seeds, seed_list, out_dir, jobs, budget, max_attempts, perception, robot)
-    wanted = {(t, s, cfg.method) for t in cfg.tasks for s in cfg.seeds}
-    before = _recorded(cfg.out, wanted)
-    interrupted = False
-    try:
-        if quiet:
-            interrupted = run_bench(cfg).interrupted
-        else:
-            ok = sum(bool(r.get("success")) for r in before)
-            with BenchProgress(err, cfg.method, cfg.episodes, len(before), ok) as bar:
-                interrupted = run_bench(cfg, on_done=bar).interrupted
-    except KeyboardInterrupt:  # outside the pool's own Ctrl-C handling (e.g. while workers started)
-        interrupted = True
-    data = write_summary(cfg.out)
+    with _locked(cfg.out):
+        loaded = _read(cfg.out, err)
+        check_same_setup(cfg, loaded.records)
+        wanted = {(t, s, cfg.method) for t in cfg.tasks for s in cfg.seeds}
+        before = [r for r in loaded.records if episodes.key(r) in wanted]
+        interrupted = False
+        try:
+            if quiet:
+                outcome = run_bench(cfg)
+            else:
+                ok = sum(bool(r.get("success")) for r in before)
+                with BenchProgress(err, cfg.method, cfg.episodes, len(before), ok) as bar:
+                    outcome = run_bench(cfg, on_done=bar)
+            interrupted = outcome.interrupted
+            if outcome.removed:
+                err.print(f"owl-bt: removed {len(outcome.removed)} run folder(s) of episodes not in {episodes.FILENAME} "
+                          f"(left by a stopped bench; run again): {', '.join(outcome.removed)}", markup=False, soft_wrap=True)
+        except KeyboardInterrupt:  # outside the pool's own Ctrl-C handling (e.g. while workers started)
+            interrupted = True
+        after_loaded = episodes.read(cfg.out / episodes.FILENAME)
+        data = _summary(cfg.out, after_loaded)
     sys.stdout.write(render(data))
-    after = _recorded(cfg.out, wanted)
+    after = [r for r in after_loaded.records if episodes.key(r) in wanted]
     ok = sum(bool(r.get("success")) for r in after)
     where = cfg.out / MD_NAME
     if interrupted:
@@ -58,6 +76,46 @@ def bench_command(out: Console, err: Console, method: str, tasks: str, seeds: in
     return 0
 
 
-def _recorded(out: Path, wanted: set[episodes.Key]) -> list[dict]:
-    """The records of `out/episodes.jsonl` whose (task, seed, method) is in `wanted`."""
-    return [r for r in episodes.load(out / episodes.FILENAME) if episodes.key(r) in wanted]
+def _read(out: Path, err: Console) -> episodes.Loaded:
+    """episodes.jsonl read and checked; each line not counted is one warning on stderr."""
+    loaded = episodes.read(out / episodes.FILENAME)
+    for line in loaded.problems[:MAX_WARNINGS]:
+        err.print(f"owl-bt: warning: {line}", markup=False, soft_wrap=True)
+    if len(loaded.problems) > MAX_WARNINGS:
+        err.print(f"owl-bt: warning: … and {len(loaded.problems) - MAX_WARNINGS} more lines not counted "
+                  f"(all listed in {out / MD_NAME})", markup=False, soft_wrap=True)
+    return loaded
+
+
+def _summary(out: Path, loaded: episodes.Loaded) -> dict:
+    """write_summary, with a full disk as DiskFullError and any other write failure as UsageError."""
+    try:
+        return write_summary(out, loaded)
+    except OSError as exc:
+        raise disk_error(exc, out / MD_NAME) or UsageError(
+            f"cannot write the summary in {out}: {exc.strerror}") from None
+
+
+class _locked:
+    """Holds an exclusive lock on `<bench folder>/.bench.lock` while a bench runs in it: a second
+    bench into the same folder is a usage error rather than a second writer of episodes.jsonl."""
+
+    def __init__(self, out: Path) -> None:
+        self.path = out / LOCK_NAME
+        self.fd = -1
+
+    def __enter__(self) -> _locked:
+        try:
+            self.fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError as exc:
+            raise disk_error(exc, self.path) or UsageError(
+                f"cannot write in the bench folder {self.path.parent}: {exc.strerror}") from None
+        try:
+            fcntl.flock(self.fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(self.fd)
+            raise UsageError(f"another bench is running in {self.path.parent}; wait for it or choose another --out") from None
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        os.close(self.fd)

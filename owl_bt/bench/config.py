@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -44,6 +45,7 @@ def parse_tasks(spec: str) -> tuple[str, ...]:
 
 
 MAX_SEEDS = 100_000  # seeds per task a bench may ask for
+MAX_JOBS_PER_CORE = 4  # worker processes per core a bench may ask for
 
 
 def parse_seeds(seeds: int | None, seed_list: str | None) -> tuple[int, ...]:
@@ -69,15 +71,40 @@ def parse_seeds(seeds: int | None, seed_list: str | None) -> tuple[int, ...]:
 
 
 def check_out(out: Path, create: bool = True) -> Path:
-    """The bench folder: must not be a file; created (with parents) when `create`."""
+    """The bench folder: must not be a file; created (with parents) and checked writable (a file
+    made and removed in it) when `create`, so a read-only folder is a usage error before any episode runs."""
+    if out.is_symlink() and not out.exists():
+        raise UsageError(f"--out {out} is a symbolic link to nothing")
     if out.exists() and not out.is_dir():
         raise UsageError(f"--out {out} exists and is not a folder")
     if create:
         try:
             out.mkdir(parents=True, exist_ok=True)
+            with tempfile.TemporaryFile(dir=out):
+                pass
         except OSError as exc:
-            raise UsageError(f"cannot create the bench folder {out}: {exc.strerror}") from None
+            from owl_bt.runfolder import disk_error
+
+            raise disk_error(exc, out) or UsageError(f"cannot write in the bench folder {out}: {exc.strerror}") from None
+        for name, want_file in (("episodes.jsonl", True), ("summary.md", True), ("summary.json", True), ("runs", False)):
+            path = out / name
+            if path.exists() and path.is_file() != want_file:
+                raise UsageError(f"{path} is {'not a file' if want_file else 'not a folder'}; a bench folder's "
+                                 f"{name} must be {'a file' if want_file else 'a folder'}")
     return out
+
+
+def check_same_setup(cfg: BenchConfig, records: list[dict]) -> None:
+    """A bench folder holds one setup: every recorded episode that says its robot or perception
+    source must match `cfg` (else its rows would be mixed into the same tables, and its episodes
+    taken as already done); raises UsageError naming the first that does not."""
+    for r in records:
+        for name, want in (("robot", cfg.robot), ("perception", cfg.perception)):
+            got = r.get(name)
+            if got is not None and got != want:
+                raise UsageError(f"--out {cfg.out} holds episodes run with --{name} {got} (e.g. {r['task']} seed "
+                                 f"{r['seed']}, {r['method']}), not {want}; a bench folder holds one setup: "
+                                 "choose another --out")
 
 
 def make_config(method: str, tasks: str, seeds: int | None, seed_list: str | None, out: Path, jobs: int | None,
@@ -86,9 +113,13 @@ def make_config(method: str, tasks: str, seeds: int | None, seed_list: str | Non
     name = methods.get(method).name
     task_names = parse_tasks(tasks)
     seed_values = parse_seeds(seeds, seed_list)
-    n_jobs = (os.cpu_count() or 1) if jobs is None else jobs
+    cores = os.cpu_count() or 1
+    n_jobs = cores if jobs is None else jobs
     if n_jobs < 1:
         raise UsageError(f"--jobs must be at least 1, got {n_jobs}")
+    if n_jobs > MAX_JOBS_PER_CORE * cores:
+        raise UsageError(f"--jobs must be at most {MAX_JOBS_PER_CORE * cores} ({MAX_JOBS_PER_CORE} per core on this "
+                         f"machine's {cores}; each worker is a whole simulator), got {n_jobs}")
     if budget < 1:
         raise UsageError("--budget must be at least 1")
     if max_attempts < 1:

@@ -1,20 +1,69 @@
 """`episodes.jsonl`: one JSON object per finished episode, append-only, keyed by (task, seed, method).
 
 Only the bench's parent process writes it, one complete line per `os.write` on an O_APPEND
-descriptor, then `fsync`, so an interrupted bench leaves whole lines only. Reading tolerates a
-damaged file anyway: lines that are not a JSON object with the key fields are skipped, and of two
-lines with the same key the first wins.
+descriptor, then `fsync`; a write that fails (a full disk) is cut back off, so the file holds whole
+lines only. Reading is strict about what it counts: every line is checked against `Record` (types
+and ranges, pydantic in strict mode). A line that is not UTF-8, not JSON, not an object, or has a
+missing or wrongly typed field is skipped and reported as one `file:line: field …` problem; a cut
+last line (a writer killed mid-line) is skipped with a warning; of two lines with the same key the
+first is kept and the second reported. Nothing is counted that was not checked.
 """
 
 from __future__ import annotations
 
+import errno
 import json
 import os
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 FILENAME = "episodes.jsonl"
 Key = tuple[str, int, str]
+
+Count = Annotated[int, Field(ge=0, le=10**12)]
+Seconds = Annotated[float, Field(ge=0, le=1e9, allow_inf_nan=False)]  # sums of these stay finite
+Name = Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,99}$")]  # a task or method name: one word
+
+
+class Record(BaseModel):
+    """The fields of an episode line that a bench reads (others are kept, unchecked). Strict: a
+    boolean must be true/false (not "false" or 0), a count a whole number in [0, 10¹²], seconds a
+    finite number in [0, 10⁹] (s); task, seed and method form the key and must be present, task and method as
+    single words (they head tables and rows of summary.md)."""
+
+    model_config = ConfigDict(strict=True, extra="allow")
+
+    task: Name
+    seed: Count
+    method: Name
+    success: bool
+    declared_success: bool = False
+    error: bool = False
+    samples: Count = 0
+    skeletons: Count = 0
+    attempts: Count = 0
+    queries: Count = 0
+    guard_rejections: Count = 0
+    wall_s: Seconds = 0.0
+    model_s: Seconds = 0.0
+    tick_hz: Seconds | None = None
+    detector: str | None = None
+    failure: str | None = None
+    run_dir: str | None = None
+    robot: str | None = None
+    perception: str | None = None
+
+
+@dataclass
+class Loaded:
+    """records: the checked records, first per key, in file order; problems: one line per line of
+    the file that was not counted (`path:line: why; skipped`)."""
+
+    records: list[dict[str, Any]] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
 
 
 def key(rec: dict[str, Any]) -> Key:
@@ -22,26 +71,66 @@ def key(rec: dict[str, Any]) -> Key:
     return (str(rec["task"]), int(rec["seed"]), str(rec["method"]))
 
 
-def load(path: Path) -> list[dict[str, Any]]:
-    """The episodes recorded in `path` (none when it does not exist), first line per key kept."""
+def _why(exc: ValidationError) -> str:
+    e = exc.errors(include_url=False)[0]
+    where = ".".join(str(p) for p in e["loc"]) or "(line)"
+    if e["type"] == "missing":
+        return f"field {where!r} is missing"
+    msg = e["msg"][:1].lower() + e["msg"][1:]
+    return f"field {where!r}: {msg}, got {json.dumps(e.get('input'), default=str)[:60]}"
+
+
+def read(path: Path) -> Loaded:
+    """Read and check `path` (nothing when it does not exist); see the module docstring."""
+    out = Loaded()
     if not path.is_file():
-        return []
-    seen: set[Key] = set()
-    records: list[dict[str, Any]] = []
-    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
-        try:
-            rec = json.loads(line)
-            k = key(rec)
-        except (ValueError, TypeError, KeyError):
+        return out
+    data = path.read_bytes()
+    lines = data.split(b"\n")
+    cut_last = not data.endswith(b"\n") and bool(lines[-1])
+    if not cut_last:
+        lines = lines[:-1]
+    first: dict[Key, int] = {}
+    for number, raw in enumerate(lines, 1):
+        if not raw.strip():
             continue
-        if k not in seen:
-            seen.add(k)
-            records.append(rec)
-    return records
+        where = f"{path}:{number}"
+        try:
+            obj = json.loads(raw.decode("utf-8"))
+        except UnicodeDecodeError:
+            out.problems.append(f"{where}: not UTF-8 text; skipped")
+            continue
+        except ValueError as exc:
+            if cut_last and number == len(lines):
+                out.problems.append(f"{where}: the last line is cut short (a bench stopped mid-write?); skipped")
+            else:
+                out.problems.append(f"{where}: not valid JSON ({str(exc).split(':')[0]}); skipped")
+            continue
+        if not isinstance(obj, dict):
+            out.problems.append(f"{where}: not a JSON object; skipped")
+            continue
+        try:
+            Record.model_validate(obj)
+        except ValidationError as exc:
+            out.problems.append(f"{where}: {_why(exc)}; skipped")
+            continue
+        k = key(obj)
+        if k in first:
+            out.problems.append(f"{where}: repeats episode {k} of line {first[k]}; skipped (the first is kept)")
+            continue
+        first[k] = number
+        out.records.append(obj)
+    return out
+
+
+def load(path: Path) -> list[dict[str, Any]]:
+    """The checked records of `path` (see `read`), without the problems."""
+    return read(path).records
 
 
 def append(path: Path, rec: dict[str, Any]) -> None:
-    """Append `rec` as one line: a single write of the whole line, then fsync."""
+    """Append `rec` as one line: a single write of the whole line, then fsync. Raises OSError (e.g.
+    ENOSPC) after cutting the file back to its former length, so no part of the line stays."""
     data = (json.dumps(rec, default=str) + "\n").encode("utf-8")
     fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
     try:
@@ -49,8 +138,16 @@ def append(path: Path, rec: dict[str, Any]) -> None:
         if size and os.pread(fd, 1, size - 1) != b"\n":  # a line cut by a crash elsewhere: start afresh
             data = b"\n" + data
         view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view):]
-        os.fsync(fd)
+        try:
+            while view:
+                view = view[os.write(fd, view):]
+            os.fsync(fd)
+        except OSError:
+            try:
+                os.ftruncate(fd, size)
+            except OSError as exc:  # a special file (/dev/full) cannot be cut: nothing was kept anyway
+                if exc.errno not in (errno.EINVAL, errno.EBADF):
+                    raise
+            raise
     finally:
         os.close(fd)

@@ -151,20 +151,38 @@ def render_markdown(data: dict) -> str:
 
 def run(task_names: list[str], seeds: list[int], noise: bool = True, out: Path | None = None, on_scene=None) -> dict:
     """Perceive every (task, seed) scene; returns the summary (and writes perception_bench.json and
-    .md into `out` when given, plus per-object records)."""
+    .md into `out` when given, plus per-object records). Ctrl-C stops it: the scenes perceived so far
+    are summarised and written, with `interrupted` true."""
     scenes = []
-    for t in task_names:
-        for s in seeds:
-            scenes.append(perceive_scene(t, s, noise))
-            if on_scene is not None:
-                on_scene(scenes[-1])
-    data = summarise(scenes)
+    interrupted = False
+    try:
+        for t in task_names:
+            for s in seeds:
+                scenes.append(perceive_scene(t, s, noise))
+                if on_scene is not None:
+                    on_scene(scenes[-1])
+    except KeyboardInterrupt:
+        interrupted = True
+    data = {**summarise(scenes), "interrupted": interrupted}
     if out is not None:
-        out.mkdir(parents=True, exist_ok=True)
         records = [asdict(o) for sc in scenes for o in sc.objects]
-        (out / "perception_bench.json").write_text(json.dumps({**data, "objects": records}, indent=1, default=_num))
-        (out / "perception_bench.md").write_text(render_markdown(data))
+        write_results(out, json.dumps({**data, "objects": records}, indent=1, default=_num), render_markdown(data))
     return data
+
+
+def write_results(out: Path, json_text: str, md_text: str) -> None:
+    """perception_bench.json and .md in `out`, each written whole or not at all (temporary file,
+    then rename). Raises DiskFullError for lack of space, UsageError when `out` cannot be written."""
+    from owl_bt.bench.summary import write_atomic
+    from owl_bt.errors import UsageError
+    from owl_bt.runfolder import disk_error
+
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        write_atomic(out / "perception_bench.json", json_text)
+        write_atomic(out / "perception_bench.md", md_text)
+    except OSError as exc:
+        raise disk_error(exc, out) or UsageError(f"cannot write the results in {out}: {exc.strerror}") from None
 
 
 def _num(v):

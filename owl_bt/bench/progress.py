@@ -6,18 +6,20 @@ from __future__ import annotations
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from owl_bt.bench.runner import Outcome
 
 
 def describe(rec: dict[str, Any]) -> str:
-    """One short line for a finished episode, e.g. "berry1 s3 ok 1.4 s" or "berry1 s3 failed: …"."""
+    """One short line for a finished episode, e.g. "berry1 s3 ok 1.4 s" or "berry1 s3 failed: …",
+    escaped for the bar's markup (a failure may quote anything)."""
     head = f"{rec['task']} s{rec['seed']}"
     if rec.get("success"):
-        return f"{head} ok {float(rec.get('wall_s') or 0):.1f} s"
+        return escape(f"{head} ok {float(rec.get('wall_s') or 0):.1f} s")
     why = str(rec.get("failure") or rec.get("detector") or "not done")
-    return f"{head} failed: {why[:60]}"
+    return escape(f"{head} failed: {why[:60]}")
 
 
 class BenchProgress:

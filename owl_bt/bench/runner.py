@@ -8,13 +8,17 @@ with it: they are retried once in a fresh pool, then recorded as failed.
 
 Ctrl-C (SIGINT to the parent): stop launching; episodes in flight are told to stop and end within a
 tick (their results are discarded, not recorded); a second Ctrl-C kills the workers at once.
+
+Before launching, the run folders (and `.partial` folders) of episodes not in `episodes.jsonl` —
+left by a bench that was stopped — are removed and listed in `Outcome.removed`. A full disk (in a
+worker's run folder or in `episodes.jsonl`) stops the bench: episodes in flight are told to stop,
+nothing half-written is kept, and DiskFullError is raised.
 """
 
 from __future__ import annotations
 
 import multiprocessing as mp
 import os
-import shutil
 import signal
 import threading
 import time
@@ -29,7 +33,8 @@ from typing import Any
 from owl_bt.bench import episodes, methods
 from owl_bt.bench.config import BenchConfig
 from owl_bt.episode import EpisodeConfig
-from owl_bt.errors import OwlError
+from owl_bt.errors import DiskFullError, OwlError
+from owl_bt.runfolder import disk_error, remove_leftover
 
 # The fields every record starts with, in this order (the rest of EpisodeResult.summary() follows).
 FIELDS = ("task", "seed", "method", "success", "declared_success", "samples", "wall_s", "model_s", "skeletons",
@@ -58,6 +63,7 @@ class Outcome:
     successes: int = 0
     interrupted: bool = False
     records: list[dict[str, Any]] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)  # leftover run folders removed (relative to the bench folder)
 
     @property
     def unfinished(self) -> int:
@@ -99,6 +105,10 @@ def run_bench(cfg: BenchConfig, on_done: OnDone | None = None) -> Outcome:
         else:
             outcome.already += 1
             outcome.successes += bool(rec.get("success"))
+    for job in todo:
+        for rel in (job.run_dir, job.run_dir + ".partial"):
+            if remove_leftover(cfg.out / rel):  # UsageError when a live run writes it
+                outcome.removed.append(rel)
     if todo:
         _Pool(cfg.jobs, path, outcome, on_done).run(todo)
     return outcome
@@ -150,8 +160,13 @@ class _Pool:
                         return
                     except Exception as exc:  # e.g. a record that could not be sent back
                         rec = _error_record(job, exc, 0.0)
+                    if rec.get("disk_full"):
+                        raise DiskFullError(rec["disk_full"])
                     if not rec.get("interrupted"):
                         self._record(rec)
+        except OwlError:  # a full disk, or episodes.jsonl cannot be written
+            self.stop.set()  # the episodes in flight end within a tick; their folders are removed
+            raise
         except KeyboardInterrupt:
             for proc in list((getattr(pool, "_processes", None) or {}).values()):
                 proc.kill()  # only our own workers; the executor has no public way to stop them
@@ -169,7 +184,11 @@ class _Pool:
                 todo.appendleft(job)
 
     def _record(self, rec: dict[str, Any]) -> None:
-        episodes.append(self.path, rec)
+        try:
+            episodes.append(self.path, rec)
+        except OSError as exc:
+            raise disk_error(exc, self.path, " (the episode's line was not kept)") or OwlError(
+                f"cannot write {self.path}: {exc.strerror or exc}") from None
         self.outcome.new += 1
         self.outcome.successes += bool(rec.get("success"))
         self.outcome.records.append(rec)
@@ -205,11 +224,10 @@ def run_one(job: Job) -> dict[str, Any]:
     if _STOP is not None and _STOP.is_set():
         return {"interrupted": True}
     t0 = time.monotonic()
-    run_dir = Path(job.cfg.out) if job.cfg.out else None
-    if run_dir is not None and run_dir.exists():
-        shutil.rmtree(run_dir)  # left by an interrupted bench: this episode is not in episodes.jsonl
     try:
         result = run_episode(job.cfg, on_tick=_check_stop)
+    except DiskFullError as exc:  # not the episode's failure: the bench stops
+        return {"disk_full": exc.reason}
     except Exception as exc:  # a bug or an OwlError: a failed episode, not a failed bench
         return _error_record(job, exc, time.monotonic() - t0)
     summary = result.summary()
@@ -230,8 +248,8 @@ def _ordered(job: Job, summary: dict[str, Any], episode_s: float) -> dict[str, A
     rec: dict[str, Any] = {"task": job.task, "seed": job.seed, "method": job.method}
     rec.update({k: summary.get(k) for k in FIELDS[3:]})
     rec.update({k: v for k, v in summary.items() if k not in rec})
-    rec.update(vlm=job.cfg.vlm, robot=job.cfg.robot, budget=job.cfg.budget, max_attempts=job.cfg.max_attempts,
-               episode_s=round(episode_s, 3))
+    rec.update(vlm=job.cfg.vlm, robot=job.cfg.robot, perception=job.cfg.perception, budget=job.cfg.budget,
+               max_attempts=job.cfg.max_attempts, episode_s=round(episode_s, 3))
     rec.setdefault("error", False)
     if not rec.get("interrupted"):
         rec.pop("interrupted", None)

@@ -22,6 +22,7 @@ from typing import Any
 from owl_bt.bench import episodes, methods, reference
 
 MD_NAME, JSON_NAME = "summary.md", "summary.json"
+MAX_LISTED = 20  # problem lines listed in summary.md (summary.json has all)
 
 
 def _mean(xs: list[float]) -> float | None:
@@ -90,7 +91,8 @@ def _f(v: float | None, digits: int = 1) -> str:
 
 
 def render(data: dict[str, Any]) -> str:
-    """summary.md: one table per method, reference figures next to the measured ones."""
+    """summary.md: one table per method, reference figures next to the measured ones, and the lines
+    of episodes.jsonl that were not counted (`data["skipped"]`)."""
     lines = [
         "# owl-bt bench — summary", "",
         f"{data['episodes']} episodes. Success ± binomial standard error; sound = 1 − false positives / trials; "
@@ -117,18 +119,33 @@ def render(data: dict[str, Any]) -> str:
             lines.append("| " + " | ".join(row) + " |")
         lines += ["", f"Safety-guard rejections: {d['overall']['guard_rejections']} over {d['overall']['episodes']} "
                       "episodes (target 0)."]
+    skipped = data.get("skipped") or []
+    if skipped:
+        lines += ["", f"## Not counted: {len(skipped)} line(s) of {episodes.FILENAME}", ""]
+        lines += [f"- {p}" for p in skipped[:MAX_LISTED]]
+        lines += [f"- … and {len(skipped) - MAX_LISTED} more"] if len(skipped) > MAX_LISTED else []
     return "\n".join(lines) + "\n"
 
 
-def _write_atomic(path: Path, text: str) -> None:
+def write_atomic(path: Path, text: str) -> None:
+    """Write through a temporary sibling and rename; on failure (OSError, e.g. a full disk) the
+    temporary file is removed and `path` is left as it was."""
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
+    try:
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, path)
+    except OSError:
+        tmp.unlink(missing_ok=True)
+        raise
 
 
-def write_summary(out: Path) -> dict[str, Any]:
-    """Summarise `out/episodes.jsonl` into `out/summary.md` and `out/summary.json`; returns the data."""
-    data = summarise(episodes.load(out / episodes.FILENAME))
-    _write_atomic(out / JSON_NAME, json.dumps(data, indent=2) + "\n")
-    _write_atomic(out / MD_NAME, render(data))
+def write_summary(out: Path, loaded: episodes.Loaded | None = None) -> dict[str, Any]:
+    """Summarise `out/episodes.jsonl` (or what was `loaded` from it) into `out/summary.md` and
+    `out/summary.json`; returns the data, with `skipped`: the problems of the lines not counted.
+    Raises OSError when the files cannot be written (neither is then left half-written)."""
+    loaded = loaded or episodes.read(out / episodes.FILENAME)
+    data = summarise(loaded.records)
+    data["skipped"] = list(loaded.problems)
+    write_atomic(out / JSON_NAME, json.dumps(data, indent=2) + "\n")
+    write_atomic(out / MD_NAME, render(data))
     return data

@@ -38,21 +38,24 @@ class RunLog:
 def _when(ev: dict) -> dt.datetime | None:
     try:
         return dt.datetime.fromisoformat(ev["timestamp"].replace("Z", "+00:00"))
-    except (KeyError, ValueError):
+    except (KeyError, ValueError, AttributeError, TypeError):  # missing or not an ISO time string
         return None
 
 
 def read_events(path: Path) -> RunLog:
-    """The run log of `events.jsonl` (lines that are not JSON are skipped)."""
+    """The run log of `events.jsonl` (lines that are not JSON objects are skipped; bytes that are not
+    UTF-8 are replaced)."""
     log = RunLog()
     current = Attempt(1)
     log.attempts.append(current)
     open_steps: dict[str, dt.datetime] = {}
     last: dt.datetime | None = None
-    for line in path.read_text(encoding="utf-8").splitlines():
+    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
         try:
             ev = json.loads(line)
         except json.JSONDecodeError:
+            continue
+        if not isinstance(ev, dict):
             continue
         kind, when = ev.get("event"), _when(ev)
         if kind == "start":

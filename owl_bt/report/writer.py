@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import html
 import json
+import re
 import traceback
 from pathlib import Path
 
 from owl_bt.report.events import RunLog, read_events, stage_times
 from owl_bt.report.html import markdown_to_html
+from owl_bt.runfolder import NO_SPACE
 
 
 def _json(path: Path) -> dict | list | None:
@@ -24,9 +26,17 @@ def _json(path: Path) -> dict | list | None:
         return None
 
 
+def _object(path: Path) -> dict | None:
+    """A JSON object file's content; None when it is missing, unreadable or not an object."""
+    data = _json(path)
+    return data if isinstance(data, dict) else None
+
+
 def _fence(text: str, lang: str = "text") -> str:
+    """`text` as a fenced code block whose fence is longer than any run of backticks inside it."""
     text = str(text).rstrip()
-    ticks = "````" if "```" in text else "```"
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    ticks = "`" * max(3, longest + 1)
     return f"{ticks}{lang}\n{text}\n{ticks}"
 
 
@@ -45,6 +55,9 @@ def render_tree_files(folder: Path, dot: str | None) -> str:
         (graph,) = pydot.graph_from_dot_data(dot)
         (folder / "tree.png").write_bytes(graph.create_png())
     except Exception as exc:  # Graphviz's `dot` missing or failing: the .dot file is still there
+        if isinstance(exc, OSError) and exc.errno in NO_SPACE:
+            (folder / "tree.png").unlink(missing_ok=True)
+            raise
         return f"tree.png could not be drawn ({type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}); " \
                "install Graphviz (apt-get install graphviz)"
     return ""
@@ -52,8 +65,8 @@ def render_tree_files(folder: Path, dot: str | None) -> str:
 
 def build_markdown(folder: Path, log: RunLog) -> str:
     """The report's Markdown for a run folder and its event log."""
-    plan = _json(folder / "plan.json") or {}
-    speech = _json(folder / "speech.json")
+    plan = _object(folder / "plan.json") or {}
+    speech = _object(folder / "speech.json")
     result = plan.get("result") or log.end or {}
     start = log.start
     instruction = plan.get("instruction") or start.get("instruction", "")
@@ -172,9 +185,14 @@ def _attempt(att) -> list[str]:
     return md
 
 
+def _broken(exc: Exception) -> str:
+    return f"# Run report\n\nThe report could not be made: {type(exc).__name__}: {exc}\n\n" + _fence(traceback.format_exc())
+
+
 def write_report(folder: Path) -> None:
     """Write report.md, report.html, tree.dot and tree.png into a run folder. Never raises: if the
-    report cannot be made, report.md says why (a run's results matter more than its report)."""
+    report cannot be made, report.md says why (a run's results matter more than its report), except
+    for lack of space (OSError with an errno in NO_SPACE), which is raised."""
     folder = Path(folder)
     try:
         log = read_events(folder / "events.jsonl") if (folder / "events.jsonl").exists() else RunLog()
@@ -183,8 +201,11 @@ def write_report(folder: Path) -> None:
         if note:
             md += f"\nNote: {note}\n"
         title = html.unescape(md.splitlines()[0].lstrip("# "))  # the page title is escaped once, there
+    except OSError as exc:
+        if exc.errno in NO_SPACE:
+            raise  # no room for the report: the run folder is not complete (RunFolder.finish says so)
+        md, title = _broken(exc), "Run report"
     except Exception as exc:  # a bug here must not lose the run: say so in the report
-        md = f"# Run report\n\nThe report could not be made: {type(exc).__name__}: {exc}\n\n" + _fence(traceback.format_exc())
-        title = "Run report"
+        md, title = _broken(exc), "Run report"
     (folder / "report.md").write_text(md, encoding="utf-8")
     (folder / "report.html").write_text(markdown_to_html(md, title), encoding="utf-8")
