@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -86,6 +87,9 @@ def run(
 
     if scene is not None and task is not None:
         raise _fail(UsageError("--scene and --task are mutually exclusive: give one or the other"))
+    if gui and sys.platform.startswith("linux") and not os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY"):
+        raise _fail(UsageError("--gui needs a display (DISPLAY is not set): run without --gui; the run folder "
+                               "gets initial.png, final.png and perception.png to look at"))
     extras: dict = {}
     if audio is not None or listen:
         from owl_bt.speech.cli import hear_goal

@@ -73,3 +73,16 @@ def test_object_onto_itself_is_refused(tmp_path):
     proc = owl("run", "put the strawberry on the strawberry", "--out", str(tmp_path / "r"), "--max-attempts", "1")
     assert proc.returncode == 1
     assert "cannot put the strawberry on itself" in _one_line_error(proc)
+
+
+def test_gui_without_a_display_is_usage_error(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY")}
+    proc = subprocess.run([sys.executable, "-m", "owl_bt.cli", "run", "put the strawberry onto the region", "--gui",
+                           "--out", str(tmp_path / "r")], capture_output=True, text=True, timeout=120, env=env)
+    assert proc.returncode == 2
+    assert "--gui needs a display" in _one_line_error(proc)
+    assert not (tmp_path / "r").exists() and not (tmp_path / "r.partial").exists()
