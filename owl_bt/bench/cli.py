@@ -21,7 +21,7 @@ from owl_bt.errors import UsageError
 
 def bench_command(out: Console, err: Console, method: str, tasks: str, seeds: int | None, seed_list: str | None,
                   out_dir: Path, jobs: int | None, max_attempts: int, budget: int, report_only: bool, quiet: bool,
-                  perception: str = "camera", robot: str = "ur5e") -> int:
+                  perception: str = "camera", robot: str = "ur5e", faults: str | None = None, fault_seed: int = 0) -> int:
     """Run (or with `report_only` only summarise) a bench; prints summary.md and one last line on stdout."""
     if report_only:
         check_out(out_dir, create=False)
@@ -31,8 +31,9 @@ def bench_command(out: Console, err: Console, method: str, tasks: str, seeds: in
         sys.stdout.write(render(data))
         print(f"bench: {data['episodes']} episodes summarised in {out_dir / MD_NAME}")
         return 0
-    cfg = make_config(method, tasks, seeds, seed_list, out_dir, jobs, budget, max_attempts, perception, robot)
-    wanted = {(t, s, cfg.method) for t in cfg.tasks for s in cfg.seeds}
+    cfg = make_config(method, tasks, seeds, seed_list, out_dir, jobs, budget, max_attempts, perception, robot, faults,
+                      fault_seed)
+    wanted = {(t, s, m) for t in cfg.tasks for s in cfg.seeds for m in cfg.methods}
     before = _recorded(cfg.out, wanted)
     interrupted = False
     try:
@@ -40,7 +41,7 @@ def bench_command(out: Console, err: Console, method: str, tasks: str, seeds: in
             interrupted = run_bench(cfg).interrupted
         else:
             ok = sum(bool(r.get("success")) for r in before)
-            with BenchProgress(err, cfg.method, cfg.episodes, len(before), ok) as bar:
+            with BenchProgress(err, " and ".join(cfg.methods), cfg.episodes, len(before), ok) as bar:
                 interrupted = run_bench(cfg, on_done=bar).interrupted
     except KeyboardInterrupt:  # outside the pool's own Ctrl-C handling (e.g. while workers started)
         interrupted = True
