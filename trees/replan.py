@@ -62,15 +62,18 @@ class Replan(OwlBehaviour):
         self.log("replan", line=self._line, give_up=self._give_up, kind=failure.kind if failure else None)
         self._asking = None
         self.bb.awaiting = False
-        if not self._give_up and self.ask is not None:
+        if self._give_up:
+            return
+        self._attempt = self.bb.attempt
+        self.bb.attempt = self._attempt + 1
+        self.bb.instruction = self.bb.instruction + "\n" + self._line
+        if self.ask is not None:
             self._answer = []
-            question = f"{self._line}\nadd one line of feedback for attempt {self.bb.attempt + 1} (Enter: none): "
+            question = f"{self._line}\nadd one line of feedback for attempt {self._attempt + 1} (Enter: none): "
             self._asking = threading.Thread(target=self._ask, args=(question,), daemon=True, name="owl-replan-prompt")
             self._asking.start()
             self.bb.awaiting = True  # the attempt waits (the ready check fails) until the person answers
             self.feedback_message = self._line + " — waiting for feedback"
-        elif not self._give_up:
-            self._augment("")
 
     def _ask(self, question: str) -> None:
         try:
@@ -80,9 +83,7 @@ class Replan(OwlBehaviour):
         self._answer.append(" ".join(str(answer or "").split()))
 
     def _augment(self, feedback: str) -> None:
-        attempt = self.bb.attempt
-        self.bb.attempt = attempt + 1
-        self.bb.instruction = self.bb.instruction + "\n" + self._line
+        attempt = self._attempt
         if feedback:
             note = f"feedback after attempt {attempt}: {feedback}"
             self.bb.instruction = self.bb.instruction + "\n" + note
