@@ -137,7 +137,7 @@ def run(
     view.print(result.tree_text, markup=False)
     view.print(f"detector: {result.detector_reason}", markup=False)
     view.print(f"attempts: {result.attempts}  samples: {result.samples}  wall: {result.wall_s:.1f} s  "
-              f"tick rate: {result.tick_hz:.0f} Hz", markup=False)
+              f"tick rate: {result.tick_hz:.0f} Hz ({result.tick.get('busy_hz', 0):.0f} Hz while working)", markup=False)
     view.print(f"run folder: {result.run_dir}", markup=False, soft_wrap=True)
     if result.interrupted:
         err.print("owl-bt: stopped by Ctrl-C; the arm was stopped first")
