@@ -176,8 +176,10 @@ class ClearFault(WorkerBehaviour):
         note = "it was cleared" + ("" if result["home"] else "; the arm could not go home")
         if result["held"]:
             note += f"; the hand still holds {result['held']}"
-        self.bb.interruption = Failure("execute", f"the arm reported a fault ({self._fault}); {note}",
-                                       self._step or "", observed={"fault": self._fault, **result}, kind=EXECUTION)
+        failure = Failure("execute", f"the arm reported a fault ({self._fault}); {note}", self._step or "",
+                          observed={"fault": self._fault, **result}, kind=EXECUTION)
+        self.bb.interruption = failure
+        self.services.log("failure", **failure.to_dict())  # the attempt's failure record (report, events)
         self.feedback_message = f"cleared: {self._fault}"
         self._outcome = py_trees.common.Status.RUNNING
         return self._outcome
