@@ -71,7 +71,8 @@ def run(
     listen: bool = typer.Option(False, "--listen", help="Say the goal into the microphone (stops when you stop speaking)."),
     asr: str = typer.Option("sphinx", "--asr", help="Speech recogniser: sphinx (offline, default) or openai "
                             "(OPENAI_API_KEY, OPENAI_BASE_URL, OWL_BT_ASR_MODEL)."),
-    interactive: bool = typer.Option(False, "--interactive", "-i", help="Confirm (or correct) a spoken goal before planning."),
+    interactive: bool = typer.Option(False, "--interactive", "-i", help="Confirm (or correct) a spoken goal before planning, "
+                                     "and add a line of feedback for the next attempt at each replan."),
     robot: str | None = typer.Option(None, "--robot", help="The arm: ur5e (alias ur5) or kinova-gen3 (default: ur5e, or the "
                                      "arm of --backend)."),
     speed: float | None = typer.Option(None, "--speed", help="Share of the joints' velocity limits the safety guard allows, "
@@ -80,6 +81,10 @@ def run(
     ip: str | None = typer.Option(None, "--ip", help="The hardware arm's address (kortex, rtde)."),
     execute: bool = typer.Option(False, "--execute/--dry-run", help="Hardware: really move the arm, after confirming the "
                                  "first motion (default --dry-run: plan, check and show; the arm is never contacted)."),
+    faults: str | None = typer.Option(None, "--faults", help="Inject faults in simulation, KIND=RATE pairs: grasp-slip (per "
+                                      "transport), knock (per step), miss-detect (per observation), arm-fault (per step), e.g. "
+                                      "grasp-slip=0.2,knock=0.1,miss-detect=0.1,arm-fault=0.05."),
+    fault_seed: int = typer.Option(0, "--fault-seed", help="Seed of the injected faults (with --seed)."),
 ) -> None:
     """Run a goal on the simulated arm: perceive → generate constraints → plan → execute (→ replan)."""
     from owl_bt.episode import EpisodeConfig, run_episode
@@ -105,13 +110,16 @@ def run(
         cfg = EpisodeConfig(instruction, task or "berry1", seed, out_dir, gui, vlm, perception, max_attempts, budget,
                             scene=scene, skeletons=skeletons, robot=robot or {"kortex": "kinova-gen3"}.get(backend, "ur5e"),
                             backend=backend, ip=ip, execute=execute,
-                            speed=(1.0 if backend == "sim" else 0.25) if speed is None else speed, confirm=_confirm_first_motion)
+                            speed=(1.0 if backend == "sim" else 0.25) if speed is None else speed, confirm=_confirm_first_motion,
+                            faults=faults, fault_seed=fault_seed)
         from owl_bt.bench import methods
 
         cfg = methods.get(method).configure(cfg)
     except OwlError as exc:
         raise _fail(exc) from None
     progress = _live_or_lines(quiet)
+    if interactive:
+        cfg.ask = _ask_feedback(progress)
     try:
         with extra_files(extras), progress or contextlib.nullcontext():
             result = run_episode(cfg, on_tick=progress)
@@ -134,7 +142,7 @@ def run(
     view.print(result.tree_text, markup=False)
     view.print(f"detector: {result.detector_reason}", markup=False)
     view.print(f"attempts: {result.attempts}  samples: {result.samples}  wall: {result.wall_s:.1f} s  "
-              f"tick rate: {result.tick_hz:.0f} Hz", markup=False)
+              f"tick rate: {result.tick_hz:.0f} Hz ({result.tick.get('busy_hz', 0):.0f} Hz while working)", markup=False)
     view.print(f"run folder: {result.run_dir}", markup=False, soft_wrap=True)
     if result.interrupted:
         err.print("owl-bt: stopped by Ctrl-C; the arm was stopped first")
@@ -206,6 +214,10 @@ def bench(
                                "successes and elapsed time)."),
     perception: str = typer.Option("camera", "--perception", help="Perception source of every episode: camera or sim-state."),
     robot: str = typer.Option("ur5e", "--robot", help="Simulated arm: ur5e (default; alias ur5) or kinova-gen3."),
+    faults: str | None = typer.Option(None, "--faults", help="Also run every episode with these faults injected (recorded as "
+                                      "METHOD+faults), e.g. grasp-slip=0.2,knock=0.1,miss-detect=0.1,arm-fault=0.05; the "
+                                      "summary compares success with and without them and the replans used."),
+    fault_seed: int = typer.Option(0, "--fault-seed", help="Seed of the injected faults (with each episode's seed)."),
 ) -> None:
     """Benchmark a method over tasks × seeds (SPEC §8): every (task, seed) episode is run in a worker
     process and appended to OUT/episodes.jsonl; OUT/summary.md and summary.json give per task success
@@ -225,7 +237,7 @@ def bench(
 
     try:
         code = bench_command(out, err, method, tasks, seeds, seed_list, out_dir, jobs, max_attempts, budget, report_only, quiet,
-                             perception, robot)
+                             perception, robot, faults, fault_seed)
     except OwlError as exc:
         raise _fail(exc) from None
     raise typer.Exit(code)
@@ -281,6 +293,15 @@ def _replayed(run_dir: Path, instruction: str, task: str | None, scene: Path | N
         raise UsageError(f"--replay: the run used the scene file {rec['task'][6:]}.toml; pass it with --scene")
     return (rec["instruction"], task or (None if scene else rec["task"]), rec["seed"], f"replay:{run_dir.absolute()}",
             rec["method"])
+
+
+def _ask_feedback(progress):
+    """The replan prompt of --interactive: shows the failure line and reads one line from the person
+    (the live display pauses while they type); called from a thread while the tree keeps ticking."""
+    def ask(question: str) -> str:
+        with (progress.paused() if progress is not None else contextlib.nullcontext()):
+            return err.input(question, markup=False)
+    return ask
 
 
 def _live_or_lines(quiet: bool):
@@ -350,8 +371,11 @@ def perception_bench(
 class _Progress:
     """Prints a line on stderr whenever a behaviour changes status (or its feedback)."""
 
+    QUIET = ("attempt", "gather", "tasks", "safety", "make-safe", "task", "work", "arm-status", "ready")  # structure
+
     def __init__(self) -> None:
         self.seen: dict[str, tuple[str, str]] = {}
+        self._paused = False
 
     def __enter__(self) -> _Progress:
         return self
@@ -359,9 +383,19 @@ class _Progress:
     def __exit__(self, *exc) -> None:
         return None
 
+    @contextlib.contextmanager
+    def paused(self):
+        self._paused = True
+        try:
+            yield
+        finally:
+            self._paused = False
+
     def __call__(self, root) -> None:
+        if self._paused:
+            return
         for b in root.iterate():
-            if b is root or b.name == "attempt":
+            if b is root or b.name in self.QUIET:
                 continue
             key = (b.status.name, b.feedback_message or "")
             if self.seen.get(b.name) != key and b.status.name != "INVALID":

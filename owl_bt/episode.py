@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from owl_bt.errors import OwlError, UsageError
+from owl_bt.faults import FaultInjector, FaultyBackend, FaultyPerception, parse_faults
 from owl_bt.language.vlm import make_vlm
 from owl_bt.runfolder import RunFolder
 from perception.source import SimStateSource
@@ -51,6 +52,9 @@ class EpisodeConfig:
     ip: str | None = None  # the arm's address (hardware backends)
     execute: bool = False  # hardware: really move the arm (default: a dry run that never contacts it)
     confirm: Callable[[Any], bool] | None = None  # hardware --execute: asked once with the first motion
+    faults: str | None = None  # injected faults in simulation, e.g. "grasp-slip=0.2,knock=0.1" (owl_bt.faults)
+    fault_seed: int = 0  # seeds the injected faults (with the episode's seed)
+    ask: Callable[[str], str] | None = None  # --interactive: a person's one line of feedback at each replan
 
 
 @dataclass
@@ -75,8 +79,14 @@ class EpisodeResult:
     skeletons: int = 0  # task-plan skeletons handed to refinement
     queries: int = 0  # model (VLM) queries
     guard_rejections: int = 0  # commands the safety guard refused (target: 0)
+    faults: dict | None = None  # injected faults: spec, seed, counts per kind, every fault that fired
+    tick: dict = field(default_factory=dict)  # tick timing (trees.runner.TickStats)
 
     def summary(self) -> dict:
+        extra = {"faults": self.faults} if self.faults else {}
+        return {**self._summary(), "replans": max(0, self.attempts - 1), "tick": self.tick, **extra}
+
+    def _summary(self) -> dict:
         return {
             "success": self.success, "declared_success": self.declared_success, "attempts": self.attempts,
             "wall_s": round(self.wall_s, 3), "samples": self.samples, "plan": self.plan,
@@ -122,6 +132,9 @@ def validate(cfg: EpisodeConfig) -> tasks.Task | Scene:
                              f"add --robot {ROBOT_OF[cfg.backend]}")
     task = scene or tasks.get(cfg.task)
     make_vlm(cfg.vlm, (task.oracle_sketch, task.oracle_checkers))
+    fault_spec = parse_faults(cfg.faults, cfg.fault_seed)
+    if fault_spec and cfg.backend != "sim":
+        raise UsageError("--faults injects faults into the simulated arm; it cannot be used with a hardware --backend")
     return task
 
 
@@ -153,8 +166,13 @@ def _run_in(cfg: EpisodeConfig, task, skills, folder: RunFolder, on_tick) -> Epi
             except ArmFault as exc:  # a missing vendor library or an arm that does not answer: nothing moved
                 folder.discard()
                 raise UsageError(str(exc)) from None
-        backend = GuardedBackend(hardware or inner, guard, log=folder.log.info, confirm=cfg.confirm if hardware else None)
+        fault_spec = parse_faults(cfg.faults, cfg.fault_seed)
+        injector = FaultInjector(fault_spec, world, inner, cfg.seed, log=folder.log.info) if fault_spec else None
+        arm = FaultyBackend(inner, injector) if injector else inner
+        backend = GuardedBackend(hardware or arm, guard, log=folder.log.info, confirm=cfg.confirm if hardware else None)
         perception = make_perception(cfg.perception, world, inner, cfg.seed)
+        if injector is not None:
+            perception = FaultyPerception(perception, injector)
         perception.out_dir = folder.path  # the perceive subtree writes perception.png there
         services = Services(
             backend=backend,
@@ -165,11 +183,14 @@ def _run_in(cfg: EpisodeConfig, task, skills, folder: RunFolder, on_tick) -> Epi
             budget=cfg.budget,
             max_skeletons=cfg.skeletons,
             log=folder.log.info,
-            on_step=(lambda action: task.observe(world)) if task.observe else (lambda action: None),
+            on_step=_after_step(task, world, injector),
+            on_step_start=injector.step_started if injector else (lambda action, commands: None),
+            ask=cfg.ask,
         )
         folder.log.info("start", instruction=cfg.instruction, task=task.name, seed=cfg.seed, vlm=cfg.vlm,
                         perception=cfg.perception, robot=cfg.robot, backend=cfg.backend, speed=cfg.speed,
-                        dry_run=cfg.backend != "sim" and not cfg.execute)
+                        dry_run=cfg.backend != "sim" and not cfg.execute,
+                        **({"faults": fault_spec.to_dict()} if fault_spec else {}))
         save_png(render(world.cid).rgb, str(folder.path / "initial.png"))
         t0 = time.monotonic()
         res = run_tree(services, cfg.instruction.strip(), cfg.max_attempts, on_tick)
@@ -189,6 +210,7 @@ def _run_in(cfg: EpisodeConfig, task, skills, folder: RunFolder, on_tick) -> Epi
     plan = plan or executed  # the last attempt found the goal already done: report what was done
     constraints = board.get("constraints")
     declared = res.status.name == "SUCCESS"
+    last_failure = board.get("failure") or board.get("interruption")
     if verdict is None:  # a user scene: nothing to judge by but the robot's own account
         verdict = tasks.Verdict(declared, "no success detector for a user scene; success is the robot's own judgement")
     result = EpisodeResult(
@@ -199,10 +221,13 @@ def _run_in(cfg: EpisodeConfig, task, skills, folder: RunFolder, on_tick) -> Epi
         tree_text=res.tree_text, tick_hz=res.tick_hz, run_dir=folder.final,
         history=list(board.get("history") or []), executed=executed,
         failure=("stopped by Ctrl-C (the arm was stopped first)" if res.interrupted else
-                 board["failure"].line() if board.get("failure") and not declared else None),
+                 last_failure.line() if last_failure and not declared else None),
         interrupted=res.interrupted, model_s=services.counters["model_s"],
         skeletons=services.counters["skeletons"], queries=services.counters["queries"],
         guard_rejections=guard.rejections,
+        faults=({**fault_spec.to_dict(), "counts": injector.counts(), "injected": injector.injected}
+                if injector is not None else None),
+        tick=res.tick.to_dict(),
     )
     folder.write_json("plan.json", {
         "instruction": cfg.instruction, "task": task.name, "seed": cfg.seed, "plan": plan,
@@ -211,6 +236,7 @@ def _run_in(cfg: EpisodeConfig, task, skills, folder: RunFolder, on_tick) -> Epi
             {"action": str(s.op), "samples": s.samples, "params": {k: _jsonable(v) for k, v in s.params.items()}}
             for s in (board["plan"].refinement.steps if board.get("plan") else [])
         ],
+        "failures": [f.to_dict() for f in (board.get("failures") or [])],
         "result": result.summary(),
     })
     if services.transcripts:
@@ -219,6 +245,16 @@ def _run_in(cfg: EpisodeConfig, task, skills, folder: RunFolder, on_tick) -> Epi
     folder.log.info("end", **result.summary())
     result.run_dir = folder.finish()
     return result
+
+
+def _after_step(task, world: SimWorld, injector: FaultInjector | None):
+    """After each executed step: the task's detector watches (if it does), then a fault may be injected."""
+    def after(action: str) -> None:
+        if task.observe:
+            task.observe(world)
+        if injector is not None:
+            injector.step_done(action)
+    return after
 
 
 def make_perception(name: str, world: SimWorld, backend: SimArmBackend, seed: int = 0):

@@ -3,6 +3,10 @@
 Trajectories run under position control with physics stepping (240 Hz). Grasping is by a fixed
 constraint that is created only when, after the fingers close, the object touches a finger link on
 *each* side (left and right); it is removed on open. Objects are never teleported.
+
+Like a real arm it can be in a fault (`report_fault`, raised by fault injection, `owl_bt.faults`):
+it then holds still and refuses every command with `ArmFaulted` until `clear_fault()` resets it.
+`release()` lets go of the held object without a command (a slip).
 """
 
 from __future__ import annotations
@@ -16,6 +20,11 @@ from owl_bt.state import RobotState
 from sim.robot import FINGER_CLOSED
 from sim.world import TIME_STEP, SimWorld
 from skills.backend import ArmBlocked, ArmFault, GripResult
+
+
+class ArmFaulted(ArmFault):
+    """The arm reported a fault and holds still; it refuses commands until the fault is cleared
+    (`clear_fault()`), then it can go on (a recoverable fault, unlike the hardware ones of skills.faults)."""
 
 JOINT_TOL = 0.01  # radians: a waypoint counts as reached within this
 WAYPOINT_TIMEOUT = 3.0  # seconds of simulated time per waypoint
@@ -33,6 +42,7 @@ class SimArmBackend:
         self._hold_angle = 0.0  # finger angle (radians) at which the held object was gripped
         self._open_angle = 0.0  # finger angle (radians) of the open hand: 0, or more when pre-shaped
         self._stop = threading.Event()
+        self.fault: str | None = None  # the fault the arm reports (it refuses commands until cleared)
         self.realtime = realtime
         body = self.robot.body
         names = {p.getJointInfo(body, j, physicsClientId=world.cid)[12].decode(): j
@@ -46,7 +56,32 @@ class SimArmBackend:
     def stop(self) -> None:
         self._stop.set()
 
+    def report_fault(self, reason: str) -> None:
+        """Go into fault: hold still where the arm is (what the hand holds stays held); commands are
+        refused with ArmFaulted until `clear_fault()`."""
+        self.fault = reason
+        self.robot.command_arm(self.robot.arm_q(), max_velocity=0.0)
+
+    def clear_fault(self) -> None:
+        """Reset a reported fault (the arm stays where it is, holding what it holds)."""
+        self.fault = None
+        self.robot.command_arm(self.robot.arm_q())
+
+    def release(self) -> str | None:
+        """Let go of the held object at once, as a slipping grasp would (the fingers open); returns its name."""
+        name = self.held
+        if name is not None:
+            self._detach()
+            self._open_angle = 0.0
+            self.robot.command_fingers(self._open_angle)
+        return name
+
+    def _refuse_in_fault(self) -> None:
+        if self.fault is not None:
+            raise ArmFaulted(f"the arm is in fault ({self.fault}); it must be cleared first")
+
     def _step(self) -> None:
+        self._refuse_in_fault()
         if self._stop.is_set():
             self.robot.command_arm(self.robot.arm_q(), max_velocity=0.0)
             raise ArmFault("stopped on request")
@@ -60,6 +95,7 @@ class SimArmBackend:
                            guarded: bool = False) -> None:
         """Follow the waypoints; raises ArmFault when one is not reached in time. `guarded`: stop
         quietly where the arm stalls against something (a held object meeting its support)."""
+        self._refuse_in_fault()
         start = self.world.steps
         for i, q in enumerate(waypoints):
             self.robot.command_arm(q, max_velocity=1.5)
@@ -90,6 +126,7 @@ class SimArmBackend:
         return self._hold_angle if self._constraint is not None else self._open_angle
 
     def gripper(self, command: str, width: float | None = None) -> GripResult:
+        self._refuse_in_fault()
         if command == "close":
             self.robot.command_fingers(FINGER_CLOSED, force=60.0)
             self._run_fingers()

@@ -1,8 +1,15 @@
 """Blackboard keys of the executive, all under one namespace (DESIGN §2).
 
-Each key has one writer: `instruction` and `attempt` (replan; the runner seeds them), `world` and
-`scene_image` (perceive), `constraints` (generate-constraints), `plan` (plan), `executed` (execute),
-`<stage>_failure` (that stage), `failure` (replan, the record it acted on).
+Each key has one writer (subtree):
+- the runner seeds `instruction`, `attempt`, `history` before the first tick (replan owns them after);
+- gather: `arm` (the arm's status, every tick: held object, fault, stop request);
+- safety: `interruption` (the failure record of a fault it cleared), `clearing` (it is making one good);
+- perceive: `world`, `scene_image`, `perceive_failure`;
+- generate-constraints: `constraints`, `constraints_failure`;
+- plan: `plan`, `plan_failure`;
+- execute: `executed`, `step` (the step in progress), `execute_failure`;
+- replan: `instruction`, `attempt`, `history`, `failure` (the record it acted on last), `failures`
+  (every record it acted on, in order).
 """
 
 from __future__ import annotations
@@ -21,3 +28,8 @@ def client(name: str, write: tuple[str, ...] = (), read: tuple[str, ...] = ()) -
     for key in read:
         bb.register_key(key=key, access=py_trees.common.Access.READ)
     return bb
+
+
+def get(bb: py_trees.blackboard.Client, key: str, default=None):
+    """The key's value, or `default` while it has none."""
+    return bb.get(key) if bb.exists(key) else default

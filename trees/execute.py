@@ -1,40 +1,112 @@
 """The execute subtree: run each grounded step's skill on the arm backend and monitor its effects.
 
-After every step a fresh observation is compared with what the step should have produced: the
-object held after a pick; after a place, the object released and the constraints the planner
-accepted for that step (its generated checkers, and the goal checkers after the last step) still
-holding on the observed state — where it came to rest may differ from the plan by a few centimetres
-(a round object rolls) as long as the constraints hold. A mismatch is a typed failure of stage
-'monitor'; a backend error one of stage 'execute'.
+While a step runs, the hand is watched between the skill's commands (as a gripper's object detection
+would be read): an object that should be in the hand and is not has slipped, and the step stops there
+(an EXECUTION failure naming where the object came to rest). After every step a fresh observation is
+compared with what the step should have produced: the object held after a pick; after a place, the
+object released and the constraints the planner accepted for that step (its generated checkers, and
+the goal checkers after the last step) still holding on the observed state — where it came to rest
+may differ from the plan by a few centimetres (a round object rolls) as long as the constraints hold
+(POSTCONDITION failures); an object a later step acts on that is no longer where the plan expects it
+is a PRECONDITION failure of the rest of the plan. A backend error is an EXECUTION failure. After a
+failure the arm goes home (trees.recover) before the replan looks again — except when the arm is in
+fault: the safety guard clears it first.
 """
 
 from __future__ import annotations
 
 import math
+import time
 
 import py_trees
 
-from owl_bt.failures import Failure
+from owl_bt.failures import EXECUTION, POSTCONDITION, PRECONDITION, Failure
 from skills.backend import ArmFault
+from trees.observe import confirmed_observation
 from trees.recover import retreat_home
+from trees.safety import arm_fault
 from trees.worker import WorkerBehaviour
 
 POSE_TOLERANCE_MAX = 0.10  # metres: beyond this the object went somewhere else entirely
 SETTLE_S = 0.5  # seconds the arm holds still after a step before the scene is observed
 GRASP_TOLERANCE = 0.05  # metres (xy): a held object farther than this from its planned pose slipped in the grasp
 # (the camera places an object the fingers hide between them until it sees it: allow for that)
+MOVED_TOLERANCE = 0.04  # metres: an object not yet acted on seen this far from where the attempt saw it was moved
+# (two looks at a still object differ by much less; a knock moves it 5 cm or more)
+FAULT_WAIT_S = 5.0  # seconds a step cut short by an arm fault waits for the safety guard to take over
 PLAN_TOLERANCE = 0.03  # metres: a later step that acts on an object this far from its planned pose needs a new plan
 # (above the camera pipeline's worst centroid error, 1.7 cm, so that its noise alone does not trigger one)
 
 
+class GraspLost(ArmFault):
+    """The object that should be in the hand is not (it slipped): the step stops before its next command."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__(f"{name} slipped from the gripper")
+        self.name = name
+
+
+class HeldWatch:
+    """The arm as a skill sees it during one step: before and after every motion, what the hand should
+    hold (what it held when the step began, then what each grip left in it) is compared with what it
+    holds; an object that is gone raises GraspLost. Everything else is the backend's."""
+
+    def __init__(self, backend) -> None:
+        self.inner = backend
+        self.expect = backend.state().held
+        self.lost: str | None = None
+
+    def __getattr__(self, name: str):
+        return getattr(self.inner, name)
+
+    def _check(self) -> None:
+        if self.expect is not None and self.inner.state().held is None:
+            self.lost, self.expect = self.expect, None
+            raise GraspLost(self.lost)
+
+    def execute_trajectory(self, waypoints, times=None, guarded: bool = False) -> None:
+        self._check()
+        self.inner.execute_trajectory(waypoints, times, guarded=guarded)
+        self._check()
+
+    def gripper(self, command: str, width: float | None = None):
+        if command != "open":
+            self._check()
+        res = self.inner.gripper(command) if width is None else self.inner.gripper(command, width=width)
+        self.expect = res.holding if command == "close" else None
+        return res
+
+    def state(self):
+        return self.inner.state()
+
+    def stop(self) -> None:
+        self.inner.stop()
+
+
 class Execute(WorkerBehaviour):
     stage = "execute"
-    writes = ("executed",)
-    reads = ("plan",)
+    writes = ("executed", "step")
+    reads = ("plan", "world")
 
     def before(self) -> None:
         self._plan = self.bb.plan
+        self._world = self.bb.world if self.bb.exists("world") else None
+        self._known = tuple(self._world.objects) if self._world is not None else ()
         self._done: list[str] = list(self.bb.get("executed")) if self.bb.exists("executed") else []
+        self._current: str | None = None
+        self._index = 0
+        self.bb.step = None
+
+    def progress(self) -> None:
+        if self.bb.get("step") != self._current:
+            self.bb.step = self._current
+        if self._current is not None:
+            self.feedback_message = f"step {self._index + 1}/{len(self._plan.refinement.steps)}: {self._current}"
+
+    def cancelled_by_tree(self) -> None:
+        if getattr(self, "_plan", None) is not None:
+            self.bb.executed = list(self._done)
+            self.bb.step = None
 
     def work(self):
         s = self.services
@@ -42,9 +114,12 @@ class Execute(WorkerBehaviour):
         for k, step in enumerate(steps):
             if self.cancelled():
                 return Failure("execute", "cancelled", str(step.op))
+            self._index, self._current = k, str(step.op)
             skill = s.skills[step.op.name]
             s.log("step_start", action=str(step.op))
-            reason = skill.execute(s.backend, step.commands)
+            s.on_step_start(str(step.op), list(step.commands))
+            watch = HeldWatch(s.backend)
+            reason = skill.execute(watch, step.commands)
             s.on_step(str(step.op))
             failure = None
             if reason is not None:
@@ -52,39 +127,78 @@ class Execute(WorkerBehaviour):
                 if fatal is not None:
                     return Failure("execute", reason, str(step.op), step.op.args,
                                    {"retryable": False, "fault": type(fatal).__name__})
-                failure = Failure("execute", reason, str(step.op), step.op.args)
+                fault = arm_fault(s.backend)
+                if fault is not None:  # the safety guard pre-empts this branch, clears it and records it
+                    self._await_cancel(FAULT_WAIT_S)
+                    return Failure("execute", f"the arm reported a fault ({fault})", str(step.op), step.op.args,
+                                   {"fault": fault}, kind=EXECUTION)
+                if watch.lost is not None:
+                    failure = self.slipped(step, watch.lost)
+                else:
+                    failure = Failure("execute", reason, str(step.op), step.op.args)
             if failure is None:
-                failure = self.monitor(step, {a for st in steps[k + 1:] for a in st.op.args})
+                failure = self.monitor(step, {a for st in steps[k + 1:] for a in st.op.args}, steps[:k + 1])
             if failure is not None:
-                if not self.cancelled():
-                    retreat_home(s)  # clear of the scene before the replan looks again
+                if not self.cancelled() and arm_fault(s.backend) is None:
+                    retreat_home(s, self._known)  # clear of the scene before the replan looks again
                 return failure
             self._done.append(str(step.op))
             s.log("step_done", action=str(step.op))
+        self._current = None
         return None
 
-    def monitor(self, step, later: set[str] = frozenset()) -> Failure | None:
+    def _await_cancel(self, seconds: float) -> None:
+        end = time.monotonic() + seconds
+        while not self.cancelled() and time.monotonic() < end:
+            time.sleep(0.01)
+
+    def _look(self):
+        obs, _ = confirmed_observation(self.services.perception, self._known)
+        return obs.world
+
+    def slipped(self, step, name: str) -> Failure:
+        """The held object left the hand during the step: where it came to rest (EXECUTION)."""
+        try:
+            self.services.backend.execute_trajectory([self.services.backend.state().joints], times=[SETTLE_S])
+        except ArmFault:
+            pass
+        world = self._look()
+        if name in world.objects:
+            got = world.objects[name].pose
+            where = f"; it came to rest at ({got.x:.2f}, {got.y:.2f})"
+            observed = {"pose": got.rounded()}
+        else:
+            where, observed = "; it is not seen", {}
+        return Failure("execute", f"{name} slipped from the gripper{where}", str(step.op), (name,), observed, kind=EXECUTION)
+
+    def monitor(self, step, later: set[str] = frozenset(), done: list | None = None) -> Failure | None:
         """The step's expected effects against a fresh observation; `later`: objects the rest of the
-        plan acts on (their planned poses must still be good enough to act on)."""
+        plan acts on (their planned poses must still be good enough to act on); `done`: the steps
+        executed so far, this one included."""
         backend = self.services.backend
         try:  # hold still a moment so that what was let go has come to rest before we look
             backend.execute_trajectory([backend.state().joints], times=[SETTLE_S])
         except ArmFault as exc:
             return Failure("execute", str(exc), str(step.op), step.op.args)
-        obs = self.services.perception.observe().world
+        obs = self._look()
         held = self.services.backend.state().held
         should_hold = held_after(self.services.skills[step.op.name].schema, step.op.args)
         if should_hold is not None:
             if held != should_hold:
                 return Failure("monitor", f"{should_hold} is not in the gripper after {step.op}", str(step.op),
-                               step.op.args, {"held": held})
+                               step.op.args, {"held": held}, kind=POSTCONDITION)
         elif held is not None:
-            return Failure("monitor", f"{held} is still in the gripper after {step.op}", str(step.op), (held,))
+            return Failure("monitor", f"{held} is still in the gripper after {step.op}", str(step.op), (held,),
+                           kind=POSTCONDITION)
+        unseen = [a for a in (*step.op.args, *step.expected) if a not in obs.objects and a != "table"]
+        if unseen:
+            return Failure("monitor", f"{', '.join(dict.fromkeys(unseen))} not seen after {step.op}", str(step.op),
+                           tuple(dict.fromkeys(unseen)), {"seen": sorted(obs.objects)}, kind=POSTCONDITION)
         failed = [name for name, check in step.checks if not check(obs)]
         if failed and not step.expected:
             return Failure("monitor", f"after {step.op}, {', '.join(failed)} no longer holds", str(step.op),
                            step.op.args, {"failed": failed, "poses": {a: obs.get(a).pose.rounded() for a in step.op.args
-                                                                      if a in obs.objects}})
+                                                                      if a in obs.objects}}, kind=POSTCONDITION)
         for name, pose in step.expected.items():
             got = obs.get(name).pose
             err = math.dist(got.position, pose.position)
@@ -93,7 +207,7 @@ class Execute(WorkerBehaviour):
             drift = math.dist(got.position[:2], pose.position[:2])
             if name == should_hold and drift > GRASP_TOLERANCE:
                 return Failure("monitor", f"{name} sits {drift * 100:.0f} cm off the planned grasp", str(step.op), (name,),
-                               {"pose": got.rounded(), "planned": pose.rounded()})
+                               {"pose": got.rounded(), "planned": pose.rounded()}, kind=POSTCONDITION)
             if name == should_hold:
                 continue
             if failed or err > POSE_TOLERANCE_MAX:
@@ -102,15 +216,36 @@ class Execute(WorkerBehaviour):
                     f"{name} came to rest at ({got.x:.2f}, {got.y:.2f}), {err * 100:.0f} cm from where it was planned"
                     + _turned(got, pose) + (f"; {', '.join(failed)} no longer holds" if failed else ""),
                     str(step.op), (name,), {"pose": got.rounded(), "planned": pose.rounded(), "failed": failed},
+                    kind=POSTCONDITION,
                 )
             if name in later and err > PLAN_TOLERANCE:
                 return Failure("monitor", f"{name} came to rest at ({got.x:.2f}, {got.y:.2f}), {err * 100:.0f} cm from where "
                                "the rest of the plan expects it", str(step.op), (name,),
-                               {"pose": got.rounded(), "planned": pose.rounded()})
+                               {"pose": got.rounded(), "planned": pose.rounded()}, kind=PRECONDITION)
+        return self._moved_later(step, obs, later, done if done is not None else [step])
+
+    def _moved_later(self, step, obs, later: set[str], done: list) -> Failure | None:
+        """An object a later step acts on, which no step so far has moved, that is no longer where the
+        attempt's observation saw it (knocked, pushed): the rest of the plan was planned for where it
+        was (PRECONDITION)."""
+        world = self._world
+        if world is None:
+            return None
+        moved_by_plan = {a for st in done for a in (*st.expected, *st.op.args)}
+        for name in sorted(later):
+            if name in moved_by_plan or name not in world.objects or name not in obs.objects or world.objects[name].fixed:
+                continue
+            was, now = world.objects[name].pose, obs.objects[name].pose
+            err = math.dist(was.position, now.position)
+            if err > MOVED_TOLERANCE:
+                return Failure("monitor", f"{name} is at ({now.x:.2f}, {now.y:.2f}), {err * 100:.0f} cm from where the "
+                               "rest of the plan expects it", str(step.op), (name,),
+                               {"pose": now.rounded(), "planned": was.rounded()}, kind=PRECONDITION)
         return None
 
     def finish(self, result) -> py_trees.common.Status:
         self.bb.executed = list(self._done)
+        self.bb.step = None
         if isinstance(result, Failure):
             return self.fail(result)
         self.feedback_message = f"{len(self._plan.refinement.steps)} steps done"

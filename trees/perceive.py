@@ -1,7 +1,10 @@
 """The perceive subtree: observe the scene → /owl/world and /owl/scene_image.
 
-With the camera source, each round's labelled image goes to the run folder as `perception.png`
-(the latest round) and `perception-<round>.png`; objects kept unseen or missing are logged.
+A look is confirmed (`trees.observe`): the first look of a run takes a second frame, and a look
+that misses an object the previous look saw looks again, so one missed detection does not make an
+object vanish from the plan. With the camera source, each round's labelled image goes to the run
+folder as `perception.png` (the latest round) and `perception-<round>.png`; objects kept unseen or
+missing are logged.
 """
 
 from __future__ import annotations
@@ -10,6 +13,7 @@ from pathlib import Path
 
 import py_trees
 
+from trees.observe import confirmed_observation
 from trees.worker import WorkerBehaviour
 
 
@@ -20,11 +24,20 @@ class Perceive(WorkerBehaviour):
     def __init__(self, name: str) -> None:
         super().__init__(name)
         self.rounds = 0
+        self._known: tuple[str, ...] = ()
+        self._first = True
+        self._frames = 1
+
+    def before(self) -> None:
+        previous = self.bb.get("world") if self.bb.exists("world") else None
+        self._first = previous is None
+        self._known = tuple(previous.objects) if previous is not None else ()
 
     def work(self):
         self.rounds += 1
         try:
-            return self.services.perception.observe()
+            obs, self._frames = confirmed_observation(self.services.perception, self._known, self._first)
+            return obs
         finally:
             self._save_image(getattr(self.services.perception, "last_annotated", None))
 
@@ -46,6 +59,7 @@ class Perceive(WorkerBehaviour):
         self.services.log("perceived", source=obs.world.source,
                           objects={n: o.pose.rounded() for n, o in obs.world.objects.items()},
                           flags=getattr(obs, "flags", {}), kept=getattr(obs, "kept", []), missing=getattr(obs, "missing", []),
+                          frames=self._frames,
                           timings={k: round(v, 3) for k, v in getattr(obs, "timings", {}).items()})
         return py_trees.common.Status.SUCCESS
 

@@ -34,6 +34,7 @@ class PlanBehaviour(WorkerBehaviour):
 
     def before(self) -> None:
         self._world, self._constraints = self.bb.world, self.bb.constraints
+        self._skipped = 0
 
     def work(self):
         s = self.services
@@ -48,6 +49,12 @@ class PlanBehaviour(WorkerBehaviour):
             for i, a in enumerate(c.sketch.actions)
         ]
         goal = [(n, c.checkers.as_callable(n)) for n in c.goal_checkers()]
+        skip = done_prefix(sketch, self._world, s.skills)
+        if skip:
+            s.log("skip_done", actions=[str(it.op) for it in sketch[:skip]],
+                  reason="their constraints already hold in the observed state")
+            sketch = sketch[skip:]
+        self._skipped = skip
         result = plan(self._world, s.skills, sketch, goal, s.rng, s.budget, s.max_skeletons, self.cancelled,
                       finish=go_home)
         s.counters["skeletons"] += result.skeletons
@@ -67,8 +74,35 @@ class PlanBehaviour(WorkerBehaviour):
                           params=[{k: repr(v) for k, v in st.params.items()} for st in result.refinement.steps],
                           domain=tp.domain_pddl if tp else None, problem=tp.problem_pddl if tp else None)
         self.feedback_message = f"{len(result.actions())} steps, {result.refinement.samples} samples" + (
-            f", {len(result.edits)} skeleton edits" if result.edits else "")
+            f", {len(result.edits)} skeleton edits" if result.edits else "") + (
+            f", {self._skipped} sketch actions already done" if self._skipped else "")
         return py_trees.common.Status.SUCCESS
+
+
+def done_prefix(sketch: list[SketchItem], world, skills) -> int:
+    """How many leading sketch actions the observed state shows done (a replan keeps what is done):
+    the longest prefix ending with an action after which the hand is empty, whose checked actions'
+    constraints all hold now (every one of them, in order: one that no longer holds — an object
+    knocked off — ends the prefix before it). When the hand holds an object, the prefix must end
+    just before that object's pick (which the planner then skips). 0 when nothing is shown done, or
+    when it would leave nothing to do."""
+    from trees.execute import held_after
+
+    held = world.robot.held if world.robot else None
+    done = 0
+    for i, item in enumerate(sketch):
+        if item.checks:
+            if not all(check(world) for _, check in item.checks):
+                break
+            skill = skills.get(item.op.name)
+            if skill is not None and held_after(skill.schema, item.op.args) is None:
+                done = i + 1
+    if held is not None:
+        pick = next((i for i, it in enumerate(sketch) if it.op.name == "pick" and it.op.args[:1] == (held,)), None)
+        if pick is None or pick < done:
+            return 0
+        return done if done == pick else 0
+    return done if done < len(sketch) else 0
 
 
 def go_home(model, refinement: Refinement) -> None:

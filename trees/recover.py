@@ -19,12 +19,15 @@ from skills.backend import ArmFault
 TOUCH = 0.005  # metres: an object this close to the arm or hand counts as touching it
 
 
-def retreat_home(services) -> bool:
+def retreat_home(services, known: tuple[str, ...] = ()) -> bool:
     """Move the arm home along a collision-free path (radians, the robot's joint order); True when
-    it got there. `services`: the executive's services (backend, perception, log)."""
+    it got there. `services`: the executive's services (backend, perception, log); `known`: objects
+    seen before (a look that misses one looks again: the path must not run through it)."""
+    from trees.observe import confirmed_observation
+
     backend = services.backend
     try:
-        world = services.perception.observe().world
+        world = confirmed_observation(services.perception, known)[0].world
     except Exception as exc:  # an observation failing here is reported by the next perceive
         services.log("recover", outcome="no observation", reason=str(exc))
         return False

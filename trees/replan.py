@@ -1,48 +1,108 @@
 """The replan subtree: turn the failure into one factual line appended to the instruction and go
-round again, at most `max_attempts` attempts in all (SPEC §6)."""
+round again, at most `max_attempts` attempts in all (SPEC §6).
+
+The failure it acts on: a pending interruption (a fault the safety guard cleared) first, else the
+first stage (in pipeline order) that recorded one in this attempt. With `run --interactive` (the
+services' `ask`), the person is shown the line and may add one line of feedback, which is appended
+to the instruction too (and to the history the model reads); the tree keeps ticking while they type.
+"""
 
 from __future__ import annotations
+
+import threading
+from typing import Any
 
 import py_trees
 
 from trees.blackboard import STAGES, client
+from trees.blackboard import get as bb_get
+from trees.worker import OwlBehaviour
 
 
-class Replan(py_trees.behaviour.Behaviour):
-    """On activation: read the stage failure, write /owl/failure, bump /owl/attempt and augment
-    /owl/instruction. RUNNING lets the selector start a new attempt; FAILURE when out of attempts."""
+class Replan(OwlBehaviour):
+    """On activation: read the failure, write /owl/failure and /owl/failures, bump /owl/attempt and
+    augment /owl/instruction. RUNNING lets the selector start a new attempt; FAILURE when out of attempts."""
 
     def __init__(self, name: str = "replan", max_attempts: int = 4) -> None:
         super().__init__(name=name)
         self.max_attempts = max_attempts
-        self.bb = client(name, write=("instruction", "attempt", "failure", "history"),
-                         read=tuple(f"{s}_failure" for s in STAGES))
+        self.bb = client(name, write=("instruction", "attempt", "failure", "failures", "history", "awaiting"),
+                         read=("interruption", *(f"{s}_failure" for s in STAGES)))
         self.log = lambda event, **kw: None
+        self.ask = None
+        self._answer: list[str] = []
+        self._asking: threading.Thread | None = None
 
-    def setup(self, **kwargs) -> None:
-        self.log = kwargs["services"].log
+    def setup(self, **kwargs: Any) -> None:
+        services = kwargs["services"]
+        self.log, self.ask = services.log, services.ask
 
-    def initialise(self) -> None:
+    def _pick(self):
+        handled = bb_get(self.bb, "failures", [])
+        pending = bb_get(self.bb, "interruption")
+        if pending is not None and not any(f is pending for f in handled):
+            return pending
         # Every stage clears its failure when it starts, so the first stage (in pipeline order) that
         # holds one is the stage that failed in this attempt; later ones may be left from before.
-        failure = None
         for stage in STAGES:
-            if self.bb.exists(f"{stage}_failure") and self.bb.get(f"{stage}_failure") is not None:
-                failure = self.bb.get(f"{stage}_failure")
-                break
+            failure = bb_get(self.bb, f"{stage}_failure")
+            if failure is not None and not any(f is failure for f in handled):
+                return failure
+        return None
+
+    def initialise(self) -> None:
+        failure = self._pick()
         self.bb.failure = failure
-        line = f"attempt {self.bb.attempt}: " + (failure.line() if failure else "failed for an unknown reason")
-        self.bb.history = list(self.bb.history) + [line]
+        self.bb.failures = [*bb_get(self.bb, "failures", []), *([failure] if failure is not None else [])]
+        self._line = f"attempt {self.bb.attempt}: " + (failure.line() if failure else "failed for an unknown reason")
+        self.bb.history = list(self.bb.history) + [self._line]
         self._give_up = self.bb.attempt >= self.max_attempts or (failure is not None and
-                                                                failure.observed.get("retryable") is False)
-        if not self._give_up:
-            self.bb.attempt = self.bb.attempt + 1
-            self.bb.instruction = self.bb.instruction + "\n" + line
-        self.feedback_message = line
-        self.log("replan", line=line, give_up=self._give_up)
+                                                                 failure.observed.get("retryable") is False)
+        self.feedback_message = self._line
+        self.log("replan", line=self._line, give_up=self._give_up, kind=failure.kind if failure else None)
+        self._asking = None
+        self.bb.awaiting = False
+        if self._give_up:
+            return
+        self._attempt = self.bb.attempt
+        self.bb.attempt = self._attempt + 1
+        self.bb.instruction = self.bb.instruction + "\n" + self._line
+        if self.ask is not None:
+            self._answer = []
+            question = f"{self._line}\nadd one line of feedback for attempt {self._attempt + 1} (Enter: none): "
+            self._asking = threading.Thread(target=self._ask, args=(question,), daemon=True, name="owl-replan-prompt")
+            self._asking.start()
+            self.bb.awaiting = True  # the attempt waits (the ready check fails) until the person answers
+            self.feedback_message = self._line + " — waiting for feedback"
+
+    def _ask(self, question: str) -> None:
+        try:
+            answer = self.ask(question)
+        except (EOFError, OSError, RuntimeError):
+            answer = ""
+        self._answer.append(" ".join(str(answer or "").split()))
+
+    def _augment(self, feedback: str) -> None:
+        attempt = self._attempt
+        if feedback:
+            note = f"feedback after attempt {attempt}: {feedback}"
+            self.bb.instruction = self.bb.instruction + "\n" + note
+            self.bb.history = list(self.bb.history) + [note]
+            self.log("feedback", attempt=attempt, text=feedback)
+            self.feedback_message = f"{self._line} — {note}"
+        else:
+            self.feedback_message = self._line
 
     def update(self) -> py_trees.common.Status:
-        return py_trees.common.Status.FAILURE if self._give_up else py_trees.common.Status.RUNNING
+        if self._give_up:
+            return py_trees.common.Status.FAILURE
+        if self._asking is not None:
+            if not self._answer:
+                return py_trees.common.Status.RUNNING  # the person is typing; the tree keeps ticking
+            self._asking = None
+            self.bb.awaiting = False
+            self._augment(self._answer[0])
+        return py_trees.common.Status.RUNNING
 
 
 def create_replan_subtree(max_attempts: int = 4) -> py_trees.behaviour.Behaviour:

@@ -5,6 +5,7 @@ The same tree runs on simulation or hardware: only these services differ.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -20,7 +21,11 @@ from skills.base import Skill
 class Services:
     """backend: the arm; perception: the WorldState source; vlm: the constraint generator; skills by
     operator name; rng: seeded sampler randomness; budget: samples per action; log: event logger;
-    on_step(action): called after each executed step (a task's detector watches the run through it)."""
+    on_step(action): called after each executed step (a task's detector watches the run through it);
+    on_step_start(action, commands): called before each step's commands go to the arm (fault injection
+    plans its faults there); stop_request: set to ask the tree to stop (Ctrl-C: the safety guard
+    pre-empts everything); ask(question): a person's one line of feedback at the replan prompt
+    (`run --interactive`; None: nobody to ask)."""
 
     backend: ArmBackend
     perception: PerceptionSource
@@ -31,5 +36,8 @@ class Services:
     max_skeletons: int = 5
     log: Callable[..., None] = field(default=lambda event, **kw: None)
     on_step: Callable[[str], None] = field(default=lambda action: None)
+    on_step_start: Callable[[str, list], None] = field(default=lambda action, commands: None)
+    stop_request: threading.Event = field(default_factory=threading.Event)
+    ask: Callable[[str], str] | None = None
     transcripts: list = field(default_factory=list)  # each attempt's prompts and model answers
     counters: dict = field(default_factory=lambda: {"samples": 0, "skeletons": 0, "model_s": 0.0, "queries": 0})

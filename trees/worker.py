@@ -1,14 +1,24 @@
-"""A behaviour whose work runs in a thread, so `update` never blocks the tick (py_trees practice).
+"""Behaviours whose work runs in a worker thread, so `update` never blocks the tick (py_trees practice).
 
-Subclasses implement `work()` (runs off the tick thread, may check `self.cancelled`) and
-`finish(result)` (on the tick thread, writes the blackboard, returns SUCCESS or FAILURE). An
-exception in `work()` becomes a typed failure via `fail(failure)`.
+The life cycle follows py_trees 2.6: `__init__` configures (name, blackboard client with declared
+keys), `setup(**kwargs)` connects (the `services`: arm backend, perception, VLM — sim or hardware),
+`initialise` starts the work, `update` only polls it, `terminate` cancels it.
+
+Subclasses implement `work()` (runs off the tick thread, may poll `self.cancelled()`) and
+`finish(result)` (on the tick thread, writes the blackboard, returns SUCCESS or FAILURE); `before()`
+reads the blackboard on the tick thread just before the work starts, `progress()` may publish
+progress on every tick while it runs. An exception in `work()` becomes a typed failure.
+
+One worker thread serves the whole tree: the simulator (pybullet) and the arm take one command
+stream at a time. A behaviour pre-empted while its work runs gets that work cancelled; when it is
+started again before the cancelled work has returned, its new work waits (RUNNING) until then.
 """
 
 from __future__ import annotations
 
 import abc
 import threading
+import time
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
@@ -19,10 +29,37 @@ from owl_bt.failures import Failure
 from trees.blackboard import client
 from trees.services import Services
 
-_POOL = ThreadPoolExecutor(max_workers=2, thread_name_prefix="owl-worker")
+_POOL = ThreadPoolExecutor(max_workers=1, thread_name_prefix="owl-worker")
+_LOCAL = threading.local()  # the cancel token of the work running on this worker thread
+_BUSY = [0]  # works submitted and not yet returned (for the tick-rate measurement)
+_BUSY_LOCK = threading.Lock()
 
 
-class WorkerBehaviour(py_trees.behaviour.Behaviour, abc.ABC):
+def busy() -> bool:
+    """Is a worker running (or about to run) some behaviour's work?"""
+    return _BUSY[0] > 0
+
+
+def drain(timeout: float = 10.0) -> bool:
+    """Wait until no work is running (after a stop: cancelled work returns within a motion step or a
+    planning round); True when idle."""
+    end = time.monotonic() + timeout
+    while busy() and time.monotonic() < end:
+        time.sleep(0.01)
+    return not busy()
+
+
+class OwlBehaviour(py_trees.behaviour.Behaviour):
+    """A behaviour stopped to INVALID (not run in the current round) forgets its feedback, so a tree
+    display never shows an earlier attempt's text on a node that did not run again."""
+
+    def stop(self, new_status: py_trees.common.Status = py_trees.common.Status.INVALID) -> None:
+        super().stop(new_status)
+        if new_status == py_trees.common.Status.INVALID:
+            self.feedback_message = ""
+
+
+class WorkerBehaviour(OwlBehaviour, abc.ABC):
     """Subclasses set `stage` and the blackboard keys they write and read."""
 
     stage = "work"
@@ -35,22 +72,47 @@ class WorkerBehaviour(py_trees.behaviour.Behaviour, abc.ABC):
         self.services: Services | None = None
         self._future: Future | None = None
         self._cancel = threading.Event()
+        self._pending = False  # initialised, but a cancelled earlier work has not returned yet
 
     def setup(self, **kwargs: Any) -> None:
         self.services = kwargs["services"]
 
     def cancelled(self) -> bool:
-        return self._cancel.is_set()
+        token = getattr(_LOCAL, "token", None)
+        return (token if token is not None else self._cancel).is_set()
 
     def initialise(self) -> None:
         self.bb.set(f"{self.stage}_failure", None)
         self.feedback_message = ""  # not the last attempt's news
-        self._cancel.clear()
+        self._cancel = threading.Event()
+        self._pending = True
+        self._start()
+
+    def _start(self) -> None:
+        if self._future is not None and not self._future.done():
+            return  # the pre-empted work is still winding down: start when it has
+        self._pending = False
         self.before()
-        self._future = _POOL.submit(self.work)
+        token = self._cancel
+        with _BUSY_LOCK:
+            _BUSY[0] += 1
+        self._future = _POOL.submit(self._run, token)
+
+    def _run(self, token: threading.Event) -> Any:
+        _LOCAL.token = token
+        try:
+            return self.work()
+        finally:
+            _LOCAL.token = None
+            with _BUSY_LOCK:
+                _BUSY[0] -= 1
 
     def update(self) -> py_trees.common.Status:
+        if self._pending:
+            self._start()
+            return py_trees.common.Status.RUNNING
         if self._future is None or not self._future.done():
+            self.progress()
             return py_trees.common.Status.RUNNING
         try:
             result = self._future.result()
@@ -64,11 +126,19 @@ class WorkerBehaviour(py_trees.behaviour.Behaviour, abc.ABC):
         return self.finish(result)
 
     def terminate(self, new_status: py_trees.common.Status) -> None:
-        if new_status == py_trees.common.Status.INVALID and self._future is not None:
+        if new_status == py_trees.common.Status.INVALID:
             self._cancel.set()
+            self._pending = False
+            self.cancelled_by_tree()
 
     def before(self) -> None:
         """Hook on the tick thread before the work starts (read the blackboard here)."""
+
+    def progress(self) -> None:
+        """Hook on the tick thread on every tick while the work runs (publish progress here)."""
+
+    def cancelled_by_tree(self) -> None:
+        """Hook on the tick thread when the behaviour is pre-empted (its work was told to stop)."""
 
     @abc.abstractmethod
     def work(self) -> Any:

@@ -29,7 +29,7 @@ LOCK_NAME = ".bench.lock"
 
 def bench_command(out: Console, err: Console, method: str, tasks: str, seeds: int | None, seed_list: str | None,
                   out_dir: Path, jobs: int | None, max_attempts: int, budget: int, report_only: bool, quiet: bool,
-                  perception: str = "camera", robot: str = "ur5e") -> int:
+                  perception: str = "camera", robot: str = "ur5e", faults: str | None = None, fault_seed: int = 0) -> int:
     """Run (or with `report_only` only summarise) a bench; prints summary.md and one last line on stdout."""
     if report_only:
         check_out(out_dir, create=False)
@@ -41,11 +41,12 @@ def bench_command(out: Console, err: Console, method: str, tasks: str, seeds: in
         print(f"bench: {data['episodes']} episodes summarised in {out_dir / MD_NAME}"
               + (f" ({len(loaded.problems)} lines not counted)" if loaded.problems else ""))
         return 0
-    cfg = make_config(method, tasks, seeds, seed_list, out_dir, jobs, budget, max_attempts, perception, robot)
+    cfg = make_config(method, tasks, seeds, seed_list, out_dir, jobs, budget, max_attempts, perception, robot, faults,
+                      fault_seed)
     with _locked(cfg.out):
         loaded = _read(cfg.out, err)
         check_same_setup(cfg, loaded.records)
-        wanted = {(t, s, cfg.method) for t in cfg.tasks for s in cfg.seeds}
+        wanted = {(t, s, m) for t in cfg.tasks for s in cfg.seeds for m in cfg.methods}
         before = [r for r in loaded.records if episodes.key(r) in wanted]
         interrupted = False
         try:
@@ -53,7 +54,7 @@ def bench_command(out: Console, err: Console, method: str, tasks: str, seeds: in
                 outcome = run_bench(cfg)
             else:
                 ok = sum(bool(r.get("success")) for r in before)
-                with BenchProgress(err, cfg.method, cfg.episodes, len(before), ok) as bar:
+                with BenchProgress(err, " and ".join(cfg.methods), cfg.episodes, len(before), ok) as bar:
                     outcome = run_bench(cfg, on_done=bar)
             interrupted = outcome.interrupted
             if outcome.removed:

@@ -26,10 +26,26 @@ class BenchConfig:
     max_attempts: int = 4
     perception: str = "camera"  # the perception source of every episode (owl_bt.episode.PERCEPTION_SOURCES)
     robot: str = "ur5e"
+    faults: str = ""  # injected faults (owl_bt.faults, canonical text); each episode then also runs with them
+    fault_seed: int = 0
+
+    @property
+    def methods(self) -> tuple[str, ...]:
+        """The method names episodes are recorded under: the method, and with --faults also
+        '<method>+faults' (the same episodes with the faults injected)."""
+        return (self.method, fault_method(self.method)) if self.faults else (self.method,)
 
     @property
     def episodes(self) -> int:
-        return len(self.tasks) * len(self.seeds)
+        return len(self.tasks) * len(self.seeds) * len(self.methods)
+
+
+FAULTS_SUFFIX = "+faults"
+
+
+def fault_method(method: str) -> str:
+    """The name fault episodes of `method` are recorded under."""
+    return method + FAULTS_SUFFIX
 
 
 def parse_tasks(spec: str) -> tuple[str, ...]:
@@ -108,7 +124,8 @@ def check_same_setup(cfg: BenchConfig, records: list[dict]) -> None:
 
 
 def make_config(method: str, tasks: str, seeds: int | None, seed_list: str | None, out: Path, jobs: int | None,
-                budget: int, max_attempts: int, perception: str = "camera", robot: str = "ur5e") -> BenchConfig:
+                budget: int, max_attempts: int, perception: str = "camera", robot: str = "ur5e",
+                faults: str | None = None, fault_seed: int = 0) -> BenchConfig:
     """Check every argument (raises UsageError), then create the bench folder."""
     name = methods.get(method).name
     task_names = parse_tasks(tasks)
@@ -133,4 +150,24 @@ def make_config(method: str, tasks: str, seeds: int | None, seed_list: str | Non
         arm = robot_spec(robot).name
     except KeyError as exc:
         raise UsageError(str(exc.args[0])) from None
-    return BenchConfig(name, task_names, seed_values, check_out(out), n_jobs, budget, max_attempts, perception, arm)
+    from owl_bt.faults import parse_faults
+
+    spec = parse_faults(faults, fault_seed)
+    if spec:
+        _check_fault_records(out, fault_method(name), spec.text(), spec.seed)
+    return BenchConfig(name, task_names, seed_values, check_out(out), n_jobs, budget, max_attempts, perception, arm,
+                       spec.text(), spec.seed)
+
+
+def _check_fault_records(out: Path, method: str, text: str, seed: int) -> None:
+    """A bench folder keeps one fault setting per method: other rates or another seed → UsageError."""
+    from owl_bt.bench import episodes
+
+    for rec in episodes.load(out / episodes.FILENAME):
+        if rec.get("method") != method:
+            continue
+        got = rec.get("faults") or {}
+        if (got.get("spec"), got.get("seed")) != (text, seed):
+            raise UsageError(f"{out} already holds {method} episodes with --faults {got.get('spec')} --fault-seed "
+                             f"{got.get('seed')}; give those again or use another --out")
+        return

@@ -25,7 +25,7 @@ Key = tuple[str, int, str]
 
 Count = Annotated[int, Field(ge=0, le=10**12)]
 Seconds = Annotated[float, Field(ge=0, le=1e9, allow_inf_nan=False)]  # sums of these stay finite
-Name = Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,99}$")]  # a task or method name: one word
+Name = Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.:+-]{0,99}$")]  # a task or method name: one word ("oracle+faults")
 
 
 class Record(BaseModel):

@@ -17,6 +17,7 @@ nothing half-written is kept, and DiskFullError is raised.
 
 from __future__ import annotations
 
+import dataclasses
 import multiprocessing as mp
 import os
 import signal
@@ -38,7 +39,7 @@ from owl_bt.runfolder import disk_error, remove_leftover
 
 # The fields every record starts with, in this order (the rest of EpisodeResult.summary() follows).
 FIELDS = ("task", "seed", "method", "success", "declared_success", "samples", "wall_s", "model_s", "skeletons",
-          "attempts", "queries", "detector", "failure", "run_dir", "tick_hz")
+          "attempts", "queries", "detector", "failure", "run_dir", "tick_hz", "replans")
 
 
 @dataclass(frozen=True)
@@ -83,11 +84,14 @@ def plan_jobs(cfg: BenchConfig) -> list[Job]:
     for name in cfg.tasks:
         task = tasks.get(name)
         for seed in cfg.seeds:
-            rel = f"runs/{method.name}/{task.name}-s{seed}"
-            base = EpisodeConfig(task.instruction, task.name, seed, (cfg.out / rel).absolute(),
-                                 max_attempts=cfg.max_attempts, budget=cfg.budget, perception=cfg.perception,
-                                 robot=cfg.robot)
-            jobs.append(Job(task.name, seed, method.name, method.configure(base), rel))
+            for variant in cfg.methods:  # the method, and with --faults the same episode with faults injected
+                rel = f"runs/{variant}/{task.name}-s{seed}"
+                base = EpisodeConfig(task.instruction, task.name, seed, (cfg.out / rel).absolute(),
+                                     max_attempts=cfg.max_attempts, budget=cfg.budget, perception=cfg.perception,
+                                     robot=cfg.robot)
+                if variant != method.name:
+                    base = dataclasses.replace(base, faults=cfg.faults, fault_seed=cfg.fault_seed)
+                jobs.append(Job(task.name, seed, variant, method.configure(base), rel))
     return jobs
 
 
@@ -241,6 +245,8 @@ def _error_record(job: Job, exc: BaseException, episode_s: float) -> dict[str, A
     rec = {"success": False, "declared_success": False, "samples": 0, "wall_s": 0.0, "model_s": 0.0, "skeletons": 0,
            "attempts": 0, "queries": 0, "detector": None, "failure": f"error: {line}", "run_dir": job.run_dir,
            "tick_hz": 0.0, "error": True}
+    if job.cfg.faults:
+        rec["faults"] = {"spec": job.cfg.faults, "seed": job.cfg.fault_seed}
     return _ordered(job, rec, episode_s)
 
 

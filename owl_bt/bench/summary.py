@@ -20,6 +20,8 @@ from pathlib import Path
 from typing import Any
 
 from owl_bt.bench import episodes, methods, reference
+from owl_bt.bench.config import FAULTS_SUFFIX
+from owl_bt.faults import KINDS as FAULT_KINDS
 
 MD_NAME, JSON_NAME = "summary.md", "summary.json"
 MAX_LISTED = 20  # problem lines listed in summary.md (summary.json has all)
@@ -79,11 +81,82 @@ def summarise(records: list[dict[str, Any]]) -> dict[str, Any]:
         overall.update(ref_success_pct=reference.SUCCESS_OVERALL_PCT.get(m), ref_wall_s=None, ref_samples=None,
                        wall_ratio=_mean(wr), samples_ratio=_mean(sr))
         meta = methods.METHODS.get(m)
+        description = meta.description if meta else ""
+        if m.endswith(FAULTS_SUFFIX):
+            description = _fault_description(m, [r for recs in by_method[m].values() for r in recs])
         result["methods"][m] = {
-            "description": meta.description if meta else "", "reference": reference.LABELS.get(m),
+            "description": description, "reference": reference.LABELS.get(m),
             "ref_model_share": reference.MODEL_SHARE.get(m), "tasks": tasks, "overall": overall,
         }
+    faults = fault_recovery(by_method)
+    if faults:
+        result["faults"] = faults
     return result
+
+
+def _fault_description(method: str, recs: list[dict[str, Any]]) -> str:
+    spec = next((r.get("faults") for r in recs if r.get("faults")), None) or {}
+    return (f"{method[: -len(FAULTS_SUFFIX)]} with injected faults: {spec.get('spec') or '?'} "
+            f"(--fault-seed {spec.get('seed', '?')})")
+
+
+def _fault_row(clean: list[dict[str, Any]], faulty: list[dict[str, Any]]) -> dict[str, Any]:
+    """Success without and with faults, replans used, faults that fired (per kind) for one task."""
+    n, ok = len(faulty), sum(bool(r.get("success")) for r in faulty)
+    replans = [int(r.get("replans", max(0, int(r.get("attempts") or 1) - 1)) or 0) for r in faulty if not r.get("error")]
+    fired: dict[str, int] = {}
+    hit = []
+    for r in faulty:
+        counts = (r.get("faults") or {}).get("counts") or {}
+        for k, v in counts.items():
+            fired[k] = fired.get(k, 0) + int(v)
+        if sum(int(v) for v in counts.values()):
+            hit.append(r)
+    return {
+        "episodes": n, "clean_episodes": len(clean),
+        "success_clean_pct": 100.0 * sum(bool(r.get("success")) for r in clean) / len(clean) if clean else None,
+        "success_pct": 100.0 * ok / n if n else None,
+        "replans_mean": _mean([float(x) for x in replans]), "replans_max": max(replans) if replans else None,
+        "fired": fired, "episodes_with_faults": len(hit),
+        "success_with_faults_pct": 100.0 * sum(bool(r.get("success")) for r in hit) / len(hit) if hit else None,
+        "errors": sum(bool(r.get("error")) for r in faulty),
+    }
+
+
+def fault_recovery(by_method: dict[str, dict[str, list[dict[str, Any]]]]) -> dict[str, Any]:
+    """{'<method>+faults': {'spec', 'seed', 'tasks': {task: row}, 'overall': row}} for every fault method."""
+    out: dict[str, Any] = {}
+    for m, tasks in by_method.items():
+        if not m.endswith(FAULTS_SUFFIX):
+            continue
+        base = by_method.get(m[: -len(FAULTS_SUFFIX)], {})
+        recs = [r for rs in tasks.values() for r in rs]
+        spec = next((r.get("faults") for r in recs if r.get("faults")), None) or {}
+        rows = {t: _fault_row(base.get(t, []), tasks[t]) for t in sorted(tasks, key=reference.order)}
+        overall = _fault_row([r for t in tasks for r in base.get(t, [])], recs)
+        out[m] = {"spec": spec.get("spec"), "seed": spec.get("seed"), "tasks": rows, "overall": overall}
+    return out
+
+
+def _render_faults(faults: dict[str, Any]) -> list[str]:
+    lines: list[str] = []
+    for m, d in faults.items():
+        kinds = sorted({k for row in [*d["tasks"].values(), d["overall"]] for k in row["fired"]},
+                       key=lambda k: FAULT_KINDS.index(k) if k in FAULT_KINDS else len(FAULT_KINDS))
+        head = ["task", "n", "success % without faults", "success % with faults", "replans mean", "replans max",
+                *[f"{k} fired" for k in kinds], "episodes with a fault", "success % of those", "errors"]
+        lines += ["", f"## Fault recovery — {m}", "",
+                  f"Faults `{d['spec']}`, fault seed {d['seed']}: the same episodes run without and with them "
+                  "(within the episodes' attempts: the first and up to 3 replans by default). Rates: grasp-slip per "
+                  "transport step, knock and arm-fault per executed step, miss-detect per observation.", "",
+                  "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+        for name, row in [*d["tasks"].items(), ("**overall**", d["overall"])]:
+            cells = [name, str(row["episodes"]), _f(row["success_clean_pct"]), _f(row["success_pct"]),
+                     _f(row["replans_mean"], 2), "—" if row["replans_max"] is None else str(row["replans_max"]),
+                     *[str(row["fired"].get(k, 0)) for k in kinds], str(row["episodes_with_faults"]),
+                     _f(row["success_with_faults_pct"]), str(row["errors"])]
+            lines.append("| " + " | ".join(cells) + " |")
+    return lines
 
 
 def _f(v: float | None, digits: int = 1) -> str:
@@ -124,6 +197,8 @@ def render(data: dict[str, Any]) -> str:
         lines += ["", f"## Not counted: {len(skipped)} line(s) of {episodes.FILENAME}", ""]
         lines += [f"- {p}" for p in skipped[:MAX_LISTED]]
         lines += [f"- … and {len(skipped) - MAX_LISTED} more"] if len(skipped) > MAX_LISTED else []
+
+    lines += _render_faults(data.get("faults") or {})
     return "\n".join(lines) + "\n"
 
 

@@ -4,6 +4,8 @@ plain progress lines are kept otherwise."""
 
 from __future__ import annotations
 
+import contextlib
+import threading
 import time
 
 import py_trees
@@ -42,6 +44,8 @@ class LiveTree:
         self._live = Live(Text("starting…"), console=console, auto_refresh=False, transient=False)
         self._last = 0.0
         self._t0 = time.monotonic()
+        self._lock = threading.Lock()
+        self._paused = False
 
     def __enter__(self) -> LiveTree:
         self._t0 = time.monotonic()
@@ -51,7 +55,25 @@ class LiveTree:
     def __exit__(self, *exc) -> None:
         self._live.stop()
 
+    @contextlib.contextmanager
+    def paused(self):
+        """Stop redrawing (a prompt is on the terminal); resume afterwards. Safe from any thread."""
+        with self._lock:
+            self._paused = True
+            self._live.stop()
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._paused = False
+                self._live.start()
+
     def __call__(self, root: py_trees.behaviour.Behaviour) -> None:
+        with self._lock:
+            if not self._paused:
+                self._draw(root)
+
+    def _draw(self, root: py_trees.behaviour.Behaviour) -> None:
         now = time.monotonic()
         final = root.status in (py_trees.common.Status.SUCCESS, py_trees.common.Status.FAILURE)
         if now - self._last >= self.period or final:

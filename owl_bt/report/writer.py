@@ -137,6 +137,23 @@ def build_markdown(folder: Path, log: RunLog) -> str:
     md += ["| attempt | stage | seconds |", "|---|---|---|"]
     for att in log.attempts:
         md += [f"| {att.number} | {_cell(stage)} | {secs:.2f} |" for stage, secs in stage_times(att)]
+    tick = result.get("tick") or {}
+    if tick:
+        md += ["", f"The tree ticked {tick.get('ticks', '?')} times at {tick.get('hz', '?')} Hz on average, "
+               f"{tick.get('busy_hz', '?')} Hz while a worker ran (perception, planning, a model call, a motion: "
+               f"{tick.get('busy_ticks', '?')} ticks); 95 % of the gaps between ticks were at most "
+               f"{tick.get('p95_gap_s', '?')} s, the longest {tick.get('max_gap_s', '?')} s."]
+    faults = result.get("faults") or {}
+    if faults:
+        md += ["", "## Injected faults", "", f"`--faults {faults.get('spec', '?')} --fault-seed {faults.get('seed', '?')}`: "
+               + (", ".join(f"{k} {v}" for k, v in (faults.get("counts") or {}).items()) or "none fired") + ".", ""]
+        injected = faults.get("injected") or []
+        if injected:
+            md += ["| kind | during / after | object | details |", "|---|---|---|---|"]
+            for rec in injected:
+                details = ", ".join(f"{k}={_short(v)}" for k, v in rec.items() if k not in ("kind", "step", "object"))
+                md.append(f"| {_cell(rec.get('kind'))} | `{_cell(rec.get('step', ''))}` | {_cell(rec.get('object', ''))} "
+                          f"| {_cell(details)} |")
     md += ["", "## Files", ""]
     notes = {"events.jsonl": "every event, one JSON object a line", "plan.json": "sketch, checkers, grounded steps, result",
              "transcript.json": "prompts and model answers, one list per attempt", "speech.json": "the spoken goal",
