@@ -29,6 +29,7 @@ from trees.worker import WorkerBehaviour
 
 POSE_TOLERANCE_MAX = 0.10  # metres: beyond this the object went somewhere else entirely
 SETTLE_S = 0.5  # seconds the arm holds still after a step before the scene is observed
+LOOK_AGAIN_S = 1.0  # seconds more before a second look, when the first finds the step's effects off
 GRASP_TOLERANCE = 0.05  # metres (xy): a held object farther than this from its planned pose slipped in the grasp
 # (the camera places an object the fingers hide between them until it sees it: allow for that)
 MOVED_TOLERANCE = 0.04  # metres: an object not yet acted on seen this far from where the attempt saw it was moved
@@ -180,16 +181,28 @@ class Execute(WorkerBehaviour):
             backend.execute_trajectory([backend.state().joints], times=[SETTLE_S])
         except ArmFault as exc:
             return Failure("execute", str(exc), str(step.op), step.op.args)
-        obs = self._look()
+        failure = self._check(step, self._look(), later, done)
+        if failure is not None and failure.stage == "monitor" and not failure.observed.get("held_check"):
+            # Something let go may still be rocking (a peach on its flat spot judged mid-roll): look
+            # once more after a longer stillness before calling it a failure.
+            try:
+                backend.execute_trajectory([backend.state().joints], times=[LOOK_AGAIN_S])
+            except ArmFault as exc:
+                return Failure("execute", str(exc), str(step.op), step.op.args)
+            failure = self._check(step, self._look(), later, done)
+        return failure
+
+    def _check(self, step, obs, later: set[str], done: list | None) -> Failure | None:
+        """monitor's judgement of one observation `obs` (WorldState)."""
         held = self.services.backend.state().held
         should_hold = held_after(self.services.skills[step.op.name].schema, step.op.args)
         if should_hold is not None:
             if held != should_hold:
                 return Failure("monitor", f"{should_hold} is not in the gripper after {step.op}", str(step.op),
-                               step.op.args, {"held": held}, kind=POSTCONDITION)
+                               step.op.args, {"held": held, "held_check": True}, kind=POSTCONDITION)
         elif held is not None:
             return Failure("monitor", f"{held} is still in the gripper after {step.op}", str(step.op), (held,),
-                           kind=POSTCONDITION)
+                           {"held_check": True}, kind=POSTCONDITION)
         unseen = [a for a in (*step.op.args, *step.expected) if a not in obs.objects and a != "table"]
         if unseen:
             return Failure("monitor", f"{', '.join(dict.fromkeys(unseen))} not seen after {step.op}", str(step.op),
