@@ -7,8 +7,11 @@ same specs build the simulator and, through `spec_from_state`, the planning mode
 
 from __future__ import annotations
 
+import itertools
+import math
 from dataclasses import dataclass, field
 
+import numpy as np
 import pybullet as p
 
 from owl_bt.state import ObjectState, Pose, rotation_matrix
@@ -165,3 +168,19 @@ def spawn(cid: int, spec: ObjectSpec, pose: Pose) -> int:
     for link in range(-1, p.getNumJoints(body, physicsClientId=cid)):
         p.changeDynamics(body, link, lateralFriction=spec.friction, physicsClientId=cid, **dynamics)
     return body
+
+
+def part_points(part: Part) -> list[tuple[float, float, float]]:
+    """Points bounding a part, in the parts frame: box corners, or a sphere's six extreme points,
+    or eight points round each end of a cylinder."""
+    if part.kind == "sphere":
+        r = part.dims[0]
+        local = [(s * r * (i == 0), s * r * (i == 1), s * r * (i == 2)) for i in range(3) for s in (-1, 1)]
+    elif part.kind == "cylinder":
+        r, h = part.dims
+        local = [(r * math.cos(a), r * math.sin(a), z) for a in np.linspace(0, 2 * math.pi, 8, endpoint=False)
+                 for z in (-h / 2, h / 2)]
+    else:
+        local = list(itertools.product(*[(-d / 2, d / 2) for d in part.dims]))
+    rot = rotation_matrix(*part.rpy)
+    return [tuple(part.offset[i] + sum(rot[i][j] * v[j] for j in range(3)) for i in range(3)) for v in local]

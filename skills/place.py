@@ -81,6 +81,7 @@ class _PlaceSkill(Skill):
         when the step has no checkers, or for a ball."""
         o, s = args
         state = model.state()
+        params = self._into_opening(model, state, o, s, params)
         if not model.step_checks or state.get(o).shape == "sphere":
             return params
         options = [None, *range(len(FACES))]
@@ -122,6 +123,24 @@ class _PlaceSkill(Skill):
         finally:
             model.set_arm(q0)
         return f"from this grasp {o} cannot be set down on {s} the way the next step needs"
+
+    def _into_opening(self, model: PlanningModel, state, o: str, s: str, params: dict) -> dict:
+        """Into a container with an opening: a spot the guided sampler drew inside the container's
+        box but off its opening (by the handle, over the wall) is pulled in towards the axis until
+        o's footprint clears the wall; else params unchanged (a fork released over the wall
+        leaned on the mug's outside)."""
+        cavity = model.cavity(s) if self.inside else None
+        if cavity is None or "x" not in params:
+            return params
+        floor, radius, _ = cavity
+        olo, ohi = state.get(o).moved(from_bullet(state.get(o).pose.position, target_orientation(state.get(o), params))).aabb()
+        reach_r = max(0.0, radius - max(ohi[0] - olo[0], ohi[1] - olo[1]) / 2 - 0.01)
+        dx, dy = params["x"] - floor[0], params["y"] - floor[1]
+        r = math.hypot(dx, dy)
+        if r <= reach_r:
+            return params
+        k = reach_r / r
+        return {**params, "x": floor[0] + dx * k, "y": floor[1] + dy * k}
 
     def _resting_pose(self, state, o: str, s: str, params: dict) -> Pose:
         """Where o would rest (world frame) when released per `params` and nothing moved on landing."""
@@ -248,7 +267,10 @@ class PlaceInsideSkill(_PlaceSkill):
     )
 
     def engineered(self, model: PlanningModel, o: str, s: str) -> str | None:
-        return None if is_inside(model.state(), o, s) else f"{o} does not end up inside {s}"
+        inside = model.in_cavity(o, s)  # by the container's real opening, where it has one
+        if inside is None:
+            inside = is_inside(model.state(), o, s)
+        return None if inside else f"{o} does not end up inside {s}"
 
 
 def is_inside(state, o: str, c: str) -> bool:

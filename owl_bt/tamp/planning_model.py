@@ -14,7 +14,7 @@ import pybullet as p
 from owl_bt.state import ObjectState, Pose, RobotState, WorldState
 from sim.bullet import body_pose, connect, to_bullet
 from sim.catalog import spec_for_state
-from sim.objects import spawn
+from sim.objects import part_points, spawn
 from sim.robot import DEFAULT_ROBOT, RobotModel
 from sim.world import TIME_STEP
 
@@ -40,9 +40,14 @@ class PlanningModel:
         self.objects: dict[str, ObjectState] = dict(world.objects)
         self.bodies: dict[str, int] = {}
         self._cavities: dict[str, dict] = {}
+        self._points: dict[str, list] = {}  # bounding points of each body's parts, in its body frame
         for name, obj in world.objects.items():
             spec = spec_for_state(obj)
             self.bodies[name] = spawn(self.cid, spec, obj.pose)
+            lo, hi = spec.bounds()
+            mid = [(a + b) / 2 for a, b in zip(lo, hi, strict=True)]
+            self._points[name] = [tuple(c - m for c, m in zip(q, mid, strict=True))
+                                  for part in spec.parts for q in part_points(part)]
             if "cavity" in spec.extra:  # the inside of a container, in the body frame (its box centre)
                 lo, hi = spec.bounds()
                 cav = spec.extra["cavity"]
@@ -77,6 +82,23 @@ class PlanningModel:
             return None
         floor = p.multiplyTransforms(pos, quat, (*cav["centre"], cav["bottom"]), (0, 0, 0, 1))[0]
         return floor, cav["radius"], cav["top"] - cav["bottom"]
+
+    def lowest_point(self, name: str) -> tuple[float, float, float]:
+        """The lowest of the object's parts' bounding points as it lies now (world frame, m): a fork
+        standing in a mug has it at the mug's floor, one leaning on its outside next to it."""
+        pos, quat = p.getBasePositionAndOrientation(self.bodies[name], physicsClientId=self.cid)
+        pts = [p.multiplyTransforms(pos, quat, q, (0, 0, 0, 1))[0] for q in self._points[name]]
+        return min(pts, key=lambda q: q[2])
+
+    def in_cavity(self, o: str, c: str, margin: float = 0.006) -> bool | None:
+        """Is o's lowest point inside container c's cavity (within its inner radius + margin of the
+        axis, between 1 cm under the floor and the rim)? None when c has no upright cavity."""
+        cav = self.cavity(c)
+        if cav is None:
+            return None
+        floor, radius, rim = cav
+        x, y, z = self.lowest_point(o)
+        return math.hypot(x - floor[0], y - floor[1]) <= radius + margin and floor[2] - 0.01 <= z <= floor[2] + rim
 
     # -- state ---------------------------------------------------------------------------------
     def state(self) -> WorldState:

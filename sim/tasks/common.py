@@ -8,16 +8,15 @@ from the robot, y to its left, z up, metres; the table top is z = 0.
 
 from __future__ import annotations
 
-import itertools
 import math
 
 import numpy as np
 import pybullet as p
 
-from owl_bt.state import Pose, rotation_matrix
+from owl_bt.state import Pose
 from sim import catalog
 from sim.catalog.layout import Box2, Layout, resting_pose
-from sim.objects import ObjectSpec, Part
+from sim.objects import ObjectSpec, part_points
 from sim.tasks import Verdict
 from sim.world import SimWorld
 
@@ -77,26 +76,10 @@ def to_world(world: SimWorld, name: str, point: tuple[float, float, float]) -> t
     return p.multiplyTransforms(*_frame(world, name), point, (0, 0, 0, 1))[0]
 
 
-def _part_points(part: Part) -> list[tuple[float, float, float]]:
-    """Points bounding a part, in the parts frame: box corners, or a sphere's six extreme points,
-    or eight points round each end of a cylinder."""
-    if part.kind == "sphere":
-        r = part.dims[0]
-        local = [(s * r * (i == 0), s * r * (i == 1), s * r * (i == 2)) for i in range(3) for s in (-1, 1)]
-    elif part.kind == "cylinder":
-        r, h = part.dims
-        local = [(r * math.cos(a), r * math.sin(a), z) for a in np.linspace(0, 2 * math.pi, 8, endpoint=False)
-                 for z in (-h / 2, h / 2)]
-    else:
-        local = list(itertools.product(*[(-d / 2, d / 2) for d in part.dims]))
-    rot = rotation_matrix(*part.rpy)
-    return [tuple(part.offset[i] + sum(rot[i][j] * v[j] for j in range(3)) for i in range(3)) for v in local]
-
-
 def lowest_point(world: SimWorld, name: str) -> tuple[float, ...]:
     """The object's lowest point in the world (from its parts' geometry at its current pose), m."""
     spec = world.bodies[name].spec
-    pts = [to_world(world, name, q) for part in spec.parts for q in _part_points(part)]
+    pts = [to_world(world, name, q) for part in spec.parts for q in part_points(part)]
     return min(pts, key=lambda q: q[2])
 
 
