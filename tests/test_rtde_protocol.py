@@ -80,6 +80,9 @@ def test_joint_angles_come_over_rtde_and_a_path_ends_where_planned(server, guard
         assert arm.state().joints == pytest.approx(HOME)
         arm.execute_trajectory([HOME, _nearby()])
         assert control.paths and arm.state().joints == pytest.approx(_nearby())
+        assert receive.getActualTCPForce() == pytest.approx([0.5, -0.2, -4.0, 0.0, 0.0, 0.0])
+        arm.execute_trajectory([_nearby(), HOME], guarded=True)  # a steady tool force: no contact, it runs on
+        assert arm.state().joints == pytest.approx(HOME)
     finally:
         receive.disconnect()
 
