@@ -147,6 +147,7 @@ class FakeBaseClient:
         self.angles_deg = [math.degrees(v) % 360.0 for v in GEN3_HOME]  # the sim's home pose, in Kortex degrees
         self.gripper = 0.0
         self.gripper_stop = 1.0  # where closing fingers stop (less than 1: on an object)
+        self.gripper_hangs = False  # True: the fingers never come to rest (a jammed or slipping gripper)
         self._action_cbs: dict[int, object] = {}
         self._state_cbs: dict[int, object] = {}
         self._next = 1
@@ -183,6 +184,8 @@ class FakeBaseClient:
 
     def GetMeasuredGripperMovement(self, request):  # noqa: N802
         self._check_link()
+        if self.gripper_hangs:
+            self.gripper = (self.gripper + 0.01) % 1.0
         return SimpleNamespace(finger=[SimpleNamespace(finger_identifier=1, value=self.gripper)])
 
     # commanding
@@ -208,7 +211,7 @@ class FakeBaseClient:
                 self._notify(Base_pb2.ACTION_ABORT)
                 return
             self.force[2] += self.contact_force
-            seconds /= 2
+            seconds = max(seconds / 2, 0.5)  # the slow last centimetres: long enough for a poll to see it
         if self.stopped.wait(seconds):
             self._notify(Base_pb2.ACTION_ABORT)
             return

@@ -154,6 +154,15 @@ def test_gripper_in_position_mode_reports_an_object_when_it_stops_early(guard):
     assert arm.gripper("open").holding is None
 
 
+def test_a_gripper_that_never_comes_to_rest_times_out_after_a_stop(guard):
+    api, _, arm = _arm("end", guard)
+    api.base.gripper_hangs = True
+    t0 = time.monotonic()
+    with pytest.raises(ActionTimeout, match="gripper"):
+        arm.gripper("close")
+    assert time.monotonic() - t0 < 1.0 + 0.5 and ("Stop", None) in api.base.calls
+
+
 def test_missing_kortex_api_says_how_to_install_it(monkeypatch):
     monkeypatch.setitem(sys.modules, "kortex_api", None)
     with pytest.raises(BackendUnavailable) as info:

@@ -73,6 +73,9 @@ class FakeControl:
         for k, entry in enumerate(path):
             if self.scenario == "contact" and k == len(path) // 2:
                 self.r.force[2] += 25.0
+                if self._halt.wait(0.5):  # the slow last centimetres: long enough for a poll to see it
+                    self._running = False
+                    return
             q, speed = entry[:6], entry[6]
             seconds = max(abs(a - b) for a, b in zip(q, prev, strict=True)) / speed * self.time_scale
             if self._halt.wait(seconds):
