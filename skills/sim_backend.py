@@ -30,7 +30,7 @@ class SimArmBackend:
         self.robot = world.robot
         self.held: str | None = None
         self._constraint: int | None = None
-        self._hold_angle: float | tuple[float, ...] = 0.0  # finger joint angles (rad) at which the held object was gripped
+        self._hold_angle = 0.0  # finger angle (radians) at which the held object was gripped
         self._open_angle = 0.0  # finger angle (radians) of the open hand: 0, or more when pre-shaped
         self._stop = threading.Event()
         self.realtime = realtime
