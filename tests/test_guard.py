@@ -7,11 +7,10 @@ import math
 
 import pytest
 
-from owl_bt.state import RobotState, WorldState
-from owl_bt.tamp.planning_model import CEILING, SIDES, PlanningModel
-from sim.robot import GEN3_HOME, HOME, UR5E
+from owl_bt.state import RobotState
+from sim.robot import HOME, UR5E
 from skills.backend import GripResult
-from skills.guard import WORKSPACE_BOX, GuardRejection, SafetyGuard, segments
+from skills.guard import GuardRejection, SafetyGuard, segments
 from skills.guarded import GuardedBackend, NotConfirmed
 
 
@@ -181,25 +180,3 @@ def test_the_bench_summary_counts_guard_rejections():
     data = summarise(records)
     assert data["methods"]["oracle"]["overall"]["guard_rejections"] == 3
     assert "Safety-guard rejections: 3 over 3 episodes (target 0)." in render(data)
-
-
-def test_the_planner_keeps_inside_the_guards_workspace_box():
-    """The planning model's limits for the tool and a held object (owl_bt.tamp.planning_model) lie
-    inside the guard's box, so that no planned motion is refused for leaving it."""
-    (lo_x, lo_y, _), (hi_x, hi_y, hi_z) = WORKSPACE_BOX
-    assert CEILING < hi_z and lo_x < SIDES[0][0] and lo_y < SIDES[0][1] and SIDES[1][0] < hi_x and SIDES[1][1] < hi_y
-    model = PlanningModel(WorldState(objects={}, robot=RobotState(joints=GEN3_HOME, arm="kinova-gen3")))
-    try:
-        assert model.in_collision(GEN3_HOME) is None
-        sideways = (-math.pi / 2, 1.0, 0.0, 0.6, 0.0, 1.0, 0.0)  # the arm stretched out to its left, 23 cm up
-        model.set_arm(sideways)
-        assert model.robot.tcp_pose()[0][1] > WORKSPACE_BOX[1][1]
-        assert model.in_collision(sideways) == "the edge of the workspace"
-        with pytest.raises(GuardRejection, match="workspace"):
-            guard = SafetyGuard(robot="kinova-gen3")
-            try:
-                guard.check(sideways, [sideways])
-            finally:
-                guard.close()
-    finally:
-        model.close()

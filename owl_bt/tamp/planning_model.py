@@ -23,7 +23,6 @@ Transform = tuple[tuple[float, float, float], tuple[float, float, float, float]]
 
 
 CEILING = 0.95  # m: the safety guard refuses the tool or a held object above 1.0 m; plan 5 cm under it
-SIDES = ((-0.25, -0.65), (0.95, 0.65))  # m, (x, y) lo and hi: likewise 5 cm inside the guard's box sideways
 
 
 class PlanningModel:
@@ -218,11 +217,6 @@ class PlanningModel:
         if self.robot.tcp_pose()[0][2] > CEILING or (
                 self.held is not None and p.getAABB(self.bodies[self.held], physicsClientId=cid)[1][2] > CEILING):
             return "the workspace ceiling"
-        # … and inside its box sideways (a 7-joint arm's free motion can swing the hand far out)
-        tool = self.robot.tcp_pose()[0]
-        boxes = [(tool, tool)] + ([p.getAABB(self.bodies[self.held], physicsClientId=cid)] if self.held is not None else [])
-        if any(lo[i] < SIDES[0][i] or hi[i] > SIDES[1][i] for lo, hi in boxes for i in range(2)):
-            return "the edge of the workspace"
         return None
 
     def within_limits(self, q: tuple[float, ...] | list[float]) -> bool:
