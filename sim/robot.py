@@ -17,7 +17,7 @@ import hashlib
 import math
 import os
 import tempfile
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -302,12 +302,6 @@ class RobotModel:
         j = next(iter(self.fingers))
         return p.getJointState(self.body, j, physicsClientId=self.cid)[0]
 
-    def finger_angles(self) -> tuple[float, ...]:
-        """Each of the six finger joints' angle (radians, in `FINGER_MIMIC`'s order). Closed on an
-        object the two sides need not match (pybullet does not couple them), so a grip is held at
-        these, joint by joint, not at the driver's angle times the multipliers."""
-        return tuple(s[0] for s in p.getJointStates(self.body, list(self.fingers), physicsClientId=self.cid))
-
     def opening(self) -> float:
         """Distance between the finger pads, metres (≈ 0.085 open, ≈ 0.008 closed on nothing)."""
         a = p.getLinkState(self.body, self.pads[0], physicsClientId=self.cid)[4]
@@ -329,12 +323,9 @@ class RobotModel:
                 maxVelocity=min(max_velocity, vmax), physicsClientId=self.cid, **gain,
             )
 
-    def command_fingers(self, angle: float | Sequence[float], force: float = 40.0) -> None:
-        """Finger position targets: one driver angle (radians; the others follow by their mimic
-        multipliers) or six joint angles as `finger_angles()` returns them (hold a grip as it closed)."""
-        targets = [angle * m for m in self.fingers.values()] if isinstance(angle, (int, float)) else list(angle)
-        for j, target in zip(self.fingers, targets, strict=True):
+    def command_fingers(self, angle: float, force: float = 40.0) -> None:
+        for j, m in self.fingers.items():
             p.setJointMotorControl2(
-                self.body, j, p.POSITION_CONTROL, targetPosition=target, force=force,
+                self.body, j, p.POSITION_CONTROL, targetPosition=angle * m, force=force,
                 maxVelocity=1.5, physicsClientId=self.cid,
             )

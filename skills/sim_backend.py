@@ -81,7 +81,7 @@ class SimArmBackend:
                 while (self.world.steps - start) * TIME_STEP < times[i]:
                     self._step()
 
-    def _finger_target(self) -> float | tuple[float, ...]:
+    def _finger_target(self) -> float:
         # Holding: keep the fingers where they closed on the object (the constraint carries it), so
         # that they do not go on squeezing into it for the whole transport.
         return self._hold_angle if self._constraint is not None else self._open_angle
@@ -126,7 +126,7 @@ class SimArmBackend:
             parentFrameOrientation=rel_quat, physicsClientId=cid,
         )
         p.changeConstraint(self._constraint, maxForce=200.0, physicsClientId=cid)
-        self._hold_angle = self.robot.finger_angles()  # each joint where it closed: the sides need not match
+        self._hold_angle = self.robot.finger_angle()
         self.held = name
 
     def held_corners(self) -> list[tuple[float, float, float]] | None:
