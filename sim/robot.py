@@ -72,7 +72,8 @@ class RobotSpec:
     order; home: tool down above the table (rad); limits: the (lower, upper) joint window we plan
     and move within (rad), inside the arm's own limits; velocity_limits: rad/s per joint at 100 %;
     base_links: the links near the base that the wrist and gripper must never touch; mount: where
-    its base stands in the world frame (m; the table's near edge is at x = 0.2)."""
+    its base stands in the world frame (m; the table's near edge is at x = 0.2); position_gain: the
+    simulated joints' position-loop gain (pybullet's `positionGain`; None: pybullet's default, 0.1)."""
 
     name: str
     urdf: Callable[[], str]
@@ -82,6 +83,7 @@ class RobotSpec:
     velocity_limits: tuple[float, ...]
     base_links: tuple[str, ...]
     mount: tuple[float, float, float] = (0.0, 0.0, 0.0)
+    position_gain: float | None = None
 
     @property
     def dof(self) -> int:
@@ -105,8 +107,14 @@ GEN3_LIMITS = (
     (-2.09, 2.09),
     (-2 * math.pi, 2 * math.pi),  # joint_7 (continuous): the wrist may turn a whole way round, as the UR's
 )
+# The Gen3's light links (0.5–1.4 kg) under pybullet's default position loop were still turning the
+# wrist by up to 0.02 rad after a waypoint counted as reached, i.e. while the fingers closed, and a
+# grasp taken that way pressed the object into the table on the lift (2 in 30 cans, 1 in 30 apples);
+# a stiffer loop (as the real arm's joint controllers are) settles before the grasp: 0 in 30 each.
+GEN3_POSITION_GAIN = 0.3
 KINOVA_GEN3 = RobotSpec("kinova-gen3", lambda: kinova_gen3_robotiq_urdf(), kinova_gen3.ARM_JOINTS, GEN3_HOME,
-                        GEN3_LIMITS, kinova_gen3.VELOCITY_LIMITS, ("base_link", "shoulder_link", "half_arm_1_link"), GEN3_MOUNT)
+                        GEN3_LIMITS, kinova_gen3.VELOCITY_LIMITS, ("base_link", "shoulder_link", "half_arm_1_link"), GEN3_MOUNT,
+                        GEN3_POSITION_GAIN)
 ROBOTS: dict[str, RobotSpec] = {r.name: r for r in (UR5E, KINOVA_GEN3)}
 ALIASES = {"ur5": "ur5e", "ur": "ur5e", "gen3": "kinova-gen3", "kinova": "kinova-gen3"}
 DEFAULT_ROBOT = "ur5e"
@@ -308,10 +316,11 @@ class RobotModel:
     # -- motor control (physics) -----------------------------------------------------------
     def command_arm(self, q: tuple[float, ...] | list[float], max_velocity: float = 2.0) -> None:
         """Position targets (rad); each joint no faster than max_velocity or its own limit (rad/s)."""
+        gain = {} if self.spec.position_gain is None else {"positionGain": self.spec.position_gain}
         for j, v, vmax in zip(self.arm, q, self.spec.velocity_limits, strict=True):
             p.setJointMotorControl2(
                 self.body, j, p.POSITION_CONTROL, targetPosition=v, force=300.0,
-                maxVelocity=min(max_velocity, vmax), physicsClientId=self.cid,
+                maxVelocity=min(max_velocity, vmax), physicsClientId=self.cid, **gain,
             )
 
     def command_fingers(self, angle: float, force: float = 40.0) -> None:

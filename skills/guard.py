@@ -8,7 +8,8 @@ held object inside the workspace box, and the arm and gripper clear of the table
 scaled by `speed` are enforced by timing: each segment gets at least the time its slowest joint
 needs at `speed` × that joint's limit, so the returned times are never earlier than those asked
 for; `check_timed` rejects explicit segment durations that would be faster (backends call it on
-what they are about to send).
+what they are about to send). `slow_tail` stretches the last few centimetres of a guarded descent
+for hardware backends, which stop it on contact.
 
 Units: radians, rad/s, seconds, metres; positions in the world frame of the robot's base (x away
 from the robot, y to its left, z up; the table top at z = 0). Forward kinematics comes from the
@@ -34,6 +35,8 @@ MAX_JUMP = 0.6  # rad any joint may change between neighbouring waypoints (the p
 TABLE_PENETRATION = 0.01  # m the open gripper or arm may sink into the table top before it is a collision
 HELD_BELOW_TABLE = 0.02  # m a held object's bounding-box corner may dip below the table top
 WORKSPACE_BOX = ((-0.30, -0.70, -0.01), (1.00, 0.70, 1.00))  # (lo, hi) xyz, m: tool and held objects
+GUARDED_SPAN = 0.03  # m: the last stretch of a guarded descent (a place) that hardware runs slowly …
+GUARDED_SPEED = 0.02  # m/s: … at no more than this tool speed, so that contact stops it gently
 
 
 class GuardRejection(ArmFault):
@@ -173,6 +176,28 @@ class SafetyGuard:
             self.rejections += 1
             self.reasons.append(str(exc))
             raise
+
+    def tool_positions(self, waypoints: Sequence[Sequence[float]]) -> list[tuple[float, float, float]]:
+        """The tool (TCP) position at each joint waypoint (m, world frame), by forward kinematics."""
+        out = []
+        for q in waypoints:
+            self._model.reset_arm(q)
+            out.append(tuple(self._model.tcp_pose()[0]))
+        return out
+
+    def slow_tail(self, start: Sequence[float], waypoints: Sequence[Sequence[float]], durations: Sequence[float],
+                  span: float = GUARDED_SPAN, speed: float = GUARDED_SPEED) -> list[float]:
+        """Segment durations (s, one per waypoint, from `start`) for a guarded descent: every segment
+        that ends within the last `span` metres of the tool's path is stretched so that the tool moves
+        no faster than `speed` m/s there (never shortened); the rest are kept."""
+        tools = self.tool_positions([start, *waypoints])
+        steps = [math.dist(a, b) for a, b in zip(tools, tools[1:], strict=False)]
+        out, left = list(durations), 0.0
+        for i in range(len(steps) - 1, -1, -1):  # from the end back: the path still to go after segment i
+            if left < span:
+                out[i] = max(out[i], steps[i] / speed)
+            left += steps[i]
+        return out
 
     def close(self) -> None:
         try:

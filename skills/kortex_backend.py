@@ -8,8 +8,11 @@ comes from action notifications (`ACTION_END` / `ACTION_ABORT`) within the plann
 margin. A fault notification, a timeout, Ctrl-C (`stop()`) or a lost connection stops the arm
 (`Stop`, and `ApplyEmergencyStop` when `Stop` itself fails) and raises a typed `ArmFault`. The
 gripper (Robotiq 2F-85 on the Gen3's tool port) takes `SendGripperCommand` in position mode (0 open,
-1 closed). Joint angles come from `GetMeasuredJointAngles` in degrees wrapped to [0, 360) and are
-turned into radians in one place, `to_radians`.
+1 closed). A guarded descent (a place) runs its last centimetres slowly (`SafetyGuard.slow_tail`) while
+the tool's estimated external force (`BaseCyclicClient.RefreshFeedback().base.tool_external_wrench_force_*`)
+is watched: a rise of `CONTACT_FORCE_N` over its value at the start stops the arm (`Stop`) and ends the
+move as done — the object has met its support. Joint angles come from `GetMeasuredJointAngles` in
+degrees wrapped to [0, 360) and are turned into radians in one place, `to_radians`.
 
 `kortex_api` is not on PyPI: it is imported only when a backend is built, and a missing one raises
 `BackendUnavailable` with `INSTALL_HINT`. Tests hand in a fake `api` namespace with the same names.
@@ -38,12 +41,15 @@ CONNECTION_TIMEOUT_MS = 2_000  # …and stops when the connection is silent this
 ACTION_MARGIN_S = 5.0  # seconds past a trajectory's planned duration before it counts as hung
 GRIPPER_TIMEOUT_S = 4.0
 MIN_DURATION_S = 0.05  # Kortex refuses angular waypoints with a zero duration
+CONTACT_FORCE_N = 15.0  # N: a guarded descent stops when the tool's external force rises this much
+CONTACT_SETTLE_S = 1.0  # s to wait for the action's end notification after a stop at contact
 
 
 def import_kortex() -> SimpleNamespace:
     """The kortex_api names this backend uses; raises BackendUnavailable (with INSTALL_HINT) when missing."""
     try:
         from kortex_api.autogen.client_stubs.BaseClientRpc import BaseClient
+        from kortex_api.autogen.client_stubs.BaseCyclicClientRpc import BaseCyclicClient
         from kortex_api.autogen.messages import Base_pb2, Session_pb2
         from kortex_api.Exceptions.KClientException import KClientException
         from kortex_api.Exceptions.KServerException import KServerException
@@ -54,6 +60,7 @@ def import_kortex() -> SimpleNamespace:
         raise BackendUnavailable(INSTALL_HINT) from None
     return SimpleNamespace(TCPTransport=TCPTransport, RouterClient=RouterClient, RouterClientSendOptions=RouterClientSendOptions,
                            SessionManager=SessionManager, Session_pb2=Session_pb2, Base_pb2=Base_pb2, BaseClient=BaseClient,
+                           BaseCyclicClient=BaseCyclicClient,
                            KServerException=KServerException, KClientException=KClientException)
 
 
@@ -102,6 +109,7 @@ class KortexBackend:
             self.session = k.SessionManager(self.router)
             self.session.CreateSession(info)
             self.base = k.BaseClient(self.router)
+            self.cyclic = k.BaseCyclicClient(self.router)
             servo = k.Base_pb2.ServoingModeInformation()
             servo.servoing_mode = k.Base_pb2.SINGLE_LEVEL_SERVOING  # high-level commands (not the 1 kHz cyclic loop)
             self.base.SetServoingMode(servo)
@@ -127,13 +135,16 @@ class KortexBackend:
     def execute_trajectory(self, waypoints: Sequence[Sequence[float]], times: Sequence[float] | None = None,
                            guarded: bool = False) -> None:
         """Send the waypoints (rad; `times` s from now, as the guard timed them) as one validated
-        angular waypoint trajectory and wait for its end. `guarded` is treated as a plain move: the
-        Gen3 has no stop-at-contact for waypoint trajectories, so descents must be planned to stop."""
+        angular waypoint trajectory and wait for its end. `guarded` (a descent onto a support): its
+        last centimetres run slowly and a rise of the tool's external force stops it there, which
+        ends the move as done (the Gen3 has no stop-at-contact for waypoint trajectories itself)."""
         start = self.state().joints
         pts, durations = segments(start, waypoints, times, MIN_DURATION_S)
         if not pts:
             return
         if self.guard is not None:
+            if guarded:
+                durations = self.guard.slow_tail(start, pts, durations)
             self.guard.check_timed(start, pts, durations)
         b2 = self.api.Base_pb2
         plan = b2.WaypointList()
@@ -148,7 +159,11 @@ class KortexBackend:
         if len(report.trajectory_error_elements):
             first = report.trajectory_error_elements[0]
             raise ActionAborted(f"the Gen3 refused the trajectory: {getattr(first, 'message', '') or first}")
-        self._run_action(lambda: self.base.ExecuteWaypointTrajectory(plan), sum(durations))
+        contact = None
+        if guarded:
+            rest = self._tool_force()
+            contact = lambda: math.dist(self._tool_force(), rest) > CONTACT_FORCE_N  # noqa: E731
+        self._run_action(lambda: self.base.ExecuteWaypointTrajectory(plan), sum(durations), contact)
 
     def gripper(self, command: str, width: float | None = None) -> GripResult:
         b2 = self.api.Base_pb2
@@ -202,7 +217,9 @@ class KortexBackend:
             self._halt()
             raise ConnectionLost(f"the Gen3 connection failed: {exc}") from None
 
-    def _run_action(self, send, planned_s: float) -> None:
+    def _run_action(self, send, planned_s: float, contact=None) -> None:
+        """Send the action and wait for its end; `contact()` (polled, guarded moves): True stops the
+        arm and ends the action as done."""
         done = threading.Event()
         outcome: list[object] = []
         b2 = self.api.Base_pb2
@@ -219,6 +236,10 @@ class KortexBackend:
             deadline = time.monotonic() + planned_s + self.action_margin_s
             while not done.wait(0.02):
                 self._raise_if_interrupted()
+                if contact is not None and contact():
+                    self._halt()
+                    done.wait(CONTACT_SETTLE_S)  # the ACTION_ABORT that the Stop brings is expected
+                    return
                 if time.monotonic() > deadline:
                     self._halt()
                     raise ActionTimeout(f"the Gen3 did not finish a {planned_s:.1f} s trajectory within "
@@ -252,6 +273,11 @@ class KortexBackend:
                 self.base.ApplyEmergencyStop()
             except Exception:  # noqa: BLE001
                 pass
+
+    def _tool_force(self) -> tuple[float, float, float]:
+        """The tool's estimated external force (N, base frame) from the cyclic feedback."""
+        base = self._call(self.cyclic.RefreshFeedback).base
+        return (base.tool_external_wrench_force_x, base.tool_external_wrench_force_y, base.tool_external_wrench_force_z)
 
     def _gripper_position(self) -> float:
         b2 = self.api.Base_pb2

@@ -7,10 +7,14 @@ timed it. While it runs, the receive interface is polled: a protective or emerge
 `ProtectiveStop`; a dropped connection a `ConnectionLost` (after a `stopJ` attempt); a motion past
 its planned duration plus a margin is stopped (`stopJ`) and an `ActionTimeout`; `stop()` (Ctrl-C)
 ends it with `stopJ` and an `ActionAborted`. Joint angles are `getActualQ()` (rad, no conversion).
+A guarded descent (a place) runs its last centimetres slowly (`SafetyGuard.slow_tail`) while the
+tool force (`getActualTCPForce()`, N) is watched: a rise of `CONTACT_FORCE_N` over its value at the
+start ends the motion with `stopJ`, as done — the object has met its support.
 """
 
 from __future__ import annotations
 
+import math
 import threading
 import time
 from collections.abc import Sequence
@@ -26,9 +30,10 @@ ACCELERATION = 1.0  # rad/s² for moveJ and stopJ
 MARGIN_S = 5.0  # seconds past a path's planned duration before it counts as hung
 MIN_DURATION_S = 0.02
 POLL_S = 0.01
+CONTACT_FORCE_N = 15.0  # N: a guarded descent stops when the tool force rises this much
 # What the receive interface asks the controller for (the backend reads nothing else).
-RECEIVE_VARIABLES = ["timestamp", "actual_q", "robot_mode", "safety_mode", "runtime_state", "robot_status_bits",
-                     "safety_status_bits"]
+RECEIVE_VARIABLES = ["timestamp", "actual_q", "actual_TCP_force", "robot_mode", "safety_mode", "runtime_state",
+                     "robot_status_bits", "safety_status_bits"]
 
 
 def connect_rtde(ip: str):
@@ -77,11 +82,16 @@ class RtdeBackend:
     def execute_trajectory(self, waypoints: Sequence[Sequence[float]], times: Sequence[float] | None = None,
                            guarded: bool = False) -> None:
         """One asynchronous moveJ through the waypoints (rad) at the guard's timing (s from now);
-        blocks until it ends; raises a typed ArmFault (after a stop) when it does not."""
+        blocks until it ends; raises a typed ArmFault (after a stop) when it does not. `guarded` (a
+        descent onto a support): its last centimetres run slowly, and a rise of the tool force stops
+        it there (`stopJ`), which ends the move as done."""
         start = self.state().joints
         pts, durations = segments(start, waypoints, times, MIN_DURATION_S)
         if self.guard is not None:
+            if guarded and pts:
+                durations = self.guard.slow_tail(start, pts, durations)
             self.guard.check_timed(start, pts, durations)
+        rest = self._tool_force() if guarded else None
         path, prev = [], start
         for q, d in zip(pts, durations, strict=True):
             speed = max(1e-3, max(abs(a - b) for a, b in zip(q, prev, strict=True)) / d)
@@ -100,6 +110,9 @@ class RtdeBackend:
             if self._stop.is_set():
                 raise ActionAborted("stopped on request")
             if self.c.getAsyncOperationProgress() < 0:  # no asynchronous operation running: done
+                return
+            if rest is not None and math.dist(self._tool_force(), rest) > CONTACT_FORCE_N:
+                self._halt()  # touched down: stop here, the move is done
                 return
             if time.monotonic() > deadline:
                 self._halt()
@@ -127,6 +140,10 @@ class RtdeBackend:
                     (getattr(thing, "disconnect", None) or thing.close)()
             except Exception:  # noqa: BLE001 - closing a possibly dead connection
                 pass
+
+    def _tool_force(self) -> tuple[float, ...]:
+        """The force at the tool (N, base frame; x, y, z of `getActualTCPForce()`)."""
+        return tuple(float(v) for v in self.r.getActualTCPForce()[:3])
 
     def _check_link(self) -> None:
         if not self.r.isConnected() or not self.c.isConnected():

@@ -5,6 +5,8 @@ backend uses them (attributes, repeated fields with `add()` / `extend()`); `Fake
 every call and answers an `ExecuteWaypointTrajectory` with action notifications from its own thread,
 as the arm does: ACTION_END after the trajectory's duration (scaled by `time_scale`), ACTION_ABORT,
 nothing at all (a hung action), an arm fault, or a broken connection (the router's error callback).
+`FakeBaseCyclicClient` answers `RefreshFeedback` with the tool's external force, which the 'contact'
+scenario raises halfway through a trajectory (the held object meets the table).
 """
 
 from __future__ import annotations
@@ -131,7 +133,9 @@ class FakeSessionManager:
 
 
 class FakeBaseClient:
-    """Scenario: 'end' (default), 'abort', 'never', 'fault', 'disconnect', 'invalid' (validation fails)."""
+    """Scenario: 'end' (default), 'abort', 'never', 'fault', 'disconnect', 'invalid' (validation fails),
+    'contact' (the tool's external force rises by `contact_force` N halfway; the action then runs on
+    to its end unless stopped)."""
 
     scenario = "end"
     time_scale = 0.02  # seconds of fake time per second of planned trajectory
@@ -143,12 +147,15 @@ class FakeBaseClient:
         self.angles_deg = [math.degrees(v) % 360.0 for v in GEN3_HOME]  # the sim's home pose, in Kortex degrees
         self.gripper = 0.0
         self.gripper_stop = 1.0  # where closing fingers stop (less than 1: on an object)
+        self.gripper_hangs = False  # True: the fingers never come to rest (a jammed or slipping gripper)
         self._action_cbs: dict[int, object] = {}
         self._state_cbs: dict[int, object] = {}
         self._next = 1
         self.stopped = threading.Event()
         self.estopped = False
         self.threads: list[threading.Thread] = []
+        self.force = [0.4, -0.3, -2.0]  # N: the tool's estimated external force (a small resting offset)
+        self.contact_force = 25.0
 
     def SetServoingMode(self, info) -> None:  # noqa: N802
         self.calls.append(("SetServoingMode", info.servoing_mode))
@@ -177,6 +184,8 @@ class FakeBaseClient:
 
     def GetMeasuredGripperMovement(self, request):  # noqa: N802
         self._check_link()
+        if self.gripper_hangs:
+            self.gripper = (self.gripper + 0.01) % 1.0
         return SimpleNamespace(finger=[SimpleNamespace(finger_identifier=1, value=self.gripper)])
 
     # commanding
@@ -197,10 +206,16 @@ class FakeBaseClient:
     def _run(self, plan: WaypointList, seconds: float) -> None:
         for cb in list(self._action_cbs.values()):
             cb(SimpleNamespace(action_event=Base_pb2.ACTION_START))
+        if self.scenario == "contact":
+            if self.stopped.wait(seconds / 2):
+                self._notify(Base_pb2.ACTION_ABORT)
+                return
+            self.force[2] += self.contact_force
+            seconds = max(seconds / 2, 0.5)  # the slow last centimetres: long enough for a poll to see it
         if self.stopped.wait(seconds):
             self._notify(Base_pb2.ACTION_ABORT)
             return
-        if self.scenario == "end":
+        if self.scenario in ("end", "contact"):
             self.angles_deg = list(plan.waypoints[-1].angular_waypoint.angles)
             self._notify(Base_pb2.ACTION_END)
         elif self.scenario == "abort":
@@ -250,4 +265,19 @@ def make_api(scenario: str = "end") -> SimpleNamespace:
         return client
 
     api.BaseClient = base_client
+    api.BaseCyclicClient = lambda router: FakeBaseCyclicClient(api)
     return api
+
+
+class FakeBaseCyclicClient:
+    """`BaseCyclicClient.RefreshFeedback()`: the base's tool external wrench from the fake arm."""
+
+    def __init__(self, api: SimpleNamespace) -> None:
+        self.api = api
+
+    def RefreshFeedback(self):  # noqa: N802 - the vendor's name
+        base = self.api.base
+        base._check_link()
+        fx, fy, fz = base.force
+        return SimpleNamespace(base=SimpleNamespace(tool_external_wrench_force_x=fx, tool_external_wrench_force_y=fy,
+                                                    tool_external_wrench_force_z=fz))

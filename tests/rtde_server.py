@@ -19,6 +19,7 @@ TYPES = {  # RTDE output variables this server knows: name → (RTDE type, struc
     "timestamp": ("DOUBLE", ">d"),
     "actual_q": ("VECTOR6D", ">6d"),
     "actual_qd": ("VECTOR6D", ">6d"),
+    "actual_TCP_force": ("VECTOR6D", ">6d"),
     "robot_mode": ("INT32", ">i"),
     "safety_mode": ("INT32", ">i"),
     "runtime_state": ("UINT32", ">I"),
@@ -94,6 +95,7 @@ class RtdeServer:
         n = 0
         while self._streaming.is_set() and not self._closed.is_set():
             values = {"timestamp": n / self.rate_hz, "actual_q": list(self.shared["q"]), "actual_qd": [0.0] * 6,
+                      "actual_TCP_force": [0.5, -0.2, -4.0, 0.0, 0.0, 0.0],
                       "robot_mode": self.robot_mode, "safety_mode": 1, "runtime_state": 2, "robot_status_bits": 1,
                       "safety_status_bits": self.shared["safety"].value}
             body = b"".join(struct.pack(TYPES[name][1], *(v if isinstance(v := values[name], list) else [v]))

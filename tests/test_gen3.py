@@ -49,8 +49,9 @@ def test_joints_limits_and_velocities_as_published(cid):
     for k, i in enumerate(info):
         if k in limited:
             assert (i[8], i[9]) == pytest.approx((-limited[k], limited[k]))
-        else:  # continuous: pybullet reports no limit (upper < lower)
-            assert i[9] < i[8]
+        else:  # endless on the arm; in pybullet revolute within ±4π (a "continuous" joint upsets finger contacts)
+            assert (i[8], i[9]) == pytest.approx((-kinova_gen3.ENDLESS_RANGE, kinova_gen3.ENDLESS_RANGE))
+            assert kinova_gen3.ENDLESS_RANGE > max(abs(v) for v in KINOVA_GEN3.limits[k])
         assert i[11] == pytest.approx(1.3963 if k < 4 else 1.2218)
 
 

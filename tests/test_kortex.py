@@ -10,11 +10,12 @@ import threading
 import time
 
 import pytest
+from descent import descent
 from fake_kortex import make_api
 
 from sim.robot import GEN3_HOME, KINOVA_GEN3
 from skills.faults import HELD_UNKNOWN, ActionAborted, ActionTimeout, ArmInFault, BackendUnavailable, ConnectionLost
-from skills.guard import GuardRejection, SafetyGuard
+from skills.guard import GUARDED_SPAN, GUARDED_SPEED, GuardRejection, SafetyGuard
 from skills.guarded import GuardedBackend
 from skills.kortex_backend import INSTALL_HINT, PORT, KortexBackend, import_kortex, to_degrees, to_radians
 
@@ -153,6 +154,15 @@ def test_gripper_in_position_mode_reports_an_object_when_it_stops_early(guard):
     assert arm.gripper("open").holding is None
 
 
+def test_a_gripper_that_never_comes_to_rest_times_out_after_a_stop(guard):
+    api, _, arm = _arm("end", guard)
+    api.base.gripper_hangs = True
+    t0 = time.monotonic()
+    with pytest.raises(ActionTimeout, match="gripper"):
+        arm.gripper("close")
+    assert time.monotonic() - t0 < 1.0 + 0.5 and ("Stop", None) in api.base.calls
+
+
 def test_missing_kortex_api_says_how_to_install_it(monkeypatch):
     monkeypatch.setitem(sys.modules, "kortex_api", None)
     with pytest.raises(BackendUnavailable) as info:
@@ -176,3 +186,33 @@ def test_the_simulated_twin_starts_where_the_arm_is_and_follows_it(guard):
         assert world.robot.arm_q() == pytest.approx(_nearby(0.3), abs=0.02)
     finally:
         world.close()
+
+
+def _tool_speeds(guard: SafetyGuard, start, plan) -> list[tuple[float, float]]:
+    """(metres of tool path still to go after each segment, tool speed in m/s along it) of a sent plan."""
+    pts = [tuple(math.radians(a) for a in w.angular_waypoint.angles) for w in plan.waypoints]
+    tools = guard.tool_positions([start, *pts])
+    steps = [math.dist(a, b) for a, b in zip(tools, tools[1:], strict=False)]
+    left = [sum(steps[i + 1:]) for i in range(len(steps))]
+    return [(lft, s / w.angular_waypoint.duration) for lft, s, w in zip(left, steps, plan.waypoints, strict=True)]
+
+
+def test_a_guarded_descent_slows_for_its_last_centimetres_and_stops_at_contact(guard):
+    down = descent("kinova-gen3")
+    api, backend, arm = _arm("contact", guard, margin=5.0)
+    arm.execute_trajectory(down, guarded=True)  # no failure: stopping at contact is the end of a place
+    assert ("Stop", None) in api.base.calls and not api.base.estopped
+    speeds = _tool_speeds(guard, GEN3_HOME, api.base.executed[-1])
+    assert all(v <= GUARDED_SPEED + 1e-6 for left, v in speeds if left < GUARDED_SPAN)
+    assert max(v for left, v in speeds if left > GUARDED_SPAN + 0.01) > 2 * GUARDED_SPEED  # the rest at speed
+
+
+def test_an_unguarded_move_ignores_the_tool_force_and_a_guarded_one_without_contact_runs_to_its_end(guard):
+    down = descent("kinova-gen3")
+    api, backend, arm = _arm("contact", guard)
+    arm.execute_trajectory(down)  # a plain move: the controller's own limits, not ours, watch its force
+    assert ("Stop", None) not in api.base.calls
+    api, backend, arm = _arm("end", guard)
+    arm.execute_trajectory(down, guarded=True)
+    assert ("Stop", None) not in api.base.calls
+    assert backend.state().joints == pytest.approx(down[-1], abs=1e-6)

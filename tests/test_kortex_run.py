@@ -19,6 +19,7 @@ def _install(monkeypatch, api) -> None:
     names = {
         "kortex_api": {}, "kortex_api.autogen": {}, "kortex_api.autogen.client_stubs": {},
         "kortex_api.autogen.client_stubs.BaseClientRpc": {"BaseClient": api.BaseClient},
+        "kortex_api.autogen.client_stubs.BaseCyclicClientRpc": {"BaseCyclicClient": api.BaseCyclicClient},
         "kortex_api.autogen.messages": {"Base_pb2": api.Base_pb2, "Session_pb2": api.Session_pb2},
         "kortex_api.Exceptions": {}, "kortex_api.Exceptions.KClientException": {"KClientException": api.KClientException},
         "kortex_api.Exceptions.KServerException": {"KServerException": api.KServerException},

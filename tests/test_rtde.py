@@ -5,16 +5,18 @@ URCap's socket protocol."""
 
 from __future__ import annotations
 
+import math
 import socketserver
 import sys
 import threading
 import time
 
 import pytest
+from descent import descent
 
 from sim.robot import HOME, UR5E
 from skills.faults import HELD_UNKNOWN, ActionAborted, ActionTimeout, BackendUnavailable, ConnectionLost, ProtectiveStop
-from skills.guard import GuardRejection, SafetyGuard
+from skills.guard import GUARDED_SPAN, GUARDED_SPEED, GuardRejection, SafetyGuard
 from skills.guarded import GuardedBackend
 from skills.robotiq_socket import RobotiqSocketGripper
 from skills.rtde_backend import INSTALL_HINT, RtdeBackend, connect_rtde
@@ -26,12 +28,16 @@ class FakeReceive:
     def __init__(self) -> None:
         self.q = list(HOME)
         self.connected, self.protective, self.emergency = True, False, False
+        self.force = [0.5, 0.0, -3.0, 0.0, 0.0, 0.0]  # N, N·m: the tool force (a small resting offset)
 
     def getActualQ(self):  # noqa: N802 - ur_rtde's names
         return list(self.q)
 
     def isConnected(self):  # noqa: N802
         return self.connected
+
+    def getActualTCPForce(self):  # noqa: N802
+        return list(self.force)
 
     def isProtectiveStopped(self):  # noqa: N802
         return self.protective
@@ -41,7 +47,8 @@ class FakeReceive:
 
 
 class FakeControl:
-    """rtde_control.RTDEControlInterface's methods; `scenario` plays how the next moveJ goes."""
+    """rtde_control.RTDEControlInterface's methods; `scenario` plays how the next moveJ goes
+    ('contact': the tool force rises by 25 N halfway along the path, which then runs on unless stopped)."""
 
     def __init__(self, receive: FakeReceive, scenario: str = "end", time_scale: float = 0.05) -> None:
         self.r, self.scenario, self.time_scale = receive, scenario, time_scale
@@ -63,7 +70,12 @@ class FakeControl:
 
     def _run(self, path) -> None:
         prev = list(self.r.q)
-        for entry in path:
+        for k, entry in enumerate(path):
+            if self.scenario == "contact" and k == len(path) // 2:
+                self.r.force[2] += 25.0
+                if self._halt.wait(0.5):  # the slow last centimetres: long enough for a poll to see it
+                    self._running = False
+                    return
             q, speed = entry[:6], entry[6]
             seconds = max(abs(a - b) for a, b in zip(q, prev, strict=True)) / speed * self.time_scale
             if self._halt.wait(seconds):
@@ -223,3 +235,26 @@ def test_robotiq_socket_that_hangs_up_is_a_lost_connection(robotiq_server):
     robotiq_server.hangup = True
     with pytest.raises(ConnectionLost):
         gripper.get("POS")
+
+
+def test_a_guarded_descent_slows_for_its_last_centimetres_and_stops_at_contact(guard):
+    down = descent("ur5e")
+    control, receive, arm = _arm("contact", guard, margin=5.0)
+    arm.execute_trajectory(down, guarded=True)  # no failure: stopping at contact is the end of a place
+    assert control.stops and receive.q != pytest.approx(list(down[-1]))  # stopped short of the last waypoint
+    (path,) = control.paths
+    tools = guard.tool_positions([HOME, *[e[:6] for e in path]])
+    prev, slow = list(HOME), []
+    for k, entry in enumerate(path):
+        seconds = max(abs(a - b) for a, b in zip(entry[:6], prev, strict=True)) / entry[6]
+        left = sum(math.dist(a, b) for a, b in zip(tools[k + 1:], tools[k + 2:], strict=False))
+        if left < GUARDED_SPAN:
+            slow.append(math.dist(tools[k], tools[k + 1]) / seconds)
+        prev = entry[:6]
+    assert slow and max(slow) <= GUARDED_SPEED + 1e-6
+
+
+def test_an_unguarded_move_ignores_the_tool_force(guard):
+    control, receive, arm = _arm("contact", guard)
+    arm.execute_trajectory(descent("ur5e"))
+    assert not control.stops and receive.q == pytest.approx(list(descent("ur5e")[-1]))

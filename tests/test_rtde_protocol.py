@@ -13,10 +13,10 @@ import rtde_receive
 from rtde_server import RtdeController
 
 from sim.robot import HOME
-from skills.faults import ConnectionLost, ProtectiveStop
+from skills.faults import BackendUnavailable, ConnectionLost, ProtectiveStop
 from skills.guard import SafetyGuard
 from skills.guarded import GuardedBackend
-from skills.rtde_backend import RECEIVE_VARIABLES, RtdeBackend
+from skills.rtde_backend import RECEIVE_VARIABLES, RtdeBackend, connect_rtde
 
 
 class ControllerSideControl:
@@ -80,6 +80,9 @@ def test_joint_angles_come_over_rtde_and_a_path_ends_where_planned(server, guard
         assert arm.state().joints == pytest.approx(HOME)
         arm.execute_trajectory([HOME, _nearby()])
         assert control.paths and arm.state().joints == pytest.approx(_nearby())
+        assert receive.getActualTCPForce() == pytest.approx([0.5, -0.2, -4.0, 0.0, 0.0, 0.0])
+        arm.execute_trajectory([_nearby(), HOME], guarded=True)  # a steady tool force: no contact, it runs on
+        assert arm.state().joints == pytest.approx(HOME)
     finally:
         receive.disconnect()
 
@@ -108,3 +111,10 @@ def test_a_controller_that_goes_away_is_a_lost_connection(server, guard):
         assert control.stops  # stopJ was attempted
     finally:
         receive.disconnect()
+
+
+def test_an_address_where_no_controller_answers_is_unavailable():
+    t0 = time.monotonic()
+    with pytest.raises(BackendUnavailable, match="does not answer"):
+        connect_rtde("127.0.0.3")  # loopback, nothing listening on 30004 there: refused at once
+    assert time.monotonic() - t0 < 10.0

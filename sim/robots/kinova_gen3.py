@@ -6,7 +6,8 @@ joint limits and velocity limits below. Links are simple cylinders of about the 
 Frames: the base frame has z up through joint 1; at q = 0 the arm stands straight up and the
 `end_effector_link` (the tool flange, z pointing out of it) is 1.1874 m above the base. The
 gripper (`airo-models`' Robotiq 2F-85, as on the UR5e) is mounted on `end_effector_link` with no
-offset, and a `tcp` link sits between the finger pads 0.145 m along the flange's z axis.
+offset, and a `tcp` link sits between the finger pads 0.145 m along the flange's z axis. The
+endless joints j1, j3, j5, j7 are written as revolute joints with a ±4π range (`ENDLESS_RANGE`).
 """
 
 from __future__ import annotations
@@ -36,6 +37,11 @@ MASSES = {"base_link": 1.697, "shoulder_link": 1.3773, "half_arm_1_link": 1.1636
           "bracelet_link": 0.5006}
 RADII = {"base_link": 0.05, "shoulder_link": 0.046, "half_arm_1_link": 0.046, "half_arm_2_link": 0.046,
          "forearm_link": 0.046, "spherical_wrist_1_link": 0.036, "spherical_wrist_2_link": 0.036, "bracelet_link": 0.036}
+# The four endless joints (j1, j3, j5, j7) are declared revolute with this range (rad), wider than any
+# window we plan in: pybullet simulates a URDF "continuous" joint differently from a limited one, and
+# with them the gripper's finger contacts drifted (one side closed further than the other, and 7 in 40
+# lemon lifts stalled against the grasp constraint; with limits, as on the UR5e, none did).
+ENDLESS_RANGE = 4 * PI
 FLANGE_HEIGHT_AT_ZERO = 0.15643 + 0.12838 + 0.21038 + 0.21038 + 0.20843 + 0.10593 + 0.10593 + 0.061525  # = 1.187385 m
 
 
@@ -73,13 +79,16 @@ def _child_offset(link: str) -> tuple[float, float, float]:
 
 
 def arm_urdf() -> dict:
-    """The bare arm (base_link … end_effector_link) as an xmltodict URDF document."""
+    """The bare arm (base_link … end_effector_link) as an xmltodict URDF document; the continuous
+    joints of `JOINTS` are written as revolute within ±`ENDLESS_RANGE` (see there)."""
     links = [_cylinder_link(name, _child_offset(name)) for name in MASSES]
     links.append({"@name": "end_effector_link",  # a frame, not a body: a token mass (pybullet would add 1 kg)
                   "inertial": {"mass": {"@value": "0.001"},
                                "inertia": {"@ixx": "1e-7", "@ixy": "0", "@ixz": "0", "@iyy": "1e-7", "@iyz": "0", "@izz": "1e-7"}}})
     joints = []
     for name, parent, child, xyz, rpy, kind, limit, velocity in JOINTS:
+        if kind == "continuous":
+            kind, limit = "revolute", ENDLESS_RANGE
         joint = {"@name": name, "@type": kind, "parent": {"@link": parent}, "child": {"@link": child},
                  "origin": {"@xyz": _vec(xyz), "@rpy": _vec(rpy)}, "axis": {"@xyz": "0 0 1"},
                  "limit": {"@effort": "39" if velocity > 1.3 else "9", "@velocity": f"{velocity}"}}
