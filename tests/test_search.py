@@ -109,6 +109,6 @@ def test_a_pick_whose_grasps_the_next_place_refused_regrasps(schemas):
     edited, note = propose_edit(world, items, tp, failure, set())
     assert [str(i.op) for i in edited] == [
         "pick(block)", "place_ontop(block, table)", "pick(block)", "place_ontop(block, region)"]
-    assert "regrasp" in note
+    assert "regrasp" in note and "place_ontop(block, region)" in note
     failure.observed["reasons"] = {"the open fingers cut into block at this grasp": 200}
     assert propose_edit(world, items, tp, failure, set()) is None  # a pick that simply finds no grasp

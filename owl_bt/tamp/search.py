@@ -158,7 +158,8 @@ def propose_edit(
         o = op.args[0]
         new = [SketchItem(GroundOp("place_ontop", (o, table)), [(f"{o} turned over", _turned(o, world))], why=f"regrasp {o}"),
                SketchItem(GroundOp("pick", (o,)), why=f"regrasp {o}")]
-        return items[:j] + new + items[j:], f"no grasp of {op.args[0]} reaches {op}: put it down and regrasp first"
+        needs = tp.steps[idx + 1] if refused and idx + 1 < len(tp.steps) else op
+        return items[:j] + new + items[j:], f"no grasp of {op.args[0]} reaches {needs}: put it down and regrasp first"
     return None
 
 
