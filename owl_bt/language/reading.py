@@ -11,38 +11,15 @@ Every word must be understood; the ones that are not are named, never guessed at
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from owl_bt.errors import GroundingError, UnknownObjectError
 from owl_bt.language import vocabulary as V
+from owl_bt.language.clause_kinds import ADVICE, SpecialClauses
+from owl_bt.language.goals import Goal, Reading
 from owl_bt.language.mentions import SEPARATORS, Mention, SceneAliases, find_mentions, phrases, split_clauses, tokens_of
-from owl_bt.language.scene_view import Thing, fits_in, held_in, measure
-
-ADVICE = "rephrase it with simpler words (e.g. 'put the X onto the Y') or configure a VLM endpoint (--vlm openai)"
+from owl_bt.language.scene_view import Thing, fits_in, measure
 
 
-@dataclass
-class Goal:
-    """`obj` ends `how` ('ontop' | 'inside' | 'pour') `support`; spatial: (relation, reference objects);
-    final: must hold at the end (False: a step on the way); only: in no other container at the end."""
-
-    obj: str
-    how: str
-    support: str
-    spatial: list[tuple[str, tuple[str, ...]]] = field(default_factory=list)
-    upright: bool = False
-    final: bool = True
-    only: bool = False
-    contents: tuple[str, ...] = ()  # pour: what falls out of obj into support
-
-
-@dataclass
-class Reading:
-    goals: list[Goal]
-    upright_needed: set[str] = field(default_factory=set)  # containers someone will pour into
-
-
-class Reader:
+class Reader(SpecialClauses):
     """Reads an instruction against the scene; `read()` → Reading or GroundingError/UnknownObjectError."""
 
     def __init__(self, things: list[Thing]) -> None:
@@ -99,31 +76,6 @@ class Reader:
         if toks and toks[0] in {"remove", "clear"}:
             return self._remove(toks)
         self._placement(toks)
-
-    def _discard(self, toks: list[str]) -> None:
-        """'throw away X' / 'discard X': into a bin-like container of the scene."""
-        ments, rels, covered = self._relations(toks)
-        self._check_words(toks, covered, allowed=V.DISCARD | {"away"})
-        bins = [n for n, t in self.scene.things.items() if t.category in {"bin", "basket", "trash", "trash_can"}]
-        moved = [n for m in ments for n in self._resolve(m, toks) if n not in bins]
-        if not bins:
-            raise GroundingError("there is no bin in the scene to throw things away into; say where to put them instead")
-        for name in moved:
-            self._goal(name, "inside", bins[0], [], False, False, False)
-        self.last = moved
-
-    def _remove(self, toks: list[str]) -> None:
-        """'remove X from Y': X onto the table, clear of Y."""
-        ments, rels, covered = self._relations(toks)
-        self._check_words(toks, covered | {i for i, t in enumerate(toks) if t == "from"}, allowed={"remove", "clear"})
-        k = toks.index("from") if "from" in toks else len(toks)
-        moved = [n for m in ments if m.start < k for n in self._resolve(m, toks)]
-        source = [n for m in ments if m.start > k for n in self._resolve(m, toks)]
-        if not moved:
-            raise GroundingError(f"remove what? {' '.join(toks)!r}; {ADVICE}")
-        for name in moved:
-            self._goal(name, "ontop", self._default_support(name, []), [("off", (s,)) for s in source[:1]], False, False, False)
-        self.last = moved
 
     def _relations(self, toks: list[str]):
         """(mentions, relations [(start, end, kind, relation)], covered token indices)."""
@@ -249,41 +201,6 @@ class Reader:
             raise GroundingError(f"nothing in the scene fits inside the {target.replace('_', ' ')}")
         cands.sort(key=lambda n: self.scene.things[n].volume)
         return cands if set(toks) & V.QUANT_ALL else cands[:1]
-
-    def _pour(self, toks: list[str], at: int) -> None:
-        ments, rels, covered = self._relations(toks)
-        into = [m for m in ments if m.start > at and any(r[2] == "support" and r[1] <= m.start for r in rels)]
-        what = [m for m in ments if at < m.start and m not in into]
-        self._check_words(toks, covered, allowed=V.POUR | V.LIQUIDS)
-        if not into and toks[at] == "empty" and what:  # "empty the mug": onto the table
-            src = self._resolve(what[0], toks)[0]
-            contents = tuple(n for n, t in self.scene.things.items() if held_in(t, self.scene.things[src]))
-            self.goals.append(Goal(src, "pour", self.scene.table() or "table", contents=contents))
-            return
-        if not into:
-            raise GroundingError(f"pour into what? {' '.join(toks)!r}; {ADVICE}")
-        target = self._resolve(into[0], toks)[0]
-        names = [n for m in what for n in self._resolve(m, toks)]
-        if not names:
-            raise GroundingError(f"pour what into the {target.replace('_', ' ')}? {ADVICE}")
-        x = self.scene.things[names[0]]
-        holder = next((t.name for t in self.scene.things.values() if held_in(x, t) and not t.fixed), None)
-        src, contents = (holder, (x.name,)) if holder else (x.name, tuple(
-            n for n, t in self.scene.things.items() if held_in(t, x)))
-        self.goals.append(Goal(src, "pour", target, contents=contents))
-        self.upright_needed.add(target)
-        self.last = [src]
-
-    def _intention(self, toks: list[str]) -> None:
-        """The person's own plan: a container they will pour into must stand upright."""
-        ments, rels, covered = self._relations(toks)
-        self._check_words(toks, covered, allowed=V.POUR | V.LIQUIDS | V.ACTIONS, liquids_ok=True)
-        if set(toks) & V.POUR:
-            for _k, (_s, e, kind, _r) in enumerate(rels):
-                if kind == "support":
-                    target = next((m for m in ments if m.start >= e), None)
-                    if target is not None:
-                        self.upright_needed.update(self._resolve(target, toks))
 
     def _check_words(self, toks: list[str], covered: set[int], allowed: set[str] = frozenset(), liquids_ok: bool = False) -> None:
         vocab = (V.FILLER | V.COLOURS | V.LOCATION_WORDS | V.DESCRIBING | V.QUANT_ALL | V.QUANT_ONE | V.END_WORDS
