@@ -117,3 +117,33 @@ def test_answers_use_the_sketch_and_checker_formats():
     assert [f"{s.op}({', '.join(s.args)})" for s in plan.steps] == [
         "pick(mug)", "place_ontop(mug, table)", "pick(spoon)", "place_inside(spoon, mug)"]  # the mug first: no spilling
     assert any("side(\"mug\", \"near\", \"ketchup\")" in c for c in plan.goal_checks)
+
+
+def test_where_from_and_where_to():
+    # "from X" names where the object is, not a second object to move
+    assert goals("take the apple from the plate and put it in the big bowl") == [
+        ("apple", "inside", "big_bowl", (), False, True, False)]
+    assert goals("put the lemon from the plate into the mug")[0][:3] == ("lemon", "inside", "mug")
+    assert goals("take the apple off the plate")[0][:4] == ("apple", "ontop", "table", (("off", ("plate",)),))
+    assert goals("move the lemon away from the mug")[0][3] == (("off", ("mug",)),)
+    # "to": into a container, onto a surface, else beside it
+    assert goals("move the apple from the plate to the big bowl")[0][:3] == ("apple", "inside", "big_bowl")
+    assert goals("bring the lime to the plate")[0][:3] == ("lime", "ontop", "plate")
+    assert goals("bring the lime to the ketchup")[0][:4] == ("lime", "ontop", "table", (("near", ("ketchup",)),))
+
+
+def test_pick_verbs_gapping_and_several_placements_in_one_clause():
+    assert goals("pick up the apple and put it on the plate") == [("apple", "ontop", "plate", (), False, True, False)]
+    assert goals("grab the lemon and drop it into the mug")[0][:3] == ("lemon", "inside", "mug")
+    with pytest.raises(GroundingError, match="where should the apple go"):
+        goals("pick up the apple")
+    assert [g[:3] for g in goals("put the strawberry on the plate, then the lime")] == [
+        ("strawberry", "ontop", "plate"), ("lime", "ontop", "plate")]
+    assert [g[:3] for g in goals("put the apple into the big bowl, the lemon onto the plate")] == [
+        ("apple", "inside", "big_bowl"), ("lemon", "ontop", "plate")]
+    assert goals("put the apple near the mug and the plate")[0][3] == (("near", ("mug",)), ("near", ("plate",)))
+
+
+def test_the_object_in_the_hand_is_placed_first():
+    plan = plan_for("put all the fruit on the plate", SCENE, held="lime")
+    assert [f"{s.op}({', '.join(s.args)})" for s in plan.steps][:2] == ["pick(lime)", "place_ontop(lime, plate)"]

@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from owl_bt.language.reading import Goal, Reading
+from owl_bt.language.goals import Goal, Reading
 from owl_bt.language.scene_view import Thing, container, inside, resting_on
 
 PRELUDE = '''def on(name, surface):
@@ -143,7 +143,9 @@ def _holds_now(g: Goal, things: dict[str, Thing]) -> bool:
     return True
 
 
-def make_plan(reading: Reading, things: list[Thing]) -> Plan:
+def make_plan(reading: Reading, things: list[Thing], held: str | None = None) -> Plan:
+    """The sketch and checkers for `reading`; `held`: the object in the hand now (a replan after a
+    failed placement), whose own goal comes first."""
     by = {t.name: t for t in things}
     goals = list(reading.goals)
     table = next((t.name for t in things if t.category == "table"), None)
@@ -250,6 +252,8 @@ def make_plan(reading: Reading, things: list[Thing]) -> Plan:
             prepare(name)
         elif pending(name) is not None:
             goals[pending(name)].upright = True
+    if held is not None and pending(held) is not None:
+        emit(pending(held))  # the object in the hand goes where it belongs first
     for i, g in enumerate(goals):
         if g.final or i not in done:
             emit(i)

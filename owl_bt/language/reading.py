@@ -16,7 +16,7 @@ from owl_bt.language import vocabulary as V
 from owl_bt.language.clause_kinds import ADVICE, SpecialClauses
 from owl_bt.language.goals import Goal, Reading
 from owl_bt.language.mentions import SEPARATORS, Mention, SceneAliases, find_mentions, phrases, split_clauses, tokens_of
-from owl_bt.language.scene_view import Thing, fits_in, measure
+from owl_bt.language.scene_view import Thing, container, fits_in, measure
 
 
 class Reader(SpecialClauses):
@@ -29,12 +29,16 @@ class Reader(SpecialClauses):
         self.upright_needed: set[str] = set()
         self.unknown: list[str] = []
         self.absent: list[str] = []
+        self.more = False  # another clause follows the one being read
+        self.last_dest: tuple | None = None  # (how, support, spatial, upright) of the last unit with a destination
 
     def read(self, instruction: str) -> Reading:
         toks = tokens_of(instruction)
         if not [t for t in toks if t not in SEPARATORS and t != ","]:
             raise GroundingError("the instruction is empty")
-        for clause in split_clauses(toks):
+        clauses = split_clauses(toks)
+        for n, clause in enumerate(clauses):
+            self.more = n + 1 < len(clauses)
             try:
                 self._clause([t for t in clause if t != ","])
             except GroundingError:
@@ -46,7 +50,7 @@ class Reader(SpecialClauses):
         if self.unknown:
             words = ", ".join(repr(u) for u in dict.fromkeys(self.unknown))
             raise GroundingError(f"the offline grounder did not understand: {words}; {ADVICE}")
-        if not self.goals:
+        if not self.goals and not self.upright_needed:
             raise GroundingError(f"the instruction asks for no placement the offline grounder can see; {ADVICE}")
         return Reading(self.goals, self.upright_needed)
 
@@ -81,7 +85,8 @@ class Reader(SpecialClauses):
         """(mentions, relations [(start, end, kind, relation)], covered token indices)."""
         taken: set[int] = set()
         rels = []
-        for table, kind in ((V.SPATIAL, "spatial"), (V.ABSOLUTE, "absolute"), (V.ORIENTATION, "orient"), (V.SUPPORT, "support")):
+        for table, kind in ((V.SPATIAL, "spatial"), (V.ABSOLUTE, "absolute"), (V.ORIENTATION, "orient"), (V.SOURCE, "source"),
+                            (V.SUPPORT, "support")):
             for s, e, r in phrases(table, toks, taken):
                 if kind == "spatial" and r == "near" and toks[s] == "by" and s + 1 < len(toks) and toks[s + 1] in V.ACTIONS:
                     continue
@@ -100,6 +105,13 @@ class Reader(SpecialClauses):
                     break
         rels = [r for r in rels if not skip & set(range(r[0], r[1]))]
         ments = find_mentions(toks, self.scene, skip | taken)
+        for i, t in enumerate(toks):  # "to the plate": a destination (not "next to", "want to", "to be")
+            if t in V.TOWARDS and i not in taken | skip:
+                j = i + 1
+                while j < len(toks) and toks[j] in {"the", "a", "an", "that", "this"}:
+                    j += 1
+                if any(m.start == j for m in ments):
+                    rels.append((i, i + 1, "support", "to"))
         covered = {i for m in ments for i in range(m.start, m.end)} | {i for r in rels for i in range(r[0], r[1])} | skip
         rels.sort()
         return ments, rels, covered
@@ -123,51 +135,114 @@ class Reader(SpecialClauses):
         return []
 
     def _placement(self, toks: list[str]) -> None:
+        """An action or state clause: one or more units 'objects + relations' ("put the apple into
+        the bowl, the lemon onto the plate"); a unit with no relation of its own reuses the one
+        before it ("… on the plate, then the lime"); a pick verb with no destination only says what
+        the next clause moves ("pick up the apple and put it in the bowl")."""
         ments, rels, covered = self._relations(toks)
         state = bool(set(toks[:3]) & {"make", "ensure", "have", "so", "should", "must", "let"}) or any(
             t in {"is", "be", "are", "stays", "stay", "ends"} for t in toks)
         only = bool(set(toks) & V.FINAL_ONLY) and bool(set(toks) & V.END_WORDS)
+        units = self._units(ments, rels)
         first_rel = rels[0][0] if rels else len(toks)
-        subject = [m for m in ments if m.start < first_rel]
-        refs_of: dict[int, list[Mention]] = {}
-        for k, (s, _, kind, r) in enumerate(rels):
-            nxt = rels[k + 1][0] if k + 1 < len(rels) else len(toks)
-            after = [m for m in ments if s < m.start < nxt] if kind in ("spatial", "support") else []
-            refs_of[k] = after[:2] if r == "between" else after[:1]
         generic = any(t in V.GENERIC for t in toks[:first_rel])
         self._check_words(toks, covered, allowed=V.ACTIONS | V.SETUP | V.FITS | V.GENERIC | V.INITIALLY)
-        support_rel = next(((r, refs_of[k]) for k, (s, e, kind, r) in enumerate(rels) if kind == "support" and refs_of[k]), None)
-        support_ref = self._resolve(support_rel[1][0], toks)[0] if support_rel else None
-        if generic and not subject:  # "whatever object that fits inside of it"
-            target = support_ref or (self.last[0] if self.last else None)
-            moved = self._fitting(toks, target)
-            if support_ref is None and target is not None:
-                support_rel, support_ref = ("inside", []), target
-        else:
-            moved = [n for m in subject for n in self._resolve(m, toks)] or self._pronoun(toks[:first_rel], subject)
-        if not moved and self.last and (support_rel is not None or set(toks) & {"it", "itself", "them"}):
-            moved = list(self.last)  # "… and then in the bowl": the same object(s)
-        if support_rel and not support_rel[1] and self.last:
-            support_ref = self.last[0]  # "inside of it"
-        if not moved:
-            raise GroundingError(f"cannot tell what to move in {' '.join(toks)!r}; {ADVICE}")
-        upright = any(kind == "orient" for _, _, kind, _ in rels) or bool(set(toks) & {"setup", "stand"}) or \
-            " ".join(toks).startswith("set up") or "set up" in " ".join(toks)
-        spatial = []
-        for k, (s, e, kind, r) in enumerate(rels):
-            if kind == "spatial":
-                refs = [n for m in refs_of[k] for n in self._resolve(m, toks)]
-                if r == "at_initial" and not refs:
-                    refs = list(self.last) or moved
-                if not refs:
-                    raise GroundingError(f"{' '.join(toks[s:e])!r} needs an object after it; {ADVICE}")
-                spatial.append((r, tuple(refs[:2]) if r == "between" else (refs[0],)))
-            elif kind == "absolute":
-                spatial.append((r, ()))
-        how = support_rel[0] if support_rel else None
-        for name in moved:
-            self._goal(name, how, support_ref, spatial, upright, only, state)
-        self.last = moved
+        upright_verb = bool(set(toks) & {"setup", "stand"}) or "set up" in " ".join(toks)
+        verb = next((t for t in toks if t in V.ACTIONS | V.SETUP), None)
+        for n, (subject, urels) in enumerate(units):
+            sources = [refs for k, refs in urels if rels[k][2] == "source"]
+            dest = [(k, refs) for k, refs in urels if rels[k][2] != "source"]
+            if not dest and not upright_verb and (n > 0 or verb is None) and self.last_dest:
+                moved = [x for m in subject for x in self._resolve(m, toks)]
+                if moved:  # gapping: "… on the plate, then the lime"
+                    how, ref, spatial, upright = self.last_dest
+                    for name in moved:
+                        self._goal(name, how, ref, spatial, upright, only, state)
+                    self.last = moved
+                    continue
+            support_rel = next(((rels[k][3], refs) for k, refs in dest if rels[k][2] == "support" and rels[k][3] != "to"
+                                and refs), None)
+            support_ref = self._resolve(support_rel[1][0], toks)[0] if support_rel else None
+            if generic and not subject and n == 0:  # "whatever object that fits inside of it"
+                target = support_ref or (self.last[0] if self.last else None)
+                moved = self._fitting(toks, target)
+                if support_ref is None and target is not None:
+                    support_rel, support_ref = ("inside", []), target
+            else:
+                moved = [x for m in subject for x in self._resolve(m, toks)] or (self._pronoun(toks[:first_rel], subject)
+                                                                                 if n == 0 else [])
+            if not moved and self.last and n == 0 and (support_rel is not None or set(toks) & {"it", "itself", "them"}):
+                moved = list(self.last)  # "… and then in the bowl": the same object(s)
+            if support_rel and not support_rel[1] and self.last:
+                support_ref = self.last[0]  # "inside of it"
+            if not moved:
+                raise GroundingError(f"cannot tell what to move in {' '.join(toks)!r}; {ADVICE}")
+            source = [x for refs in sources for m in refs for x in self._resolve(m, toks)]
+            if not dest and verb in V.PICK_VERBS and not upright_verb:
+                if self.more:  # "pick up the apple (from the plate) and put it …": the next clause says where
+                    self.last = moved
+                    continue
+                if not source:
+                    raise GroundingError(f"where should the {' and '.join(x.replace('_', ' ') for x in moved)} go? "
+                                         f"{' '.join(toks)!r} says only what to take; {ADVICE}")
+            upright = upright_verb or any(rels[k][2] == "orient" for k, _ in urels)
+            spatial = [("off", (source[0],))] if source and not dest else []
+            how = None
+            for k, refs in dest:
+                s, e, kind, r = rels[k]
+                if kind == "support" and r == "to" and refs:  # into a container, onto a surface, else beside it
+                    t = self.scene.things[self._resolve(refs[0], toks)[0]]
+                    if container(t):
+                        how, support_ref = "inside", t.name
+                    elif t.fixed or t.category in V.ONTOLOGY["surface"]:
+                        how, support_ref = "ontop", t.name
+                    else:
+                        spatial.append(("near", (t.name,)))
+                elif kind == "spatial":
+                    names = [x for m in refs for x in self._resolve(m, toks)]
+                    if r == "at_initial" and not names:
+                        names = list(self.last) or moved
+                    if not names:
+                        raise GroundingError(f"{' '.join(toks[s:e])!r} needs an object after it; {ADVICE}")
+                    if r == "between":
+                        spatial.append((r, tuple(names[:2])))
+                    else:
+                        spatial += [(r, (x,)) for x in names]
+                elif kind == "absolute":
+                    spatial.append((r, ()))
+            if how is None and support_rel:
+                how = support_rel[0]
+            for name in moved:
+                self._goal(name, how, support_ref, spatial, upright, only, state)
+            if dest or support_ref:
+                self.last_dest = (how, support_ref, spatial, upright)
+            self.last = moved
+
+    def _units(self, ments: list[Mention], rels: list) -> list[tuple[list[Mention], list[tuple[int, list[Mention]]]]]:
+        """The clause cut into units [(subject mentions, [(relation index, its reference mentions)])]:
+        a mention after a relation's references starts a new unit when another relation follows, or
+        when the relation was a support (an object has one support); after a spatial relation it is
+        one more reference ("near the mug and the plate")."""
+        need = {"support": 1, "spatial": 1, "source": 1}
+        items = sorted([(m.start, 0, m) for m in ments] + [(r[0], 1, k) for k, r in enumerate(rels)], key=lambda x: x[:2])
+        units: list[tuple[list[Mention], list[tuple[int, list[Mention]]]]] = [([], [])]
+        for pos, is_rel, x in items:
+            subject, urels = units[-1]
+            if is_rel:
+                urels.append((x, []))
+                continue
+            if not urels:
+                subject.append(x)
+                continue
+            k, refs = urels[-1]
+            kind, r = rels[k][2], rels[k][3]
+            if len(refs) < (2 if r == "between" else need.get(kind, 0)):
+                refs.append(x)
+            elif kind == "spatial" and r != "between" and not any(rr[0] > pos for rr in rels):
+                refs.append(x)
+            else:
+                units.append(([x], []))
+        return units
 
     def _goal(self, name: str, how: str | None, support: str | None, spatial, upright: bool, only: bool, state: bool) -> None:
         if support == name:

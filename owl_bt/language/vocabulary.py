@@ -19,7 +19,15 @@ SPATIAL = {
     "behind": "behind", "in back of": "behind", "in front of": "in_front_of",
     "between": "between", "in between": "between", "aligned with": "aligned", "in line with": "aligned",
     "where": "at_initial",  # "where X is initially / was / started"
+    "away from": "off", "clear of": "off",
 }
+# where an object comes from ("take the apple from the plate"): the object after it is neither moved
+# nor a destination; with no destination, the object is taken off it onto the table
+SOURCE = {"from": "from", "off": "from", "off of": "from", "out of": "from", "from inside": "from", "from on top of": "from"}
+# "bring the lime to the plate": into a container, onto a surface, else next to it
+TOWARDS = {"to", "toward", "towards"}
+# verbs that only take hold of something; a later clause says where it goes ("pick up the apple and …")
+PICK_VERBS = {"pick", "grab", "grasp", "lift", "take", "get", "fetch", "collect", "hold"}
 # relations that need no reference object
 ABSOLUTE = {"far left": "far_left", "far right": "far_right", "left side": "far_left", "right side": "far_right"}
 ORIENTATION = {"upright": "upright", "right side up": "upright", "standing": "upright", "standing up": "upright",
@@ -28,7 +36,8 @@ INITIALLY = {"initially", "originally", "was", "were", "started", "starts", "is"
 
 ACTIONS = {"put", "place", "move", "set", "lay", "drop", "bring", "transfer", "get", "take", "pick", "stick", "pack",
            "serve", "stack", "arrange", "position", "load", "return", "store", "keep", "leave", "insert", "putting",
-           "placing", "moving", "setting", "packing", "fill"}
+           "placing", "moving", "setting", "packing", "fill", "grab", "grasp", "lift", "fetch", "collect", "hold",
+           "carry", "relocate", "shift"}
 POUR = {"pour", "pouring", "empty", "tip"}
 DISCARD = {"throw", "discard", "bin", "trash", "dispose"}  # "throw away": into a bin-like container
 REMOVE = {"remove", "clear", "take off", "get rid"}
