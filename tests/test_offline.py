@@ -147,3 +147,12 @@ def test_pick_verbs_gapping_and_several_placements_in_one_clause():
 def test_the_object_in_the_hand_is_placed_first():
     plan = plan_for("put all the fruit on the plate", SCENE, held="lime")
     assert [f"{s.op}({', '.join(s.args)})" for s in plan.steps][:2] == ["pick(lime)", "place_ontop(lime, plate)"]
+
+
+def test_pronoun_references_and_turning():
+    assert goals("stand the mug up, then put the spoon into it")[1][:3] == ("spoon", "inside", "mug")
+    assert goals("turn the mug right side up")[0][4] is True
+    with pytest.raises(GroundingError, match="which way"):
+        goals("flip the mug")
+    with pytest.raises(GroundingError, match="in what"):
+        goals("put it inside")

@@ -85,7 +85,7 @@ class Reader(SpecialClauses):
         """(mentions, relations [(start, end, kind, relation)], covered token indices)."""
         taken: set[int] = set()
         rels = []
-        for table, kind in ((V.SPATIAL, "spatial"), (V.ABSOLUTE, "absolute"), (V.ORIENTATION, "orient"), (V.SOURCE, "source"),
+        for table, kind in ((V.SPATIAL, "spatial"), (V.ORIENTATION, "orient"), (V.ABSOLUTE, "absolute"), (V.SOURCE, "source"),
                             (V.SUPPORT, "support")):
             for s, e, r in phrases(table, toks, taken):
                 if kind == "spatial" and r == "near" and toks[s] == "by" and s + 1 < len(toks) and toks[s + 1] in V.ACTIONS:
@@ -146,9 +146,11 @@ class Reader(SpecialClauses):
         units = self._units(ments, rels)
         first_rel = rels[0][0] if rels else len(toks)
         generic = any(t in V.GENERIC for t in toks[:first_rel])
-        self._check_words(toks, covered, allowed=V.ACTIONS | V.SETUP | V.FITS | V.GENERIC | V.INITIALLY)
+        self._check_words(toks, covered, allowed=V.ACTIONS | V.SETUP | V.FITS | V.GENERIC | V.INITIALLY | V.TURN)
         upright_verb = bool(set(toks) & {"setup", "stand"}) or "set up" in " ".join(toks)
-        verb = next((t for t in toks if t in V.ACTIONS | V.SETUP), None)
+        verb = next((t for t in toks if t in V.ACTIONS | V.SETUP | V.TURN), None)
+        if verb in V.TURN and not any(r[2] == "orient" for r in rels):
+            raise GroundingError(f"{verb} it which way? {' '.join(toks)!r}; say e.g. 'upright'; {ADVICE}")
         for n, (subject, urels) in enumerate(units):
             sources = [refs for k, refs in urels if rels[k][2] == "source"]
             dest = [(k, refs) for k, refs in urels if rels[k][2] != "source"]
@@ -160,9 +162,9 @@ class Reader(SpecialClauses):
                         self._goal(name, how, ref, spatial, upright, only, state)
                     self.last = moved
                     continue
-            support_rel = next(((rels[k][3], refs) for k, refs in dest if rels[k][2] == "support" and rels[k][3] != "to"
-                                and refs), None)
-            support_ref = self._resolve(support_rel[1][0], toks)[0] if support_rel else None
+            sup = [(rels[k][3], refs) for k, refs in dest if rels[k][2] == "support" and rels[k][3] != "to"]
+            support_rel = next((x for x in sup if x[1]), sup[0] if sup else None)
+            support_ref = self._resolve(support_rel[1][0], toks)[0] if support_rel and support_rel[1] else None
             if generic and not subject and n == 0:  # "whatever object that fits inside of it"
                 target = support_ref or (self.last[0] if self.last else None)
                 moved = self._fitting(toks, target)
@@ -173,8 +175,10 @@ class Reader(SpecialClauses):
                                                                                  if n == 0 else [])
             if not moved and self.last and n == 0 and (support_rel is not None or set(toks) & {"it", "itself", "them"}):
                 moved = list(self.last)  # "… and then in the bowl": the same object(s)
-            if support_rel and not support_rel[1] and self.last:
+            if support_rel and not support_rel[1] and self.last and set(toks[first_rel:]) & {"it", "them", "itself"}:
                 support_ref = self.last[0]  # "inside of it"
+            if support_rel and not support_ref:
+                raise GroundingError(f"{'in' if support_rel[0] == 'inside' else 'on'} what? {' '.join(toks)!r}; {ADVICE}")
             if not moved:
                 raise GroundingError(f"cannot tell what to move in {' '.join(toks)!r}; {ADVICE}")
             source = [x for refs in sources for m in refs for x in self._resolve(m, toks)]

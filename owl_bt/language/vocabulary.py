@@ -31,7 +31,8 @@ PICK_VERBS = {"pick", "grab", "grasp", "lift", "take", "get", "fetch", "collect"
 # relations that need no reference object
 ABSOLUTE = {"far left": "far_left", "far right": "far_right", "left side": "far_left", "right side": "far_right"}
 ORIENTATION = {"upright": "upright", "right side up": "upright", "standing": "upright", "standing up": "upright",
-               "facing up": "upright", "opening up": "upright", "the right way up": "upright"}
+               "facing up": "upright", "opening up": "upright", "the right way up": "upright",
+               "right way up": "upright", "on its base": "upright", "on its bottom": "upright"}
 INITIALLY = {"initially", "originally", "was", "were", "started", "starts", "is", "are", "before", "at", "first", "the", "start"}
 
 ACTIONS = {"put", "place", "move", "set", "lay", "drop", "bring", "transfer", "get", "take", "pick", "stick", "pack",
@@ -42,6 +43,7 @@ POUR = {"pour", "pouring", "empty", "tip"}
 DISCARD = {"throw", "discard", "bin", "trash", "dispose"}  # "throw away": into a bin-like container
 REMOVE = {"remove", "clear", "take off", "get rid"}
 SETUP = {"setup", "set up", "stand", "upright"}
+TURN = {"turn", "flip", "rotate"}  # "turn the mug right side up": the orientation phrase says how
 # verbs whose meaning the rest of the clause gives ("cook the strawberry by putting it in the pan")
 BY_VERBS = {"cook", "heat", "warm", "wash", "clean", "prepare", "tidy", "organize", "organise", "sort"}
 STATE_OPENERS = {"make sure", "ensure", "have", "let", "so", "so that", "such that", "keeping", "with"}
