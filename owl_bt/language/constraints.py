@@ -35,6 +35,7 @@ class Constraints:
     model_s: float = 0.0
     queries: int = 0
     calls: list[CallRecord] = field(default_factory=list)  # per model call: latency, tokens, cache hits
+    fixed: tuple | None = None  # cap: gen_plan's plan, carried out as given (owl_bt.language.cap_plan)
 
     def goal_checkers(self) -> list[str]:
         return [n for n in self.checkers.names() if n.startswith("goal_check")]
@@ -191,13 +192,13 @@ def generate(
     method = getattr(vlm, "method", "owl")
     env = env_from_state(world)
 
-    def done(sketch: Sketch, checkers: CheckerSet) -> Constraints:
-        return Constraints(sketch, checkers, log, stats["model_s"], stats["queries"], stats["calls"])
+    def done(sketch: Sketch, checkers: CheckerSet, fixed: tuple | None = None) -> Constraints:
+        return Constraints(sketch, checkers, log, stats["model_s"], stats["queries"], stats["calls"], fixed)
 
     if method in ("cap", "cap-sample"):
-        sketch, source = _ask(vlm, cap_prompt(world, task, ground_ops, method == "cap-sample", history), images,
-                              lambda a: cap.compile_plan(a, world, env, ground_ops), retries, log, stats)[0]
-        return done(sketch, CheckerSet.compile(source, world, env))
+        got = _ask(vlm, cap_prompt(world, task, ground_ops, method == "cap-sample", history), images,
+                   lambda a: cap.compile_plan(a, world, env, ground_ops), retries, log, stats)[0]
+        return done(got.sketch, CheckerSet.compile(got.source, world, env), got.fixed if method == "cap" else None)
     if method == "direct":
         sketch, _ = _ask(vlm, direct_prompt(world, task, literals, history), images,
                          lambda a: ablations.parse_goal_literals(a, ground_ops, world.names()), retries, log, stats)

@@ -4,6 +4,7 @@ its own plan written as `gen_plan(initial)` — constant positions computed from
 
 from __future__ import annotations
 
+import math
 import re
 
 from owl_bt.language.offline_plan import Plan
@@ -11,6 +12,7 @@ from owl_bt.language.scene_view import Thing
 
 _CALL = re.compile(r'(\w+)\("([^"]+)"(?:, "([^"]+)")?(?:, "([^"]+)")?')
 REACH = ((0.36, -0.3), (0.74, 0.3))  # metres: where the arm comfortably puts things
+POUR_TILT = 2.2  # radians the hand turns a poured object away from the robot
 HELPER = {"left_of": "left_of", "right_of": "right_of", "behind": "behind", "in_front_of": "in_front_of"}
 
 
@@ -93,6 +95,12 @@ def gen_plan_code(plan: Plan, things: list[Thing], sample: bool) -> str:
         if sample:
             lines += _bounds_code(obj, support, s.op, rels)
             lines.append(f'    plan.append(("{s.op}", "{obj}", "{support}", sample_ravenpose_uniformly_within_bounds(b)))')
+        elif s.op == "pour":  # held so that the mouth, tilted 2.2 rad away from the robot, is over the target
+            h = by[obj].size[2] if by[obj].size else 0.1
+            x, y = planned.get(obj, tuple(by[obj].pose[:2])) if by[support].category == "table" else _centre(by[support])
+            top = by[support].hi[2] if by[support].hi else 0.0
+            p = (round(x - 0.5 * h * math.sin(POUR_TILT), 3), round(y, 3), round(top + 1.5 * h, 3), POUR_TILT)
+            lines.append(f'    plan.append(("pour", "{obj}", "{support}", {p}))')
         else:
             p = _point(obj, support, rels, by, planned)
             planned[obj] = p
