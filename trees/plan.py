@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import py_trees
 
 from owl_bt.failures import Failure
-from owl_bt.language.cap_plan import planner_for
+from owl_bt.language.planning import planner_for
 from owl_bt.tamp import pddl
 from owl_bt.tamp.motion import densify, plan_motion
 from owl_bt.tamp.refine import Refinement
@@ -49,8 +49,8 @@ class PlanBehaviour(WorkerBehaviour):
             for i, a in enumerate(c.sketch.actions)
         ]
         goal = [(n, c.checkers.as_callable(n)) for n in c.goal_checkers()]
-        result = planner_for(c, plan)(self._world, s.skills, sketch, goal, s.rng, s.budget, s.max_skeletons, self.cancelled,
-                                      finish=go_home)
+        result = planner_for(c, plan, s)(self._world, s.skills, sketch, goal, s.rng, s.budget, s.max_skeletons,
+                                         self.cancelled, finish=go_home)
         s.counters["skeletons"] += result.skeletons
         s.counters["samples"] += result.samples
         for note in result.edits:

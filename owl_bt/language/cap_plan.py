@@ -4,10 +4,8 @@ values — with only what the code cannot say filled in by the robot: a grasp fo
 pick skill's own sampler; a grasp is kept when the code's next step on that object can be carried
 out with it) and the collision-free motions between the poses. No skeleton search, no sampling of
 placements, no generated checkers rejecting anything: when a step cannot be done at the code's
-values, planning fails with that step and the reason.
-
-`planner_for(constraints, default)` is the planner hook: the fixed-plan planner when the
-constraints carry a fixed plan (`Constraints.fixed`), else `default` (search-then-sample).
+values, planning fails with that step and the reason. (`owl_bt.language.planning.planner_for`
+picks this planner when the constraints carry a fixed plan.)
 """
 
 from __future__ import annotations
@@ -161,16 +159,3 @@ def _pick(model: PlanningModel, skills, pick: FixedStep, nxt: FixedStep | None, 
     what = f"{pick.op} then {nxt.op}" if nxt is not None else str(pick.op)
     return Failure("plan", f"no grasp of {GRASP_TRIES} lets the robot do {what} as gen_plan says; most often: {reason} "
                    f"({count}×)", str(pick.op), observed={"reasons": dict(reasons.most_common(5)), "retryable": False})
-
-
-def planner_for(constraints, default: Callable[..., SearchResult]) -> Callable[..., SearchResult]:
-    """The planner for these constraints: `default` (same signature as `owl_bt.tamp.search.plan`)
-    unless they carry a fixed plan, then one that carries that plan out as given."""
-    fixed = getattr(constraints, "fixed", None)
-    if not fixed:
-        return default
-
-    def run(world, skills, sketch, goal_checkers, rng, budget=500, max_skeletons=1, cancelled=lambda: False, finish=None):
-        return plan_fixed(fixed, world, skills, sketch, goal_checkers, rng, cancelled, finish)
-
-    return run

@@ -36,6 +36,8 @@ class Constraints:
     queries: int = 0
     calls: list[CallRecord] = field(default_factory=list)  # per model call: latency, tokens, cache hits
     fixed: tuple | None = None  # cap: gen_plan's plan, carried out as given (owl_bt.language.cap_plan)
+    messages: list[dict] = field(default_factory=list)  # the checker conversation so far (for repairs during planning)
+    required: tuple[str, ...] = ()  # the checker functions an answer must define
 
     def goal_checkers(self) -> list[str]:
         return [n for n in self.checkers.names() if n.startswith("goal_check")]
@@ -217,13 +219,17 @@ def generate(
 
     checkers, messages = _ask(vlm, checker_prompt(world, task, sketch, open_world, history), [], parse_code, retries, log,
                               stats)
-    return done(sketch, _repaired(vlm, checkers, messages, world, env, required, parse_code, repair_rounds, log, stats))
+    checkers, messages = _repaired(vlm, checkers, messages, world, env, required, parse_code, repair_rounds, log, stats)
+    out = done(sketch, checkers)
+    out.messages, out.required = messages, tuple(required)
+    return out
 
 
 def _repaired(vlm, checkers: CheckerSet, messages: list[dict], world: WorldState, env, required: list[str], parse_code,
-              rounds: int, log: list[dict], stats: dict) -> CheckerSet:
+              rounds: int, log: list[dict], stats: dict) -> tuple[CheckerSet, list[dict]]:
     """Send checkers nothing can satisfy back to the model with the evidence, at most `rounds` times;
-    keeps the last usable answer (a corrected one, or the first when no correction parses)."""
+    keeps the last usable answer (a corrected one, or the first when no correction parses). Returns
+    it with the conversation so far."""
     goals = [n for n in required if n.startswith("goal_check")]
     groups = [[n] for n in required] + ([goals] if len(goals) > 1 else [])
     rng = np.random.default_rng(0)
@@ -251,4 +257,4 @@ def _repaired(vlm, checkers: CheckerSet, messages: list[dict], world: WorldState
             checkers = parse_code(answer)
         except (ModelAnswerError, UnsafeCodeError):
             break
-    return checkers
+    return checkers, messages
