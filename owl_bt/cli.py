@@ -86,6 +86,12 @@ def run(
     if scene is not None and task is not None:
         raise _fail(UsageError("--scene and --task are mutually exclusive: give one or the other"))
     extras: dict = {}
+    from owl_bt.speech.asr import check_backend
+
+    try:
+        check_backend(asr)  # --asr is checked even without --audio/--listen
+    except OwlError as exc:
+        raise _fail(exc) from None
     if audio is not None or listen:
         from owl_bt.speech.cli import hear_goal
 
