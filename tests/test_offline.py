@@ -156,3 +156,11 @@ def test_pronoun_references_and_turning():
         goals("flip the mug")
     with pytest.raises(GroundingError, match="in what"):
         goals("put it inside")
+
+
+def test_a_goal_already_met_is_left_alone():
+    scene = [*SCENE[:-1], thing("ketchup", "ketchup", "red", 0.72, 0.17, (0.05, 0.05, 0.18))]  # next to the mug
+    plan = plan_for("put the spoon in the mug and have the mug be near the ketchup", scene)
+    assert [f"{s.op}({', '.join(s.args)})" for s in plan.steps] == ["pick(spoon)", "place_inside(spoon, mug)"]
+    plan = plan_for("move the lemon away from the mug", SCENE)
+    assert plan.steps == []  # it is well clear of the mug already
