@@ -20,7 +20,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from owl_bt.errors import ModelAnswerError, UnsafeCodeError
+from owl_bt.errors import ModelAnswerError, OwlError, UnsafeCodeError
 from owl_bt.failures import Failure
 from owl_bt.language.codebook import record_bounds
 from owl_bt.language.parser import parse_checkers
@@ -113,7 +113,11 @@ class CheckerRepair:
         note = evidence(old, names, failure, rejected, drawn)
         messages = c.messages + [{"role": "user", "content": note}]
         t0 = time.monotonic()
-        answer = self.vlm.complete(messages, [])
+        try:
+            answer = self.vlm.complete(messages, [])
+        except OwlError as exc:  # the endpoint is down, a recording has no more answers …: plan on without
+            self.log("checker_repair", checkers=names, changed=False, reason=exc.reason)
+            return None
         took = time.monotonic() - t0
         c.model_s += took
         c.queries += 1
