@@ -164,3 +164,16 @@ def test_a_goal_already_met_is_left_alone():
     assert [f"{s.op}({', '.join(s.args)})" for s in plan.steps] == ["pick(spoon)", "place_inside(spoon, mug)"]
     plan = plan_for("move the lemon away from the mug", SCENE)
     assert plan.steps == []  # it is well clear of the mug already
+
+
+def test_exceptions_pronoun_references_and_clearing():
+    assert [g[0] for g in goals("place every fruit except the apple on the plate")] == ["strawberry", "lemon", "lime"]
+    assert [g[0] for g in goals("put all the fruit other than the lemon in the big bowl")] == ["apple", "strawberry", "lime"]
+    assert [g[0] for g in goals("put the lemon on the plate, not the lime")] == ["lemon"]
+    assert goals("put the apple in the big bowl and the plate next to it")[1][:4] == ("plate", "ontop", "table",
+                                                                                      (("near", ("apple",)),))
+    assert goals("move the mug closer to the plate")[0][3] == (("near", ("plate",)),)
+    on_plate = [*SCENE, thing("cherry", "cherry", "red", 0.45, 0.15, (0.02, 0.02, 0.02), z0=0.02)]
+    assert goals("clear the plate", on_plate) == [("cherry", "ontop", "table", (("off", ("plate",)),), False, True, False)]
+    with pytest.raises(GroundingError, match="nothing on the plate"):
+        goals("clear the plate")

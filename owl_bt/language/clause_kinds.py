@@ -7,7 +7,7 @@ from __future__ import annotations
 from owl_bt.errors import GroundingError
 from owl_bt.language import vocabulary as V
 from owl_bt.language.goals import Goal
-from owl_bt.language.scene_view import held_in
+from owl_bt.language.scene_view import held_in, resting_on
 
 ADVICE = "rephrase it with simpler words (e.g. 'put the X onto the Y') or configure a VLM endpoint (--vlm openai)"
 
@@ -32,9 +32,16 @@ class SpecialClauses:
         """'remove X from Y': X onto the table, clear of Y."""
         ments, rels, covered = self._relations(toks)
         self._check_words(toks, covered | {i for i, t in enumerate(toks) if t == "from"}, allowed={"remove", "clear"})
-        k = toks.index("from") if "from" in toks else len(toks)
+        k = next((r[0] for r in rels if r[2] == "source"), len(toks))
         moved = [n for m in ments if m.start < k for n in self._resolve(m, toks)]
         source = [n for m in ments if m.start > k for n in self._resolve(m, toks)]
+        if toks[0] == "clear" and len(moved) == 1 and not source:  # "clear the plate": what rests on it or in it
+            source = moved
+            s = self.scene.things[source[0]]
+            moved = [n for n in self.scene.movable() if n != s.name and (resting_on(self.scene.things[n], s)
+                                                                         or held_in(self.scene.things[n], s))]
+            if not moved:
+                raise GroundingError(f"there is nothing on the {s.name.replace('_', ' ')} to clear")
         if not moved:
             raise GroundingError(f"remove what? {' '.join(toks)!r}; {ADVICE}")
         for name in moved:

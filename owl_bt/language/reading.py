@@ -143,10 +143,14 @@ class Reader(SpecialClauses):
         state = bool(set(toks[:3]) & {"make", "ensure", "have", "so", "should", "must", "let"}) or any(
             t in {"is", "be", "are", "stays", "stay", "ends"} for t in toks)
         only = bool(set(toks) & V.FINAL_ONLY) and bool(set(toks) & V.END_WORDS)
+        excluded = self._excluded(toks, ments)
+        left_out = {x for m in excluded for x in m.names}
+        ments = [m for m in ments if m not in excluded]
         units = self._units(ments, rels)
         first_rel = rels[0][0] if rels else len(toks)
         generic = any(t in V.GENERIC for t in toks[:first_rel])
-        self._check_words(toks, covered, allowed=V.ACTIONS | V.SETUP | V.FITS | V.GENERIC | V.INITIALLY | V.TURN)
+        self._check_words(toks, covered, allowed=V.ACTIONS | V.SETUP | V.FITS | V.GENERIC | V.INITIALLY | V.TURN | V.EXCEPT
+                          | {w for p in V.EXCEPT_PHRASES for w in p.split()})
         upright_verb = bool(set(toks) & {"setup", "stand"}) or "set up" in " ".join(toks)
         verb = next((t for t in toks if t in V.ACTIONS | V.SETUP | V.TURN), None)
         if verb in V.TURN and not any(r[2] == "orient" for r in rels):
@@ -179,6 +183,7 @@ class Reader(SpecialClauses):
                 support_ref = self.last[0]  # "inside of it"
             if support_rel and not support_ref:
                 raise GroundingError(f"{'in' if support_rel[0] == 'inside' else 'on'} what? {' '.join(toks)!r}; {ADVICE}")
+            moved = [x for x in moved if x not in left_out]
             if not moved:
                 raise GroundingError(f"cannot tell what to move in {' '.join(toks)!r}; {ADVICE}")
             source = [x for refs in sources for m in refs for x in self._resolve(m, toks)]
@@ -206,6 +211,8 @@ class Reader(SpecialClauses):
                     names = [x for m in refs for x in self._resolve(m, toks)]
                     if r == "at_initial" and not names:
                         names = list(self.last) or moved
+                    if not names and set(toks[e:e + 2]) & {"it", "them"} and self.last and n > 0:
+                        names = [x for x in self.last if x not in moved][:1]  # "… and the plate next to it"
                     if not names:
                         raise GroundingError(f"{' '.join(toks[s:e])!r} needs an object after it; {ADVICE}")
                     if r == "between":
@@ -221,6 +228,17 @@ class Reader(SpecialClauses):
             if dest or support_ref:
                 self.last_dest = (how, support_ref, spatial, upright)
             self.last = moved
+
+    def _excluded(self, toks: list[str], ments: list[Mention]) -> list[Mention]:
+        """Mentions right after 'except', 'not', 'other than' … (articles skipped): left out."""
+        out = []
+        for m in ments:
+            j = m.start - 1
+            while j >= 0 and toks[j] in {"the", "a", "an", "for"}:
+                j -= 1
+            if j >= 0 and (toks[j] in V.EXCEPT or " ".join(toks[max(0, j - 1):j + 1]) in V.EXCEPT_PHRASES):
+                out.append(m)
+        return out
 
     def _units(self, ments: list[Mention], rels: list) -> list[tuple[list[Mention], list[tuple[int, list[Mention]]]]]:
         """The clause cut into units [(subject mentions, [(relation index, its reference mentions)])]:

@@ -19,8 +19,11 @@ SPATIAL = {
     "behind": "behind", "in back of": "behind", "in front of": "in_front_of",
     "between": "between", "in between": "between", "aligned with": "aligned", "in line with": "aligned",
     "where": "at_initial",  # "where X is initially / was / started"
-    "away from": "off", "clear of": "off",
+    "away from": "off", "clear of": "off", "closer to": "near", "nearer to": "near", "nearer": "near", "closer": "near",
 }
+# "every fruit except the apple", "the lemon, not the lime": the object after it is left out
+EXCEPT = {"except", "excluding", "not"}
+EXCEPT_PHRASES = {"other than", "apart from", "except for", "but not", "and not"}
 # where an object comes from ("take the apple from the plate"): the object after it is neither moved
 # nor a destination; with no destination, the object is taken off it onto the table
 SOURCE = {"from": "from", "off": "from", "off of": "from", "out of": "from", "from inside": "from", "from on top of": "from"}
