@@ -74,3 +74,23 @@ def test_cap_runs_gen_plan_in_the_sandbox(berry_world, schemas):
         cap.compile_plan("```python\nimport os\ndef gen_plan(initial):\n    return []\n```", berry_world, env, ops)
     offline = _gen("cap-sample", berry_world, schemas)
     assert offline.queries == 1 and "def gen_plan(initial)" in offline.transcript[0]["answer"]
+
+
+def test_cap_plan_is_carried_out_as_given(berry_world, skills):
+    import numpy as np
+
+    from owl_bt.language.cap_plan import FixedStep, plan_fixed
+    from owl_bt.tamp.operators import GroundOp
+
+    r = berry_world.get("light_grey_region").pose
+    pick = FixedStep(GroundOp("pick", ("strawberry",)))
+    place = FixedStep(GroundOp("place_ontop", ("strawberry", "light_grey_region")), (r.x + 0.03, r.y - 0.02))
+    res = plan_fixed((pick, place), berry_world, skills, [], [], np.random.default_rng(0))
+    assert res.refinement.ok and res.skeletons == 1
+    placed = res.refinement.steps[1]
+    assert (placed.params["x"], placed.params["y"], placed.params["face"]) == (r.x + 0.03, r.y - 0.02, None)
+    assert abs(placed.expected["strawberry"].x - (r.x + 0.03)) < 0.01  # where the code said, no other value tried
+    # out of the arm's reach: planning fails naming the code's step and values, nothing else is tried
+    far = FixedStep(place.op, (1.5, 0.0))
+    bad = plan_fixed((pick, far), berry_world, skills, [], [], np.random.default_rng(0))
+    assert not bad.refinement.ok and "place_ontop(strawberry, light_grey_region) at (1.500, 0.000)" in bad.failure.reason
