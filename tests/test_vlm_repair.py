@@ -111,3 +111,22 @@ def test_only_failures_the_checkers_caused_are_sent_back():
     assert blamed_checkers(robot, known)[0] == []
     engineered = Failure("plan", "no sample", observed={"samples": 9, "reasons": {"constraint orange away not satisfied": 9}})
     assert blamed_checkers(engineered, known)[0] == []  # an edit's own check, not the model's
+
+
+def test_the_offline_grounder_sends_the_same_checkers_back_and_planning_goes_on(berry_world, schemas):
+    from owl_bt.failures import Failure
+    from owl_bt.language.refine_repair import CheckerRepair
+    from owl_bt.language.vlm import make_vlm
+
+    g = ground(berry_world, schemas)
+    vlm = make_vlm("offline")
+    c = generate(vlm, berry_world, "put the strawberry onto the light grey region", schemas, g.ops, literals=g.initial)
+    events = []
+    repair_cb = CheckerRepair(c, vlm, lambda event, **kw: events.append((event, kw)), {})
+    failure = Failure("plan", "no sample", "place_ontop(strawberry, light_grey_region)",
+                      observed={"samples": 500, "reasons": {"constraint action_check1 not satisfied": 120}})
+    before = dict(c.checkers.sources)
+    assert repair_cb(failure, [], []) is None and c.checkers.sources == before
+    assert c.queries == 3 and c.transcript[-1]["during"] == "refinement"
+    assert events == [("checker_repair", {"checkers": ["action_check1"], "changed": False,
+                                          "reason": "the model sent the same checkers back"})]
