@@ -177,3 +177,11 @@ def test_exceptions_pronoun_references_and_clearing():
     assert goals("clear the plate", on_plate) == [("cherry", "ontop", "table", (("off", ("plate",)),), False, True, False)]
     with pytest.raises(GroundingError, match="nothing on the plate"):
         goals("clear the plate")
+
+
+def test_a_pour_already_done_is_a_goal_that_holds():
+    scene = [*SCENE, thing("soup", "soup", "red", 0.6, 0.2, (0.03, 0.03, 0.03), z0=0.01)]  # already in the bowl
+    (g,) = Reader(scene).read("pour the soup into the big bowl").goals
+    assert (g.obj, g.how, g.support) == ("soup", "inside", "big_bowl")
+    plan = plan_for("pour the soup into the big bowl", scene)
+    assert plan.steps == [] and plan.goal_checks == ['inside("soup", "big_bowl")']

@@ -66,6 +66,10 @@ class SpecialClauses:
             raise GroundingError(f"pour what into the {target.replace('_', ' ')}? {ADVICE}")
         x = self.scene.things[names[0]]
         holder = next((t.name for t in self.scene.things.values() if held_in(x, t) and not t.fixed), None)
+        if holder == target:  # already poured (a replan after the pour): the goal is that it stays there
+            self.goals.append(Goal(x.name, "inside", target))
+            self.last = [x.name]
+            return
         src, contents = (holder, (x.name,)) if holder else (x.name, tuple(
             n for n, t in self.scene.things.items() if held_in(t, x)))
         self.goals.append(Goal(src, "pour", target, contents=contents))

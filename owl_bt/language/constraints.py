@@ -14,7 +14,7 @@ from string import Template
 
 import numpy as np
 
-from owl_bt.errors import ModelAnswerError, UnsafeCodeError
+from owl_bt.errors import GroundingError, ModelAnswerError, UnsafeCodeError
 from owl_bt.language import ablations, cap, repair
 from owl_bt.language.codebook import HELPERS, env_from_state
 from owl_bt.language.parser import Sketch, parse_checkers, parse_sketch
@@ -220,6 +220,10 @@ def generate(
     checkers, messages = _ask(vlm, checker_prompt(world, task, sketch, open_world, history), [], parse_code, retries, log,
                               stats)
     checkers, messages = _repaired(vlm, checkers, messages, world, env, required, parse_code, repair_rounds, log, stats)
+    if not sketch.actions:  # "the goal already holds": only if its checkers say so on the scene
+        unmet = [n for n in checkers.names() if n.startswith("goal_check") and not checkers.evaluate(n, world)]
+        if unmet:
+            raise GroundingError(f"the model answered that the goal already holds, but {', '.join(unmet)} does not hold")
     out = done(sketch, checkers)
     out.messages, out.required = messages, tuple(required)
     return out

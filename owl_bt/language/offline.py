@@ -88,9 +88,10 @@ class OfflineGrounder:
             op = f"{s.op}({', '.join(s.args)})"
             if op not in ops:
                 raise GroundingError(f"the robot has no action {op} in this scene (is the {s.args[0].replace('_', ' ')} movable?)")
-        if not plan.steps:
-            raise GroundingError("the goal already holds: nothing to do")
         scene = ", ".join(t.name for t in things)
+        if not plan.steps:  # a replan after the last step: an empty plan says the goal holds
+            return (f"The scene has: {scene}. The goal already holds.\n\nPlan:\n"
+                    f"achieve_goal({', '.join(plan.deciding)}); {plan.meaning}\n")
         return (
             f"The scene has: {scene}. What matters: {', '.join(plan.deciding)}.\n\nPlan:\n"
             + "\n".join(s.line() for s in plan.steps)

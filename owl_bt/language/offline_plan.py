@@ -132,6 +132,8 @@ def predicates(g: Goal, things: dict[str, Thing], during: bool = False) -> list[
 def _holds_now(g: Goal, things: dict[str, Thing]) -> bool:
     """Is goal g already met in the scene (judged roughly from the prompt's boxes)?"""
     t, s = things[g.obj], things[g.support]
+    if g.how == "inside" and not g.spatial and not g.upright:
+        return inside(t, s)
     if g.how != "ontop" or not resting_on(t, s) or (g.upright and not t.upright) or not t.pose:
         return False
     for rel, refs in g.spatial:
