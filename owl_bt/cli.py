@@ -96,6 +96,12 @@ def run(
         raise _fail(UsageError("--gui needs a display (DISPLAY is not set): run without --gui; the run folder "
                                "gets initial.png, final.png and perception.png to look at"))
     extras: dict = {}
+    from owl_bt.speech.asr import check_backend
+
+    try:
+        check_backend(asr)  # --asr is checked even without --audio/--listen
+    except OwlError as exc:
+        raise _fail(exc) from None
     if audio is not None or listen:
         from owl_bt.speech.cli import hear_goal
 

@@ -53,13 +53,17 @@ def test_cap_runs_gen_plan_in_the_sandbox(berry_world, schemas):
     env = env_from_state(berry_world)
     fixed = ('```python\ndef gen_plan(initial):\n    r = get_obj_center(initial, env, "light_grey_region")\n'
              '    return [("pick", "strawberry"), ("place_ontop", "strawberry", "light_grey_region", (r[0], r[1]))]\n```')
-    sketch, src = cap.compile_plan(fixed, berry_world, env, ops)
+    sketch, src, as_given = cap.compile_plan(fixed, berry_world, env, ops)
     assert [str(a.op) for a in sketch.actions] == ["pick(strawberry)", "place_ontop(strawberry, light_grey_region)"]
     assert "def action_check1" in src and "def goal_check0" in src
+    centre = berry_world.get("light_grey_region").pose
+    assert [(str(f.op), f.values) for f in as_given] == [
+        ("pick(strawberry)", ()), ("place_ontop(strawberry, light_grey_region)", (centre.x, centre.y))]
     drawn = fixed.replace("(r[0], r[1])", "sample_ravenpose_uniformly_within_bounds(b)").replace(
         "    r = get_obj_center", "    b = modify_pose_bounds_to_be_ontop_of_object(initial, env, init_bounds, 'strawberry', "
         "'light_grey_region')\n    r = get_obj_center")
-    _, src2 = cap.compile_plan(drawn, berry_world, env, ops)
+    _, src2, as_given2 = cap.compile_plan(drawn, berry_world, env, ops)
+    assert as_given2 is None  # drawn from a region: the planner re-draws, nothing is fixed
     region = berry_world.get("light_grey_region").aabb()
     assert f"{round(region[0][0], 4)}" in src2  # the region the code drew from, not one point
     with pytest.raises(ModelAnswerError, match="not one of the robot's actions"):
@@ -70,3 +74,23 @@ def test_cap_runs_gen_plan_in_the_sandbox(berry_world, schemas):
         cap.compile_plan("```python\nimport os\ndef gen_plan(initial):\n    return []\n```", berry_world, env, ops)
     offline = _gen("cap-sample", berry_world, schemas)
     assert offline.queries == 1 and "def gen_plan(initial)" in offline.transcript[0]["answer"]
+
+
+def test_cap_plan_is_carried_out_as_given(berry_world, skills):
+    import numpy as np
+
+    from owl_bt.language.cap_plan import FixedStep, plan_fixed
+    from owl_bt.tamp.operators import GroundOp
+
+    r = berry_world.get("light_grey_region").pose
+    pick = FixedStep(GroundOp("pick", ("strawberry",)))
+    place = FixedStep(GroundOp("place_ontop", ("strawberry", "light_grey_region")), (r.x + 0.03, r.y - 0.02))
+    res = plan_fixed((pick, place), berry_world, skills, [], [], np.random.default_rng(0))
+    assert res.refinement.ok and res.skeletons == 1
+    placed = res.refinement.steps[1]
+    assert (placed.params["x"], placed.params["y"], placed.params["face"]) == (r.x + 0.03, r.y - 0.02, None)
+    assert abs(placed.expected["strawberry"].x - (r.x + 0.03)) < 0.01  # where the code said, no other value tried
+    # out of the arm's reach: planning fails naming the code's step and values, nothing else is tried
+    far = FixedStep(place.op, (1.5, 0.0))
+    bad = plan_fixed((pick, far), berry_world, skills, [], [], np.random.default_rng(0))
+    assert not bad.refinement.ok and "place_ontop(strawberry, light_grey_region) at (1.500, 0.000)" in bad.failure.reason

@@ -117,3 +117,71 @@ def test_answers_use_the_sketch_and_checker_formats():
     assert [f"{s.op}({', '.join(s.args)})" for s in plan.steps] == [
         "pick(mug)", "place_ontop(mug, table)", "pick(spoon)", "place_inside(spoon, mug)"]  # the mug first: no spilling
     assert any("side(\"mug\", \"near\", \"ketchup\")" in c for c in plan.goal_checks)
+
+
+def test_where_from_and_where_to():
+    # "from X" names where the object is, not a second object to move
+    assert goals("take the apple from the plate and put it in the big bowl") == [
+        ("apple", "inside", "big_bowl", (), False, True, False)]
+    assert goals("put the lemon from the plate into the mug")[0][:3] == ("lemon", "inside", "mug")
+    assert goals("take the apple off the plate")[0][:4] == ("apple", "ontop", "table", (("off", ("plate",)),))
+    assert goals("move the lemon away from the mug")[0][3] == (("off", ("mug",)),)
+    # "to": into a container, onto a surface, else beside it
+    assert goals("move the apple from the plate to the big bowl")[0][:3] == ("apple", "inside", "big_bowl")
+    assert goals("bring the lime to the plate")[0][:3] == ("lime", "ontop", "plate")
+    assert goals("bring the lime to the ketchup")[0][:4] == ("lime", "ontop", "table", (("near", ("ketchup",)),))
+
+
+def test_pick_verbs_gapping_and_several_placements_in_one_clause():
+    assert goals("pick up the apple and put it on the plate") == [("apple", "ontop", "plate", (), False, True, False)]
+    assert goals("grab the lemon and drop it into the mug")[0][:3] == ("lemon", "inside", "mug")
+    with pytest.raises(GroundingError, match="where should the apple go"):
+        goals("pick up the apple")
+    assert [g[:3] for g in goals("put the strawberry on the plate, then the lime")] == [
+        ("strawberry", "ontop", "plate"), ("lime", "ontop", "plate")]
+    assert [g[:3] for g in goals("put the apple into the big bowl, the lemon onto the plate")] == [
+        ("apple", "inside", "big_bowl"), ("lemon", "ontop", "plate")]
+    assert goals("put the apple near the mug and the plate")[0][3] == (("near", ("mug",)), ("near", ("plate",)))
+
+
+def test_the_object_in_the_hand_is_placed_first():
+    plan = plan_for("put all the fruit on the plate", SCENE, held="lime")
+    assert [f"{s.op}({', '.join(s.args)})" for s in plan.steps][:2] == ["pick(lime)", "place_ontop(lime, plate)"]
+
+
+def test_pronoun_references_and_turning():
+    assert goals("stand the mug up, then put the spoon into it")[1][:3] == ("spoon", "inside", "mug")
+    assert goals("turn the mug right side up")[0][4] is True
+    with pytest.raises(GroundingError, match="which way"):
+        goals("flip the mug")
+    with pytest.raises(GroundingError, match="in what"):
+        goals("put it inside")
+
+
+def test_a_goal_already_met_is_left_alone():
+    scene = [*SCENE[:-1], thing("ketchup", "ketchup", "red", 0.72, 0.17, (0.05, 0.05, 0.18))]  # next to the mug
+    plan = plan_for("put the spoon in the mug and have the mug be near the ketchup", scene)
+    assert [f"{s.op}({', '.join(s.args)})" for s in plan.steps] == ["pick(spoon)", "place_inside(spoon, mug)"]
+    plan = plan_for("move the lemon away from the mug", SCENE)
+    assert plan.steps == []  # it is well clear of the mug already
+
+
+def test_exceptions_pronoun_references_and_clearing():
+    assert [g[0] for g in goals("place every fruit except the apple on the plate")] == ["strawberry", "lemon", "lime"]
+    assert [g[0] for g in goals("put all the fruit other than the lemon in the big bowl")] == ["apple", "strawberry", "lime"]
+    assert [g[0] for g in goals("put the lemon on the plate, not the lime")] == ["lemon"]
+    assert goals("put the apple in the big bowl and the plate next to it")[1][:4] == ("plate", "ontop", "table",
+                                                                                      (("near", ("apple",)),))
+    assert goals("move the mug closer to the plate")[0][3] == (("near", ("plate",)),)
+    on_plate = [*SCENE, thing("cherry", "cherry", "red", 0.45, 0.15, (0.02, 0.02, 0.02), z0=0.02)]
+    assert goals("clear the plate", on_plate) == [("cherry", "ontop", "table", (("off", ("plate",)),), False, True, False)]
+    with pytest.raises(GroundingError, match="nothing on the plate"):
+        goals("clear the plate")
+
+
+def test_a_pour_already_done_is_a_goal_that_holds():
+    scene = [*SCENE, thing("soup", "soup", "red", 0.6, 0.2, (0.03, 0.03, 0.03), z0=0.01)]  # already in the bowl
+    (g,) = Reader(scene).read("pour the soup into the big bowl").goals
+    assert (g.obj, g.how, g.support) == ("soup", "inside", "big_bowl")
+    plan = plan_for("pour the soup into the big bowl", scene)
+    assert plan.steps == [] and plan.goal_checks == ['inside("soup", "big_bowl")']

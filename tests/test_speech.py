@@ -15,7 +15,7 @@ from owl_bt.errors import UsageError
 from owl_bt.language.offline import SceneObject, ground
 from owl_bt.speech.asr import SphinxRecogniser, normalise
 from owl_bt.speech.audio import SAMPLE_RATE, Audio, read_wav
-from owl_bt.speech.goal import scene_names
+from owl_bt.speech.goal import check_meant_for_this_scene, scene_names
 from owl_bt.speech.grammar import SceneName, build_grammar, object_phrases
 
 AUDIO = Path(__file__).parent / "fixtures" / "audio"
@@ -35,6 +35,18 @@ def test_fixture_is_transcribed_to_its_text(goal, names_by_task):
     # and the offline grounder can act on what was heard
     clauses = ground(heard.text, [SceneObject(n.name, n.category, n.colour) for n in names])
     assert clauses
+    check_meant_for_this_scene(heard.text, names)  # raises for speech meant for another scene
+
+
+def test_speech_meant_for_another_scene_is_a_usage_error(names_by_task):
+    # the grammar of the Berry1 scene forces the Citrus goal onto Berry1's words: a region to move
+    heard = SphinxRecogniser(names_by_task["berry1"]).transcribe(read_wav(AUDIO / "citrus.wav"))
+    with pytest.raises(UsageError, match="another scene"):
+        check_meant_for_this_scene(heard.text, names_by_task["berry1"])
+    # a free transcriber hears the words as said: objects this scene does not have
+    with pytest.raises(UsageError, match="names a lemon, which this scene does not have.*another scene"):
+        check_meant_for_this_scene("put the lemon and the orange onto the plate", names_by_task["berry1"])
+    check_meant_for_this_scene("juggle the strawberry", names_by_task["berry1"])  # unknown words: a VLM may know them
 
 
 def test_fixtures_cover_eight_tasks_and_are_small():

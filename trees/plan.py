@@ -9,6 +9,7 @@ from dataclasses import dataclass
 import py_trees
 
 from owl_bt.failures import Failure
+from owl_bt.language.planning import planner_for
 from owl_bt.tamp import pddl
 from owl_bt.tamp.motion import densify, plan_motion
 from owl_bt.tamp.refine import Refinement
@@ -55,8 +56,8 @@ class PlanBehaviour(WorkerBehaviour):
                   reason="their constraints already hold in the observed state")
             sketch = sketch[skip:]
         self._skipped = skip
-        result = plan(self._world, s.skills, sketch, goal, s.rng, s.budget, s.max_skeletons, self.cancelled,
-                      finish=go_home)
+        result = planner_for(c, plan, s)(self._world, s.skills, sketch, goal, s.rng, s.budget, s.max_skeletons,
+                                         self.cancelled, finish=go_home)
         s.counters["skeletons"] += result.skeletons
         s.counters["samples"] += result.samples
         for note in result.edits:

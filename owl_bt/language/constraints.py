@@ -14,7 +14,7 @@ from string import Template
 
 import numpy as np
 
-from owl_bt.errors import ModelAnswerError, UnsafeCodeError
+from owl_bt.errors import GroundingError, ModelAnswerError, UnsafeCodeError
 from owl_bt.language import ablations, cap, repair
 from owl_bt.language.codebook import HELPERS, env_from_state
 from owl_bt.language.parser import Sketch, parse_checkers, parse_sketch
@@ -35,6 +35,9 @@ class Constraints:
     model_s: float = 0.0
     queries: int = 0
     calls: list[CallRecord] = field(default_factory=list)  # per model call: latency, tokens, cache hits
+    fixed: tuple | None = None  # cap: gen_plan's plan, carried out as given (owl_bt.language.cap_plan)
+    messages: list[dict] = field(default_factory=list)  # the checker conversation so far (for repairs during planning)
+    required: tuple[str, ...] = ()  # the checker functions an answer must define
 
     def goal_checkers(self) -> list[str]:
         return [n for n in self.checkers.names() if n.startswith("goal_check")]
@@ -191,13 +194,13 @@ def generate(
     method = getattr(vlm, "method", "owl")
     env = env_from_state(world)
 
-    def done(sketch: Sketch, checkers: CheckerSet) -> Constraints:
-        return Constraints(sketch, checkers, log, stats["model_s"], stats["queries"], stats["calls"])
+    def done(sketch: Sketch, checkers: CheckerSet, fixed: tuple | None = None) -> Constraints:
+        return Constraints(sketch, checkers, log, stats["model_s"], stats["queries"], stats["calls"], fixed)
 
     if method in ("cap", "cap-sample"):
-        sketch, source = _ask(vlm, cap_prompt(world, task, ground_ops, method == "cap-sample", history), images,
-                              lambda a: cap.compile_plan(a, world, env, ground_ops), retries, log, stats)[0]
-        return done(sketch, CheckerSet.compile(source, world, env))
+        got = _ask(vlm, cap_prompt(world, task, ground_ops, method == "cap-sample", history), images,
+                   lambda a: cap.compile_plan(a, world, env, ground_ops), retries, log, stats)[0]
+        return done(got.sketch, CheckerSet.compile(got.source, world, env), got.fixed if method == "cap" else None)
     if method == "direct":
         sketch, _ = _ask(vlm, direct_prompt(world, task, literals, history), images,
                          lambda a: ablations.parse_goal_literals(a, ground_ops, world.names()), retries, log, stats)
@@ -216,13 +219,21 @@ def generate(
 
     checkers, messages = _ask(vlm, checker_prompt(world, task, sketch, open_world, history), [], parse_code, retries, log,
                               stats)
-    return done(sketch, _repaired(vlm, checkers, messages, world, env, required, parse_code, repair_rounds, log, stats))
+    checkers, messages = _repaired(vlm, checkers, messages, world, env, required, parse_code, repair_rounds, log, stats)
+    if not sketch.actions:  # "the goal already holds": only if its checkers say so on the scene
+        unmet = [n for n in checkers.names() if n.startswith("goal_check") and not checkers.evaluate(n, world)]
+        if unmet:
+            raise GroundingError(f"the model answered that the goal already holds, but {', '.join(unmet)} does not hold")
+    out = done(sketch, checkers)
+    out.messages, out.required = messages, tuple(required)
+    return out
 
 
 def _repaired(vlm, checkers: CheckerSet, messages: list[dict], world: WorldState, env, required: list[str], parse_code,
-              rounds: int, log: list[dict], stats: dict) -> CheckerSet:
+              rounds: int, log: list[dict], stats: dict) -> tuple[CheckerSet, list[dict]]:
     """Send checkers nothing can satisfy back to the model with the evidence, at most `rounds` times;
-    keeps the last usable answer (a corrected one, or the first when no correction parses)."""
+    keeps the last usable answer (a corrected one, or the first when no correction parses). Returns
+    it with the conversation so far."""
     goals = [n for n in required if n.startswith("goal_check")]
     groups = [[n] for n in required] + ([goals] if len(goals) > 1 else [])
     rng = np.random.default_rng(0)
@@ -250,4 +261,4 @@ def _repaired(vlm, checkers: CheckerSet, messages: list[dict], world: WorldState
             checkers = parse_code(answer)
         except (ModelAnswerError, UnsafeCodeError):
             break
-    return checkers
+    return checkers, messages

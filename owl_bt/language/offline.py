@@ -44,9 +44,16 @@ def ground(task: str, objs: list[SceneObject]) -> list[Goal]:
     return Reader(things).read(task).goals
 
 
-def plan_for(task: str, things: list[Thing]) -> Plan:
-    """The offline reading of `task` as a sketch and checkers; raises GroundingError / UnknownObjectError."""
-    return make_plan(Reader(things).read(task), things)
+def plan_for(task: str, things: list[Thing], held: str | None = None) -> Plan:
+    """The offline reading of `task` as a sketch and checkers (`held`: the object in the hand now);
+    raises GroundingError / UnknownObjectError."""
+    return make_plan(Reader(things).read(task), things, held)
+
+
+def _held(prompt: str) -> str | None:
+    """The object the initial literals say is in the hand (`AtGrasp(o)` / `AtGrasp(o, g)`), if any."""
+    m = re.search(r"^AtGrasp\((\w+)", _section(prompt, "Initial literals"), re.MULTILINE)
+    return m.group(1) if m else None
 
 
 class OfflineGrounder:
@@ -72,7 +79,7 @@ class OfflineGrounder:
                 answer = self._literals(plan_for(task, things))
             else:
                 ops = {o.strip("- ").strip() for o in _section(prompt, "Ground operators you may use").splitlines()}
-                answer = self._sketch(plan_for(task, things), ops, things)
+                answer = self._sketch(plan_for(task, things, _held(prompt)), ops, things)
         self.last_call = CallRecord(self.name, "offline-grounder", time.monotonic() - t0)
         return answer
 
@@ -81,9 +88,10 @@ class OfflineGrounder:
             op = f"{s.op}({', '.join(s.args)})"
             if op not in ops:
                 raise GroundingError(f"the robot has no action {op} in this scene (is the {s.args[0].replace('_', ' ')} movable?)")
-        if not plan.steps:
-            raise GroundingError("the goal already holds: nothing to do")
         scene = ", ".join(t.name for t in things)
+        if not plan.steps:  # a replan after the last step: an empty plan says the goal holds
+            return (f"The scene has: {scene}. The goal already holds.\n\nPlan:\n"
+                    f"achieve_goal({', '.join(plan.deciding)}); {plan.meaning}\n")
         return (
             f"The scene has: {scene}. What matters: {', '.join(plan.deciding)}.\n\nPlan:\n"
             + "\n".join(s.line() for s in plan.steps)

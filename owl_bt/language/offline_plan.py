@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from owl_bt.language.reading import Goal, Reading
+from owl_bt.language.goals import Goal, Reading
 from owl_bt.language.scene_view import Thing, container, inside, resting_on
 
 PRELUDE = '''def on(name, surface):
@@ -132,18 +132,26 @@ def predicates(g: Goal, things: dict[str, Thing], during: bool = False) -> list[
 def _holds_now(g: Goal, things: dict[str, Thing]) -> bool:
     """Is goal g already met in the scene (judged roughly from the prompt's boxes)?"""
     t, s = things[g.obj], things[g.support]
+    if g.how == "inside" and not g.spatial and not g.upright:
+        return inside(t, s)
     if g.how != "ontop" or not resting_on(t, s) or (g.upright and not t.upright) or not t.pose:
         return False
     for rel, refs in g.spatial:
         r = things[refs[0]] if refs else None
+        near = 0.15 - 0.02  # the checkers' closeness, with a margin
         ok = {"left_of": r and t.lo[1] > r.hi[1], "right_of": r and t.hi[1] < r.lo[1],
-              "behind": r and t.lo[0] > r.hi[0], "in_front_of": r and t.hi[0] < r.lo[0]}.get(rel)
+              "behind": r and t.lo[0] > r.hi[0], "in_front_of": r and t.hi[0] < r.lo[0],
+              "near": r and r.lo[0] - near <= t.pose[0] <= r.hi[0] + near and r.lo[1] - near <= t.pose[1] <= r.hi[1] + near,
+              "off": r and (t.hi[0] + 0.04 < r.lo[0] or t.lo[0] - 0.04 > r.hi[0] or t.hi[1] + 0.04 < r.lo[1]
+                            or t.lo[1] - 0.04 > r.hi[1])}.get(rel)
         if not ok:
             return False
     return True
 
 
-def make_plan(reading: Reading, things: list[Thing]) -> Plan:
+def make_plan(reading: Reading, things: list[Thing], held: str | None = None) -> Plan:
+    """The sketch and checkers for `reading`; `held`: the object in the hand now (a replan after a
+    failed placement), whose own goal comes first."""
     by = {t.name: t for t in things}
     goals = list(reading.goals)
     table = next((t.name for t in things if t.category == "table"), None)
@@ -250,6 +258,8 @@ def make_plan(reading: Reading, things: list[Thing]) -> Plan:
             prepare(name)
         elif pending(name) is not None:
             goals[pending(name)].upright = True
+    if held is not None and pending(held) is not None:
+        emit(pending(held))  # the object in the hand goes where it belongs first
     for i, g in enumerate(goals):
         if g.final or i not in done:
             emit(i)

@@ -62,9 +62,7 @@ def parse_sketch(text: str, ground_ops: Sequence[GroundOp], object_names: Sequen
         for a in args:
             if a not in names:
                 raise ModelAnswerError(f"{name}({', '.join(args)}) names {a!r}, which is not in the scene")
-        if name == "achieve_goal":
-            if not actions:
-                raise ModelAnswerError("the plan has achieve_goal(...) but no action before it")
+        if name == "achieve_goal":  # with no action before it: the goal already holds (checked on the scene)
             return Sketch(tuple(actions), args, desc or "the goal holds")
         if name == "place":
             options = [n for n in ("place_ontop", "place_inside") if (n, args) in known]

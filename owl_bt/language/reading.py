@@ -11,38 +11,15 @@ Every word must be understood; the ones that are not are named, never guessed at
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from owl_bt.errors import GroundingError, UnknownObjectError
 from owl_bt.language import vocabulary as V
+from owl_bt.language.clause_kinds import ADVICE, SpecialClauses
+from owl_bt.language.goals import Goal, Reading
 from owl_bt.language.mentions import SEPARATORS, Mention, SceneAliases, find_mentions, phrases, split_clauses, tokens_of
-from owl_bt.language.scene_view import Thing, fits_in, held_in, measure
-
-ADVICE = "rephrase it with simpler words (e.g. 'put the X onto the Y') or configure a VLM endpoint (--vlm openai)"
+from owl_bt.language.scene_view import Thing, container, fits_in, measure
 
 
-@dataclass
-class Goal:
-    """`obj` ends `how` ('ontop' | 'inside' | 'pour') `support`; spatial: (relation, reference objects);
-    final: must hold at the end (False: a step on the way); only: in no other container at the end."""
-
-    obj: str
-    how: str
-    support: str
-    spatial: list[tuple[str, tuple[str, ...]]] = field(default_factory=list)
-    upright: bool = False
-    final: bool = True
-    only: bool = False
-    contents: tuple[str, ...] = ()  # pour: what falls out of obj into support
-
-
-@dataclass
-class Reading:
-    goals: list[Goal]
-    upright_needed: set[str] = field(default_factory=set)  # containers someone will pour into
-
-
-class Reader:
+class Reader(SpecialClauses):
     """Reads an instruction against the scene; `read()` → Reading or GroundingError/UnknownObjectError."""
 
     def __init__(self, things: list[Thing]) -> None:
@@ -52,12 +29,16 @@ class Reader:
         self.upright_needed: set[str] = set()
         self.unknown: list[str] = []
         self.absent: list[str] = []
+        self.more = False  # another clause follows the one being read
+        self.last_dest: tuple | None = None  # (how, support, spatial, upright) of the last unit with a destination
 
     def read(self, instruction: str) -> Reading:
         toks = tokens_of(instruction)
         if not [t for t in toks if t not in SEPARATORS and t != ","]:
             raise GroundingError("the instruction is empty")
-        for clause in split_clauses(toks):
+        clauses = split_clauses(toks)
+        for n, clause in enumerate(clauses):
+            self.more = n + 1 < len(clauses)
             try:
                 self._clause([t for t in clause if t != ","])
             except GroundingError:
@@ -69,7 +50,7 @@ class Reader:
         if self.unknown:
             words = ", ".join(repr(u) for u in dict.fromkeys(self.unknown))
             raise GroundingError(f"the offline grounder did not understand: {words}; {ADVICE}")
-        if not self.goals:
+        if not self.goals and not self.upright_needed:
             raise GroundingError(f"the instruction asks for no placement the offline grounder can see; {ADVICE}")
         return Reading(self.goals, self.upright_needed)
 
@@ -100,36 +81,12 @@ class Reader:
             return self._remove(toks)
         self._placement(toks)
 
-    def _discard(self, toks: list[str]) -> None:
-        """'throw away X' / 'discard X': into a bin-like container of the scene."""
-        ments, rels, covered = self._relations(toks)
-        self._check_words(toks, covered, allowed=V.DISCARD | {"away"})
-        bins = [n for n, t in self.scene.things.items() if t.category in {"bin", "basket", "trash", "trash_can"}]
-        moved = [n for m in ments for n in self._resolve(m, toks) if n not in bins]
-        if not bins:
-            raise GroundingError("there is no bin in the scene to throw things away into; say where to put them instead")
-        for name in moved:
-            self._goal(name, "inside", bins[0], [], False, False, False)
-        self.last = moved
-
-    def _remove(self, toks: list[str]) -> None:
-        """'remove X from Y': X onto the table, clear of Y."""
-        ments, rels, covered = self._relations(toks)
-        self._check_words(toks, covered | {i for i, t in enumerate(toks) if t == "from"}, allowed={"remove", "clear"})
-        k = toks.index("from") if "from" in toks else len(toks)
-        moved = [n for m in ments if m.start < k for n in self._resolve(m, toks)]
-        source = [n for m in ments if m.start > k for n in self._resolve(m, toks)]
-        if not moved:
-            raise GroundingError(f"remove what? {' '.join(toks)!r}; {ADVICE}")
-        for name in moved:
-            self._goal(name, "ontop", self._default_support(name, []), [("off", (s,)) for s in source[:1]], False, False, False)
-        self.last = moved
-
     def _relations(self, toks: list[str]):
         """(mentions, relations [(start, end, kind, relation)], covered token indices)."""
         taken: set[int] = set()
         rels = []
-        for table, kind in ((V.SPATIAL, "spatial"), (V.ABSOLUTE, "absolute"), (V.ORIENTATION, "orient"), (V.SUPPORT, "support")):
+        for table, kind in ((V.SPATIAL, "spatial"), (V.ORIENTATION, "orient"), (V.ABSOLUTE, "absolute"), (V.SOURCE, "source"),
+                            (V.SUPPORT, "support")):
             for s, e, r in phrases(table, toks, taken):
                 if kind == "spatial" and r == "near" and toks[s] == "by" and s + 1 < len(toks) and toks[s + 1] in V.ACTIONS:
                     continue
@@ -148,6 +105,13 @@ class Reader:
                     break
         rels = [r for r in rels if not skip & set(range(r[0], r[1]))]
         ments = find_mentions(toks, self.scene, skip | taken)
+        for i, t in enumerate(toks):  # "to the plate": a destination (not "next to", "want to", "to be")
+            if t in V.TOWARDS and i not in taken | skip:
+                j = i + 1
+                while j < len(toks) and toks[j] in {"the", "a", "an", "that", "this"}:
+                    j += 1
+                if any(m.start == j for m in ments):
+                    rels.append((i, i + 1, "support", "to"))
         covered = {i for m in ments for i in range(m.start, m.end)} | {i for r in rels for i in range(r[0], r[1])} | skip
         rels.sort()
         return ments, rels, covered
@@ -171,51 +135,136 @@ class Reader:
         return []
 
     def _placement(self, toks: list[str]) -> None:
+        """An action or state clause: one or more units 'objects + relations' ("put the apple into
+        the bowl, the lemon onto the plate"); a unit with no relation of its own reuses the one
+        before it ("… on the plate, then the lime"); a pick verb with no destination only says what
+        the next clause moves ("pick up the apple and put it in the bowl")."""
         ments, rels, covered = self._relations(toks)
         state = bool(set(toks[:3]) & {"make", "ensure", "have", "so", "should", "must", "let"}) or any(
             t in {"is", "be", "are", "stays", "stay", "ends"} for t in toks)
         only = bool(set(toks) & V.FINAL_ONLY) and bool(set(toks) & V.END_WORDS)
+        excluded = self._excluded(toks, ments)
+        left_out = {x for m in excluded for x in m.names}
+        ments = [m for m in ments if m not in excluded]
+        units = self._units(ments, rels)
         first_rel = rels[0][0] if rels else len(toks)
-        subject = [m for m in ments if m.start < first_rel]
-        refs_of: dict[int, list[Mention]] = {}
-        for k, (s, _, kind, r) in enumerate(rels):
-            nxt = rels[k + 1][0] if k + 1 < len(rels) else len(toks)
-            after = [m for m in ments if s < m.start < nxt] if kind in ("spatial", "support") else []
-            refs_of[k] = after[:2] if r == "between" else after[:1]
         generic = any(t in V.GENERIC for t in toks[:first_rel])
-        self._check_words(toks, covered, allowed=V.ACTIONS | V.SETUP | V.FITS | V.GENERIC | V.INITIALLY)
-        support_rel = next(((r, refs_of[k]) for k, (s, e, kind, r) in enumerate(rels) if kind == "support" and refs_of[k]), None)
-        support_ref = self._resolve(support_rel[1][0], toks)[0] if support_rel else None
-        if generic and not subject:  # "whatever object that fits inside of it"
-            target = support_ref or (self.last[0] if self.last else None)
-            moved = self._fitting(toks, target)
-            if support_ref is None and target is not None:
-                support_rel, support_ref = ("inside", []), target
-        else:
-            moved = [n for m in subject for n in self._resolve(m, toks)] or self._pronoun(toks[:first_rel], subject)
-        if not moved and self.last and (support_rel is not None or set(toks) & {"it", "itself", "them"}):
-            moved = list(self.last)  # "… and then in the bowl": the same object(s)
-        if support_rel and not support_rel[1] and self.last:
-            support_ref = self.last[0]  # "inside of it"
-        if not moved:
-            raise GroundingError(f"cannot tell what to move in {' '.join(toks)!r}; {ADVICE}")
-        upright = any(kind == "orient" for _, _, kind, _ in rels) or bool(set(toks) & {"setup", "stand"}) or \
-            " ".join(toks).startswith("set up") or "set up" in " ".join(toks)
-        spatial = []
-        for k, (s, e, kind, r) in enumerate(rels):
-            if kind == "spatial":
-                refs = [n for m in refs_of[k] for n in self._resolve(m, toks)]
-                if r == "at_initial" and not refs:
-                    refs = list(self.last) or moved
-                if not refs:
-                    raise GroundingError(f"{' '.join(toks[s:e])!r} needs an object after it; {ADVICE}")
-                spatial.append((r, tuple(refs[:2]) if r == "between" else (refs[0],)))
-            elif kind == "absolute":
-                spatial.append((r, ()))
-        how = support_rel[0] if support_rel else None
-        for name in moved:
-            self._goal(name, how, support_ref, spatial, upright, only, state)
-        self.last = moved
+        self._check_words(toks, covered, allowed=V.ACTIONS | V.SETUP | V.FITS | V.GENERIC | V.INITIALLY | V.TURN | V.EXCEPT
+                          | {w for p in V.EXCEPT_PHRASES for w in p.split()})
+        upright_verb = bool(set(toks) & {"setup", "stand"}) or "set up" in " ".join(toks)
+        verb = next((t for t in toks if t in V.ACTIONS | V.SETUP | V.TURN), None)
+        if verb in V.TURN and not any(r[2] == "orient" for r in rels):
+            raise GroundingError(f"{verb} it which way? {' '.join(toks)!r}; say e.g. 'upright'; {ADVICE}")
+        for n, (subject, urels) in enumerate(units):
+            sources = [refs for k, refs in urels if rels[k][2] == "source"]
+            dest = [(k, refs) for k, refs in urels if rels[k][2] != "source"]
+            if not dest and not upright_verb and (n > 0 or verb is None) and self.last_dest:
+                moved = [x for m in subject for x in self._resolve(m, toks)]
+                if moved:  # gapping: "… on the plate, then the lime"
+                    how, ref, spatial, upright = self.last_dest
+                    for name in moved:
+                        self._goal(name, how, ref, spatial, upright, only, state)
+                    self.last = moved
+                    continue
+            sup = [(rels[k][3], refs) for k, refs in dest if rels[k][2] == "support" and rels[k][3] != "to"]
+            support_rel = next((x for x in sup if x[1]), sup[0] if sup else None)
+            support_ref = self._resolve(support_rel[1][0], toks)[0] if support_rel and support_rel[1] else None
+            if generic and not subject and n == 0:  # "whatever object that fits inside of it"
+                target = support_ref or (self.last[0] if self.last else None)
+                moved = self._fitting(toks, target)
+                if support_ref is None and target is not None:
+                    support_rel, support_ref = ("inside", []), target
+            else:
+                moved = [x for m in subject for x in self._resolve(m, toks)] or (self._pronoun(toks[:first_rel], subject)
+                                                                                 if n == 0 else [])
+            if not moved and self.last and n == 0 and (support_rel is not None or set(toks) & {"it", "itself", "them"}):
+                moved = list(self.last)  # "… and then in the bowl": the same object(s)
+            if support_rel and not support_rel[1] and self.last and set(toks[first_rel:]) & {"it", "them", "itself"}:
+                support_ref = self.last[0]  # "inside of it"
+            if support_rel and not support_ref:
+                raise GroundingError(f"{'in' if support_rel[0] == 'inside' else 'on'} what? {' '.join(toks)!r}; {ADVICE}")
+            moved = [x for x in moved if x not in left_out]
+            if not moved:
+                raise GroundingError(f"cannot tell what to move in {' '.join(toks)!r}; {ADVICE}")
+            source = [x for refs in sources for m in refs for x in self._resolve(m, toks)]
+            if not dest and verb in V.PICK_VERBS and not upright_verb:
+                if self.more:  # "pick up the apple (from the plate) and put it …": the next clause says where
+                    self.last = moved
+                    continue
+                if not source:
+                    raise GroundingError(f"where should the {' and '.join(x.replace('_', ' ') for x in moved)} go? "
+                                         f"{' '.join(toks)!r} says only what to take; {ADVICE}")
+            upright = upright_verb or any(rels[k][2] == "orient" for k, _ in urels)
+            spatial = [("off", (source[0],))] if source and not dest else []
+            how = None
+            for k, refs in dest:
+                s, e, kind, r = rels[k]
+                if kind == "support" and r == "to" and refs:  # into a container, onto a surface, else beside it
+                    t = self.scene.things[self._resolve(refs[0], toks)[0]]
+                    if container(t):
+                        how, support_ref = "inside", t.name
+                    elif t.fixed or t.category in V.ONTOLOGY["surface"]:
+                        how, support_ref = "ontop", t.name
+                    else:
+                        spatial.append(("near", (t.name,)))
+                elif kind == "spatial":
+                    names = [x for m in refs for x in self._resolve(m, toks)]
+                    if r == "at_initial" and not names:
+                        names = list(self.last) or moved
+                    if not names and set(toks[e:e + 2]) & {"it", "them"} and self.last and n > 0:
+                        names = [x for x in self.last if x not in moved][:1]  # "… and the plate next to it"
+                    if not names:
+                        raise GroundingError(f"{' '.join(toks[s:e])!r} needs an object after it; {ADVICE}")
+                    if r == "between":
+                        spatial.append((r, tuple(names[:2])))
+                    else:
+                        spatial += [(r, (x,)) for x in names]
+                elif kind == "absolute":
+                    spatial.append((r, ()))
+            if how is None and support_rel:
+                how = support_rel[0]
+            for name in moved:
+                self._goal(name, how, support_ref, spatial, upright, only, state)
+            if dest or support_ref:
+                self.last_dest = (how, support_ref, spatial, upright)
+            self.last = moved
+
+    def _excluded(self, toks: list[str], ments: list[Mention]) -> list[Mention]:
+        """Mentions right after 'except', 'not', 'other than' … (articles skipped): left out."""
+        out = []
+        for m in ments:
+            j = m.start - 1
+            while j >= 0 and toks[j] in {"the", "a", "an", "for"}:
+                j -= 1
+            if j >= 0 and (toks[j] in V.EXCEPT or " ".join(toks[max(0, j - 1):j + 1]) in V.EXCEPT_PHRASES):
+                out.append(m)
+        return out
+
+    def _units(self, ments: list[Mention], rels: list) -> list[tuple[list[Mention], list[tuple[int, list[Mention]]]]]:
+        """The clause cut into units [(subject mentions, [(relation index, its reference mentions)])]:
+        a mention after a relation's references starts a new unit when another relation follows, or
+        when the relation was a support (an object has one support); after a spatial relation it is
+        one more reference ("near the mug and the plate")."""
+        need = {"support": 1, "spatial": 1, "source": 1}
+        items = sorted([(m.start, 0, m) for m in ments] + [(r[0], 1, k) for k, r in enumerate(rels)], key=lambda x: x[:2])
+        units: list[tuple[list[Mention], list[tuple[int, list[Mention]]]]] = [([], [])]
+        for pos, is_rel, x in items:
+            subject, urels = units[-1]
+            if is_rel:
+                urels.append((x, []))
+                continue
+            if not urels:
+                subject.append(x)
+                continue
+            k, refs = urels[-1]
+            kind, r = rels[k][2], rels[k][3]
+            if len(refs) < (2 if r == "between" else need.get(kind, 0)):
+                refs.append(x)
+            elif kind == "spatial" and r != "between" and not any(rr[0] > pos for rr in rels):
+                refs.append(x)
+            else:
+                units.append(([x], []))
+        return units
 
     def _goal(self, name: str, how: str | None, support: str | None, spatial, upright: bool, only: bool, state: bool) -> None:
         if support == name:
@@ -249,41 +298,6 @@ class Reader:
             raise GroundingError(f"nothing in the scene fits inside the {target.replace('_', ' ')}")
         cands.sort(key=lambda n: self.scene.things[n].volume)
         return cands if set(toks) & V.QUANT_ALL else cands[:1]
-
-    def _pour(self, toks: list[str], at: int) -> None:
-        ments, rels, covered = self._relations(toks)
-        into = [m for m in ments if m.start > at and any(r[2] == "support" and r[1] <= m.start for r in rels)]
-        what = [m for m in ments if at < m.start and m not in into]
-        self._check_words(toks, covered, allowed=V.POUR | V.LIQUIDS)
-        if not into and toks[at] == "empty" and what:  # "empty the mug": onto the table
-            src = self._resolve(what[0], toks)[0]
-            contents = tuple(n for n, t in self.scene.things.items() if held_in(t, self.scene.things[src]))
-            self.goals.append(Goal(src, "pour", self.scene.table() or "table", contents=contents))
-            return
-        if not into:
-            raise GroundingError(f"pour into what? {' '.join(toks)!r}; {ADVICE}")
-        target = self._resolve(into[0], toks)[0]
-        names = [n for m in what for n in self._resolve(m, toks)]
-        if not names:
-            raise GroundingError(f"pour what into the {target.replace('_', ' ')}? {ADVICE}")
-        x = self.scene.things[names[0]]
-        holder = next((t.name for t in self.scene.things.values() if held_in(x, t) and not t.fixed), None)
-        src, contents = (holder, (x.name,)) if holder else (x.name, tuple(
-            n for n, t in self.scene.things.items() if held_in(t, x)))
-        self.goals.append(Goal(src, "pour", target, contents=contents))
-        self.upright_needed.add(target)
-        self.last = [src]
-
-    def _intention(self, toks: list[str]) -> None:
-        """The person's own plan: a container they will pour into must stand upright."""
-        ments, rels, covered = self._relations(toks)
-        self._check_words(toks, covered, allowed=V.POUR | V.LIQUIDS | V.ACTIONS, liquids_ok=True)
-        if set(toks) & V.POUR:
-            for _k, (_s, e, kind, _r) in enumerate(rels):
-                if kind == "support":
-                    target = next((m for m in ments if m.start >= e), None)
-                    if target is not None:
-                        self.upright_needed.update(self._resolve(target, toks))
 
     def _check_words(self, toks: list[str], covered: set[int], allowed: set[str] = frozenset(), liquids_ok: bool = False) -> None:
         vocab = (V.FILLER | V.COLOURS | V.LOCATION_WORDS | V.DESCRIBING | V.QUANT_ALL | V.QUANT_ONE | V.END_WORDS

@@ -17,6 +17,7 @@ return False and is recorded, never raised into the planner.
 from __future__ import annotations
 
 import ast
+import collections
 import math
 import sys
 import time
@@ -61,6 +62,7 @@ ALLOWED_ATTRS = frozenset(n for n in dir(math) if not n.startswith("_") and n no
 }
 MAX_CONSTANT = 10**6
 TIME_LIMIT_S = 0.05
+REJECTED_KEPT = 50  # states kept per checker while rejections are recorded
 
 
 class CheckerTimeout(Exception):
@@ -154,6 +156,7 @@ class CheckerSet:
     # called once per distinct error (checker, line, kind) with the error line: the event log's hook
     on_error: Callable[[str], None] | None = None
     _seen: set = field(default_factory=set)
+    rejected: dict | None = None  # checker name → recent states it rejected (see as_callable)
 
     def _record(self, message: str, exc: BaseException) -> None:
         lineno, tb = None, exc.__traceback__
@@ -235,7 +238,16 @@ class CheckerSet:
             sys.settrace(previous)
 
     def as_callable(self, name: str) -> Callable[[WorldState], bool]:
-        return lambda state: self.evaluate(name, state)
+        """`evaluate(name, ·)`; while `rejected` is a dict, the states it answers False on are kept
+        there (the last REJECTED_KEPT per checker): the evidence constraint repair shows the model."""
+
+        def check(state: WorldState) -> bool:
+            ok = self.evaluate(name, state)
+            if not ok and self.rejected is not None:
+                self.rejected.setdefault(name, collections.deque(maxlen=REJECTED_KEPT)).append(state)
+            return ok
+
+        return check
 
 
 def _fn(tree: ast.Module, name: str) -> ast.FunctionDef:

@@ -19,20 +19,34 @@ SPATIAL = {
     "behind": "behind", "in back of": "behind", "in front of": "in_front_of",
     "between": "between", "in between": "between", "aligned with": "aligned", "in line with": "aligned",
     "where": "at_initial",  # "where X is initially / was / started"
+    "away from": "off", "clear of": "off", "closer to": "near", "nearer to": "near", "nearer": "near", "closer": "near",
 }
+# "every fruit except the apple", "the lemon, not the lime": the object after it is left out
+EXCEPT = {"except", "excluding", "not"}
+EXCEPT_PHRASES = {"other than", "apart from", "except for", "but not", "and not"}
+# where an object comes from ("take the apple from the plate"): the object after it is neither moved
+# nor a destination; with no destination, the object is taken off it onto the table
+SOURCE = {"from": "from", "off": "from", "off of": "from", "out of": "from", "from inside": "from", "from on top of": "from"}
+# "bring the lime to the plate": into a container, onto a surface, else next to it
+TOWARDS = {"to", "toward", "towards"}
+# verbs that only take hold of something; a later clause says where it goes ("pick up the apple and …")
+PICK_VERBS = {"pick", "grab", "grasp", "lift", "take", "get", "fetch", "collect", "hold"}
 # relations that need no reference object
 ABSOLUTE = {"far left": "far_left", "far right": "far_right", "left side": "far_left", "right side": "far_right"}
 ORIENTATION = {"upright": "upright", "right side up": "upright", "standing": "upright", "standing up": "upright",
-               "facing up": "upright", "opening up": "upright", "the right way up": "upright"}
+               "facing up": "upright", "opening up": "upright", "the right way up": "upright",
+               "right way up": "upright", "on its base": "upright", "on its bottom": "upright"}
 INITIALLY = {"initially", "originally", "was", "were", "started", "starts", "is", "are", "before", "at", "first", "the", "start"}
 
 ACTIONS = {"put", "place", "move", "set", "lay", "drop", "bring", "transfer", "get", "take", "pick", "stick", "pack",
            "serve", "stack", "arrange", "position", "load", "return", "store", "keep", "leave", "insert", "putting",
-           "placing", "moving", "setting", "packing", "fill"}
+           "placing", "moving", "setting", "packing", "fill", "grab", "grasp", "lift", "fetch", "collect", "hold",
+           "carry", "relocate", "shift"}
 POUR = {"pour", "pouring", "empty", "tip"}
 DISCARD = {"throw", "discard", "bin", "trash", "dispose"}  # "throw away": into a bin-like container
 REMOVE = {"remove", "clear", "take off", "get rid"}
 SETUP = {"setup", "set up", "stand", "upright"}
+TURN = {"turn", "flip", "rotate"}  # "turn the mug right side up": the orientation phrase says how
 # verbs whose meaning the rest of the clause gives ("cook the strawberry by putting it in the pan")
 BY_VERBS = {"cook", "heat", "warm", "wash", "clean", "prepare", "tidy", "organize", "organise", "sort"}
 STATE_OPENERS = {"make sure", "ensure", "have", "let", "so", "so that", "such that", "keeping", "with"}

@@ -126,6 +126,13 @@ def _one_line(text: str) -> str:
     return " ".join(str(text).split())[:200]
 
 
+def check_backend(name: str) -> None:
+    """Raise UsageError when `name` is not a speech recogniser this build has (checked up front,
+    also when no audio is given)."""
+    if name not in BACKENDS:
+        raise UsageError(f"unknown speech recogniser {name!r}; available: {', '.join(BACKENDS)}")
+
+
 def make_recogniser(name: str, objects: Iterable[SceneName]) -> SphinxRecogniser | OpenAITranscriber:
     """The backend called `name` for a scene with these objects; raises UsageError for an unknown one."""
     objects = list(objects)

@@ -28,17 +28,43 @@ def scene_names(task: str | None, scene: Path | None, seed: int) -> list[SceneNa
         raise UsageError(exc.reason if isinstance(exc, OwlError) else f"the scene cannot be built: {exc}") from None
     finally:
         world.close()
-    return [SceneName(n, o.category, o.colour or "") for n, o in state.objects.items()]
+    return [SceneName(n, o.category, o.colour or "", o.fixed) for n, o in state.objects.items()]
+
+
+def check_meant_for_this_scene(text: str, names: list[SceneName]) -> None:
+    """Raise UsageError when the heard goal names an object the scene does not have, or would move
+    one that cannot move — speech meant for another scene (or misheard). Words the offline
+    grounder does not know are let through: a configured VLM may still understand them."""
+    from owl_bt.errors import GroundingError, UnknownObjectError
+    from owl_bt.language.offline import SceneObject, ground
+
+    have = ", ".join(n.name for n in names)
+    try:
+        goals = ground(text, [SceneObject(n.name, n.category, n.colour) for n in names])
+    except UnknownObjectError as exc:
+        raise UsageError(f"the spoken goal {text!r} names a {exc.name.replace('_', ' ')}, which this scene does not have "
+                         f"({have}): was it meant for another scene?") from None
+    except GroundingError:
+        return
+    fixed = {n.name for n in names if n.fixed}
+    moved = [g.obj for g in goals if g.obj in fixed]
+    if moved:
+        raise UsageError(f"the spoken goal {text!r} would move the {moved[0].replace('_', ' ')}, which does not move: "
+                         "was it meant for another scene, or misheard? (--interactive lets you correct it)")
 
 
 def spoken_goal(audio: Path | None, listen_mic: bool, asr: str, task: str | None, scene: Path | None, seed: int,
                 device: int | str | None = None, on_state: Callable[[str], None] = lambda s: None) -> Transcript:
     """Recognise the goal in `audio` (a 16 kHz mono WAV) or, with `listen_mic`, from the
-    microphone; raises UsageError with a one-line reason for every problem."""
+    microphone; raises UsageError with a one-line reason for every problem, also for a goal meant
+    for another scene (`check_meant_for_this_scene`)."""
     if (audio is None) == (not listen_mic):
         raise UsageError("give either --audio FILE.wav or --listen")
     clip = read_wav(audio) if audio is not None else None  # a bad file is named before the scene is built
-    recogniser = make_recogniser(asr, scene_names(task, scene, seed))
+    names = scene_names(task, scene, seed)
+    recogniser = make_recogniser(asr, names)
     if clip is None:
         clip = listen(device, on_state=on_state)
-    return recogniser.transcribe(clip)
+    heard = recogniser.transcribe(clip)
+    check_meant_for_this_scene(heard.text, names)
+    return heard

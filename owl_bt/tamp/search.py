@@ -70,10 +70,13 @@ def plan(
     max_skeletons: int = MAX_SKELETONS,
     cancelled: Callable[[], bool] = lambda: False,
     finish: Callable[[PlanningModel, Refinement], None] | None = None,
+    repair: Callable[[Failure, list[SketchItem], list], tuple[list[SketchItem], list] | None] | None = None,
 ) -> SearchResult:
     """Find a refined plan for `sketch` from `world`; the result's failure is the last round's.
     `finish(model, refinement)` may add to a successful refinement while its planning model (in
-    the final state) is still open — e.g. a motion back home."""
+    the final state) is still open — e.g. a motion back home. `repair(failure, items, goal_checkers)`
+    may answer a failed round with corrected checkers (new items and goal checkers) before any
+    skeleton edit is tried (constraint repair during refinement, `owl_bt.language.refine_repair`)."""
     schemas = [k.schema for k in skills.values()]
     held = world.robot.held if world.robot else None
     items, failures, edits, samples, done = list(sketch), [], [], 0, set()
@@ -102,6 +105,11 @@ def plan(
         failures.append(ref.failure)
         if cancelled() or n == max_skeletons:
             break
+        corrected = repair(ref.failure, items, list(goal_checkers)) if repair is not None else None
+        if corrected is not None:
+            items, goal_checkers = corrected
+            edits.append(f"checkers corrected by the model after: {ref.failure.reason}")
+            continue
         edit = propose_edit(world, items, tp, ref.failure, done)
         if edit is None:
             break

@@ -1,0 +1,89 @@
+"""Clauses of an instruction that are not plain placements, for the offline grounder's Reader:
+throwing away, removing, pouring and emptying, and the person's own intention ("I want to pour
+coffee into the cup": the cup must stand upright)."""
+
+from __future__ import annotations
+
+from owl_bt.errors import GroundingError
+from owl_bt.language import vocabulary as V
+from owl_bt.language.goals import Goal
+from owl_bt.language.scene_view import held_in, resting_on
+
+ADVICE = "rephrase it with simpler words (e.g. 'put the X onto the Y') or configure a VLM endpoint (--vlm openai)"
+
+
+class SpecialClauses:
+    """Mixin of `reading.Reader`: needs its scene, goals, last, upright_needed, _relations,
+    _resolve, _check_words, _goal and _default_support."""
+
+    def _discard(self, toks: list[str]) -> None:
+        """'throw away X' / 'discard X': into a bin-like container of the scene."""
+        ments, rels, covered = self._relations(toks)
+        self._check_words(toks, covered, allowed=V.DISCARD | {"away"})
+        bins = [n for n, t in self.scene.things.items() if t.category in {"bin", "basket", "trash", "trash_can"}]
+        moved = [n for m in ments for n in self._resolve(m, toks) if n not in bins]
+        if not bins:
+            raise GroundingError("there is no bin in the scene to throw things away into; say where to put them instead")
+        for name in moved:
+            self._goal(name, "inside", bins[0], [], False, False, False)
+        self.last = moved
+
+    def _remove(self, toks: list[str]) -> None:
+        """'remove X from Y': X onto the table, clear of Y."""
+        ments, rels, covered = self._relations(toks)
+        self._check_words(toks, covered | {i for i, t in enumerate(toks) if t == "from"}, allowed={"remove", "clear"})
+        k = next((r[0] for r in rels if r[2] == "source"), len(toks))
+        moved = [n for m in ments if m.start < k for n in self._resolve(m, toks)]
+        source = [n for m in ments if m.start > k for n in self._resolve(m, toks)]
+        if toks[0] == "clear" and len(moved) == 1 and not source:  # "clear the plate": what rests on it or in it
+            source = moved
+            s = self.scene.things[source[0]]
+            moved = [n for n in self.scene.movable() if n != s.name and (resting_on(self.scene.things[n], s)
+                                                                         or held_in(self.scene.things[n], s))]
+            if not moved:
+                raise GroundingError(f"there is nothing on the {s.name.replace('_', ' ')} to clear")
+        if not moved:
+            raise GroundingError(f"remove what? {' '.join(toks)!r}; {ADVICE}")
+        for name in moved:
+            self._goal(name, "ontop", self._default_support(name, []), [("off", (s,)) for s in source[:1]], False, False, False)
+        self.last = moved
+
+    def _pour(self, toks: list[str], at: int) -> None:
+        ments, rels, covered = self._relations(toks)
+        into = [m for m in ments if m.start > at and any(r[2] == "support" and r[1] <= m.start for r in rels)]
+        what = [m for m in ments if at < m.start and m not in into]
+        self._check_words(toks, covered, allowed=V.POUR | V.LIQUIDS)
+        if not into and toks[at] == "empty" and what:  # "empty the mug": onto the table
+            src = self._resolve(what[0], toks)[0]
+            contents = tuple(n for n, t in self.scene.things.items() if held_in(t, self.scene.things[src]))
+            self.goals.append(Goal(src, "pour", self.scene.table() or "table", contents=contents))
+            return
+        if not into:
+            raise GroundingError(f"pour into what? {' '.join(toks)!r}; {ADVICE}")
+        target = self._resolve(into[0], toks)[0]
+        names = [n for m in what for n in self._resolve(m, toks)]
+        if not names:
+            raise GroundingError(f"pour what into the {target.replace('_', ' ')}? {ADVICE}")
+        x = self.scene.things[names[0]]
+        holder = next((t.name for t in self.scene.things.values() if held_in(x, t) and not t.fixed), None)
+        if holder == target:  # already poured (a replan after the pour): the goal is that it stays there
+            self.goals.append(Goal(x.name, "inside", target))
+            self.last = [x.name]
+            return
+        src, contents = (holder, (x.name,)) if holder else (x.name, tuple(
+            n for n, t in self.scene.things.items() if held_in(t, x)))
+        self.goals.append(Goal(src, "pour", target, contents=contents))
+        self.upright_needed.add(target)
+        self.last = [src]
+
+    def _intention(self, toks: list[str]) -> None:
+        """The person's own plan: a container they will pour into must stand upright."""
+        ments, rels, covered = self._relations(toks)
+        self._check_words(toks, covered, allowed=V.POUR | V.LIQUIDS | V.ACTIONS, liquids_ok=True)
+        if set(toks) & V.POUR:
+            for _k, (_s, e, kind, _r) in enumerate(rels):
+                if kind == "support":
+                    target = next((m for m in ments if m.start >= e), None)
+                    if target is not None:
+                        self.upright_needed.update(self._resolve(target, toks))
+
