@@ -214,8 +214,10 @@ def test_help_teaches_with_an_example(command):
 def test_perception_bench_stopped_by_ctrl_c_writes_what_it_measured(tmp_path):
     proc = subprocess.Popen([sys.executable, "-m", "owl_bt.cli", "perception-bench", "--tasks", "berry1", "--seeds", "500",
                              "--out", str(tmp_path), "--json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    first = proc.stderr.readline()  # the first scene is done
-    proc.send_signal(signal.SIGINT)
+    first = proc.stderr.readline()
+    while first and not first.startswith("berry1-s0:"):  # past any warning printed while starting up
+        first = proc.stderr.readline()
+    proc.send_signal(signal.SIGINT)  # the first scene is done
     out, err = proc.communicate(timeout=120)
     assert first.startswith("berry1-s0:") and proc.returncode == 130, err
     assert err.strip().splitlines()[-1].startswith("owl-bt: perception-bench stopped by Ctrl-C after ")

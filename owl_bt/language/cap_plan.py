@@ -143,7 +143,7 @@ def _pick(model: PlanningModel, skills, pick: FixedStep, nxt: FixedStep | None, 
             res = skill.simulate(model, pick.op.args, params)
             if res.ok and nxt is not None:
                 fits = getattr(skills.get(nxt.op.name), "grasp_fits", None)
-                unfit = fits(model, pick.op.args[0]) if fits is not None else None
+                unfit = fits(model, nxt.op.args, next_checks) if fits is not None else None
                 after = _fixed(model, skills, nxt, next_checks) if unfit is None else Failure("plan", unfit)
                 if isinstance(after, GroundedStep):
                     return [GroundedStep(pick.op, params, res.commands, res.expected, k, checks), after]
