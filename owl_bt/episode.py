@@ -213,6 +213,11 @@ def _run_in(cfg: EpisodeConfig, task, skills, folder: RunFolder, on_tick) -> Epi
     last_failure = board.get("failure") or board.get("interruption")
     if verdict is None:  # a user scene: nothing to judge by but the robot's own account
         verdict = tasks.Verdict(declared, "no success detector for a user scene; success is the robot's own judgement")
+    elif not _same_words(cfg.instruction, task.instruction) and cfg.vlm != "oracle":
+        # a goal of the person's own on a task's scene: the task's detector judges the task's goal, not this
+        # one (the oracle answers the task's goal whatever the words)
+        verdict = tasks.Verdict(declared, "success is the robot's own judgement (the task's detector judges its own "
+                                          f"instruction, not this one; it says: {verdict.reason})")
     result = EpisodeResult(
         success=declared and verdict.success, declared_success=declared, detector_reason=verdict.reason,
         attempts=res.attempts, wall_s=wall, samples=services.counters["samples"], plan=plan,
@@ -300,3 +305,10 @@ def _jsonable(v):
     if isinstance(v, tuple | list):
         return [_jsonable(x) for x in v]
     return v
+
+
+def _same_words(a: str, b: str) -> bool:
+    """The same instruction up to case, spacing and a final full stop."""
+    def norm(t: str) -> str:
+        return " ".join(t.lower().split()).rstrip(".")
+    return norm(a) == norm(b)

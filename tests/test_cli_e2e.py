@@ -45,3 +45,14 @@ def test_tasks_lists_berry1():
     proc = owl("tasks")
     assert proc.returncode == 0
     assert "berry1" in proc.stdout and "light-grey region" in proc.stdout
+
+
+def test_a_goal_of_ones_own_on_a_task_scene_is_judged_by_the_robot(tmp_path):
+    """Citrus's detector wants both citrus on the plate; asked for the lemon only, the run succeeds
+    when the lemon is there, and says the task's detector was not the judge."""
+    proc = owl("run", "put the lemon onto the plate", "--task", "citrus", "--seed", "2", "--perception", "sim-state",
+               "--out", str(tmp_path / "r"), "--json", "-q")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    result = json.loads(proc.stdout)
+    assert result["success"] and "robot's own judgement" in result["detector"]
+    assert "orange is not resting on the plate" in result["detector"]  # what the task's detector would say
