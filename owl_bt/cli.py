@@ -9,6 +9,7 @@ import contextlib
 import json
 import os
 import sys
+import threading
 from pathlib import Path
 
 import typer
@@ -159,7 +160,14 @@ def run(
     else:
         print(f"success: {'true' if result.success else 'false'}")
     sys.stdout.flush()
-    raise typer.Exit(0 if result.success else (130 if result.interrupted else 1))
+    code = 0 if result.success else (130 if result.interrupted else 1)
+    if any(t.name == "owl-replan-prompt" and t.is_alive() for t in threading.enumerate()):
+        # a feedback prompt still blocked reading stdin (Ctrl-C at the prompt): the run folder is
+        # written and the output flushed; leave without the interpreter's shutdown, which would abort
+        # on the stdin lock that thread holds
+        sys.stderr.flush()
+        os._exit(code)
+    raise typer.Exit(code)
 
 
 @app.command("tasks")

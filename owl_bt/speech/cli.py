@@ -38,7 +38,11 @@ def hear_goal(typed: str, audio: Path | None, listen_mic: bool, asr: str, task: 
     err.print(f"heard ({heard.backend}, {heard.audio_s:.1f} s of audio): [bold]{heard.text}[/]", highlight=False)
     text = heard.text
     if interactive:
-        answer = err.input("Enter to plan this goal, or type the goal as it should be (n to stop): ").strip()
+        try:
+            answer = err.input("Enter to plan this goal, or type the goal as it should be (n to stop): ").strip()
+        except (EOFError, RuntimeError, OSError):  # stdin closed or at its end: nobody to confirm with
+            raise UsageError("--interactive needs someone at the terminal to confirm the spoken goal, and "
+                             "standard input is closed") from None
         if answer.lower() in ("n", "no"):
             raise UsageError("the spoken goal was not confirmed")
         if answer:
