@@ -213,7 +213,8 @@ def test_help_teaches_with_an_example(command):
 
 def test_perception_bench_stopped_by_ctrl_c_writes_what_it_measured(tmp_path):
     proc = subprocess.Popen([sys.executable, "-m", "owl_bt.cli", "perception-bench", "--tasks", "berry1", "--seeds", "500",
-                             "--out", str(tmp_path), "--json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                             "--out", str(tmp_path), "--json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=_sigint_default)
     first = proc.stderr.readline()
     while first and not first.startswith("berry1-s0:"):  # past any warning printed while starting up
         first = proc.stderr.readline()
@@ -258,3 +259,9 @@ def test_the_bench_bar_shows_a_failure_as_text():
     with BenchProgress(console, "owl", 2, 0, 0) as bar:
         bar({"task": "berry1", "seed": 0, "success": False, "failure": "x [/bold] y"}, Outcome(total=2, new=1))
     assert "berry1 s0 failed: x [/bold] y" in console.file.getvalue()
+
+
+def _sigint_default() -> None:
+    """In the child: Ctrl-C as a terminal delivers it (pytest-xdist workers ignore SIGINT, and an
+    ignored SIGINT is inherited, so Python would install no KeyboardInterrupt handler)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
