@@ -295,6 +295,14 @@ class RobotModel:
         for j, m in self.fingers.items():
             p.resetJointState(self.body, j, angle * m, physicsClientId=self.cid)
 
+    def finger_links(self) -> tuple[set[int], set[int]]:
+        """The link indices of the left and the right finger (outer and inner finger, pad): an object
+        touching both sides after a close is held."""
+        names = {p.getJointInfo(self.body, j, physicsClientId=self.cid)[12].decode(): j
+                 for j in range(p.getNumJoints(self.body, physicsClientId=self.cid))}
+        return tuple({names[f"{side}_{n}"] for n in ("inner_finger", "inner_finger_pad", "outer_finger")}
+                     for side in ("left", "right"))
+
     def arm_q(self) -> tuple[float, ...]:
         return tuple(s[0] for s in p.getJointStates(self.body, self.arm, physicsClientId=self.cid))
 

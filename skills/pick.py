@@ -16,7 +16,6 @@ import math
 import numpy as np
 import pybullet as p
 
-from owl_bt.state import Pose
 from owl_bt.tamp.operators import CONTAINER_CATEGORIES, OperatorSchema
 from owl_bt.tamp.planning_model import PlanningModel
 from sim.bullet import to_bullet
@@ -126,14 +125,12 @@ class PickSkill(Skill):
         approach = straight(model, q_pre, q_grasp, ignore=(o,))
         if approach is None or cuts_into(model, o, approach, angle):
             return Outcome.fail(f"the approach to {o} is blocked", o)
-        # the fingers close symmetrically: o slides onto the middle of the hand as they do
-        shift = centring_shift(model, o, q_grasp)
+        # The fingers close under physics, as the arm's do: o slides onto the middle of the hand and
+        # turns between the pads, and the plan goes on from the grasp it really ends up in.
         model.set_arm(q_grasp)
-        if math.hypot(*shift) > 0.001:
-            pose = model.pose(o)
-            model.set_pose(o, Pose(pose.x + shift[0], pose.y + shift[1], pose.z, *pose.euler))
         supports = touching_now(model, o)
-        model.attach(o, angle=model.robot.angle_for_opening(width))
+        if not model.grip(o, q_grasp, angle):
+            return Outcome.fail(f"the closing fingers would push {o} away instead of holding it", o)
         q_lift = reach(model, raised(target, LIFT), seed=q_grasp)
         if q_lift is None:
             return Outcome.fail(f"cannot lift {o} straight up", o)
@@ -216,23 +213,3 @@ def _fit_between_pads(model: PlanningModel, o: str, q: tuple[float, ...], angle:
     if min(skew) > CENTRING_TOL:
         return f"{o} sits {min(skew) * 100:.0f} cm off the middle of the fingers at this grasp", 0.0
     return None, min(widths)
-
-
-def centring_shift(model: PlanningModel, o: str, q: tuple[float, ...]) -> tuple[float, float, float]:
-    """How far (world frame, m; horizontal part only) o slides as the two fingers close on it
-    symmetrically at q: its middle between the pads moves onto the TCP's closing line. Zero when the
-    rays between the open pads do not find o on both sides."""
-    model.set_arm(q)
-    cid, target = model.cid, model.bodies[o]
-    model.robot.reset_fingers(0.0)
-    tcp, tquat = model.robot.tcp_pose()
-    closing = p.getMatrixFromQuaternion(tquat)[0::3]
-    half = (model.robot.opening() - PAD_ORIGIN_OFFSET) / 2 - 0.006
-    pa = tuple(tcp[i] + closing[i] * half for i in range(3))
-    pb = tuple(tcp[i] - closing[i] * half for i in range(3))
-    p.performCollisionDetection(physicsClientId=cid)
-    ha, hb = p.rayTestBatch([pa, pb], [pb, pa], physicsClientId=cid)
-    if ha[0] != target or hb[0] != target:
-        return (0.0, 0.0, 0.0)
-    d = (ha[2] - hb[2]) * half  # > 0 when o sits nearer the − pad, which then pushes it towards +
-    return (closing[0] * d, closing[1] * d, 0.0)

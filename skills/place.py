@@ -28,6 +28,7 @@ from skills.motions import APPROACH, backed, cuts_into, pointing_down, raised, r
 
 REST_SPEED = 0.02  # m/s: slower than this after settling counts as at rest
 CAVITY_SHARE = 0.8  # share of place_inside samples drawn over the container's opening (the rest: its box)
+CONTENTS_TRIES = 20  # spots drawn in a container's opening to find one clear of what is already inside
 KEEP_SHARE = 0.5  # share of samples that keep the hanging orientation (the rest try resting faces)
 # Resting faces of a box-like body as (roll, pitch) in its own frame: +z up, upside down, on each side.
 FACES = ((0.0, 0.0), (math.pi, 0.0), (0.0, math.pi / 2), (0.0, -math.pi / 2), (math.pi / 2, 0.0), (-math.pi / 2, 0.0))
@@ -55,14 +56,24 @@ class _PlaceSkill(Skill):
         params = {"face": face, "dyaw": rng.uniform(-math.pi, math.pi), "clearance": drop}
         lo, hi = state.get(s).aabb()
         cavity = model.cavity(s) if self.inside else None
+        if cavity is not None and not self._fits_opening(obj, params, cavity):
+            # into an opening: only orientations whose footprint passes through it (a knife on end)
+            fitting = [f for f in (None, *range(len(FACES))) if self._fits_opening(obj, {**params, "face": f}, cavity)]
+            if fitting:
+                params["face"] = fitting[int(rng.integers(len(fitting)))]
         if self.inside:  # keep the object's footprint (in its new orientation) off the walls
             olo, ohi = obj.moved(from_bullet(obj.pose.position, target_orientation(obj, params))).aabb()
             mx, my = (ohi[0] - olo[0]) / 2 + 0.005, (ohi[1] - olo[1]) / 2 + 0.005
         if cavity is not None and rng.random() < CAVITY_SHARE:  # over the container's opening, off its wall
             floor, radius, _ = cavity
             reach_r = max(0.0, radius - max(mx, my) - 0.005)
-            r, a = reach_r * math.sqrt(rng.random()), rng.uniform(-math.pi, math.pi)
-            params["x"], params["y"] = floor[0] + r * math.cos(a), floor[1] + r * math.sin(a)
+            inside = [state.get(n).aabb() for n in model.objects if n not in (o, s) and model.in_cavity(n, s)]
+            for _ in range(CONTENTS_TRIES):  # beside what is already in there (a knife next to the fork)
+                r, a = reach_r * math.sqrt(rng.random()), rng.uniform(-math.pi, math.pi)
+                params["x"], params["y"] = floor[0] + r * math.cos(a), floor[1] + r * math.sin(a)
+                if not any(b[0][0] < params["x"] + mx and params["x"] - mx < b[1][0]
+                           and b[0][1] < params["y"] + my and params["y"] - my < b[1][1] for b in inside):
+                    break
             return params
         else:  # keep the centre 1.5 cm (at most a quarter of the surface) in from the edge
             mx = my = min(0.015, (hi[0] - lo[0]) / 4, (hi[1] - lo[1]) / 4)
@@ -85,6 +96,9 @@ class _PlaceSkill(Skill):
         if not model.step_checks or state.get(o).shape == "sphere":
             return params
         options = [None, *range(len(FACES))]
+        cavity = model.cavity(s) if self.inside else None
+        if cavity is not None:  # into an opening: only what passes through it is worth judging
+            options = [f for f in options if self._fits_opening(state.get(o), {**params, "face": f}, cavity)] or options
         for k in rng.permutation(len(options)):
             face = options[int(k)]
             resting = state.with_pose(o, self._resting_pose(state, o, s, {**params, "face": face}))
@@ -107,6 +121,9 @@ class _PlaceSkill(Skill):
         faces = [f for f in (None, *range(len(FACES)))
                  if all(check(state.with_pose(o, self._resting_pose(state, o, s, {"face": f, "dyaw": 0.0, "x": x, "y": y})))
                         for _, check in checks)]
+        cavity = model.cavity(s) if self.inside else None
+        if cavity is not None:  # into an opening: only the orientations that pass through it
+            faces = [f for f in faces if self._fits_opening(state.get(o), {"face": f, "dyaw": 0.0}, cavity)] or faces
         if not faces:
             return None
         wanted = [self._resting_pose(state, o, s, {"face": f, "dyaw": float(d), "x": x, "y": y})
@@ -123,6 +140,14 @@ class _PlaceSkill(Skill):
         finally:
             model.set_arm(q0)
         return f"from this grasp {o} cannot be set down on {s} the way the next step needs"
+
+    @staticmethod
+    def _fits_opening(obj: ObjectState, params: dict, cavity) -> bool:
+        """Does obj, turned as `params` say (face, dyaw), have a horizontal footprint (its box, world
+        axes) that passes through the container opening `cavity` (PlanningModel.cavity) with 5 mm
+        to spare on each side?"""
+        olo, ohi = obj.moved(from_bullet(obj.pose.position, target_orientation(obj, params))).aabb()
+        return math.hypot(ohi[0] - olo[0], ohi[1] - olo[1]) <= 2 * cavity[1] - 0.01
 
     def _into_opening(self, model: PlanningModel, state, o: str, s: str, params: dict) -> dict:
         """Into a container with an opening: a spot the guided sampler drew inside the container's

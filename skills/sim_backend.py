@@ -44,11 +44,7 @@ class SimArmBackend:
         self._stop = threading.Event()
         self.fault: str | None = None  # the fault the arm reports (it refuses commands until cleared)
         self.realtime = realtime
-        body = self.robot.body
-        names = {p.getJointInfo(body, j, physicsClientId=world.cid)[12].decode(): j
-                 for j in range(p.getNumJoints(body, physicsClientId=world.cid))}
-        self._left = {names[n] for n in ("left_inner_finger", "left_inner_finger_pad", "left_outer_finger")}
-        self._right = {names[n] for n in ("right_inner_finger", "right_inner_finger_pad", "right_outer_finger")}
+        self._left, self._right = self.robot.finger_links()
 
     def state(self) -> RobotState:
         return self.world.robot_state(self.held)

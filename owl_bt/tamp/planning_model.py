@@ -15,7 +15,7 @@ from owl_bt.state import ObjectState, Pose, RobotState, WorldState
 from sim.bullet import body_pose, connect, to_bullet
 from sim.catalog import spec_for_state
 from sim.objects import part_points, spawn
-from sim.robot import DEFAULT_ROBOT, RobotModel
+from sim.robot import DEFAULT_ROBOT, FINGER_CLOSED, RobotModel
 from sim.world import TIME_STEP
 
 SPILL_TILT = 0.6  # radians a container carrying something may tilt on the way before it spills
@@ -29,6 +29,7 @@ Transform = tuple[tuple[float, float, float], tuple[float, float, float, float]]
 PLANNING_BOX = ((-0.28, -0.68, -0.01), (0.98, 0.68, 0.95))
 GRIP_ANGLE = 0.5  # rad: the fingers of a hand holding something whose grip was not measured
 OPEN_S, RETREAT_S = 0.6, 0.3  # seconds a release takes: fingers opening, then backing out
+CLOSE_S, CLOSE_FORCE = 0.8, 60.0  # a grip: seconds the fingers close for, and their force (N), as the arm's
 
 
 class PlanningModel:
@@ -68,6 +69,7 @@ class PlanningModel:
         if world.robot and world.robot.held in self.bodies:  # already in the hand: keep the observed grasp
             self.attach(world.robot.held)
         self.limits = self.robot.limits
+        self._fingers = self.robot.finger_links()
         self._arm_links = tuple(range(0, self.robot.tcp + 1))
         self._base_links = self.robot.base_links  # base, shoulder, upper arm
 
@@ -197,6 +199,7 @@ class PlanningModel:
             for k, (pos, quat) in enumerate(poses):
                 if arm is not None:
                     self.robot.reset_arm(arm[k])
+                    self.robot.command_arm(arm[k])
                 p.changeConstraint(cons, pos, quat, maxForce=5000.0, physicsClientId=self.cid)
                 for _ in range(per):
                     p.stepSimulation(physicsClientId=self.cid)
@@ -259,6 +262,27 @@ class PlanningModel:
     def within_limits(self, q: tuple[float, ...] | list[float]) -> bool:
         return all(lo <= v <= hi for v, (lo, hi) in zip(q, self.limits, strict=True))
 
+    def grip(self, o: str, q: tuple[float, ...], angle: float = 0.0) -> bool:
+        """Close the fingers on `o` the way the arm does, with physics running: the arm held at q
+        (radians), the fingers from `angle` (rad; 0 = open, more when pre-shaped) closed with
+        CLOSE_FORCE for CLOSE_S. `o` slides onto the middle of the hand and turns between the pads as
+        it would for real (a fork lying flat tips as the fingertips swing under it), and the grasp
+        transform is the one the object ends up in. Holds `o` (attach) and returns True when it
+        touches both fingers; else leaves the hand closed on nothing and returns False."""
+        self.set_arm(q)
+        self.robot.command_arm(q)  # the motors hold q too (a stale target would jerk the hand every step)
+        self.robot.reset_fingers(angle)
+        self.robot.command_fingers(FINGER_CLOSED, force=CLOSE_FORCE)
+        for _ in range(int(CLOSE_S / TIME_STEP)):
+            self.robot.reset_arm(q)
+            p.stepSimulation(physicsClientId=self.cid)
+        left, right = self._fingers
+        links = {c[3] for c in p.getContactPoints(self.robot.body, self.bodies[o], physicsClientId=self.cid)}
+        if not (links & left and links & right):
+            return False
+        self.attach(o, angle=self.robot.finger_angle())
+        return True
+
     def release(self, q_place: tuple[float, ...], q_back: tuple[float, ...]) -> None:
         """Let go of the held object the way the arm does, with physics running: the fingers open
         from the grip angle over OPEN_S with the arm still at q_place, then the hand backs out along
@@ -266,6 +290,7 @@ class PlanningModel:
         rim push or drag it here as they would for real (an instant release followed by a teleported
         hand predicted a stood-up mug that then came to rest 8–10 cm away). Joint values in radians."""
         self.set_arm(q_place)
+        self.robot.command_arm(q_place)  # the motors hold the arm too (a stale target would jerk the hand)
         self.held, self.grasp, self.carried = None, None, {}
         self.robot.reset_fingers(self.grip_angle)
         self.robot.command_fingers(0.0)
@@ -274,7 +299,9 @@ class PlanningModel:
             p.stepSimulation(physicsClientId=self.cid)
         n = max(1, int(RETREAT_S / TIME_STEP))
         for i in range(1, n + 1):
-            self.robot.reset_arm(tuple(a + (b - a) * i / n for a, b in zip(q_place, q_back, strict=True)))
+            q = tuple(a + (b - a) * i / n for a, b in zip(q_place, q_back, strict=True))
+            self.robot.reset_arm(q)
+            self.robot.command_arm(q)
             p.stepSimulation(physicsClientId=self.cid)
 
     def settle(self, seconds: float = 0.6) -> None:
