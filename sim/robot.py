@@ -322,13 +322,17 @@ class RobotModel:
         return s[4], s[5]
 
     # -- motor control (physics) -----------------------------------------------------------
-    def command_arm(self, q: tuple[float, ...] | list[float], max_velocity: float = 2.0) -> None:
-        """Position targets (rad); each joint no faster than max_velocity or its own limit (rad/s)."""
+    def command_arm(self, q: tuple[float, ...] | list[float], max_velocity: float = 2.0,
+                    velocities: tuple[float, ...] | None = None) -> None:
+        """Position targets (rad); each joint no faster than max_velocity or its own limit (rad/s),
+        or than its entry of `velocities` (rad/s) when given — joints slowed in proportion to how
+        far each has to go arrive together, so the arm moves along the straight joint-space segment."""
         gain = {} if self.spec.position_gain is None else {"positionGain": self.spec.position_gain}
-        for j, v, vmax in zip(self.arm, q, self.spec.velocity_limits, strict=True):
+        velocities = velocities or (max_velocity,) * len(self.arm)
+        for j, v, vmax, vj in zip(self.arm, q, self.spec.velocity_limits, velocities, strict=True):
             p.setJointMotorControl2(
                 self.body, j, p.POSITION_CONTROL, targetPosition=v, force=300.0,
-                maxVelocity=min(max_velocity, vmax), physicsClientId=self.cid, **gain,
+                maxVelocity=min(max_velocity, vmax, vj), physicsClientId=self.cid, **gain,
             )
 
     def command_fingers(self, angle: float, force: float = 40.0) -> None:

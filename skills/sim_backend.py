@@ -28,7 +28,31 @@ class ArmFaulted(ArmFault):
 
 JOINT_TOL = 0.01  # radians: a waypoint counts as reached within this
 WAYPOINT_TIMEOUT = 3.0  # seconds of simulated time per waypoint
+MAX_SPEED = 1.5  # rad/s: the fastest any joint is driven (below every joint's limit)
+MIN_SPEED = 0.05  # rad/s a joint may always move at in a synchronised move, to hold its place
 STALL_STEPS = 48  # physics steps (0.2 s) without joint motion: a guarded move has met resistance
+
+
+def corners(start: Sequence[float], waypoints: Sequence[Sequence[float]], tol: float = 1e-3) -> list[int]:
+    """Indices of the waypoints where a joint-space path from `start` turns (the last always kept):
+    the points in between lie on the straight segment from one corner to the next within `tol`
+    radians (a path densified for collision checking and the guard's jump limit comes back to its
+    vertices)."""
+    pts = [tuple(start), *(tuple(q) for q in waypoints)]
+    out, a = [], 0
+    for b in range(2, len(pts)):
+        seg = [y - x for x, y in zip(pts[a], pts[b], strict=True)]
+        norm = sum(v * v for v in seg) or 1.0
+        for k in range(a + 1, b):  # every point skipped so far stays on the segment a → b
+            rel = [y - x for x, y in zip(pts[a], pts[k], strict=True)]
+            t = sum(r * v for r, v in zip(rel, seg, strict=True)) / norm
+            if not 0.0 <= t <= 1.0 or max(abs(r - t * v) for r, v in zip(rel, seg, strict=True)) > tol:
+                out.append(b - 2)  # pts[b - 1] is waypoints[b - 2]
+                a = b - 1
+                break
+    if waypoints:
+        out.append(len(waypoints) - 1)
+    return out
 
 
 class SimArmBackend:
@@ -93,11 +117,24 @@ class SimArmBackend:
         quietly where the arm stalls against something (a held object meeting its support)."""
         self._refuse_in_fault()
         start = self.world.steps
+        # Each straight stretch of the path is one synchronised move to its corner, at its time.
+        keep = corners(self.robot.arm_q(), waypoints)
+        if times is not None:
+            times = [times[k] for k in keep]
+        waypoints = [tuple(waypoints[k]) for k in keep]
+        t_prev = 0.0
         for i, q in enumerate(waypoints):
-            self.robot.command_arm(q, max_velocity=1.5)
+            now = self.robot.arm_q()
+            far = max(abs(a - b) for a, b in zip(q, now, strict=True))
+            span = max(far / MAX_SPEED, (times[i] - t_prev) if times is not None else 0.0, TIME_STEP)
+            t_prev = times[i] if times is not None else t_prev
+            self.robot.command_arm(q, max_velocity=MAX_SPEED,
+                                   velocities=tuple(max(MIN_SPEED, abs(a - b) / span) for a, b in zip(q, now, strict=True)))
             self.robot.command_fingers(self._finger_target(), force=60.0)
             still = 0
-            for _ in range(int(WAYPOINT_TIMEOUT / TIME_STEP)):
+            for n in range(int((WAYPOINT_TIMEOUT + span) / TIME_STEP)):
+                if n == int(span / TIME_STEP):  # the move's time is up: close the last gap at full speed
+                    self.robot.command_arm(q, max_velocity=MAX_SPEED)
                 before = self.robot.arm_q()
                 self._step()
                 now = self.robot.arm_q()
