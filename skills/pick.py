@@ -127,10 +127,9 @@ class PickSkill(Skill):
             return Outcome.fail(f"the approach to {o} is blocked", o)
         # The fingers close under physics, as the arm's do: o slides onto the middle of the hand and
         # turns between the pads, and the plan goes on from the grasp it really ends up in.
-        model.set_arm(q_grasp)
-        supports = touching_now(model, o)
         if not model.grip(o, q_grasp, angle):
             return Outcome.fail(f"the closing fingers would push {o} away instead of holding it", o)
+        supports = touching_now(model, o)  # what it rests on once gripped (it may have settled onto it)
         q_lift = reach(model, raised(target, LIFT), seed=q_grasp)
         if q_lift is None:
             return Outcome.fail(f"cannot lift {o} straight up", o)
