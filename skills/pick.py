@@ -16,6 +16,7 @@ import math
 import numpy as np
 import pybullet as p
 
+from owl_bt.state import Pose
 from owl_bt.tamp.operators import CONTAINER_CATEGORIES, OperatorSchema
 from owl_bt.tamp.planning_model import PlanningModel
 from sim.bullet import to_bullet
@@ -30,6 +31,7 @@ SIDE_MIN_HEIGHT = 0.06  # metres
 FINGERTIP_DROP = 0.018  # metres the closed fingertips reach below the TCP (the Robotiq's swing)
 SLANT_TOL = 0.006  # metres the object's middle may shift across the pads' width
 PAD_SPAN = 0.006  # metres either side of the pads' centre line that the object must fill
+GRIP_TURN_MAX = math.radians(8)  # an object the closing fingers turn by more than this is not grasped there
 CENTRING_TOL = 0.012  # metres: how far the two fingers' distances to the object may differ
 
 
@@ -127,8 +129,12 @@ class PickSkill(Skill):
             return Outcome.fail(f"the approach to {o} is blocked", o)
         # The fingers close under physics, as the arm's do: o slides onto the middle of the hand and
         # turns between the pads, and the plan goes on from the grasp it really ends up in.
+        before = model.pose(o)
         if not model.grip(o, q_grasp, angle):
             return Outcome.fail(f"the closing fingers would push {o} away instead of holding it", o)
+        turn = _turn(before, model.pose(o))
+        if turn > GRIP_TURN_MAX and obj.shape != "sphere":  # a pinch that twists the object: where it ends up is chance, not plan
+            return Outcome.fail(f"the closing fingers would turn {o} by {math.degrees(turn):.0f}°", o)
         supports = touching_now(model, o)  # what it rests on once gripped (it may have settled onto it)
         q_lift = reach(model, raised(target, LIFT), seed=q_grasp)
         if q_lift is None:
@@ -212,3 +218,9 @@ def _fit_between_pads(model: PlanningModel, o: str, q: tuple[float, ...], angle:
     if min(skew) > CENTRING_TOL:
         return f"{o} sits {min(skew) * 100:.0f} cm off the middle of the fingers at this grasp", 0.0
     return None, min(widths)
+
+
+def _turn(a: Pose, b: Pose) -> float:
+    """The angle (radians) between two orientations."""
+    qa, qb = to_bullet(a)[1], to_bullet(b)[1]
+    return 2.0 * math.acos(min(1.0, abs(sum(x * y for x, y in zip(qa, qb, strict=True)))))

@@ -26,7 +26,9 @@ class ArmFaulted(ArmFault):
     """The arm reported a fault and holds still; it refuses commands until the fault is cleared
     (`clear_fault()`), then it can go on (a recoverable fault, unlike the hardware ones of skills.faults)."""
 
-JOINT_TOL = 0.01  # radians: a waypoint counts as reached within this
+JOINT_TOL = 0.01  # radians: a corner on the way counts as reached within this
+FINAL_TOL = 0.002  # radians: the end of a trajectory (a grasp, a release) is reached this closely — 0.01 rad
+# at the shoulder is 5 mm at the fingertips, enough to pinch a knife lying flat elsewhere than planned
 WAYPOINT_TIMEOUT = 3.0  # seconds of simulated time per waypoint
 MAX_SPEED = 1.5  # rad/s: the fastest any joint is driven (below every joint's limit)
 MIN_SPEED = 0.05  # rad/s a joint may always move at in a synchronised move, to hold its place
@@ -138,7 +140,7 @@ class SimArmBackend:
                 before = self.robot.arm_q()
                 self._step()
                 now = self.robot.arm_q()
-                if max(abs(a - b) for a, b in zip(now, q, strict=True)) < JOINT_TOL:
+                if max(abs(a - b) for a, b in zip(now, q, strict=True)) < (FINAL_TOL if i == len(waypoints) - 1 else JOINT_TOL):
                     break
                 still = still + 1 if max(abs(a - b) for a, b in zip(now, before, strict=True)) < 1e-4 else 0
                 if guarded and still > STALL_STEPS:
@@ -212,8 +214,17 @@ class SimArmBackend:
             parentFrameOrientation=rel_quat, physicsClientId=cid,
         )
         p.changeConstraint(self._constraint, maxForce=200.0, physicsClientId=cid)
+        # The grip holds it now: the fingers, still pressed into it, no longer push it about (they
+        # turned a pinched knife 14° in the hand as it was lifted, where the planned grasp is rigid).
+        self._fingers_touch(oid, False)
         self._hold_angle = self.robot.finger_angle()
         self.held = name
+
+    def _fingers_touch(self, oid: int, enable: bool) -> None:
+        cid = self.world.cid
+        for link in self.robot.gripper_links:
+            for part in range(-1, p.getNumJoints(oid, physicsClientId=cid)):  # the object's base and parts
+                p.setCollisionFilterPair(self.robot.body, oid, link, part, int(enable), physicsClientId=cid)
 
     def held_corners(self) -> list[tuple[float, float, float]] | None:
         """The held object's bounding-box corners in the TCP frame (m, 8 × 3), for the safety guard."""
@@ -228,5 +239,6 @@ class SimArmBackend:
     def _detach(self) -> None:
         if self._constraint is not None:
             p.removeConstraint(self._constraint, physicsClientId=self.world.cid)
+            self._fingers_touch(self.world.body_id(self.held), True)
         self._constraint = None
         self.held = None

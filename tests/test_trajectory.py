@@ -9,7 +9,7 @@ import pytest
 from owl_bt.tamp.motion import densify
 from sim.robot import HOME
 from sim.world import SimWorld
-from skills.sim_backend import JOINT_TOL, SimArmBackend, corners
+from skills.sim_backend import FINAL_TOL, SimArmBackend, corners
 
 
 def _turning_path() -> tuple[tuple[float, ...], tuple[float, ...], list[tuple[float, ...]]]:
@@ -45,7 +45,7 @@ def test_a_path_with_a_turn_is_followed_along_its_segments(dense: bool):
 
         world.step = watched
         backend.execute_trajectory(path)
-        assert max(abs(a - b) for a, b in zip(world.robot.arm_q(), end, strict=True)) < JOINT_TOL
+        assert max(abs(a - b) for a, b in zip(world.robot.arm_q(), end, strict=True)) < FINAL_TOL
         assert worst[0] < 0.03, f"the arm left the planned segments by {worst[0]:.3f} rad"
     finally:
         world.close()

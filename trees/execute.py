@@ -31,6 +31,10 @@ POSE_TOLERANCE_MAX = 0.10  # metres: beyond this the object went somewhere else 
 SETTLE_S = 0.5  # seconds the arm holds still after a step before the scene is observed
 LOOK_AGAIN_S = 1.0  # seconds more before a second look, when the first finds the step's effects off
 GRASP_TOLERANCE = 0.05  # metres (xy): a held object farther than this from its planned pose slipped in the grasp
+GRASP_TURN_TOLERANCE = 25.0  # degrees: a held object (not a ball) turned more than this sits in another grasp
+# Perception sources whose orientation of a held object is trusted for that: the camera pipeline's is
+# not (the fingers hide much of it, and a symmetric shape's fit can turn freely about its axis).
+ORIENTATION_SOURCES = frozenset({"sim-state"})
 # (the camera places an object the fingers hide between them until it sees it: allow for that)
 MOVED_TOLERANCE = 0.04  # metres: an object not yet acted on seen this far from where the attempt saw it was moved
 # (two looks at a still object differ by much less; a knock moves it 5 cm or more)
@@ -224,6 +228,12 @@ class Execute(WorkerBehaviour):
             if name == should_hold and drift > GRASP_TOLERANCE:
                 return Failure("monitor", f"{name} sits {drift * 100:.0f} cm off the planned grasp", str(step.op), (name,),
                                {"pose": got.rounded(), "planned": pose.rounded()}, kind=POSTCONDITION)
+            turn = _angle(got, pose)
+            if (name == should_hold and turn > GRASP_TURN_TOLERANCE and obs.get(name).shape != "sphere"
+                    and obs.source in ORIENTATION_SOURCES):
+                # turned in the fingers: the places after were planned for the grasp it was meant to have
+                return Failure("monitor", f"{name} sits turned {turn:.0f}° from the planned grasp", str(step.op), (name,),
+                               {"pose": got.rounded(), "planned": pose.rounded()}, kind=POSTCONDITION)
             if name == should_hold:
                 continue
             if failed or err > POSE_TOLERANCE_MAX:
@@ -274,12 +284,17 @@ class Execute(WorkerBehaviour):
         return py_trees.common.Status.SUCCESS
 
 
-def _turned(got, planned) -> str:
-    """', turned N° from the planned orientation' when the object is seen turned by over 20°, else ''."""
+def _angle(got, planned) -> float:
+    """The angle (degrees) between two poses' orientations."""
     import pybullet as p
 
     qa, qb = p.getQuaternionFromEuler(got.euler), p.getQuaternionFromEuler(planned.euler)
-    angle = math.degrees(2.0 * math.acos(min(1.0, abs(sum(a * b for a, b in zip(qa, qb, strict=True))))))
+    return math.degrees(2.0 * math.acos(min(1.0, abs(sum(a * b for a, b in zip(qa, qb, strict=True))))))
+
+
+def _turned(got, planned) -> str:
+    """', turned N° from the planned orientation' when the object is seen turned by over 20°, else ''."""
+    angle = _angle(got, planned)
     return f", turned {angle:.0f}° from the planned orientation" if angle > 20 else ""
 
 
