@@ -57,6 +57,8 @@ class PourSkill(Skill):
         o = args[0]
         if (model.carried or model.contents(o)) and _hand_over_mouth(model, o):
             return f"the hand would cover the mouth of {o} for the pour"
+        if (model.carried or model.contents(o)) and _finger_inside(model, o):
+            return f"a finger inside {o} would trap what is to be poured out"
         return None
 
     def sample(self, model: PlanningModel, args: tuple[str, ...], rng: np.random.Generator) -> dict:
@@ -132,9 +134,10 @@ class PourSkill(Skill):
         if left_inside:
             return Outcome.fail(f"{', '.join(left_inside)} stays inside {o} when it is tilted", o)
         times = tuple(step * (k + 1) for k in range(len(waypoints) - 1))
-        times = times[:-1] + (times[-1] + DWELL_SECONDS,)
-        # Where the contents land is judged by the generated checkers, not by a planned pose.
-        return Outcome(ok=True, commands=[Move(path), Move(tuple(waypoints[1:]), times)])
+        # Tilt at the planned pace, then hold the last tilt while the contents fall out. Where they
+        # land is judged by the generated checkers, not by a planned pose.
+        return Outcome(ok=True, commands=[Move(path), Move(tuple(waypoints[1:]), times),
+                                          Move((waypoints[-1],), (DWELL_SECONDS,))])
 
 
 def _lerp(waypoints: list[tuple[float, ...]], at: float) -> tuple[float, ...]:
@@ -156,3 +159,19 @@ def _hand_over_mouth(model: PlanningModel, o: str) -> bool:
     end = (floor[0], floor[1], floor[2] + depth + 0.15)
     hit = p.rayTest(start, end, physicsClientId=model.cid)[0]
     return hit[0] == model.robot.body
+
+
+def _finger_inside(model: PlanningModel, o: str) -> bool:
+    """Does a finger reach into the held container's cavity (a grasp by the rim with one finger
+    inside: a golf ball wedges between it and the wall instead of rolling out)? Rays up the cavity
+    at its axis and at half and 0.8 of its inner radius, from just over the floor to the rim; False
+    when o has no known opening or is not upright now."""
+    cavity = model.cavity(o)
+    if cavity is None:
+        return False
+    (fx, fy, fz), radius, depth = cavity
+    spots = [(fx, fy)] + [(fx + k * radius * math.cos(a), fy + k * radius * math.sin(a))
+                          for k in (0.5, 0.8) for a in np.linspace(0, 2 * math.pi, 8, endpoint=False)]
+    hits = p.rayTestBatch([(x, y, fz + 0.005) for x, y in spots], [(x, y, fz + depth) for x, y in spots],
+                          physicsClientId=model.cid)
+    return any(h[0] == model.robot.body for h in hits)
