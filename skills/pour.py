@@ -74,8 +74,18 @@ class PourSkill(Skill):
             "y": rng.uniform(lo[1], max(lo[1], hi[1])),
             "z": hi[2] + rng.uniform(1.0, 2.0) * height,
             "dyaw": rng.uniform(-math.pi, math.pi),
-            "tilt": rng.uniform(-math.pi, math.pi),
+            "tilt": self._tilt(model, o, rng),
         }
+
+    @staticmethod
+    def _tilt(model: PlanningModel, o: str, rng: np.random.Generator) -> float:
+        """A tilt (radians, about a horizontal axis): for a container with something in it, one that
+        turns its mouth below the horizon (anything less cannot empty it: no sample spent on it);
+        otherwise any."""
+        if not (model.carried or model.contents(o)):
+            return float(rng.uniform(-math.pi, math.pi))
+        least = math.acos(-MIN_MOUTH_DOWN) + 0.05
+        return float(rng.choice((-1.0, 1.0)) * rng.uniform(least, math.pi))
 
     def simulate(self, model: PlanningModel, args: tuple[str, ...], params: dict) -> Outcome:
         o, t = args
