@@ -206,6 +206,7 @@ def _run_in(cfg: EpisodeConfig, task, skills, folder: RunFolder, on_tick) -> Epi
             hardware.close()
     board = res.blackboard
     executed = list(board.get("executed") or [])
+    _refuse_unknown_object(board, res, executed, folder)
     plan = board["plan"].actions() if board.get("plan") else []
     plan = plan or executed  # the last attempt found the goal already done: report what was done
     constraints = board.get("constraints")
@@ -250,6 +251,16 @@ def _run_in(cfg: EpisodeConfig, task, skills, folder: RunFolder, on_tick) -> Epi
     folder.log.info("end", **result.summary())
     result.run_dir = folder.finish()
     return result
+
+
+def _refuse_unknown_object(board, res, executed: list[str], folder: RunFolder) -> None:
+    """A first attempt that ended because the instruction names an object the scene lacks (and did
+    nothing): a usage error naming it and the scene's objects (exit 2), and no run folder."""
+    failure = board.get("failure")
+    if (res.status.name != "SUCCESS" and not res.interrupted and res.attempts == 1 and not executed and failure is not None
+            and failure.observed.get("unknown_object")):
+        folder.discard()
+        raise UsageError(failure.reason)
 
 
 def _after_step(task, world: SimWorld, injector: FaultInjector | None):
