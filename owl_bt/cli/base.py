@@ -14,6 +14,7 @@ app = typer.Typer(
     add_completion=False,
     no_args_is_help=True,
     pretty_exceptions_enable=False,
+    rich_markup_mode=None,
     help=(
         "owl-bt: tell a robot arm what to do in plain words; it plans with generated constraints and a "
         "task-and-motion planner, and a behaviour tree runs it.\n\n"

@@ -10,13 +10,13 @@ import typer
 from rich.markup import escape
 
 from owl_bt.cli.base import app, err, fail, out
-from owl_bt.errors import OwlError
+from owl_bt.errors import OwlError, UsageError
 
 
 @app.command()
 def bench(
     method: str = typer.Option("owl", "--method", "-m", help=(
-        "Method (SPEC §8.1): owl (the full method), no-disc, no-cont, no-back, no-sample, direct, cap, cap-sample "
+        "Method: owl (the full method), no-disc, no-cont, no-back, no-sample, direct, cap, cap-sample "
         "or oracle (hand-written answers).")),
     tasks: str = typer.Option("all", "--tasks", "-t", help="'all' or a comma list of tasks (see `owl-bt tasks`)."),
     seeds: int | None = typer.Option(None, "--seeds", "-n", help="Run seeds 0..N-1 of each task, 1 ≤ N ≤ 100000 (default 10)."),
@@ -28,7 +28,7 @@ def bench(
                                     "of cores; at most 4 per core)."),
     max_attempts: int = typer.Option(
         4, "--max-attempts", help="Attempts per episode before giving up (the first and up to 3 replans)."),
-    budget: int = typer.Option(500, "--budget", help="Continuous samples per action, ≥ 1 (SPEC §5: 500)."),
+    budget: int = typer.Option(500, "--budget", help="Continuous samples drawn per action, ≥ 1 (the reference method uses 500)."),
     report_only: bool = typer.Option(False, "--report-only", help="Run nothing; rewrite the summary of --out's episodes.jsonl "
                                      "(lines that are corrupt or wrongly typed are named on stderr and not counted)."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar on stderr (default: a bar of episodes done, "
@@ -38,12 +38,13 @@ def bench(
     faults: str | None = typer.Option(None, "--faults", help="Also run every episode with these faults injected (recorded as "
                                       "METHOD+faults), e.g. grasp-slip=0.2,knock=0.1,miss-detect=0.1,arm-fault=0.05; the "
                                       "summary compares success with and without them and the replans used."),
-    fault_seed: int = typer.Option(0, "--fault-seed", help="Seed of the injected faults (with each episode's seed)."),
+    fault_seed: int | None = typer.Option(None, "--fault-seed", help="Seed of the injected faults, with --faults (and each "
+                                          "episode's seed); default 0."),
 ) -> None:
-    """Benchmark a method over tasks × seeds (SPEC §8): every (task, seed) episode is run in a worker
+    """Benchmark a method over the ten tabletop tasks × seeds: every (task, seed) episode is run in a worker
     process and appended to OUT/episodes.jsonl; OUT/summary.md and summary.json give per task success
-    % ± standard error, soundness %, mean samples, median wall clock (s) and the SPEC §8.3 reference
-    beside them. Resumable: run the same command again and only missing episodes run.
+    % ± standard error, soundness %, mean samples, median wall clock (s) and the reference method's published
+    figures beside them. Resumable: run the same command again and only missing episodes run.
 
     Examples:
 
@@ -57,8 +58,11 @@ def bench(
     from owl_bt.bench.cli import bench_command
 
     try:
+        if fault_seed is not None and faults is None:
+            raise UsageError("--fault-seed seeds the injected faults and there are none: add --faults KIND=RATE,… "
+                             "(e.g. --faults knock=0.1) or leave --fault-seed out")
         code = bench_command(out, err, method, tasks, seeds, seed_list, out_dir, jobs, max_attempts, budget, report_only, quiet,
-                             perception, robot, faults, fault_seed)
+                             perception, robot, faults, fault_seed or 0)
     except OwlError as exc:
         raise fail(exc) from None
     raise typer.Exit(code)
@@ -78,7 +82,7 @@ def perception_bench(
 ) -> None:
     """Measure perception on the tasks' initial scenes against the simulator's ground truth: visible
     objects found and labelled, centroid error and box size error (printed in cm), wall-clock and CPU
-    seconds per 640×480 frame. Thresholds (issue 5): centroid ≤ 1 cm median and ≤ 2.5 cm max, size
+    seconds per 640×480 frame. Thresholds: centroid ≤ 1 cm median and ≤ 2.5 cm max, size
     ≤ 1.5 cm median, ≤ 0.5 s median per frame.
 
     Examples:

@@ -42,7 +42,7 @@ class Progress:
             if self.seen.get(b.name) != key and b.status.name != "INVALID":
                 self.seen[b.name] = key
                 note = f" — {escape(b.feedback_message)}" if b.feedback_message else ""  # text, not markup
-                err.print(f"[dim]{b.name:>22}[/] {b.status.name.lower()}{note}", soft_wrap=True)
+                err.print(f"[dim]{b.name:<22}[/] {b.status.name.lower()}{note}", soft_wrap=True)
 
 
 _Progress = Progress  # the name it had in owl_bt/cli.py

@@ -16,8 +16,12 @@ import typer
 from rich.syntax import Syntax
 
 from owl_bt.cli.base import app, err, fail, out
+from owl_bt.cli.display import check_display
 from owl_bt.cli.progress import Progress
+from owl_bt.cli.replay import replayed
 from owl_bt.errors import OwlError, UsageError
+
+CHECKER_PREFIXES = ("goal_check", "action_check")  # the generated checkers; other functions are helpers they call
 
 
 @app.command()
@@ -36,17 +40,22 @@ def run(
         "hand-written answers)."
     ),
     replay: Path | None = typer.Option(
-        None, "--replay", help="Re-run a past run folder exactly: its instruction, task and seed, and its recorded model answers."
+        None, "--replay", help="Re-run a past run folder exactly: its instruction, task, seed, recorded model answers and "
+        "injected faults (and its perception source and arm unless given)."
     ),
-    method: str = typer.Option("owl", "--method", "-m", help="Comparison method (SPEC §8.1), e.g. no-cont, no-back, direct."),
-    perception: str = typer.Option(
-        "camera", "--perception",
+    method: str = typer.Option(
+        "owl", "--method", "-m", help="A comparison method instead of the full one (owl): no-disc, no-cont, no-back, "
+        "no-sample, direct, cap, cap-sample or oracle; see README \"The model behind the constraints\"."),
+    perception: str | None = typer.Option(
+        None, "--perception",
         help="Where the world state comes from: camera (RGB-D head camera → point cloud → objects; default) or sim-state "
-             "(the simulator's ground truth, for debugging)."),
+             "(the simulator's ground truth, for debugging); with --replay, the recorded one."),
     max_attempts: int = typer.Option(
         4, "--max-attempts", help="Attempts (perceive→plan→execute rounds) before giving up: the first and up to 3 replans."),
-    budget: int = typer.Option(500, "--budget", help="Continuous samples per action (SPEC §5: 500)."),
-    skeletons: int = typer.Option(5, "--skeletons", help="Skeletons tried per planning round (SPEC §5: 5)."),
+    budget: int = typer.Option(500, "--budget", help="Continuous samples drawn per action before the step gives up (the "
+                               "reference method uses 500)."),
+    skeletons: int = typer.Option(5, "--skeletons", help="Skeletons (task plans) tried per planning round (the reference "
+                                  "method uses 5)."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress lines on stderr."),
     audio: Path | None = typer.Option(None, "--audio",
                                       help="Say the goal in a WAV file (16 kHz mono 16-bit) instead of typing it."),
@@ -66,7 +75,10 @@ def run(
     faults: str | None = typer.Option(None, "--faults", help="Inject faults in simulation, KIND=RATE pairs: grasp-slip (per "
                                       "transport), knock (per step), miss-detect (per observation), arm-fault (per step), e.g. "
                                       "grasp-slip=0.2,knock=0.1,miss-detect=0.1,arm-fault=0.05."),
-    fault_seed: int = typer.Option(0, "--fault-seed", help="Seed of the injected faults (with --seed)."),
+    fault_seed: int | None = typer.Option(None, "--fault-seed", help="Seed of the injected faults, with --faults (and "
+                                          "--seed); default 0."),
+    verbose: bool = typer.Option(False, "--verbose", "-v", help="Also print the helper functions the checkers call "
+                                 "(default: only the checkers)."),
 ) -> None:
     """Run a goal on the simulated arm: perceive → generate constraints → plan → execute (→ replan)."""
     from owl_bt.episode import EpisodeConfig, run_episode
@@ -74,9 +86,14 @@ def run(
 
     if scene is not None and task is not None:
         raise fail(UsageError("--scene and --task are mutually exclusive: give one or the other"))
-    if gui and sys.platform.startswith("linux") and not os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY"):
-        raise fail(UsageError("--gui needs a display (DISPLAY is not set): run without --gui; the run folder "
-                               "gets initial.png, final.png and perception.png to look at"))
+    if fault_seed is not None and faults is None and replay is None:
+        raise fail(UsageError("--fault-seed seeds the injected faults and there are none: add --faults KIND=RATE,… "
+                              "(e.g. --faults knock=0.1) or leave --fault-seed out"))
+    if gui:
+        try:
+            check_display()  # before any folder is made: pybullet would end the process from C without one
+        except OwlError as exc:
+            raise fail(exc) from None
     extras: dict = {}
     from owl_bt.speech.asr import check_backend
 
@@ -93,13 +110,16 @@ def run(
             raise fail(exc) from None
     try:
         if replay is not None:
-            instruction, task, seed, vlm, recorded_method = _replayed(replay, instruction, task, scene, vlm)
-            method = recorded_method if method == "owl" else method
-        cfg = EpisodeConfig(instruction, task or "berry1", seed, out_dir, gui, vlm, perception, max_attempts, budget,
+            rec = replayed(replay, instruction, task, scene, vlm, faults, fault_seed)
+            instruction, task, seed, vlm = rec.instruction, rec.task, rec.seed, rec.vlm
+            faults, fault_seed = rec.faults, rec.fault_seed  # the same faults at the same draws
+            perception, robot = perception or rec.perception, robot or rec.robot
+            method = rec.method if method == "owl" else method
+        cfg = EpisodeConfig(instruction, task or "berry1", seed, out_dir, gui, vlm, perception or "camera", max_attempts, budget,
                             scene=scene, skeletons=skeletons, robot=robot or {"kortex": "kinova-gen3"}.get(backend, "ur5e"),
                             backend=backend, ip=ip, execute=execute,
                             speed=(1.0 if backend == "sim" else 0.25) if speed is None else speed, confirm=_confirm_first_motion,
-                            faults=faults, fault_seed=fault_seed)
+                            faults=faults, fault_seed=fault_seed or 0)
         from owl_bt.bench import methods
 
         cfg = methods.get(method).configure(cfg)
@@ -117,8 +137,13 @@ def run(
     view.rule("plan sketch")
     view.print(result.sketch or "(none)", markup=False)
     view.rule("checkers")
-    for src in result.checkers.values():
-        view.print(Syntax(src, "python", theme="ansi_dark", word_wrap=True))
+    helpers = [n for n in result.checkers if not n.startswith(CHECKER_PREFIXES)]
+    for name, src in result.checkers.items():
+        if verbose or name not in helpers:
+            view.print(Syntax(src, "python", theme="ansi_dark", word_wrap=True))
+    if helpers and not verbose:
+        view.print(f"(and {len(helpers)} helper functions they call: {', '.join(helpers)}; --verbose prints them)",
+                   markup=False, soft_wrap=True)
     view.rule("grounded plan")
     for i, a in enumerate(result.plan, 1):
         view.print(f"{i}. {a}", markup=False)
@@ -159,21 +184,6 @@ def _confirm_first_motion(traj) -> bool:
         err.print("owl-bt: not confirmed (no terminal to ask on); nothing was sent to the arm", markup=False)
         return False
     return typer.confirm("Send this and the rest of the plan to the arm?", default=False, err=True)
-
-
-def _replayed(run_dir: Path, instruction: str, task: str | None, scene: Path | None, vlm: str) -> tuple:
-    """(instruction, task, seed, vlm spec, method) to re-run `run_dir` with its recorded answers."""
-    from owl_bt.language.replay import recorded_run
-
-    rec = recorded_run(run_dir)
-    if vlm not in ("offline", "replay"):
-        raise UsageError(f"--replay answers from the recording; it cannot be combined with --vlm {vlm}")
-    if instruction.strip() and instruction.strip() != rec["instruction"].strip():
-        raise UsageError("--replay re-runs the recorded instruction; leave the instruction out")
-    if scene is None and rec["task"].startswith("scene:"):
-        raise UsageError(f"--replay: the run used the scene file {rec['task'][6:]}.toml; pass it with --scene")
-    return (rec["instruction"], task or (None if scene else rec["task"]), rec["seed"], f"replay:{run_dir.absolute()}",
-            rec["method"])
 
 
 def _ask_feedback(progress):
