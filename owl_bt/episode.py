@@ -30,6 +30,7 @@ from skills.sim_backend import SimArmBackend
 from trees.runner import run_tree
 from trees.services import Services
 
+MAX_INSTRUCTION = 1000  # characters: a goal, not a document (a 100 kB one grounded to 6000 actions and never planned)
 PERCEPTION_SOURCES = ("camera", "sim-state")  # camera: the RGB-D pipeline (default); sim-state: ground truth, for debugging
 
 
@@ -106,6 +107,9 @@ def validate(cfg: EpisodeConfig) -> tasks.Task | Scene:
     if not cfg.instruction or not cfg.instruction.strip():
         raise UsageError("the instruction is empty: say what the robot should do, e.g. "
                          "\"put the strawberry onto the light-grey region\"")
+    if len(cfg.instruction) > MAX_INSTRUCTION:
+        raise UsageError(f"the instruction is {len(cfg.instruction)} characters long; say the goal in at most "
+                         f"{MAX_INSTRUCTION}")
     if cfg.seed < 0:
         raise UsageError(f"--seed must be 0 or more, got {cfg.seed}")
     if cfg.max_attempts < 1:

@@ -159,3 +159,52 @@ def test_feedback_at_the_replan_prompt_is_one_line_of_text(tmp_path):
     for name in ("report.md", "report.html", "plan.json", "events.jsonl"):
         content = (out / name).read_text()
         assert "\x1b" not in content and "\\u001b" not in content and "owned" not in content, name
+
+
+# Break-it findings: each bad input is one line, exit 2, no traceback, no folder.
+
+def test_arguments_that_are_not_utf8_are_one_line(tmp_path):
+    proc = subprocess.run([sys.executable, "-m", "owl_bt.cli", "run", b"put the \xff\xfe strawberry on the region",
+                           "--out", str(tmp_path / "r")], capture_output=True, timeout=120)
+    assert proc.returncode == 2
+    err = proc.stderr.decode()
+    assert err.splitlines() == ["owl-bt: argument 2 is not UTF-8 text ('put the \\xff\\xfe strawberry on the region'); "
+                                "give goals, names and paths in UTF-8"]
+    assert list(tmp_path.iterdir()) == []  # it used to write report.md with surrogates: a traceback and a .partial
+
+
+@pytest.mark.parametrize(("args", "reason"), [
+    (["run", "x", "--seed", "abc"], "owl-bt: invalid value for '--seed' / '-s': "),
+    (["run", "x", "--bogus"], "owl-bt: no such option: --bogus"),
+    (["nope"], "owl-bt: no such command 'nope'"),
+    (["bench", "--jobs", "two"], "owl-bt: invalid value for '--jobs' / '-j': "),
+])
+def test_option_errors_are_one_line(args, reason):
+    proc = owl(*args, timeout=120)
+    assert proc.returncode == 2
+    assert len(proc.stderr.strip().splitlines()) == 1 and proc.stderr.startswith(reason), proc.stderr
+    assert proc.stderr.strip().endswith("--help")  # where to look
+
+
+def test_a_huge_goal_is_refused_before_anything_runs(tmp_path):
+    res = here("run", " ".join(["put the strawberry on the region"] * 3000), "--out", str(tmp_path / "r"))
+    assert res.exit_code == 2
+    assert last_line(res.stderr) == "owl-bt: the instruction is 98999 characters long; say the goal in at most 1000"
+    assert list(tmp_path.iterdir()) == []  # it used to ground 6000 sketch actions and plan without end
+
+
+def test_a_scene_pose_that_is_not_a_number_is_a_usage_error(tmp_path):
+    scene = tmp_path / "s.toml"
+    scene.write_text('[[object]]\nkind = "apple"\npose = [0.5, 0.1, 0.02, 0, 0, inf]\n[[object]]\nkind = "bowl"\n')
+    res = here("run", "put the apple in the bowl", "--scene", str(scene), "--out", str(tmp_path / "r"))
+    assert res.exit_code == 2, res.output
+    assert "pose must be [x, y], [x, y, z, roll, pitch, yaw] or \"random\", got [0.5, 0.1, 0.02, 0, 0, inf]" in last_line(
+        res.stderr)  # it was a math domain error's traceback
+    assert not (tmp_path / "r").exists() and not (tmp_path / "r.partial").exists()
+
+
+def test_terminal_escapes_in_a_typed_goal_are_not_part_of_it(tmp_path):
+    proc = owl("run", "put the \x1b[31mbanana\x1b[0m on the plate", "--task", "berry1", "--perception", "sim-state",
+               "--out", str(tmp_path / "r"))
+    assert proc.returncode == 2, proc.stderr
+    assert last_line(proc.stderr).startswith("owl-bt: there is no 'banana' in the scene")  # not '[31mbanana' or 'mbanana'

@@ -20,6 +20,7 @@ from owl_bt.cli.display import check_display
 from owl_bt.cli.progress import Progress
 from owl_bt.cli.replay import replayed
 from owl_bt.errors import OwlError, UsageError
+from owl_bt.report.plain import plain_line
 
 CHECKER_PREFIXES = ("goal_check", "action_check")  # the generated checkers; other functions are helpers they call
 
@@ -108,6 +109,7 @@ def run(
             instruction, extras = hear_goal(instruction, audio, listen, asr, task, scene, seed, interactive, err)
         except OwlError as exc:
             raise fail(exc) from None
+    instruction = plain_line(instruction, limit=None)  # a pasted colour code or NUL is not part of the goal
     try:
         if replay is not None:
             rec = replayed(replay, instruction, task, scene, vlm, faults, fault_seed)

@@ -18,11 +18,12 @@ _ESCAPES = re.compile(
 FEEDBACK_LIMIT = 500  # characters: a line of feedback, not a document
 
 
-def plain_line(text: str, limit: int = FEEDBACK_LIMIT) -> str:
+def plain_line(text: str, limit: int | None = FEEDBACK_LIMIT) -> str:
     """`text` as one line of printable text: terminal escape sequences removed, every other control
     or format character (NUL, backspace, DEL, bidirectional overrides …) dropped, whitespace runs
-    (tabs, newlines) made one space, and cut to at most `limit` characters (ending in "…" when cut)."""
+    (tabs, newlines) made one space, and cut to at most `limit` characters (ending in "…" when cut;
+    None: not cut)."""
     text = _ESCAPES.sub("", text)
     text = "".join(" " if ch.isspace() else ch for ch in text if ch.isspace() or not unicodedata.category(ch).startswith("C"))
     text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+    return text if limit is None or len(text) <= limit else text[: limit - 1].rstrip() + "…"
