@@ -208,3 +208,15 @@ def test_terminal_escapes_in_a_typed_goal_are_not_part_of_it(tmp_path):
                "--out", str(tmp_path / "r"))
     assert proc.returncode == 2, proc.stderr
     assert last_line(proc.stderr).startswith("owl-bt: there is no 'banana' in the scene")  # not '[31mbanana' or 'mbanana'
+
+
+@pytest.mark.parametrize(("scene", "why"), [("/dev/zero", "is not a regular file"), ("folder", "is a folder"),
+                                           ("big.toml", "is 1048577 bytes; it can be at most 1048576")])
+def test_a_scene_that_is_not_a_small_file_is_refused_before_it_is_read(tmp_path, scene, why):
+    (tmp_path / "folder").mkdir()
+    (tmp_path / "big.toml").write_bytes(b"#" * ((1 << 20) + 1))
+    path = scene if scene.startswith("/") else str(tmp_path / scene)
+    res = here("run", "put the apple in the bowl", "--scene", path, "--out", str(tmp_path / "r"))
+    assert res.exit_code == 2, res.output
+    assert last_line(res.stderr) == f"owl-bt: the scene file {path} {why}" + ("; give a file" if "big" not in scene else "")
+    assert not (tmp_path / "r").exists()  # /dev/zero used to be read until memory ran out

@@ -12,9 +12,11 @@ from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from owl_bt.cli.inputs import check_regular_file
 from owl_bt.errors import UsageError
 
 Seed = Annotated[int, Field(ge=0)]
+PLAN_MAX_BYTES = 256 << 20  # plan.json of the longest runs is a few MiB
 
 
 class _Faults(BaseModel):
@@ -60,6 +62,7 @@ class Replayed:
 def read_plan(run_dir: Path) -> _Plan:
     """plan.json of `run_dir`, checked; raises UsageError naming the file and what is wrong with it."""
     path = run_dir / "plan.json"
+    check_regular_file(path, "--replay: the plan", PLAN_MAX_BYTES)
     try:
         raw = path.read_bytes()
     except FileNotFoundError:

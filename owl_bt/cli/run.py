@@ -17,6 +17,7 @@ from rich.syntax import Syntax
 
 from owl_bt.cli.base import app, err, fail, out
 from owl_bt.cli.display import check_display
+from owl_bt.cli.inputs import SCENE_MAX_BYTES, check_regular_file
 from owl_bt.cli.progress import Progress
 from owl_bt.cli.replay import replayed
 from owl_bt.errors import OwlError, UsageError
@@ -87,6 +88,11 @@ def run(
 
     if scene is not None and task is not None:
         raise fail(UsageError("--scene and --task are mutually exclusive: give one or the other"))
+    try:
+        if scene is not None:
+            check_regular_file(scene, "the scene file", SCENE_MAX_BYTES)
+    except OwlError as exc:
+        raise fail(exc) from None
     if fault_seed is not None and faults is None and replay is None:
         raise fail(UsageError("--fault-seed seeds the injected faults and there are none: add --faults KIND=RATE,… "
                               "(e.g. --faults knock=0.1) or leave --fault-seed out"))
