@@ -220,3 +220,25 @@ def test_a_scene_that_is_not_a_small_file_is_refused_before_it_is_read(tmp_path,
     assert res.exit_code == 2, res.output
     assert last_line(res.stderr) == f"owl-bt: the scene file {path} {why}" + ("; give a file" if "big" not in scene else "")
     assert not (tmp_path / "r").exists()  # /dev/zero used to be read until memory ran out
+
+
+@pytest.mark.slow
+def test_sigterm_on_a_run_stops_the_arm_and_writes_the_whole_folder(tmp_path):
+    import signal
+
+    out = tmp_path / "r"
+    proc = subprocess.Popen([sys.executable, "-m", "owl_bt.cli", "run", INSTRUCTION, "--task", "berry1", "--vlm", "oracle",
+                             "--perception", "sim-state", "--out", str(out)], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        for line in proc.stderr:
+            if line.split()[:2] == ["execute", "running"]:
+                break
+        proc.send_signal(signal.SIGTERM)  # kill, a CI timeout, a service manager's stop
+        _, stderr = proc.communicate(timeout=120)
+    finally:
+        proc.kill()
+    assert proc.returncode == 130, stderr  # it was 143 with a .partial left and the arm never told to stop
+    assert "the arm was stopped first" in stderr and "Traceback" not in stderr
+    assert json.loads((out / "plan.json").read_text())["result"]["interrupted"] is True
+    assert not out.with_name("r.partial").exists()
