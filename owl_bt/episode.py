@@ -30,6 +30,7 @@ from skills.sim_backend import SimArmBackend
 from trees.runner import run_tree
 from trees.services import Services
 
+MAX_INSTRUCTION = 1000  # characters: a goal, not a document (a 100 kB one grounded to 6000 actions and never planned)
 PERCEPTION_SOURCES = ("camera", "sim-state")  # camera: the RGB-D pipeline (default); sim-state: ground truth, for debugging
 
 
@@ -106,6 +107,9 @@ def validate(cfg: EpisodeConfig) -> tasks.Task | Scene:
     if not cfg.instruction or not cfg.instruction.strip():
         raise UsageError("the instruction is empty: say what the robot should do, e.g. "
                          "\"put the strawberry onto the light-grey region\"")
+    if len(cfg.instruction) > MAX_INSTRUCTION:
+        raise UsageError(f"the instruction is {len(cfg.instruction)} characters long; say the goal in at most "
+                         f"{MAX_INSTRUCTION}")
     if cfg.seed < 0:
         raise UsageError(f"--seed must be 0 or more, got {cfg.seed}")
     if cfg.max_attempts < 1:
@@ -206,6 +210,7 @@ def _run_in(cfg: EpisodeConfig, task, skills, folder: RunFolder, on_tick) -> Epi
             hardware.close()
     board = res.blackboard
     executed = list(board.get("executed") or [])
+    _refuse_unknown_object(board, res, executed, folder)
     plan = board["plan"].actions() if board.get("plan") else []
     plan = plan or executed  # the last attempt found the goal already done: report what was done
     constraints = board.get("constraints")
@@ -250,6 +255,16 @@ def _run_in(cfg: EpisodeConfig, task, skills, folder: RunFolder, on_tick) -> Epi
     folder.log.info("end", **result.summary())
     result.run_dir = folder.finish()
     return result
+
+
+def _refuse_unknown_object(board, res, executed: list[str], folder: RunFolder) -> None:
+    """A first attempt that ended because the instruction names an object the scene lacks (and did
+    nothing): a usage error naming it and the scene's objects (exit 2), and no run folder."""
+    failure = board.get("failure")
+    if (res.status.name != "SUCCESS" and not res.interrupted and res.attempts == 1 and not executed and failure is not None
+            and failure.observed.get("unknown_object")):
+        folder.discard()
+        raise UsageError(failure.reason)
 
 
 def _after_step(task, world: SimWorld, injector: FaultInjector | None):

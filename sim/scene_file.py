@@ -17,6 +17,7 @@ from the table top; metres and radians. Movable objects must have their centre i
 
 from __future__ import annotations
 
+import math
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -138,6 +139,7 @@ def _pose(where: str, spec: ObjectSpec, raw: object) -> Pose | tuple[float, floa
     if raw == "random":
         return None
     ok = isinstance(raw, list) and len(raw) in (2, 6) and all(isinstance(v, int | float) and not isinstance(v, bool) for v in raw)
+    ok = ok and all(math.isfinite(v) for v in raw)  # TOML's inf and nan (and 1e400) are not places
     if not ok:
         raise UsageError(f"{where}: pose must be [x, y], [x, y, z, roll, pitch, yaw] or \"random\", got {raw!r}")
     vals = [float(v) for v in raw]

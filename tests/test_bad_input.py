@@ -31,11 +31,13 @@ def test_negative_seed_is_usage_error(tmp_path):
     assert "--seed must be 0 or more" in _one_line_error(proc)
 
 
-def test_object_not_in_scene_fails_with_reason(tmp_path):
-    proc = owl("run", "put the banana onto the light-grey region", "--out", str(tmp_path / "r"), "--max-attempts", "1")
-    assert proc.returncode == 1
-    assert "no 'banana' in the scene" in _one_line_error(proc)
-    assert proc.stdout.strip().splitlines()[-1] == "success: false"
+def test_object_not_in_scene_is_a_usage_error_at_once(tmp_path):
+    # retrying cannot make a banana appear: no second attempt, exit 2, the object and the scene's objects named, no folder
+    proc = owl("run", "put the banana on the plate", "--task", "berry1", "--out", str(tmp_path / "r"))
+    assert proc.returncode == 2, proc.stderr
+    assert _one_line_error(proc) == "owl-bt: there is no 'banana' in the scene; it has: light_grey_region, strawberry, table"
+    assert "attempt 2" not in proc.stderr and proc.stdout == ""
+    assert not (tmp_path / "r").exists() and not (tmp_path / "r.partial").exists()
 
 
 def test_unknown_words_are_named(tmp_path):

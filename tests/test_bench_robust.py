@@ -240,7 +240,7 @@ def test_a_plugins_names_are_printed_as_text_not_markup():
 def test_progress_lines_print_feedback_as_text(monkeypatch):
     import py_trees
 
-    from owl_bt import cli
+    from owl_bt.cli import progress as cli
 
     buf = io.StringIO()
     monkeypatch.setattr(cli, "err", Console(file=buf, width=200))

@@ -110,8 +110,10 @@ def test_a_run_with_the_camera_writes_perception_images(tmp_path):
     assert cfg.perception == "camera"
     res = run_episode(cfg)
     assert res.success, res.failure
-    assert (res.run_dir / "perception.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    assert (res.run_dir / "perception-1.png").is_file()
+    assert (res.run_dir / "perception-1.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    # one file per round, named by its round (no perception.png duplicating the latest)
+    names = sorted(p.name for p in res.run_dir.glob("perception*.png"))
+    assert names == [f"perception-{i}.png" for i in range(1, len(names) + 1)], names
 
 
 class _LookingVLM:

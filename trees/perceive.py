@@ -3,8 +3,8 @@
 A look is confirmed (`trees.observe`): the first look of a run takes a second frame, and a look
 that misses an object the previous look saw looks again, so one missed detection does not make an
 object vanish from the plan. With the camera source, each round's labelled image goes to the run
-folder as `perception.png` (the latest round) and `perception-<round>.png`; objects kept unseen or
-missing are logged.
+folder as `perception-<round>.png` (one file per round: perception-1.png, perception-2.png …); objects
+kept unseen or missing are logged.
 """
 
 from __future__ import annotations
@@ -45,10 +45,10 @@ class Perceive(WorkerBehaviour):
         out = getattr(self.services.perception, "out_dir", None)
         if png is None or out is None:
             return
-        for name in ("perception.png", f"perception-{self.rounds}.png"):
-            tmp = Path(out) / (name + ".tmp")
-            tmp.write_bytes(png)
-            tmp.replace(Path(out) / name)
+        name = f"perception-{self.rounds}.png"
+        tmp = Path(out) / (name + ".tmp")
+        tmp.write_bytes(png)
+        tmp.replace(Path(out) / name)
 
     def finish(self, obs) -> py_trees.common.Status:
         self.bb.world = obs.world

@@ -4,7 +4,8 @@ round again, at most `max_attempts` attempts in all (SPEC §6).
 The failure it acts on: a pending interruption (a fault the safety guard cleared) first, else the
 first stage (in pipeline order) that recorded one in this attempt. With `run --interactive` (the
 services' `ask`), the person is shown the line and may add one line of feedback, which is appended
-to the instruction too (and to the history the model reads); the tree keeps ticking while they type.
+to the instruction too (and to the history the model reads) as one line of printable text, at most
+500 characters (owl_bt.report.plain); the tree keeps ticking while they type.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from typing import Any
 
 import py_trees
 
+from owl_bt.report.plain import plain_line
 from trees.blackboard import STAGES, client
 from trees.blackboard import get as bb_get
 from trees.worker import OwlBehaviour
@@ -78,9 +80,9 @@ class Replan(OwlBehaviour):
     def _ask(self, question: str) -> None:
         try:
             answer = self.ask(question)
-        except (EOFError, OSError, RuntimeError):
+        except (EOFError, OSError, RuntimeError, ValueError):  # ValueError: bytes that are not text (UnicodeDecodeError)
             answer = ""
-        self._answer.append(" ".join(str(answer or "").split()))
+        self._answer.append(plain_line(str(answer or "")))  # no terminal escapes or NULs into the instruction and report
 
     def _augment(self, feedback: str) -> None:
         attempt = self._attempt

@@ -59,19 +59,22 @@ class RunResult:
 
 
 class _Sigint:
-    """While ticking on the main thread: the first Ctrl-C stops the arm and requests a stop; a second
-    one raises KeyboardInterrupt (stop waiting)."""
+    """While ticking on the main thread: the first Ctrl-C (or SIGTERM: kill, a timeout, a service
+    manager's stop) stops the arm and requests a stop; a second one raises KeyboardInterrupt (stop waiting)."""
+
+    SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
     def __init__(self, services: Services) -> None:
         self.services = services
-        self.old = None
+        self.old: dict = {}
 
     def __enter__(self) -> _Sigint:
         if threading.current_thread() is threading.main_thread():
             try:
-                self.old = signal.signal(signal.SIGINT, self._handle)
+                for sig in self.SIGNALS:
+                    self.old[sig] = signal.signal(sig, self._handle)
             except ValueError:
-                self.old = None
+                pass
         return self
 
     def _handle(self, signum, frame) -> None:
@@ -80,8 +83,8 @@ class _Sigint:
         _stop(self.services)
 
     def __exit__(self, *exc) -> None:
-        if self.old is not None:
-            signal.signal(signal.SIGINT, self.old)
+        for sig, handler in self.old.items():
+            signal.signal(sig, handler)
 
 
 def _stop(services: Services) -> None:

@@ -120,7 +120,9 @@ class WorkerBehaviour(OwlBehaviour, abc.ABC):
             # What the instruction itself gets wrong (an absent object, words not understood) does
             # not change by trying again: the replan subtree gives up at once on these.
             retry = not isinstance(exc, GroundingError | UnknownObjectError)
-            return self.fail(Failure(self.stage, exc.reason, observed={"retryable": retry}))
+            absent = {"unknown_object": exc.name} if isinstance(exc, UnknownObjectError) else {}  # the run ends as a usage error
+            return self.fail(Failure(self.stage, exc.reason, offending_objects=tuple(absent.values()),
+                                     observed={"retryable": retry, **absent}))
         except Exception as exc:  # a bug or library error: typed, logged, never a traceback on screen
             return self.fail(Failure(self.stage, f"{type(exc).__name__}: {exc}"))
         return self.finish(result)

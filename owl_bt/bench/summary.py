@@ -170,14 +170,14 @@ def render(data: dict[str, Any]) -> str:
         "# owl-bt bench — summary", "",
         f"{data['episodes']} episodes. Success ± binomial standard error; sound = 1 − false positives / trials; "
         "samples, skeletons, queries: means; wall: median seconds; model: share of wall clock waiting on the model. "
-        "`ref`: SPEC §8.3 (10 seeds a task, GPT-4o as the VLM); — where it has no figure.",
+        "`ref`: the reference method's published figures (10 seeds a task, GPT-4o as the VLM); — where it has no figure.",
     ]
     for m, d in data["methods"].items():
         ratios = m in reference.WALL_S or m in reference.SAMPLES  # measured / reference, per task
         head = ["task", "n", "success %", "ref %", "sound %", "samples", "ref samples", "wall s", "ref wall s"]
         head += ["samples/ref", "wall/ref"] if ratios else []
         head += ["skeletons", "queries", "model %", "errors"]
-        ref = f" Reference row: {d['reference']}." if d["reference"] else " SPEC §8.3 has no reference row for it."
+        ref = f" Reference row: {d['reference']}." if d["reference"] else " The reference method published no figures for it."
         if d["ref_model_share"] is not None:
             ref += f" Reference model share: about {d['ref_model_share'] * 100:.0f} %."
         lines += ["", f"## {m} — {d['description']}", "", ref.strip(), "",

@@ -1,0 +1,58 @@
+"""The `owl-bt` command line: run a goal in simulation, list the tasks and skills, run the benchmarks,
+check the installation. One module per command (group): `run`, `bench` (bench, perception-bench),
+`info` (tasks, skills, doctor); `base` holds the typer app and the consoles.
+
+Exit codes: 0 success, 1 the robot could not do it, 2 usage error. Errors are one line on stderr.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+
+import typer
+
+from owl_bt.cli.base import app, err, out
+
+for _module in ("run", "info", "bench"):  # each registers its commands on the app; --help lists them in this order
+    importlib.import_module(f"owl_bt.cli.{_module}")
+
+__all__ = ["app", "err", "main", "out"]
+
+
+def main() -> None:
+    """The console script `owl-bt`."""
+    for i, arg in enumerate(sys.argv[1:], 1):
+        try:
+            arg.encode("utf-8")
+        except UnicodeEncodeError:  # bytes that are not UTF-8, kept by Python as lone surrogates
+            shown = arg.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+            print(f"owl-bt: argument {i} is not UTF-8 text ('{shown[:60]}'); give goals, names and paths in UTF-8",
+                  file=sys.stderr)
+            sys.exit(2)
+    from sim.quiet import quiet
+
+    with quiet():  # pybullet announces its build time from C on first import
+        import pybullet  # noqa: F401
+    sys.exit(_app())
+
+
+def _app() -> int:
+    """Run the app; its usage errors (a bad option value, an unknown option or command) become one
+    line, `owl-bt: <reason>; see <command> --help`, with their exit code (2). `owl-bt` alone prints
+    the help (exit 2), as typer does."""
+    if len(sys.argv) == 1:
+        app()  # no_args_is_help: the help, then SystemExit
+    try:
+        code = app(standalone_mode=False)
+    except typer.Abort:
+        print("Aborted!", file=sys.stderr)
+        return 1
+    except typer.TyperException as exc:  # typer's (vendored click's) ClickException and UsageError
+        format_message = getattr(exc, "format_message", None)
+        reason = format_message() if format_message is not None else str(exc)
+        ctx = getattr(exc, "ctx", None)
+        see = f"; see {ctx.command_path} --help" if ctx is not None else ""
+        print(f"owl-bt: {reason[:1].lower()}{reason[1:].rstrip('.')}{see}", file=sys.stderr)
+        return int(getattr(exc, "exit_code", 2))
+    return code if isinstance(code, int) else 0

@@ -1,0 +1,32 @@
+"""The typer app every `owl-bt` command registers on, the two consoles and the one-line error exit.
+
+Exit codes: 0 success, 1 the robot could not do it, 2 usage error. Errors are one line on stderr.
+"""
+
+from __future__ import annotations
+
+import typer
+
+from owl_bt.errors import OwlError
+from owl_bt.report.console import make_console
+
+app = typer.Typer(
+    add_completion=False,
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+    help=(
+        "owl-bt: tell a robot arm what to do in plain words; it plans with generated constraints and a "
+        "task-and-motion planner, and a behaviour tree runs it.\n\n"
+        "Try:  owl-bt tasks    then    owl-bt run \"put the strawberry onto the light-grey region at the "
+        "center of the table\" --task berry1 --seed 0"
+    ),
+)
+out = make_console()  # no wrapping at 80 columns when the output is a pipe or a log (owl_bt/report/console.py)
+err = make_console(stderr=True)
+
+
+def fail(exc: OwlError) -> typer.Exit:
+    """Print `exc`'s one-line reason on stderr (as text, never markup); the Exit to raise with its code."""
+    err.print(f"owl-bt: {exc.reason}", markup=False, soft_wrap=True)
+    return typer.Exit(exc.exit_code)

@@ -1,0 +1,123 @@
+"""`owl-bt bench` (a method over tasks × seeds) and `owl-bt perception-bench` (perception against the
+simulator's ground truth). The bodies live in owl_bt/bench/; here are the options and exit codes."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import typer
+from rich.markup import escape
+
+from owl_bt.cli.base import app, err, fail, out
+from owl_bt.errors import OwlError, UsageError
+
+
+@app.command()
+def bench(
+    method: str = typer.Option("owl", "--method", "-m", help=(
+        "Method: owl (the full method), no-disc, no-cont, no-back, no-sample, direct, cap, cap-sample "
+        "or oracle (hand-written answers).")),
+    tasks: str = typer.Option("all", "--tasks", "-t", help="'all' or a comma list of tasks (see `owl-bt tasks`)."),
+    seeds: int | None = typer.Option(None, "--seeds", "-n", help="Run seeds 0..N-1 of each task, 1 ≤ N ≤ 100000 (default 10)."),
+    seed_list: str | None = typer.Option(None, "--seed-list", help="Run exactly these seeds (whole numbers ≥ 0), e.g. 3,5,7 "
+                                         "(instead of --seeds)."),
+    out_dir: Path = typer.Option(Path("bench"), "--out", "-o", help="Bench folder: episodes.jsonl, summary.md/.json, "
+                                 "runs/<method>/<task>-s<seed>/. Holds one robot and perception setup; methods may be added."),
+    jobs: int | None = typer.Option(None, "--jobs", "-j", help="Worker processes, each a whole simulator (default: the number "
+                                    "of cores; at most 4 per core)."),
+    max_attempts: int = typer.Option(
+        4, "--max-attempts", help="Attempts per episode before giving up (the first and up to 3 replans)."),
+    budget: int = typer.Option(500, "--budget", help="Continuous samples drawn per action, ≥ 1 (the reference method uses 500)."),
+    report_only: bool = typer.Option(False, "--report-only", help="Run nothing; rewrite the summary of --out's episodes.jsonl "
+                                     "(lines that are corrupt or wrongly typed are named on stderr and not counted)."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar on stderr (default: a bar of episodes done, "
+                               "successes and elapsed time)."),
+    perception: str = typer.Option("camera", "--perception", help="Perception source of every episode: camera or sim-state."),
+    robot: str = typer.Option("ur5e", "--robot", help="Simulated arm: ur5e (default; alias ur5) or kinova-gen3."),
+    faults: str | None = typer.Option(None, "--faults", help="Also run every episode with these faults injected (recorded as "
+                                      "METHOD+faults), e.g. grasp-slip=0.2,knock=0.1,miss-detect=0.1,arm-fault=0.05; the "
+                                      "summary compares success with and without them and the replans used."),
+    fault_seed: int | None = typer.Option(None, "--fault-seed", help="Seed of the injected faults, with --faults (and each "
+                                          "episode's seed); default 0."),
+) -> None:
+    """Benchmark a method over the ten tabletop tasks × seeds: every (task, seed) episode is run in a worker
+    process and appended to OUT/episodes.jsonl; OUT/summary.md and summary.json give per task success
+    % ± standard error, soundness %, mean samples, median wall clock (s) and the reference method's published
+    figures beside them. Resumable: run the same command again and only missing episodes run.
+
+    Examples:
+
+      owl-bt bench --method oracle --tasks berry1,citrus --seeds 2 --out bench/
+
+      owl-bt bench --method owl --tasks all --seed-list 3,5,7 --out bench/
+
+      owl-bt bench --out bench/ --report-only      # rewrite the summary only
+
+    Exit 0 when the bench ran (whatever the episodes did), 1 on a full disk, 2 for a usage error, 130 when stopped by Ctrl-C."""
+    from owl_bt.bench.cli import bench_command
+
+    try:
+        if fault_seed is not None and faults is None:
+            raise UsageError("--fault-seed seeds the injected faults and there are none: add --faults KIND=RATE,… "
+                             "(e.g. --faults knock=0.1) or leave --fault-seed out")
+        code = bench_command(out, err, method, tasks, seeds, seed_list, out_dir, jobs, max_attempts, budget, report_only, quiet,
+                             perception, robot, faults, fault_seed or 0)
+    except OwlError as exc:
+        raise fail(exc) from None
+    raise typer.Exit(code)
+
+
+@app.command("perception-bench")
+def perception_bench(
+    tasks: str = typer.Option("all", "--tasks", "-t", help="'all' or a comma list of tasks, e.g. berry1,citrus (see "
+                              "`owl-bt tasks`)."),
+    seeds: int = typer.Option(5, "--seeds", "-n", help="Perceive the initial scene of seeds 0..N-1 of each task, "
+                              "1 ≤ N ≤ 100000 (about 0.3 s a scene)."),
+    noise: bool = typer.Option(True, "--noise/--no-noise", help="Depth noise on the simulated camera, σ = 0.001·z² m "
+                               "(default on)."),
+    out_dir: Path | None = typer.Option(None, "--out", "-o", help="Also write perception_bench.json (per object) and "
+                                        "perception_bench.md into this folder (default: write nothing)."),
+    as_json: bool = typer.Option(False, "--json", help="Print the summary as one JSON object instead of a table."),
+) -> None:
+    """Measure perception on the tasks' initial scenes against the simulator's ground truth: visible
+    objects found and labelled, centroid error and box size error (printed in cm), wall-clock and CPU
+    seconds per 640×480 frame. Thresholds: centroid ≤ 1 cm median and ≤ 2.5 cm max, size
+    ≤ 1.5 cm median, ≤ 0.5 s median per frame.
+
+    Examples:
+
+      owl-bt perception-bench --tasks berry1 --seeds 2
+
+      owl-bt perception-bench --tasks all --seeds 5 --out bench-perception/
+
+    Exit 0 when every threshold holds, 1 when one fails, 2 for a usage error."""
+    from owl_bt.bench import perception_bench as pb
+    from owl_bt.bench.config import check_out, parse_seeds, parse_tasks
+
+    try:
+        names, seed_values = parse_tasks(tasks), parse_seeds(seeds, None)
+        if out_dir is not None:
+            check_out(out_dir)  # a file or a folder that cannot be written: a usage error before any scene
+    except OwlError as exc:
+        raise fail(exc) from None
+
+    def progress(sc) -> None:
+        worst = max((o.centroid_err or 0.0 for o in sc.objects), default=0.0)
+        err.print(f"[dim]{sc.task}-s{sc.seed}: {len(sc.objects)} objects, worst centroid {worst * 100:.2f} cm, "
+                  f"{sc.time_s:.2f} s{' — ' + escape(sc.failure) if sc.failure else ''}[/]", soft_wrap=True)
+
+    try:
+        data = pb.run(list(names), list(seed_values), noise, out_dir, progress)
+    except OwlError as exc:
+        raise fail(exc) from None
+    if as_json:
+        print(json.dumps(data, default=str))
+    else:
+        out.print(pb.render_markdown(data), markup=False, soft_wrap=True)
+    if data.get("interrupted"):
+        err.print(f"owl-bt: perception-bench stopped by Ctrl-C after {data['overall']['scenes']} scenes", markup=False)
+        raise typer.Exit(130)
+    raise typer.Exit(0 if data["passed"] else 1)
+
+

@@ -1,0 +1,137 @@
+"""`owl-bt run --replay RUN_DIR`: what to re-run from a past run folder — its instruction, task, seed,
+comparison method, recorded model answers, the faults it injected with their fault seed, and (unless
+given) its perception source and arm — so that the replay is the same run. A damaged `plan.json` is
+one usage-error line naming the file and the field that is wrong."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Annotated
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from owl_bt.cli.inputs import check_regular_file
+from owl_bt.errors import UsageError
+
+Seed = Annotated[int, Field(ge=0)]
+PLAN_MAX_BYTES = 256 << 20  # plan.json of the longest runs is a few MiB
+
+
+class _Faults(BaseModel):
+    """plan.json result.faults: what `owl_bt.faults.FaultSpec.to_dict` wrote (counts and the faults
+    that fired are kept, unchecked)."""
+
+    model_config = ConfigDict(strict=True, extra="allow")
+    spec: Annotated[str, Field(min_length=1)]
+    seed: Seed
+
+
+class _Result(BaseModel):
+    model_config = ConfigDict(strict=True, extra="allow")
+    faults: _Faults | None = None
+
+
+class _Plan(BaseModel):
+    """The fields of plan.json a replay reads (the rest is kept, unchecked)."""
+
+    model_config = ConfigDict(strict=True, extra="allow")
+    instruction: Annotated[str, Field(min_length=1)]
+    task: Annotated[str, Field(min_length=1)]
+    seed: Seed
+    result: _Result | None = None
+
+
+@dataclass
+class Replayed:
+    """What `run --replay` runs: the recorded instruction, task (None: the --scene given), seed, VLM
+    spec (`replay:<folder>`), comparison method, and faults (None: none were injected) with their seed."""
+
+    instruction: str
+    task: str | None
+    seed: int
+    vlm: str
+    method: str
+    faults: str | None
+    fault_seed: int
+    perception: str | None = None  # the recorded perception source and arm (None: not recorded)
+    robot: str | None = None
+
+
+def read_plan(run_dir: Path) -> _Plan:
+    """plan.json of `run_dir`, checked; raises UsageError naming the file and what is wrong with it."""
+    path = run_dir / "plan.json"
+    check_regular_file(path, "--replay: the plan", PLAN_MAX_BYTES)
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise UsageError(f"--replay: {run_dir} has no plan.json (an unfinished run?)") from None
+    except OSError as exc:
+        raise UsageError(f"--replay: cannot read {path}: {exc.strerror}") from None
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise UsageError(f"--replay: {path} is not UTF-8 text") from None
+    except json.JSONDecodeError as exc:
+        raise UsageError(f"--replay: {path} is not valid JSON ({exc.msg}: line {exc.lineno}, column {exc.colno}; "
+                         "cut short or edited?)") from None
+    if not isinstance(data, dict):
+        raise UsageError(f"--replay: {path} is not a run's plan (a JSON object), it holds a {type(data).__name__}")
+    try:
+        return _Plan.model_validate(data)
+    except ValidationError as exc:
+        raise UsageError(f"--replay: {path}: {_why(exc)}") from None
+
+
+def _why(exc: ValidationError) -> str:
+    e = exc.errors(include_url=False)[0]
+    where = ".".join(str(p) for p in e["loc"])
+    if e["type"] == "missing":
+        return f"field {where!r} is missing"
+    msg = e["msg"][:1].lower() + e["msg"][1:]
+    return f"field {where!r}: {msg}, got {json.dumps(e.get('input'), default=str)[:60]}"
+
+
+def replayed(run_dir: Path, instruction: str, task: str | None, scene: Path | None, vlm: str, faults: str | None,
+             fault_seed: int | None) -> Replayed:
+    """What to run to re-run `run_dir` with its recorded answers and faults. Raises UsageError when the
+    folder is not a finished run with a transcript, its plan.json is damaged, or the command line asks
+    for something else than the recording (another instruction, --vlm, or other faults)."""
+    from owl_bt.language.replay import recorded_run
+
+    if not run_dir.is_dir():
+        raise UsageError(f"--replay: {run_dir} is not a run folder")
+    if not (run_dir / "transcript.json").is_file():
+        raise UsageError(f"--replay: {run_dir} has no transcript.json (the run never asked the model)")
+    plan = read_plan(run_dir)
+    rec = recorded_run(run_dir)  # the comparison method, from the VLM spec its events.jsonl starts with
+    if vlm not in ("offline", "replay"):
+        raise UsageError(f"--replay answers from the recording; it cannot be combined with --vlm {vlm}")
+    if instruction.strip() and instruction.strip() != plan.instruction.strip():
+        raise UsageError("--replay re-runs the recorded instruction; leave the instruction out")
+    if scene is None and plan.task.startswith("scene:"):
+        raise UsageError(f"--replay: the run used the scene file {plan.task[6:]}.toml; pass it with --scene")
+    recorded = plan.result.faults if plan.result is not None else None
+    if faults is not None or fault_seed is not None:
+        from owl_bt.faults import parse_faults
+
+        same = recorded is not None and (faults is None or parse_faults(faults).text() == recorded.spec) and (
+            fault_seed is None or fault_seed == recorded.seed)
+        if not same:
+            said = f"--faults {recorded.spec} --fault-seed {recorded.seed}" if recorded else "none: the run injected no faults"
+            raise UsageError(f"--replay re-applies the recorded faults ({said}); leave --faults and --fault-seed out")
+    start = _start_event(run_dir)
+    return Replayed(plan.instruction, task or (None if scene else plan.task), plan.seed, f"replay:{run_dir.absolute()}",
+                    rec["method"], recorded.spec if recorded else None, recorded.seed if recorded else 0,
+                    *(start.get(k) if isinstance(start.get(k), str) else None for k in ("perception", "robot")))
+
+
+def _start_event(run_dir: Path) -> dict:
+    """The `start` event events.jsonl begins with ({} when it cannot be read: an older or hand-made folder)."""
+    try:
+        with open(run_dir / "events.jsonl", encoding="utf-8") as f:
+            start = json.loads(f.readline())
+    except (OSError, ValueError):
+        return {}
+    return start if isinstance(start, dict) and start.get("event") == "start" else {}

@@ -1,0 +1,216 @@
+"""`owl-bt run`: a goal on the (simulated) arm — perceive → generate constraints → plan → execute
+(→ replan) — and its account on the terminal.
+
+Exit codes: 0 success, 1 the task was not done, 2 a usage error, 130 stopped by Ctrl-C."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import sys
+import threading
+from pathlib import Path
+
+import typer
+from rich.syntax import Syntax
+
+from owl_bt.cli.base import app, err, fail, out
+from owl_bt.cli.display import check_display
+from owl_bt.cli.inputs import SCENE_MAX_BYTES, check_regular_file
+from owl_bt.cli.progress import Progress
+from owl_bt.cli.replay import replayed
+from owl_bt.errors import OwlError, UsageError
+from owl_bt.report.plain import plain_line
+
+CHECKER_PREFIXES = ("goal_check", "action_check")  # the generated checkers; other functions are helpers they call
+
+
+@app.command()
+def run(
+    instruction: str = typer.Argument("", help="The goal in plain words, e.g. \"put the strawberry onto the light-grey region\" "
+                                      "(leave out with --audio or --listen)."),
+    task: str | None = typer.Option(None, "--task", "-t", help="Benchmark scene to run in (see `owl-bt tasks`; default berry1)."),
+    scene: Path | None = typer.Option(None, "--scene", help="Your own scene, a TOML file (see examples/fruit_bowl.toml)."),
+    seed: int = typer.Option(0, "--seed", "-s", help="Seed for the scene's random placements and the samplers (≥ 0)."),
+    out_dir: Path | None = typer.Option(None, "--out", "-o", help="Run folder (default runs/<time>-<slug>/)."),
+    as_json: bool = typer.Option(False, "--json", help="One JSON object with the result on stdout (the account on stderr)."),
+    gui: bool = typer.Option(False, "--gui", help="Show the pybullet GUI and run in real time (needs a display)."),
+    vlm: str = typer.Option(
+        "offline", "--vlm", help="Constraint generator: offline (default, no network), openai (an OpenAI-compatible endpoint: "
+        "OPENAI_BASE_URL, OPENAI_API_KEY, OWL_BT_VLM_MODEL or owl-bt.toml), replay (see --replay) or oracle (the task's "
+        "hand-written answers)."
+    ),
+    replay: Path | None = typer.Option(
+        None, "--replay", help="Re-run a past run folder exactly: its instruction, task, seed, recorded model answers and "
+        "injected faults (and its perception source and arm unless given)."
+    ),
+    method: str = typer.Option(
+        "owl", "--method", "-m", help="A comparison method instead of the full one (owl): no-disc, no-cont, no-back, "
+        "no-sample, direct, cap, cap-sample or oracle; see README \"The model behind the constraints\"."),
+    perception: str | None = typer.Option(
+        None, "--perception",
+        help="Where the world state comes from: camera (RGB-D head camera → point cloud → objects; default) or sim-state "
+             "(the simulator's ground truth, for debugging); with --replay, the recorded one."),
+    max_attempts: int = typer.Option(
+        4, "--max-attempts", help="Attempts (perceive→plan→execute rounds) before giving up: the first and up to 3 replans."),
+    budget: int = typer.Option(500, "--budget", help="Continuous samples drawn per action before the step gives up (the "
+                               "reference method uses 500)."),
+    skeletons: int = typer.Option(5, "--skeletons", help="Skeletons (task plans) tried per planning round (the reference "
+                                  "method uses 5)."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress lines on stderr."),
+    audio: Path | None = typer.Option(None, "--audio",
+                                      help="Say the goal in a WAV file (16 kHz mono 16-bit) instead of typing it."),
+    listen: bool = typer.Option(False, "--listen", help="Say the goal into the microphone (stops when you stop speaking)."),
+    asr: str = typer.Option("sphinx", "--asr", help="Speech recogniser: sphinx (offline, default) or openai "
+                            "(OPENAI_API_KEY, OPENAI_BASE_URL, OWL_BT_ASR_MODEL)."),
+    interactive: bool = typer.Option(False, "--interactive", "-i", help="Confirm (or correct) a spoken goal before planning, "
+                                     "and add a line of feedback for the next attempt at each replan."),
+    robot: str | None = typer.Option(None, "--robot", help="The arm: ur5e (alias ur5) or kinova-gen3 (default: ur5e, or the "
+                                     "arm of --backend)."),
+    speed: float | None = typer.Option(None, "--speed", help="Share of the joints' velocity limits the safety guard allows, "
+                                       "(0, 1] (default 1 in simulation, 0.25 on hardware)."),
+    backend: str = typer.Option("sim", "--backend", help="Arm backend: sim (default), kortex (Kinova Gen3) or rtde (UR5)."),
+    ip: str | None = typer.Option(None, "--ip", help="The hardware arm's address (kortex, rtde)."),
+    execute: bool = typer.Option(False, "--execute/--dry-run", help="Hardware: really move the arm, after confirming the "
+                                 "first motion (default --dry-run: plan, check and show; the arm is never contacted)."),
+    faults: str | None = typer.Option(None, "--faults", help="Inject faults in simulation, KIND=RATE pairs: grasp-slip (per "
+                                      "transport), knock (per step), miss-detect (per observation), arm-fault (per step), e.g. "
+                                      "grasp-slip=0.2,knock=0.1,miss-detect=0.1,arm-fault=0.05."),
+    fault_seed: int | None = typer.Option(None, "--fault-seed", help="Seed of the injected faults, with --faults (and "
+                                          "--seed); default 0."),
+    verbose: bool = typer.Option(False, "--verbose", "-v", help="Also print the helper functions the checkers call "
+                                 "(default: only the checkers)."),
+) -> None:
+    """Run a goal on the simulated arm: perceive → generate constraints → plan → execute (→ replan)."""
+    from owl_bt.episode import EpisodeConfig, run_episode
+    from owl_bt.runfolder import extra_files
+
+    if scene is not None and task is not None:
+        raise fail(UsageError("--scene and --task are mutually exclusive: give one or the other"))
+    try:
+        if scene is not None:
+            check_regular_file(scene, "the scene file", SCENE_MAX_BYTES)
+    except OwlError as exc:
+        raise fail(exc) from None
+    if fault_seed is not None and faults is None and replay is None:
+        raise fail(UsageError("--fault-seed seeds the injected faults and there are none: add --faults KIND=RATE,… "
+                              "(e.g. --faults knock=0.1) or leave --fault-seed out"))
+    if gui:
+        try:
+            check_display()  # before any folder is made: pybullet would end the process from C without one
+        except OwlError as exc:
+            raise fail(exc) from None
+    extras: dict = {}
+    from owl_bt.speech.asr import check_backend
+
+    try:
+        check_backend(asr)  # --asr is checked even without --audio/--listen
+    except OwlError as exc:
+        raise fail(exc) from None
+    if audio is not None or listen:
+        from owl_bt.speech.cli import hear_goal
+
+        try:
+            instruction, extras = hear_goal(instruction, audio, listen, asr, task, scene, seed, interactive, err)
+        except OwlError as exc:
+            raise fail(exc) from None
+    instruction = plain_line(instruction, limit=None)  # a pasted colour code or NUL is not part of the goal
+    try:
+        if replay is not None:
+            rec = replayed(replay, instruction, task, scene, vlm, faults, fault_seed)
+            instruction, task, seed, vlm = rec.instruction, rec.task, rec.seed, rec.vlm
+            faults, fault_seed = rec.faults, rec.fault_seed  # the same faults at the same draws
+            perception, robot = perception or rec.perception, robot or rec.robot
+            method = rec.method if method == "owl" else method
+        cfg = EpisodeConfig(instruction, task or "berry1", seed, out_dir, gui, vlm, perception or "camera", max_attempts, budget,
+                            scene=scene, skeletons=skeletons, robot=robot or {"kortex": "kinova-gen3"}.get(backend, "ur5e"),
+                            backend=backend, ip=ip, execute=execute,
+                            speed=(1.0 if backend == "sim" else 0.25) if speed is None else speed, confirm=_confirm_first_motion,
+                            faults=faults, fault_seed=fault_seed or 0)
+        from owl_bt.bench import methods
+
+        cfg = methods.get(method).configure(cfg)
+    except OwlError as exc:
+        raise fail(exc) from None
+    progress = _live_or_lines(quiet)
+    if interactive:
+        cfg.ask = _ask_feedback(progress)
+    try:
+        with extra_files(extras), progress or contextlib.nullcontext():
+            result = run_episode(cfg, on_tick=progress)
+    except OwlError as exc:
+        raise fail(exc) from None
+    view = err if as_json else out  # with --json, stdout carries the JSON object only
+    view.rule("plan sketch")
+    view.print(result.sketch or "(none)", markup=False)
+    view.rule("checkers")
+    helpers = [n for n in result.checkers if not n.startswith(CHECKER_PREFIXES)]
+    for name, src in result.checkers.items():
+        if verbose or name not in helpers:
+            view.print(Syntax(src, "python", theme="ansi_dark", word_wrap=True))
+    if helpers and not verbose:
+        view.print(f"(and {len(helpers)} helper functions they call: {', '.join(helpers)}; --verbose prints them)",
+                   markup=False, soft_wrap=True)
+    view.rule("grounded plan")
+    for i, a in enumerate(result.plan, 1):
+        view.print(f"{i}. {a}", markup=False)
+    if result.history:
+        view.rule("replanning")
+        for line in result.history:
+            view.print(line, markup=False)
+    view.rule("final tree")
+    view.print(result.tree_text, markup=False)
+    view.print(f"detector: {result.detector_reason}", markup=False)
+    view.print(f"attempts: {result.attempts}  samples: {result.samples}  wall: {result.wall_s:.1f} s  "
+              f"tick rate: {result.tick_hz:.0f} Hz ({result.tick.get('busy_hz', 0):.0f} Hz while working)", markup=False)
+    view.print(f"run folder: {result.run_dir}", markup=False, soft_wrap=True)
+    if result.interrupted:
+        err.print("owl-bt: stopped by Ctrl-C; the arm was stopped first")
+    elif not result.success:
+        err.print(f"owl-bt: task not done: {result.failure or result.detector_reason}", markup=False, soft_wrap=True)
+    if as_json:
+        print(json.dumps(result.summary()))
+    else:
+        print(f"success: {'true' if result.success else 'false'}")
+    sys.stdout.flush()
+    code = 0 if result.success else (130 if result.interrupted else 1)
+    if any(t.name == "owl-replan-prompt" and t.is_alive() for t in threading.enumerate()):
+        # a feedback prompt still blocked reading stdin (Ctrl-C at the prompt): the run folder is
+        # written and the output flushed; leave without the interpreter's shutdown, which would abort
+        # on the stdin lock that thread holds
+        sys.stderr.flush()
+        os._exit(code)
+    raise typer.Exit(code)
+
+
+def _confirm_first_motion(traj) -> bool:
+    """Show the first motion's targets and ask on the terminal; no terminal means no."""
+    err.print(f"first motion: {len(traj.waypoints)} waypoints over {traj.times[-1]:.1f} s, ending at joints (rad) "
+              f"{', '.join(f'{v:.3f}' for v in traj.waypoints[-1])}", markup=False, soft_wrap=True)
+    if not sys.stdin.isatty():
+        err.print("owl-bt: not confirmed (no terminal to ask on); nothing was sent to the arm", markup=False)
+        return False
+    return typer.confirm("Send this and the rest of the plan to the arm?", default=False, err=True)
+
+
+def _ask_feedback(progress):
+    """The replan prompt of --interactive: shows the failure line and reads one line from the person
+    (the live display pauses while they type); called from a thread while the tree keeps ticking."""
+    def ask(question: str) -> str:
+        with (progress.paused() if progress is not None else contextlib.nullcontext()):
+            return err.input(question, markup=False)
+    return ask
+
+
+def _live_or_lines(quiet: bool):
+    """The live tree (rich) when stderr is a terminal, else the progress lines; None when quiet."""
+    if quiet:
+        return None
+    if err.is_terminal:
+        from owl_bt.report.live import LiveTree
+
+        return LiveTree(err)
+    return Progress()
+
+

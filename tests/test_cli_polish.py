@@ -1,0 +1,244 @@
+"""The command line as a newcomer meets it: help texts, the run's account, --gui without a reachable
+display, --fault-seed alone, --replay of a run with faults or a damaged plan.json, and feedback typed
+at the replan prompt (a goal naming an object the scene lacks: test_bad_input.py). Real CLI, real simulator."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+from rich.console import Console
+from typer.testing import CliRunner
+
+from owl_bt.cli import app
+from owl_bt.faults import seed_for
+from sim.tasks.berry1 import INSTRUCTION
+
+COMMANDS = ["run", "tasks", "skills", "doctor", "bench", "perception-bench"]
+KNOCK_SEED = seed_for("knock", 0.5, [None, True, False, False, False, False])  # the placed strawberry knocked once
+
+
+def owl(*args: str, env: dict | None = None, stdin: str | None = None, timeout: float = 300) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "owl_bt.cli", *args], capture_output=True, text=True, timeout=timeout,
+                          input=stdin, env={**os.environ, **(env or {})})
+
+
+def here(*args: str):
+    """The CLI in this process (typer's runner), for what ends before any simulator starts."""
+    return CliRunner().invoke(app, list(args))
+
+
+def last_line(text: str) -> str:
+    assert "Traceback" not in text
+    lines = [ln for ln in text.strip().splitlines() if ln.strip()]
+    assert lines, "expected a reason on stderr"
+    return lines[-1]
+
+
+@pytest.mark.parametrize("command", [None, *COMMANDS])
+def test_help_shows_flags_as_flags_and_no_spec_sections(command):
+    res = here(*([command] if command else []), "--help")
+    assert res.exit_code == 0, res.output
+    assert "<bool>" not in res.output  # a flag takes no value
+    assert "SPEC" not in res.output and "§" not in res.output and "issue 5" not in res.output  # users do not have the spec
+    if command == "run":
+        assert "--gui " in res.output and "--execute / --dry-run" in res.output and "--verbose" in res.output
+    if command == "perception-bench":
+        assert "--noise / --no-noise" in res.output
+
+
+def test_progress_lines_are_left_aligned(monkeypatch):
+    import py_trees
+
+    from owl_bt.cli import progress
+
+    buf = io.StringIO()
+    monkeypatch.setattr(progress, "err", Console(file=buf, width=200))
+    root = py_trees.composites.Sequence("owl", memory=True, children=[py_trees.behaviours.Success("plan"),
+                                                                      py_trees.behaviours.Failure("generate-constraints")])
+    root.tick_once()
+    progress.Progress()(root)
+    lines = buf.getvalue().splitlines()
+    assert [ln[:30] for ln in lines] == ["plan                   success", "generate-constraints   failure"], lines
+
+
+def test_gui_with_an_unreachable_display_is_one_line_and_leaves_nothing(tmp_path):
+    proc = owl("run", INSTRUCTION, "--gui", "--out", str(tmp_path / "r"), env={"DISPLAY": ":4242"}, timeout=120)
+    assert proc.returncode == 2, proc.stderr
+    assert last_line(proc.stderr).startswith("owl-bt: cannot open display :4242")
+    assert len(proc.stderr.strip().splitlines()) == 1
+    assert list(tmp_path.iterdir()) == []  # no run folder, no .partial
+
+
+@pytest.mark.parametrize("command", [["run", INSTRUCTION], ["bench", "--tasks", "berry1", "--seeds", "1"]])
+def test_fault_seed_without_faults_is_a_usage_error(tmp_path, command):
+    res = here(*command, "--fault-seed", "3", "--out", str(tmp_path / "o"))
+    assert res.exit_code == 2, res.output
+    assert last_line(res.stderr) == ("owl-bt: --fault-seed seeds the injected faults and there are none: add --faults "
+                                     "KIND=RATE,… (e.g. --faults knock=0.1) or leave --fault-seed out")
+    assert not (tmp_path / "o").exists() and not (tmp_path / "o.partial").exists()
+
+
+@pytest.fixture(scope="module")
+def faulty_run(tmp_path_factory):
+    """Berry1 with knocks injected (one fires: a replan), the offline model, ground-truth perception."""
+    out = tmp_path_factory.mktemp("faulty") / "run"
+    proc = owl("run", INSTRUCTION, "--task", "berry1", "--perception", "sim-state", "--faults", "knock=0.5",
+               "--fault-seed", str(KNOCK_SEED), "--out", str(out))
+    assert proc.returncode == 0, proc.stderr
+    return out, proc
+
+
+def test_the_account_prints_the_checkers_and_names_their_helpers(faulty_run):
+    _, proc = faulty_run
+    checkers = proc.stdout.split("checkers")[1].split("grounded plan")[0]
+    assert "def goal_check0():" in checkers and "def action_check1():" in checkers
+    assert "def on(" not in checkers and "helper functions they call: on, " in checkers  # --verbose prints them
+
+
+def test_replay_reapplies_the_recorded_faults(faulty_run, tmp_path):
+    out, _ = faulty_run
+    first = json.loads((out / "plan.json").read_text())["result"]
+    assert first["faults"]["counts"]["knock"] >= 1 and first["attempts"] == 2  # the run being replayed had a fault
+    proc = owl("run", "--replay", str(out), "--out", str(tmp_path / "again"), "--verbose")
+    assert proc.returncode == 0, proc.stderr
+    again = json.loads((tmp_path / "again" / "plan.json").read_text())["result"]
+    assert again["faults"] == first["faults"]  # the same faults, at the same draws, from the same seed
+    assert (again["attempts"], again["plan"], again["executed"]) == (first["attempts"], first["plan"], first["executed"])
+    assert "def on(" in proc.stdout.split("grounded plan")[0]  # --verbose: the helpers too
+    start = json.loads((tmp_path / "again" / "events.jsonl").read_text().splitlines()[0])
+    assert start["perception"] == "sim-state"  # the recorded perception source
+
+
+def test_replay_refuses_other_faults(faulty_run):
+    out, _ = faulty_run
+    res = here("run", "--replay", str(out), "--faults", "knock=0.2")
+    assert res.exit_code == 2
+    assert last_line(res.stderr) == (f"owl-bt: --replay re-applies the recorded faults (--faults knock=0.5 --fault-seed "
+                                     f"{KNOCK_SEED}); leave --faults and --fault-seed out")
+
+
+@pytest.mark.parametrize(("damage", "why"), [
+    (lambda text, plan: text[:120], "is not valid JSON ("),
+    (lambda text, plan: json.dumps({**plan, "seed": "zero"}), "field 'seed': input should be a valid integer, got \"zero\""),
+    (lambda text, plan: json.dumps({**plan, "seed": True}), "field 'seed': input should be a valid integer, got true"),
+    (lambda text, plan: json.dumps({k: v for k, v in plan.items() if k != "instruction"}), "field 'instruction' is missing"),
+    (lambda text, plan: json.dumps([plan]), "is not a run's plan (a JSON object), it holds a list"),
+    (lambda text, plan: json.dumps({**plan, "result": {"faults": {"spec": 3, "seed": 0}}}),
+     "field 'result.faults.spec': input should be a valid string, got 3"),
+])
+def test_a_damaged_plan_json_is_named_in_one_line(faulty_run, tmp_path, damage, why):
+    out, _ = faulty_run
+    copy = tmp_path / "copy"
+    shutil.copytree(out, copy)
+    text = (copy / "plan.json").read_text()
+    (copy / "plan.json").write_text(damage(text, json.loads(text)))
+    res = here("run", "--replay", str(copy), "--out", str(tmp_path / "r"))
+    assert res.exit_code == 2, res.output
+    line = last_line(res.stderr)
+    assert line.startswith(f"owl-bt: --replay: {copy / 'plan.json'}") and why in line, line
+    assert not (tmp_path / "r").exists() and not (tmp_path / "r.partial").exists()
+
+
+@pytest.mark.slow
+def test_feedback_at_the_replan_prompt_is_one_line_of_text(tmp_path):
+    out = tmp_path / "r"
+    typed = "\x1b[31mgo\x00 slow\x08ly\x1b[0m\x1b]0;owned\x07 \u202e" + "a" * 2000 + "\n"
+    proc = owl("run", INSTRUCTION, "--task", "berry1", "--perception", "sim-state", "--interactive", "--faults", "arm-fault=1",
+               "--max-attempts", "2", "--out", str(out), stdin=typed, timeout=600)
+    assert proc.returncode == 1, proc.stderr
+    events = [json.loads(line) for line in (out / "events.jsonl").read_text().splitlines()]
+    text = next(e["text"] for e in events if e["event"] == "feedback")
+    assert text.startswith("go slowly aaa") and text.endswith("…") and len(text) == 500
+    assert all(ch.isprintable() for ch in text)
+    for name in ("report.md", "report.html", "plan.json", "events.jsonl"):
+        content = (out / name).read_text()
+        assert "\x1b" not in content and "\\u001b" not in content and "owned" not in content, name
+
+
+# Break-it findings: each bad input is one line, exit 2, no traceback, no folder.
+
+def test_arguments_that_are_not_utf8_are_one_line(tmp_path):
+    proc = subprocess.run([sys.executable, "-m", "owl_bt.cli", "run", b"put the \xff\xfe strawberry on the region",
+                           "--out", str(tmp_path / "r")], capture_output=True, timeout=120)
+    assert proc.returncode == 2
+    err = proc.stderr.decode()
+    assert err.splitlines() == ["owl-bt: argument 2 is not UTF-8 text ('put the \\xff\\xfe strawberry on the region'); "
+                                "give goals, names and paths in UTF-8"]
+    assert list(tmp_path.iterdir()) == []  # it used to write report.md with surrogates: a traceback and a .partial
+
+
+@pytest.mark.parametrize(("args", "reason"), [
+    (["run", "x", "--seed", "abc"], "owl-bt: invalid value for '--seed' / '-s': "),
+    (["run", "x", "--bogus"], "owl-bt: no such option: --bogus"),
+    (["nope"], "owl-bt: no such command 'nope'"),
+    (["bench", "--jobs", "two"], "owl-bt: invalid value for '--jobs' / '-j': "),
+])
+def test_option_errors_are_one_line(args, reason):
+    proc = owl(*args, timeout=120)
+    assert proc.returncode == 2
+    assert len(proc.stderr.strip().splitlines()) == 1 and proc.stderr.startswith(reason), proc.stderr
+    assert proc.stderr.strip().endswith("--help")  # where to look
+
+
+def test_a_huge_goal_is_refused_before_anything_runs(tmp_path):
+    res = here("run", " ".join(["put the strawberry on the region"] * 3000), "--out", str(tmp_path / "r"))
+    assert res.exit_code == 2
+    assert last_line(res.stderr) == "owl-bt: the instruction is 98999 characters long; say the goal in at most 1000"
+    assert list(tmp_path.iterdir()) == []  # it used to ground 6000 sketch actions and plan without end
+
+
+def test_a_scene_pose_that_is_not_a_number_is_a_usage_error(tmp_path):
+    scene = tmp_path / "s.toml"
+    scene.write_text('[[object]]\nkind = "apple"\npose = [0.5, 0.1, 0.02, 0, 0, inf]\n[[object]]\nkind = "bowl"\n')
+    res = here("run", "put the apple in the bowl", "--scene", str(scene), "--out", str(tmp_path / "r"))
+    assert res.exit_code == 2, res.output
+    assert "pose must be [x, y], [x, y, z, roll, pitch, yaw] or \"random\", got [0.5, 0.1, 0.02, 0, 0, inf]" in last_line(
+        res.stderr)  # it was a math domain error's traceback
+    assert not (tmp_path / "r").exists() and not (tmp_path / "r.partial").exists()
+
+
+def test_terminal_escapes_in_a_typed_goal_are_not_part_of_it(tmp_path):
+    proc = owl("run", "put the \x1b[31mbanana\x1b[0m on the plate", "--task", "berry1", "--perception", "sim-state",
+               "--out", str(tmp_path / "r"))
+    assert proc.returncode == 2, proc.stderr
+    assert last_line(proc.stderr).startswith("owl-bt: there is no 'banana' in the scene")  # not '[31mbanana' or 'mbanana'
+
+
+@pytest.mark.parametrize(("scene", "why"), [("/dev/zero", "is not a regular file"), ("folder", "is a folder"),
+                                           ("big.toml", "is 1048577 bytes; it can be at most 1048576")])
+def test_a_scene_that_is_not_a_small_file_is_refused_before_it_is_read(tmp_path, scene, why):
+    (tmp_path / "folder").mkdir()
+    (tmp_path / "big.toml").write_bytes(b"#" * ((1 << 20) + 1))
+    path = scene if scene.startswith("/") else str(tmp_path / scene)
+    res = here("run", "put the apple in the bowl", "--scene", path, "--out", str(tmp_path / "r"))
+    assert res.exit_code == 2, res.output
+    assert last_line(res.stderr) == f"owl-bt: the scene file {path} {why}" + ("; give a file" if "big" not in scene else "")
+    assert not (tmp_path / "r").exists()  # /dev/zero used to be read until memory ran out
+
+
+@pytest.mark.slow
+def test_sigterm_on_a_run_stops_the_arm_and_writes_the_whole_folder(tmp_path):
+    import signal
+
+    out = tmp_path / "r"
+    proc = subprocess.Popen([sys.executable, "-m", "owl_bt.cli", "run", INSTRUCTION, "--task", "berry1", "--vlm", "oracle",
+                             "--perception", "sim-state", "--out", str(out)], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        for line in proc.stderr:
+            if line.split()[:2] == ["execute", "running"]:
+                break
+        proc.send_signal(signal.SIGTERM)  # kill, a CI timeout, a service manager's stop
+        _, stderr = proc.communicate(timeout=120)
+    finally:
+        proc.kill()
+    assert proc.returncode == 130, stderr  # it was 143 with a .partial left and the arm never told to stop
+    assert "the arm was stopped first" in stderr and "Traceback" not in stderr
+    assert json.loads((out / "plan.json").read_text())["result"]["interrupted"] is True
+    assert not out.with_name("r.partial").exists()
