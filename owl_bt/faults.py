@@ -275,9 +275,10 @@ def chances(kind: str, rate: float, fault_seed: int, episode_seed: int = 0, n: i
     return [bool(rng.random(DRAWS[kind])[0] < rate) for _ in range(n)]
 
 
-def seed_for(kind: str, rate: float, pattern: Sequence[bool | None], episode_seed: int = 0, limit: int = 10_000) -> int:
-    """The first fault seed whose chances of `kind` follow `pattern` (None: either way)."""
-    for seed in range(limit):
+def seed_for(kind: str, rate: float, pattern: Sequence[bool | None], episode_seed: int = 0, limit: int = 10_000,
+             start: int = 0) -> int:
+    """The first fault seed from `start` on whose chances of `kind` follow `pattern` (None: either way)."""
+    for seed in range(start, limit):
         got = chances(kind, rate, seed, episode_seed, len(pattern))
         if all(want is None or want == g for want, g in zip(pattern, got, strict=True)):
             return seed

@@ -30,6 +30,7 @@ JOINT_TOL = 0.01  # radians: a corner on the way counts as reached within this
 FINAL_TOL = 0.002  # radians: the end of a trajectory (a grasp, a release) is reached this closely — 0.01 rad
 # at the shoulder is 5 mm at the fingertips, enough to pinch a knife lying flat elsewhere than planned
 WAYPOINT_TIMEOUT = 3.0  # seconds of simulated time per waypoint
+FINGERS_S = 0.8  # seconds the fingers are given to close or open
 MAX_SPEED = 1.5  # rad/s: the fastest any joint is driven (below every joint's limit)
 MIN_SPEED = 0.05  # rad/s a joint may always move at in a synchronised move, to hold its place
 STALL_STEPS = 48  # physics steps (0.2 s) without joint motion: a guarded move has met resistance
@@ -67,6 +68,7 @@ class SimArmBackend:
         self._constraint: int | None = None
         self._hold_angle = 0.0  # finger angle (radians) at which the held object was gripped
         self._open_angle = 0.0  # finger angle (radians) of the open hand: 0, or more when pre-shaped
+        self._rejoin: tuple[int, int] | None = None  # (object, physics steps) until the fingers touch it again
         self._stop = threading.Event()
         self.fault: str | None = None  # the fault the arm reports (it refuses commands until cleared)
         self.realtime = realtime
@@ -108,6 +110,11 @@ class SimArmBackend:
             self.robot.command_arm(self.robot.arm_q(), max_velocity=0.0)
             raise ArmFault("stopped on request")
         self.world.step(1)
+        if self._rejoin is not None:
+            oid, left = self._rejoin
+            self._rejoin = (oid, left - 1) if left > 1 else None
+            if left <= 1:
+                self._fingers_touch(oid, True)
         if self.realtime:
             import time
 
@@ -177,7 +184,7 @@ class SimArmBackend:
             raise ArmFault(f"unknown gripper command {command!r}")
         return GripResult(self.robot.opening(), self.held)
 
-    def _run_fingers(self, seconds: float = 0.8) -> None:
+    def _run_fingers(self, seconds: float = FINGERS_S) -> None:
         for _ in range(int(seconds / TIME_STEP)):
             self._step()
 
@@ -239,6 +246,8 @@ class SimArmBackend:
     def _detach(self) -> None:
         if self._constraint is not None:
             p.removeConstraint(self._constraint, physicsClientId=self.world.cid)
-            self._fingers_touch(self.world.body_id(self.held), True)
+            # the fingers touch it again once they have opened off it: at once, still pressed into
+            # it, they would kick it away (a mug stood up flew 36 cm)
+            self._rejoin = (self.world.body_id(self.held), int(FINGERS_S / TIME_STEP))
         self._constraint = None
         self.held = None

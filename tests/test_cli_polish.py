@@ -20,7 +20,7 @@ from owl_bt.faults import seed_for
 from sim.tasks.berry1 import INSTRUCTION
 
 COMMANDS = ["run", "tasks", "skills", "doctor", "bench", "perception-bench"]
-KNOCK_SEED = seed_for("knock", 0.5, [None, True, False, False, False, False])  # the placed strawberry knocked once
+KNOCK_SEED = seed_for("knock", 0.5, [None, True, False, False, False, False], start=10)  # the placed strawberry knocked once
 
 
 def owl(*args: str, env: dict | None = None, stdin: str | None = None, timeout: float = 300) -> subprocess.CompletedProcess:

@@ -141,7 +141,8 @@ def test_ctrl_c_on_a_real_run_stops_the_arm_and_writes_the_whole_folder(tmp_path
 @pytest.mark.slow
 def test_interactive_feedback_at_the_replan_prompt_goes_into_the_instruction(tmp_path):
     out = tmp_path / "r"
-    seed = seed_for("knock", 0.5, [None, True, False, False, False, False])  # one replan: the placed strawberry knocked away
+    # one replan: the placed strawberry knocked away
+    seed = seed_for("knock", 0.5, [None, True, False, False, False, False], start=10)
     proc = subprocess.run([sys.executable, "-m", "owl_bt.cli", "run", BERRY, "--task", "berry1", "--vlm", "oracle",
                            "--perception", "sim-state", "--faults", "knock=0.5", "--fault-seed", str(seed), "--interactive",
                            "--out", str(out)], input="set it down gently in the middle\n", capture_output=True, text=True,

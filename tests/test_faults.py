@@ -77,7 +77,8 @@ def test_bad_faults_on_the_command_line_exit_2_with_one_line(tmp_path):
 @pytest.mark.slow
 def test_a_knocked_object_is_seen_off_plan_and_the_task_replanned(tmp_path):
     # the knock's chance comes up after the second step only: the strawberry just set down is knocked away
-    seed = seed_for("knock", 0.5, [None, True, False, False, False, False])
+    # (from seed 10 on: the first such seed, 9, knocks it to another spot on the region, which needs no replan)
+    seed = seed_for("knock", 0.5, [None, True, False, False, False, False], start=10)
     result, plan, events = _run(tmp_path, "knock=0.5", seed)
     knocks = [e for e in events if e["event"] == "fault_injected"]
     assert [k["kind"] for k in knocks] == ["knock"] and knocks[0]["object"] == "strawberry"
