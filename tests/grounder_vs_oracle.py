@@ -34,6 +34,7 @@ from sim.world import SimWorld
 
 STEP = 0.025  # m, grid spacing
 MARGIN = 0.12  # m, how far past the named objects the grid reaches
+EDGE = 0.03  # a disagreement on fewer states than this share of what the oracle accepts is a margin, not a meaning
 CONTAINERS = {"mug", "bowl", "skillet", "cup", "bin", "basket", "pot", "tomato_soup_can"}
 
 
@@ -145,8 +146,10 @@ def region_differences(what: str, obj: str, ans: Answers, fa, fb, names: set[str
         if counts[(a, b)]:
             x, y, z, rpy = example[key]
             says = "refuses" if a else "accepts"
-            out.append(f"{what}: moving the {obj}, the offline grounder {says} {counts[(a, b)]} states the oracle "
-                       f"{'accepts' if a else 'refuses'} (the oracle accepts {counts[(True, True)] + counts[(True, False)]} "
+            accepted = counts[(True, True)] + counts[(True, False)]
+            edge = "at the edge only, " if counts[(a, b)] <= max(2, EDGE * accepted) else ""
+            out.append(f"{edge}{what}: moving the {obj}, the offline grounder {says} {counts[(a, b)]} states the oracle "
+                       f"{'accepts' if a else 'refuses'} (the oracle accepts {accepted} "
                        f"of {total}); e.g. at ({x:.2f}, {y:.2f}, {z:.3f}) rpy ({', '.join(f'{v:.2f}' for v in rpy)})")
     return out
 
