@@ -164,6 +164,10 @@ def test_a_goal_already_met_is_left_alone():
     assert [f"{s.op}({', '.join(s.args)})" for s in plan.steps] == ["pick(spoon)", "place_inside(spoon, mug)"]
     plan = plan_for("move the lemon away from the mug", SCENE)
     assert plan.steps == []  # it is well clear of the mug already
+    # the lime is behind the lemon now, but the lemon moves: the relation is made anew after it
+    plan = plan_for("put the lemon to the left of the plate and the lime behind it", SCENE)
+    assert [f"{s.op}({', '.join(s.args)})" for s in plan.steps] == [
+        "pick(lemon)", "place_ontop(lemon, table)", "pick(lime)", "place_ontop(lime, table)"]
 
 
 def test_exceptions_pronoun_references_and_clearing():

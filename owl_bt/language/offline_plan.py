@@ -270,11 +270,12 @@ def make_plan(reading: Reading, things: list[Thing], held: str | None = None) ->
                                   + (f" away from the {_w(away[0])}" if away else ""),
                                   [f'on("{g.obj}", "{table}")'] + [f'off("{g.obj}", "{a}")' for a in away]))
             return
-        if g.final and _holds_now(g, by):
+        moving = {x.obj for x in goals if x is not g}  # a relation to something the plan moves must be made anew
+        if g.final and _holds_now(g, by) and not any(r in moving for _, refs in g.spatial for r in refs):
             return
         steps.append(Step("pick", (g.obj,), f"grasp the {_w(g.obj)}"))
         where = "into" if g.how == "inside" else "on"
-        room = _room_for(g, goals)
+        room = _room_for(g, goals) if by[g.support].category != "table" else None
         steps.append(Step(f"place_{'inside' if g.how == 'inside' else 'ontop'}", (g.obj, g.support),
                           f"put the {_w(g.obj)} {where} the {_w(g.support)}" + _where(g)
                           + (f", leaving room {room[1]}" if room else ""),
@@ -315,8 +316,9 @@ OPPOSITE = {"left_of": ("right_of", "on its left"), "right_of": ("left_of", "on 
 
 
 def _room_for(g: Goal, goals: list[Goal]) -> tuple[str, str] | None:
-    """When a later goal puts something on the same support to one side of g's object ("the peach to the
-    right of the apple", both on the mat): (the half of the support g's object goes to, where room is left)."""
+    """When a later goal puts something on the same support (not the table) to one side of g's object ("the
+    peach to the right of the apple", both on the mat): (the half of the support g's object goes to, where
+    room is left)."""
     if g.how != "ontop":
         return None
     for other in goals:
