@@ -158,6 +158,15 @@ def test_pronoun_references_and_turning():
         goals("put it inside")
 
 
+def test_far_sides_of_the_table_and_what_it_refers_to():
+    assert goals("put the lemon on the far left of the table")[0][:4] == ("lemon", "ontop", "table", (("far_left", ()),))
+    assert goals("put the apple at the far right side of the table")[0][3] == (("far_right", ()),)
+    # "it" as a container: the last object named that can hold things, not the apple just moved
+    assert goals("take the apple off the plate, then put the lime in the big bowl and the lemon in it")[-1][:3] == (
+        "lemon", "inside", "big_bowl")
+    assert goals("lift the spoon out of the mug and drop the lime in it")[0][:3] == ("lime", "inside", "mug")
+
+
 def test_a_goal_already_met_is_left_alone():
     scene = [*SCENE[:-1], thing("ketchup", "ketchup", "red", 0.72, 0.17, (0.05, 0.05, 0.18))]  # next to the mug
     plan = plan_for("put the spoon in the mug and have the mug be near the ketchup", scene)
