@@ -151,6 +151,9 @@ def test_the_object_in_the_hand_is_placed_first():
 
 def test_pronoun_references_and_turning():
     assert goals("stand the mug up, then put the spoon into it")[1][:3] == ("spoon", "inside", "mug")
+    # 'it' before what it names: the object of the next clause that can be stood up
+    stood = goals("put the spoon into the mug after standing it upright")
+    assert [(g[0], g[4]) for g in stood] == [("mug", True), ("spoon", False)] and stood[1][2] == "mug"
     assert goals("turn the mug right side up")[0][4] is True
     with pytest.raises(GroundingError, match="which way"):
         goals("flip the mug")

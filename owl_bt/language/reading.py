@@ -42,6 +42,8 @@ class Reader(SpecialClauses):
         clauses = split_clauses(toks)
         for n, clause in enumerate(clauses):
             self.more = n + 1 < len(clauses)
+            if not self.last and self.more and set(clause) & {"it", "them"}:
+                self.last = self._forward(clause, clauses[n + 1])
             try:
                 self._clause([t for t in clause if t != ","])
                 self.mentioned += self._named
@@ -58,6 +60,14 @@ class Reader(SpecialClauses):
         if not self.goals and not self.upright_needed:
             raise GroundingError(f"the instruction asks for no placement the offline grounder can see; {ADVICE}")
         return Reading(self.goals, self.upright_needed)
+
+    def _forward(self, clause: list[str], nxt: list[str]) -> list[str]:
+        """What 'it' names in a clause with nothing before it ("after standing it upright" read first): an object
+        of the next clause — for standing up or turning, one that can be stood up (a container)."""
+        names = [n for m in find_mentions(nxt, self.scene, set()) for n in m.names if not self.scene.things[n].fixed]
+        if set(clause) & (V.SETUP | V.TURN | set(V.ORIENTATION)) or "standing" in clause:
+            names = [n for n in names if container(self.scene.things[n])] or names
+        return names[-1:]
 
     # -- one clause -------------------------------------------------------------------------------------------
     def _clause(self, toks: list[str]) -> None:
