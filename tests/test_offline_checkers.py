@@ -90,3 +90,13 @@ def test_a_placement_another_goes_beside_leaves_room_on_that_side():
     top = 0.02 + 0.025
     assert c.evaluate("action_check1", world.with_pose("lemon", Pose(0.55, 0.15 + 0.04, top)))  # its left half (+y)
     assert not c.evaluate("action_check1", world.with_pose("lemon", Pose(0.55, 0.15 - 0.04, top)))
+
+
+def test_a_goal_is_judged_met_by_the_same_rim_its_checkers_use():
+    top = 0.02 + 0.025
+    centred = scene(PLATE, LIME.moved(Pose(0.55 + 0.03, 0.15, top)))
+    plan, c = answer("put the lime on the plate", centred)
+    assert plan.steps == [] and goal_holds(c, centred)  # nothing to do, and the checkers agree
+    cornered = scene(PLATE, LIME.moved(Pose(0.55 + 0.095, 0.15 + 0.095, top)))  # in the plate's box, off its disc
+    plan, c = answer("put the lime on the plate", cornered)
+    assert [s.op for s in plan.steps] == ["pick", "place_ontop"] and not goal_holds(c, cornered)

@@ -73,12 +73,13 @@ def split_instruction(instruction: str, history: list[str] | None = None) -> tup
 
 
 def describe_objects(world: WorldState, with_pose: bool = True) -> str:
-    """One line per object: name, category, colour, fixed or movable and (with_pose) its pose,
+    """One line per object: name, category, colour, fixed or movable, shape and (with_pose) its pose,
     own-frame size and world-frame box — metres and radians."""
     lines = []
     for name in world.names():
         o = world.get(name)
-        line = f"- {name} (category: {o.category}, colour: {o.colour or 'unknown'}, {'fixed' if o.fixed else 'movable'})"
+        line = (f"- {name} (category: {o.category}, colour: {o.colour or 'unknown'}, {'fixed' if o.fixed else 'movable'}, "
+                f"shape: {o.shape})")
         if with_pose:
             lo, hi = o.aabb()
             line += (f" pose {_r(o.pose.as_tuple())}, size {_r(o.size)}, box {_r(lo)} to {_r(hi)}")

@@ -13,7 +13,7 @@ import math
 from dataclasses import dataclass, field
 
 from owl_bt.language.goals import Goal, Reading
-from owl_bt.language.scene_view import Thing, container, inside, resting_on
+from owl_bt.language.scene_view import Thing, container, inside, resting_on, within_rim
 
 PRELUDE = '''def within_rim(name, ref):
     # a round plate or bowl: the centre well inside its rim, not in the corners of its box
@@ -154,7 +154,7 @@ def _holds_now(g: Goal, things: dict[str, Thing]) -> bool:
     t, s = things[g.obj], things[g.support]
     if g.how == "inside" and not g.spatial and not g.upright:
         return inside(t, s)
-    if g.how != "ontop" or not resting_on(t, s) or (g.upright and not t.upright) or not t.pose:
+    if g.how != "ontop" or not resting_on(t, s) or not within_rim(t, s) or (g.upright and not t.upright) or not t.pose:
         return False
     for rel, refs in g.spatial:
         r = things[refs[0]] if refs else None
