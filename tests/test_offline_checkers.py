@@ -60,6 +60,12 @@ def test_in_a_round_bowl_means_inside_its_rim():
     _, c = answer("drop the lime into the bowl", world)
     assert goal_holds(c, world.with_pose("lime", Pose(0.6, -0.2, 0.03)))
     assert not goal_holds(c, world.with_pose("lime", Pose(0.6 + 0.07, -0.2 - 0.07, 0.03)))  # beside it, in its box
+    # a lemon lying tilted on the bowl's floor: its rotated box dips below the bowl, the lemon does not
+    lemon = obj("lemon", "lemon", 0.4, 0.3, (0.07, 0.054, 0.054), shape="sphere")
+    world = scene(BOWL, lemon)
+    _, c = answer("put the lemon in the bowl", world)
+    tilted = world.with_pose("lemon", Pose(0.613, -0.211, 0.039, -0.1, 0.512, 1.078))
+    assert tilted.get("lemon").aabb()[0][2] < 0 and goal_holds(c, tilted)
 
 
 def test_what_a_container_is_emptied_of_stays_out():

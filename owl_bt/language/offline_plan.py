@@ -32,10 +32,13 @@ def inside(name, box):
     # centre over the container, lower end inside it (long things may stand out of it)
     lo, hi = modify_pose_bounds_to_be_inside_object(state, env, init_bounds, name, box)
     b = (lo, (hi[0], hi[1], hi[2] + 0.15, hi[3], hi[4], hi[5]))
+    c = get_obj_center(state, env, name)
     olo, ohi = get_aabb_bounds(state, env, name)
     clo, chi = get_aabb_bounds(state, env, box)
-    low = clo[2] + 0.003 < olo[2] < clo[2] + 0.75 * (chi[2] - clo[2])  # on its floor or low wall, not its rim
-    return position_within_bounds(get_obj_center(state, env, name), b) and low and within_rim(name, box)
+    # centre above its floor, lower end below 3/4 of its height: on its floor or low wall, not its rim (the
+    # lower end from the box, which dips below the real one when a round thing lies tilted)
+    low = clo[2] + 0.005 < c[2] and olo[2] < clo[2] + 0.75 * (chi[2] - clo[2])
+    return position_within_bounds(c, b) and low and within_rim(name, box)
 
 def side(name, relation, ref):
     b = init_bounds
