@@ -111,3 +111,19 @@ def test_cap_plan_is_carried_out_as_given(berry_world, skills):
     far = FixedStep(place.op, (1.5, 0.0))
     bad = plan_fixed((pick, far), berry_world, skills, [], [], np.random.default_rng(0))
     assert not bad.refinement.ok and "place_ontop(strawberry, light_grey_region) at (1.500, 0.000)" in bad.failure.reason
+
+
+def test_cap_sample_code_draws_a_moved_blocker_from_beside_what_it_blocked(schemas):
+    from sim import tasks
+    from sim.world import SimWorld
+
+    world = SimWorld()
+    try:
+        tasks.get("berry2").build(world, 0)
+        s0 = world.ground_truth()
+    finally:
+        world.close()
+    code = _gen("cap-sample", s0, schemas).transcript[0]["answer"]
+    can = code[code.index('("pick", "potted_meat_can")'):code.index('("pick", "strawberry")')]
+    assert "modify_pose_bounds_to_be_ontop_of_object(initial, env, init_bounds, \"potted_meat_can\", \"table\")" in can
+    assert "_of_object(initial, env, b, \"light_grey_region\")" in can  # left or right of the region, not anywhere
