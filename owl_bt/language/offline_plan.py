@@ -3,8 +3,11 @@
 Ordering and preparation follow from the scene, not from any task: a container that receives
 something is set in place (and upright) before it is filled — carrying a filled mug spills it; what
 rests on a goal's target or on an object to be moved is moved off first; a container holding
-something the goal does not name is poured out onto the table first; a goal placed relative to
-another moved object comes after it; objects already where a goal wants them are left alone.
+something the goal does not name is poured out onto the table first (and what fell out must stay
+out); a goal placed relative to another moved object comes after it, and that object's placement
+leaves room on that side of a bounded support; objects already where a goal wants them are left
+alone unless what they are placed relative to moves. "On" a round plate and "in" a round bowl mean
+within its rim, not in the corners of its box — in the checkers and when judging what already holds.
 """
 
 from __future__ import annotations
