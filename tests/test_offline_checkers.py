@@ -106,3 +106,12 @@ def test_a_goal_is_judged_met_by_the_same_rim_its_checkers_use():
     cornered = scene(PLATE, LIME.moved(Pose(0.55 + 0.095, 0.15 + 0.095, top)))  # in the plate's box, off its disc
     plan, c = answer("put the lime on the plate", cornered)
     assert [s.op for s in plan.steps] == ["pick", "place_ontop"] and not goal_holds(c, cornered)
+
+
+def test_cutlery_leaning_on_a_mug_from_outside_is_not_in_it():
+    mug = obj("mug", "mug", 0.5, -0.1, (0.098, 0.072, 0.09), shape="cylinder")  # the handle: not round
+    fork = obj("fork", "fork", 0.4, 0.3, (0.18, 0.024, 0.01))
+    world = scene(mug, fork)
+    _, c = answer("put the fork into the mug", world)
+    assert goal_holds(c, world.with_pose("fork", Pose(0.5, -0.1, 0.087, 0.0, -1.06, 0.0)))  # standing in it
+    assert not goal_holds(c, world.with_pose("fork", Pose(0.46, -0.1, 0.082, 0.0, -1.06, 0.0)))  # foot on the table

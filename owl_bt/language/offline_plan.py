@@ -38,9 +38,10 @@ def inside(name, box):
     c = get_obj_center(state, env, name)
     olo, ohi = get_aabb_bounds(state, env, name)
     clo, chi = get_aabb_bounds(state, env, box)
-    # centre above its floor, lower end below 3/4 of its height: on its floor or low wall, not its rim (the
-    # lower end from the box, which dips below the real one when a round thing lies tilted)
-    low = clo[2] + 0.005 < c[2] and olo[2] < clo[2] + 0.75 * (chi[2] - clo[2])
+    o = state.get(name)
+    # a round thing lying tilted: its rotated box dips below it; its lowest point is at most half its length down
+    bottom = max(olo[2], c[2] - max(o.size) / 2) if o.shape == "sphere" else olo[2]
+    low = clo[2] + 0.003 < bottom < clo[2] + 0.75 * (chi[2] - clo[2])  # on its floor or low wall, not its rim
     return position_within_bounds(c, b) and low and within_rim(name, box)
 
 def side(name, relation, ref):
