@@ -74,6 +74,23 @@ def test_cap_runs_gen_plan_in_the_sandbox(berry_world, schemas):
         cap.compile_plan("```python\nimport os\ndef gen_plan(initial):\n    return []\n```", berry_world, env, ops)
     offline = _gen("cap-sample", berry_world, schemas)
     assert offline.queries == 1 and "def gen_plan(initial)" in offline.transcript[0]["answer"]
+    assert offline.sample_total == 2500 and _gen("cap", berry_world, schemas).sample_total is None
+
+
+def test_cap_sample_shares_one_budget_of_2500_samples_over_the_task(berry_world, schemas):
+    from owl_bt.language.planning import planner_for
+
+    asked = []
+
+    def planner(world, skills, sketch, goal_checkers, rng, budget=500, max_skeletons=5, **kwargs):
+        asked.append(budget)
+
+    c = _gen("cap-sample", berry_world, schemas)
+    for n in (2, 10, 4000):
+        planner_for(c, planner)(berry_world, {}, list(range(n)), [], None, 500, 1)
+    assert asked == [500, 250, 1]
+    planner_for(_gen("owl", berry_world, schemas), planner)(berry_world, {}, list(range(10)), [], None, 500, 1)
+    assert asked[-1] == 500  # every other method keeps the per-action budget
 
 
 def test_cap_plan_is_carried_out_as_given(berry_world, skills):
@@ -94,3 +111,19 @@ def test_cap_plan_is_carried_out_as_given(berry_world, skills):
     far = FixedStep(place.op, (1.5, 0.0))
     bad = plan_fixed((pick, far), berry_world, skills, [], [], np.random.default_rng(0))
     assert not bad.refinement.ok and "place_ontop(strawberry, light_grey_region) at (1.500, 0.000)" in bad.failure.reason
+
+
+def test_cap_sample_code_draws_a_moved_blocker_from_beside_what_it_blocked(schemas):
+    from sim import tasks
+    from sim.world import SimWorld
+
+    world = SimWorld()
+    try:
+        tasks.get("berry2").build(world, 0)
+        s0 = world.ground_truth()
+    finally:
+        world.close()
+    code = _gen("cap-sample", s0, schemas).transcript[0]["answer"]
+    can = code[code.index('("pick", "potted_meat_can")'):code.index('("pick", "strawberry")')]
+    assert "modify_pose_bounds_to_be_ontop_of_object(initial, env, init_bounds, \"potted_meat_can\", \"table\")" in can
+    assert "_of_object(initial, env, b, \"light_grey_region\")" in can  # left or right of the region, not anywhere

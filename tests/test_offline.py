@@ -151,11 +151,23 @@ def test_the_object_in_the_hand_is_placed_first():
 
 def test_pronoun_references_and_turning():
     assert goals("stand the mug up, then put the spoon into it")[1][:3] == ("spoon", "inside", "mug")
+    # 'it' before what it names: the object of the next clause that can be stood up
+    stood = goals("put the spoon into the mug after standing it upright")
+    assert [(g[0], g[4]) for g in stood] == [("mug", True), ("spoon", False)] and stood[1][2] == "mug"
     assert goals("turn the mug right side up")[0][4] is True
     with pytest.raises(GroundingError, match="which way"):
         goals("flip the mug")
     with pytest.raises(GroundingError, match="in what"):
         goals("put it inside")
+
+
+def test_far_sides_of_the_table_and_what_it_refers_to():
+    assert goals("put the lemon on the far left of the table")[0][:4] == ("lemon", "ontop", "table", (("far_left", ()),))
+    assert goals("put the apple at the far right side of the table")[0][3] == (("far_right", ()),)
+    # "it" as a container: the last object named that can hold things, not the apple just moved
+    assert goals("take the apple off the plate, then put the lime in the big bowl and the lemon in it")[-1][:3] == (
+        "lemon", "inside", "big_bowl")
+    assert goals("lift the spoon out of the mug and drop the lime in it")[0][:3] == ("lime", "inside", "mug")
 
 
 def test_a_goal_already_met_is_left_alone():
@@ -164,6 +176,10 @@ def test_a_goal_already_met_is_left_alone():
     assert [f"{s.op}({', '.join(s.args)})" for s in plan.steps] == ["pick(spoon)", "place_inside(spoon, mug)"]
     plan = plan_for("move the lemon away from the mug", SCENE)
     assert plan.steps == []  # it is well clear of the mug already
+    # the lime is behind the lemon now, but the lemon moves: the relation is made anew after it
+    plan = plan_for("put the lemon to the left of the plate and the lime behind it", SCENE)
+    assert [f"{s.op}({', '.join(s.args)})" for s in plan.steps] == [
+        "pick(lemon)", "place_ontop(lemon, table)", "pick(lime)", "place_ontop(lime, table)"]
 
 
 def test_exceptions_pronoun_references_and_clearing():

@@ -7,8 +7,9 @@ the whole plan with continuous values; it runs in the same sandbox as the checke
   only monitor execution: the robot declares success when things ended where the code said.
 - `cap-sample`: the code draws positions with `sample_ravenpose_uniformly_within_bounds`; the
   regions it draws from become the placements' checkers, so the planner's guided sampling re-draws
-  from them — the code's own samplers, up to the sample budget — until a plan meets the robot's
-  constraints. Grasps and motions are the planner's in both.
+  from them — the code's own samplers — until a plan meets the robot's constraints, with at most
+  SAMPLE_TOTAL samples for the whole task shared evenly by its actions (`planning.planner_for`).
+  Grasps and motions are the planner's in both.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from owl_bt.tamp.operators import GroundOp
 
 TOLERANCE = 0.03  # metres around the model's (x, y) a placement may come to rest (a fruit rolls a little)
 CALL_LIMIT_S = 1.0
+SAMPLE_TOTAL = 2500  # cap-sample: continuous samples for the whole task (SPEC §8.1), shared by its actions
 SAMPLING = ("Choose positions by drawing them: `sample_ravenpose_uniformly_within_bounds(bounds)` returns a pose "
             "inside 6-D bounds (build them with the modify_pose_bounds_* helpers); your function is called again "
             "for new draws while the robot cannot carry the plan out.")

@@ -38,6 +38,7 @@ class Constraints:
     fixed: tuple | None = None  # cap: gen_plan's plan, carried out as given (owl_bt.language.cap_plan)
     messages: list[dict] = field(default_factory=list)  # the checker conversation so far (for repairs during planning)
     required: tuple[str, ...] = ()  # the checker functions an answer must define
+    sample_total: int | None = None  # cap-sample: continuous samples for the whole task (SPEC §8.1: 2,500)
 
     def goal_checkers(self) -> list[str]:
         return [n for n in self.checkers.names() if n.startswith("goal_check")]
@@ -72,12 +73,13 @@ def split_instruction(instruction: str, history: list[str] | None = None) -> tup
 
 
 def describe_objects(world: WorldState, with_pose: bool = True) -> str:
-    """One line per object: name, category, colour, fixed or movable and (with_pose) its pose,
+    """One line per object: name, category, colour, fixed or movable, shape and (with_pose) its pose,
     own-frame size and world-frame box — metres and radians."""
     lines = []
     for name in world.names():
         o = world.get(name)
-        line = f"- {name} (category: {o.category}, colour: {o.colour or 'unknown'}, {'fixed' if o.fixed else 'movable'})"
+        line = (f"- {name} (category: {o.category}, colour: {o.colour or 'unknown'}, {'fixed' if o.fixed else 'movable'}, "
+                f"shape: {o.shape})")
         if with_pose:
             lo, hi = o.aabb()
             line += (f" pose {_r(o.pose.as_tuple())}, size {_r(o.size)}, box {_r(lo)} to {_r(hi)}")
@@ -200,7 +202,9 @@ def generate(
     if method in ("cap", "cap-sample"):
         got = _ask(vlm, cap_prompt(world, task, ground_ops, method == "cap-sample", history), images,
                    lambda a: cap.compile_plan(a, world, env, ground_ops), retries, log, stats)[0]
-        return done(got.sketch, CheckerSet.compile(got.source, world, env), got.fixed if method == "cap" else None)
+        out = done(got.sketch, CheckerSet.compile(got.source, world, env), got.fixed if method == "cap" else None)
+        out.sample_total = cap.SAMPLE_TOTAL if method == "cap-sample" else None
+        return out
     if method == "direct":
         sketch, _ = _ask(vlm, direct_prompt(world, task, literals, history), images,
                          lambda a: ablations.parse_goal_literals(a, ground_ops, world.names()), retries, log, stats)

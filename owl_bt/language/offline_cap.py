@@ -123,7 +123,7 @@ def _free_spot(obj: str, start: tuple[float, float], support: Thing, rels, by: d
     return start
 
 
-def _bounds_code(obj: str, support: str, op: str, rels) -> list[str]:
+def _bounds_code(obj: str, support: str, op: str, rels, by: dict[str, Thing]) -> list[str]:
     helper = {"place_ontop": "ontop_of", "place_inside": "inside"}.get(op)
     if helper is None:  # a pour: above the target
         lines = [f'    b = modify_pose_bounds_to_be_above_object(initial, env, init_bounds, "{support}")']
@@ -134,6 +134,10 @@ def _bounds_code(obj: str, support: str, op: str, rels) -> list[str]:
             lines.append(f'    b = modify_pose_bounds_to_be_{HELPER[rel[1]]}_object(initial, env, b, "{rel[2]}")')
         elif rel[0] == "side" and rel[1] == "near":
             lines.append(f'    b = modify_pose_bounds_to_be_near_object(initial, env, b, "{rel[2]}", 0.15)')
+        elif rel[0] == "off" and by[rel[-1]].hi:  # clear of it: on the side of it with more room in reach
+            r = by[rel[-1]]
+            side = "left_of" if REACH[1][1] - r.hi[1] > r.lo[1] - REACH[0][1] else "right_of"
+            lines.append(f'    b = modify_pose_bounds_to_be_{side}_object(initial, env, b, "{rel[-1]}")')
     return lines
 
 
@@ -152,7 +156,7 @@ def gen_plan_code(plan: Plan, things: list[Thing], sample: bool) -> str:
         support = s.args[1]
         rels = _relations(s.check, obj)
         if sample:
-            lines += _bounds_code(obj, support, s.op, rels)
+            lines += _bounds_code(obj, support, s.op, rels, by)
             lines.append(f'    plan.append(("{s.op}", "{obj}", "{support}", sample_ravenpose_uniformly_within_bounds(b)))')
         elif s.op == "pour":  # held so that the mouth, tilted 2.2 rad away from the robot, is over the target
             h = by[obj].size[2] if by[obj].size else 0.1

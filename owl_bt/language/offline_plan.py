@@ -3,8 +3,11 @@
 Ordering and preparation follow from the scene, not from any task: a container that receives
 something is set in place (and upright) before it is filled — carrying a filled mug spills it; what
 rests on a goal's target or on an object to be moved is moved off first; a container holding
-something the goal does not name is poured out onto the table first; a goal placed relative to
-another moved object comes after it; objects already where a goal wants them are left alone.
+something the goal does not name is poured out onto the table first (and what fell out must stay
+out); a goal placed relative to another moved object comes after it, and that object's placement
+leaves room on that side of a bounded support; objects already where a goal wants them are left
+alone unless what they are placed relative to moves. "On" a round plate and "in" a round bowl mean
+within its rim, not in the corners of its box — in the checkers and when judging what already holds.
 """
 
 from __future__ import annotations
@@ -13,20 +16,33 @@ import math
 from dataclasses import dataclass, field
 
 from owl_bt.language.goals import Goal, Reading
-from owl_bt.language.scene_view import Thing, container, inside, resting_on
+from owl_bt.language.scene_view import Thing, container, inside, resting_on, within_rim
 
-PRELUDE = '''def on(name, surface):
+PRELUDE = '''def within_rim(name, ref):
+    # a round plate or bowl: the centre well inside its rim, not in the corners of its box
+    r = state.get(ref)
+    w = min(r.size[0], r.size[1])
+    if r.shape != "cylinder" or max(r.size[0], r.size[1]) > 1.1 * w:
+        return True
+    p, c = get_obj_center(state, env, name), get_obj_center(state, env, ref)
+    return math.hypot(p[0] - c[0], p[1] - c[1]) <= w / 2 - 0.02
+
+def on(name, surface):
     b = modify_pose_bounds_to_be_ontop_of_object(state, env, init_bounds, name, surface)
-    return position_within_bounds(get_obj_center(state, env, name), b)
+    return position_within_bounds(get_obj_center(state, env, name), b) and within_rim(name, surface)
 
 def inside(name, box):
     # centre over the container, lower end inside it (long things may stand out of it)
     lo, hi = modify_pose_bounds_to_be_inside_object(state, env, init_bounds, name, box)
     b = (lo, (hi[0], hi[1], hi[2] + 0.15, hi[3], hi[4], hi[5]))
+    c = get_obj_center(state, env, name)
     olo, ohi = get_aabb_bounds(state, env, name)
     clo, chi = get_aabb_bounds(state, env, box)
-    low = clo[2] + 0.003 < olo[2] < clo[2] + 0.75 * (chi[2] - clo[2])  # on its floor or low wall, not its rim
-    return position_within_bounds(get_obj_center(state, env, name), b) and low
+    o = state.get(name)
+    # a round thing lying tilted: its rotated box dips below it; its lowest point is at most half its length down
+    bottom = max(olo[2], c[2] - max(o.size) / 2) if o.shape == "sphere" else olo[2]
+    low = clo[2] + 0.003 < bottom < clo[2] + 0.75 * (chi[2] - clo[2])  # on its floor or low wall, not its rim
+    return position_within_bounds(c, b) and low and within_rim(name, box)
 
 def side(name, relation, ref):
     b = init_bounds
@@ -72,6 +88,17 @@ def off(name, surface):
     lo, hi = get_aabb_bounds(state, env, name)
     slo, shi = get_aabb_bounds(state, env, surface)
     return hi[0] + 0.03 < slo[0] or lo[0] - 0.03 > shi[0] or hi[1] + 0.03 < slo[1] or lo[1] - 0.03 > shi[1]
+
+def part(name, surface, relation):
+    # on that half of the surface (the other half left free)
+    p, c = get_obj_center(state, env, name), get_obj_center(state, env, surface)
+    if relation == "left_of":
+        return p[1] > c[1]
+    if relation == "right_of":
+        return p[1] < c[1]
+    if relation == "behind":
+        return p[0] > c[0]
+    return p[0] < c[0]
 
 def tipped_over(name, target):
     b = modify_pose_bounds_to_be_above_object(state, env, init_bounds, target)
@@ -134,7 +161,7 @@ def _holds_now(g: Goal, things: dict[str, Thing]) -> bool:
     t, s = things[g.obj], things[g.support]
     if g.how == "inside" and not g.spatial and not g.upright:
         return inside(t, s)
-    if g.how != "ontop" or not resting_on(t, s) or (g.upright and not t.upright) or not t.pose:
+    if g.how != "ontop" or not resting_on(t, s) or not within_rim(t, s) or (g.upright and not t.upright) or not t.pose:
         return False
     for rel, refs in g.spatial:
         r = things[refs[0]] if refs else None
@@ -160,6 +187,7 @@ def make_plan(reading: Reading, things: list[Thing], held: str | None = None) ->
     cleared: set[str] = set()
     emptied: set[str] = set()
     placed: set[str] = set()
+    poured_out: list[tuple[str, str]] = []  # (what was tipped out, of which container): it stays out
     goal_objs = {g.obj for g in goals} | {c for g in goals for c in g.contents}
 
     def pending(name: str) -> int | None:
@@ -191,9 +219,11 @@ def make_plan(reading: Reading, things: list[Thing], held: str | None = None) ->
         """Pick `name`, pour out what the goals do not name, then put it where `after` says (or back)."""
         foreign = [t.name for t in things if inside(t, by[name]) and t.name not in goal_objs]
         emptied.add(name)
+        poured_out.extend((f, name) for f in foreign)
         steps.append(Step("pick", (name,), f"grasp the {_w(name)}, keeping it upright"))
         steps.append(Step("pour", (name, table), f"tip the {_w(name)} over an empty part of the table so the "
-                          f"{' and '.join(map(_w, foreign))} fall out", [f'not inside("{f}", "{name}")' for f in foreign]))
+                          f"{' and '.join(map(_w, foreign))} {'fall' if len(foreign) > 1 else 'falls'} out",
+                          [f'tipped_over("{name}", "{table}")'] + [f'not inside("{f}", "{name}")' for f in foreign]))
         g = after or Goal(name, "ontop", table, upright=True)
         g.upright = True
         steps.append(Step("place_ontop", (name, g.support), f"set the empty {_w(name)} upright on the {_w(g.support)}"
@@ -238,20 +268,25 @@ def make_plan(reading: Reading, things: list[Thing], held: str | None = None) ->
         if g.how == "pour":
             steps.append(Step("pick", (g.obj,), f"grasp the {_w(g.obj)} upright so nothing spills"))
             what = " and ".join(map(_w, g.contents)) or "contents"
+            falls = "fall" if len(g.contents) != 1 else "falls"
             steps.append(Step("pour", (g.obj, g.support), f"hold the {_w(g.obj)} over the {_w(g.support)} and tip it "
-                              f"upside down so the {what} fall in", predicates(g, by, during=True)))
+                              f"upside down so the {what} {falls} in", predicates(g, by, during=True)))
             if table:
                 away = [s for s in by if resting_on(by[g.obj], by[s]) and s != table]
                 steps.append(Step("place_ontop", (g.obj, table), f"put the {_w(g.obj)} down on the table"
                                   + (f" away from the {_w(away[0])}" if away else ""),
                                   [f'on("{g.obj}", "{table}")'] + [f'off("{g.obj}", "{a}")' for a in away]))
             return
-        if g.final and _holds_now(g, by):
+        moving = {x.obj for x in goals if x is not g}  # a relation to something the plan moves must be made anew
+        if g.final and _holds_now(g, by) and not any(r in moving for _, refs in g.spatial for r in refs):
             return
         steps.append(Step("pick", (g.obj,), f"grasp the {_w(g.obj)}"))
         where = "into" if g.how == "inside" else "on"
+        room = _room_for(g, goals) if by[g.support].category != "table" else None
         steps.append(Step(f"place_{'inside' if g.how == 'inside' else 'ontop'}", (g.obj, g.support),
-                          f"put the {_w(g.obj)} {where} the {_w(g.support)}" + _where(g), predicates(g, by)))
+                          f"put the {_w(g.obj)} {where} the {_w(g.support)}" + _where(g)
+                          + (f", leaving room {room[1]}" if room else ""),
+                          predicates(g, by) + ([f'part("{g.obj}", "{g.support}", "{room[0]}")'] if room else [])))
 
     for name in sorted(reading.upright_needed):
         if pending(name) is None and not by[name].upright:
@@ -274,10 +309,31 @@ def make_plan(reading: Reading, things: list[Thing], held: str | None = None) ->
     for name in sorted(reading.upright_needed):
         if not any(g.obj == name for g in finals):
             checks.append([f'upright("{name}")'])
-    deciding = list(dict.fromkeys([g.obj for g in goals] + [c for g in goals for c in g.contents] + [g.support for g in finals]
+    for what, box in poured_out:  # tipped out to make room: not back in at the end
+        checks.append([f'not inside("{what}", "{box}")'])
+    deciding = list(dict.fromkeys([g.obj for g in goals] + [c for g in goals for c in g.contents] + [w for w, _ in poured_out]
+                                  + [g.support for g in finals]
                                   + [r for g in finals for _, refs in g.spatial for r in refs]))
     meaning = "; ".join(_meaning(g) for g in finals) or "the containers stand upright"
     return Plan(steps, [" and ".join(c) if len(c) == 1 else "all([" + ", ".join(c) + "])" for c in checks], deciding, meaning)
+
+
+OPPOSITE = {"left_of": ("right_of", "on its left"), "right_of": ("left_of", "on its right"),
+            "behind": ("in_front_of", "behind it"), "in_front_of": ("behind", "in front of it")}
+
+
+def _room_for(g: Goal, goals: list[Goal]) -> tuple[str, str] | None:
+    """When a later goal puts something on the same support (not the table) to one side of g's object ("the
+    peach to the right of the apple", both on the mat): (the half of the support g's object goes to, where
+    room is left)."""
+    if g.how != "ontop":
+        return None
+    for other in goals:
+        if other.final and other.support == g.support and other.obj != g.obj:
+            for rel, refs in other.spatial:
+                if rel in OPPOSITE and refs == (g.obj,):
+                    return OPPOSITE[rel]
+    return None
 
 
 def _support_of(name: str, by: dict[str, Thing], table: str) -> str:

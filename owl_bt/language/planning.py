@@ -2,9 +2,10 @@
 
 `planner_for(constraints, default, services)` returns the planner to call, with the signature of
 `owl_bt.tamp.search.plan`: `cap`'s fixed plan is carried out as given (`cap_plan`); otherwise the
-search-then-sample planner, given a `repair` callback that sends checkers refinement shows to be
-unsatisfiable back to the model (`refine_repair`) when the constraints came from a checker
-conversation and the services have a model to ask.
+search-then-sample planner — for `cap-sample` with its per-action budget cut so that the sketch's
+actions draw at most `Constraints.sample_total` samples together — given a `repair` callback that
+sends checkers refinement shows to be unsatisfiable back to the model (`refine_repair`) when the
+constraints came from a checker conversation and the services have a model to ask.
 """
 
 from __future__ import annotations
@@ -26,6 +27,13 @@ def planner_for(constraints, default: Callable, services=None) -> Callable:
             return plan_fixed(fixed, world, skills, sketch, goal_checkers, rng, cancelled, finish)
 
         return run
+    total = getattr(constraints, "sample_total", None)
+    if total:  # cap-sample: one budget for the whole task, shared evenly by the plan's actions
+        def shared(world, skills, sketch, goal_checkers, rng, budget=500, *args, **kwargs):
+            return default(world, skills, sketch, goal_checkers, rng, max(1, min(budget, total // max(1, len(sketch)))),
+                           *args, **kwargs)
+
+        return shared
     if services is None or not getattr(constraints, "messages", None):
         return default
     return functools.partial(default, repair=CheckerRepair(constraints, services.vlm, services.log, services.counters))

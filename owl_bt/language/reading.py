@@ -31,6 +31,9 @@ class Reader(SpecialClauses):
         self.absent: list[str] = []
         self.more = False  # another clause follows the one being read
         self.last_dest: tuple | None = None  # (how, support, spatial, upright) of the last unit with a destination
+        self.mentioned: list[str] = []  # objects named by the clauses read so far, in order
+        self._named: list[str] = []  # …and by the clause being read
+        self._ments: list[Mention] = []  # the mentions of the clause being read
 
     def read(self, instruction: str) -> Reading:
         toks = tokens_of(instruction)
@@ -39,8 +42,12 @@ class Reader(SpecialClauses):
         clauses = split_clauses(toks)
         for n, clause in enumerate(clauses):
             self.more = n + 1 < len(clauses)
+            if not self.last and self.more and set(clause) & {"it", "them"}:
+                self.last = self._forward(clause, clauses[n + 1])
             try:
                 self._clause([t for t in clause if t != ","])
+                self.mentioned += self._named
+                self._named = []
             except GroundingError:
                 if not (self.absent or self.unknown):
                     raise
@@ -53,6 +60,14 @@ class Reader(SpecialClauses):
         if not self.goals and not self.upright_needed:
             raise GroundingError(f"the instruction asks for no placement the offline grounder can see; {ADVICE}")
         return Reading(self.goals, self.upright_needed)
+
+    def _forward(self, clause: list[str], nxt: list[str]) -> list[str]:
+        """What 'it' names in a clause with nothing before it ("after standing it upright" read first): an object
+        of the next clause — for standing up or turning, one that can be stood up (a container)."""
+        names = [n for m in find_mentions(nxt, self.scene, set()) for n in m.names if not self.scene.things[n].fixed]
+        if set(clause) & (V.SETUP | V.TURN | set(V.ORIENTATION)) or "standing" in clause:
+            names = [n for n in names if container(self.scene.things[n])] or names
+        return names[-1:]
 
     # -- one clause -------------------------------------------------------------------------------------------
     def _clause(self, toks: list[str]) -> None:
@@ -85,8 +100,9 @@ class Reader(SpecialClauses):
         """(mentions, relations [(start, end, kind, relation)], covered token indices)."""
         taken: set[int] = set()
         rels = []
-        for table, kind in ((V.SPATIAL, "spatial"), (V.ORIENTATION, "orient"), (V.ABSOLUTE, "absolute"), (V.SOURCE, "source"),
-                            (V.SUPPORT, "support")):
+        far = {p: r for p, r in V.ABSOLUTE.items() if p.startswith("far ")}  # "the far left of": not "left of"
+        for table, kind in ((far, "absolute"), (V.SPATIAL, "spatial"), (V.ORIENTATION, "orient"), (V.ABSOLUTE, "absolute"),
+                            (V.SOURCE, "source"), (V.SUPPORT, "support")):
             for s, e, r in phrases(table, toks, taken):
                 if kind == "spatial" and r == "near" and toks[s] == "by" and s + 1 < len(toks) and toks[s + 1] in V.ACTIONS:
                     continue
@@ -104,7 +120,22 @@ class Reader(SpecialClauses):
                         continue
                     break
         rels = [r for r in rels if not skip & set(range(r[0], r[1]))]
+        for a, b, _kind, _r in [r for r in rels if r[2] == "absolute"]:  # "on the far left of the table": one place
+            j = a
+            while j > 0 and toks[j - 1] in {"the", "a"}:
+                j -= 1
+            lead = [r for r in rels if r[2] == "support" and r[1] == j]
+            skip |= {i for r in lead for i in range(r[0], r[1])}
+            rels = [r for r in rels if r not in lead]
+            table = self.scene.table()
+            if table and toks[b:b + 1] == ["of"]:
+                k = b + 1 + (toks[b + 1:b + 2] == ["the"])
+                if toks[k:k + 1] == ["table"] or tuple(toks[k:k + len(self.scene.things[table].words)]) == \
+                        self.scene.things[table].words:
+                    skip |= set(range(b, k + 1))
         ments = find_mentions(toks, self.scene, skip | taken)
+        self._named += [n for m in ments for n in m.names]
+        self._ments = ments
         for i, t in enumerate(toks):  # "to the plate": a destination (not "next to", "want to", "to be")
             if t in V.TOWARDS and i not in taken | skip:
                 j = i + 1
@@ -180,7 +211,8 @@ class Reader(SpecialClauses):
             if not moved and self.last and n == 0 and (support_rel is not None or set(toks) & {"it", "itself", "them"}):
                 moved = list(self.last)  # "… and then in the bowl": the same object(s)
             if support_rel and not support_rel[1] and self.last and set(toks[first_rel:]) & {"it", "them", "itself"}:
-                support_ref = self.last[0]  # "inside of it"
+                at = next(i for i in range(first_rel, len(toks)) if toks[i] in {"it", "them", "itself"})
+                support_ref = self._antecedent(support_rel[0], moved, at)  # "inside of it"
             if support_rel and not support_ref:
                 raise GroundingError(f"{'in' if support_rel[0] == 'inside' else 'on'} what? {' '.join(toks)!r}; {ADVICE}")
             moved = [x for x in moved if x not in left_out]
@@ -228,6 +260,17 @@ class Reader(SpecialClauses):
             if dest or support_ref:
                 self.last_dest = (how, support_ref, spatial, upright)
             self.last = moved
+
+    def _antecedent(self, how: str, moved: list[str], at: int) -> str:
+        """What 'it' (token `at` of the clause) names as a support: the last object moved, unless that cannot
+        hold the moved ones — then the latest object named before 'it' that can ("take the orange off the mug
+        and put the knife in it": the mug)."""
+        first = self.last[0]
+        fits = (lambda n: container(self.scene.things[n])) if how == "inside" else (lambda n: True)
+        if first not in moved and fits(first):
+            return first
+        before = self.mentioned + [n for m in self._ments if m.start < at for n in m.names]
+        return next((n for n in reversed(before) if n not in moved and fits(n)), first)
 
     def _excluded(self, toks: list[str], ments: list[Mention]) -> list[Mention]:
         """Mentions right after 'except', 'not', 'other than' … (articles skipped): left out."""

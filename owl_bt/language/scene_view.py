@@ -8,7 +8,7 @@ import re
 from dataclasses import dataclass
 
 _LINE = re.compile(
-    r"^- (\w+) \(category: (\w+), colour: (\w*)(?:, (fixed|movable))?\)"
+    r"^- (\w+) \(category: (\w+), colour: (\w*)(?:, (fixed|movable))?(?:, shape: (\w+))?\)"
     r"(?: pose \(([^)]*)\), size \(([^)]*)\), box \(([^)]*)\) to \(([^)]*)\))?"
 )
 
@@ -25,6 +25,7 @@ class Thing:
     size: tuple[float, ...] = ()
     lo: tuple[float, ...] = ()
     hi: tuple[float, ...] = ()
+    shape: str = ""  # 'box', 'cylinder', 'sphere', 'region', 'compound' or '' when the prompt has none
 
     @property
     def words(self) -> tuple[str, ...]:
@@ -57,14 +58,22 @@ def read_objects(section: str) -> list[Thing]:
     for line in section.splitlines():
         m = _LINE.match(line.strip())
         if m:
-            out.append(Thing(m.group(1), m.group(2), m.group(3) or "", m.group(4) == "fixed", _floats(m.group(5)),
-                             _floats(m.group(6)), _floats(m.group(7)), _floats(m.group(8))))
+            out.append(Thing(m.group(1), m.group(2), m.group(3) or "", m.group(4) == "fixed", _floats(m.group(6)),
+                             _floats(m.group(7)), _floats(m.group(8)), _floats(m.group(9)), m.group(5) or ""))
     return out
 
 
 def over(a: Thing, b: Thing) -> bool:
     """a's centre is over b's box in x and y."""
     return bool(a.pose and b.lo) and b.lo[0] <= a.pose[0] <= b.hi[0] and b.lo[1] <= a.pose[1] <= b.hi[1]
+
+
+def within_rim(a: Thing, b: Thing) -> bool:
+    """a's centre well inside b's rim when b is round (a standing cylinder as wide as it is deep: a plate, a
+    bowl) — the offline checkers' `within_rim`; True for anything else."""
+    if b.shape != "cylinder" or not b.size or not a.pose or max(b.size[:2]) > 1.1 * min(b.size[:2]):
+        return True
+    return math.dist(a.pose[:2], b.pose[:2]) <= min(b.size[:2]) / 2 - 0.02
 
 
 def container(t: Thing) -> bool:
@@ -84,7 +93,7 @@ def resting_on(a: Thing, b: Thing) -> bool:
 def inside(a: Thing, b: Thing) -> bool:
     """a is held in container b: it fits b's opening, its centre is over b and its bottom below b's rim
     (something too big for the opening sitting on it rests on it instead)."""
-    return a.name != b.name and not a.fixed and container(b) and fits_in(a, b) and held_in(a, b)
+    return a.name != b.name and not a.fixed and container(b) and fits_in(a, b) and held_in(a, b) and within_rim(a, b)
 
 
 def held_in(a: Thing, b: Thing) -> bool:

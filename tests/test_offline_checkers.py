@@ -1,0 +1,117 @@
+"""The offline grounder's checkers judge states the way the words mean (found by comparing its answers
+with the tasks' hand-written ones, tests/grounder_vs_oracle.py): "on the plate" and "in the bowl" mean
+inside a round rim, not in the corners of its box; what a container is emptied of must stay out; a pour
+onto the table is a tipped container; a placement another is to be put beside leaves room on that
+side. Scenes are written by hand (none is a benchmark task); the checker code runs in the real sandbox."""
+
+from __future__ import annotations
+
+from owl_bt.language.codebook import env_from_state
+from owl_bt.language.constraints import describe_objects
+from owl_bt.language.offline import plan_for
+from owl_bt.language.offline_plan import code
+from owl_bt.language.parser import parse_checkers
+from owl_bt.language.sandbox import CheckerSet
+from owl_bt.language.scene_view import read_objects
+from owl_bt.state import ObjectState, Pose, WorldState
+
+
+def obj(name, category, x, y, size, shape="box", z0=0.0, roll=0.0, fixed=False):
+    return ObjectState(name, category, Pose(x, y, z0 + size[2] / 2, roll, 0.0, 0.0), size, shape=shape, fixed=fixed)
+
+
+def scene(*objs: ObjectState) -> WorldState:
+    table = obj("table", "table", 0.55, 0.0, (0.7, 0.9, 0.05), z0=-0.05, fixed=True)
+    return WorldState({o.name: o for o in (table, *objs)})
+
+
+PLATE = obj("plate", "plate", 0.55, 0.15, (0.22, 0.22, 0.02), shape="cylinder")
+BOWL = obj("bowl", "bowl", 0.6, -0.2, (0.16, 0.16, 0.06), shape="cylinder")
+TRAY = obj("tray", "tray", 0.45, -0.05, (0.22, 0.22, 0.02), fixed=True)
+LIME = obj("lime", "lime", 0.4, 0.3, (0.05, 0.05, 0.05), shape="sphere")
+LEMON = obj("lemon", "lemon", 0.7, 0.3, (0.06, 0.05, 0.05))
+
+
+def answer(text: str, world: WorldState):
+    """(plan, compiled checkers) of the offline grounder for `text` on `world`, through the real parser and sandbox."""
+    plan = plan_for(text, read_objects(describe_objects(world)))
+    wanted = [(i, f"{s.op}({', '.join(s.args)})", s.text) for i, s in enumerate(plan.steps) if s.op != "pick"]
+    names = [f"goal_check{i}" for i in range(len(plan.goal_checks))] + [f"action_check{i}" for i, _, _ in wanted]
+    return plan, CheckerSet.compile(parse_checkers(code(plan, wanted), names), world, env_from_state(world))
+
+
+def goal_holds(checkers: CheckerSet, state: WorldState) -> bool:
+    return all(checkers.evaluate(n, state) for n in checkers.names() if n.startswith("goal_check"))
+
+
+def test_on_a_round_plate_means_inside_its_rim():
+    world = scene(PLATE, LIME, TRAY)
+    _, c = answer("put the lime on the plate", world)
+    top = 0.02 + 0.025
+    assert goal_holds(c, world.with_pose("lime", Pose(0.55, 0.15, top)))
+    assert goal_holds(c, world.with_pose("lime", Pose(0.55 + 0.06, 0.15 + 0.05, top)))  # 7.8 cm out: on it
+    assert not goal_holds(c, world.with_pose("lime", Pose(0.55 + 0.1, 0.15 + 0.1, top)))  # the box's corner: off the disc
+    _, c = answer("put the lime on the tray", world)  # a square tray has corners
+    assert goal_holds(c, world.with_pose("lime", Pose(0.45 + 0.1, -0.05 + 0.1, top)))
+
+
+def test_in_a_round_bowl_means_inside_its_rim():
+    world = scene(BOWL, LIME)
+    _, c = answer("drop the lime into the bowl", world)
+    assert goal_holds(c, world.with_pose("lime", Pose(0.6, -0.2, 0.03)))
+    assert not goal_holds(c, world.with_pose("lime", Pose(0.6 + 0.07, -0.2 - 0.07, 0.03)))  # beside it, in its box
+    # a lemon lying tilted on the bowl's floor: its rotated box dips below the bowl, the lemon does not
+    lemon = obj("lemon", "lemon", 0.4, 0.3, (0.07, 0.054, 0.054), shape="sphere")
+    world = scene(BOWL, lemon)
+    _, c = answer("put the lemon in the bowl", world)
+    tilted = world.with_pose("lemon", Pose(0.613, -0.211, 0.039, -0.1, 0.512, 1.078))
+    assert tilted.get("lemon").aabb()[0][2] < 0 and goal_holds(c, tilted)
+
+
+def test_what_a_container_is_emptied_of_stays_out():
+    mug = obj("mug", "mug", 0.5, -0.1, (0.09, 0.09, 0.1), shape="cylinder")
+    ball = obj("golf_ball", "golf_ball", 0.5, -0.1, (0.04, 0.04, 0.04), shape="sphere", z0=0.006)
+    spoon = obj("spoon", "spoon", 0.4, 0.3, (0.15, 0.03, 0.01))
+    world = scene(mug, ball, spoon)
+    plan, c = answer("put the spoon into the mug", world)
+    assert [f"{s.op}({', '.join(s.args)})" for s in plan.steps][:3] == ["pick(mug)", "pour(mug, table)", "place_ontop(mug, table)"]
+    assert "golf ball falls out" in plan.steps[1].text
+    pour = "action_check1"
+    over = Pose(0.7, -0.3, 0.2)
+    fallen = Pose(0.75, -0.3, 0.02)
+    tipped = world.with_pose("mug", Pose(over.x, over.y, over.z, 2.3, 0.0, 0.0)).with_pose("golf_ball", fallen)
+    assert c.evaluate(pour, tipped)
+    assert not c.evaluate(pour, world.with_pose("mug", over).with_pose("golf_ball", fallen))  # not tipped: no pour
+    done = world.with_pose("spoon", Pose(0.5, -0.1, 0.08, 0.0, -1.2, 0.0)).with_pose("golf_ball", fallen)
+    assert goal_holds(c, done)
+    assert not goal_holds(c, done.with_pose("golf_ball", ball.pose))  # the ball back in the mug
+
+
+def test_a_placement_another_goes_beside_leaves_room_on_that_side():
+    world = scene(PLATE, LIME, LEMON)
+    plan, c = answer("serve the lemon and the lime on the plate (make sure the lime is to the right of the lemon)", world)
+    assert [f"{s.op}({', '.join(s.args)})" for s in plan.steps] == [
+        "pick(lemon)", "place_ontop(lemon, plate)", "pick(lime)", "place_ontop(lime, plate)"]
+    assert plan.steps[1].text.endswith("leaving room on its right")
+    top = 0.02 + 0.025
+    assert c.evaluate("action_check1", world.with_pose("lemon", Pose(0.55, 0.15 + 0.04, top)))  # its left half (+y)
+    assert not c.evaluate("action_check1", world.with_pose("lemon", Pose(0.55, 0.15 - 0.04, top)))
+
+
+def test_a_goal_is_judged_met_by_the_same_rim_its_checkers_use():
+    top = 0.02 + 0.025
+    centred = scene(PLATE, LIME.moved(Pose(0.55 + 0.03, 0.15, top)))
+    plan, c = answer("put the lime on the plate", centred)
+    assert plan.steps == [] and goal_holds(c, centred)  # nothing to do, and the checkers agree
+    cornered = scene(PLATE, LIME.moved(Pose(0.55 + 0.095, 0.15 + 0.095, top)))  # in the plate's box, off its disc
+    plan, c = answer("put the lime on the plate", cornered)
+    assert [s.op for s in plan.steps] == ["pick", "place_ontop"] and not goal_holds(c, cornered)
+
+
+def test_cutlery_leaning_on_a_mug_from_outside_is_not_in_it():
+    mug = obj("mug", "mug", 0.5, -0.1, (0.098, 0.072, 0.09), shape="cylinder")  # the handle: not round
+    fork = obj("fork", "fork", 0.4, 0.3, (0.18, 0.024, 0.01))
+    world = scene(mug, fork)
+    _, c = answer("put the fork into the mug", world)
+    assert goal_holds(c, world.with_pose("fork", Pose(0.5, -0.1, 0.087, 0.0, -1.06, 0.0)))  # standing in it
+    assert not goal_holds(c, world.with_pose("fork", Pose(0.46, -0.1, 0.082, 0.0, -1.06, 0.0)))  # foot on the table
