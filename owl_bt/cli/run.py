@@ -168,7 +168,9 @@ def run(
     if result.interrupted:
         err.print("owl-bt: stopped by Ctrl-C; the arm was stopped first")
     elif not result.success:
-        err.print(f"owl-bt: task not done: {result.failure or result.detector_reason}", markup=False, soft_wrap=True)
+        why = (f"{result.failure} (the robot's own account; the task's detector says: {result.detector_reason})"
+               if result.failure else result.detector_reason)
+        err.print(f"owl-bt: task not done: {why}", markup=False, soft_wrap=True)
     if as_json:
         print(json.dumps(result.summary()))
     else:
