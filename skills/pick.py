@@ -134,7 +134,7 @@ class PickSkill(Skill):
             return Outcome.fail(f"the closing fingers would push {o} away instead of holding it", o)
         turn = _turn(before, model.pose(o))
         if turn > GRIP_TURN_MAX and obj.shape != "sphere":  # a pinch that twists the object: where it ends up is chance, not plan
-            return Outcome.fail(f"the closing fingers would turn {o} by {math.degrees(turn):.0f}°", o)
+            return Outcome.fail(f"the closing fingers would turn {o} by over {math.degrees(GRIP_TURN_MAX):.0f}°", o)
         supports = touching_now(model, o)  # what it rests on once gripped (it may have settled onto it)
         q_lift = reach(model, raised(target, LIFT), seed=q_grasp)
         if q_lift is None:
