@@ -100,11 +100,22 @@ def remove_leftover(path: Path) -> bool:
         return False
     if in_use(path):
         raise UsageError(f"another owl-bt run is writing {path} right now; choose another --out")
+    if not _left_by_a_run(path):  # never delete what owl-bt did not write
+        raise UsageError(f"{path} is in the way and was not left by an owl-bt run; remove it or choose another --out")
     try:
         shutil.rmtree(path) if path.is_dir() else path.unlink()
     except OSError as exc:
         raise UsageError(f"cannot remove {path}, left by a run that did not finish: {exc.strerror}") from None
     return True
+
+def _left_by_a_run(path: Path) -> bool:
+    """Does `path` look like a run folder a killed run left: a folder with its event log at the top
+    and no folders inside (a run writes files only)?"""
+    try:
+        return path.is_dir() and (path / "events.jsonl").is_file() and not any(p.is_dir() for p in path.iterdir())
+    except OSError:
+        return False
+
 
 # Files a caller wants in the next run folders it makes (e.g. the spoken goal's transcript): name →
 # JSON-able data or bytes. Set through `extra_files`; written when the folder is created.
@@ -171,6 +182,8 @@ class RunFolder:
 
     def _check_final(self) -> None:
         """The run folder's name must be free (an empty folder is fine); a link to a folder is followed."""
+        if self.final.name.endswith(".partial"):
+            raise UsageError(f"a run folder's name may not end in .partial (that marks an unfinished run): {self.final}")
         if self.final.is_symlink() and not self.final.exists():
             raise UsageError(f"output path {self.final} is a symbolic link to nothing")
         if self.final.is_symlink():

@@ -144,6 +144,19 @@ def test_a_leftover_partial_is_removed_with_one_line_and_a_live_one_is_refused(t
     assert '"event": "leftover_removed"' in (final / "events.jsonl").read_text()
 
 
+def test_a_partial_not_left_by_a_run_is_never_deleted(tmp_path):
+    # break-it finding: `-o data` deleted a person's own `data.partial/` folder
+    mine = tmp_path / "data.partial"
+    (mine / "sub").mkdir(parents=True)
+    (mine / "notes.md").write_text("mine")
+    with pytest.raises(UsageError, match="was not left by an owl-bt run"):
+        RunFolder(tmp_path / "data", "x")
+    assert (mine / "notes.md").read_text() == "mine" and (mine / "sub").is_dir()
+    with pytest.raises(UsageError, match="may not end in .partial"):
+        RunFolder(tmp_path / "other.partial", "x")
+    assert not (tmp_path / "other.partial").exists()
+
+
 def test_two_runs_started_in_the_same_second_get_different_folders(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     a, b = RunFolder(None, "same words"), RunFolder(None, "same words")
