@@ -278,3 +278,57 @@ def _sigint_default() -> None:
     """In the child: Ctrl-C as a terminal delivers it (pytest-xdist workers ignore SIGINT, and an
     ignored SIGINT is inherited, so Python would install no KeyboardInterrupt handler)."""
     signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+def test_seed_lists_the_bench_cannot_record_are_usage_errors():
+    from owl_bt.bench.config import parse_seeds
+
+    assert parse_seeds(None, "3, 5,7") == (3, 5, 7)
+    for bad, why in (("0,,1", "whole numbers"), ("99999999999999999999", "at most"), ("-1", "0 or more")):
+        with pytest.raises(UsageError, match=why):
+            parse_seeds(None, bad)
+
+
+def _descendants(pid: int) -> set[int]:
+    parents: dict[int, int] = {}
+    for d in Path("/proc").iterdir():
+        if d.name.isdigit():
+            try:
+                parents[int(d.name)] = int((d / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                pass
+    out, todo = set(), [pid]
+    while todo:
+        p = todo.pop()
+        kids = {c for c, pp in parents.items() if pp == p}
+        out |= kids
+        todo += list(kids)
+    return out
+
+
+def test_a_bench_killed_with_sigkill_leaves_no_workers_behind(tmp_path):
+    # break-it finding: after kill -9 the worker (500 MB) ran on for minutes and held the run folder
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    out = tmp_path / "b"
+    proc = subprocess.Popen([sys.executable, "-m", "owl_bt.cli", "bench", "--method", "oracle", "--tasks", "berry1",
+                             "--seeds", "1", "--jobs", "1", "--perception", "sim-state", "--out", str(out), "-q"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 60
+    while not list(out.glob("runs/*/*.partial")) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert list(out.glob("runs/*/*.partial")), "the episode never started"
+    kids = _descendants(proc.pid)
+    assert kids
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and any(Path(f"/proc/{k}").exists() and
+                                              "Z" not in (Path(f"/proc/{k}/stat").read_text().split()[2:3] or ["Z"])
+                                              for k in kids):
+        time.sleep(0.2)
+    alive = [k for k in kids if Path(f"/proc/{k}").exists() and Path(f"/proc/{k}/stat").read_text().split()[2] != "Z"]
+    assert not alive, f"still running after the bench was killed: {alive}"

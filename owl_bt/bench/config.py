@@ -64,19 +64,27 @@ MAX_SEEDS = 100_000  # seeds per task a bench may ask for
 MAX_JOBS_PER_CORE = 4  # worker processes per core a bench may ask for
 
 
+MAX_SEED = 10**12
+
+
 def parse_seeds(seeds: int | None, seed_list: str | None) -> tuple[int, ...]:
     """`--seeds N` → 0..N-1 (default 10); `--seed-list 3,5,7` → those seeds; not both."""
     if seed_list is not None:
         if seeds is not None:
             raise UsageError("give either --seeds or --seed-list, not both")
+        parts = [s.strip() for s in seed_list.split(",")]
         try:
-            values = [int(s) for s in seed_list.split(",") if s.strip()]
+            if "" in parts and any(parts):
+                raise ValueError  # "0,,1": an empty entry is a typo, not nothing
+            values = [int(s) for s in parts if s]
         except ValueError:
             raise UsageError(f"--seed-list must be whole numbers separated by commas, got {seed_list!r}") from None
         if not values:
             raise UsageError("--seed-list is empty")
         if min(values) < 0:
             raise UsageError(f"seeds must be 0 or more, got {min(values)}")
+        if max(values) > MAX_SEED:  # what episodes.jsonl can record (owl_bt.bench.episodes)
+            raise UsageError(f"seeds must be at most {MAX_SEED}, got {max(values)}")
         return tuple(dict.fromkeys(values))
     n = 10 if seeds is None else seeds
     if n < 1:

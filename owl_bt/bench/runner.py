@@ -146,7 +146,7 @@ class _Pool:
     def _one_pool(self, todo: deque[Job]) -> None:
         """Run jobs until done, stopped or the pool breaks (then the jobs in flight go back on `todo`)."""
         pool = ProcessPoolExecutor(min(self.jobs, len(todo)), mp_context=self.ctx, initializer=_init_worker,
-                                   initargs=(self.stop,))
+                                   initargs=(self.stop, os.getpid()))
         flight: dict[Future, Job] = {}
         killed = False
         try:
@@ -205,15 +205,29 @@ class _Pool:
 _STOP: Any = None
 
 
-def _init_worker(stop: Any) -> None:
-    """Ignore Ctrl-C (the parent decides), silence C and Python output, remember the stop event."""
+def _init_worker(stop: Any, bench_pid: int) -> None:
+    """Ignore Ctrl-C (the parent decides), silence C and Python output, remember the stop event, and
+    end when the bench process is gone (killed with -9, it can no longer say so)."""
     global _STOP
     _STOP = stop
+    threading.Thread(target=_watch_bench, args=(bench_pid,), daemon=True, name="owl-bench-watch").start()
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     devnull = os.open(os.devnull, os.O_WRONLY)
     for fd in (1, 2):
         os.dup2(devnull, fd)
     os.close(devnull)
+
+
+def _watch_bench(pid: int, every: float = 0.5) -> None:
+    """Exit this worker at once when process `pid` (the bench) no longer exists."""
+    while True:
+        time.sleep(every)
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            os._exit(1)
+        except PermissionError:
+            pass
 
 
 def _check_stop(root: object) -> None:
