@@ -124,6 +124,19 @@ def test_replay_refuses_other_faults(faulty_run):
                                      f"{KNOCK_SEED}); leave --faults and --fault-seed out")
 
 
+@pytest.mark.parametrize(("extra", "why"), [
+    (["--task", "citrus"], "re-runs the recorded task (berry1); leave --task out"),
+    (["--seed", "5"], "re-runs the recorded seed (0); leave --seed out"),
+    (["--method", "no-back"], "re-runs the recorded method (owl); leave --method out"),
+    (["--scene", "examples/fruit_bowl.toml"], "the run was on the task berry1, not a scene file; leave --scene out"),
+])
+def test_replay_refuses_what_would_make_it_another_run(faulty_run, extra, why):
+    # break-it finding: these ran something else under the recording's name
+    out, _ = faulty_run
+    res = here("run", "--replay", str(out), *extra)
+    assert res.exit_code == 2 and last_line(res.stderr).endswith(why), res.stderr
+
+
 @pytest.mark.parametrize(("damage", "why"), [
     (lambda text, plan: text[:120], "is not valid JSON ("),
     (lambda text, plan: json.dumps({**plan, "seed": "zero"}), "field 'seed': input should be a valid integer, got \"zero\""),

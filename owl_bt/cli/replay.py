@@ -94,7 +94,7 @@ def _why(exc: ValidationError) -> str:
 
 
 def replayed(run_dir: Path, instruction: str, task: str | None, scene: Path | None, vlm: str, faults: str | None,
-             fault_seed: int | None) -> Replayed:
+             fault_seed: int | None, seed: int = 0, method: str = "owl") -> Replayed:
     """What to run to re-run `run_dir` with its recorded answers and faults. Raises UsageError when the
     folder is not a finished run with a transcript, its plan.json is damaged, or the command line asks
     for something else than the recording (another instruction, --vlm, or other faults)."""
@@ -110,6 +110,14 @@ def replayed(run_dir: Path, instruction: str, task: str | None, scene: Path | No
         raise UsageError(f"--replay answers from the recording; it cannot be combined with --vlm {vlm}")
     if instruction.strip() and instruction.strip() != plan.instruction.strip():
         raise UsageError("--replay re-runs the recorded instruction; leave the instruction out")
+    if task is not None and task != plan.task:
+        raise UsageError(f"--replay re-runs the recorded task ({plan.task}); leave --task out")
+    if seed not in (0, plan.seed):
+        raise UsageError(f"--replay re-runs the recorded seed ({plan.seed}); leave --seed out")
+    if method not in ("owl", rec["method"]):
+        raise UsageError(f"--replay re-runs the recorded method ({rec['method']}); leave --method out")
+    if scene is not None and not plan.task.startswith("scene:"):
+        raise UsageError(f"--replay: the run was on the task {plan.task}, not a scene file; leave --scene out")
     if scene is None and plan.task.startswith("scene:"):
         raise UsageError(f"--replay: the run used the scene file {plan.task[6:]}.toml; pass it with --scene")
     recorded = plan.result.faults if plan.result is not None else None

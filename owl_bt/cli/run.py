@@ -118,7 +118,7 @@ def run(
     instruction = plain_line(instruction, limit=None)  # a pasted colour code or NUL is not part of the goal
     try:
         if replay is not None:
-            rec = replayed(replay, instruction, task, scene, vlm, faults, fault_seed)
+            rec = replayed(replay, instruction, task, scene, vlm, faults, fault_seed, seed, method)
             instruction, task, seed, vlm = rec.instruction, rec.task, rec.seed, rec.vlm
             faults, fault_seed = rec.faults, rec.fault_seed  # the same faults at the same draws
             perception, robot = perception or rec.perception, robot or rec.robot
