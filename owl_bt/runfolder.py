@@ -108,6 +108,9 @@ def remove_leftover(path: Path) -> bool:
         raise UsageError(f"cannot remove {path}, left by a run that did not finish: {exc.strerror}") from None
     return True
 
+LIVE: set[Path] = set()  # the `.partial` folders this process is writing now
+
+
 def _left_by_a_run(path: Path) -> bool:
     """Does `path` look like a run folder a killed run left: a folder with its event log at the top
     and no folders inside (a run writes files only)?"""
@@ -160,6 +163,7 @@ class RunFolder:
         try:
             self.path.mkdir(parents=True)
             made = True
+            LIVE.add(self.path)
             self._events = _EventSink(self.path / "events.jsonl")
         except OSError as exc:
             if made:  # never another run's folder
@@ -222,6 +226,7 @@ class RunFolder:
         full): remove the folder."""
         self._events.close()
         shutil.rmtree(self.path, ignore_errors=True)
+        LIVE.discard(self.path)
 
     def finish(self) -> Path:
         """Close the event log, write the report (report.md/.html, tree.dot/.png), and move the
@@ -237,6 +242,7 @@ class RunFolder:
             if self.final.exists():
                 self.final.rmdir()  # empty (checked in __init__)
             os.replace(self.path, self.final)
+        LIVE.discard(self.path)
         return self.final
 
 

@@ -256,3 +256,21 @@ def test_sigterm_on_a_run_stops_the_arm_and_writes_the_whole_folder(tmp_path):
     assert "the arm was stopped first" in stderr and "Traceback" not in stderr
     assert json.loads((out / "plan.json").read_text())["result"]["interrupted"] is True
     assert not out.with_name("r.partial").exists()
+
+
+@pytest.mark.parametrize("after", [0.1, 0.4])
+def test_ctrl_c_while_starting_up_is_one_line(tmp_path, after):
+    # break-it finding: Ctrl-C in the first half second gave a KeyboardInterrupt or numpy/open3d ImportError traceback
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    proc = subprocess.Popen([sys.executable, "-m", "owl_bt.cli", "run", INSTRUCTION, "--task", "berry1",
+                             "--out", str(tmp_path / "r")], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                            text=True, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    time.sleep(after)
+    proc.send_signal(signal.SIGINT)
+    _, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 130, stderr
+    assert "Traceback" not in stderr and "Error" not in stderr and stderr.strip().splitlines()[-1].startswith("owl-bt: stopped")

@@ -124,7 +124,7 @@ def test_ctrl_c_on_a_real_run_stops_the_arm_and_writes_the_whole_folder(tmp_path
         for line in proc.stderr:
             if "execute running" in " ".join(line.split()):
                 break
-        time.sleep(0.5)  # the arm is moving
+        time.sleep(0.05)  # the arm is moving (a step takes about half a second)
         proc.send_signal(signal.SIGINT)
         stdout, stderr = proc.communicate(timeout=120)
     finally:

@@ -7,12 +7,32 @@ Exit codes: 0 success, 1 the robot could not do it, 2 usage error. Errors are on
 
 from __future__ import annotations
 
-import importlib
+import os
+import signal
 import sys
 
-import typer
 
-from owl_bt.cli.base import app, err, out
+def _stopped_starting_up(signum: int, frame: object) -> None:
+    """Ctrl-C or SIGTERM while the program loads and sets up (before a run's tree ticks, which then
+    stops the arm itself; the bench commands take over with `base.stops_handled_here`): nothing has
+    moved, so end at once with one line — never an import error or a traceback from the middle of
+    loading numpy or open3d. Once a run folder is being written, the usual KeyboardInterrupt is raised instead."""
+    folders = sys.modules.get("owl_bt.runfolder")
+    if folders is not None and getattr(folders, "LIVE", None):  # a run folder is being written: the usual way
+        signal.default_int_handler(signum, frame)
+    os.write(2, f"owl-bt: stopped by {'Ctrl-C' if signum == signal.SIGINT else 'SIGTERM'}\n".encode())
+    os._exit(130)
+
+
+if os.path.basename(sys.argv[0]) == "owl-bt" or sys.argv[0] == "-m":  # the program starting, not an import
+    for _sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(_sig, _stopped_starting_up)
+
+import importlib  # noqa: E402  (after the handler: these imports are what takes the time)
+
+import typer  # noqa: E402
+
+from owl_bt.cli.base import app, err, out  # noqa: E402
 
 for _module in ("run", "info", "bench"):  # each registers its commands on the app; --help lists them in this order
     importlib.import_module(f"owl_bt.cli.{_module}")

@@ -30,3 +30,12 @@ def fail(exc: OwlError) -> typer.Exit:
     """Print `exc`'s one-line reason on stderr (as text, never markup); the Exit to raise with its code."""
     err.print(f"owl-bt: {exc.reason}", markup=False, soft_wrap=True)
     return typer.Exit(exc.exit_code)
+
+
+def stops_handled_here() -> None:
+    """From here the command handles Ctrl-C and SIGTERM itself (as KeyboardInterrupt and the default):
+    undo the start-up handler of `owl_bt.cli`, which ends the program at once."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)

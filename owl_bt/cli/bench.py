@@ -9,7 +9,7 @@ from pathlib import Path
 import typer
 from rich.markup import escape
 
-from owl_bt.cli.base import app, err, fail, out
+from owl_bt.cli.base import app, err, fail, out, stops_handled_here
 from owl_bt.errors import OwlError, UsageError
 
 
@@ -57,6 +57,7 @@ def bench(
     Exit 0 when the bench ran (whatever the episodes did), 1 on a full disk, 2 for a usage error, 130 when stopped by Ctrl-C."""
     from owl_bt.bench.cli import bench_command
 
+    stops_handled_here()
     try:
         if fault_seed is not None and faults is None:
             raise UsageError("--fault-seed seeds the injected faults and there are none: add --faults KIND=RATE,… "
@@ -94,6 +95,8 @@ def perception_bench(
     Exit 0 when every threshold holds, 1 when one fails, 2 for a usage error."""
     from owl_bt.bench import perception_bench as pb
     from owl_bt.bench.config import check_out, parse_seeds, parse_tasks
+
+    stops_handled_here()
 
     try:
         names, seed_values = parse_tasks(tasks), parse_seeds(seeds, None)
