@@ -112,10 +112,13 @@ LIVE: set[Path] = set()  # the `.partial` folders this process is writing now
 
 
 def _left_by_a_run(path: Path) -> bool:
-    """Does `path` look like a run folder a killed run left: a folder with its event log at the top
-    and no folders inside (a run writes files only)?"""
+    """Does `path` look like a run folder a killed run left: an empty folder (killed as it was made),
+    or one with its event log at the top and no folders inside (a run writes files only)?"""
     try:
-        return path.is_dir() and (path / "events.jsonl").is_file() and not any(p.is_dir() for p in path.iterdir())
+        if not path.is_dir():
+            return False
+        inside = list(path.iterdir())
+        return not inside or ((path / "events.jsonl").is_file() and not any(p.is_dir() for p in inside))
     except OSError:
         return False
 
