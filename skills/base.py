@@ -84,9 +84,11 @@ class Skill(abc.ABC):
 
     def execute(self, backend: ArmBackend, commands: Sequence[Command]) -> str | None:
         """Send the commands; returns None on success or a one-line reason (never raises)."""
+        last_move: Move | None = None
         try:
             for cmd in commands:
                 if isinstance(cmd, Move):
+                    last_move = cmd
                     try:
                         backend.execute_trajectory(cmd.waypoints, cmd.times, guarded=cmd.guarded)
                     except ArmBlocked:
@@ -95,10 +97,24 @@ class Skill(abc.ABC):
                 else:
                     res = backend.gripper(cmd.command) if cmd.width is None else backend.gripper(cmd.command, width=cmd.width)
                     if cmd.command == "close" and res.holding != cmd.expect:
+                        let_go(backend, last_move)
                         return f"gripper closed on {res.holding or 'nothing'} instead of {cmd.expect}"
         except ArmFault as exc:
             return str(exc)
         return None
+
+
+def let_go(backend: ArmBackend, approach: Move | None) -> None:
+    """After the gripper closed on the wrong object (or on nothing), open it where it is, so what it
+    took stays where it lay, and retrace the approach; the replan then starts from a free hand and an
+    undisturbed scene (carrying the wrong object off left the arm holding a mug it had no plan for).
+    Failures here are left to the replan (never raises)."""
+    try:
+        backend.gripper("open")
+    except ArmFault:
+        return
+    if approach is not None:
+        back_out(backend, approach.waypoints)
 
 
 def back_out(backend: ArmBackend, waypoints: Sequence[Sequence[float]]) -> bool:

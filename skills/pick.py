@@ -130,8 +130,12 @@ class PickSkill(Skill):
         # The fingers close under physics, as the arm's do: o slides onto the middle of the hand and
         # turns between the pads, and the plan goes on from the grasp it really ends up in.
         before = model.pose(o)
-        if not model.grip(o, q_grasp, angle):
+        held = model.grip(o, q_grasp, angle)
+        if o not in held:
             return Outcome.fail(f"the closing fingers would push {o} away instead of holding it", o)
+        caught = [b for b in model.finger_contacts() if b != o]
+        if caught:  # the arm would drag it along, or take it instead of o
+            return Outcome.fail(f"the fingers would catch {caught[0]} as they close on {o}", caught[0])
         turn = _turn(before, model.pose(o))
         if turn > GRIP_TURN_MAX and obj.shape != "sphere":  # a pinch that twists the object: where it ends up is chance, not plan
             return Outcome.fail(f"the closing fingers would turn {o} by over {math.degrees(GRIP_TURN_MAX):.0f}°", o)

@@ -189,12 +189,16 @@ class SimArmBackend:
             self._step()
 
     def _between_fingers(self) -> str | None:
-        cid, body = self.world.cid, self.robot.body
+        """The object the closed fingers hold: of those touching both fingers, the one they press
+        hardest (summed normal force); None when nothing touches both."""
+        cid, body, fingers = self.world.cid, self.robot.body, self._left | self._right
+        force = {}
         for name, b in self.world.bodies.items():
-            links = {c[3] for c in p.getContactPoints(body, b.id, physicsClientId=cid)}
+            contacts = p.getContactPoints(body, b.id, physicsClientId=cid)
+            links = {c[3] for c in contacts}
             if links & self._left and links & self._right:
-                return name
-        return None
+                force[name] = sum(c[9] for c in contacts if c[3] in fingers)
+        return max(force, key=force.get) if force else None
 
     def _pressing_on(self) -> list[str]:
         """What the arm or the held object is in contact with now, as 'object' or 'held↔object'."""

@@ -262,13 +262,16 @@ class PlanningModel:
     def within_limits(self, q: tuple[float, ...] | list[float]) -> bool:
         return all(lo <= v <= hi for v, (lo, hi) in zip(q, self.limits, strict=True))
 
-    def grip(self, o: str, q: tuple[float, ...], angle: float = 0.0) -> bool:
+    def grip(self, o: str, q: tuple[float, ...], angle: float = 0.0) -> list[str]:
         """Close the fingers on `o` the way the arm does, with physics running: the arm held at q
         (radians), the fingers from `angle` (rad; 0 = open, more when pre-shaped) closed with
         CLOSE_FORCE for CLOSE_S. `o` slides onto the middle of the hand and turns between the pads as
         it would for real (a fork lying flat tips as the fingertips swing under it), and the grasp
-        transform is the one the object ends up in. Holds `o` (attach) and returns True when it
-        touches both fingers; else leaves the hand closed on nothing and returns False."""
+        transform is the one the object ends up in.
+
+        Returns the objects the closed fingers hold between them, firmest first (see
+        `between_fingers`). When `o` is among them it is held (attached); else the hand is left
+        closed on nothing. Another object in the list means the arm might take that one instead."""
         self.set_arm(q)
         self.robot.command_arm(q)  # the motors hold q too (a stale target would jerk the hand every step)
         self.robot.reset_fingers(angle)
@@ -276,12 +279,35 @@ class PlanningModel:
         for _ in range(int(CLOSE_S / TIME_STEP)):
             self.robot.reset_arm(q)
             p.stepSimulation(physicsClientId=self.cid)
+        held = self.between_fingers()
+        if o in held:
+            self.attach(o, angle=self.robot.finger_angle())
+        return held
+
+    def between_fingers(self) -> list[str]:
+        """Names of the objects touching both fingers now, the firmest grip first (by the summed
+        normal force of their contacts with the fingers, newtons): the one a closing gripper holds."""
         left, right = self._fingers
-        links = {c[3] for c in p.getContactPoints(self.robot.body, self.bodies[o], physicsClientId=self.cid)}
-        if not (links & left and links & right):
-            return False
-        self.attach(o, angle=self.robot.finger_angle())
-        return True
+        force = {}
+        for name, body in self.bodies.items():
+            contacts = p.getContactPoints(self.robot.body, body, physicsClientId=self.cid)
+            links = {c[3] for c in contacts}
+            if links & left and links & right:
+                force[name] = sum(c[9] for c in contacts if c[3] in left | right)
+        return sorted(force, key=force.get, reverse=True)
+
+    def finger_contacts(self) -> list[str]:
+        """Names of the movable objects (not the table or anything else fixed) touching either finger
+        now: after a grip, anything besides the gripped object is caught between a finger and it and
+        is dragged along (an orange on a mug's rim took the mug up with it)."""
+        left, right = self._fingers
+        out = []
+        for name, body in self.bodies.items():
+            if p.getDynamicsInfo(body, -1, physicsClientId=self.cid)[0] == 0.0:
+                continue
+            if any(c[3] in left | right for c in p.getContactPoints(self.robot.body, body, physicsClientId=self.cid)):
+                out.append(name)
+        return out
 
     def release(self, q_place: tuple[float, ...], q_back: tuple[float, ...]) -> None:
         """Let go of the held object the way the arm does, with physics running: the fingers open
@@ -291,18 +317,29 @@ class PlanningModel:
         hand predicted a stood-up mug that then came to rest 8–10 cm away). Joint values in radians."""
         self.set_arm(q_place)
         self.robot.command_arm(q_place)  # the motors hold the arm too (a stale target would jerk the hand)
+        body = self.bodies[self.held]
         self.held, self.grasp, self.carried = None, None, {}
         self.robot.reset_fingers(self.grip_angle)
         self.robot.command_fingers(0.0)
+        # As on the arm, the fingers touch the object again only once they have opened off it: reset
+        # to the grip angle they sit a little inside it, and pushed it 2-3 cm as they opened (a mug
+        # planned 2.7 cm from where the arm then set it down).
+        self._fingers_touch(body, False)
         for _ in range(int(OPEN_S / TIME_STEP)):
             self.robot.reset_arm(q_place)
             p.stepSimulation(physicsClientId=self.cid)
+        self._fingers_touch(body, True)
         n = max(1, int(RETREAT_S / TIME_STEP))
         for i in range(1, n + 1):
             q = tuple(a + (b - a) * i / n for a, b in zip(q_place, q_back, strict=True))
             self.robot.reset_arm(q)
             self.robot.command_arm(q)
             p.stepSimulation(physicsClientId=self.cid)
+
+    def _fingers_touch(self, body: int, enable: bool) -> None:
+        for link in self.robot.gripper_links:
+            for part in range(-1, p.getNumJoints(body, physicsClientId=self.cid)):  # the object's base and parts
+                p.setCollisionFilterPair(self.robot.body, body, link, part, int(enable), physicsClientId=self.cid)
 
     def settle(self, seconds: float = 0.6) -> None:
         """Let released objects come to rest (the arm is held still by its motors; a held object
