@@ -28,7 +28,8 @@ from skills.motions import APPROACH, backed, cuts_into, pointing_down, raised, r
 
 REST_SPEED = 0.02  # m/s: slower than this after settling counts as at rest
 CAVITY_SHARE = 0.8  # share of place_inside samples drawn over the container's opening (the rest: its box)
-CONTENTS_TRIES = 20  # spots drawn in a container's opening to find one clear of what is already inside
+WALL_SIDE = 0.4  # inside a container, spots are drawn over the outer part of the disc (r² ≥ this share of the reach²)
+ROOM_TRIES = 3  # spots drawn on a surface; the one farthest from other objects is kept
 KEEP_SHARE = 0.5  # share of samples that keep the hanging orientation (the rest try resting faces)
 # Resting faces of a box-like body as (roll, pitch) in its own frame: +z up, upside down, on each side.
 FACES = ((0.0, 0.0), (math.pi, 0.0), (0.0, math.pi / 2), (0.0, -math.pi / 2), (math.pi / 2, 0.0), (-math.pi / 2, 0.0))
@@ -61,27 +62,26 @@ class _PlaceSkill(Skill):
             fitting = [f for f in (None, *range(len(FACES))) if self._fits_opening(obj, {**params, "face": f}, cavity)]
             if fitting:
                 params["face"] = fitting[int(rng.integers(len(fitting)))]
+        if cavity is not None and rng.random() < CAVITY_SHARE:  # over the container's opening, off its wall
+            return self._spot_in_opening(model, o, s, params, cavity, rng)
         if self.inside:  # keep the object's footprint (in its new orientation) off the walls
             olo, ohi = obj.moved(from_bullet(obj.pose.position, target_orientation(obj, params))).aabb()
             mx, my = (ohi[0] - olo[0]) / 2 + 0.005, (ohi[1] - olo[1]) / 2 + 0.005
-        if cavity is not None and rng.random() < CAVITY_SHARE:  # over the container's opening, off its wall
-            floor, radius, _ = cavity
-            reach_r = max(0.0, radius - max(mx, my) - 0.005)
-            inside = [state.get(n).aabb() for n in model.objects if n not in (o, s) and model.in_cavity(n, s)]
-            for _ in range(CONTENTS_TRIES):  # beside what is already in there (a knife next to the fork)
-                r, a = reach_r * math.sqrt(rng.random()), rng.uniform(-math.pi, math.pi)
-                params["x"], params["y"] = floor[0] + r * math.cos(a), floor[1] + r * math.sin(a)
-                if not any(b[0][0] < params["x"] + mx and params["x"] - mx < b[1][0]
-                           and b[0][1] < params["y"] + my and params["y"] - my < b[1][1] for b in inside):
-                    break
-            return params
         else:  # keep the centre 1.5 cm (at most a quarter of the surface) in from the edge
             mx = my = min(0.015, (hi[0] - lo[0]) / 4, (hi[1] - lo[1]) / 4)
         lo = (max(lo[0], WORKSPACE[0][0] - mx), max(lo[1], WORKSPACE[0][1] - my))
         hi = (min(hi[0], WORKSPACE[1][0] + mx), min(hi[1], WORKSPACE[1][1] + my))
         cx, cy = (lo[0] + hi[0]) / 2, (lo[1] + hi[1]) / 2
-        params["x"] = rng.uniform(min(cx, lo[0] + mx), max(cx, hi[0] - mx))
-        params["y"] = rng.uniform(min(cy, lo[1] + my), max(cy, hi[1] - my))
+        # Of ROOM_TRIES spots, the one with the most room around it: a mug set down hard by the
+        # mustard bottle left no way for the hand to put the fork into it later.
+        others = [state.get(n).aabb() for n in model.objects if n not in (o, s) and not state.get(n).fixed]
+        best = -math.inf
+        for _ in range(ROOM_TRIES):
+            x = rng.uniform(min(cx, lo[0] + mx), max(cx, hi[0] - mx))
+            y = rng.uniform(min(cy, lo[1] + my), max(cy, hi[1] - my))
+            room = min((_gap(x, y, b) for b in others), default=math.inf)
+            if room > best:
+                best, params["x"], params["y"] = room, x, y
         return params
 
     def orient(self, model: PlanningModel, args: tuple[str, ...], params: dict, rng: np.random.Generator) -> dict:
@@ -102,8 +102,8 @@ class _PlaceSkill(Skill):
         for k in rng.permutation(len(options)):
             face = options[int(k)]
             resting = state.with_pose(o, self._resting_pose(state, o, s, {**params, "face": face}))
-            if all(check(resting) for _, check in model.step_checks):
-                return {**params, "face": face}
+            if all(check(resting) for _, check in model.step_checks):  # (a new face: its own footprint)
+                return self._into_opening(model, state, o, s, {**params, "face": face})
         return params
 
     def grasp_fits(self, model: PlanningModel, args: tuple[str, ...], checks=()) -> str | None:
@@ -142,6 +142,28 @@ class _PlaceSkill(Skill):
         return f"from this grasp {o} cannot be set down on {s} the way the next step needs"
 
     @staticmethod
+    def _spot_in_opening(model: PlanningModel, o: str, s: str, params: dict, cavity, rng: np.random.Generator) -> dict:
+        """A spot (x, y, world frame, m) and yaw over container s's opening for o, turned as `params`
+        say: its footprint's long side along the wall, towards the wall (as things put in a cup
+        lean: the middle stays free for the next), on the side away from what is already inside (a
+        knife opposite the fork). Returns params with x, y and dyaw set."""
+        floor, radius, _ = cavity
+        obj = model.state().get(o)
+        axis = _footprint_axis(obj, {**params, "dyaw": 0.0})
+        inside = [n for n in model.objects if n not in (o, s) and model.in_cavity(n, s)]
+        away = None
+        if inside:  # the direction from the axis to where the contents stand, averaged
+            dx = sum(model.lowest_point(n)[0] + model.state().get(n).pose.x for n in inside) / (2 * len(inside)) - floor[0]
+            dy = sum(model.lowest_point(n)[1] + model.state().get(n).pose.y for n in inside) / (2 * len(inside)) - floor[1]
+            away = math.atan2(-dy, -dx) if math.hypot(dx, dy) > 0.003 else None
+        a = rng.uniform(-math.pi, math.pi) if away is None else away + rng.uniform(-math.pi / 4, math.pi / 4)
+        turn = a + math.pi / 2 - axis + (math.pi if rng.random() < 0.5 else 0.0)
+        params = {**params, "dyaw": math.atan2(math.sin(turn), math.cos(turn))}
+        r = _reach_in_opening(obj, params, radius, a) * math.sqrt(rng.uniform(WALL_SIDE, 1.0))
+        params["x"], params["y"] = floor[0] + r * math.cos(a), floor[1] + r * math.sin(a)
+        return params
+
+    @staticmethod
     def _fits_opening(obj: ObjectState, params: dict, cavity) -> bool:
         """Does obj, turned as `params` say (face, dyaw), have a horizontal footprint (its box, world
         axes) that passes through the container opening `cavity` (PlanningModel.cavity) with 5 mm
@@ -158,10 +180,9 @@ class _PlaceSkill(Skill):
         if cavity is None or "x" not in params:
             return params
         floor, radius, _ = cavity
-        olo, ohi = state.get(o).moved(from_bullet(state.get(o).pose.position, target_orientation(state.get(o), params))).aabb()
-        reach_r = max(0.0, radius - max(ohi[0] - olo[0], ohi[1] - olo[1]) / 2 - 0.01)
         dx, dy = params["x"] - floor[0], params["y"] - floor[1]
         r = math.hypot(dx, dy)
+        reach_r = _reach_in_opening(state.get(o), params, radius, math.atan2(dy, dx))
         if r <= reach_r:
             return params
         k = reach_r / r
@@ -296,6 +317,37 @@ class PlaceInsideSkill(_PlaceSkill):
         if inside is None:
             inside = is_inside(model.state(), o, s)
         return None if inside else f"{o} does not end up inside {s}"
+
+
+def _extents(obj: ObjectState, params: dict) -> list[tuple[float, float]]:
+    """The xy projections (m) of o's three box edges (full lengths) when turned as `params` say."""
+    q = target_orientation(obj, params)
+    m = p.getMatrixFromQuaternion(q)
+    return [(m[j] * obj.size[j], m[3 + j] * obj.size[j]) for j in range(3)]
+
+
+def _footprint_axis(obj: ObjectState, params: dict) -> float:
+    """Direction (rad, world frame) of the long side of o's footprint when turned as `params` say."""
+    ex, ey = max(_extents(obj, params), key=lambda v: math.hypot(*v))
+    return math.atan2(ey, ex)
+
+
+def _reach_in_opening(obj: ObjectState, params: dict, radius: float, a: float, margin: float = 0.006) -> float:
+    """How far (m) from a round opening's axis, in direction `a` (rad), o's centre may be when
+    turned as `params` say, for its footprint (a box) to stay `margin` inside the wall of radius
+    `radius`: a knife on end, its blade along the wall, stands much nearer it than its width
+    suggests. 0 when it only just fits at the axis."""
+    er, et = (math.cos(a), math.sin(a)), (-math.sin(a), math.cos(a))
+    half_r = sum(abs(v[0] * er[0] + v[1] * er[1]) for v in _extents(obj, params)) / 2
+    half_t = sum(abs(v[0] * et[0] + v[1] * et[1]) for v in _extents(obj, params)) / 2
+    room = (radius - margin) ** 2 - half_t ** 2
+    return max(0.0, math.sqrt(room) - half_r) if room > 0 else 0.0
+
+
+def _gap(x: float, y: float, box) -> float:
+    """Horizontal distance (metres) from the point (x, y) to the axis-aligned box `box` (0 inside)."""
+    (ax, ay, _), (bx, by, _) = box
+    return math.hypot(max(ax - x, 0.0, x - bx), max(ay - y, 0.0, y - by))
 
 
 def is_inside(state, o: str, c: str) -> bool:
