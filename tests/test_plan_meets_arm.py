@@ -58,8 +58,9 @@ def test_a_gripper_closed_on_the_wrong_object_lets_go_of_it_where_it_lies():
                       np.random.default_rng(0), 500, 1)
         assert result.failure is None, result.failure and result.failure.line()
         lemon, plum = world.pose("lemon"), world.pose("plum")
-        p.resetBasePositionAndOrientation(world.body_id("lemon"), (0.30, 0.30, lemon.z), (0, 0, 0, 1), physicsClientId=world.cid)
-        p.resetBasePositionAndOrientation(world.body_id("plum"), (lemon.x, lemon.y, plum.z), (0, 0, 0, 1), physicsClientId=world.cid)
+        cid = world.cid
+        p.resetBasePositionAndOrientation(world.body_id("lemon"), (0.30, 0.30, lemon.z), (0, 0, 0, 1), physicsClientId=cid)
+        p.resetBasePositionAndOrientation(world.body_id("plum"), (lemon.x, lemon.y, plum.z), (0, 0, 0, 1), physicsClientId=cid)
         world.settle(0.5)
         put = world.pose("plum")
         backend = SimArmBackend(world)
