@@ -29,7 +29,8 @@ from skills.motions import APPROACH, backed, cuts_into, pointing_down, raised, r
 REST_SPEED = 0.02  # m/s: slower than this after settling counts as at rest
 CAVITY_SHARE = 0.8  # share of place_inside samples drawn over the container's opening (the rest: its box)
 WALL_SIDE = 0.4  # inside a container, spots are drawn over the outer part of the disc (r² ≥ this share of the reach²)
-ROOM_TRIES = 3  # spots drawn on a surface; the one farthest from other objects is kept
+ROOM_TRIES = 3  # spots drawn on a surface; the one farthest from other objects is kept ...
+ROOM_SHARE = 0.5  # ... for this share of the samples (the rest: one spot, so that "near X" stays likely)
 KEEP_SHARE = 0.5  # share of samples that keep the hanging orientation (the rest try resting faces)
 # Resting faces of a box-like body as (roll, pitch) in its own frame: +z up, upside down, on each side.
 FACES = ((0.0, 0.0), (math.pi, 0.0), (0.0, math.pi / 2), (0.0, -math.pi / 2), (math.pi / 2, 0.0), (-math.pi / 2, 0.0))
@@ -72,11 +73,11 @@ class _PlaceSkill(Skill):
         lo = (max(lo[0], WORKSPACE[0][0] - mx), max(lo[1], WORKSPACE[0][1] - my))
         hi = (min(hi[0], WORKSPACE[1][0] + mx), min(hi[1], WORKSPACE[1][1] + my))
         cx, cy = (lo[0] + hi[0]) / 2, (lo[1] + hi[1]) / 2
-        # Of ROOM_TRIES spots, the one with the most room around it: a mug set down hard by the
+        # Often, of ROOM_TRIES spots, the one with the most room around it: a mug set down hard by the
         # mustard bottle left no way for the hand to put the fork into it later.
         others = [state.get(n).aabb() for n in model.objects if n not in (o, s) and not state.get(n).fixed]
         best = -math.inf
-        for _ in range(ROOM_TRIES):
+        for _ in range(ROOM_TRIES if rng.random() < ROOM_SHARE else 1):
             x = rng.uniform(min(cx, lo[0] + mx), max(cx, hi[0] - mx))
             y = rng.uniform(min(cy, lo[1] + my), max(cy, hi[1] - my))
             room = min((_gap(x, y, b) for b in others), default=math.inf)

@@ -132,13 +132,14 @@ def refine(
     while idx <= last:
         op = skeleton[idx]
         skill = skills[op.name]
-        checks = list(step_checkers.get(idx, ())) + (list(goal_checkers) if idx == last else [])
+        own = list(step_checkers.get(idx, ())) + (list(goal_checkers) if idx == last else [])
+        checks = own + _kept(model, skeleton, step_checkers, idx)
         next_checks = list(step_checkers.get(idx + 1, ())) + (list(goal_checkers) if idx + 1 == last else [])
         can_regrasp = idx > 0 and skeleton[idx - 1].name == "pick" and skeleton[idx - 1].args[:1] == op.args[:1]
         share = budget - spent[idx] if not can_regrasp else max(1, budget // (REGRASPS + 1))
         share = min(share, budget - spent[idx])
         snap = model.snapshot()
-        hint = guide(model.state(), op.args[0], checks) if checks and op.args else None
+        hint = guide(model.state(), op.args[0], own) if own and op.args else None
         model.step_checks = checks
         try:
             step, reasons, blamed, used = _sample_step(model, op, skill, checks, hint, rng, share, cancelled, snap,
@@ -192,6 +193,32 @@ def refine(
     for snap in snaps:
         model.drop_snapshot(snap)
     return out
+
+
+def _kept(model: PlanningModel, skeleton: Sequence[GroundOp], step_checkers: Mapping[int, Sequence[tuple[str, Checker]]],
+          idx: int) -> list[tuple[str, Checker]]:
+    """The checkers of earlier steps that step idx must not undo (ours, beyond the reference): those
+    of each earlier step j whose object (its first argument) no step after j has moved again, and
+    that hold now. A mug set down overlapping the orange put aside for it broke that step's
+    checker, and every replan then started again by moving the orange. A step that moves the same
+    object again (the strawberry into the skillet, then into the bowl) releases it."""
+    state = model.state()
+    out = []
+    for j in range(idx):
+        if j not in step_checkers or not skeleton[j].args:
+            continue
+        moved = skeleton[j].args[0]
+        if any(skeleton[k].args[:1] == (moved,) for k in range(j + 1, idx + 1)):
+            continue
+        out += [(name, chk) for name, chk in step_checkers[j] if _holds(chk, state)]
+    return out
+
+
+def _holds(check: Checker, state: WorldState) -> bool:
+    try:
+        return bool(check(state))
+    except Exception:  # a checker that cannot be evaluated does not bind later steps
+        return False
 
 
 def _culprit(steps: Sequence[GroundedStep], op: GroundOp, blamed: collections.Counter[str]) -> int | None:
