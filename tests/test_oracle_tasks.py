@@ -5,7 +5,7 @@ task's own detector — the same path as one `owl-bt bench --method oracle --per
 episode. Perception is the simulator's state here (this tests planning and execution; the camera
 pipeline has its own end-to-end tests). Planning is reproducible (seeded, motion planning bounded by
 collision checks rather than seconds), so an episode here plays out as it does in the benchmark on any
-machine. Mug2, Mug3 and SoupPour (minutes an episode) are measured by the benchmark only."""
+machine. Mug3 and SoupPour (the pour tasks) have their own tests (tests/test_pour_tasks.py)."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from sim import tasks
 
 @pytest.mark.slow
 @pytest.mark.parametrize("seed", [0, 1])
-@pytest.mark.parametrize("name", ["berry1", "citrus", "berry2", "berrycook", "fruitsort", "coffee", "mug1"])
+@pytest.mark.parametrize("name", ["berry1", "citrus", "berry2", "berrycook", "fruitsort", "coffee", "mug1", "mug2"])
 def test_each_task_is_solved_with_the_oracle_answers(name, seed, tmp_path):
     task = tasks.get(name)
     result = run_episode(EpisodeConfig(task.instruction, task=name, seed=seed, out=tmp_path / "run", vlm="oracle",
