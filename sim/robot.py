@@ -295,6 +295,12 @@ class RobotModel:
         for j, m in self.fingers.items():
             p.resetJointState(self.body, j, angle * m, physicsClientId=self.cid)
 
+    def gripper_inside(self, body: int, depth: float = 0.001) -> bool:
+        """Does any gripper link sit more than `depth` metres inside `body` (possible only while
+        their contacts are switched off, as for a held object)?"""
+        return any(c[8] < -depth for link in self.gripper_links
+                   for c in p.getClosestPoints(self.body, body, 0.0, linkIndexA=link, physicsClientId=self.cid))
+
     def finger_links(self) -> tuple[set[int], set[int]]:
         """The link indices of the left and the right finger (outer and inner finger, pad): an object
         touching both sides after a close is held."""

@@ -112,9 +112,11 @@ class SimArmBackend:
         self.world.step(1)
         if self._rejoin is not None:
             oid, left = self._rejoin
-            self._rejoin = (oid, left - 1) if left > 1 else None
-            if left <= 1:
+            if left > 1:
+                self._rejoin = (oid, left - 1)
+            elif not self.robot.gripper_inside(oid):
                 self._fingers_touch(oid, True)
+                self._rejoin = None
         if self.realtime:
             import time
 
@@ -251,7 +253,8 @@ class SimArmBackend:
         if self._constraint is not None:
             p.removeConstraint(self._constraint, physicsClientId=self.world.cid)
             # the fingers touch it again once they have opened off it: at once, still pressed into
-            # it, they would kick it away (a mug stood up flew 36 cm)
+            # it, they would kick it away (a mug stood up flew 36 cm); and not while one still sits
+            # inside its wall (stuck there, it lifted a mug 10 cm as the hand backed out)
             self._rejoin = (self.world.body_id(self.held), int(FINGERS_S / TIME_STEP))
         self._constraint = None
         self.held = None

@@ -324,17 +324,25 @@ class PlanningModel:
         # As on the arm, the fingers touch the object again only once they have opened off it: reset
         # to the grip angle they sit a little inside it, and pushed it 2-3 cm as they opened (a mug
         # planned 2.7 cm from where the arm then set it down).
+        # (and not while one still sits inside its wall: stuck there, it lifted a mug as the hand left)
         self._fingers_touch(body, False)
         for _ in range(int(OPEN_S / TIME_STEP)):
             self.robot.reset_arm(q_place)
             p.stepSimulation(physicsClientId=self.cid)
-        self._fingers_touch(body, True)
+        apart = not self.robot.gripper_inside(body)
+        if apart:
+            self._fingers_touch(body, True)
         n = max(1, int(RETREAT_S / TIME_STEP))
         for i in range(1, n + 1):
             q = tuple(a + (b - a) * i / n for a, b in zip(q_place, q_back, strict=True))
             self.robot.reset_arm(q)
             self.robot.command_arm(q)
             p.stepSimulation(physicsClientId=self.cid)
+            if not apart and not self.robot.gripper_inside(body):
+                apart = True
+                self._fingers_touch(body, True)
+        if not apart:
+            self._fingers_touch(body, True)
 
     def _fingers_touch(self, body: int, enable: bool) -> None:
         for link in self.robot.gripper_links:
