@@ -1,0 +1,47 @@
+"""Findings of the newcomer and break-it passes (polish round 4), each checked through the real CLI
+(a subprocess, or typer's runner for what ends before a simulator starts) on the real simulator."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from owl_bt.cli import app
+
+REPO = Path(__file__).resolve().parents[1]
+FRUIT_BOWL = str(REPO / "examples" / "fruit_bowl.toml")
+
+
+def owl(*args: str, stdin: str | None = None, timeout: float = 300, **popen) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "owl_bt.cli", *args], capture_output=True, text=True, timeout=timeout,
+                          input=stdin, env={**os.environ, "COLUMNS": "200"}, **popen)
+
+
+def here(*args: str):
+    """The CLI in this process, for what ends before any simulator starts."""
+    return CliRunner().invoke(app, list(args))
+
+
+def last_line(text: str) -> str:
+    assert "Traceback" not in text
+    lines = [ln for ln in text.strip().splitlines() if ln.strip()]
+    assert lines, "expected a reason on stderr"
+    return lines[-1]
+
+
+def test_an_attempt_failing_as_an_earlier_one_did_with_the_same_constraints_ends_the_run(tmp_path):
+    """The plate cannot be grasped: the second attempt fails exactly as the first (same stage, action,
+    reason, sketch and checkers), so the run stops there instead of burning the other attempts."""
+    proc = owl("run", "put the plate into the red bowl", "--scene", FRUIT_BOWL, "--perception", "sim-state",
+               "--budget", "60", "--json", "--quiet", "--out", str(tmp_path / "r"))
+    assert proc.returncode == 1, proc.stderr
+    result = json.loads(proc.stdout)
+    assert result["attempts"] == 2, result
+    assert "the same failure as attempt 1 with the same plan sketch and checkers" in last_line(proc.stderr)
+    failures = json.loads((tmp_path / "r" / "plan.json").read_text())["failures"]
+    assert [f["observed"].get("repeat_of") for f in failures] == [None, 1]
