@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from owl_bt.cli import app
@@ -34,14 +36,33 @@ def last_line(text: str) -> str:
     return lines[-1]
 
 
-def test_an_attempt_failing_as_an_earlier_one_did_with_the_same_constraints_ends_the_run(tmp_path):
-    """The plate cannot be grasped: the second attempt fails exactly as the first (same stage, action,
-    reason, sketch and checkers), so the run stops there instead of burning the other attempts."""
+@pytest.fixture(scope="module")
+def plate_run(tmp_path_factory):
+    """The plate cannot be grasped, so every attempt fails at the plan stage the same way."""
+    out = tmp_path_factory.mktemp("plate") / "r"
     proc = owl("run", "put the plate into the red bowl", "--scene", FRUIT_BOWL, "--perception", "sim-state",
-               "--budget", "60", "--json", "--quiet", "--out", str(tmp_path / "r"))
+               "--budget", "60", "--json", "--quiet", "--out", str(out))
     assert proc.returncode == 1, proc.stderr
+    return out, proc
+
+
+def test_an_attempt_failing_as_an_earlier_one_did_with_the_same_constraints_ends_the_run(plate_run):
+    """The second attempt fails exactly as the first (same stage, action, reason, sketch and checkers),
+    so the run stops there instead of burning the other attempts."""
+    out, proc = plate_run
     result = json.loads(proc.stdout)
     assert result["attempts"] == 2, result
     assert "the same failure as attempt 1 with the same plan sketch and checkers" in last_line(proc.stderr)
-    failures = json.loads((tmp_path / "r" / "plan.json").read_text())["failures"]
+    failures = json.loads((out / "plan.json").read_text())["failures"]
     assert [f["observed"].get("repeat_of") for f in failures] == [None, 1]
+
+
+def test_the_report_prints_each_function_once_and_counts_checkers_as_the_console_does(plate_run):
+    out, proc = plate_run
+    md = (out / "report.md").read_text()
+    assert md.count("## Attempt ") == 2
+    assert md.count("def within_rim(") == 1 and md.count("def goal_check0(") == 1  # attempt 2 refers to attempt 1
+    assert "The same as in attempt 1 (source there): `within_rim`" in md
+    console = re.search(r"(\d+ checkers? \(and \d+ helper functions they call)", proc.stderr).group(1)
+    assert f"**Generated code**: {console})" in md
+    assert f"4 sketch actions, {console})" in md  # the tree's feedback in the report's snapshot says the same

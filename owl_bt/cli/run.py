@@ -21,9 +21,8 @@ from owl_bt.cli.inputs import SCENE_MAX_BYTES, check_regular_file
 from owl_bt.cli.progress import Progress
 from owl_bt.cli.replay import replayed
 from owl_bt.errors import OwlError, UsageError
+from owl_bt.language.checker_names import count_line, split_checkers
 from owl_bt.report.plain import plain_line
-
-CHECKER_PREFIXES = ("goal_check", "action_check")  # the generated checkers; other functions are helpers they call
 
 
 @app.command()
@@ -145,13 +144,12 @@ def run(
     view.rule("plan sketch")
     view.print(result.sketch or "(none)", markup=False)
     view.rule("checkers")
-    helpers = [n for n in result.checkers if not n.startswith(CHECKER_PREFIXES)]
+    helpers = split_checkers(result.checkers)[1]
+    view.print(count_line(result.checkers, name_helpers=True, note="" if verbose else "--verbose prints them"),
+               markup=False, soft_wrap=True)
     for name, src in result.checkers.items():
         if verbose or name not in helpers:
             view.print(Syntax(src, "python", theme="ansi_dark", word_wrap=True))
-    if helpers and not verbose:
-        view.print(f"(and {len(helpers)} helper functions they call: {', '.join(helpers)}; --verbose prints them)",
-                   markup=False, soft_wrap=True)
     view.rule("grounded plan")
     for i, a in enumerate(result.plan, 1):
         view.print(f"{i}. {a}", markup=False)
