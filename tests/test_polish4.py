@@ -66,3 +66,12 @@ def test_the_report_prints_each_function_once_and_counts_checkers_as_the_console
     console = re.search(r"(\d+ checkers? \(and \d+ helper functions they call)", proc.stderr).group(1)
     assert f"**Generated code**: {console})" in md
     assert f"4 sketch actions, {console})" in md  # the tree's feedback in the report's snapshot says the same
+
+
+def test_a_misspelt_word_gets_a_did_you_mean(tmp_path):
+    proc = owl("run", "put the strawbery on the plaet", "--task", "citrus", "--perception", "sim-state", "--quiet",
+               "--json", "--out", str(tmp_path / "r"))
+    assert proc.returncode == 1, proc.stderr
+    line = last_line(proc.stderr)
+    assert "'strawbery' (did you mean \"strawberry\"?)" in line and "'plaet' (did you mean \"plate\"?)" in line, line
+    assert json.loads(proc.stdout)["attempts"] == 1  # a goal it cannot read is not tried again

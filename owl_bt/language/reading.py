@@ -17,6 +17,7 @@ from owl_bt.language.clause_kinds import ADVICE, SpecialClauses
 from owl_bt.language.goals import Goal, Reading
 from owl_bt.language.mentions import SEPARATORS, Mention, SceneAliases, find_mentions, phrases, split_clauses, tokens_of
 from owl_bt.language.scene_view import Thing, container, fits_in, measure
+from owl_bt.language.suggest import did_you_mean
 
 
 class Reader(SpecialClauses):
@@ -55,7 +56,9 @@ class Reader(SpecialClauses):
         if self.absent:
             raise UnknownObjectError(self.absent[0], sorted(self.scene.things))
         if self.unknown:
-            words = ", ".join(repr(u) for u in dict.fromkeys(self.unknown))
+            scene_words = {w for alias in self.scene.aliases for w in alias}
+            words = ", ".join(repr(u) + (f' (did you mean "{m}"?)' if (m := did_you_mean(u, scene_words)) else "")
+                              for u in dict.fromkeys(self.unknown))
             raise GroundingError(f"the offline grounder did not understand: {words}; {ADVICE}")
         if not self.goals and not self.upright_needed:
             raise GroundingError(f"the instruction asks for no placement the offline grounder can see; {ADVICE}")
