@@ -75,3 +75,12 @@ def test_a_misspelt_word_gets_a_did_you_mean(tmp_path):
     line = last_line(proc.stderr)
     assert "'strawbery' (did you mean \"strawberry\"?)" in line and "'plaet' (did you mean \"plate\"?)" in line, line
     assert json.loads(proc.stdout)["attempts"] == 1  # a goal it cannot read is not tried again
+
+
+def test_an_empty_goal_with_a_task_runs_the_tasks_instruction_and_says_so(tmp_path):
+    proc = owl("run", "", "--task", "berry1", "--perception", "sim-state", "--quiet", "--json", "--out", str(tmp_path / "r"))
+    assert proc.returncode == 0, proc.stderr
+    assert "no goal given; using the berry1 task's instruction: \"put the strawberry onto the light-grey region" in proc.stderr
+    assert json.loads((tmp_path / "r" / "plan.json").read_text())["instruction"].startswith("put the strawberry onto")
+    bare = here("run", "  ")
+    assert bare.exit_code == 2 and "the instruction is empty" in last_line(bare.output)

@@ -115,6 +115,16 @@ def run(
         except OwlError as exc:
             raise fail(exc) from None
     instruction = plain_line(instruction, limit=None)  # a pasted colour code or NUL is not part of the goal
+    if not instruction.strip() and task is not None and replay is None:  # `run "" --task berry1`: the task's own goal
+        from sim import tasks as sim_tasks
+
+        try:
+            named = sim_tasks.get(task)
+        except OwlError as exc:
+            raise fail(exc) from None
+        instruction = named.instruction
+        err.print(f"owl-bt: no goal given; using the {named.name} task's instruction: \"{instruction}\"",
+                  markup=False, soft_wrap=True)
     try:
         if replay is not None:
             rec = replayed(replay, instruction, task, scene, vlm, faults, fault_seed, seed, method)
