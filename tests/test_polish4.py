@@ -84,3 +84,21 @@ def test_an_empty_goal_with_a_task_runs_the_tasks_instruction_and_says_so(tmp_pa
     assert json.loads((tmp_path / "r" / "plan.json").read_text())["instruction"].startswith("put the strawberry onto")
     bare = here("run", "  ")
     assert bare.exit_code == 2 and "the instruction is empty" in last_line(bare.output)
+
+
+def test_help_lists_the_choices_and_another_value_is_a_usage_error_naming_them():
+    from owl_bt.bench.methods import available
+    from owl_bt.cli.choices import PERCEPTION_SOURCES
+    from owl_bt.episode import PERCEPTION_SOURCES as EPISODE_SOURCES
+
+    assert PERCEPTION_SOURCES == EPISODE_SOURCES
+    shown = here("run", "--help").output
+    for listed in ("<sim|kortex|rtde>", "<camera|sim-state>", f"<{'|'.join(available())}>", "<offline|openai|replay|oracle>",
+                   "<sphinx|openai>", "<ur5e|kinova-gen3|"):
+        assert listed in shown, listed
+    assert not re.search(r"--(vlm|method|perception|asr|robot|backend) <str>", shown)
+    assert "<camera|sim-state>" in here("bench", "--help").output and "<kortex|rtde>" in here("doctor", "--help").output
+    proc = owl("run", "x", "--backend", "ros")
+    assert proc.returncode == 2
+    assert last_line(proc.stderr) == ("owl-bt: invalid value for '--backend': 'ros' is not one of 'sim', 'kortex', 'rtde'; "
+                                      "see owl-bt run --help")

@@ -71,6 +71,7 @@ def _app() -> int:
     except typer.TyperException as exc:  # typer's (vendored click's) ClickException and UsageError
         format_message = getattr(exc, "format_message", None)
         reason = format_message() if format_message is not None else str(exc)
+        reason = reason.replace("Value error, ", "")  # typer's value checks word it as pydantic does
         ctx = getattr(exc, "ctx", None)
         see = f"; see {ctx.command_path} --help" if ctx is not None else ""
         print(f"owl-bt: {reason[:1].lower()}{reason[1:].rstrip('.')}{see}", file=sys.stderr)

@@ -15,6 +15,7 @@ from pathlib import Path
 import typer
 from rich.syntax import Syntax
 
+from owl_bt.cli import choices
 from owl_bt.cli.base import app, err, fail, out
 from owl_bt.cli.display import check_display
 from owl_bt.cli.inputs import SCENE_MAX_BYTES, check_regular_file
@@ -35,8 +36,9 @@ def run(
     out_dir: Path | None = typer.Option(None, "--out", "-o", help="Run folder (default runs/<time>-<slug>/)."),
     as_json: bool = typer.Option(False, "--json", help="One JSON object with the result on stdout (the account on stderr)."),
     gui: bool = typer.Option(False, "--gui", help="Show the pybullet GUI and run in real time (needs a display)."),
-    vlm: str = typer.Option(
-        "offline", "--vlm", help="Constraint generator: offline (default, no network), openai (an OpenAI-compatible endpoint: "
+    vlm: choices.Vlm = typer.Option(
+        "offline", "--vlm", case_sensitive=False,
+        help="Constraint generator: offline (default, no network), openai (an OpenAI-compatible endpoint: "
         "OPENAI_BASE_URL, OPENAI_API_KEY, OWL_BT_VLM_MODEL or owl-bt.toml), replay (see --replay) or oracle (the task's "
         "hand-written answers)."
     ),
@@ -44,11 +46,12 @@ def run(
         None, "--replay", help="Re-run a past run folder exactly: its instruction, task, seed, recorded model answers and "
         "injected faults (and its perception source and arm unless given)."
     ),
-    method: str = typer.Option(
-        "owl", "--method", "-m", help="A comparison method instead of the full one (owl): no-disc, no-cont, no-back, "
+    method: choices.Method = typer.Option(
+        "owl", "--method", "-m", case_sensitive=False,
+        help="A comparison method instead of the full one (owl): no-disc, no-cont, no-back, "
         "no-sample, direct, cap, cap-sample or oracle; see README \"The model behind the constraints\"."),
-    perception: str | None = typer.Option(
-        None, "--perception",
+    perception: choices.Perception | None = typer.Option(
+        None, "--perception", case_sensitive=False,
         help="Where the world state comes from: camera (RGB-D head camera → point cloud → objects; default) or sim-state "
              "(the simulator's ground truth, for debugging); with --replay, the recorded one."),
     max_attempts: int = typer.Option(
@@ -61,15 +64,18 @@ def run(
     audio: Path | None = typer.Option(None, "--audio",
                                       help="Say the goal in a WAV file (16 kHz mono 16-bit) instead of typing it."),
     listen: bool = typer.Option(False, "--listen", help="Say the goal into the microphone (stops when you stop speaking)."),
-    asr: str = typer.Option("sphinx", "--asr", help="Speech recogniser: sphinx (offline, default) or openai "
-                            "(OPENAI_API_KEY, OPENAI_BASE_URL, OWL_BT_ASR_MODEL)."),
+    asr: choices.Recogniser = typer.Option(
+        "sphinx", "--asr", case_sensitive=False,
+        help="Speech recogniser: sphinx (offline, default) or openai (OPENAI_API_KEY, OPENAI_BASE_URL, OWL_BT_ASR_MODEL)."),
     interactive: bool = typer.Option(False, "--interactive", "-i", help="Confirm (or correct) a spoken goal before planning, "
                                      "and add a line of feedback for the next attempt at each replan."),
-    robot: str | None = typer.Option(None, "--robot", help="The arm: ur5e (alias ur5) or kinova-gen3 (default: ur5e, or the "
-                                     "arm of --backend)."),
+    robot: choices.Robot | None = typer.Option(
+        None, "--robot", case_sensitive=False,
+        help="The arm: ur5e (alias ur5) or kinova-gen3 (default: ur5e, or the arm of --backend)."),
     speed: float | None = typer.Option(None, "--speed", help="Share of the joints' velocity limits the safety guard allows, "
                                        "(0, 1] (default 1 in simulation, 0.25 on hardware)."),
-    backend: str = typer.Option("sim", "--backend", help="Arm backend: sim (default), kortex (Kinova Gen3) or rtde (UR5)."),
+    backend: choices.ArmBackend = typer.Option(
+        "sim", "--backend", case_sensitive=False, help="Arm backend: sim (default), kortex (Kinova Gen3) or rtde (UR5)."),
     ip: str | None = typer.Option(None, "--ip", help="The hardware arm's address (kortex, rtde)."),
     execute: bool = typer.Option(False, "--execute/--dry-run", help="Hardware: really move the arm, after confirming the "
                                  "first motion (default --dry-run: plan, check and show; the arm is never contacted)."),
