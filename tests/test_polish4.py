@@ -100,5 +100,5 @@ def test_help_lists_the_choices_and_another_value_is_a_usage_error_naming_them()
     assert "<camera|sim-state>" in here("bench", "--help").output and "<kortex|rtde>" in here("doctor", "--help").output
     proc = owl("run", "x", "--backend", "ros")
     assert proc.returncode == 2
-    assert last_line(proc.stderr) == ("owl-bt: invalid value for '--backend': 'ros' is not one of 'sim', 'kortex', 'rtde'; "
-                                      "see owl-bt run --help")
+    assert last_line(proc.stderr).startswith(
+        "owl-bt: invalid value for '--backend': 'ros' is not one of 'sim', 'kortex', 'rtde'; see ")
