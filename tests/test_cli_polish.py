@@ -253,8 +253,9 @@ def test_sigterm_on_a_run_stops_the_arm_and_writes_the_whole_folder(tmp_path):
     finally:
         proc.kill()
     assert proc.returncode == 130, stderr  # it was 143 with a .partial left and the arm never told to stop
-    assert "the arm was stopped first" in stderr and "Traceback" not in stderr
-    assert json.loads((out / "plan.json").read_text())["result"]["interrupted"] is True
+    assert "owl-bt: stopped by SIGTERM; the arm was stopped first" in stderr and "Traceback" not in stderr  # not "Ctrl-C"
+    result = json.loads((out / "plan.json").read_text())["result"]
+    assert result["interrupted"] is True and result["failure"].startswith("stopped by SIGTERM")
     assert not out.with_name("r.partial").exists()
 
 

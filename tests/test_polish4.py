@@ -102,3 +102,28 @@ def test_help_lists_the_choices_and_another_value_is_a_usage_error_naming_them()
     assert proc.returncode == 2
     assert last_line(proc.stderr).startswith(
         "owl-bt: invalid value for '--backend': 'ros' is not one of 'sim', 'kortex', 'rtde'; see ")
+
+
+def test_a_signal_while_the_run_is_set_up_removes_its_unfinished_folder(tmp_path):
+    """Ctrl-C after the run folder was made but before the tree ticks (the world being built): one line,
+    exit 130 and no `.partial` left (it was left, with exit 130 and nothing said)."""
+    import signal
+    import time
+
+    out = tmp_path / "r"
+    partial = out.with_name("r.partial")
+    proc = subprocess.Popen([sys.executable, "-m", "owl_bt.cli", "run", "put the strawberry onto the light-grey region",
+                             "--task", "berry1", "--out", str(out), "-q"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                            text=True, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    try:
+        deadline = time.monotonic() + 60
+        while not partial.exists() and time.monotonic() < deadline and proc.poll() is None:
+            time.sleep(0.002)
+        time.sleep(0.1)
+        proc.send_signal(signal.SIGINT)
+        _, stderr = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    assert proc.returncode == 130, stderr
+    assert last_line(stderr).startswith("owl-bt: stopped by Ctrl-C (SIGINT) before the run finished setting up")
+    assert not partial.exists() and not out.exists()

@@ -35,7 +35,7 @@ from owl_bt.bench import episodes, methods
 from owl_bt.bench.config import BenchConfig
 from owl_bt.episode import EpisodeConfig
 from owl_bt.errors import DiskFullError, OwlError
-from owl_bt.runfolder import disk_error, remove_leftover
+from owl_bt.runfolder import Interrupted, disk_error, remove_leftover, signal_words
 
 # The fields every record starts with, in this order (the rest of EpisodeResult.summary() follows).
 FIELDS = ("task", "seed", "method", "success", "declared_success", "samples", "wall_s", "model_s", "skeletons",
@@ -63,6 +63,7 @@ class Outcome:
     new: int = 0
     successes: int = 0
     interrupted: bool = False
+    stopped_by: str = ""  # the signal that stopped it: 'Ctrl-C (SIGINT)', 'SIGTERM'
     records: list[dict[str, Any]] = field(default_factory=list)
     removed: list[str] = field(default_factory=list)  # leftover run folders removed (relative to the bench folder)
 
@@ -131,6 +132,7 @@ class _Pool:
             raise KeyboardInterrupt  # the second Ctrl-C: kill the workers
         self.stop.set()
         self.outcome.interrupted = True
+        self.outcome.stopped_by = signal_words(signum)
 
     def run(self, todo: deque[Job]) -> None:
         main = threading.current_thread() is threading.main_thread()
@@ -246,6 +248,8 @@ def run_one(job: Job) -> dict[str, Any]:
         result = run_episode(job.cfg, on_tick=_check_stop)
     except DiskFullError as exc:  # not the episode's failure: the bench stops
         return {"disk_full": exc.reason}
+    except Interrupted:  # stopped while it was set up: its folder is removed, it runs again next time
+        return {"interrupted": True}
     except Exception as exc:  # a bug or an OwlError: a failed episode, not a failed bench
         return _error_record(job, exc, time.monotonic() - t0)
     summary = result.summary()

@@ -180,7 +180,7 @@ def run(
               f"tick rate: {result.tick_hz:.0f} Hz ({result.tick.get('busy_hz', 0):.0f} Hz while working)", markup=False)
     view.print(f"run folder: {result.run_dir}", markup=False, soft_wrap=True)
     if result.interrupted:
-        err.print("owl-bt: stopped by Ctrl-C; the arm was stopped first")
+        err.print(f"owl-bt: stopped by {result.stopped_by or 'Ctrl-C'}; the arm was stopped first", markup=False)
     elif not result.success:
         why = (f"{result.failure} (the robot's own account; the task's detector says: {result.detector_reason})"
                if result.failure else result.detector_reason)
