@@ -127,3 +127,19 @@ def test_a_signal_while_the_run_is_set_up_removes_its_unfinished_folder(tmp_path
     assert proc.returncode == 130, stderr
     assert last_line(stderr).startswith("owl-bt: stopped by Ctrl-C (SIGINT) before the run finished setting up")
     assert not partial.exists() and not out.exists()
+
+
+def test_a_bench_rerun_with_other_episode_options_into_the_same_folder_is_refused(tmp_path):
+    out = tmp_path / "b"
+    common = ["bench", "--method", "oracle", "--tasks", "berry1", "--seeds", "1", "--jobs", "1", "--perception", "sim-state",
+              "--out", str(out), "--quiet"]
+    first = owl(*common, "--budget", "50")
+    assert first.returncode == 0, first.stderr
+    lines = (out / "episodes.jsonl").read_text()
+    for args, option, value, recorded in ((["--budget", "60"], "--budget", "60", "50"),
+                                          (["--budget", "50", "--max-attempts", "2"], "--max-attempts", "2", "4")):
+        again = owl(*common, *args)
+        assert again.returncode == 2, again.stderr
+        assert f"holds oracle episodes run with {option} {recorded} (e.g. berry1 seed 0), not {value}" in last_line(again.stderr)
+    assert (out / "episodes.jsonl").read_text() == lines
+    assert owl(*common, "--budget", "50").returncode == 0  # the same options: nothing new to run
