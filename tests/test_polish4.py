@@ -143,3 +143,10 @@ def test_a_bench_rerun_with_other_episode_options_into_the_same_folder_is_refuse
         assert f"holds oracle episodes run with {option} {recorded} (e.g. berry1 seed 0), not {value}" in last_line(again.stderr)
     assert (out / "episodes.jsonl").read_text() == lines
     assert owl(*common, "--budget", "50").returncode == 0  # the same options: nothing new to run
+
+
+def test_a_goal_without_words_is_refused_at_once(tmp_path):
+    res = here("run", "🍓🍓 → 🍽️ !!! 42", "--out", str(tmp_path / "r"))
+    assert res.exit_code == 2
+    assert last_line(res.stderr).startswith("owl-bt: the goal has no words")
+    assert not (tmp_path / "r").exists() and not (tmp_path / "r.partial").exists()

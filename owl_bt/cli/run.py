@@ -8,6 +8,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import sys
 import threading
 from pathlib import Path
@@ -131,6 +132,9 @@ def run(
         instruction = named.instruction
         err.print(f"owl-bt: no goal given; using the {named.name} task's instruction: \"{instruction}\"",
                   markup=False, soft_wrap=True)
+    if instruction.strip() and not re.search(r"[^\W\d_]", instruction):  # only emoji, digits or punctuation
+        raise fail(UsageError(f"the goal has no words ({instruction.strip()[:40]!r}); say what the robot should do, e.g. "
+                              "\"put the strawberry onto the light-grey region\""))
     try:
         if replay is not None:
             rec = replayed(replay, instruction, task, scene, vlm, faults, fault_seed, seed, method)
