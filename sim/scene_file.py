@@ -92,7 +92,7 @@ def load_scene(path: str | Path) -> Scene:
     """Read and check a scene file; raises UsageError naming the first problem (one line)."""
     path = Path(path)
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        data = tomllib.loads(path.read_text(encoding="utf-8-sig"))
     except FileNotFoundError:
         raise UsageError(f"scene file {str(path)!r} does not exist") from None
     except (OSError, UnicodeDecodeError) as exc:

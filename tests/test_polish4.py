@@ -150,3 +150,12 @@ def test_a_goal_without_words_is_refused_at_once(tmp_path):
     assert res.exit_code == 2
     assert last_line(res.stderr).startswith("owl-bt: the goal has no words")
     assert not (tmp_path / "r").exists() and not (tmp_path / "r.partial").exists()
+
+
+def test_a_scene_file_with_a_utf8_byte_order_mark_is_read(tmp_path):
+    scene = tmp_path / "bom.toml"
+    scene.write_bytes(b"\xef\xbb\xbf" + Path(FRUIT_BOWL).read_bytes())  # what Windows Notepad saves
+    proc = owl("run", "put the apple into the red bowl", "--scene", str(scene), "--perception", "sim-state", "--quiet",
+               "--json", "--out", str(tmp_path / "r"))
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["plan"] == ["pick(apple)", "place_inside(apple, red_bowl)"]
