@@ -159,3 +159,26 @@ def test_a_scene_file_with_a_utf8_byte_order_mark_is_read(tmp_path):
                "--json", "--out", str(tmp_path / "r"))
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["plan"] == ["pick(apple)", "place_inside(apple, red_bowl)"]
+
+
+def test_a_negated_goal_is_not_carried_out(tmp_path):
+    """"don't put the strawberry on the plate" was carried out as "put"; now the offline grounder says it
+    does not handle negation and nothing moves (a "not" that leaves objects out still works: test_offline)."""
+    proc = owl("run", "don't put the strawberry on the plate", "--task", "citrus", "--perception", "sim-state", "--quiet",
+               "--json", "--out", str(tmp_path / "r"))
+    assert proc.returncode == 1, proc.stderr
+    assert "the offline grounder does not handle negation ('do not put')" in last_line(proc.stderr)
+    result = json.loads(proc.stdout)
+    assert result["executed"] == [] and result["plan"] == []
+
+
+def test_negation_is_told_from_leaving_objects_out():
+    from owl_bt.language.mentions import tokens_of
+    from owl_bt.language.reading import negation
+
+    for goal in ("never put the apple in the bowl", "the strawberry should not be in the bowl", "make sure it is not on the plate",
+                 "please do not move the apple", "the pear shouldn't go there"):
+        assert negation(tokens_of(goal)), goal
+    for goal in ("put the fruit but not the apple on the plate", "put all the fruit and not the pear on the plate",
+                 "put the strawberry on the plate, not in the bowl", "put all the fruit except the apple on the plate"):
+        assert negation(tokens_of(goal)) is None, goal
