@@ -182,3 +182,14 @@ def test_negation_is_told_from_leaving_objects_out():
     for goal in ("put the fruit but not the apple on the plate", "put all the fruit and not the pear on the plate",
                  "put the strawberry on the plate, not in the bowl", "put all the fruit except the apple on the plate"):
         assert negation(tokens_of(goal)) is None, goal
+
+
+def test_audio_that_is_not_a_wav_file_is_named_without_empty_parentheses(tmp_path):
+    (tmp_path / "note.wav").write_text("hello\n")
+    (tmp_path / "empty.wav").write_bytes(b"")
+    for name, why in (("note.wav", "it ends inside its header"), ("empty.wav", "it is empty")):
+        res = here("run", "--audio", str(tmp_path / name), "--task", "berry1")
+        assert res.exit_code == 2
+        assert last_line(res.stderr).startswith(f"owl-bt: {name} is not a PCM WAV file ({why}); convert it"), res.stderr
+    res = here("run", "--audio", "/dev/zero", "--task", "berry1")  # it said "does not exist"
+    assert res.exit_code == 2 and last_line(res.stderr) == "owl-bt: audio file /dev/zero is not a regular file; give a WAV file"
