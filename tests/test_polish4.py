@@ -193,3 +193,17 @@ def test_audio_that_is_not_a_wav_file_is_named_without_empty_parentheses(tmp_pat
         assert last_line(res.stderr).startswith(f"owl-bt: {name} is not a PCM WAV file ({why}); convert it"), res.stderr
     res = here("run", "--audio", "/dev/zero", "--task", "berry1")  # it said "does not exist"
     assert res.exit_code == 2 and last_line(res.stderr) == "owl-bt: audio file /dev/zero is not a regular file; give a WAV file"
+
+
+def test_replay_refuses_a_transcript_over_its_size_limit(plate_run, tmp_path):
+    import shutil
+
+    run = tmp_path / "recorded"
+    shutil.copytree(plate_run[0], run)
+    with (run / "transcript.json").open("ab") as f:
+        f.write(b" " * (8 << 20))  # still valid JSON: trailing white space
+    res = here("run", "--replay", str(run), "--out", str(tmp_path / "again"))
+    assert res.exit_code == 2
+    assert last_line(res.stderr).startswith(f"owl-bt: --replay: the transcript {run / 'transcript.json'} is ")
+    assert last_line(res.stderr).endswith("bytes; it can be at most 8388608")
+    assert not (tmp_path / "again").exists()
