@@ -207,3 +207,45 @@ def test_replay_refuses_a_transcript_over_its_size_limit(plate_run, tmp_path):
     assert last_line(res.stderr).startswith(f"owl-bt: --replay: the transcript {run / 'transcript.json'} is ")
     assert last_line(res.stderr).endswith("bytes; it can be at most 8388608")
     assert not (tmp_path / "again").exists()
+
+
+def _holder(path: Path) -> int | None:
+    """The process that has `path` open (read from /proc), if any."""
+    for fd_dir in Path("/proc").glob("[0-9]*/fd"):
+        try:
+            if any(os.readlink(fd) == str(path) for fd in fd_dir.iterdir()):
+                return int(fd_dir.parent.name)
+        except OSError:
+            continue
+    return None
+
+
+def test_a_bench_worker_that_dies_ends_its_episode_as_an_error_record(tmp_path):
+    """kill -9 of the worker running seed 0, twice (the first time it is run again): that episode is an error
+    record "worker died: …", the bench goes on with seed 1 and says nothing like a traceback."""
+    import signal
+    import time
+
+    out = tmp_path / "b"
+    bench = subprocess.Popen([sys.executable, "-m", "owl_bt.cli", "bench", "--method", "oracle", "--tasks", "berry1",
+                              "--seeds", "2", "--jobs", "1", "--perception", "sim-state", "--out", str(out), "--quiet"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    events = out / "runs" / "oracle" / "berry1-s0.partial" / "events.jsonl"
+    try:
+        for _ in range(2):
+            deadline, pid = time.monotonic() + 120, None
+            while pid is None and time.monotonic() < deadline and bench.poll() is None:
+                pid = _holder(events) if events.exists() else None
+                time.sleep(0.05)
+            assert pid is not None and pid != bench.pid, "no worker was seen running seed 0"
+            os.kill(pid, signal.SIGKILL)
+            while _holder(events) == pid:
+                time.sleep(0.05)
+        stdout, stderr = bench.communicate(timeout=300)
+    finally:
+        bench.kill()
+    assert bench.returncode == 0, stderr
+    assert "Traceback" not in stderr and "Error:" not in stderr and "stopped by" not in stderr, stderr
+    records = {r["seed"]: r for r in map(json.loads, (out / "episodes.jsonl").read_text().splitlines())}
+    assert records[0]["error"] is True and records[0]["failure"].startswith("error: worker died: "), records[0]
+    assert records[1]["success"] is True

@@ -155,15 +155,21 @@ class _Pool:
             while (todo and not self.stop.is_set()) or flight:
                 while todo and not self.stop.is_set() and len(flight) < self.jobs:
                     job = todo.popleft()
-                    flight[pool.submit(run_one, job)] = job
+                    try:
+                        flight[pool.submit(run_one, job)] = job
+                    except (BrokenProcessPool, OSError, EOFError) as exc:  # no worker could be started for it
+                        self._broken([job, *flight.values()], todo, exc)
+                        return
                 finished, _ = wait(flight, timeout=0.5, return_when=FIRST_COMPLETED)
                 for fut in finished:
                     job = flight.pop(fut)
                     try:
                         rec = fut.result()
-                    except BrokenProcessPool:
-                        self._broken([job, *flight.values()], todo)
+                    except BrokenProcessPool as exc:
+                        self._broken([job, *flight.values()], todo, exc)
                         return
+                    except (OSError, EOFError) as exc:  # the worker's connection went with it
+                        rec = _error_record(job, OwlError(f"worker died: {type(exc).__name__}: {exc}"), 0.0)
                     except Exception as exc:  # e.g. a record that could not be sent back
                         rec = _error_record(job, exc, 0.0)
                     if rec.get("disk_full"):
@@ -180,12 +186,16 @@ class _Pool:
         finally:
             pool.shutdown(wait=not killed, cancel_futures=True)
 
-    def _broken(self, lost: list[Job], todo: deque[Job]) -> None:
+    def _broken(self, lost: list[Job], todo: deque[Job], exc: BaseException | None = None) -> None:
+        """The pool broke (a worker died: killed, out of memory) or could not start one: the episodes in
+        flight go back on `todo`, and one that was lost twice is recorded as an error, "worker died: …"."""
+        why = f" ({type(exc).__name__}{': ' + str(exc) if str(exc) else ''})" if exc is not None else ""
         for job in reversed(lost):
             k = (job.task, job.seed, job.method)
             self.crashes[k] += 1
             if self.crashes[k] >= 2:
-                self._record(_error_record(job, RuntimeError("the worker process died (twice) during this episode"), 0.0))
+                self._record(_error_record(job, OwlError(f"worker died: its process ended twice during this episode{why}"),
+                                           0.0))
             else:
                 todo.appendleft(job)
 
@@ -214,6 +224,7 @@ def _init_worker(stop: Any, bench_pid: int) -> None:
     _STOP = stop
     threading.Thread(target=_watch_bench, args=(bench_pid,), daemon=True, name="owl-bench-watch").start()
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # the pool ends a worker with SIGTERM: quietly, not as a stopped run
     devnull = os.open(os.devnull, os.O_WRONLY)
     for fd in (1, 2):
         os.dup2(devnull, fd)
