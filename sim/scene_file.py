@@ -156,11 +156,14 @@ def _pose(where: str, spec: ObjectSpec, raw: object) -> Pose | tuple[float, floa
 
 
 def _check_names(path: Path, objects: list[SceneObject]) -> None:
-    seen: set[str] = set()
+    """Names are unique ignoring case (a goal is read in lower case) and none is the table's."""
+    seen: set[str] = {"table"}
     for obj in objects:
-        if obj.spec.name in seen:
-            raise UsageError(f"{path}: two objects are called {obj.spec.name!r}; give one a different name")
-        seen.add(obj.spec.name)
+        if obj.spec.name.lower() in seen:
+            raise UsageError(f"{path}: two objects are called {obj.spec.name!r}"
+                             + (" (the table is 'table')" if obj.spec.name.lower() == "table" else " (ignoring case)")
+                             + "; give one a different name")
+        seen.add(obj.spec.name.lower())
 
 
 def _box3(obj: SceneObject) -> tuple[tuple[float, ...], tuple[float, ...]]:

@@ -249,3 +249,14 @@ def test_a_bench_worker_that_dies_ends_its_episode_as_an_error_record(tmp_path):
     records = {r["seed"]: r for r in map(json.loads, (out / "episodes.jsonl").read_text().splitlines())}
     assert records[0]["error"] is True and records[0]["failure"].startswith("error: worker died: "), records[0]
     assert records[1]["success"] is True
+
+
+def test_scene_names_are_unique_ignoring_case_and_none_is_the_tables(tmp_path):
+    """Break-it: an apple named "Table" got as far as the constraints stage and failed there with KeyError: 'Table'."""
+    for name, why in (("Table", "(the table is 'table')"), ("BOWL", "(ignoring case)")):
+        scene = tmp_path / f"{name}.toml"
+        scene.write_text(f'instruction = "put the apple in the bowl"\n[[object]]\nkind = "apple"\nname = "{name}"\n'
+                         '[[object]]\nkind = "bowl"\n')
+        res = here("run", "", "--scene", str(scene), "--out", str(tmp_path / "r"))
+        assert res.exit_code == 2 and why in last_line(res.stderr), res.stderr
+        assert not (tmp_path / "r").exists()
