@@ -260,3 +260,18 @@ def test_scene_names_are_unique_ignoring_case_and_none_is_the_tables(tmp_path):
         res = here("run", "", "--scene", str(scene), "--out", str(tmp_path / "r"))
         assert res.exit_code == 2 and why in last_line(res.stderr), res.stderr
         assert not (tmp_path / "r").exists()
+
+
+def test_a_settings_file_that_is_a_device_or_folder_is_named(tmp_path):
+    """Break-it: OWL_BT_CONFIG=/dev/zero (or a folder) was silently ignored; a missing one still means no file."""
+    from owl_bt.errors import UsageError
+    from owl_bt.language.settings import load_settings
+
+    env = {"OPENAI_BASE_URL": "http://127.0.0.1:9/v1", "OWL_BT_VLM_MODEL": "m"}
+    for path, why in (("/dev/zero", "is not a regular file"), (str(tmp_path), "is a folder")):
+        with pytest.raises(UsageError, match=why):
+            load_settings({**env, "OWL_BT_CONFIG": path})
+    assert load_settings({**env, "OWL_BT_CONFIG": str(tmp_path / "none.toml")}).model == "m"
+    (tmp_path / "bom.toml").write_bytes(b'\xef\xbb\xbf[vlm]\nmodel = "from-file"\n')
+    assert load_settings({"OPENAI_BASE_URL": "http://127.0.0.1:9/v1", "OWL_BT_CONFIG": str(tmp_path / "bom.toml")}).model == \
+        "from-file"
