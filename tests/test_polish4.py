@@ -275,3 +275,26 @@ def test_a_settings_file_that_is_a_device_or_folder_is_named(tmp_path):
     (tmp_path / "bom.toml").write_bytes(b'\xef\xbb\xbf[vlm]\nmodel = "from-file"\n')
     assert load_settings({"OPENAI_BASE_URL": "http://127.0.0.1:9/v1", "OWL_BT_CONFIG": str(tmp_path / "bom.toml")}).model == \
         "from-file"
+
+
+def test_sighup_on_a_run_stops_the_arm_and_writes_the_whole_folder(tmp_path):
+    """Break-it: the terminal closing (SIGHUP) killed the run mid-motion, the arm never told to stop and a
+    `.partial` left; now it is handled as SIGTERM is, and the last line names it."""
+    import signal
+
+    out = tmp_path / "r"
+    proc = subprocess.Popen([sys.executable, "-m", "owl_bt.cli", "run", "put the strawberry onto the light-grey region",
+                             "--task", "berry1", "--vlm", "oracle", "--perception", "sim-state", "--out", str(out)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        for line in proc.stderr:
+            if line.split()[:2] == ["execute", "running"]:
+                break
+        proc.send_signal(signal.SIGHUP)
+        _, stderr = proc.communicate(timeout=120)
+    finally:
+        proc.kill()
+    assert proc.returncode == 130, stderr
+    assert last_line(stderr) == "owl-bt: stopped by SIGHUP; the arm was stopped first"
+    assert json.loads((out / "plan.json").read_text())["result"]["interrupted"] is True
+    assert not out.with_name("r.partial").exists()

@@ -64,7 +64,7 @@ class _Sigint:
     """While ticking on the main thread: the first Ctrl-C (or SIGTERM: kill, a timeout, a service
     manager's stop) stops the arm and requests a stop; a second one raises KeyboardInterrupt (stop waiting)."""
 
-    SIGNALS = (signal.SIGINT, signal.SIGTERM)
+    SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)  # SIGHUP: the terminal closed, the arm must still stop
 
     def __init__(self, services: Services) -> None:
         self.services = services

@@ -137,7 +137,8 @@ class _Pool:
     def run(self, todo: deque[Job]) -> None:
         main = threading.current_thread() is threading.main_thread()
         # SIGTERM (kill, a CI timeout) is a Ctrl-C too: stop the workers rather than orphan them
-        old = {sig: signal.signal(sig, self._sigint) for sig in (signal.SIGINT, signal.SIGTERM)} if main else {}
+        stops = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+        old = {sig: signal.signal(sig, self._sigint) for sig in stops} if main else {}
         try:
             while todo and not self.stop.is_set():
                 self._one_pool(todo)
@@ -224,6 +225,7 @@ def _init_worker(stop: Any, bench_pid: int) -> None:
     _STOP = stop
     threading.Thread(target=_watch_bench, args=(bench_pid,), daemon=True, name="owl-bench-watch").start()
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGHUP, signal.SIG_IGN)  # a closed terminal reaches the bench too: it stops the workers
     signal.signal(signal.SIGTERM, signal.SIG_DFL)  # the pool ends a worker with SIGTERM: quietly, not as a stopped run
     devnull = os.open(os.devnull, os.O_WRONLY)
     for fd in (1, 2):

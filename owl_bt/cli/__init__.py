@@ -21,14 +21,15 @@ def _stopped_starting_up(signum: int, frame: object) -> None:
     if folders is not None and getattr(folders, "LIVE", None):  # a run folder is being written: the usual way
         folders.STOPPED_BY = folders.signal_words(signum)  # which signal, for the one line the folder's writer says
         signal.default_int_handler(signum, frame)
-    os.write(_STDERR, f"owl-bt: stopped by {'Ctrl-C (SIGINT)' if signum == signal.SIGINT else 'SIGTERM'}\n".encode())
+    name = "Ctrl-C (SIGINT)" if signum == signal.SIGINT else signal.Signals(signum).name
+    os.write(_STDERR, f"owl-bt: stopped by {name}\n".encode())
     os._exit(130)
 
 
 _STDERR = 2  # the terminal's stderr, kept: pybullet's import points fd 2 at /dev/null for a moment (sim.quiet)
 if os.path.basename(sys.argv[0]) == "owl-bt" or sys.argv[0] == "-m":  # the program starting, not an import
     _STDERR = os.dup(2)
-    for _sig in (signal.SIGINT, signal.SIGTERM):
+    for _sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):  # SIGHUP: the terminal closed (ssh dropped)
         signal.signal(_sig, _stopped_starting_up)
 
 import importlib  # noqa: E402  (after the handler: these imports are what takes the time)
