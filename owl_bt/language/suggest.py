@@ -17,8 +17,9 @@ CUTOFF = 0.75  # 'strawbery'→'strawberry' 0.95, 'plaet'→'plate' 0.8; 'put'�
 def vocabulary_words() -> frozenset[str]:
     """Every single word of the grounder's vocabulary tables (owl_bt.language.vocabulary)."""
     words: set[str] = set()
-    for value in vars(V).values():
-        if isinstance(value, dict | set | frozenset | tuple) and value and all(isinstance(k, str) for k in value):
+    for name, value in vars(V).items():
+        tables = isinstance(value, dict | set | frozenset | tuple) and value and all(isinstance(k, str) for k in value)
+        if name.isupper() and tables:  # the vocabulary's tables, not the module's __builtins__
             for phrase in value:
                 words.update(phrase.replace("_", " ").split())
     return frozenset(w for w in words if len(w) > 2)
