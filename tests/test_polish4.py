@@ -313,3 +313,12 @@ def test_the_grounder_reads_fullwidth_letters_and_ignores_zero_width_characters(
     assert not {"str", "int", "print"} & vocabulary_words()
     with pytest.raises(GroundingError, match='did you mean "put"'):
         ground("puut the strawberry on the plate", objs)
+
+
+def test_a_speed_too_small_to_finish_a_motion_is_a_usage_error(tmp_path):
+    """Break-it: --speed 1e-9 was accepted ((0, 1]) and the first motion ran for ever."""
+    proc = owl("run", "put the strawberry onto the light-grey region", "--task", "berry1", "--perception", "sim-state",
+               "--speed", "1e-9", "-q", "--out", str(tmp_path / "r"), timeout=60)
+    assert proc.returncode == 2
+    assert "invalid value for '--speed'" in last_line(proc.stderr) and "0.01" in last_line(proc.stderr)
+    assert not (tmp_path / "r").exists()

@@ -73,8 +73,9 @@ def run(
     robot: choices.Robot | None = typer.Option(
         None, "--robot", case_sensitive=False,
         help="The arm: ur5e (alias ur5) or kinova-gen3 (default: ur5e, or the arm of --backend)."),
-    speed: float | None = typer.Option(None, "--speed", help="Share of the joints' velocity limits the safety guard allows, "
-                                       "(0, 1] (default 1 in simulation, 0.25 on hardware)."),
+    speed: float | None = typer.Option(None, "--speed", min=0.01, max=1.0,  # 1e-9 ran a motion for ever
+                                       help="Share of the joints' velocity limits the safety guard allows, "
+                                       "0.01–1 (default 1 in simulation, 0.25 on hardware)."),
     backend: choices.ArmBackend = typer.Option(
         "sim", "--backend", case_sensitive=False, help="Arm backend: sim (default), kortex (Kinova Gen3) or rtde (UR5)."),
     ip: str | None = typer.Option(None, "--ip", help="The hardware arm's address (kortex, rtde)."),
