@@ -82,6 +82,7 @@ class EpisodeResult:
     guard_rejections: int = 0  # commands the safety guard refused (target: 0)
     faults: dict | None = None  # injected faults: spec, seed, counts per kind, every fault that fired
     tick: dict = field(default_factory=dict)  # tick timing (trees.runner.TickStats)
+    stopped_by: str = ""  # the signal that stopped the run: 'Ctrl-C (SIGINT)', 'SIGTERM' ('' when none did)
 
     def summary(self) -> dict:
         extra = {"faults": self.faults} if self.faults else {}
@@ -230,14 +231,14 @@ def _run_in(cfg: EpisodeConfig, task, skills, folder: RunFolder, on_tick) -> Epi
         checkers=dict(constraints.checkers.sources) if constraints else {},
         tree_text=res.tree_text, tick_hz=res.tick_hz, run_dir=folder.final,
         history=list(board.get("history") or []), executed=executed,
-        failure=("stopped by Ctrl-C (the arm was stopped first)" if res.interrupted else
+        failure=(f"stopped by {res.stopped_by or 'Ctrl-C'} (the arm was stopped first)" if res.interrupted else
                  last_failure.line() if last_failure and not declared else None),
         interrupted=res.interrupted, model_s=services.counters["model_s"],
         skeletons=services.counters["skeletons"], queries=services.counters["queries"],
         guard_rejections=guard.rejections,
         faults=({**fault_spec.to_dict(), "counts": injector.counts(), "injected": injector.injected}
                 if injector is not None else None),
-        tick=res.tick.to_dict(),
+        tick=res.tick.to_dict(), stopped_by=res.stopped_by,
     )
     folder.write_json("plan.json", {
         "instruction": cfg.instruction, "task": task.name, "seed": cfg.seed, "plan": plan,

@@ -8,7 +8,10 @@ A `.partial` folder left by a run that was killed is removed when a new run want
 and that is said in one line on stderr (and logged as a `leftover_removed` event); a `.partial`
 that a live run is still writing (it holds a lock on its `events.jsonl`) is refused instead. A full
 disk (ENOSPC, EDQUOT) or the file-size limit (EFBIG) while writing ends the run with a DiskFullError
-naming the file, after the unfinished folder is removed: no half-written folder is left.
+naming the file, after the unfinished folder is removed: no half-written folder is left. So does a
+Ctrl-C or SIGTERM that arrives outside the ticking tree (which handles its own, writing the folder
+whole): while the run is set up or its folder written, it is an `Interrupted` error (exit 130) and
+the unfinished folder is removed.
 """
 
 from __future__ import annotations
@@ -29,11 +32,28 @@ from typing import Any
 
 import structlog
 
-from owl_bt.errors import DiskFullError, UsageError
+from owl_bt.errors import DiskFullError, OwlError, UsageError
 
 # What a failed write's errno means to a person: the write cannot succeed until space is made.
 NO_SPACE = {errno.ENOSPC: "no space left on device", errno.EDQUOT: "disk quota exceeded",
             errno.EFBIG: "file size limit exceeded"}
+
+
+class Interrupted(OwlError):
+    """Ctrl-C or SIGTERM while a run folder was being set up or written (not while the tree ticked)."""
+
+    exit_code = 130
+
+
+STOPPED_BY = ""  # the signal that raised the last KeyboardInterrupt, as a person says it (set by owl_bt.cli)
+
+
+def signal_words(signum: int) -> str:
+    """'Ctrl-C (SIGINT)', 'SIGTERM', … — which signal arrived, as the one-line messages say it."""
+    import signal
+
+    name = signal.Signals(signum).name if signum in set(signal.Signals) else f"signal {signum}"
+    return "Ctrl-C (SIGINT)" if name == "SIGINT" else name
 
 
 def disk_error(exc: BaseException, where: Path | str, after: str = "") -> DiskFullError | None:
@@ -212,6 +232,10 @@ class RunFolder:
                 raise
             self.discard()
             raise err from None
+        except KeyboardInterrupt:  # outside the ticking tree (it handles its own): nothing moved, or all is done
+            self.discard()
+            raise Interrupted(f"stopped by {STOPPED_BY or 'Ctrl-C (SIGINT)'} before the run finished setting up or "
+                              f"writing its folder; the unfinished run folder {self.path} was removed") from None
 
     def write_json(self, name: str, data: Any) -> None:
         tmp = self.path / (name + ".tmp")

@@ -92,7 +92,7 @@ def load_scene(path: str | Path) -> Scene:
     """Read and check a scene file; raises UsageError naming the first problem (one line)."""
     path = Path(path)
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        data = tomllib.loads(path.read_text(encoding="utf-8-sig"))
     except FileNotFoundError:
         raise UsageError(f"scene file {str(path)!r} does not exist") from None
     except (OSError, UnicodeDecodeError) as exc:
@@ -156,11 +156,14 @@ def _pose(where: str, spec: ObjectSpec, raw: object) -> Pose | tuple[float, floa
 
 
 def _check_names(path: Path, objects: list[SceneObject]) -> None:
-    seen: set[str] = set()
+    """Names are unique ignoring case (a goal is read in lower case) and none is the table's."""
+    seen: set[str] = {"table"}
     for obj in objects:
-        if obj.spec.name in seen:
-            raise UsageError(f"{path}: two objects are called {obj.spec.name!r}; give one a different name")
-        seen.add(obj.spec.name)
+        if obj.spec.name.lower() in seen:
+            raise UsageError(f"{path}: two objects are called {obj.spec.name!r}"
+                             + (" (the table is 'table')" if obj.spec.name.lower() == "table" else " (ignoring case)")
+                             + "; give one a different name")
+        seen.add(obj.spec.name.lower())
 
 
 def _box3(obj: SceneObject) -> tuple[tuple[float, ...], tuple[float, ...]]:

@@ -61,7 +61,7 @@ def test_bench_berry1_two_seeds_then_rerun_appends_nothing(tmp_path):
     (["--jobs", "0"], "--jobs must be at least 1"),
     (["--out", "FILE"], "is not a folder"),
     (["--tasks", "berry1,nosuch"], "known tasks: berry1"),
-    (["--method", "nosuch"], "available: owl, "),
+    (["--method", "nosuch"], "'nosuch' is not one of 'owl', "),
 ])
 def test_bad_arguments_exit_2_with_one_line(tmp_path, bad, says):
     (tmp_path / "FILE").write_text("not a folder")

@@ -96,7 +96,7 @@ def faulty_run(tmp_path_factory):
 
 def test_the_account_prints_the_checkers_and_names_their_helpers(faulty_run):
     _, proc = faulty_run
-    checkers = proc.stdout.split("checkers")[1].split("grounded plan")[0]
+    checkers = proc.stdout.split(" checkers ─")[1].split("grounded plan")[0]  # the section under the rule
     assert "def goal_check0():" in checkers and "def action_check1():" in checkers
     helpers = checkers.split("helper functions they call: ")[1].split(";")[0].split(", ")
     assert "def on(" not in checkers and "on" in helpers  # --verbose prints them
@@ -253,8 +253,9 @@ def test_sigterm_on_a_run_stops_the_arm_and_writes_the_whole_folder(tmp_path):
     finally:
         proc.kill()
     assert proc.returncode == 130, stderr  # it was 143 with a .partial left and the arm never told to stop
-    assert "the arm was stopped first" in stderr and "Traceback" not in stderr
-    assert json.loads((out / "plan.json").read_text())["result"]["interrupted"] is True
+    assert "owl-bt: stopped by SIGTERM; the arm was stopped first" in stderr and "Traceback" not in stderr  # not "Ctrl-C"
+    result = json.loads((out / "plan.json").read_text())["result"]
+    assert result["interrupted"] is True and result["failure"].startswith("stopped by SIGTERM")
     assert not out.with_name("r.partial").exists()
 
 

@@ -130,7 +130,7 @@ def test_ctrl_c_on_a_real_run_stops_the_arm_and_writes_the_whole_folder(tmp_path
     finally:
         proc.kill()
     assert proc.returncode == 130, stderr
-    assert "stopped by Ctrl-C; the arm was stopped first" in stderr and "Traceback" not in stderr
+    assert "stopped by Ctrl-C (SIGINT); the arm was stopped first" in stderr and "Traceback" not in stderr
     assert out.is_dir() and not out.with_name("r.partial").exists()
     plan = json.loads((out / "plan.json").read_text())
     assert plan["result"]["interrupted"] is True and plan["result"]["success"] is False

@@ -34,8 +34,8 @@ def test_hardware_usage_errors_are_one_line_and_leave_no_folder(tmp_path):
         (("--backend", "rtde", "--ip", "127.0.0.1", "--robot", "kinova-gen3"), "--robot ur5e"),
         (("--backend", "kortex", "--ip", "192.0.2.1", "--execute"), "kortex_api is not on PyPI"),
         (("--backend", "rtde", "--ip", "127.0.0.1", "--execute"), "does not answer"),
-        (("--backend", "ros",), "unknown backend"),
-        (("--robot", "panda",), "unknown robot"),
+        (("--backend", "ros",), "invalid value for '--backend': 'ros' is not one of 'sim'"),
+        (("--robot", "panda",), "invalid value for '--robot': 'panda' is not one of 'ur5e'"),
         (("--speed", "1.5",), "--speed"),
     ]
     for i, (args, words) in enumerate(cases):

@@ -103,8 +103,8 @@ def test_listen_without_a_microphone_is_one_line_exit_2():
 @pytest.mark.parametrize("args, words", [
     (["put the strawberry on the plate", "--audio", str(AUDIO / "berry1.wav")], "either as text or"),
     (["--audio", str(AUDIO / "berry1.wav"), "--listen"], "exclude each other"),
-    (["--audio", str(AUDIO / "berry1.wav"), "--asr", "whisper-local"], "unknown speech recogniser"),
-    (["put the strawberry on the light grey region", "--asr", "nosuch"], "unknown speech recogniser"),  # no --audio
+    (["--audio", str(AUDIO / "berry1.wav"), "--asr", "whisper-local"], "'whisper-local' is not one of 'sphinx', 'openai'"),
+    (["put the strawberry on the light grey region", "--asr", "nosuch"], "'nosuch' is not one of 'sphinx', 'openai'"),  # no --audio
     (["--audio", str(AUDIO / "citrus.wav"), "--task", "berry1"], "meant for another scene"),
 ])
 def test_usage_errors(args, words):

@@ -9,6 +9,7 @@ from __future__ import annotations
 import py_trees
 
 from owl_bt.errors import GroundingError
+from owl_bt.language.checker_names import count_line
 from owl_bt.language.constraints import generate
 from owl_bt.tamp.grounding import ground
 from trees.worker import WorkerBehaviour
@@ -55,7 +56,7 @@ class GenerateConstraints(WorkerBehaviour):
             self.services.log("vlm_call", **call.to_dict())
         constraints.checkers.on_error = lambda line: self.services.log("checker_error", error=line)
         self.services.log("constraints", sketch=constraints.sketch.text(), checkers=constraints.checkers.sources)
-        self.feedback_message = f"{len(constraints.sketch.actions)} sketch actions, {len(constraints.checkers.names())} checkers"
+        self.feedback_message = f"{len(constraints.sketch.actions)} sketch actions, {count_line(constraints.checkers.names())}"
         return py_trees.common.Status.SUCCESS
 
 

@@ -6,10 +6,17 @@ first stage (in pipeline order) that recorded one in this attempt. With `run --i
 services' `ask`), the person is shown the line and may add one line of feedback, which is appended
 to the instruction too (and to the history the model reads) as one line of printable text, at most
 500 characters (owl_bt.report.plain); the tree keeps ticking while they type.
+
+An attempt that fails before executing anything (at the constraints or plan stage) exactly as an earlier
+attempt did — the same stage, kind, action, offending objects and reason (counts aside) — with the same plan
+sketch and checkers and no new feedback from the person would only fail again: the replan gives up at
+once and says so in the failure's line.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import re
 import threading
 from typing import Any
 
@@ -29,7 +36,8 @@ class Replan(OwlBehaviour):
         super().__init__(name=name)
         self.max_attempts = max_attempts
         self.bb = client(name, write=("instruction", "attempt", "failure", "failures", "history", "awaiting"),
-                         read=("interruption", *(f"{s}_failure" for s in STAGES)))
+                         read=("interruption", "constraints", *(f"{s}_failure" for s in STAGES)))
+        self._seen: dict[tuple, int] = {}  # repeat signature → the attempt that first failed that way
         self.log = lambda event, **kw: None
         self.ask = None
         self._answer: list[str] = []
@@ -52,14 +60,35 @@ class Replan(OwlBehaviour):
                 return failure
         return None
 
+    def _repeat_of(self, failure) -> int | None:
+        """The earlier attempt that failed exactly like this one with the same constraints, if any
+        (only failures before execution: then the world is as it was and the next try would be the same)."""
+        if failure is None or failure.stage not in ("constraints", "plan"):
+            return None
+        constraints = bb_get(self.bb, "constraints") if failure.stage == "plan" else None
+        signature = (failure.stage, failure.kind, failure.action, tuple(failure.offending_objects),
+                     re.sub(r"\d+(?:\.\d+)?", "#", failure.reason),  # "(455×)" and "(430×)" are the same failure
+                     constraints.sketch.text() if constraints is not None else None,
+                     tuple(sorted(constraints.checkers.sources.items())) if constraints is not None else None,
+                     tuple(h for h in self.bb.history if h.startswith("feedback after")))  # a person's feedback is new
+        if signature in self._seen:
+            return self._seen[signature]
+        self._seen[signature] = self.bb.attempt
+        return None
+
     def initialise(self) -> None:
         failure = self._pick()
+        repeat_of = self._repeat_of(failure)
+        if repeat_of is not None:
+            failure = dataclasses.replace(failure, reason=(
+                f"{failure.reason}; the same failure as attempt {repeat_of} with the same plan sketch and checkers, "
+                "so no more attempts (they would fail the same way)"), observed={**failure.observed, "repeat_of": repeat_of})
         self.bb.failure = failure
         self.bb.failures = [*bb_get(self.bb, "failures", []), *([failure] if failure is not None else [])]
         self._line = f"attempt {self.bb.attempt}: " + (failure.line() if failure else "failed for an unknown reason")
         self.bb.history = list(self.bb.history) + [self._line]
-        self._give_up = self.bb.attempt >= self.max_attempts or (failure is not None and
-                                                                 failure.observed.get("retryable") is False)
+        self._give_up = self.bb.attempt >= self.max_attempts or repeat_of is not None or (
+            failure is not None and failure.observed.get("retryable") is False)
         self.feedback_message = self._line
         self.log("replan", line=self._line, give_up=self._give_up, kind=failure.kind if failure else None)
         self._asking = None

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 import py_trees
 
 from owl_bt.report.snapshot import log_snapshot
+from owl_bt.runfolder import signal_words
 from trees import worker
 from trees.blackboard import client
 from trees.builder import create_root
@@ -56,13 +57,14 @@ class RunResult:
     interrupted: bool
     blackboard: dict
     tick: TickStats = field(default_factory=TickStats)
+    stopped_by: str = ""  # which signal stopped the run ('Ctrl-C (SIGINT)', 'SIGTERM'), '' when none did
 
 
 class _Sigint:
     """While ticking on the main thread: the first Ctrl-C (or SIGTERM: kill, a timeout, a service
     manager's stop) stops the arm and requests a stop; a second one raises KeyboardInterrupt (stop waiting)."""
 
-    SIGNALS = (signal.SIGINT, signal.SIGTERM)
+    SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)  # SIGHUP: the terminal closed, the arm must still stop
 
     def __init__(self, services: Services) -> None:
         self.services = services
@@ -80,6 +82,7 @@ class _Sigint:
     def _handle(self, signum, frame) -> None:
         if self.services.stop_request.is_set():
             raise KeyboardInterrupt
+        self.services.stopped_by = signal_words(signum)
         _stop(self.services)
 
     def __exit__(self, *exc) -> None:
@@ -147,7 +150,7 @@ def run_tree(services: Services, instruction: str, max_attempts: int = 4, on_tic
     keys = ("attempt", "plan", "constraints", "history", "failure", "failures", "executed", "interruption")
     reader = client("runner-read", read=keys)
     board = {k: (reader.get(k) if reader.exists(k) else None) for k in keys}
-    return RunResult(root.status, seed.attempt, stats.ticks, stats.hz, text, interrupted, board, stats)
+    return RunResult(root.status, seed.attempt, stats.ticks, stats.hz, text, interrupted, board, stats, services.stopped_by)
 
 
 def _fill(stats: TickStats, starts: list[float], flags: list[bool], elapsed: float) -> None:

@@ -48,7 +48,7 @@ def bench_command(out: Console, err: Console, method: str, tasks: str, seeds: in
         check_same_setup(cfg, loaded.records)
         wanted = {(t, s, m) for t in cfg.tasks for s in cfg.seeds for m in cfg.methods}
         before = [r for r in loaded.records if episodes.key(r) in wanted]
-        interrupted = False
+        interrupted, stopped_by = False, ""
         try:
             if quiet:
                 outcome = run_bench(cfg)
@@ -56,7 +56,7 @@ def bench_command(out: Console, err: Console, method: str, tasks: str, seeds: in
                 ok = sum(bool(r.get("success")) for r in before)
                 with BenchProgress(err, " and ".join(cfg.methods), cfg.episodes, len(before), ok) as bar:
                     outcome = run_bench(cfg, on_done=bar)
-            interrupted = outcome.interrupted
+            interrupted, stopped_by = outcome.interrupted, outcome.stopped_by
             if outcome.removed:
                 err.print(f"owl-bt: removed {len(outcome.removed)} run folder(s) of episodes not in {episodes.FILENAME} "
                           f"(left by a stopped bench; run again): {', '.join(outcome.removed)}", markup=False, soft_wrap=True)
@@ -69,7 +69,8 @@ def bench_command(out: Console, err: Console, method: str, tasks: str, seeds: in
     ok = sum(bool(r.get("success")) for r in after)
     where = cfg.out / MD_NAME
     if interrupted:
-        err.print(f"owl-bt: bench stopped by Ctrl-C: {len(after)} of {cfg.episodes} episodes recorded; summary in {where}",
+        err.print(f"owl-bt: bench stopped by {stopped_by or 'Ctrl-C'}: {len(after)} of {cfg.episodes} episodes recorded; "
+                  f"summary in {where}",
                   markup=False, soft_wrap=True)
         return 130
     print(f"bench: {len(after)} of {cfg.episodes} episodes recorded ({len(after) - len(before)} new), {ok} succeeded; "

@@ -120,8 +120,9 @@ def check_out(out: Path, create: bool = True) -> Path:
 
 def check_same_setup(cfg: BenchConfig, records: list[dict]) -> None:
     """A bench folder holds one setup: every recorded episode that says its robot or perception
-    source must match `cfg` (else its rows would be mixed into the same tables, and its episodes
-    taken as already done); raises UsageError naming the first that does not."""
+    source must match `cfg`, and every episode of `cfg`'s methods its --budget and --max-attempts
+    (else its rows would be mixed into the same tables, and its episodes taken as already done);
+    raises UsageError naming the option and the recorded value."""
     for r in records:
         for name, want in (("robot", cfg.robot), ("perception", cfg.perception)):
             got = r.get(name)
@@ -129,6 +130,26 @@ def check_same_setup(cfg: BenchConfig, records: list[dict]) -> None:
                 raise UsageError(f"--out {cfg.out} holds episodes run with --{name} {got} (e.g. {r['task']} seed "
                                  f"{r['seed']}, {r['method']}), not {want}; a bench folder holds one setup: "
                                  "choose another --out")
+    episode_options = _episode_options(cfg)
+    for r in records:
+        if r.get("method") not in cfg.methods:
+            continue  # another method: its own --budget and --max-attempts (cap runs with 1 and 1)
+        for name, want in episode_options.items():
+            got = r.get(name)
+            if got is not None and got != want:
+                option = "--" + name.replace("_", "-")
+                raise UsageError(f"--out {cfg.out} holds {r['method']} episodes run with {option} {got} (e.g. {r['task']} "
+                                 f"seed {r['seed']}), not {want}; their rows would be mixed: give {option} {got} again "
+                                 "or choose another --out")
+
+
+def _episode_options(cfg: BenchConfig) -> dict[str, int]:
+    """The episode options a record of `cfg.method` says it ran with, after the method configured them."""
+    from owl_bt.episode import EpisodeConfig
+
+    base = EpisodeConfig("", "berry1", 0, None, max_attempts=cfg.max_attempts, budget=cfg.budget)
+    run = methods.get(cfg.method).configure(base)
+    return {"budget": run.budget, "max_attempts": run.max_attempts}
 
 
 def make_config(method: str, tasks: str, seeds: int | None, seed_list: str | None, out: Path, jobs: int | None,

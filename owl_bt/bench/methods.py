@@ -11,9 +11,12 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from owl_bt.episode import EpisodeConfig
 from owl_bt.errors import UsageError
+
+if TYPE_CHECKING:  # only for the annotations: the CLI reads the names for its --help without loading the simulator
+    from owl_bt.episode import EpisodeConfig
 
 
 @dataclass(frozen=True)

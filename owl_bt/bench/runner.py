@@ -35,7 +35,7 @@ from owl_bt.bench import episodes, methods
 from owl_bt.bench.config import BenchConfig
 from owl_bt.episode import EpisodeConfig
 from owl_bt.errors import DiskFullError, OwlError
-from owl_bt.runfolder import disk_error, remove_leftover
+from owl_bt.runfolder import Interrupted, disk_error, remove_leftover, signal_words
 
 # The fields every record starts with, in this order (the rest of EpisodeResult.summary() follows).
 FIELDS = ("task", "seed", "method", "success", "declared_success", "samples", "wall_s", "model_s", "skeletons",
@@ -63,6 +63,7 @@ class Outcome:
     new: int = 0
     successes: int = 0
     interrupted: bool = False
+    stopped_by: str = ""  # the signal that stopped it: 'Ctrl-C (SIGINT)', 'SIGTERM'
     records: list[dict[str, Any]] = field(default_factory=list)
     removed: list[str] = field(default_factory=list)  # leftover run folders removed (relative to the bench folder)
 
@@ -131,11 +132,13 @@ class _Pool:
             raise KeyboardInterrupt  # the second Ctrl-C: kill the workers
         self.stop.set()
         self.outcome.interrupted = True
+        self.outcome.stopped_by = signal_words(signum)
 
     def run(self, todo: deque[Job]) -> None:
         main = threading.current_thread() is threading.main_thread()
         # SIGTERM (kill, a CI timeout) is a Ctrl-C too: stop the workers rather than orphan them
-        old = {sig: signal.signal(sig, self._sigint) for sig in (signal.SIGINT, signal.SIGTERM)} if main else {}
+        stops = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+        old = {sig: signal.signal(sig, self._sigint) for sig in stops} if main else {}
         try:
             while todo and not self.stop.is_set():
                 self._one_pool(todo)
@@ -153,15 +156,21 @@ class _Pool:
             while (todo and not self.stop.is_set()) or flight:
                 while todo and not self.stop.is_set() and len(flight) < self.jobs:
                     job = todo.popleft()
-                    flight[pool.submit(run_one, job)] = job
+                    try:
+                        flight[pool.submit(run_one, job)] = job
+                    except (BrokenProcessPool, OSError, EOFError) as exc:  # no worker could be started for it
+                        self._broken([job, *flight.values()], todo, exc)
+                        return
                 finished, _ = wait(flight, timeout=0.5, return_when=FIRST_COMPLETED)
                 for fut in finished:
                     job = flight.pop(fut)
                     try:
                         rec = fut.result()
-                    except BrokenProcessPool:
-                        self._broken([job, *flight.values()], todo)
+                    except BrokenProcessPool as exc:
+                        self._broken([job, *flight.values()], todo, exc)
                         return
+                    except (OSError, EOFError) as exc:  # the worker's connection went with it
+                        rec = _error_record(job, OwlError(f"worker died: {type(exc).__name__}: {exc}"), 0.0)
                     except Exception as exc:  # e.g. a record that could not be sent back
                         rec = _error_record(job, exc, 0.0)
                     if rec.get("disk_full"):
@@ -178,12 +187,16 @@ class _Pool:
         finally:
             pool.shutdown(wait=not killed, cancel_futures=True)
 
-    def _broken(self, lost: list[Job], todo: deque[Job]) -> None:
+    def _broken(self, lost: list[Job], todo: deque[Job], exc: BaseException | None = None) -> None:
+        """The pool broke (a worker died: killed, out of memory) or could not start one: the episodes in
+        flight go back on `todo`, and one that was lost twice is recorded as an error, "worker died: …"."""
+        why = f" ({type(exc).__name__}{': ' + str(exc) if str(exc) else ''})" if exc is not None else ""
         for job in reversed(lost):
             k = (job.task, job.seed, job.method)
             self.crashes[k] += 1
             if self.crashes[k] >= 2:
-                self._record(_error_record(job, RuntimeError("the worker process died (twice) during this episode"), 0.0))
+                self._record(_error_record(job, OwlError(f"worker died: its process ended twice during this episode{why}"),
+                                           0.0))
             else:
                 todo.appendleft(job)
 
@@ -212,6 +225,8 @@ def _init_worker(stop: Any, bench_pid: int) -> None:
     _STOP = stop
     threading.Thread(target=_watch_bench, args=(bench_pid,), daemon=True, name="owl-bench-watch").start()
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGHUP, signal.SIG_IGN)  # a closed terminal reaches the bench too: it stops the workers
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # the pool ends a worker with SIGTERM: quietly, not as a stopped run
     devnull = os.open(os.devnull, os.O_WRONLY)
     for fd in (1, 2):
         os.dup2(devnull, fd)
@@ -246,6 +261,8 @@ def run_one(job: Job) -> dict[str, Any]:
         result = run_episode(job.cfg, on_tick=_check_stop)
     except DiskFullError as exc:  # not the episode's failure: the bench stops
         return {"disk_full": exc.reason}
+    except Interrupted:  # stopped while it was set up: its folder is removed, it runs again next time
+        return {"interrupted": True}
     except Exception as exc:  # a bug or an OwlError: a failed episode, not a failed bench
         return _error_record(job, exc, time.monotonic() - t0)
     summary = result.summary()

@@ -19,13 +19,17 @@ def _stopped_starting_up(signum: int, frame: object) -> None:
     loading numpy or open3d. Once a run folder is being written, the usual KeyboardInterrupt is raised instead."""
     folders = sys.modules.get("owl_bt.runfolder")
     if folders is not None and getattr(folders, "LIVE", None):  # a run folder is being written: the usual way
+        folders.STOPPED_BY = folders.signal_words(signum)  # which signal, for the one line the folder's writer says
         signal.default_int_handler(signum, frame)
-    os.write(2, f"owl-bt: stopped by {'Ctrl-C' if signum == signal.SIGINT else 'SIGTERM'}\n".encode())
+    name = "Ctrl-C (SIGINT)" if signum == signal.SIGINT else signal.Signals(signum).name
+    os.write(_STDERR, f"owl-bt: stopped by {name}\n".encode())
     os._exit(130)
 
 
+_STDERR = 2  # the terminal's stderr, kept: pybullet's import points fd 2 at /dev/null for a moment (sim.quiet)
 if os.path.basename(sys.argv[0]) == "owl-bt" or sys.argv[0] == "-m":  # the program starting, not an import
-    for _sig in (signal.SIGINT, signal.SIGTERM):
+    _STDERR = os.dup(2)
+    for _sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):  # SIGHUP: the terminal closed (ssh dropped)
         signal.signal(_sig, _stopped_starting_up)
 
 import importlib  # noqa: E402  (after the handler: these imports are what takes the time)
@@ -71,6 +75,7 @@ def _app() -> int:
     except typer.TyperException as exc:  # typer's (vendored click's) ClickException and UsageError
         format_message = getattr(exc, "format_message", None)
         reason = format_message() if format_message is not None else str(exc)
+        reason = reason.replace("Value error, ", "")  # typer's value checks word it as pydantic does
         ctx = getattr(exc, "ctx", None)
         see = f"; see {ctx.command_path} --help" if ctx is not None else ""
         print(f"owl-bt: {reason[:1].lower()}{reason[1:].rstrip('.')}{see}", file=sys.stderr)

@@ -9,13 +9,14 @@ from pathlib import Path
 import typer
 from rich.markup import escape
 
+from owl_bt.cli import choices
 from owl_bt.cli.base import app, err, fail, out, stops_handled_here
 from owl_bt.errors import OwlError, UsageError
 
 
 @app.command()
 def bench(
-    method: str = typer.Option("owl", "--method", "-m", help=(
+    method: choices.Method = typer.Option("owl", "--method", "-m", case_sensitive=False, help=(
         "Method: owl (the full method), no-disc, no-cont, no-back, no-sample, direct, cap, cap-sample "
         "or oracle (hand-written answers).")),
     tasks: str = typer.Option("all", "--tasks", "-t", help="'all' or a comma list of tasks (see `owl-bt tasks`)."),
@@ -33,8 +34,10 @@ def bench(
                                      "(lines that are corrupt or wrongly typed are named on stderr and not counted)."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar on stderr (default: a bar of episodes done, "
                                "successes and elapsed time)."),
-    perception: str = typer.Option("camera", "--perception", help="Perception source of every episode: camera or sim-state."),
-    robot: str = typer.Option("ur5e", "--robot", help="Simulated arm: ur5e (default; alias ur5) or kinova-gen3."),
+    perception: choices.Perception = typer.Option(
+        "camera", "--perception", case_sensitive=False, help="Perception source of every episode: camera or sim-state."),
+    robot: choices.Robot = typer.Option(
+        "ur5e", "--robot", case_sensitive=False, help="Simulated arm: ur5e (default; alias ur5) or kinova-gen3."),
     faults: str | None = typer.Option(None, "--faults", help="Also run every episode with these faults injected (recorded as "
                                       "METHOD+faults), e.g. grasp-slip=0.2,knock=0.1,miss-detect=0.1,arm-fault=0.05; the "
                                       "summary compares success with and without them and the replans used."),

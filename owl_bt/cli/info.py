@@ -6,6 +6,7 @@ import json
 
 import typer
 
+from owl_bt.cli import choices
 from owl_bt.cli.base import app, fail, out
 from owl_bt.errors import OwlError
 
@@ -48,7 +49,8 @@ def list_skills(as_json: bool = typer.Option(False, "--json", help="Print one JS
 
 @app.command()
 def doctor(
-    backend: str | None = typer.Option(None, "--backend", help="Also check this hardware backend's arm: kortex (Kinova Gen3, "
+    backend: choices.HardwareBackend | None = typer.Option(
+        None, "--backend", case_sensitive=False, help="Also check this hardware backend's arm: kortex (Kinova Gen3, "
                                        "port 10000) or rtde (UR5). Default: none."),
     ip: str | None = typer.Option(None, "--ip", help="The arm's IP address or host name (needed with --backend), e.g. "
                                   "192.168.1.10; the arm is never moved."),

@@ -17,6 +17,7 @@ from owl_bt.errors import UsageError
 
 Seed = Annotated[int, Field(ge=0)]
 PLAN_MAX_BYTES = 256 << 20  # plan.json of the longest runs is a few MiB
+TRANSCRIPT_MAX_BYTES = 8 << 20  # prompts and answers: a four-attempt run's is under 100 KiB
 
 
 class _Faults(BaseModel):
@@ -104,6 +105,7 @@ def replayed(run_dir: Path, instruction: str, task: str | None, scene: Path | No
         raise UsageError(f"--replay: {run_dir} is not a run folder")
     if not (run_dir / "transcript.json").is_file():
         raise UsageError(f"--replay: {run_dir} has no transcript.json (the run never asked the model)")
+    check_regular_file(run_dir / "transcript.json", "--replay: the transcript", TRANSCRIPT_MAX_BYTES)
     plan = read_plan(run_dir)
     rec = recorded_run(run_dir)  # the comparison method, from the VLM spec its events.jsonl starts with
     if vlm not in ("offline", "replay"):

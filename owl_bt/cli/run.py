@@ -8,6 +8,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import sys
 import threading
 from pathlib import Path
@@ -15,15 +16,15 @@ from pathlib import Path
 import typer
 from rich.syntax import Syntax
 
+from owl_bt.cli import choices
 from owl_bt.cli.base import app, err, fail, out
 from owl_bt.cli.display import check_display
 from owl_bt.cli.inputs import SCENE_MAX_BYTES, check_regular_file
 from owl_bt.cli.progress import Progress
 from owl_bt.cli.replay import replayed
 from owl_bt.errors import OwlError, UsageError
+from owl_bt.language.checker_names import count_line, split_checkers
 from owl_bt.report.plain import plain_line
-
-CHECKER_PREFIXES = ("goal_check", "action_check")  # the generated checkers; other functions are helpers they call
 
 
 @app.command()
@@ -36,8 +37,9 @@ def run(
     out_dir: Path | None = typer.Option(None, "--out", "-o", help="Run folder (default runs/<time>-<slug>/)."),
     as_json: bool = typer.Option(False, "--json", help="One JSON object with the result on stdout (the account on stderr)."),
     gui: bool = typer.Option(False, "--gui", help="Show the pybullet GUI and run in real time (needs a display)."),
-    vlm: str = typer.Option(
-        "offline", "--vlm", help="Constraint generator: offline (default, no network), openai (an OpenAI-compatible endpoint: "
+    vlm: choices.Vlm = typer.Option(
+        "offline", "--vlm", case_sensitive=False,
+        help="Constraint generator: offline (default, no network), openai (an OpenAI-compatible endpoint: "
         "OPENAI_BASE_URL, OPENAI_API_KEY, OWL_BT_VLM_MODEL or owl-bt.toml), replay (see --replay) or oracle (the task's "
         "hand-written answers)."
     ),
@@ -45,11 +47,12 @@ def run(
         None, "--replay", help="Re-run a past run folder exactly: its instruction, task, seed, recorded model answers and "
         "injected faults (and its perception source and arm unless given)."
     ),
-    method: str = typer.Option(
-        "owl", "--method", "-m", help="A comparison method instead of the full one (owl): no-disc, no-cont, no-back, "
+    method: choices.Method = typer.Option(
+        "owl", "--method", "-m", case_sensitive=False,
+        help="A comparison method instead of the full one (owl): no-disc, no-cont, no-back, "
         "no-sample, direct, cap, cap-sample or oracle; see README \"The model behind the constraints\"."),
-    perception: str | None = typer.Option(
-        None, "--perception",
+    perception: choices.Perception | None = typer.Option(
+        None, "--perception", case_sensitive=False,
         help="Where the world state comes from: camera (RGB-D head camera → point cloud → objects; default) or sim-state "
              "(the simulator's ground truth, for debugging); with --replay, the recorded one."),
     max_attempts: int = typer.Option(
@@ -62,15 +65,19 @@ def run(
     audio: Path | None = typer.Option(None, "--audio",
                                       help="Say the goal in a WAV file (16 kHz mono 16-bit) instead of typing it."),
     listen: bool = typer.Option(False, "--listen", help="Say the goal into the microphone (stops when you stop speaking)."),
-    asr: str = typer.Option("sphinx", "--asr", help="Speech recogniser: sphinx (offline, default) or openai "
-                            "(OPENAI_API_KEY, OPENAI_BASE_URL, OWL_BT_ASR_MODEL)."),
+    asr: choices.Recogniser = typer.Option(
+        "sphinx", "--asr", case_sensitive=False,
+        help="Speech recogniser: sphinx (offline, default) or openai (OPENAI_API_KEY, OPENAI_BASE_URL, OWL_BT_ASR_MODEL)."),
     interactive: bool = typer.Option(False, "--interactive", "-i", help="Confirm (or correct) a spoken goal before planning, "
                                      "and add a line of feedback for the next attempt at each replan."),
-    robot: str | None = typer.Option(None, "--robot", help="The arm: ur5e (alias ur5) or kinova-gen3 (default: ur5e, or the "
-                                     "arm of --backend)."),
-    speed: float | None = typer.Option(None, "--speed", help="Share of the joints' velocity limits the safety guard allows, "
-                                       "(0, 1] (default 1 in simulation, 0.25 on hardware)."),
-    backend: str = typer.Option("sim", "--backend", help="Arm backend: sim (default), kortex (Kinova Gen3) or rtde (UR5)."),
+    robot: choices.Robot | None = typer.Option(
+        None, "--robot", case_sensitive=False,
+        help="The arm: ur5e (alias ur5) or kinova-gen3 (default: ur5e, or the arm of --backend)."),
+    speed: float | None = typer.Option(None, "--speed", min=0.01, max=1.0,  # 1e-9 ran a motion for ever
+                                       help="Share of the joints' velocity limits the safety guard allows, "
+                                       "0.01–1 (default 1 in simulation, 0.25 on hardware)."),
+    backend: choices.ArmBackend = typer.Option(
+        "sim", "--backend", case_sensitive=False, help="Arm backend: sim (default), kortex (Kinova Gen3) or rtde (UR5)."),
     ip: str | None = typer.Option(None, "--ip", help="The hardware arm's address (kortex, rtde)."),
     execute: bool = typer.Option(False, "--execute/--dry-run", help="Hardware: really move the arm, after confirming the "
                                  "first motion (default --dry-run: plan, check and show; the arm is never contacted)."),
@@ -116,6 +123,19 @@ def run(
         except OwlError as exc:
             raise fail(exc) from None
     instruction = plain_line(instruction, limit=None)  # a pasted colour code or NUL is not part of the goal
+    if not instruction.strip() and task is not None and replay is None:  # `run "" --task berry1`: the task's own goal
+        from sim import tasks as sim_tasks
+
+        try:
+            named = sim_tasks.get(task)
+        except OwlError as exc:
+            raise fail(exc) from None
+        instruction = named.instruction
+        err.print(f"owl-bt: no goal given; using the {named.name} task's instruction: \"{instruction}\"",
+                  markup=False, soft_wrap=True)
+    if instruction.strip() and not re.search(r"[^\W\d_]", instruction):  # only emoji, digits or punctuation
+        raise fail(UsageError(f"the goal has no words ({instruction.strip()[:40]!r}); say what the robot should do, e.g. "
+                              "\"put the strawberry onto the light-grey region\""))
     try:
         if replay is not None:
             rec = replayed(replay, instruction, task, scene, vlm, faults, fault_seed, seed, method)
@@ -145,13 +165,12 @@ def run(
     view.rule("plan sketch")
     view.print(result.sketch or "(none)", markup=False)
     view.rule("checkers")
-    helpers = [n for n in result.checkers if not n.startswith(CHECKER_PREFIXES)]
+    helpers = split_checkers(result.checkers)[1]
+    view.print(count_line(result.checkers, name_helpers=True, note="" if verbose else "--verbose prints them"),
+               markup=False, soft_wrap=True)
     for name, src in result.checkers.items():
         if verbose or name not in helpers:
             view.print(Syntax(src, "python", theme="ansi_dark", word_wrap=True))
-    if helpers and not verbose:
-        view.print(f"(and {len(helpers)} helper functions they call: {', '.join(helpers)}; --verbose prints them)",
-                   markup=False, soft_wrap=True)
     view.rule("grounded plan")
     for i, a in enumerate(result.plan, 1):
         view.print(f"{i}. {a}", markup=False)
@@ -166,7 +185,7 @@ def run(
               f"tick rate: {result.tick_hz:.0f} Hz ({result.tick.get('busy_hz', 0):.0f} Hz while working)", markup=False)
     view.print(f"run folder: {result.run_dir}", markup=False, soft_wrap=True)
     if result.interrupted:
-        err.print("owl-bt: stopped by Ctrl-C; the arm was stopped first")
+        err.print(f"owl-bt: stopped by {result.stopped_by or 'Ctrl-C'}; the arm was stopped first", markup=False)
     elif not result.success:
         why = (f"{result.failure} (the robot's own account; the task's detector says: {result.detector_reason})"
                if result.failure else result.detector_reason)

@@ -5,6 +5,7 @@ aliases (name parts, categories, colours, synonyms, the ontology), mentions (lon
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass
 
 from owl_bt.language import vocabulary as V
@@ -20,6 +21,8 @@ class Mention:
 
 
 def tokens_of(text: str) -> list[str]:
+    # fullwidth and other compatibility forms as plain letters; zero-width and other format characters dropped
+    text = "".join(c for c in unicodedata.normalize("NFKC", text) if unicodedata.category(c) != "Cf")
     text = text.lower().replace("-", " ").replace("’", "'")
     for a, b in (("it's", "it is"), ("let's", "let us"), ("that's", "that is"), ("i'd", "i would"), ("don't", "do not"),
                  ("can't", "cannot"), ("i'm", "i am")):

@@ -74,7 +74,7 @@ def recorded_run(run_dir: Path) -> dict:
         raise UsageError(f"--replay: cannot read {run_dir / 'plan.json'}: {exc}") from None
     try:
         with open(run_dir / "events.jsonl", encoding="utf-8") as f:
-            start = json.loads(f.readline())
+            start = json.loads(f.readline(1 << 20))  # the first event; never a whole huge file
         if start.get("event") == "start" and isinstance(start.get("vlm"), str):
             from owl_bt.language.vlm import parse_spec
 

@@ -41,17 +41,26 @@ class VLMSettings:
     cache_dir: Path | None = DEFAULT_CACHE.expanduser()
 
 
+SETTINGS_MAX_BYTES = 1 << 20  # a [vlm] table is a few lines
+
+
 def load_settings(env: dict[str, str] | None = None, path: Path | None = None) -> VLMSettings:
     """Settings from the file and `env` (default os.environ); raises UsageError (exit 2) when the
     file is malformed, no model is named for a custom endpoint, or api.openai.com has no key."""
     env = dict(os.environ) if env is None else env
-    path = path or Path(env.get("OWL_BT_CONFIG", "owl-bt.toml"))
+    path = path or Path(env.get("OWL_BT_CONFIG") or "owl-bt.toml")
     table: dict = {}
+    if path.exists() and not path.is_file():  # OWL_BT_CONFIG=/dev/zero or a folder: not silently ignored
+        raise UsageError(f"settings file {path} is {'a folder' if path.is_dir() else 'not a regular file'}")
     if path.is_file():
         try:
-            table = tomllib.loads(path.read_text(encoding="utf-8")).get("vlm", {})
+            if path.stat().st_size > SETTINGS_MAX_BYTES:
+                raise UsageError(f"settings file {path} is {path.stat().st_size} bytes; it can be at most {SETTINGS_MAX_BYTES}")
+            table = tomllib.loads(path.read_text(encoding="utf-8-sig")).get("vlm", {})
         except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
             raise UsageError(f"settings file {path} is not valid TOML: {exc}") from None
+        except OSError as exc:
+            raise UsageError(f"cannot read the settings file {path}: {exc.strerror or exc}") from None
         if not isinstance(table, dict):
             raise UsageError(f"settings file {path}: [vlm] must be a table")
         if "api_key" in table:

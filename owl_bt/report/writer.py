@@ -16,6 +16,7 @@ import subprocess
 import traceback
 from pathlib import Path
 
+from owl_bt.language.checker_names import count_line, split_checkers
 from owl_bt.report.events import RunLog, read_events, stage_times
 from owl_bt.report.html import markdown_to_html
 from owl_bt.runfolder import NO_SPACE
@@ -110,8 +111,9 @@ def build_markdown(folder: Path, log: RunLog) -> str:
                "| object | pose |", "|---|---|"]
         md += [f"| {_cell(n)} | {_cell(tuple(p))} |" for n, p in first["objects"].items()]
         md += [""]
+    shown: dict[tuple[str, str], int] = {}  # (function, source) → the attempt that printed it
     for att in log.attempts:
-        md += _attempt(att)
+        md += _attempt(att, shown)
     md += ["## Outcome", ""]
     if (folder / "final.png").exists():
         md += ["| before | after |", "|---|---|", "| ![before](initial.png) | ![after](final.png) |", ""]
@@ -175,13 +177,25 @@ def _short(v: object) -> str:
     return str(v)
 
 
-def _attempt(att) -> list[str]:
+def _attempt(att, shown: dict[tuple[str, str], int]) -> list[str]:
+    """One attempt's section. A checker or helper whose source an earlier attempt printed is named,
+    not printed again (`shown`: (name, source) → that attempt, updated here)."""
     md = [f"## Attempt {att.number}", ""]
     c = att.constraints
     if c:
         md += ["**Plan sketch**", "", _fence(c.get("sketch", "")), ""]
-        for name, src in (c.get("checkers") or {}).items():
-            md += [f"**Checker `{name}`**", "", _fence(src, "python"), ""]
+        sources = c.get("checkers") if isinstance(c.get("checkers"), dict) else {}
+        helpers = set(split_checkers(sources)[1])
+        md += [f"**Generated code**: {count_line(sources)}", ""]
+        again: dict[int, list[str]] = {}
+        for name, src in sources.items():
+            first = shown.setdefault((name, str(src)), att.number)
+            if first != att.number:
+                again.setdefault(first, []).append(f"`{name}`")
+                continue
+            md += [f"**{'Helper' if name in helpers else 'Checker'} `{name}`**", "", _fence(src, "python"), ""]
+        for first, names in again.items():
+            md += [f"The same as in attempt {first} (source there): {', '.join(names)}", ""]
     p = att.planned
     if p:
         md += [f"**Plan** ({p.get('samples', '?')} samples): " + " → ".join(f"`{a}`" for a in p.get("plan") or [])

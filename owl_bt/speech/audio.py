@@ -47,14 +47,21 @@ def read_wav(path: Path) -> Audio:
     """A 16 kHz mono 16-bit PCM WAV file; raises UsageError naming what is wrong (missing file, not
     a WAV, another sample rate, stereo, another sample width, empty, longer than 30 s)."""
     path = Path(path)
-    if not path.is_file():
+    if not path.exists():
         raise UsageError(f"audio file {path} does not exist")
+    if not path.is_file():  # a folder, /dev/zero, a FIFO: it would be read until memory ran out
+        raise UsageError(f"audio file {path} is {'a folder' if path.is_dir() else 'not a regular file'}; give a WAV file")
+    size = path.stat().st_size
+    if size > MAX_SECONDS * SAMPLE_RATE * SAMPLE_WIDTH + (1 << 16):  # 30 s of 16 kHz 16-bit mono, and room for headers
+        raise UsageError(f"{path.name} is {size} bytes, more than {MAX_SECONDS:.0f} s of 16 kHz mono 16-bit audio; "
+                         f"say the goal in at most {MAX_SECONDS:.0f} s")
     try:
         with wave.open(str(path), "rb") as w:
             rate, channels, width, frames = w.getframerate(), w.getnchannels(), w.getsampwidth(), w.getnframes()
             pcm = w.readframes(frames)
     except (wave.Error, EOFError) as exc:
-        raise UsageError(f"{path.name} is not a PCM WAV file ({exc}); {CONVERT_HINT}") from None
+        why = str(exc) or ("it is empty" if size == 0 else "it ends inside its header")  # EOFError says nothing
+        raise UsageError(f"{path.name} is not a PCM WAV file ({why}); {CONVERT_HINT}") from None
     if rate != SAMPLE_RATE:
         raise UsageError(f"{path.name} is sampled at {rate} Hz; the recogniser needs 16000 Hz — {CONVERT_HINT}")
     if channels != 1:
