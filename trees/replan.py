@@ -27,6 +27,7 @@ from trees.blackboard import STAGES, client
 from trees.blackboard import get as bb_get
 from trees.worker import OwlBehaviour
 
+SAMPLED_REPEATS = 3  # occurrences of the same sample-budget failure that end a run
 
 class Replan(OwlBehaviour):
     """On activation: read the failure, write /owl/failure and /owl/failures, bump /owl/attempt and
@@ -37,7 +38,7 @@ class Replan(OwlBehaviour):
         self.max_attempts = max_attempts
         self.bb = client(name, write=("instruction", "attempt", "failure", "failures", "history", "awaiting"),
                          read=("interruption", "constraints", *(f"{s}_failure" for s in STAGES)))
-        self._seen: dict[tuple, int] = {}  # repeat signature → the attempt that first failed that way
+        self._seen: dict[tuple, tuple[int, int]] = {}  # repeat signature → (first attempt failing that way, times)
         self.log = lambda event, **kw: None
         self.ask = None
         self._answer: list[str] = []
@@ -66,15 +67,18 @@ class Replan(OwlBehaviour):
         if failure is None or failure.stage not in ("constraints", "plan"):
             return None
         constraints = bb_get(self.bb, "constraints") if failure.stage == "plan" else None
-        signature = (failure.stage, failure.kind, failure.action, tuple(failure.offending_objects),
+        signature = (failure.stage, failure.kind, failure.action, tuple(failure.offending_objects[:1]),  # (the rest: by chance)
                      re.sub(r"\d+(?:\.\d+)?", "#", failure.reason),  # "(455×)" and "(430×)" are the same failure
                      constraints.sketch.text() if constraints is not None else None,
                      tuple(sorted(constraints.checkers.sources.items())) if constraints is not None else None,
                      tuple(h for h in self.bb.history if h.startswith("feedback after")))  # a person's feedback is new
-        if signature in self._seen:
-            return self._seen[signature]
-        self._seen[signature] = self.bb.attempt
-        return None
+        first, times = self._seen.get(signature, (self.bb.attempt, 0))
+        self._seen[signature] = (first, times + 1)
+        # The planner samples: where one sample budget was spent in vain the next draws may succeed, so
+        # such a failure ends the run on its third occurrence; a deterministic one (no task plan,
+        # unreadable constraints) on its second.
+        sampled = failure.stage == "plan" and "samples" in (failure.observed or {})
+        return first if times + 1 >= (SAMPLED_REPEATS if sampled else 2) else None
 
     def initialise(self) -> None:
         failure = self._pick()
