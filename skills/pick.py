@@ -33,6 +33,7 @@ SLANT_TOL = 0.006  # metres the object's middle may shift across the pads' width
 PAD_SPAN = 0.006  # metres either side of the pads' centre line that the object must fill
 GRIP_TURN_MAX = math.radians(8)  # an object the closing fingers turn by more than this is not grasped there
 CENTRING_TOL = 0.012  # metres: how far the two fingers' distances to the object may differ
+PRESS_MAX = 0.006  # metres the closing fingers may press the object down into what it rests on
 
 
 class PickSkill(Skill):
@@ -139,6 +140,11 @@ class PickSkill(Skill):
         turn = _turn(before, model.pose(o))
         if turn > GRIP_TURN_MAX and obj.shape != "sphere":  # a pinch that twists the object: where it ends up is chance, not plan
             return Outcome.fail(f"the closing fingers would turn {o} by over {math.degrees(GRIP_TURN_MAX):.0f}°", o)
+        if before.z - model.pose(o).z > PRESS_MAX:
+            # The knuckles close over its rim and press it into its support (a tall can sinks 8 mm into
+            # a mat): on the arm it then sticks there as it is lifted, and is yanked free with a kick
+            # that throws out what is inside it.
+            return Outcome.fail(f"the closing fingers would press {o} down onto its support", o)
         supports = touching_now(model, o)  # what it rests on once gripped (it may have settled onto it)
         q_lift = reach(model, raised(target, LIFT), seed=q_grasp)
         if q_lift is None:
