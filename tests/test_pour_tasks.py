@@ -47,24 +47,24 @@ def test_the_soup_can_is_lifted_with_the_soup_still_in_it():
         world.close()
 
 
-def test_a_grasp_from_outside_is_not_taken_for_a_finger_inside():
-    # The pads of a side grasp press a few millimetres into the can's thin wall; rays up the cavity
-    # took them for a finger inside, and every side grasp (the only ones that leave the mouth free
-    # and do not press the can down) was refused before the pour.
+def test_a_grasp_from_outside_that_leaves_room_is_not_taken_for_a_finger_inside():
+    # The pads of a side grasp press into the can's thin wall; rays up the cavity took them for a
+    # finger inside, and every side grasp (the only ones that leave the mouth free and do not press
+    # the can into the mat) was refused before the pour. Pads that leave the soup room to pass are
+    # accepted now; pads pressed in so far that the contents would catch on them are not.
     world = SimWorld()
     try:
         tasks.get("souppour").build(world, 0)
         skills = load_skills()
         model = PlanningModel(world.ground_truth())
-        pick, rng, outside, inside = skills["pick"], np.random.default_rng(1), 0, 0
+        pick, rng, verdicts = skills["pick"], np.random.default_rng(1), []
         snap = model.snapshot()
-        for _ in range(400):
+        for _ in range(600):
             params = pick.sample(model, ("tomato_soup_can",), rng)
             if abs(params["tilt"]) > 1.2 and pick.simulate(model, ("tomato_soup_can",), params).ok:
-                outside += 1
-                inside += _finger_inside(model, "tomato_soup_can")
+                verdicts.append(_finger_inside(model, "tomato_soup_can"))
             model.restore(snap)
         model.close()
-        assert outside >= 2 and inside == 0, (outside, inside)
+        assert verdicts.count(False) >= 1, verdicts
     finally:
         world.close()
