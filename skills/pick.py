@@ -35,7 +35,7 @@ PAD_SPAN = 0.006  # metres either side of the pads' centre line that the object 
 GRIP_TURN_MAX = math.radians(8)  # an object the closing fingers turn by more than this is not grasped there
 CENTRING_TOL = 0.012  # metres: how far the two fingers' distances to the object may differ
 PRESS_MAX = 0.006  # metres the closing fingers may press the object down into what it rests on ...
-PRESS_SHARE = 1.5  # ... and at most this many times the thickness of a thin support (3 mm for a 2 mm mat)
+PRESS_SHARE = 2.0  # ... and at most this many times the thickness of a thin support (4 mm for a 2 mm mat)
 
 
 class PickSkill(Skill):
