@@ -26,13 +26,16 @@ from skills.motions import APPROACH, backed, cuts_into, pointing_down, raised, r
 
 LIFT = 0.12  # metres
 SUPPORT_CLEARANCE = 0.002  # metres the closed fingers keep above what the object rests on
-SIDE_SHARE = 0.25  # share of grasps from the side for an object standing taller than SIDE_MIN_HEIGHT
+SIDE_SHARE = 0.25  # share of grasps from the side for an object standing taller than SIDE_MIN_HEIGHT ...
+POUR_SIDE_SHARE = 0.8  # ... when it is to be poured next (from above, the palm covers its mouth)
 SIDE_MIN_HEIGHT = 0.06  # metres
 FINGERTIP_DROP = 0.018  # metres the closed fingertips reach below the TCP (the Robotiq's swing)
 SLANT_TOL = 0.006  # metres the object's middle may shift across the pads' width
 PAD_SPAN = 0.006  # metres either side of the pads' centre line that the object must fill
 GRIP_TURN_MAX = math.radians(8)  # an object the closing fingers turn by more than this is not grasped there
 CENTRING_TOL = 0.012  # metres: how far the two fingers' distances to the object may differ
+PRESS_MAX = 0.006  # metres the closing fingers may press the object down into what it rests on ...
+PRESS_SHARE = 2.0  # ... and at most this many times the thickness of a thin support (4 mm for a 2 mm mat)
 
 
 class PickSkill(Skill):
@@ -60,7 +63,12 @@ class PickSkill(Skill):
         tilt = 0.0 if u < 0.65 else rng.uniform(-0.35, 0.35) if u < 0.85 else rng.uniform(-0.9, 0.9)
         axis = "across" if rng.random() < 0.5 else "about"  # tilt across or about the closing axis
         lo, hi = obj.aabb()
-        if hi[2] - lo[2] > SIDE_MIN_HEIGHT and rng.random() < SIDE_SHARE:
+        nxt = getattr(model, "next_op", None)
+        # (a mug or a bowl is held by its rim or handle; a can or a bottle from the side)
+        poured = nxt is not None and nxt.name == "pour" and nxt.args[:1] == args[:1] and obj.category not in CONTAINER_CATEGORIES
+        side_share = POUR_SIDE_SHARE if poured else SIDE_SHARE
+        side = hi[2] - lo[2] > SIDE_MIN_HEIGHT and rng.random() < side_share
+        if side:
             # from the side, the hand level with the table and the fingers either side (a can to pour
             # from: from above the palm would sit over its mouth)
             tilt, axis = (math.pi / 2 if rng.random() < 0.5 else -math.pi / 2) + rng.uniform(-0.2, 0.2), "about"
@@ -76,6 +84,8 @@ class PickSkill(Skill):
             local += (rng.uniform(lift, lift + 0.008) if lift > 0 else rng.uniform(0.0, 0.4 * hz),)
         else:  # a container also anywhere in its box (SPEC §5): by the rim, one finger inside
             local = (rng.uniform(-hx, hx), rng.uniform(-hy, hy), rng.uniform(0.0, 0.8) * hz)
+        if side and poured:  # high enough that the wrist, level behind, clears the table
+            local = (*local[:2], rng.uniform(0.3, 0.7) * hz)
         rot = p.getMatrixFromQuaternion(to_bullet(obj.pose)[1])
         offset = tuple(sum(rot[3 * i + j] * local[j] for j in range(3)) for i in range(3))
         # at or above the centre, so that the finger pads clear what the object stands on
@@ -130,6 +140,7 @@ class PickSkill(Skill):
         # The fingers close under physics, as the arm's do: o slides onto the middle of the hand and
         # turns between the pads, and the plan goes on from the grasp it really ends up in.
         before = model.pose(o)
+        press = min([PRESS_MAX] + [model.state().get(s).size[2] * PRESS_SHARE for s in supports])
         held = model.grip(o, q_grasp, angle)
         if o not in held:
             return Outcome.fail(f"the closing fingers would push {o} away instead of holding it", o)
@@ -139,6 +150,11 @@ class PickSkill(Skill):
         turn = _turn(before, model.pose(o))
         if turn > GRIP_TURN_MAX and obj.shape != "sphere":  # a pinch that twists the object: where it ends up is chance, not plan
             return Outcome.fail(f"the closing fingers would turn {o} by over {math.degrees(GRIP_TURN_MAX):.0f}°", o)
+        if before.z - model.pose(o).z > press:
+            # The knuckles close over its rim and press it into its support (a tall can sinks 5-11 mm
+            # into a 2 mm mat): on the arm it then sticks there as it is lifted, and is yanked free
+            # with a kick that throws out what is inside it.
+            return Outcome.fail(f"the closing fingers would press {o} down onto its support", o)
         supports = touching_now(model, o)  # what it rests on once gripped (it may have settled onto it)
         q_lift = reach(model, raised(target, LIFT), seed=q_grasp)
         if q_lift is None:

@@ -32,6 +32,7 @@ TILT_SECONDS = 2.0
 DWELL_SECONDS = 1.0
 MOUTH_INSET = 0.03  # metres the poured object's mouth stays inside the target's rim
 MIN_MOUTH_DOWN = 0.17  # the emptied object's axis ends at least this far (cosine) below horizontal (~100° tilt)
+TRAP_SHARE = 0.7  # contents wider than this share of the room the pads leave in a cavity catch on them
 MAX_JOINT_JUMP = 0.6  # radians between neighbouring tilt waypoints: more means IK flipped branch
 
 
@@ -172,16 +173,29 @@ def _hand_over_mouth(model: PlanningModel, o: str) -> bool:
 
 
 def _finger_inside(model: PlanningModel, o: str) -> bool:
-    """Does a finger reach into the held container's cavity (a grasp by the rim with one finger
-    inside: a golf ball wedges between it and the wall instead of rolling out)? Rays up the cavity
-    at its axis and at half and 0.8 of its inner radius, from just over the floor to the rim; False
-    when o has no known opening or is not upright now."""
+    """Does the hand narrow the held container's cavity enough to trap what is to be poured out?
+    Rays up the cavity at its axis and at half and 0.8 of its inner radius, from just over the floor
+    to the rim. A ray that meets one finger only is a finger inside (a grasp by the rim: a golf ball
+    wedges between it and the wall). Rays that meet both fingers are the pads of a grasp from outside
+    pressed into a thin wall: that traps only contents wider than TRAP_SHARE of the room left between
+    them (Mug3's golf ball caught on them; SoupPour's soup passes). False when o has no known opening
+    or is not upright now."""
     cavity = model.cavity(o)
     if cavity is None:
         return False
     (fx, fy, fz), radius, depth = cavity
-    spots = [(fx, fy)] + [(fx + k * radius * math.cos(a), fy + k * radius * math.sin(a))
-                          for k in (0.5, 0.8) for a in np.linspace(0, 2 * math.pi, 8, endpoint=False)]
-    hits = p.rayTestBatch([(x, y, fz + 0.005) for x, y in spots], [(x, y, fz + depth) for x, y in spots],
+    rings = [(0.0, fx, fy)] + [(k, fx + k * radius * math.cos(a), fy + k * radius * math.sin(a))
+                               for k in (0.5, 0.8) for a in np.linspace(0, 2 * math.pi, 8, endpoint=False)]
+    hits = p.rayTestBatch([(x, y, fz + 0.005) for _, x, y in rings], [(x, y, fz + depth) for _, x, y in rings],
                           physicsClientId=model.cid)
-    return any(h[0] == model.robot.body for h in hits)
+    met = [(k, h[1]) for (k, _, _), h in zip(rings, hits, strict=True) if h[0] == model.robot.body]
+    if not met:
+        return False
+    left, right = model.robot.finger_links()
+    links = {link for _, link in met}
+    if not (links & left and links & right):
+        return True
+    room = 2 * radius * min(k for k, _ in met)
+    state = model.state()
+    widest = max((min(state.get(c).size) for c in (list(model.carried) or model.contents(o))), default=0.0)
+    return widest > TRAP_SHARE * room

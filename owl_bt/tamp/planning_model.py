@@ -66,6 +66,7 @@ class PlanningModel:
         # (name, checker) pairs the step being sampled must satisfy: set by the refiner, so that a
         # controller can judge a result before it plans dear motions for it
         self.step_checks: list = []
+        self.next_op = None  # the skeleton's step after the one being sampled (set by the refiner), or None
         if world.robot and world.robot.held in self.bodies:  # already in the hand: keep the observed grasp
             self.attach(world.robot.held)
         self.limits = self.robot.limits

@@ -141,6 +141,7 @@ def refine(
         snap = model.snapshot()
         hint = guide(model.state(), op.args[0], own) if own and op.args else None
         model.step_checks = checks
+        model.next_op = skeleton[idx + 1] if idx < last else None  # a sampler may look ahead (pick before a pour)
         try:
             step, reasons, blamed, used = _sample_step(model, op, skill, checks, hint, rng, share, cancelled, snap,
                                                        _grasp_filter(skeleton, skills, idx, next_checks))
