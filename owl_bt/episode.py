@@ -82,6 +82,7 @@ class EpisodeResult:
     guard_rejections: int = 0  # commands the safety guard refused (target: 0)
     faults: dict | None = None  # injected faults: spec, seed, counts per kind, every fault that fired
     tick: dict = field(default_factory=dict)  # tick timing (trees.runner.TickStats)
+    judged: bool = True  # a task's detector judged this goal (False: a user scene or a goal of one's own)
     stopped_by: str = ""  # the signal that stopped the run: 'Ctrl-C (SIGINT)', 'SIGTERM' ('' when none did)
 
     def summary(self) -> dict:
@@ -217,11 +218,13 @@ def _run_in(cfg: EpisodeConfig, task, skills, folder: RunFolder, on_tick) -> Epi
     constraints = board.get("constraints")
     declared = res.status.name == "SUCCESS"
     last_failure = board.get("failure") or board.get("interruption")
+    judged = verdict is not None
     if verdict is None:  # a user scene: nothing to judge by but the robot's own account
         verdict = tasks.Verdict(declared, "no success detector for a user scene; success is the robot's own judgement")
     elif not _same_words(cfg.instruction, task.instruction) and cfg.vlm != "oracle":
         # a goal of the person's own on a task's scene: the task's detector judges the task's goal, not this
         # one (the oracle answers the task's goal whatever the words)
+        judged = False
         verdict = tasks.Verdict(declared, "success is the robot's own judgement (the task's detector judges its own "
                                           f"instruction, not this one; it says: {verdict.reason})")
     result = EpisodeResult(
@@ -233,7 +236,7 @@ def _run_in(cfg: EpisodeConfig, task, skills, folder: RunFolder, on_tick) -> Epi
         history=list(board.get("history") or []), executed=executed,
         failure=(f"stopped by {res.stopped_by or 'Ctrl-C'} (the arm was stopped first)" if res.interrupted else
                  last_failure.line() if last_failure and not declared else None),
-        interrupted=res.interrupted, model_s=services.counters["model_s"],
+        interrupted=res.interrupted, judged=judged, model_s=services.counters["model_s"],
         skeletons=services.counters["skeletons"], queries=services.counters["queries"],
         guard_rejections=guard.rejections,
         faults=({**fault_spec.to_dict(), "counts": injector.counts(), "injected": injector.injected}

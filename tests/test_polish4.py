@@ -323,3 +323,15 @@ def test_a_speed_too_small_to_finish_a_motion_is_a_usage_error(tmp_path):
     assert proc.returncode == 2
     assert "invalid value for '--speed'" in last_line(proc.stderr) and "0.01" in last_line(proc.stderr)
     assert not (tmp_path / "r").exists()
+
+
+def test_a_target_that_is_no_surface_is_named_and_a_user_scene_has_no_detector_clause(tmp_path):
+    """'put the apple onto the mug': the apple is movable (it can be picked), the mug is the problem,
+    and a user scene's failure line gives the reason alone (it used to end in a hedge about a
+    detector the scene does not have)."""
+    proc = owl("run", "put the apple onto the mug", "--scene", FRUIT_BOWL, "--perception", "sim-state", "--quiet",
+               "--out", str(tmp_path / "r"))
+    assert proc.returncode == 1, proc.stderr
+    assert last_line(proc.stderr) == ("owl-bt: task not done: constraints: failed — the robot has no action "
+                                      "place_ontop(apple, mug) in this scene (the mug is not something the robot "
+                                      "can put things on)")

@@ -187,8 +187,9 @@ def run(
     if result.interrupted:
         err.print(f"owl-bt: stopped by {result.stopped_by or 'Ctrl-C'}; the arm was stopped first", markup=False)
     elif not result.success:
-        why = (f"{result.failure} (the robot's own account; the task's detector says: {result.detector_reason})"
-               if result.failure else result.detector_reason)
+        why = (result.detector_reason if not result.failure else
+               f"{result.failure} (the robot's own account; the task's detector says: {result.detector_reason})"
+               if result.judged else result.failure)
         err.print(f"owl-bt: task not done: {why}", markup=False, soft_wrap=True)
     if as_json:
         print(json.dumps(result.summary()))

@@ -87,7 +87,7 @@ class OfflineGrounder:
         for s in plan.steps:
             op = f"{s.op}({', '.join(s.args)})"
             if op not in ops:
-                raise GroundingError(f"the robot has no action {op} in this scene (is the {s.args[0].replace('_', ' ')} movable?)")
+                raise GroundingError(f"the robot has no action {op} in this scene ({_why_not(s, ops)})")
         scene = ", ".join(t.name for t in things)
         if not plan.steps:  # a replan after the last step: an empty plan says the goal holds
             return (f"The scene has: {scene}. The goal already holds.\n\nPlan:\n"
@@ -113,3 +113,13 @@ class OfflineGrounder:
             if m:
                 wanted.append((int(m.group(1)), m.group(2), m.group(3).strip()))
         return code(plan, wanted)
+
+
+def _why_not(step, ops: set[str]) -> str:
+    """A hint at why a step is not among the ground operators: the moved object is not movable, or
+    (it is, as its pick shows) the target is not something to put things on or into."""
+    moved = step.args[0].replace("_", " ")
+    if step.op != "pick" and len(step.args) > 1 and f"pick({step.args[0]})" in ops:
+        where = "into" if step.op in ("place_inside", "pour") else "on"
+        return f"the {step.args[1].replace('_', ' ')} is not something the robot can put things {where}"
+    return f"is the {moved} movable?"
