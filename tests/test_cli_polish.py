@@ -275,3 +275,25 @@ def test_ctrl_c_while_starting_up_is_one_line(tmp_path, after):
     _, stderr = proc.communicate(timeout=60)
     assert proc.returncode == 130, stderr
     assert "Traceback" not in stderr and "Error" not in stderr and stderr.strip().splitlines()[-1].startswith("owl-bt: stopped")
+
+
+@pytest.mark.slow
+def test_a_signal_after_the_last_step_still_ends_in_130(tmp_path):
+    # Break-it: SIGTERM once every step was done gave exit 0 and 'success: true' with a 'stopped by
+    # SIGTERM' line. A signal always ends the run in 130; it says when the task was already done.
+    import signal
+
+    out = tmp_path / "r"
+    proc = subprocess.Popen([sys.executable, "-m", "owl_bt.cli", "run", INSTRUCTION, "--task", "berry1", "--vlm", "oracle",
+                             "--perception", "sim-state", "--out", str(out)], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        for line in proc.stderr:
+            if "steps done" in line:
+                break
+        proc.send_signal(signal.SIGTERM)
+        _, stderr = proc.communicate(timeout=120)
+    finally:
+        proc.kill()
+    assert proc.returncode == 130, stderr
+    assert "Traceback" not in stderr

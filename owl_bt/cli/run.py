@@ -185,7 +185,8 @@ def run(
               f"tick rate: {result.tick_hz:.0f} Hz ({result.tick.get('busy_hz', 0):.0f} Hz while working)", markup=False)
     view.print(f"run folder: {result.run_dir}", markup=False, soft_wrap=True)
     if result.interrupted:
-        err.print(f"owl-bt: stopped by {result.stopped_by or 'Ctrl-C'}; the arm was stopped first", markup=False)
+        done = " after the task was done" if result.success else ""  # a late signal: the task's state stands
+        err.print(f"owl-bt: stopped by {result.stopped_by or 'Ctrl-C'}{done}; the arm was stopped first", markup=False)
     elif not result.success:
         why = (result.detector_reason if not result.failure else
                f"{result.failure} (the robot's own account; the task's detector says: {result.detector_reason})"
@@ -196,7 +197,7 @@ def run(
     else:
         print(f"success: {'true' if result.success else 'false'}")
     sys.stdout.flush()
-    code = 0 if result.success else (130 if result.interrupted else 1)
+    code = 130 if result.interrupted else (0 if result.success else 1)  # a signal always ends in 130
     if any(t.name == "owl-replan-prompt" and t.is_alive() for t in threading.enumerate()):
         # a feedback prompt still blocked reading stdin (Ctrl-C at the prompt): the run folder is
         # written and the output flushed; leave without the interpreter's shutdown, which would abort
