@@ -6,38 +6,19 @@ from __future__ import annotations
 
 import io
 import json
-import os
 import shutil
 import subprocess
 import sys
 
 import pytest
+from cli_helpers import here, last_line, owl
 from rich.console import Console
-from typer.testing import CliRunner
 
-from owl_bt.cli import app
 from owl_bt.faults import seed_for
 from sim.tasks.berry1 import INSTRUCTION
 
 COMMANDS = ["run", "tasks", "skills", "doctor", "bench", "perception-bench"]
 KNOCK_SEED = seed_for("knock", 0.5, [None, True, False, False, False, False], start=10)  # the placed strawberry knocked once
-
-
-def owl(*args: str, env: dict | None = None, stdin: str | None = None, timeout: float = 300) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "owl_bt.cli", *args], capture_output=True, text=True, timeout=timeout,
-                          input=stdin, env={**os.environ, **(env or {})})
-
-
-def here(*args: str):
-    """The CLI in this process (typer's runner), for what ends before any simulator starts."""
-    return CliRunner().invoke(app, list(args))
-
-
-def last_line(text: str) -> str:
-    assert "Traceback" not in text
-    lines = [ln for ln in text.strip().splitlines() if ln.strip()]
-    assert lines, "expected a reason on stderr"
-    return lines[-1]
 
 
 @pytest.mark.parametrize("command", [None, *COMMANDS])
@@ -238,20 +219,9 @@ def test_a_scene_that_is_not_a_small_file_is_refused_before_it_is_read(tmp_path,
 
 @pytest.mark.slow
 def test_sigterm_on_a_run_stops_the_arm_and_writes_the_whole_folder(tmp_path):
-    import signal
-
     out = tmp_path / "r"
-    proc = subprocess.Popen([sys.executable, "-m", "owl_bt.cli", "run", INSTRUCTION, "--task", "berry1", "--vlm", "oracle",
-                             "--perception", "sim-state", "--out", str(out)], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
-    try:
-        for line in proc.stderr:
-            if line.split()[:2] == ["execute", "running"]:
-                break
-        proc.send_signal(signal.SIGTERM)  # kill, a CI timeout, a service manager's stop
-        _, stderr = proc.communicate(timeout=120)
-    finally:
-        proc.kill()
+    # kill, a CI timeout, a service manager's stop
+    proc, stderr = _sigterm_berry1(out, lambda line: line.split()[:2] == ["execute", "running"])
     assert proc.returncode == 130, stderr  # it was 143 with a .partial left and the arm never told to stop
     assert "owl-bt: stopped by SIGTERM; the arm was stopped first" in stderr and "Traceback" not in stderr  # not "Ctrl-C"
     result = json.loads((out / "plan.json").read_text())["result"]
@@ -281,19 +251,25 @@ def test_ctrl_c_while_starting_up_is_one_line(tmp_path, after):
 def test_a_signal_after_the_last_step_still_ends_in_130(tmp_path):
     # Break-it: SIGTERM once every step was done gave exit 0 and 'success: true' with a 'stopped by
     # SIGTERM' line. A signal always ends the run in 130; it says when the task was already done.
+    proc, stderr = _sigterm_berry1(tmp_path / "r", lambda line: "steps done" in line)
+    assert proc.returncode == 130, stderr
+    assert "Traceback" not in stderr
+
+
+def _sigterm_berry1(out, when) -> tuple[subprocess.Popen, str]:
+    """Run Berry1 (oracle, sim-state) into `out` and send SIGTERM at the first stderr line `when`
+    accepts; returns the finished process and the rest of its stderr."""
     import signal
 
-    out = tmp_path / "r"
     proc = subprocess.Popen([sys.executable, "-m", "owl_bt.cli", "run", INSTRUCTION, "--task", "berry1", "--vlm", "oracle",
                              "--perception", "sim-state", "--out", str(out)], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
     try:
         for line in proc.stderr:
-            if "steps done" in line:
+            if when(line):
                 break
         proc.send_signal(signal.SIGTERM)
         _, stderr = proc.communicate(timeout=120)
     finally:
         proc.kill()
-    assert proc.returncode == 130, stderr
-    assert "Traceback" not in stderr
+    return proc, stderr

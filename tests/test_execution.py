@@ -8,13 +8,13 @@ import collections
 import math
 
 import numpy as np
+from worlds import world_with
 
 from owl_bt.state import Pose
 from owl_bt.tamp.operators import GroundOp
 from owl_bt.tamp.planning_model import PlanningModel
 from owl_bt.tamp.refine import GroundedStep, _culprit
 from owl_bt.tamp.search import SketchItem, plan
-from sim import catalog
 from sim.robot import HOME
 from sim.world import SimWorld
 from skills.backend import ArmBlocked
@@ -23,16 +23,8 @@ from skills.registry import load_skills
 from skills.sim_backend import SimArmBackend
 
 
-def _world(*objs: tuple[str, tuple[float, ...]]) -> SimWorld:
-    world = SimWorld()
-    for kind, pose in objs:
-        world.add(catalog.make(kind), Pose(*pose))
-    world.settle(1.0)
-    return world
-
-
 def test_a_blocked_motion_backs_out_to_where_it_started():
-    world = _world()
+    world = world_with()
     try:
         backend = SimArmBackend(world)
         down = list(HOME)
@@ -54,7 +46,7 @@ def test_a_blocked_motion_backs_out_to_where_it_started():
 
 
 def test_a_fork_flat_on_the_table_is_picked_with_a_preshaped_hand():
-    world = _world(("fork", (0.55, 0.05, 0.007, 0.0, 0.0, 0.4)))
+    world = world_with(("fork", (0.55, 0.05, 0.007, 0.0, 0.0, 0.4)))
     try:
         skills = load_skills()
         result = plan(world.ground_truth(), skills, [SketchItem(GroundOp("pick", ("fork",)))], [],
@@ -70,7 +62,7 @@ def test_a_fork_flat_on_the_table_is_picked_with_a_preshaped_hand():
 
 
 def test_place_inside_aims_at_the_opening_not_the_handle():
-    world = _world(("skillet", (0.55, 0.1, 0.02, 0.0, 0.0, math.pi / 2)), ("strawberry", (0.5, -0.15, 0.03)))
+    world = world_with(("skillet", (0.55, 0.1, 0.02, 0.0, 0.0, math.pi / 2)), ("strawberry", (0.5, -0.15, 0.03)))
     try:
         model = PlanningModel(world.ground_truth())
         try:
@@ -125,7 +117,7 @@ def test_the_planned_grasp_is_the_one_the_arm_ends_up_with():
     # fingertips, turns in the hand as they close; the plan's expected pose after the pick is where
     # the arm really holds it, within a centimetre and mostly within 10° (before, the knife came out up
     # to 50° off, and a later place missed).
-    world = _world(("knife", (0.50, -0.10, 0.008, 0.0, 0.0, 0.7)), ("mug", (0.45, 0.15, 0.045, 0.0, 0.0, 0.0)))
+    world = world_with(("knife", (0.50, -0.10, 0.008, 0.0, 0.0, 0.7)), ("mug", (0.45, 0.15, 0.045, 0.0, 0.0, 0.0)))
     try:
         skills = load_skills()
         turns = []

@@ -8,29 +8,19 @@ import math
 
 import numpy as np
 import pybullet as p
+from worlds import world_with
 
-from owl_bt.state import Pose
 from owl_bt.tamp.operators import GroundOp
 from owl_bt.tamp.search import SketchItem, plan
-from sim import catalog
-from sim.world import SimWorld
 from skills.registry import load_skills
 from skills.sim_backend import SimArmBackend
-
-
-def _world(*objs: tuple[str, tuple[float, ...]]) -> SimWorld:
-    world = SimWorld()
-    for kind, pose in objs:
-        world.add(catalog.make(kind), Pose(*pose))
-    world.settle(1.0)
-    return world
 
 
 def test_a_placed_mug_comes_to_rest_where_the_plan_put_it():
     # The planning model lets go as the arm does: the fingers do not touch the object until they have
     # opened off it. Before, reset into the mug's wall at the grip angle, they shoved it 2-3 cm as
     # they opened, and every later step aimed at a mug that was not there.
-    world = _world(("mug", (0.45, -0.20, 0.045, 0.0, 0.0, 0.0)))
+    world = world_with(("mug", (0.45, -0.20, 0.045, 0.0, 0.0, 0.0)))
     try:
         skills = load_skills()
         sketch = [SketchItem(GroundOp("pick", ("mug",))), SketchItem(GroundOp("place_ontop", ("mug", "table")))]
@@ -51,7 +41,7 @@ def test_a_gripper_closed_on_the_wrong_object_lets_go_of_it_where_it_lies():
     # The lemon the plan grasps is swapped for a plum before the arm gets there: the gripper closes on
     # the plum, opens again at once and backs out along its approach, leaving the plum where it lay
     # (it used to carry it off, and the replan started with the arm holding something it had no plan for).
-    world = _world(("lemon", (0.50, -0.10, 0.03, 0.0, 0.0, 0.0)), ("plum", (0.35, 0.25, 0.03, 0.0, 0.0, 0.0)))
+    world = world_with(("lemon", (0.50, -0.10, 0.03, 0.0, 0.0, 0.0)), ("plum", (0.35, 0.25, 0.03, 0.0, 0.0, 0.0)))
     try:
         skills = load_skills()
         result = plan(world.ground_truth(), skills, [SketchItem(GroundOp("pick", ("lemon",)))], [],
@@ -82,7 +72,7 @@ def test_a_later_step_keeps_what_an_earlier_step_achieved():
     # the lemon. Left to chance, the strawberry often lands within 10 cm (the mug of Mug2 was set down
     # on the orange put aside for it, and every replan moved the orange again): an earlier step's
     # checker binds later steps that do not move its object again.
-    world = _world(("lemon", (0.45, -0.15, 0.03, 0.0, 0.0, 0.0)), ("strawberry", (0.55, 0.15, 0.03, 0.0, 0.0, 0.0)))
+    world = world_with(("lemon", (0.45, -0.15, 0.03, 0.0, 0.0, 0.0)), ("strawberry", (0.55, 0.15, 0.03, 0.0, 0.0, 0.0)))
     try:
         skills = load_skills()
 

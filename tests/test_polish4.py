@@ -11,29 +11,15 @@ import sys
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
-
-from owl_bt.cli import app
+from cli_helpers import here, last_line
+from cli_helpers import owl as cli_owl
 
 REPO = Path(__file__).resolve().parents[1]
 FRUIT_BOWL = str(REPO / "examples" / "fruit_bowl.toml")
 
 
-def owl(*args: str, stdin: str | None = None, timeout: float = 300, **popen) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "owl_bt.cli", *args], capture_output=True, text=True, timeout=timeout,
-                          input=stdin, env={**os.environ, "COLUMNS": "200"}, **popen)
-
-
-def here(*args: str):
-    """The CLI in this process, for what ends before any simulator starts."""
-    return CliRunner().invoke(app, list(args))
-
-
-def last_line(text: str) -> str:
-    assert "Traceback" not in text
-    lines = [ln for ln in text.strip().splitlines() if ln.strip()]
-    assert lines, "expected a reason on stderr"
-    return lines[-1]
+def owl(*args: str, **kw):
+    return cli_owl(*args, env={"COLUMNS": "200"}, **kw)  # wide: reasons on one line
 
 
 @pytest.fixture(scope="module")

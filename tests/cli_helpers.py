@@ -1,0 +1,31 @@
+"""Running the owl-bt CLI from tests: as a subprocess, in this process, and reading its last line."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+from typer.testing import CliRunner
+
+from owl_bt.cli import app
+
+
+def owl(*args: str, env: dict | None = None, stdin: str | None = None, timeout: float = 300,
+        **popen) -> subprocess.CompletedProcess:
+    """`python -m owl_bt.cli ARGS` in a subprocess (captured text output; env added to os.environ)."""
+    return subprocess.run([sys.executable, "-m", "owl_bt.cli", *args], capture_output=True, text=True, timeout=timeout,
+                          input=stdin, env={**os.environ, **(env or {})}, **popen)
+
+
+def here(*args: str):
+    """The CLI in this process (typer's runner), for what ends before any simulator starts."""
+    return CliRunner().invoke(app, list(args))
+
+
+def last_line(text: str) -> str:
+    """The last non-empty line of stderr, asserting there is one and no traceback."""
+    assert "Traceback" not in text
+    lines = [ln for ln in text.strip().splitlines() if ln.strip()]
+    assert lines, "expected a reason on stderr"
+    return lines[-1]

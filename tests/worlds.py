@@ -1,0 +1,17 @@
+"""A simulated world holding given catalogue objects, settled: the scene the planning tests build."""
+
+from __future__ import annotations
+
+from owl_bt.state import Pose
+from sim import catalog
+from sim.world import SimWorld
+
+
+def world_with(*objs: tuple[str, tuple[float, ...]]) -> SimWorld:
+    """A SimWorld with each (kind, pose) added — pose: (x, y, z[, roll, pitch, yaw]), metres/radians,
+    world frame — and settled for 1 s. The caller closes it."""
+    world = SimWorld()
+    for kind, pose in objs:
+        world.add(catalog.make(kind), Pose(*pose))
+    world.settle(1.0)
+    return world
