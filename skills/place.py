@@ -64,7 +64,7 @@ class _PlaceSkill(Skill):
             if fitting:
                 params["face"] = fitting[int(rng.integers(len(fitting)))]
         if cavity is not None and rng.random() < CAVITY_SHARE:  # over the container's opening, off its wall
-            return self._spot_in_opening(model, o, s, params, cavity, rng)
+            return self._spot_in_opening(model, state, o, s, params, cavity, rng)
         if self.inside:  # keep the object's footprint (in its new orientation) off the walls
             olo, ohi = obj.moved(from_bullet(obj.pose.position, target_orientation(obj, params))).aabb()
             mx, my = (ohi[0] - olo[0]) / 2 + 0.005, (ohi[1] - olo[1]) / 2 + 0.005
@@ -143,19 +143,20 @@ class _PlaceSkill(Skill):
         return f"from this grasp {o} cannot be set down on {s} the way the next step needs"
 
     @staticmethod
-    def _spot_in_opening(model: PlanningModel, o: str, s: str, params: dict, cavity, rng: np.random.Generator) -> dict:
+    def _spot_in_opening(model: PlanningModel, state, o: str, s: str, params: dict, cavity,
+                         rng: np.random.Generator) -> dict:
         """A spot (x, y, world frame, m) and yaw over container s's opening for o, turned as `params`
         say: its footprint's long side along the wall, towards the wall (as things put in a cup
         lean: the middle stays free for the next), on the side away from what is already inside (a
-        knife opposite the fork). Returns params with x, y and dyaw set."""
+        knife opposite the fork). `state`: the model's state now. Returns params with x, y and dyaw set."""
         floor, radius, _ = cavity
-        obj = model.state().get(o)
+        obj = state.get(o)
         axis = _footprint_axis(obj, {**params, "dyaw": 0.0})
         inside = [n for n in model.objects if n not in (o, s) and model.in_cavity(n, s)]
         away = None
         if inside:  # the direction from the axis to where the contents stand, averaged
-            dx = sum(model.lowest_point(n)[0] + model.state().get(n).pose.x for n in inside) / (2 * len(inside)) - floor[0]
-            dy = sum(model.lowest_point(n)[1] + model.state().get(n).pose.y for n in inside) / (2 * len(inside)) - floor[1]
+            dx = sum(model.lowest_point(n)[0] + state.get(n).pose.x for n in inside) / (2 * len(inside)) - floor[0]
+            dy = sum(model.lowest_point(n)[1] + state.get(n).pose.y for n in inside) / (2 * len(inside)) - floor[1]
             away = math.atan2(-dy, -dx) if math.hypot(dx, dy) > 0.003 else None
         a = rng.uniform(-math.pi, math.pi) if away is None else away + rng.uniform(-math.pi / 4, math.pi / 4)
         turn = a + math.pi / 2 - axis + (math.pi if rng.random() < 0.5 else 0.0)
