@@ -51,13 +51,14 @@ class PlanBehaviour(WorkerBehaviour):
         ]
         goal = [(n, c.checkers.as_callable(n)) for n in c.goal_checkers()]
         skip = done_prefix(sketch, self._world, s.skills)
+        kept = frozenset(it.op.args[0] for it in sketch[:skip] if it.op.name != "pick" and it.op.args)
         if skip:
             s.log("skip_done", actions=[str(it.op) for it in sketch[:skip]],
                   reason="their constraints already hold in the observed state")
             sketch = sketch[skip:]
         self._skipped = skip
         result = planner_for(c, plan, s)(self._world, s.skills, sketch, goal, s.rng, s.budget, s.max_skeletons,
-                                         self.cancelled, finish=go_home)
+                                         self.cancelled, finish=go_home, kept=kept)
         s.counters["skeletons"] += result.skeletons
         s.counters["samples"] += result.samples
         for note in result.edits:

@@ -23,7 +23,7 @@ def planner_for(constraints, default: Callable, services=None) -> Callable:
     fixed = getattr(constraints, "fixed", None)
     if fixed:
         def run(world, skills, sketch, goal_checkers, rng, budget=500, max_skeletons=1, cancelled=lambda: False,
-                finish=None):
+                finish=None, **_edits):  # a fixed plan is never edited
             return plan_fixed(fixed, world, skills, sketch, goal_checkers, rng, cancelled, finish)
 
         return run

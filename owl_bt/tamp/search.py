@@ -71,12 +71,15 @@ def plan(
     cancelled: Callable[[], bool] = lambda: False,
     finish: Callable[[PlanningModel, Refinement], None] | None = None,
     repair: Callable[[Failure, list[SketchItem], list], tuple[list[SketchItem], list] | None] | None = None,
+    kept: frozenset[str] = frozenset(),
 ) -> SearchResult:
     """Find a refined plan for `sketch` from `world`; the result's failure is the last round's.
     `finish(model, refinement)` may add to a successful refinement while its planning model (in
     the final state) is still open — e.g. a motion back home. `repair(failure, items, goal_checkers)`
     may answer a failed round with corrected checkers (new items and goal checkers) before any
-    skeleton edit is tried (constraint repair during refinement, `owl_bt.language.refine_repair`)."""
+    skeleton edit is tried (constraint repair during refinement, `owl_bt.language.refine_repair`).
+    `kept`: objects put in place by sketch actions that a replan found done and dropped (edits leave
+    them where they are)."""
     schemas = [k.schema for k in skills.values()]
     held = world.robot.held if world.robot else None
     items, failures, edits, samples, done = list(sketch), [], [], 0, set()
@@ -110,7 +113,7 @@ def plan(
             items, goal_checkers = corrected
             edits.append(f"checkers corrected by the model after: {ref.failure.reason}")
             continue
-        edit = propose_edit(world, items, tp, ref.failure, done)
+        edit = propose_edit(world, items, tp, ref.failure, done, kept)
         if edit is None:
             break
         items, note = edit
@@ -119,10 +122,12 @@ def plan(
 
 
 def propose_edit(
-    world: WorldState, items: list[SketchItem], tp: pddl.TaskPlan, failure: Failure, done: set
+    world: WorldState, items: list[SketchItem], tp: pddl.TaskPlan, failure: Failure, done: set,
+    kept: frozenset[str] = frozenset(),
 ) -> tuple[list[SketchItem], str] | None:
     """The edited sketch and a one-line note, or None when no edit applies (`done` remembers what
-    was already tried and is updated)."""
+    was already tried and is updated; `kept`: objects that sketch actions a replan found done already
+    had put in place, never moved aside)."""
     idx = failure.observed.get("step")
     if idx is None:
         return None
@@ -135,8 +140,10 @@ def propose_edit(
     target = op.args[-1] if len(op.args) > 1 else op.args[0]
     in_target = [b for b in around.get(target, []) if b in movable]
     blamed = [b for b in failure.offending_objects if b in movable and b not in op.args]
-    # What the sketch itself puts somewhere (a fork into the mug) is arranged on purpose, not in the way.
-    arranged = {it.op.args[0] for it in items if it.op.name != "pick" and it.op.args}
+    # What the sketch has put somewhere by then (a fork into the mug), or a replan found done already, is
+    # arranged on purpose, not in the way; what it arranges only later (the knife lying on the fork that
+    # is picked first) may be moved aside first.
+    arranged = kept | {it.op.args[0] for it in items[:at] if it.op.name != "pick" and it.op.args}
     in_target = [b for b in in_target if b not in arranged]
     blamed = [b for b in blamed if b not in arranged]
     container = "Container" in _types(world, target)
