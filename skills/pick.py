@@ -131,10 +131,17 @@ class PickSkill(Skill):
         q_pre = reach(model, raised(target, APPROACH) if pointing_down(target) else backed(target, APPROACH), seed=q_grasp)
         if q_pre is None:
             return Outcome.fail(f"no inverse-kinematics solution above {o}", o)
-        path = transit(model, q0, q_pre)
+        path = transit(model, q0, q_pre)  # with the hand open, as every release and let-go leaves it
         if path is None:
             return Outcome.fail(f"no collision-free motion to above {o}", o)
-        approach = straight(model, q_pre, q_grasp, ignore=(o,))
+        # Pre-shaped above the object, not before the transit: closing, the fingertips swing down
+        # 1-2 cm, and a hand shaped beside a tall neighbour knocked it over on the way (Mug2 seed 8,
+        # a mustard bottle the open hand had cleared in the plan). The approach is checked with the
+        # fingers as they will be.
+        model.robot.reset_fingers(angle)
+        shaped = model.in_collision(q_pre, ignore=(o,)) if angle else None
+        approach = None if shaped else straight(model, q_pre, q_grasp, ignore=(o,))
+        model.robot.reset_fingers(0.0)
         if approach is None or cuts_into(model, o, approach, angle):
             return Outcome.fail(f"the approach to {o} is blocked", o)
         # The fingers close under physics, as the arm's do: o slides onto the middle of the hand and
@@ -164,7 +171,7 @@ class PickSkill(Skill):
             return Outcome.fail(f"lifting {o} is blocked", o)
         model.set_arm(q_lift)
         shape = [Grip("open", width=preshape)] if preshape is not None else []
-        return Outcome(ok=True, commands=[*shape, Move(path), Move(approach), Grip("close", expect=o), Move(lift)],
+        return Outcome(ok=True, commands=[Move(path), *shape, Move(approach), Grip("close", expect=o), Move(lift)],
                        expected={o: model.pose(o)})
 
 

@@ -1,6 +1,6 @@
 """Where the plan and the arm must agree (real pybullet, real planner, the simulated arm): a placed
 object comes to rest where the planning model said it would; a gripper that closes on the wrong
-object lets go of it where it lies."""
+object lets go of it where it lies; a hand is shaped for a grasp only where the plan checked it."""
 
 from __future__ import annotations
 
@@ -11,7 +11,9 @@ import pybullet as p
 from worlds import world_with
 
 from owl_bt.tamp.operators import GroundOp
+from owl_bt.tamp.planning_model import PlanningModel
 from owl_bt.tamp.search import SketchItem, plan
+from skills.motions import reach
 from skills.registry import load_skills
 from skills.sim_backend import SimArmBackend
 
@@ -92,5 +94,50 @@ def test_a_later_step_keeps_what_an_earlier_step_achieved():
             final = result.refinement.steps[-1].expected["strawberry"]
             lemon = result.refinement.steps[1].expected["lemon"]
             assert 0.10 < math.dist(final.position[:2], lemon.position[:2]) < 0.13, seed
+    finally:
+        world.close()
+
+
+def test_a_hand_beside_a_tall_neighbour_is_shaped_for_a_grasp_only_once_clear_of_it():
+    # Mug2 seed 8: the hand, just back from setting the mug down by the mustard bottle, was pre-shaped
+    # for the fork where it stood; closing a little, the fingertips swing down, and they knocked the
+    # bottle over (the plan had checked the motion with the hand open). The hand is now shaped above
+    # the object to grasp, and the approach is checked with the fingers as they will be.
+    world = world_with(("mustard_bottle", (0.55, 0.15, 0.0975, 0.0, 0.0, 0.0)),
+                       ("fork", (0.45, -0.15, 0.01, 0.0, 0.0, 0.0)))
+    try:
+        skills = load_skills()
+        model_world = world.ground_truth()
+        model = PlanningModel(model_world)
+        try:  # the open hand hovering with one finger just clear of the bottle's top (fingers close along x)
+            top = model_world.get("mustard_bottle").aabb()[1][2]
+            down = p.getQuaternionFromEuler((math.pi, 0.0, 0.0))
+            q0 = None
+            for dz in np.arange(0.10, 0.0, -0.001):
+                q = reach(model, ((0.55 + 0.046, 0.15, top + dz), down))
+                if q is None or model.in_collision(q) is not None:
+                    break
+                q0 = q
+        finally:
+            model.close()
+        assert q0 is not None
+        world.robot.reset_arm(q0)
+        world.robot.command_arm(q0)
+        shaped = 0
+        for seed in range(6):
+            start = world.ground_truth()
+            result = plan(start, skills, [SketchItem(GroundOp("pick", ("fork",)))], [], np.random.default_rng(seed), 500, 1)
+            assert result.failure is None, result.failure and result.failure.line()
+            commands = result.refinement.steps[0].commands
+            if not any(getattr(c, "width", None) for c in commands):
+                continue
+            shaped += 1
+            bottle = world.pose("mustard_bottle")
+            backend = SimArmBackend(world)
+            assert skills["pick"].execute(backend, commands) is None
+            world.settle(0.5)
+            assert math.dist(world.pose("mustard_bottle").position, bottle.position) < 0.01, seed
+            break
+        assert shaped, "no pre-shaped grasp was drawn"
     finally:
         world.close()
