@@ -54,20 +54,28 @@ class PickSkill(Skill):
     def sample(self, model: PlanningModel, args: tuple[str, ...], rng: np.random.Generator) -> dict:
         obj = model.state().get(args[0])
         yaw = rng.uniform(-math.pi, math.pi)
-        sx, sy = obj.size[0], obj.size[1]
-        if max(sx, sy) > 1.5 * min(sx, sy) and abs(obj.pose.roll) < 0.3 and abs(obj.pose.pitch) < 0.3 and rng.random() < 0.5:
-            # an elongated thing lying flat (a fork): close across its narrow side, as people do
-            across = obj.pose.yaw + (0.0 if sx < sy else math.pi / 2)
-            yaw = across + rng.uniform(-0.15, 0.15) + (math.pi if rng.random() < 0.5 else 0.0)
         u = rng.random()
         tilt = 0.0 if u < 0.65 else rng.uniform(-0.35, 0.35) if u < 0.85 else rng.uniform(-0.9, 0.9)
         axis = "across" if rng.random() < 0.5 else "about"  # tilt across or about the closing axis
+        long_axis, along = _long_axis(obj), False
+        if long_axis is not None and abs(long_axis[2]) < 0.8 and rng.random() < 0.5:  # (lying, below)
+            # an elongated thing (a fork) lying flat, on its edge or leaning on something: close across
+            # it, as people do, the pads turned along its slope
+            across = math.atan2(long_axis[1], long_axis[0]) + math.pi / 2
+            yaw = across + rng.uniform(-0.15, 0.15) + (math.pi if rng.random() < 0.5 else 0.0)
+            slope = math.asin(max(-1.0, min(1.0, long_axis[2])))
+            if abs(slope) > 0.1:
+                tilt, axis = (slope if rng.random() < 0.5 else -slope) + rng.uniform(-0.1, 0.1), "about"
+            # not lying flat (on its edge, leaning): held somewhere along its axis, the TCP at or just
+            # above it (its box's own z axis is no longer up)
+            along = abs(obj.pose.roll) > 0.3 or abs(obj.pose.pitch) > 0.3
         lo, hi = obj.aabb()
         nxt = getattr(model, "next_op", None)
         # (a mug or a bowl is held by its rim or handle; a can or a bottle from the side)
         poured = nxt is not None and nxt.name == "pour" and nxt.args[:1] == args[:1] and obj.category not in CONTAINER_CATEGORIES
         side_share = POUR_SIDE_SHARE if poured else SIDE_SHARE
-        side = hi[2] - lo[2] > SIDE_MIN_HEIGHT and rng.random() < side_share
+        lying = long_axis is not None and abs(long_axis[2]) < 0.8  # a fork leaning up high is no bottle
+        side = hi[2] - lo[2] > SIDE_MIN_HEIGHT and not lying and rng.random() < side_share
         if side:
             # from the side, the hand level with the table and the fingers either side (a can to pour
             # from: from above the palm would sit over its mouth)
@@ -90,6 +98,9 @@ class PickSkill(Skill):
         offset = tuple(sum(rot[3 * i + j] * local[j] for j in range(3)) for i in range(3))
         # at or above the centre, so that the finger pads clear what the object stands on
         offset = (offset[0], offset[1], abs(offset[2]))
+        if along:
+            t = rng.uniform(-0.4, 0.4) * max(obj.size) / 2
+            offset = (long_axis[0] * t, long_axis[1] * t, long_axis[2] * t + rng.uniform(0.0, 0.012))
         # pre-shape: open only a little wider than the object before the approach (as people do with
         # a fork flat on the table), so the pads meet it low and the closing swing is small
         return {"yaw": yaw, "tilt": tilt, "axis": axis, "offset": offset, "preshape": bool(rng.random() < 0.6)}
@@ -173,6 +184,16 @@ class PickSkill(Skill):
         shape = [Grip("open", width=preshape)] if preshape is not None else []
         return Outcome(ok=True, commands=[Move(path), *shape, Move(approach), Grip("close", expect=o), Move(lift)],
                        expected={o: model.pose(o)})
+
+
+def _long_axis(obj) -> tuple[float, float, float] | None:
+    """Unit vector (world frame) of an elongated object's long box axis (one clearly longer than
+    the others, like a fork's or a knife's), or None."""
+    k = max(range(3), key=lambda i: obj.size[i])
+    if any(obj.size[k] < 1.5 * obj.size[i] for i in range(3) if i != k):
+        return None
+    rot = p.getMatrixFromQuaternion(to_bullet(obj.pose)[1])
+    return (rot[k], rot[3 + k], rot[6 + k])
 
 
 def _preshape_width(model: PlanningModel, obj) -> float | None:

@@ -141,3 +141,24 @@ def test_a_hand_beside_a_tall_neighbour_is_shaped_for_a_grasp_only_once_clear_of
         assert shaped, "no pre-shaped grasp was drawn"
     finally:
         world.close()
+
+
+def test_grasps_are_found_for_a_fork_leaning_on_its_edge_against_a_mug():
+    # Mug1 seed 3: a fork fell out of the mug and came to rest on its edge, leaning on the mug. Grasps
+    # were drawn as for a fork lying flat (its box's z axis taken as up), and no sample of 500 held
+    # it, in every replan. Now an elongated thing is closed across wherever its long axis points, the
+    # pads along its slope, held along that axis, and never from the side like a bottle. (On the arm
+    # this leaning fork, still creeping down the mug's wall, often drops flat as the pads touch it;
+    # the gripper then closes on nothing and the replan picks it up lying flat.)
+    world = world_with(("mug", (0.34, 0.18, 0.045, 0.0, 0.0, 0.0)), ("fork", (0.337, 0.086, 0.047, 1.807, -0.464, 1.319)))
+    try:
+        assert abs(world.pose("fork").roll) > 1.0  # still on its edge once settled
+        skills = load_skills()
+        for seed in range(3):
+            result = plan(world.ground_truth(), skills, [SketchItem(GroundOp("pick", ("fork",)))], [],
+                          np.random.default_rng(seed), 500, 1)
+            assert result.failure is None, result.failure and result.failure.line()
+            params = result.refinement.steps[0].params
+            assert abs(params["tilt"]) < 1.0  # from above, not from the side
+    finally:
+        world.close()
