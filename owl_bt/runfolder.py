@@ -46,6 +46,11 @@ class Interrupted(OwlError):
 
 
 STOPPED_BY = ""  # the signal that raised the last KeyboardInterrupt, as a person says it (set by owl_bt.cli)
+# Once the tree has ended (set by trees.runner as it hands back), the run is only judged, written and
+# reported: a signal then must not cost the finished run its folder. `owl_bt.cli` defers it, noting
+# it here (as signal_words says it), and `run` ends in 130 once the folder is whole and the account printed.
+FINISHING = False
+LATE_STOP = ""
 
 
 def signal_words(signum: int) -> str:
@@ -168,6 +173,8 @@ class RunFolder:
     """A run folder at `final` (default runs/<time>-<slug>/), written via a `.partial` sibling."""
 
     def __init__(self, final: Path | None, instruction: str) -> None:
+        global FINISHING, LATE_STOP
+        FINISHING, LATE_STOP = False, ""  # a new run: nothing has ended yet
         default = final is None
         if final is None:
             stamp = dt.datetime.now().strftime("%Y%m%d-%H%M%S")

@@ -16,8 +16,12 @@ def _stopped_starting_up(signum: int, frame: object) -> None:
     """Ctrl-C or SIGTERM while the program loads and sets up (before a run's tree ticks, which then
     stops the arm itself; the bench commands take over with `base.stops_handled_here`): nothing has
     moved, so end at once with one line — never an import error or a traceback from the middle of
-    loading numpy or open3d. Once a run folder is being written, the usual KeyboardInterrupt is raised instead."""
+    loading numpy or open3d. Once a run folder is being set up, the usual KeyboardInterrupt is raised instead
+    (the unfinished folder is removed); once the tree has ended, the stop waits for the folder to be whole."""
     folders = sys.modules.get("owl_bt.runfolder")
+    if folders is not None and getattr(folders, "FINISHING", False):  # the tree has ended: keep the finished run
+        folders.LATE_STOP = folders.LATE_STOP or folders.signal_words(signum)  # `run` ends in 130 once all is written
+        return
     if folders is not None and getattr(folders, "LIVE", None):  # a run folder is being written: the usual way
         folders.STOPPED_BY = folders.signal_words(signum)  # which signal, for the one line the folder's writer says
         signal.default_int_handler(signum, frame)

@@ -184,7 +184,12 @@ def run(
     view.print(f"attempts: {result.attempts}  samples: {result.samples}  wall: {result.wall_s:.1f} s  "
               f"tick rate: {result.tick_hz:.0f} Hz ({result.tick.get('busy_hz', 0):.0f} Hz while working)", markup=False)
     view.print(f"run folder: {result.run_dir}", markup=False, soft_wrap=True)
-    if result.interrupted:
+    program, late = _no_more_stops(result)  # a signal while the folder was written or the account printed
+    if late:
+        done = "the task was done" if result.success else "the task was not done"
+        err.print(f"owl-bt: stopped by {result.stopped_by} after the run had ended ({done}); its folder is complete: "
+                  f"{result.run_dir}", markup=False, soft_wrap=True)
+    elif result.interrupted:
         done = " after the task was done" if result.success else ""  # a late signal: the task's state stands
         err.print(f"owl-bt: stopped by {result.stopped_by or 'Ctrl-C'}{done}; the arm was stopped first", markup=False)
     elif not result.success:
@@ -198,13 +203,31 @@ def run(
         print(f"success: {'true' if result.success else 'false'}")
     sys.stdout.flush()
     code = 130 if result.interrupted else (0 if result.success else 1)  # a signal always ends in 130
-    if any(t.name == "owl-replan-prompt" and t.is_alive() for t in threading.enumerate()):
-        # a feedback prompt still blocked reading stdin (Ctrl-C at the prompt): the run folder is
-        # written and the output flushed; leave without the interpreter's shutdown, which would abort
-        # on the stdin lock that thread holds
+    if program or any(t.name == "owl-replan-prompt" and t.is_alive() for t in threading.enumerate()):
+        # the run folder is written and the output flushed; leave without the interpreter's shutdown: it
+        # takes a fifth of a second in which a signal would end the process as 143 (Python drops its
+        # handlers), and it would abort on the stdin lock a feedback prompt still blocked reading holds
         sys.stderr.flush()
         os._exit(code)
     raise typer.Exit(code)
+
+
+def _no_more_stops(result) -> tuple[bool, bool]:
+    """The run's account is printed; (whether this is the `owl-bt` program rather than a test's CliRunner,
+    whether a signal came after the tree had ended). Such a signal was held back until now by `owl_bt.cli`
+    (`runfolder.LATE_STOP`); `result` is then marked stopped by it. In the program, a signal from here on is
+    ignored: only the last line and the exit are left."""
+    import signal
+
+    from owl_bt import cli
+    from owl_bt.episode import note_late_stop
+
+    program = signal.getsignal(signal.SIGTERM) is cli._stopped_starting_up
+    if program:
+        for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+            signal.signal(sig, signal.SIG_IGN)
+    note_late_stop(result)
+    return program, result.stopped_late
 
 
 def _confirm_first_motion(traj) -> bool:
