@@ -194,9 +194,10 @@ def _run_in(cfg: EpisodeConfig, task, skills, folder: RunFolder, on_tick) -> Epi
             on_step_start=injector.step_started if injector else (lambda action, commands: None),
             ask=cfg.ask,
         )
+        scene_file = folder.keep_scene(cfg.scene) if cfg.scene is not None else {}  # what --replay checks
         folder.log.info("start", instruction=cfg.instruction, task=task.name, seed=cfg.seed, vlm=cfg.vlm,
                         perception=cfg.perception, robot=cfg.robot, backend=cfg.backend, speed=cfg.speed,
-                        dry_run=cfg.backend != "sim" and not cfg.execute,
+                        dry_run=cfg.backend != "sim" and not cfg.execute, **scene_file,
                         **({"faults": fault_spec.to_dict()} if fault_spec else {}))
         save_png(render(world.cid).rgb, str(folder.path / "initial.png"))
         t0 = time.monotonic()
@@ -246,7 +247,7 @@ def _run_in(cfg: EpisodeConfig, task, skills, folder: RunFolder, on_tick) -> Epi
     )
     note_late_stop(result)
     folder.write_json("plan.json", {
-        "instruction": cfg.instruction, "task": task.name, "seed": cfg.seed, "plan": plan,
+        "instruction": cfg.instruction, "task": task.name, "seed": cfg.seed, **scene_file, "plan": plan,
         "sketch": result.sketch, "checkers": result.checkers,
         "steps": [
             {"action": str(s.op), "samples": s.samples, "params": {k: _jsonable(v) for k, v in s.params.items()}}

@@ -48,3 +48,60 @@ def test_a_signal_while_the_finished_run_is_written_keeps_its_folder(tmp_path, s
     for name in ("events.jsonl", "plan.json", "report.md", "report.html", "tree.txt", "initial.png", "final.png"):
         assert (out / name).is_file(), name
     assert json.loads((out / "plan.json").read_text())["result"]["success"] is True
+
+
+@pytest.fixture(scope="module")
+def scene_run(tmp_path_factory):
+    """A finished run on a scene file (a copy of examples/fruit_bowl.toml) to replay."""
+    base = tmp_path_factory.mktemp("scene")
+    scene = base / "bowl.toml"
+    scene.write_bytes((REPO / "examples" / "fruit_bowl.toml").read_bytes())
+    out = base / "r"
+    proc = owl("run", "", "--scene", str(scene), "--perception", "sim-state", "--budget", "100", "--quiet", "--out", str(out))
+    assert proc.returncode == 0, proc.stderr
+    return scene, out
+
+
+def test_a_replay_with_another_or_an_edited_scene_file_is_refused(scene_run, tmp_path):
+    """Newcomer/break-it: `run --replay` with another --scene than the recorded one, or with the recorded file
+    edited since, re-ran with the recorded answers on a different scene. The run folder now keeps the scene
+    file's SHA-256 (and a copy); a different one is exit 2 naming the line that differs."""
+    scene, out = scene_run
+    other = tmp_path / "other.toml"
+    other.write_text(scene.read_text().replace("pose = [0.45, 0.0]", "pose = [0.45, 0.05]"))
+    proc = owl("run", "--replay", str(out), "--scene", str(other), "--out", str(tmp_path / "x"))
+    assert proc.returncode == 2, proc.stderr
+    assert last_line(proc.stderr) == (
+        f"owl-bt: --replay: {other} is not the scene file the run used ({scene}): line 37 is 'pose = [0.45, 0.05]', "
+        f"the run's had 'pose = [0.45, 0.0]'; a replay needs the scene the run used (its copy: {out / 'scene.toml'})")
+    kept = scene.read_bytes()
+    try:
+        scene.write_bytes(kept + b"# edited\n")
+        proc = owl("run", "--replay", str(out), "--scene", str(scene), "--out", str(tmp_path / "y"))
+    finally:
+        scene.write_bytes(kept)
+    assert proc.returncode == 2, proc.stderr
+    assert last_line(proc.stderr).startswith(f"owl-bt: --replay: the scene file {scene} was edited since the run: line 50 is "
+                                             "'# edited', the run's had 'no such line'")
+    assert not (tmp_path / "x").exists() and not (tmp_path / "y").exists()
+    same = owl("run", "--replay", str(out), "--scene", str(out / "scene.toml"), "--quiet", "--out", str(tmp_path / "z"))
+    assert same.returncode == 0, same.stderr  # the same bytes (here the folder's own copy) replay as before
+
+
+@pytest.mark.parametrize("first_line", ['{"instruction": "put the apple in', "", "not json at all", '{"event": "perceived"}'])
+def test_a_damaged_record_of_the_method_is_refused_not_defaulted(scene_run, tmp_path, first_line):
+    """Break-it: a damaged first line of events.jsonl (the `start` event, whose VLM spec records the method)
+    replayed the run under the full method, whatever it was run with. Now it is exit 2 naming the file."""
+    import shutil
+
+    scene, out = scene_run
+    copy = tmp_path / "copy"
+    shutil.copytree(out, copy)
+    events = (copy / "events.jsonl").read_text().splitlines(keepends=True)
+    (copy / "events.jsonl").write_text(first_line + "\n" + "".join(events[1:]) if first_line else "")
+    proc = owl("run", "--replay", str(copy), "--scene", str(scene), "--out", str(tmp_path / "x"))
+    assert proc.returncode == 2, proc.stderr
+    line = last_line(proc.stderr)
+    assert line.startswith(f"owl-bt: --replay: {copy / 'events.jsonl'} ") and line.endswith(
+        "it records the method the run used, so the run cannot be replayed as it was"), line
+    assert not (tmp_path / "x").exists()
