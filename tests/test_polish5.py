@@ -105,3 +105,33 @@ def test_a_damaged_record_of_the_method_is_refused_not_defaulted(scene_run, tmp_
     assert line.startswith(f"owl-bt: --replay: {copy / 'events.jsonl'} ") and line.endswith(
         "it records the method the run used, so the run cannot be replayed as it was"), line
     assert not (tmp_path / "x").exists()
+
+
+@pytest.mark.parametrize(("goal", "words"), [("put the strawberry not onto the light-grey region", "not onto"),
+                                             ("dont put the strawberry on the light-grey region", "dont put")])
+def test_a_negated_goal_in_any_spelling_is_refused_and_nothing_moves(tmp_path, goal, words):
+    """Newcomer: "put the strawberry not onto the region" was carried out as "onto", and "dont put …" got
+    `did you mean "onto"?` instead of the negation refusal."""
+    proc = owl("run", goal, "--task", "berry1", "--perception", "sim-state", "--quiet", "--json", "--out", str(tmp_path / "r"))
+    assert proc.returncode == 1, proc.stderr
+    assert f"the offline grounder does not handle negation ('{words}')" in last_line(proc.stderr)
+    result = json.loads(proc.stdout)
+    assert result["executed"] == [] and result["plan"] == []
+
+
+def test_negation_spellings_are_found_and_leaving_objects_out_is_not_one():
+    from owl_bt.language.mentions import tokens_of
+    from owl_bt.language.reading import negation
+
+    said = {"do not put the apple in the bowl": "do not put", "don't put the apple in the bowl": "do not put",
+            "dont put the apple in the bowl": "dont put", "never put the apple in the bowl": "never put",
+            "put the apple on the plate without touching the bowl": "without touching",
+            "put the apple not onto the plate": "not onto", "put the apple on the plate, not in the bowl": "not in",
+            "put the apple not in the bowl but on the plate": "not in", "the apple shouldnt be in the bowl": "shouldnt be",
+            "do not ever put the apple in the bowl": "do not ever put", "put the apple nowhere near the bowl": "nowhere near",
+            "avoid putting the apple in the bowl": "avoid putting"}
+    for goal, words in said.items():
+        assert negation(tokens_of(goal)) == words, goal
+    for goal in ("put the fruit but not the apple on the plate", "put all the fruit and not the pear on the plate",
+                 "put all the fruit except the apple on the plate", "put the knot on the plate"):
+        assert negation(tokens_of(goal)) is None, goal

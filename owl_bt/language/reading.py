@@ -28,17 +28,29 @@ PLACES = {"in", "on", "inside", "into", "onto", "near", "left", "right", "behind
           "by", "beside", "between", "upright", "far", "close", "touching", "within", "to", "there", "here"}
 
 
+# negations written without the apostrophe ("dont put", "shouldnt be"), and words that negate by themselves
+NEGATIVES = {"never", "cannot", "nor", "nowhere", "dont", "doesnt", "didnt", "isnt", "arent", "wasnt", "werent", "shouldnt",
+             "wouldnt", "couldnt", "cant", "wont", "mustnt", "neednt", "havent", "hasnt", "aint"}
+# words that may stand between "not" and what it negates ("do not ever put", "not simply onto")
+ADVERBS = {"ever", "just", "simply", "really", "even", "yet", "quite", "exactly", "directly", "necessarily", "actually"}
+
+
 def negation(toks: list[str]) -> str | None:
-    """The words that negate the goal ("do not put", "never", "should not be", "is not on", "shouldn't"),
-    or None. A "not" that leaves objects out ("all the fruit but not the apple", "not vegan") is not one."""
+    """The words that negate the goal or a place in it — "do not put", "dont put", "never", "should not be",
+    "is not on", "not onto the region", "shouldn't", "without touching", "avoid putting" — or None. A "not"
+    that leaves objects out ("all the fruit but not the apple", "not vegan") is not one."""
     for i, t in enumerate(toks):
-        if t in {"never", "cannot", "nor"} or t.endswith("n't"):
+        if t in NEGATIVES or t.endswith("n't"):
+            return " ".join(toks[i:i + 2])
+        if t in {"without", "avoid"} and i + 1 < len(toks) and toks[i + 1].endswith("ing"):  # "without touching it"
             return " ".join(toks[i:i + 2])
         if t != "not" or i + 1 >= len(toks):
             continue
-        prev, nxt = toks[i - 1] if i else "", toks[i + 1]
-        if nxt in NEGATED or (nxt in PLACES and prev in AUXILIARIES):
-            return " ".join(toks[max(0, i - 1):i + 2])
+        j = i + 1
+        while j + 1 < len(toks) and toks[j] in ADVERBS:
+            j += 1
+        if toks[j] in NEGATED or toks[j] in PLACES:  # "do not put", "is not on", "not onto the region"
+            return " ".join(toks[max(0, i - 1) if toks[i - 1:i] and toks[i - 1] in AUXILIARIES else i:j + 1])
     return None
 
 
