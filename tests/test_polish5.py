@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -135,3 +136,53 @@ def test_negation_spellings_are_found_and_leaving_objects_out_is_not_one():
     for goal in ("put the fruit but not the apple on the plate", "put all the fruit and not the pear on the plate",
                  "put all the fruit except the apple on the plate", "put the knot on the plate"):
         assert negation(tokens_of(goal)) is None, goal
+
+
+SHORT_BENCH = ("--tasks", "berry1", "--seeds", "1", "--method", "oracle", "--perception", "sim-state", "--jobs", "1")
+
+
+# each short, so that a regression costs one quick episode, not a whole default bench
+@pytest.mark.parametrize("command", [("bench", *SHORT_BENCH), ("bench", "--report-only"), ("perception-bench", "--tasks",
+                                     "berry1", "--seeds", "1"), ("run", BERRY1, "--vlm", "oracle", "--perception", "sim-state")])
+@pytest.mark.parametrize("value", ["", "  "])
+def test_an_empty_out_is_a_usage_error(tmp_path, command, value):
+    """Break-it: `bench --out ""` benched into the current folder (as a path, "" is "."). Now it is exit 2."""
+    proc = owl(*command, "--out", value, cwd=tmp_path)
+    assert proc.returncode == 2, proc.stderr
+    assert last_line(proc.stderr).startswith("owl-bt: --out is empty; give a folder, e.g. --out ")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_bench_help_explains_every_method_in_a_sentence():
+    """Newcomer: `bench --help` listed the method names only; SPEC §8.1 says what each is."""
+    from cli_helpers import here
+
+    from owl_bt.bench import methods
+
+    shown = here("bench", "--help").output
+    for name in methods.available():
+        sentence = methods.METHODS[name].explained
+        assert len(sentence) > 40 and sentence.endswith("."), name
+        assert f"{name}: {sentence}" in shown, name
+    for words in ("no-back: No backtracking", "no-cont: No generated checkers", "oracle: Each task's hand-written"):
+        assert words in shown
+
+
+def test_a_bare_bench_says_how_many_episodes_and_how_long_before_it_starts(tmp_path):
+    """Newcomer: a bare `owl-bt bench` started 100 episodes (hours) without a word. The defaults stay;
+    the first line says what will run and roughly how long."""
+    proc = subprocess.Popen([sys.executable, "-m", "owl_bt.cli", "bench"], cwd=tmp_path, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env={**os.environ, "COLUMNS": "300"})
+    try:
+        first = proc.stderr.readline()
+        proc.send_signal(signal.SIGINT)
+        proc.communicate(timeout=120)
+    finally:
+        proc.kill()
+    from owl_bt.bench.reference import WALL_S
+
+    jobs = min(os.cpu_count() or 1, 100)
+    hours = sum(WALL_S["owl"].values()) * 10 / jobs / 3600
+    assert first.startswith(f"owl-bt: bench: 100 episodes to run (10 tasks × 10 seeds, method owl) on {jobs} worker"), first
+    assert f"up to roughly {hours:.1f} h (the reference method's wall clock per task" in first, first
+    assert proc.returncode == 130

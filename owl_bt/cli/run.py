@@ -19,7 +19,7 @@ from rich.syntax import Syntax
 from owl_bt.cli import choices
 from owl_bt.cli.base import app, err, fail, out
 from owl_bt.cli.display import check_display
-from owl_bt.cli.inputs import SCENE_MAX_BYTES, check_regular_file
+from owl_bt.cli.inputs import SCENE_MAX_BYTES, check_regular_file, out_path
 from owl_bt.cli.progress import Progress
 from owl_bt.cli.replay import replayed
 from owl_bt.errors import OwlError, UsageError
@@ -34,7 +34,7 @@ def run(
     task: str | None = typer.Option(None, "--task", "-t", help="Benchmark scene to run in (see `owl-bt tasks`; default berry1)."),
     scene: Path | None = typer.Option(None, "--scene", help="Your own scene, a TOML file (see examples/fruit_bowl.toml)."),
     seed: int = typer.Option(0, "--seed", "-s", help="Seed for the scene's random placements and the samplers (≥ 0)."),
-    out_dir: Path | None = typer.Option(None, "--out", "-o", help="Run folder (default runs/<time>-<slug>/)."),
+    out_dir: str | None = typer.Option(None, "--out", "-o", help="Run folder (default runs/<time>-<slug>/)."),
     as_json: bool = typer.Option(False, "--json", help="One JSON object with the result on stdout (the account on stderr)."),
     gui: bool = typer.Option(False, "--gui", help="Show the pybullet GUI and run in real time (needs a display)."),
     vlm: choices.Vlm = typer.Option(
@@ -93,6 +93,10 @@ def run(
     from owl_bt.episode import EpisodeConfig, run_episode
     from owl_bt.runfolder import extra_files
 
+    try:
+        out_folder = out_path(out_dir, "runs/mine/")
+    except OwlError as exc:
+        raise fail(exc) from None
     if scene is not None and task is not None:
         raise fail(UsageError("--scene and --task are mutually exclusive: give one or the other"))
     try:
@@ -143,7 +147,7 @@ def run(
             faults, fault_seed = rec.faults, rec.fault_seed  # the same faults at the same draws
             perception, robot = perception or rec.perception, robot or rec.robot
             method = rec.method if method == "owl" else method
-        cfg = EpisodeConfig(instruction, task or "berry1", seed, out_dir, gui, vlm, perception or "camera", max_attempts, budget,
+        cfg = EpisodeConfig(instruction, task or "berry1", seed, out_folder, gui, vlm, perception or "camera", max_attempts, budget,
                             scene=scene, skeletons=skeletons, robot=robot or {"kortex": "kinova-gen3"}.get(backend, "ur5e"),
                             backend=backend, ip=ip, execute=execute,
                             speed=(1.0 if backend == "sim" else 0.25) if speed is None else speed, confirm=_confirm_first_motion,
