@@ -186,3 +186,41 @@ def test_a_bare_bench_says_how_many_episodes_and_how_long_before_it_starts(tmp_p
     assert first.startswith(f"owl-bt: bench: 100 episodes to run (10 tasks × 10 seeds, method owl) on {jobs} worker"), first
     assert f"up to roughly {hours:.1f} h (the reference method's wall clock per task" in first, first
     assert proc.returncode == 130
+
+
+def test_a_failure_line_says_what_each_checker_it_names_tests(tmp_path):
+    """Newcomer: failure lines named `action_check1` without saying what it checks. Now each checker named
+    is followed by words from the checker itself: its docstring (action_check1 here), its first comment,
+    or the description of the sketch step (or goal) it belongs to (goal_check0 here)."""
+    sys.path.insert(0, str(Path(__file__).parent))
+    from fixtures.chat_server import ChatServer, Reply, answer
+
+    env = {**os.environ, "OWL_BT_VLM_MODEL": "m", "OWL_BT_VLM_CACHE": "off", "OWL_BT_CONFIG": str(tmp_path / "none.toml"),
+           "COLUMNS": "300"}
+    script = ["pan_bowl_sketch.txt"] + ["pan_bowl_checkers_above_described.txt"] * 3  # "above the bowl": never met at rest
+    with ChatServer([Reply(answer(n)) for n in script]) as server:
+        env["OPENAI_BASE_URL"] = server.base_url
+        proc = subprocess.run([sys.executable, "-m", "owl_bt.cli", "run", "", "--scene", str(REPO / "tests" / "fixtures" /
+                               "pan_and_bowl.toml"), "--vlm", "openai", "--budget", "40", "--skeletons", "1", "--max-attempts",
+                               "1", "--perception", "sim-state", "--out", str(tmp_path / "r"), "--json", "-q"],
+                              capture_output=True, text=True, timeout=300, env=env)
+    assert proc.returncode == 1, proc.stderr
+    line = last_line(proc.stderr)
+    assert "constraint action_check1 (the strawberry hovers over the bowl once placed)" in line, line
+    assert "goal_check0 (the strawberry is in the bowl)" in line, line
+    assert "action_check1 (" in json.loads(proc.stdout)["failure"]
+
+
+def test_what_a_checker_tests_comes_from_its_docstring_comment_or_sketch_step():
+    from owl_bt.language.checker_names import name_checkers
+    from owl_bt.language.parser import Sketch, SketchAction
+
+    sketch = Sketch((SketchAction("pick(apple)", "grasp the apple"), SketchAction("place_inside(apple, bowl)",
+                     "put the apple in the bowl")), ("apple", "bowl"), "the apple is in the bowl")
+    sources = {"goal_check0": "def goal_check0():\n    return True\n",
+               "action_check1": "def action_check1():\n    # the apple ends low in the bowl\n    return True\n"}
+    assert name_checkers("constraint action_check1, goal_check0 not satisfied", sources, sketch) == (
+        "constraint action_check1 (the apple ends low in the bowl), goal_check0 (the apple is in the bowl) not satisfied")
+    sources["action_check1"] = 'def action_check1():\n    """In the bowl.\n\n    More."""\n    return True\n'
+    assert name_checkers("action_check1 failed; action_check7 too", sources, sketch) == (
+        "action_check1 (in the bowl) failed; action_check7 too")
