@@ -224,3 +224,14 @@ def test_what_a_checker_tests_comes_from_its_docstring_comment_or_sketch_step():
     sources["action_check1"] = 'def action_check1():\n    """In the bowl.\n\n    More."""\n    return True\n'
     assert name_checkers("action_check1 failed; action_check7 too", sources, sketch) == (
         "action_check1 (in the bowl) failed; action_check7 too")
+
+
+def test_a_healthy_run_says_the_failed_looking_safety_guard_means_all_is_well(scene_run):
+    """Newcomer: `-^- safety [✕]` (and `safety / failure` in tree.png) on a run where nothing went wrong
+    was explained only in the README. The tree and its drawing now say what it means."""
+    _, out = scene_run
+    line = next(ln for ln in (out / "tree.txt").read_text().splitlines() if "safety" in ln)
+    assert line.strip() == "-^- safety [✕] -- all well: no stop asked for, no arm fault, so nothing to make safe"
+    dot = next(ln for ln in (out / "tree.dot").read_text().splitlines() if ln.startswith("safety ["))
+    assert 'label="safety\\nall well: no stop asked for,' in dot and "failure" not in dot
+    assert line.strip() in (out / "report.md").read_text()
