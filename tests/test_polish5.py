@@ -235,3 +235,22 @@ def test_a_healthy_run_says_the_failed_looking_safety_guard_means_all_is_well(sc
     dot = next(ln for ln in (out / "tree.dot").read_text().splitlines() if ln.startswith("safety ["))
     assert 'label="safety\\nall well: no stop asked for,' in dot and "failure" not in dot
     assert line.strip() in (out / "report.md").read_text()
+
+
+def test_the_output_says_left_is_the_robots_left_and_the_pictures_right(tmp_path, scene_run):
+    """Newcomer: "left of" is the robot's left, which looks mirrored in the pictures a person sees; the
+    output and the report now say which frame it is — and it is true of the picture (the red bowl, at
+    +y, the robot's left, is in the right half of initial.png)."""
+    import numpy as np
+    from PIL import Image
+
+    scene, done = scene_run
+    said = "\"left of\" is the robot's left (+y), the right-hand side of initial.png, final.png and perception.png"
+    assert said in (done / "report.md").read_text()
+    rgb = np.asarray(Image.open(done / "initial.png").convert("RGB")).astype(int)
+    red = (rgb[..., 0] > 150) & (rgb[..., 1] < 60) & (rgb[..., 2] < 60)
+    assert red.sum() > 500 and np.nonzero(red)[1].mean() > rgb.shape[1] / 2  # the bowl (and apple, strawberry) …
+    proc = owl("run", "put the lemon to the left of the plate", "--scene", str(scene), "--perception", "sim-state",
+               "--budget", "100", "--out", str(tmp_path / "r"))
+    assert proc.returncode in (0, 1), proc.stderr
+    assert said in proc.stdout

@@ -184,6 +184,10 @@ def run(
             view.print(line, markup=False)
     view.rule("final tree")
     view.print(result.tree_text, markup=False)
+    if re.search(r"\b(left|right|behind|front)\b", f"{instruction} {result.sketch}", re.IGNORECASE):
+        from owl_bt.report.writer import DIRECTIONS  # the pictures show the robot's left on their right
+
+        view.print(DIRECTIONS, markup=False, soft_wrap=True)
     view.print(f"detector: {result.detector_reason}", markup=False)
     view.print(f"attempts: {result.attempts}  samples: {result.samples}  wall: {result.wall_s:.1f} s  "
               f"tick rate: {result.tick_hz:.0f} Hz ({result.tick.get('busy_hz', 0):.0f} Hz while working)", markup=False)
