@@ -254,3 +254,18 @@ def test_the_output_says_left_is_the_robots_left_and_the_pictures_right(tmp_path
                "--budget", "100", "--out", str(tmp_path / "r"))
     assert proc.returncode in (0, 1), proc.stderr
     assert said in proc.stdout
+
+
+def test_a_scene_nested_too_deep_or_with_an_overlong_name_is_one_line(tmp_path):
+    """Break-it: arrays nested 5000 deep in a scene file ended in a RecursionError traceback; an object
+    named with 5000 letters was accepted and filled every failure line."""
+    deep = tmp_path / "deep.toml"
+    deep.write_text('[[object]]\nkind = "apple"\npose = ' + "[" * 5000 + "]" * 5000 + "\n")
+    long = tmp_path / "long.toml"
+    long.write_text(f'[[object]]\nkind = "apple"\nname = "{"a" * 500}"\npose = [0.5, 0.0]\n')
+    for scene, said in ((deep, f"owl-bt: {deep}: not valid TOML for a scene: nested too deep"),
+                        (long, f"owl-bt: {long}: object 1: name 'aaaaaaaaaaaaaaaaaaaa'… is 500 characters long; give at most 40")):
+        proc = owl("run", "put the apple on the table", "--scene", str(scene), "--out", str(tmp_path / "r"))
+        assert proc.returncode == 2, proc.stderr
+        assert last_line(proc.stderr) == said
+        assert not (tmp_path / "r").exists() and not (tmp_path / "r.partial").exists()
