@@ -269,3 +269,14 @@ def test_a_scene_nested_too_deep_or_with_an_overlong_name_is_one_line(tmp_path):
         assert proc.returncode == 2, proc.stderr
         assert last_line(proc.stderr) == said
         assert not (tmp_path / "r").exists() and not (tmp_path / "r.partial").exists()
+
+
+@pytest.mark.parametrize("columns", ["0", "1", "abc"])
+def test_a_nonsense_columns_still_prints_the_reason(tmp_path, columns):
+    """Break-it: with COLUMNS=0 rich printed nothing at all — a usage error exited 2 without a word and
+    `owl-bt tasks` listed nothing; COLUMNS=1 wrapped every line a letter a line."""
+    proc = cli_owl("run", "put the apple in the bowl", "--scene", str(tmp_path / "none.toml"), env={"COLUMNS": columns})
+    assert proc.returncode == 2
+    assert last_line(proc.stderr) == f"owl-bt: scene file '{tmp_path / 'none.toml'}' does not exist"
+    listed = cli_owl("tasks", env={"COLUMNS": columns})
+    assert listed.returncode == 0 and "berry1     put the strawberry onto the light-grey region" in listed.stdout
