@@ -280,3 +280,18 @@ def test_a_nonsense_columns_still_prints_the_reason(tmp_path, columns):
     assert last_line(proc.stderr) == f"owl-bt: scene file '{tmp_path / 'none.toml'}' does not exist"
     listed = cli_owl("tasks", env={"COLUMNS": columns})
     assert listed.returncode == 0 and "berry1     put the strawberry onto the light-grey region" in listed.stdout
+
+
+def test_output_that_cannot_be_written_is_one_line_not_a_traceback():
+    """Break-it: `owl-bt tasks > /dev/full` (and skills, bench --help) ended in an OSError traceback; a
+    reader that went away (`| head -1`) is left quietly."""
+    with open("/dev/full", "w") as full:
+        proc = subprocess.run([sys.executable, "-m", "owl_bt.cli", "tasks"], stdout=full, stderr=subprocess.PIPE, text=True,
+                              timeout=120)
+    assert proc.returncode == 1
+    assert proc.stderr.strip() == "owl-bt: no space left on device writing the output"
+    gone = subprocess.Popen([sys.executable, "-m", "owl_bt.cli", "tasks"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+    gone.stdout.close()  # before it writes a line
+    assert gone.wait(timeout=120) == 1
+    assert gone.stderr.read() == ""

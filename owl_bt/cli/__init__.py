@@ -62,7 +62,27 @@ def main() -> None:
 
     with quiet():  # pybullet announces its build time from C on first import
         import pybullet  # noqa: F401
-    sys.exit(_app())
+    try:
+        code = _app()
+    except BrokenPipeError:  # the reader went away (`owl-bt tasks | head -1`): nothing more to say to it
+        code = _stdout_gone()
+    except OSError as exc:  # stdout on a full disk (`> /dev/full`): a stream's write names no file
+        from owl_bt.runfolder import NO_SPACE
+
+        if exc.filename is not None or exc.errno not in NO_SPACE:
+            raise
+        code = _stdout_gone()
+        print(f"owl-bt: {NO_SPACE[exc.errno]} writing the output", file=sys.stderr)
+    sys.exit(code)
+
+
+def _stdout_gone() -> int:
+    """Standard output cannot be written: point it at /dev/null (so the interpreter's last flush does not
+    fail again with a traceback); the exit code, 1."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
+    return 1
 
 
 def _app() -> int:
