@@ -295,3 +295,17 @@ def test_output_that_cannot_be_written_is_one_line_not_a_traceback():
     gone.stdout.close()  # before it writes a line
     assert gone.wait(timeout=120) == 1
     assert gone.stderr.read() == ""
+
+
+def test_a_run_from_a_removed_folder_is_one_line(tmp_path):
+    """Break-it: `owl-bt run` from a folder removed under the shell ended with open3d's MKL saying
+    "FATAL ERROR: Cannot load libOpen3D" (exit 2, nothing of ours)."""
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    proc = subprocess.Popen([sys.executable, "-c", "import os, sys; os.chdir(sys.argv[1]); os.rmdir(sys.argv[1]); "
+                             "sys.argv = ['owl-bt', 'run', 'put the strawberry onto the light-grey region']; "
+                             "from owl_bt.cli import main; main()", str(gone)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, cwd=REPO)
+    _, stderr = proc.communicate(timeout=120)
+    assert proc.returncode == 2
+    assert last_line(stderr) == "owl-bt: the current folder no longer exists (it was removed); cd into one that does"

@@ -58,6 +58,11 @@ def main() -> None:
             print(f"owl-bt: argument {i} is not UTF-8 text ('{shown[:60]}'); give goals, names and paths in UTF-8",
                   file=sys.stderr)
             sys.exit(2)
+    try:
+        os.getcwd()
+    except FileNotFoundError:  # open3d's MKL then ends the process from C with "Cannot load libOpen3D"
+        print("owl-bt: the current folder no longer exists (it was removed); cd into one that does", file=sys.stderr)
+        sys.exit(2)
     from sim.quiet import quiet
 
     with quiet():  # pybullet announces its build time from C on first import
