@@ -309,3 +309,19 @@ def test_a_run_from_a_removed_folder_is_one_line(tmp_path):
     _, stderr = proc.communicate(timeout=120)
     assert proc.returncode == 2
     assert last_line(stderr) == "owl-bt: the current folder no longer exists (it was removed); cd into one that does"
+
+
+def test_a_replay_whose_scene_copy_is_a_fifo_does_not_hang(scene_run, tmp_path):
+    """Break-it: a run folder whose `scene.toml` copy is a FIFO would block the refusal for ever reading it."""
+    import shutil
+
+    scene, out = scene_run
+    copy = tmp_path / "copy"
+    shutil.copytree(out, copy)
+    (copy / "scene.toml").unlink()
+    os.mkfifo(copy / "scene.toml")
+    other = tmp_path / "other.toml"
+    other.write_text(scene.read_text() + "# other\n")
+    proc = owl("run", "--replay", str(copy), "--scene", str(other), "--out", str(tmp_path / "x"), timeout=60)
+    assert proc.returncode == 2, proc.stderr
+    assert f"{other} is not the scene file the run used ({scene}) (SHA-256 " in last_line(proc.stderr)

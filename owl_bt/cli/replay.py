@@ -12,7 +12,7 @@ from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from owl_bt.cli.inputs import check_regular_file
+from owl_bt.cli.inputs import SCENE_MAX_BYTES, check_regular_file
 from owl_bt.errors import UsageError
 
 Seed = Annotated[int, Field(ge=0)]
@@ -176,11 +176,13 @@ def _same_scene(run_dir: Path, plan: _Plan, scene: Path) -> None:
     what = (f"the scene file {scene} was edited since the run" if same_path else
             f"{scene} is not the scene file the run used ({used})")
     try:
-        before = (run_dir / SCENE_COPY).read_bytes().decode("utf-8", "replace").splitlines()
-    except OSError:
-        before = None
+        check_regular_file(run_dir / SCENE_COPY, "--replay: the scene's copy", SCENE_MAX_BYTES)  # not a FIFO …
+        kept = (run_dir / SCENE_COPY).read_bytes()
+    except (OSError, UsageError):
+        kept = None
     line = ""
-    if before is not None and hashlib.sha256((run_dir / SCENE_COPY).read_bytes()).hexdigest() == plan.scene_sha256:
+    if kept is not None and hashlib.sha256(kept).hexdigest() == plan.scene_sha256:
+        before = kept.decode("utf-8", "replace").splitlines()
         now = given.decode("utf-8", "replace").splitlines()
         for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, before, now, autojunk=False).get_opcodes():
             if tag != "equal":
