@@ -153,6 +153,17 @@ def test_an_empty_out_is_a_usage_error(tmp_path, command, value):
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.parametrize("option", ["--task", "--scene", "--replay", "--audio"])
+def test_an_empty_task_or_file_option_is_a_usage_error(tmp_path, option):
+    """Break-it: `run GOAL --task ""` ran berry1; `--replay ""` looked for a run in the current folder and
+    `--scene ""` called it a folder (as a path, "" is ".")."""
+    proc = owl("run", *([] if option == "--audio" else [BERRY1]), option, " " if option == "--scene" else "",
+               "--vlm", "oracle", "--perception", "sim-state", "--out", str(tmp_path / "r"))
+    assert proc.returncode == 2, proc.stderr
+    assert last_line(proc.stderr).startswith(f"owl-bt: {option} is empty; give ")
+    assert not (tmp_path / "r").exists()
+
+
 def test_bench_help_explains_every_method_in_a_sentence():
     """Newcomer: `bench --help` listed the method names only; SPEC §8.1 says what each is."""
     from cli_helpers import here

@@ -36,3 +36,13 @@ def out_path(text: str | None, example: str = "bench/", option: str = "--out") -
     if not text.strip():
         raise UsageError(f"{option} is empty; give a folder, e.g. {option} {example}")
     return Path(text)
+
+
+def file_option(text: str | None, option: str) -> Path | None:
+    """The path a file or folder option names (None when not given); an empty or blank value is a UsageError
+    (as a path, "" is the current folder: `--replay ""` looked for a run in it, `--scene ""` called it a folder)."""
+    if text is None:
+        return None
+    if not text.strip():
+        raise UsageError(f"{option} is empty; give a path")
+    return Path(text)

@@ -11,7 +11,6 @@ import os
 import re
 import sys
 import threading
-from pathlib import Path
 
 import typer
 from rich.syntax import Syntax
@@ -19,7 +18,7 @@ from rich.syntax import Syntax
 from owl_bt.cli import choices
 from owl_bt.cli.base import app, err, fail, out
 from owl_bt.cli.display import check_display
-from owl_bt.cli.inputs import SCENE_MAX_BYTES, check_regular_file, out_path
+from owl_bt.cli.inputs import SCENE_MAX_BYTES, check_regular_file, file_option, out_path
 from owl_bt.cli.progress import Progress
 from owl_bt.cli.replay import replayed
 from owl_bt.errors import OwlError, UsageError
@@ -32,7 +31,7 @@ def run(
     instruction: str = typer.Argument("", help="The goal in plain words, e.g. \"put the strawberry onto the light-grey region\" "
                                       "(leave out with --audio or --listen)."),
     task: str | None = typer.Option(None, "--task", "-t", help="Benchmark scene to run in (see `owl-bt tasks`; default berry1)."),
-    scene: Path | None = typer.Option(None, "--scene", help="Your own scene, a TOML file (see examples/fruit_bowl.toml)."),
+    scene: str | None = typer.Option(None, "--scene", help="Your own scene, a TOML file (see examples/fruit_bowl.toml)."),
     seed: int = typer.Option(0, "--seed", "-s", help="Seed for the scene's random placements and the samplers (≥ 0)."),
     out_dir: str | None = typer.Option(None, "--out", "-o", help="Run folder (default runs/<time>-<slug>/)."),
     as_json: bool = typer.Option(False, "--json", help="One JSON object with the result on stdout (the account on stderr)."),
@@ -43,7 +42,7 @@ def run(
         "OPENAI_BASE_URL, OPENAI_API_KEY, OWL_BT_VLM_MODEL or owl-bt.toml), replay (see --replay) or oracle (the task's "
         "hand-written answers)."
     ),
-    replay: Path | None = typer.Option(
+    replay: str | None = typer.Option(
         None, "--replay", help="Re-run a past run folder exactly: its instruction, task, seed, recorded model answers and "
         "injected faults (and its perception source and arm unless given)."
     ),
@@ -62,7 +61,7 @@ def run(
     skeletons: int = typer.Option(5, "--skeletons", help="Skeletons (task plans) tried per planning round (the reference "
                                   "method uses 5)."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress lines on stderr."),
-    audio: Path | None = typer.Option(None, "--audio",
+    audio: str | None = typer.Option(None, "--audio",
                                       help="Say the goal in a WAV file (16 kHz mono 16-bit) instead of typing it."),
     listen: bool = typer.Option(False, "--listen", help="Say the goal into the microphone (stops when you stop speaking)."),
     asr: choices.Recogniser = typer.Option(
@@ -95,6 +94,9 @@ def run(
 
     try:
         out_folder = out_path(out_dir, "runs/mine/")
+        scene, replay, audio = file_option(scene, "--scene"), file_option(replay, "--replay"), file_option(audio, "--audio")
+        if task is not None and not task.strip():  # `--task ""` ran berry1
+            raise UsageError("--task is empty; give one of the tasks `owl-bt tasks` lists, e.g. --task berry1")
     except OwlError as exc:
         raise fail(exc) from None
     if scene is not None and task is not None:
