@@ -29,7 +29,8 @@ PLACES = {"in", "on", "inside", "into", "onto", "near", "left", "right", "behind
 
 
 # negations written without the apostrophe ("dont put", "shouldnt be"), and words that negate by themselves
-NEGATIVES = {"never", "cannot", "nor", "nowhere", "dont", "doesnt", "didnt", "isnt", "arent", "wasnt", "werent", "shouldnt",
+NEGATIVES = {"never", "cannot", "nor", "nowhere", "no", "none", "nothing", "neither", "nobody",
+             "dont", "doesnt", "didnt", "isnt", "arent", "wasnt", "werent", "shouldnt",
              "wouldnt", "couldnt", "cant", "wont", "mustnt", "neednt", "havent", "hasnt", "aint"}
 # words that may stand between "not" and what it negates ("do not ever put", "not simply onto")
 ADVERBS = {"ever", "just", "simply", "really", "even", "yet", "quite", "exactly", "directly", "necessarily", "actually"}
@@ -40,8 +41,8 @@ def negation(toks: list[str]) -> str | None:
     "is not on", "not onto the region", "shouldn't", "without touching", "avoid putting" — or None. A "not"
     that leaves objects out ("all the fruit but not the apple", "not vegan") is not one."""
     for i, t in enumerate(toks):
-        if t in NEGATIVES or t.endswith("n't"):
-            return " ".join(toks[i:i + 2])
+        if t in NEGATIVES or t.endswith("n't"):  # "no fruit", "never put"; "No, in the bowl" (a correction): "no"
+            return " ".join(w for w in toks[i:i + 2] if w not in SEPARATORS and w != ",")
         if t in {"without", "avoid"} and i + 1 < len(toks) and toks[i + 1].endswith("ing"):  # "without touching it"
             return " ".join(toks[i:i + 2])
         if t != "not" or i + 1 >= len(toks):
