@@ -32,7 +32,7 @@ Examples:
 
 Exit 0 when the bench ran (whatever the episodes did), 1 on a full disk, 2 for a usage error, 130 when stopped by Ctrl-C.
 
-Methods (--method; SPEC §8.1):
+Methods (--method):
 
 \b
 """
