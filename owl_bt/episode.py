@@ -84,6 +84,7 @@ class EpisodeResult:
     tick: dict = field(default_factory=dict)  # tick timing (trees.runner.TickStats)
     judged: bool = True  # a task's detector judged this goal (False: a user scene or a goal of one's own)
     stopped_by: str = ""  # the signal that stopped the run: 'Ctrl-C (SIGINT)', 'SIGTERM' ('' when none did)
+    stopped_late: bool = False  # that signal came after the tree had ended (nothing was moving; the folder is whole)
 
     def summary(self) -> dict:
         extra = {"faults": self.faults} if self.faults else {}
@@ -193,9 +194,10 @@ def _run_in(cfg: EpisodeConfig, task, skills, folder: RunFolder, on_tick) -> Epi
             on_step_start=injector.step_started if injector else (lambda action, commands: None),
             ask=cfg.ask,
         )
+        scene_file = folder.keep_scene(cfg.scene) if cfg.scene is not None else {}  # what --replay checks
         folder.log.info("start", instruction=cfg.instruction, task=task.name, seed=cfg.seed, vlm=cfg.vlm,
                         perception=cfg.perception, robot=cfg.robot, backend=cfg.backend, speed=cfg.speed,
-                        dry_run=cfg.backend != "sim" and not cfg.execute,
+                        dry_run=cfg.backend != "sim" and not cfg.execute, **scene_file,
                         **({"faults": fault_spec.to_dict()} if fault_spec else {}))
         save_png(render(world.cid).rgb, str(folder.path / "initial.png"))
         t0 = time.monotonic()
@@ -243,8 +245,9 @@ def _run_in(cfg: EpisodeConfig, task, skills, folder: RunFolder, on_tick) -> Epi
                 if injector is not None else None),
         tick=res.tick.to_dict(), stopped_by=res.stopped_by,
     )
+    note_late_stop(result)
     folder.write_json("plan.json", {
-        "instruction": cfg.instruction, "task": task.name, "seed": cfg.seed, "plan": plan,
+        "instruction": cfg.instruction, "task": task.name, "seed": cfg.seed, **scene_file, "plan": plan,
         "sketch": result.sketch, "checkers": result.checkers,
         "steps": [
             {"action": str(s.op), "samples": s.samples, "params": {k: _jsonable(v) for k, v in s.params.items()}}
@@ -259,6 +262,16 @@ def _run_in(cfg: EpisodeConfig, task, skills, folder: RunFolder, on_tick) -> Epi
     folder.log.info("end", **result.summary())
     result.run_dir = folder.finish()
     return result
+
+
+def note_late_stop(result: EpisodeResult) -> None:
+    """A signal that came after the tree had ended (`owl_bt.cli` holds it back while the run is judged and
+    its folder written, `runfolder.LATE_STOP`): the run is marked stopped by it; what it did stands."""
+    from owl_bt import runfolder
+
+    if runfolder.LATE_STOP and not result.interrupted:
+        result.interrupted, result.stopped_by, result.stopped_late = True, runfolder.LATE_STOP, True
+        result.failure = result.failure or f"stopped by {runfolder.LATE_STOP} after the run had ended (the arm was still)"
 
 
 def _refuse_unknown_object(board, res, executed: list[str], folder: RunFolder) -> None:

@@ -21,6 +21,7 @@ import contextvars
 import datetime as dt
 import errno
 import fcntl
+import hashlib
 import json
 import os
 import re
@@ -46,6 +47,12 @@ class Interrupted(OwlError):
 
 
 STOPPED_BY = ""  # the signal that raised the last KeyboardInterrupt, as a person says it (set by owl_bt.cli)
+# Once the tree has ended (set by trees.runner as it hands back), the run is only judged, written and
+# reported: a signal then must not cost the finished run its folder. `owl_bt.cli` defers it, noting
+# it here (as signal_words says it), and `run` ends in 130 once the folder is whole and the account printed.
+FINISHING = False
+LATE_STOP = ""
+SCENE_COPY = "scene.toml"  # a run on a scene file keeps a copy of it under this name
 
 
 def signal_words(signum: int) -> str:
@@ -168,6 +175,8 @@ class RunFolder:
     """A run folder at `final` (default runs/<time>-<slug>/), written via a `.partial` sibling."""
 
     def __init__(self, final: Path | None, instruction: str) -> None:
+        global FINISHING, LATE_STOP
+        FINISHING, LATE_STOP = False, ""  # a new run: nothing has ended yet
         default = final is None
         if final is None:
             stamp = dt.datetime.now().strftime("%Y%m%d-%H%M%S")
@@ -247,6 +256,17 @@ class RunFolder:
 
     def write_bytes(self, name: str, data: bytes) -> None:
         (self.path / name).write_bytes(data)
+
+    def keep_scene(self, path: Path) -> dict[str, str]:
+        """Copy the run's scene file into the folder as `scene.toml`; returns {'scene_file': its absolute
+        path, 'scene_sha256': the hex SHA-256 of its bytes}, what `run --replay` checks a --scene against."""
+        try:
+            data = Path(path).read_bytes()
+        except OSError as exc:  # removed or made unreadable since it was loaded: nothing ran yet
+            self.discard()
+            raise UsageError(f"cannot read scene file {str(path)!r}: {exc.strerror}") from None
+        self.write_bytes(SCENE_COPY, data)
+        return {"scene_file": str(Path(path).absolute()), "scene_sha256": hashlib.sha256(data).hexdigest()}
 
     def discard(self) -> None:
         """Nothing worth keeping happened (the scene could not even be built, or the disk is

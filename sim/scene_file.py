@@ -34,6 +34,7 @@ from sim.world import SimWorld
 
 TOP_KEYS = {"instruction", "object"}
 OBJECT_KEYS = {"kind", "name", "colour", "pose"}
+MAX_NAME = 40  # characters of an object's name
 TOUCH = 0.002  # m: boxes may touch (or sink this far into each other) without counting as overlapping
 
 
@@ -99,6 +100,8 @@ def load_scene(path: str | Path) -> Scene:
         raise UsageError(f"cannot read scene file {str(path)!r}: {exc}") from None
     except tomllib.TOMLDecodeError as exc:
         raise UsageError(f"{path}: not valid TOML: {exc}") from None
+    except RecursionError:  # arrays nested thousands deep: the TOML reader recurses per level
+        raise UsageError(f"{path}: not valid TOML for a scene: nested too deep") from None
     unknown = set(data) - TOP_KEYS
     if unknown:
         raise UsageError(f"{path}: unknown key {sorted(unknown)[0]!r}; a scene has: instruction, [[object]]")
@@ -128,6 +131,8 @@ def _object(path: Path, i: int, entry: object) -> SceneObject:
     name = entry.get("name", kind)
     if not isinstance(name, str) or not name.isidentifier():
         raise UsageError(f"{where}: name {name!r} must be a word of letters, digits and underscores")
+    if len(name) > MAX_NAME:  # it is said in every failure line and prompt that names the object
+        raise UsageError(f"{where}: name {name[:20]!r}… is {len(name)} characters long; give at most {MAX_NAME}")
     colour = entry.get("colour")
     if colour is not None and (not isinstance(colour, str) or colour not in catalog.COLOURS):
         raise UsageError(f"{where} ({name}): unknown colour {colour!r}; known: {', '.join(sorted(catalog.COLOURS))}")

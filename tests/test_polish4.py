@@ -167,7 +167,7 @@ def test_negation_is_told_from_leaving_objects_out():
                  "please do not move the apple", "the pear shouldn't go there"):
         assert negation(tokens_of(goal)), goal
     for goal in ("put the fruit but not the apple on the plate", "put all the fruit and not the pear on the plate",
-                 "put the strawberry on the plate, not in the bowl", "put all the fruit except the apple on the plate"):
+                 "put all the fruit except the apple on the plate"):  # (", not in the bowl" is one now: polish 5)
         assert negation(tokens_of(goal)) is None, goal
 
 

@@ -4,11 +4,13 @@ five skeletons with failure-driven edits (SPEC §5; `owl_bt.tamp.search`)."""
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 import py_trees
 
 from owl_bt.failures import Failure
+from owl_bt.language.checker_names import name_checkers
 from owl_bt.language.planning import planner_for
 from owl_bt.tamp import pddl
 from owl_bt.tamp.motion import densify, plan_motion
@@ -63,8 +65,9 @@ class PlanBehaviour(WorkerBehaviour):
         s.counters["samples"] += result.samples
         for note in result.edits:
             s.log("skeleton_edit", edit=note)
-        if result.failure is not None:
-            return result.failure
+        if result.failure is not None:  # each checker it names says what it tests ('action_check1 (put the apple …)')
+            why = name_checkers(result.failure.reason, c.checkers.sources, c.sketch)
+            return dataclasses.replace(result.failure, reason=why)
         return Plan(result.task_plan, result.refinement, tuple(result.edits))
 
     def finish(self, result) -> py_trees.common.Status:

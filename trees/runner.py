@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 import py_trees
 
+from owl_bt import runfolder as folders
 from owl_bt.report.snapshot import log_snapshot
 from owl_bt.runfolder import signal_words
 from trees import worker
@@ -86,6 +87,7 @@ class _Sigint:
         _stop(self.services)
 
     def __exit__(self, *exc) -> None:
+        folders.FINISHING = True  # from here a stop is noted and waits until the run folder is whole (owl_bt.cli)
         for sig, handler in self.old.items():
             signal.signal(sig, handler)
 

@@ -218,11 +218,25 @@ def _well(blackboard) -> bool:
     return not _trouble(blackboard)
 
 
+ALL_WELL = "all well: no stop asked for, no arm fault, so nothing to make safe"  # why the guard shows [✕]
+
+
 def create_safety_subtree() -> py_trees.behaviour.Behaviour:
+    """The safety guard over make-safe (stop-arm | clear-fault). On a healthy run its condition is false
+    and py_trees draws it failed (`-^- safety [✕]`); its feedback then says that this means all is well."""
     make_safe = py_trees.composites.Selector(name="make-safe", memory=False,
                                              children=[StopArm("stop-arm"), ClearFault("clear-fault")])
-    return py_trees.decorators.EternalGuard(name="safety", child=make_safe, condition=_trouble,
-                                            blackboard_keys={ARM_KEY, CLEARING_KEY})
+    guard = py_trees.decorators.EternalGuard(name="safety", child=make_safe, condition=_trouble,
+                                             blackboard_keys={ARM_KEY, CLEARING_KEY})
+    trouble = guard.condition  # bound to the guard's blackboard client
+
+    def condition() -> bool:
+        bad = trouble()
+        guard.feedback_message = "" if bad else ALL_WELL
+        return bad
+
+    guard.condition = condition
+    return guard
 
 
 def create_guarded_task(child: py_trees.behaviour.Behaviour) -> py_trees.behaviour.Behaviour:

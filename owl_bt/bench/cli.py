@@ -49,6 +49,8 @@ def bench_command(out: Console, err: Console, method: str, tasks: str, seeds: in
         wanted = {(t, s, m) for t in cfg.tasks for s in cfg.seeds for m in cfg.methods}
         before = [r for r in loaded.records if episodes.key(r) in wanted]
         interrupted, stopped_by = False, ""
+        if not quiet:
+            err.print(_what_will_run(cfg, wanted - {episodes.key(r) for r in before}), markup=False, soft_wrap=True)
         try:
             if quiet:
                 outcome = run_bench(cfg)
@@ -76,6 +78,24 @@ def bench_command(out: Console, err: Console, method: str, tasks: str, seeds: in
     print(f"bench: {len(after)} of {cfg.episodes} episodes recorded ({len(after) - len(before)} new), {ok} succeeded; "
           f"summary in {where}")
     return 0
+
+
+def _what_will_run(cfg, todo: set[tuple[str, int, str]]) -> str:
+    """One line before a bench starts: how many episodes will run, of what, and roughly how long they
+    take on `cfg.jobs` workers at the reference method's wall clock per task (SPEC §8.3)."""
+    from owl_bt.bench import reference
+
+    if not todo:
+        return f"owl-bt: bench: all {cfg.episodes} episodes are recorded in {cfg.out / episodes.FILENAME}; nothing to run"
+    seeds = f"{len(cfg.seeds)} seed{'s' if len(cfg.seeds) != 1 else ''}"
+    what = f"{len(cfg.tasks)} task{'s' if len(cfg.tasks) != 1 else ''} × {seeds}" + (
+        f" × {len(cfg.methods)} ({' and '.join(cfg.methods)})" if len(cfg.methods) > 1 else f", method {cfg.method}")
+    done = f"; {cfg.episodes - len(todo)} already recorded" if len(todo) < cfg.episodes else ""
+    workers = min(cfg.jobs, len(todo))
+    total = sum(reference.wall_estimate_s(m, t) for t, _, m in todo) / workers
+    return (f"owl-bt: bench: {len(todo)} episode{'s' if len(todo) != 1 else ''} to run ({what}{done}) on {workers} "
+            f"worker{'s' if workers != 1 else ''}: up to roughly {reference.duration_words(total)} (the reference method's "
+            "wall clock per task; offline episodes are often much quicker); Ctrl-C stops it, the same command resumes it")
 
 
 def _read(out: Path, err: Console) -> episodes.Loaded:

@@ -22,11 +22,14 @@ if TYPE_CHECKING:  # only for the annotations: the CLI reads the names for its -
 @dataclass(frozen=True)
 class Method:
     """name: as on the command line (`--method`); description: one line, from SPEC §8.1;
-    configure: base EpisodeConfig → the one this method runs, or None while not implemented."""
+    configure: base EpisodeConfig → the one this method runs, or None while not implemented;
+    explained: what the method is and what it leaves out, in a sentence."""
 
     name: str
     description: str
     configure: Callable[[EpisodeConfig], EpisodeConfig] | None = None
+    explained: str = ""  # one sentence for a person choosing a method (`owl-bt bench --help`), SPEC §8.1
+
 
     @property
     def available(self) -> bool:
@@ -73,16 +76,26 @@ def _oracle(cfg: EpisodeConfig) -> EpisodeConfig:
 
 
 METHODS: dict[str, Method] = {m.name: m for m in (
-    Method("owl", "the full method", _owl),
-    Method("no-disc", "no plan sketch (continuous constraints only)", _language("no-disc")),
-    Method("no-cont", "no generated checkers (sketch only; continuous values from TAMP alone)", _language("no-cont")),
-    Method("no-back", "only the first skeleton is refined", _no_back),
-    Method("no-sample", "one continuous sample per action", _no_sample),
-    Method("direct", "the model translates the goal to symbolic goal literals; plain TAMP solves", _language("direct")),
-    Method("cap", "Code-as-Policies: the model writes the whole plan with continuous values, run once", _cap(False)),
-    Method("cap-sample", "CaP whose code calls the samplers; up to 2,500 samples per task", _cap(True)),
-    Method("oracle", 'hand-written ground-truth sketch and checkers per task (the reference\'s "Manual")', _oracle),
+    Method("owl", "the full method", _owl,
+           "The full method: the model writes a plan sketch and checker code, and the planner meets both."),
+    Method("no-disc", "no plan sketch (continuous constraints only)", _language("no-disc"),
+           "No plan sketch: only the generated checkers guide the planner, which finds the actions alone."),
+    Method("no-cont", "no generated checkers (sketch only; continuous values from TAMP alone)", _language("no-cont"),
+           "No generated checkers: the plan sketch only; where things go is left to the planner's own samplers."),
+    Method("no-back", "only the first skeleton is refined", _no_back,
+           "No backtracking: only the first skeleton (task plan) is refined; when it fails the round fails."),
+    Method("no-sample", "one continuous sample per action", _no_sample,
+           "One continuous sample per action instead of up to 500, so an unlucky draw is not retried."),
+    Method("direct", "the model translates the goal to symbolic goal literals; plain TAMP solves", _language("direct"),
+           "The model only translates the goal into symbolic goal literals (On, Inside); plain TAMP solves them."),
+    Method("cap", "Code-as-Policies: the model writes the whole plan with continuous values, run once", _cap(False),
+           "Code-as-Policies: the model writes the whole plan with its positions as code, run once, no search."),
+    Method("cap-sample", "CaP whose code calls the samplers; up to 2,500 samples per task", _cap(True),
+           "Code-as-Policies whose code calls the samplers: up to 2,500 draws, the first plan the robot can do."),
+    Method("oracle", 'hand-written ground-truth sketch and checkers per task (the reference\'s "Manual")', _oracle,
+           "Each task's hand-written sketch and checkers instead of the model's: the lower bound on samples and time."),
 )}
+
 
 
 def available() -> list[str]:
@@ -100,3 +113,8 @@ def get(name: str) -> Method:
         raise UsageError(f"method {key!r} ({method.description}) is not available in this build yet; "
                          f"available: {', '.join(available())}")
     return method
+
+
+def explained() -> str:
+    """Every available method with its sentence, one per line ('owl: The full method: …'), for --help."""
+    return "\n".join(f"{m.name}: {m.explained}" for m in METHODS.values() if m.available)

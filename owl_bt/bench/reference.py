@@ -64,3 +64,20 @@ def order(task: str) -> tuple[int, str]:
     keys = [task_key(t) for t in TASKS]
     k = task_key(task)
     return (keys.index(k) if k in keys else len(keys), k)
+
+
+def wall_estimate_s(method: str, task: str) -> float:
+    """Roughly how long one episode of `method` on `task` takes, in seconds: the reference method's wall
+    clock for that task (WALL_S: the oracle row for `oracle`, the full method's for every other method),
+    or the row's mean for a task SPEC §8.3 does not list."""
+    row = WALL_S.get(method.split("+")[0], WALL_S["owl"])  # 'owl+faults' runs as owl does
+    return row.get(task_key(task), sum(row.values()) / len(row))
+
+
+def duration_words(seconds: float) -> str:
+    """'40 s', '25 min', '2.6 h': a duration as a person reads it."""
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    if seconds < 90 * 60:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"

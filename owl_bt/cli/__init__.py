@@ -16,8 +16,12 @@ def _stopped_starting_up(signum: int, frame: object) -> None:
     """Ctrl-C or SIGTERM while the program loads and sets up (before a run's tree ticks, which then
     stops the arm itself; the bench commands take over with `base.stops_handled_here`): nothing has
     moved, so end at once with one line — never an import error or a traceback from the middle of
-    loading numpy or open3d. Once a run folder is being written, the usual KeyboardInterrupt is raised instead."""
+    loading numpy or open3d. Once a run folder is being set up, the usual KeyboardInterrupt is raised instead
+    (the unfinished folder is removed); once the tree has ended, the stop waits for the folder to be whole."""
     folders = sys.modules.get("owl_bt.runfolder")
+    if folders is not None and getattr(folders, "FINISHING", False):  # the tree has ended: keep the finished run
+        folders.LATE_STOP = folders.LATE_STOP or folders.signal_words(signum)  # `run` ends in 130 once all is written
+        return
     if folders is not None and getattr(folders, "LIVE", None):  # a run folder is being written: the usual way
         folders.STOPPED_BY = folders.signal_words(signum)  # which signal, for the one line the folder's writer says
         signal.default_int_handler(signum, frame)
@@ -54,11 +58,36 @@ def main() -> None:
             print(f"owl-bt: argument {i} is not UTF-8 text ('{shown[:60]}'); give goals, names and paths in UTF-8",
                   file=sys.stderr)
             sys.exit(2)
+    try:
+        os.getcwd()
+    except FileNotFoundError:  # open3d's MKL then ends the process from C with "Cannot load libOpen3D"
+        print("owl-bt: the current folder no longer exists (it was removed); cd into one that does", file=sys.stderr)
+        sys.exit(2)
     from sim.quiet import quiet
 
     with quiet():  # pybullet announces its build time from C on first import
         import pybullet  # noqa: F401
-    sys.exit(_app())
+    try:
+        code = _app()
+    except BrokenPipeError:  # the reader went away (`owl-bt tasks | head -1`): nothing more to say to it
+        code = _stdout_gone()
+    except OSError as exc:  # stdout on a full disk (`> /dev/full`): a stream's write names no file
+        from owl_bt.runfolder import NO_SPACE
+
+        if exc.filename is not None or exc.errno not in NO_SPACE:
+            raise
+        code = _stdout_gone()
+        print(f"owl-bt: {NO_SPACE[exc.errno]} writing the output", file=sys.stderr)
+    sys.exit(code)
+
+
+def _stdout_gone() -> int:
+    """Standard output cannot be written: point it at /dev/null (so the interpreter's last flush does not
+    fail again with a traceback); the exit code, 1."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
+    return 1
 
 
 def _app() -> int:

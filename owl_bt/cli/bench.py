@@ -4,26 +4,51 @@ simulator's ground truth). The bodies live in owl_bt/bench/; here are the option
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import typer
 from rich.markup import escape
 
+from owl_bt.bench import methods
 from owl_bt.cli import choices
 from owl_bt.cli.base import app, err, fail, out, stops_handled_here
+from owl_bt.cli.inputs import out_path
 from owl_bt.errors import OwlError, UsageError
 
+BENCH_HELP = (
+    """Benchmark a method over the ten tabletop tasks × seeds: every (task, seed) episode is run in a worker
+process and appended to OUT/episodes.jsonl; OUT/summary.md and summary.json give per task success
+% ± standard error, soundness %, mean samples, median wall clock (s) and the reference method's published
+figures beside them. Resumable: run the same command again and only missing episodes run.
+A bare `owl-bt bench` runs all ten tasks × 10 seeds (100 episodes, hours); before starting, a bench says
+how many episodes it will run and roughly how long they take.
 
-@app.command()
+Examples:
+
+  owl-bt bench --method oracle --tasks berry1,citrus --seeds 2 --out bench/
+
+  owl-bt bench --method owl --tasks all --seed-list 3,5,7 --out bench/
+
+  owl-bt bench --out bench/ --report-only      # rewrite the summary only
+
+Exit 0 when the bench ran (whatever the episodes did), 1 on a full disk, 2 for a usage error, 130 when stopped by Ctrl-C.
+
+Methods (--method):
+
+\b
+"""
+    + methods.explained()
+)
+
+
+@app.command(help=BENCH_HELP)
 def bench(
     method: choices.Method = typer.Option("owl", "--method", "-m", case_sensitive=False, help=(
-        "Method: owl (the full method), no-disc, no-cont, no-back, no-sample, direct, cap, cap-sample "
-        "or oracle (hand-written answers).")),
+        "Method: owl (the full method; default) or a comparison method, each explained above.")),
     tasks: str = typer.Option("all", "--tasks", "-t", help="'all' or a comma list of tasks (see `owl-bt tasks`)."),
     seeds: int | None = typer.Option(None, "--seeds", "-n", help="Run seeds 0..N-1 of each task, 1 ≤ N ≤ 100000 (default 10)."),
     seed_list: str | None = typer.Option(None, "--seed-list", help="Run exactly these seeds (whole numbers ≥ 0), e.g. 3,5,7 "
                                          "(instead of --seeds)."),
-    out_dir: Path = typer.Option(Path("bench"), "--out", "-o", help="Bench folder: episodes.jsonl, summary.md/.json, "
+    out_dir: str = typer.Option("bench", "--out", "-o", help="Bench folder: episodes.jsonl, summary.md/.json, "
                                  "runs/<method>/<task>-s<seed>/. Holds one robot and perception setup; methods may be added."),
     jobs: int | None = typer.Option(None, "--jobs", "-j", help="Worker processes, each a whole simulator (default: the number "
                                     "of cores; at most 4 per core)."),
@@ -44,20 +69,7 @@ def bench(
     fault_seed: int | None = typer.Option(None, "--fault-seed", help="Seed of the injected faults, with --faults (and each "
                                           "episode's seed); default 0."),
 ) -> None:
-    """Benchmark a method over the ten tabletop tasks × seeds: every (task, seed) episode is run in a worker
-    process and appended to OUT/episodes.jsonl; OUT/summary.md and summary.json give per task success
-    % ± standard error, soundness %, mean samples, median wall clock (s) and the reference method's published
-    figures beside them. Resumable: run the same command again and only missing episodes run.
-
-    Examples:
-
-      owl-bt bench --method oracle --tasks berry1,citrus --seeds 2 --out bench/
-
-      owl-bt bench --method owl --tasks all --seed-list 3,5,7 --out bench/
-
-      owl-bt bench --out bench/ --report-only      # rewrite the summary only
-
-    Exit 0 when the bench ran (whatever the episodes did), 1 on a full disk, 2 for a usage error, 130 when stopped by Ctrl-C."""
+    """`owl-bt bench`: see BENCH_HELP."""
     from owl_bt.bench.cli import bench_command
 
     stops_handled_here()
@@ -65,7 +77,9 @@ def bench(
         if fault_seed is not None and faults is None:
             raise UsageError("--fault-seed seeds the injected faults and there are none: add --faults KIND=RATE,… "
                              "(e.g. --faults knock=0.1) or leave --fault-seed out")
-        code = bench_command(out, err, method, tasks, seeds, seed_list, out_dir, jobs, max_attempts, budget, report_only, quiet,
+        folder = out_path(out_dir)
+        assert folder is not None  # the option has a default
+        code = bench_command(out, err, method, tasks, seeds, seed_list, folder, jobs, max_attempts, budget, report_only, quiet,
                              perception, robot, faults, fault_seed or 0)
     except OwlError as exc:
         raise fail(exc) from None
@@ -80,7 +94,7 @@ def perception_bench(
                               "1 ≤ N ≤ 100000 (about 0.3 s a scene)."),
     noise: bool = typer.Option(True, "--noise/--no-noise", help="Depth noise on the simulated camera, σ = 0.001·z² m "
                                "(default on)."),
-    out_dir: Path | None = typer.Option(None, "--out", "-o", help="Also write perception_bench.json (per object) and "
+    out_dir: str | None = typer.Option(None, "--out", "-o", help="Also write perception_bench.json (per object) and "
                                         "perception_bench.md into this folder (default: write nothing)."),
     as_json: bool = typer.Option(False, "--json", help="Print the summary as one JSON object instead of a table."),
 ) -> None:
@@ -103,8 +117,9 @@ def perception_bench(
 
     try:
         names, seed_values = parse_tasks(tasks), parse_seeds(seeds, None)
-        if out_dir is not None:
-            check_out(out_dir)  # a file or a folder that cannot be written: a usage error before any scene
+        folder = out_path(out_dir)
+        if folder is not None:
+            check_out(folder)  # a file or a folder that cannot be written: a usage error before any scene
     except OwlError as exc:
         raise fail(exc) from None
 
@@ -114,7 +129,7 @@ def perception_bench(
                   f"{sc.time_s:.2f} s{' — ' + escape(sc.failure) if sc.failure else ''}[/]", soft_wrap=True)
 
     try:
-        data = pb.run(list(names), list(seed_values), noise, out_dir, progress)
+        data = pb.run(list(names), list(seed_values), noise, folder, progress)
     except OwlError as exc:
         raise fail(exc) from None
     if as_json:

@@ -26,3 +26,23 @@ def check_regular_file(path: Path, what: str, max_bytes: int) -> None:
         raise UsageError(f"{what} {path} is {kind}; give a file")
     if st.st_size > max_bytes:
         raise UsageError(f"{what} {path} is {st.st_size} bytes; it can be at most {max_bytes}")
+
+
+def out_path(text: str | None, example: str = "bench/", option: str = "--out") -> Path | None:
+    """The folder an `--out` option names (None when not given); an empty or blank value is a UsageError
+    (as a path, "" is the current folder: `--out ""` wrote a bench or a run into wherever one stood)."""
+    if text is None:
+        return None
+    if not text.strip():
+        raise UsageError(f"{option} is empty; give a folder, e.g. {option} {example}")
+    return Path(text)
+
+
+def file_option(text: str | None, option: str) -> Path | None:
+    """The path a file or folder option names (None when not given); an empty or blank value is a UsageError
+    (as a path, "" is the current folder: `--replay ""` looked for a run in it, `--scene ""` called it a folder)."""
+    if text is None:
+        return None
+    if not text.strip():
+        raise UsageError(f"{option} is empty; give a path")
+    return Path(text)

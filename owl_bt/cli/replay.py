@@ -12,7 +12,7 @@ from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from owl_bt.cli.inputs import check_regular_file
+from owl_bt.cli.inputs import SCENE_MAX_BYTES, check_regular_file
 from owl_bt.errors import UsageError
 
 Seed = Annotated[int, Field(ge=0)]
@@ -42,6 +42,8 @@ class _Plan(BaseModel):
     task: Annotated[str, Field(min_length=1)]
     seed: Seed
     result: _Result | None = None
+    scene_file: str | None = None  # a run on a scene file: its path and the SHA-256 of its bytes
+    scene_sha256: Annotated[str, Field(pattern=r"^[0-9a-f]{64}$")] | None = None
 
 
 @dataclass
@@ -121,7 +123,11 @@ def replayed(run_dir: Path, instruction: str, task: str | None, scene: Path | No
     if scene is not None and not plan.task.startswith("scene:"):
         raise UsageError(f"--replay: the run was on the task {plan.task}, not a scene file; leave --scene out")
     if scene is None and plan.task.startswith("scene:"):
-        raise UsageError(f"--replay: the run used the scene file {plan.task[6:]}.toml; pass it with --scene")
+        kept = f" (the run folder keeps a copy: {run_dir / 'scene.toml'})" if (run_dir / "scene.toml").is_file() else ""
+        raise UsageError(f"--replay: the run used the scene file {plan.scene_file or plan.task[6:] + '.toml'}; pass it "
+                         f"with --scene{kept}")
+    if scene is not None:
+        _same_scene(run_dir, plan, scene)
     recorded = plan.result.faults if plan.result is not None else None
     if faults is not None or fault_seed is not None:
         from owl_bt.faults import parse_faults
@@ -145,3 +151,44 @@ def _start_event(run_dir: Path) -> dict:
     except (OSError, ValueError):
         return {}
     return start if isinstance(start, dict) and start.get("event") == "start" else {}
+
+
+def _same_scene(run_dir: Path, plan: _Plan, scene: Path) -> None:
+    """Raise UsageError unless `scene` holds the same bytes as the scene file the run used (the SHA-256
+    in its plan.json); the line names the file the run used and the first line that differs from the
+    copy the run folder keeps (`scene.toml`)."""
+    import difflib
+    import hashlib
+
+    from owl_bt.runfolder import SCENE_COPY
+
+    if plan.scene_sha256 is None:
+        raise UsageError(f"--replay: {run_dir / 'plan.json'} does not record the scene file the run used (no "
+                         f"scene_sha256), so {scene} cannot be checked to be the same scene")
+    try:
+        given = scene.read_bytes()
+    except OSError as exc:
+        raise UsageError(f"--replay: cannot read the scene file {scene}: {exc.strerror}") from None
+    if hashlib.sha256(given).hexdigest() == plan.scene_sha256:
+        return
+    used = Path(plan.scene_file or f"{plan.task[6:]}.toml")
+    same_path = scene.absolute() == used or scene.resolve() == used.resolve()
+    what = (f"the scene file {scene} was edited since the run" if same_path else
+            f"{scene} is not the scene file the run used ({used})")
+    try:
+        check_regular_file(run_dir / SCENE_COPY, "--replay: the scene's copy", SCENE_MAX_BYTES)  # not a FIFO …
+        kept = (run_dir / SCENE_COPY).read_bytes()
+    except (OSError, UsageError):
+        kept = None
+    line = ""
+    if kept is not None and hashlib.sha256(kept).hexdigest() == plan.scene_sha256:
+        before = kept.decode("utf-8", "replace").splitlines()
+        now = given.decode("utf-8", "replace").splitlines()
+        for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, before, now, autojunk=False).get_opcodes():
+            if tag != "equal":
+                was = before[i1].strip()[:60] if i1 < i2 else "no such line"
+                is_ = now[j1].strip()[:60] if j1 < j2 else "gone"
+                line = f": line {j1 + 1} is {is_!r}, the run's had {was!r}"
+                break
+    what += line or f" (SHA-256 {plan.scene_sha256[:12]}… then, {hashlib.sha256(given).hexdigest()[:12]}… now)"
+    raise UsageError(f"--replay: {what}; a replay needs the scene the run used (its copy: {run_dir / SCENE_COPY})")

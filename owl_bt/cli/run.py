@@ -11,7 +11,6 @@ import os
 import re
 import sys
 import threading
-from pathlib import Path
 
 import typer
 from rich.syntax import Syntax
@@ -19,7 +18,7 @@ from rich.syntax import Syntax
 from owl_bt.cli import choices
 from owl_bt.cli.base import app, err, fail, out
 from owl_bt.cli.display import check_display
-from owl_bt.cli.inputs import SCENE_MAX_BYTES, check_regular_file
+from owl_bt.cli.inputs import SCENE_MAX_BYTES, check_regular_file, file_option, out_path
 from owl_bt.cli.progress import Progress
 from owl_bt.cli.replay import replayed
 from owl_bt.errors import OwlError, UsageError
@@ -32,9 +31,9 @@ def run(
     instruction: str = typer.Argument("", help="The goal in plain words, e.g. \"put the strawberry onto the light-grey region\" "
                                       "(leave out with --audio or --listen)."),
     task: str | None = typer.Option(None, "--task", "-t", help="Benchmark scene to run in (see `owl-bt tasks`; default berry1)."),
-    scene: Path | None = typer.Option(None, "--scene", help="Your own scene, a TOML file (see examples/fruit_bowl.toml)."),
+    scene: str | None = typer.Option(None, "--scene", help="Your own scene, a TOML file (see examples/fruit_bowl.toml)."),
     seed: int = typer.Option(0, "--seed", "-s", help="Seed for the scene's random placements and the samplers (≥ 0)."),
-    out_dir: Path | None = typer.Option(None, "--out", "-o", help="Run folder (default runs/<time>-<slug>/)."),
+    out_dir: str | None = typer.Option(None, "--out", "-o", help="Run folder (default runs/<time>-<slug>/)."),
     as_json: bool = typer.Option(False, "--json", help="One JSON object with the result on stdout (the account on stderr)."),
     gui: bool = typer.Option(False, "--gui", help="Show the pybullet GUI and run in real time (needs a display)."),
     vlm: choices.Vlm = typer.Option(
@@ -43,7 +42,7 @@ def run(
         "OPENAI_BASE_URL, OPENAI_API_KEY, OWL_BT_VLM_MODEL or owl-bt.toml), replay (see --replay) or oracle (the task's "
         "hand-written answers)."
     ),
-    replay: Path | None = typer.Option(
+    replay: str | None = typer.Option(
         None, "--replay", help="Re-run a past run folder exactly: its instruction, task, seed, recorded model answers and "
         "injected faults (and its perception source and arm unless given)."
     ),
@@ -62,7 +61,7 @@ def run(
     skeletons: int = typer.Option(5, "--skeletons", help="Skeletons (task plans) tried per planning round (the reference "
                                   "method uses 5)."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress lines on stderr."),
-    audio: Path | None = typer.Option(None, "--audio",
+    audio: str | None = typer.Option(None, "--audio",
                                       help="Say the goal in a WAV file (16 kHz mono 16-bit) instead of typing it."),
     listen: bool = typer.Option(False, "--listen", help="Say the goal into the microphone (stops when you stop speaking)."),
     asr: choices.Recogniser = typer.Option(
@@ -93,6 +92,13 @@ def run(
     from owl_bt.episode import EpisodeConfig, run_episode
     from owl_bt.runfolder import extra_files
 
+    try:
+        out_folder = out_path(out_dir, "runs/mine/")
+        scene, replay, audio = file_option(scene, "--scene"), file_option(replay, "--replay"), file_option(audio, "--audio")
+        if task is not None and not task.strip():  # `--task ""` ran berry1
+            raise UsageError("--task is empty; give one of the tasks `owl-bt tasks` lists, e.g. --task berry1")
+    except OwlError as exc:
+        raise fail(exc) from None
     if scene is not None and task is not None:
         raise fail(UsageError("--scene and --task are mutually exclusive: give one or the other"))
     try:
@@ -143,7 +149,7 @@ def run(
             faults, fault_seed = rec.faults, rec.fault_seed  # the same faults at the same draws
             perception, robot = perception or rec.perception, robot or rec.robot
             method = rec.method if method == "owl" else method
-        cfg = EpisodeConfig(instruction, task or "berry1", seed, out_dir, gui, vlm, perception or "camera", max_attempts, budget,
+        cfg = EpisodeConfig(instruction, task or "berry1", seed, out_folder, gui, vlm, perception or "camera", max_attempts, budget,
                             scene=scene, skeletons=skeletons, robot=robot or {"kortex": "kinova-gen3"}.get(backend, "ur5e"),
                             backend=backend, ip=ip, execute=execute,
                             speed=(1.0 if backend == "sim" else 0.25) if speed is None else speed, confirm=_confirm_first_motion,
@@ -180,11 +186,20 @@ def run(
             view.print(line, markup=False)
     view.rule("final tree")
     view.print(result.tree_text, markup=False)
+    if re.search(r"\b(left|right|behind|front)\b", f"{instruction} {result.sketch}", re.IGNORECASE):
+        from owl_bt.report.writer import DIRECTIONS  # the pictures show the robot's left on their right
+
+        view.print(DIRECTIONS, markup=False, soft_wrap=True)
     view.print(f"detector: {result.detector_reason}", markup=False)
     view.print(f"attempts: {result.attempts}  samples: {result.samples}  wall: {result.wall_s:.1f} s  "
               f"tick rate: {result.tick_hz:.0f} Hz ({result.tick.get('busy_hz', 0):.0f} Hz while working)", markup=False)
     view.print(f"run folder: {result.run_dir}", markup=False, soft_wrap=True)
-    if result.interrupted:
+    program, late = _no_more_stops(result)  # a signal while the folder was written or the account printed
+    if late:
+        done = "the task was done" if result.success else "the task was not done"
+        err.print(f"owl-bt: stopped by {result.stopped_by} after the run had ended ({done}); its folder is complete: "
+                  f"{result.run_dir}", markup=False, soft_wrap=True)
+    elif result.interrupted:
         done = " after the task was done" if result.success else ""  # a late signal: the task's state stands
         err.print(f"owl-bt: stopped by {result.stopped_by or 'Ctrl-C'}{done}; the arm was stopped first", markup=False)
     elif not result.success:
@@ -198,13 +213,31 @@ def run(
         print(f"success: {'true' if result.success else 'false'}")
     sys.stdout.flush()
     code = 130 if result.interrupted else (0 if result.success else 1)  # a signal always ends in 130
-    if any(t.name == "owl-replan-prompt" and t.is_alive() for t in threading.enumerate()):
-        # a feedback prompt still blocked reading stdin (Ctrl-C at the prompt): the run folder is
-        # written and the output flushed; leave without the interpreter's shutdown, which would abort
-        # on the stdin lock that thread holds
+    if program or any(t.name == "owl-replan-prompt" and t.is_alive() for t in threading.enumerate()):
+        # the run folder is written and the output flushed; leave without the interpreter's shutdown: it
+        # takes a fifth of a second in which a signal would end the process as 143 (Python drops its
+        # handlers), and it would abort on the stdin lock a feedback prompt still blocked reading holds
         sys.stderr.flush()
         os._exit(code)
     raise typer.Exit(code)
+
+
+def _no_more_stops(result) -> tuple[bool, bool]:
+    """The run's account is printed; (whether this is the `owl-bt` program rather than a test's CliRunner,
+    whether a signal came after the tree had ended). Such a signal was held back until now by `owl_bt.cli`
+    (`runfolder.LATE_STOP`); `result` is then marked stopped by it. In the program, a signal from here on is
+    ignored: only the last line and the exit are left."""
+    import signal
+
+    from owl_bt import cli
+    from owl_bt.episode import note_late_stop
+
+    program = signal.getsignal(signal.SIGTERM) is cli._stopped_starting_up
+    if program:
+        for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+            signal.signal(sig, signal.SIG_IGN)
+    note_late_stop(result)
+    return program, result.stopped_late
 
 
 def _confirm_first_motion(traj) -> bool:

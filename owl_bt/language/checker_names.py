@@ -6,6 +6,9 @@ sketch action i, SPEC §4); any other function the model defines is a helper tho
 
 from __future__ import annotations
 
+import ast
+import re
+import textwrap
 from collections.abc import Iterable
 
 CHECKER_PREFIXES = ("goal_check", "action_check")
@@ -27,3 +30,48 @@ def count_line(names: Iterable[str], name_helpers: bool = False, note: str = "")
     listed = f": {', '.join(helpers)}" if name_helpers else ""
     return (f"{len(checkers)} {word} (and {len(helpers)} helper function{'s' if len(helpers) != 1 else ''} they call"
             f"{listed}{'; ' + note if note else ''})")
+
+
+_NAMED = re.compile(r"\b((?:goal|action)_check(\d+))\b(?! \()")  # a checker's name not yet followed by what it tests
+
+
+def what_it_tests(name: str, source: str, sketch=None) -> str:
+    """What the checker `name` tests, in words taken from the checker itself: the first line of its
+    docstring, else its first comment, else (with the plan sketch, `owl_bt.language.parser.Sketch`) the
+    description of the sketch action it belongs to (`action_check<i>`: action i) or of the goal
+    (`goal_check<k>`); '' when there are none."""
+    try:
+        fn = next((n for n in ast.parse(textwrap.dedent(source)).body if isinstance(n, ast.FunctionDef)), None)
+    except SyntaxError:
+        fn = None
+    doc = ast.get_docstring(fn) if fn is not None else None
+    if doc and doc.strip():
+        return doc.strip().splitlines()[0].strip().rstrip(".")
+    comment = next((m.group(1).strip() for m in re.finditer(r"#\s*(.*\S)", source)), "")
+    if comment:
+        return comment
+    if sketch is None:
+        return ""
+    if name.startswith("action_check"):
+        i = int(name.removeprefix("action_check"))
+        return sketch.actions[i].description.strip() if 0 <= i < len(sketch.actions) else ""
+    return sketch.goal_description.strip()
+
+
+def name_checkers(text: str, sources: dict[str, str], sketch=None) -> str:
+    """`text` (a failure line) with each checker name it mentions followed by what that checker tests
+    (`what_it_tests`): 'constraint action_check1 not satisfied' → 'constraint action_check1 (put the apple
+    into the red bowl) not satisfied'. Names of checkers not in `sources` stay as they are."""
+    def named(m: re.Match) -> str:
+        name = m.group(1)
+        words = what_it_tests(name, sources[name], sketch) if name in sources else ""
+        return f"{name} ({plain(words)})" if words else name
+    return _NAMED.sub(named, text)
+
+
+def plain(words: str, limit: int = 80) -> str:
+    """Words from generated code, fit for one line: whitespace runs as one space, at most `limit` characters."""
+    words = " ".join(words.split())
+    if words[1:2].islower():  # a docstring's capital, inside a line: "(the strawberry …)"
+        words = words[0].lower() + words[1:]
+    return words if len(words) <= limit else words[: limit - 1].rstrip() + "…"

@@ -16,30 +16,9 @@ from owl_bt.language import vocabulary as V
 from owl_bt.language.clause_kinds import ADVICE, SpecialClauses
 from owl_bt.language.goals import Goal, Reading
 from owl_bt.language.mentions import SEPARATORS, Mention, SceneAliases, find_mentions, phrases, split_clauses, tokens_of
+from owl_bt.language.negation import negation
 from owl_bt.language.scene_view import Thing, container, fits_in, measure
 from owl_bt.language.suggest import did_you_mean
-
-AUXILIARIES = {"do", "does", "did", "is", "are", "was", "were", "be", "should", "must", "will", "would", "could", "can",
-               "may", "might", "shall", "need"}
-# what follows a "not" that negates the action or the goal state ("do not put", "should not be", "is not on")
-NEGATED = V.ACTIONS | V.PICK_VERBS | V.POUR | V.DISCARD | V.TURN | V.BY_VERBS | V.SETUP | {
-    "be", "ever", "go", "end", "stay", "leave", "touch", "move", "let", "make", "have", "keep"}
-PLACES = {"in", "on", "inside", "into", "onto", "near", "left", "right", "behind", "next", "under", "above", "over", "at",
-          "by", "beside", "between", "upright", "far", "close", "touching", "within", "to", "there", "here"}
-
-
-def negation(toks: list[str]) -> str | None:
-    """The words that negate the goal ("do not put", "never", "should not be", "is not on", "shouldn't"),
-    or None. A "not" that leaves objects out ("all the fruit but not the apple", "not vegan") is not one."""
-    for i, t in enumerate(toks):
-        if t in {"never", "cannot", "nor"} or t.endswith("n't"):
-            return " ".join(toks[i:i + 2])
-        if t != "not" or i + 1 >= len(toks):
-            continue
-        prev, nxt = toks[i - 1] if i else "", toks[i + 1]
-        if nxt in NEGATED or (nxt in PLACES and prev in AUXILIARIES):
-            return " ".join(toks[max(0, i - 1):i + 2])
-    return None
 
 
 class Reader(SpecialClauses):

@@ -60,7 +60,8 @@ class ReplayVLM:
 def recorded_run(run_dir: Path) -> dict:
     """{'instruction', 'task', 'seed', 'method'} of a past run folder (plan.json, and the comparison
     method from the VLM spec its events.jsonl starts with), for `owl-bt run --replay`; raises
-    UsageError when the folder is not a finished run with a transcript."""
+    UsageError when the folder is not a finished run with a transcript, or its record of the method
+    is missing or damaged (a replay under another method than the recorded one is not the same run)."""
     if not run_dir.is_dir():
         raise UsageError(f"--replay: {run_dir} is not a run folder")
     if not (run_dir / "transcript.json").is_file():
@@ -72,13 +73,38 @@ def recorded_run(run_dir: Path) -> dict:
         raise UsageError(f"--replay: {run_dir} has no plan.json (an unfinished run?)") from None
     except (OSError, ValueError, KeyError, TypeError) as exc:
         raise UsageError(f"--replay: cannot read {run_dir / 'plan.json'}: {exc}") from None
-    try:
-        with open(run_dir / "events.jsonl", encoding="utf-8") as f:
-            start = json.loads(f.readline(1 << 20))  # the first event; never a whole huge file
-        if start.get("event") == "start" and isinstance(start.get("vlm"), str):
-            from owl_bt.language.vlm import parse_spec
-
-            rec["method"] = parse_spec(start["vlm"])[0]
-    except (OSError, ValueError, UsageError):
-        pass  # an older or hand-made folder: the full method
+    rec["method"] = recorded_method(run_dir / "events.jsonl")
     return rec
+
+
+def recorded_method(events: Path) -> str:
+    """The language method ('owl', 'no-disc', …) a run used: from the VLM spec of the `start` event on the
+    first line of its `events.jsonl`. Raises UsageError naming the file when that record is missing or
+    damaged; never guesses."""
+    why = ""
+    try:
+        with open(events, encoding="utf-8") as f:
+            first = f.readline(1 << 20)  # the first event; never a whole huge file
+        start = json.loads(first)
+    except FileNotFoundError:
+        why = "is missing"
+    except UnicodeDecodeError:
+        why = "does not start with UTF-8 text"
+    except OSError as exc:
+        why = f"cannot be read ({exc.strerror})"
+    except ValueError as exc:
+        why = f"has a damaged first line ({getattr(exc, 'msg', exc)})" if first.strip() else "is empty"
+    else:
+        if not isinstance(start, dict) or start.get("event") != "start":
+            why = "does not start with the run's `start` event"
+        elif not isinstance(start.get("vlm"), str):
+            why = "has no `vlm` field in its `start` event"
+    if not why:
+        from owl_bt.language.vlm import parse_spec
+
+        try:
+            return parse_spec(start["vlm"])[0]
+        except UsageError:
+            why = f"names no known method in its `start` event (vlm {start['vlm'][:40]!r})"
+    raise UsageError(f"--replay: {events} {why}: it records the method the run used, so the run cannot be replayed "
+                     "as it was")

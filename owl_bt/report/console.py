@@ -16,10 +16,21 @@ from rich.console import Console
 WIDTH = 120  # columns of rules and tables when the output is not a terminal
 
 
+MIN_COLUMNS = 20  # a COLUMNS below this (or not a number) is ignored: rich printed nothing at all for COLUMNS=0
+
+
 def make_console(stderr: bool = False) -> Console:
     """A Console on stdout (or stderr) that wraps at the terminal's width on a terminal and does
     not wrap text (WIDTH columns for rules and tables) when the stream is not a terminal."""
+    columns = os.environ.get("COLUMNS")
+    if columns is not None and not (columns.strip().isdigit() and int(columns) >= MIN_COLUMNS):
+        terminal = Console(stderr=stderr).is_terminal
+        try:
+            width = os.get_terminal_size(2 if stderr else 1).columns if terminal else WIDTH
+        except OSError:
+            width = WIDTH
+        return Console(stderr=stderr, highlight=False, width=max(width, MIN_COLUMNS), soft_wrap=not terminal)
     console = Console(stderr=stderr, highlight=False)
-    if console.is_terminal or os.environ.get("COLUMNS"):
+    if console.is_terminal or columns:
         return console
     return Console(stderr=stderr, highlight=False, width=WIDTH, soft_wrap=True)

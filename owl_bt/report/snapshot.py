@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Callable
 
 import py_trees
@@ -20,8 +21,16 @@ def tree_snapshot(root: py_trees.behaviour.Behaviour) -> dict[str, str | None]:
         name = node.get_name().strip('"')
         b = next((b for b in root.iterate() if b.name == name), None)
         if b is not None:
-            node.set("label", f"{name}\\n{b.status.name.lower()}")
+            node.set("label", "\\n".join([name, *_status_words(b)]))
     return {"text": text, "dot": graph.to_string()}
+
+
+def _status_words(b: py_trees.behaviour.Behaviour) -> list[str]:
+    """The label lines under a behaviour's name: its status; for a guard whose condition is false (drawn
+    failed: the safety guard on every healthy run), what that means instead of "failure"."""
+    if isinstance(b, py_trees.decorators.EternalGuard) and b.status == py_trees.common.Status.FAILURE:
+        return textwrap.wrap(b.feedback_message or "not entered: its condition is false", 30)
+    return [b.status.name.lower()]
 
 
 def log_snapshot(log: Callable[..., None], root: py_trees.behaviour.Behaviour, label: str) -> None:

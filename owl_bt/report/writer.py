@@ -21,6 +21,12 @@ from owl_bt.report.events import RunLog, read_events, stage_times
 from owl_bt.report.html import markdown_to_html
 from owl_bt.runfolder import NO_SPACE
 
+# Which frame "left of" means, said wherever a person compares a goal with the pictures (sim/camera.py: both the
+# render and the head camera look from across the table back at the robot, so they show its left on their right).
+DIRECTIONS = ("Directions are the robot's: \"left of\" is the robot's left (+y), the right-hand side of initial.png, "
+              "final.png and perception.png, which look at the robot from across the table; \"behind\" is farther from "
+              "the robot (lower in those pictures, nearer the camera).")
+
 
 def _json(path: Path) -> dict | list | None:
     try:
@@ -105,7 +111,7 @@ def build_markdown(folder: Path, log: RunLog) -> str:
     md += ["## Scene", ""]
     first = log.attempts[0].perceived if log.attempts else None
     if (folder / "initial.png").exists():
-        md += ["![the scene before the run: the camera image the perceive stage reads](initial.png)", ""]
+        md += ["![the scene before the run: the camera image the perceive stage reads](initial.png)", "", DIRECTIONS, ""]
     if first and first.get("objects"):
         md += [f"Perceived by `{first.get('source', '?')}` (x, y, z m; roll, pitch, yaw rad):", "",
                "| object | pose |", "|---|---|"]
