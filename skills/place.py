@@ -32,7 +32,6 @@ WALL_SIDE = 0.4  # inside a container, spots are drawn over the outer part of th
 ROOM_TRIES = 3  # spots drawn on a surface; the one farthest from other objects is kept ...
 ROOM_SHARE = 0.5  # ... for this share of the samples (the rest: one spot, so that "near X" stays likely)
 KEEP_SHARE = 0.5  # share of samples that keep the hanging orientation (the rest try resting faces)
-RELEASE_GAP = 0.025  # metres the pads open beyond the grip to let go; fully open only once backed out
 # Resting faces of a box-like body as (roll, pitch) in its own frame: +z up, upside down, on each side.
 FACES = ((0.0, 0.0), (math.pi, 0.0), (0.0, math.pi / 2), (0.0, -math.pi / 2), (math.pi / 2, 0.0), (-math.pi / 2, 0.0))
 
@@ -228,13 +227,8 @@ class _PlaceSkill(Skill):
         q_back = q_pre if pointing_down(target) else reach(model, backed(target, APPROACH), seed=q_place) or q_pre
         # Cheap before dear: release and settle first, judge the result (engineered constraints and
         # the step's generated checkers), and plan motions only for a result worth having.
-        # Let go by opening a little, as people do: fully opened there, a finger inside a mug's rim
-        # swept into its far wall, and open fingers swept into neighbours.
-        model.set_arm(q_place)
-        width = model.release_width(RELEASE_GAP)
-        angle = model.robot.angle_for_opening(width)
         before = model.snapshot()
-        verdict = self._release_and_judge(model, o, s, goal, q_place, q_back, angle)
+        verdict = self._release_and_judge(model, o, s, goal, q_place, q_back)
         after = model.snapshot()
         model.restore(before)
         model.drop_snapshot(before)
@@ -247,11 +241,9 @@ class _PlaceSkill(Skill):
         if retreat is not None:  # the released object stays put (at its release pose) as the hand leaves
             model.set_arm(q_place)
             model.detach()
-            if cuts_into(model, o, retreat, angle):
+            if cuts_into(model, o, retreat):
                 retreat = None
         model.restore(after)
-        model.robot.reset_fingers(0.0)  # then opened fully where it backed out to
-        opened = retreat is not None and model.in_collision(q_back) is None
         model.drop_snapshot(after)
         if path is None:
             return Outcome.fail(f"no collision-free motion to above {s} holding {o}", s)
@@ -259,19 +251,14 @@ class _PlaceSkill(Skill):
             return Outcome.fail(f"the descent onto {s} is blocked", s)
         if retreat is None:
             return Outcome.fail(f"cannot retreat from {o}", o)
-        if not opened:
-            return Outcome.fail(f"no room to open the hand above {o}", o)
         final = model.state().get(o)
-        return Outcome(ok=True, commands=[Move(path), Move(descent, guarded=True), Grip("open", width=width),
-                                          Move(retreat), Grip("open")],
+        return Outcome(ok=True, commands=[Move(path), Move(descent, guarded=True), Grip("open"), Move(retreat)],
                        expected={o: final.pose})
 
-    def _release_and_judge(self, model: PlanningModel, o: str, s: str, goal: Pose, q_place, q_pre,
-                           angle: float = 0.0) -> tuple | None:
-        """Open at q_place to the finger angle `angle` (radians), retreat to q_pre, let physics
-        settle; None when the result meets the engineered constraints and the step's generated
-        checkers, else (reason, blamed object)."""
-        model.release(q_place, q_pre, angle)
+    def _release_and_judge(self, model: PlanningModel, o: str, s: str, goal: Pose, q_place, q_pre) -> tuple | None:
+        """Open at q_place, retreat to q_pre, let physics settle; None when the result meets the
+        engineered constraints and the step's generated checkers, else (reason, blamed object)."""
+        model.release(q_place, q_pre)
         model.settle()
         final = model.state().get(o)
         if model.object_velocity(o) > REST_SPEED:

@@ -15,7 +15,7 @@ from owl_bt.state import ObjectState, Pose, RobotState, WorldState
 from sim.bullet import body_pose, connect, to_bullet
 from sim.catalog import spec_for_state
 from sim.objects import part_points, spawn
-from sim.robot import DEFAULT_ROBOT, FINGER_CLOSED, MAX_OPENING, PAD_ORIGIN_OFFSET, RobotModel
+from sim.robot import DEFAULT_ROBOT, FINGER_CLOSED, RobotModel
 from sim.world import TIME_STEP
 
 SPILL_TILT = 0.6  # radians a container carrying something may tilt on the way before it spills
@@ -310,36 +310,18 @@ class PlanningModel:
                 out.append(name)
         return out
 
-    def release_width(self, gap: float, step: float = 0.004) -> float:
-        """Metres between the pads' surfaces for a release that opens them `gap` metres wider
-        than it takes for no finger to touch the held object where the hand holds it now
-        (MAX_OPENING at most; MAX_OPENING when nothing is held)."""
-        if self.held is None:
-            return MAX_OPENING
-        body = self.bodies[self.held]
-        self.robot.reset_fingers(self.grip_angle)
-        width = self.robot.opening() - PAD_ORIGIN_OFFSET
-        while width < MAX_OPENING:
-            self.robot.reset_fingers(self.robot.angle_for_opening(width))
-            if not any(c[8] < -0.001 for c in p.getClosestPoints(self.robot.body, body, 0.0, physicsClientId=self.cid)):
-                break
-            width += step
-        self.robot.reset_fingers(self.grip_angle)
-        return min(MAX_OPENING, width + gap)
-
-    def release(self, q_place: tuple[float, ...], q_back: tuple[float, ...], angle: float = 0.0) -> None:
+    def release(self, q_place: tuple[float, ...], q_back: tuple[float, ...]) -> None:
         """Let go of the held object the way the arm does, with physics running: the fingers open
-        from the grip angle to `angle` (radians; 0 = fully open) over OPEN_S with the arm still at
-        q_place, then the hand backs out along the straight joint segment to q_back over RETREAT_S.
-        Fingers that catch a mug's handle or rim push or drag it here as they would for real (an
-        instant release followed by a teleported hand predicted a stood-up mug that then came to rest
-        8–10 cm away). Joint values in radians."""
+        from the grip angle over OPEN_S with the arm still at q_place, then the hand backs out along
+        the straight joint segment to q_back over RETREAT_S. Fingers that catch a mug's handle or
+        rim push or drag it here as they would for real (an instant release followed by a teleported
+        hand predicted a stood-up mug that then came to rest 8–10 cm away). Joint values in radians."""
         self.set_arm(q_place)
         self.robot.command_arm(q_place)  # the motors hold the arm too (a stale target would jerk the hand)
         body = self.bodies[self.held]
         self.held, self.grasp, self.carried = None, None, {}
         self.robot.reset_fingers(self.grip_angle)
-        self.robot.command_fingers(angle)
+        self.robot.command_fingers(0.0)
         # As on the arm, the fingers touch the object again only once they have opened off it: reset
         # to the grip angle they sit a little inside it, and pushed it 2-3 cm as they opened (a mug
         # planned 2.7 cm from where the arm then set it down).
