@@ -97,6 +97,7 @@ class CameraSource:
                                       held, {n: o.flags for n, o in res.objects.items()})
         if held in tracked.states:
             self._place_in_hand(held, tracked, res.objects.get(held))
+            self.tracker.carry(tracked)  # what is unseen inside the held object goes where the hand put it
         self._in_hand = {k: v for k, v in self._in_hand.items() if k == held}
         flags = {n: f for n, f in tracked.flags.items() if f}
         note = f"missing: {', '.join(tracked.missing)}" if tracked.missing else ""

@@ -5,17 +5,23 @@ previous round's by position and colour (Hungarian assignment, scipy), so a repl
 them what the plan called them. An object seen before but not now is *kept* with its last state and
 a flag (occluded, in the gripper, inside a container) — never silently dropped; an object a detector
 labels but whose points are too few to measure, and that was never measured, is reported *missing*.
+
+A kept object that was inside another one's box when it was last seen (the soup in its can, a ball
+in a mug) moves with that container: its pose relative to the container then is carried to the
+container's pose now. Left where it was last seen, a "phantom" soup stood on the mat after its can
+had been lifted off it, and every replan planned for a soup that was not there.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
-from owl_bt.state import ObjectState
+from owl_bt.state import ObjectState, Pose, rotation_matrix
+from perception.fit import euler
 
 MATCH_DIST = 0.06  # m: an unlabelled object farther than this from its previous position is a new one
 MATCH_COLOUR = 0.3  # rgb distance beyond which two observations are different things
@@ -37,6 +43,8 @@ class Tracker:
         self.round = 0
         self.known: dict[str, ObjectState] = {}
         self.last_seen: dict[str, int] = {}
+        # unseen object → (its container, its pose in the container's frame when last seen together)
+        self.inside: dict[str, tuple[str, np.ndarray]] = {}
 
     def update(self, seen: dict[str, ObjectState], unlabelled: set[str], unmeasured: list[str], held: str | None,
                flags: dict[str, list[str]]) -> Tracked:
@@ -45,8 +53,15 @@ class Tracker:
         gripper, if any (from the arm)."""
         self.round += 1
         seen = self._rename(dict(seen), unlabelled)
+        for name in self.known:  # gone from view now: was it inside something when last seen?
+            if name not in seen and name not in self.inside:
+                box = container_of(name, self.known)
+                if box is not None:
+                    rel = np.linalg.inv(_homogeneous(self.known[box].pose)) @ _homogeneous(self.known[name].pose)
+                    self.inside[name] = (box, rel)
         out = Tracked(flags={n: list(flags.get(n, [])) for n in seen})
         for name, state in seen.items():
+            self.inside.pop(name, None)
             self.known[name] = state
             self.last_seen[name] = self.round
             out.states[name] = state
@@ -58,7 +73,23 @@ class Tracker:
             out.kept.append(name)
             out.flags[name] = [f"not seen ({why}): kept from observation {self.last_seen[name]}"]
         out.missing = [n for n in unmeasured if n not in out.states]
+        self.carry(out)
         return out
+
+    def carry(self, tracked: Tracked) -> None:
+        """Put each kept object that was inside a container where that container's pose in
+        `tracked` now takes it (call again after the container's own pose was changed, e.g. placed
+        in the hand), flagged so; a container no longer known leaves it where it was."""
+        for name, (box, rel) in self.inside.items():
+            if name not in tracked.kept or box not in tracked.states:
+                continue
+            m = _homogeneous(tracked.states[box].pose) @ rel
+            state = tracked.states[name]
+            pose = Pose(*(float(v) for v in m[:3, 3]), *euler(m[:3, :3]))
+            tracked.states[name] = replace(state, pose=pose)
+            self.known[name] = tracked.states[name]
+            note = f"not seen (inside {box}): moved with it, kept from observation {self.last_seen[name]}"
+            tracked.flags[name] = [f for f in tracked.flags.get(name, []) if not f.startswith("not seen")] + [note]
 
     def _rename(self, seen: dict[str, ObjectState], unlabelled: set[str]) -> dict[str, ObjectState]:
         """Give colour-named objects the names of the previous round's unlabelled objects they match."""
@@ -89,6 +120,29 @@ class Tracker:
 
 
 def _renamed(state: ObjectState, name: str) -> ObjectState:
-    from dataclasses import replace
-
     return replace(state, name=name)
+
+
+def container_of(name: str, states: dict[str, ObjectState]) -> str | None:
+    """The movable object whose box holds `name`'s centre (between its bottom and top) and is
+    larger than `name` every way across (a can round its soup, a mug round a ball), the smallest
+    such; None when there is none (resting on a mat or the table is not being inside)."""
+    obj = states[name]
+    x, y, z = obj.pose.position
+    found = []
+    for other, st in states.items():
+        if other == name or st.fixed or st.shape == "region":
+            continue
+        lo, hi = st.aabb()
+        if lo[0] < x < hi[0] and lo[1] < y < hi[1] and lo[2] < z < hi[2] and min(st.size[:2]) > max(obj.size[:2]):
+            found.append((st.size[0] * st.size[1] * st.size[2], other))
+    return min(found)[1] if found else None
+
+
+def _homogeneous(pose: Pose) -> np.ndarray:
+    """4 × 4 transform of a pose (world frame, m)."""
+    m = np.eye(4)
+    m[:3, :3] = np.asarray(rotation_matrix(*pose.euler))
+    m[:3, 3] = pose.position
+    return m
+
