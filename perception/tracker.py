@@ -25,6 +25,7 @@ from perception.fit import euler
 
 MATCH_DIST = 0.06  # m: an unlabelled object farther than this from its previous position is a new one
 MATCH_COLOUR = 0.3  # rgb distance beyond which two observations are different things
+MOUTH_DOWN = 0.17  # a container whose up axis points this far (cosine) below the horizon has emptied
 
 
 @dataclass
@@ -79,16 +80,23 @@ class Tracker:
     def carry(self, tracked: Tracked) -> None:
         """Put each kept object that was inside a container where that container's pose in
         `tracked` now takes it (call again after the container's own pose was changed, e.g. placed
-        in the hand), flagged so; a container no longer known leaves it where it was."""
-        for name, (box, rel) in self.inside.items():
+        in the hand), flagged so; a container no longer known leaves it where it was. A container
+        now turned mouth-down holds nothing loose: what was in it fell out, and until it is seen
+        again it is taken to lie straight below the mouth (see `_fallen`)."""
+        for name, (box, rel) in list(self.inside.items()):
             if name not in tracked.kept or box not in tracked.states:
                 continue
-            m = _homogeneous(tracked.states[box].pose) @ rel
-            state = tracked.states[name]
-            pose = Pose(*(float(v) for v in m[:3, 3]), *euler(m[:3, :3]))
+            state, holder = tracked.states[name], tracked.states[box]
+            m = _homogeneous(holder.pose) @ rel
+            if _homogeneous(holder.pose)[2, 2] < -MOUTH_DOWN:
+                pose, below = _fallen(state, holder, tracked.states)
+                del self.inside[name]
+                note = f"not seen: fell out of {box} when it was turned over; taken to lie {below} under its mouth"
+            else:
+                pose = Pose(*(float(v) for v in m[:3, 3]), *euler(m[:3, :3]))
+                note = f"not seen (inside {box}): moved with it, kept from observation {self.last_seen[name]}"
             tracked.states[name] = replace(state, pose=pose)
             self.known[name] = tracked.states[name]
-            note = f"not seen (inside {box}): moved with it, kept from observation {self.last_seen[name]}"
             tracked.flags[name] = [f for f in tracked.flags.get(name, []) if not f.startswith("not seen")] + [note]
 
     def _rename(self, seen: dict[str, ObjectState], unlabelled: set[str]) -> dict[str, ObjectState]:
@@ -146,3 +154,29 @@ def _homogeneous(pose: Pose) -> np.ndarray:
     m[:3, 3] = pose.position
     return m
 
+
+
+def _fallen(obj: ObjectState, container: ObjectState, states: dict[str, ObjectState]) -> tuple[Pose, str]:
+    """Where `obj`, poured out of `container` (turned mouth-down), is taken to be while unseen
+    (the container over a bowl hides what fell into it): straight below the middle of the mouth,
+    in the highest movable thing there that is wider than it every way and at least as tall (a
+    bowl, a mug: at its mid-height), else resting on top of the highest thing there (the table).
+    Returns (pose, 'in <name>' | 'on <name>')."""
+    m = _homogeneous(container.pose)
+    mouth = m[:3, 3] + m[:3, 2] * container.size[2] / 2
+    x, y = float(mouth[0]), float(mouth[1])
+    half = obj.size[2] / 2
+    best: tuple[float, str, float] | None = None
+    for other, st in states.items():
+        if other in (obj.name, container.name):
+            continue
+        lo, hi = st.aabb()
+        if not (lo[0] <= x <= hi[0] and lo[1] <= y <= hi[1]) or hi[2] > mouth[2]:
+            continue
+        holds = not st.fixed and min(st.size[:2]) > max(obj.size[:2]) and st.size[2] >= obj.size[2]
+        z, where = ((lo[2] + hi[2]) / 2, f"in {other}") if holds else (hi[2] + half, f"on {other}")
+        if best is None or hi[2] > best[0]:
+            best = (hi[2], where, z)
+    if best is None:
+        return replace(obj.pose, x=x, y=y), "where it was"
+    return replace(obj.pose, x=x, y=y, z=best[2]), best[1]

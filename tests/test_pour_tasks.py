@@ -4,12 +4,17 @@ when the arm carries it out — SoupPour's open soup can and Mug3's mug with a g
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import numpy as np
+import pybullet as p
+import pytest
 
+from owl_bt.state import ObjectState, Pose
 from owl_bt.tamp.operators import GroundOp
 from owl_bt.tamp.planning_model import PlanningModel
 from owl_bt.tamp.search import SketchItem, plan
+from perception.tracker import Tracker
 from sim import tasks
 from sim.world import SimWorld
 from skills.pour import _finger_inside
@@ -68,3 +73,55 @@ def test_a_grasp_from_outside_that_leaves_room_is_not_taken_for_a_finger_inside(
         assert verdicts.count(False) >= 1, verdicts
     finally:
         world.close()
+
+
+def test_the_soup_falls_out_of_the_can_tipped_on_the_arm():
+    # Closed on the can's wall, the finger joints leave their mimic ratios (a pad stops on the wall
+    # while its knuckle turns on). The grip was held at the driver joint's angle alone, and once the
+    # fingers no longer touched the held can the pads swung 1-2 cm further in, through its wall into
+    # its cavity: tipped over the bowl, the soup lay on them inside the upside-down can. The grip is
+    # held where each joint stopped now, so the pads stay outside the wall and the soup falls out.
+    world = SimWorld()
+    try:
+        tasks.get("souppour").build(world, 0)
+        skills = load_skills()
+        items = [SketchItem(GroundOp("pick", ("tomato_soup_can",))), SketchItem(GroundOp("pour", ("tomato_soup_can", "bowl")))]
+        result = plan(world.ground_truth(), skills, items, [], np.random.default_rng(0), 500, 1)
+        assert result.failure is None, result.failure and result.failure.line()
+        backend = SimArmBackend(world)
+        pick, pour = result.refinement.steps[:2]
+        assert skills["pick"].execute(backend, pick.commands) is None
+        can = world.body_id("tomato_soup_can")
+        inv = p.invertTransform(*p.getBasePositionAndOrientation(can, physicsClientId=world.cid))
+        for pad in world.robot.pads:  # the pads' middles, in the can's frame: outside its 3.3 cm wall
+            x, y, _ = p.multiplyTransforms(*inv, p.getLinkState(world.robot.body, pad, physicsClientId=world.cid)[4],
+                                           (0, 0, 0, 1))[0]
+            assert math.hypot(x, y) > 0.033, math.hypot(x, y)
+        assert skills["pour"].execute(backend, pour.commands) is None
+        assert world.pose("tomato_soup_can").z > 0.1 and not _inside_can(world)  # tipped in the air, emptied
+    finally:
+        world.close()
+
+
+def test_an_unseen_content_moves_with_its_container_and_falls_out_when_it_is_turned_over():
+    # The soup inside its can is hidden from the camera once the can is lifted; the tracker kept it
+    # where it was last seen, on the mat, and every replan planned for that phantom. It now moves
+    # with the can it was inside (a thing merely next to the can stays put) and, once the can is
+    # turned mouth-down over the bowl (which the can then hides), is taken to have fallen into it.
+    can = ObjectState("tomato_soup_can", "tomato_soup_can", Pose(0.5, -0.07, 0.053), (0.066, 0.066, 0.10), "cylinder")
+    soup = ObjectState("soup", "soup", Pose(0.5, -0.07, 0.02), (0.024, 0.024, 0.024), "sphere")
+    apple = ObjectState("apple", "apple", Pose(0.45, -0.29, 0.04), (0.08, 0.08, 0.08), "sphere")
+    bowl = ObjectState("bowl", "bowl", Pose(0.55, 0.18, 0.032), (0.16, 0.16, 0.06), "compound")
+    tracker = Tracker()
+    tracker.update({"tomato_soup_can": can, "soup": soup, "apple": apple, "bowl": bowl}, set(), [], None, {})
+    lifted = replace(can, pose=Pose(0.52, 0.1, 0.25, 0.0, 0.0, 0.3))  # lifted and turned about its axis
+    out = tracker.update({"tomato_soup_can": lifted, "bowl": bowl}, set(), [], "tomato_soup_can", {})
+    assert out.states["soup"].pose.position == pytest.approx((0.52, 0.1, 0.25 - 0.033), abs=1e-6)
+    assert any("inside tomato_soup_can" in f for f in out.flags["soup"])
+    assert out.states["apple"].pose == apple.pose and set(out.kept) == {"soup", "apple"}
+    poured = replace(can, pose=Pose(0.55, 0.17, 0.22, math.pi - 0.3, 0.0, 0.0))  # tipped past 160° over the bowl
+    out = tracker.update({"tomato_soup_can": poured, "bowl": bowl}, set(), [], "tomato_soup_can", {})
+    fell = out.states["soup"].pose
+    lo, hi = bowl.aabb()
+    assert lo[0] < fell.x < hi[0] and lo[1] < fell.y < hi[1] and lo[2] < fell.z < hi[2], fell
+    assert any("fell out of tomato_soup_can" in f for f in out.flags["soup"])
