@@ -239,7 +239,8 @@ class PlanningModel:
         """Name of what the arm (or the held object) would touch at q, else None.
 
         Checks the arm and gripper against every object and the table (except `ignore`), the held
-        object against everything but the gripper, and the gripper against the arm's base links.
+        object against everything but the gripper (the arm's own links too: 'self'), and the gripper
+        against the arm's base links.
         """
         self.set_arm(q)
         cid, body = self.cid, self.robot.body
@@ -250,6 +251,10 @@ class PlanningModel:
                 return name
             if self.held is not None and p.getClosestPoints(self.bodies[self.held], bid, margin, physicsClientId=cid):
                 return f"{self.held}↔{name}"
+        if self.held is not None:  # the held object against the arm's own links (a fork swung into the forearm)
+            grip = set(self.robot.gripper_links)
+            if any(c[4] not in grip for c in p.getClosestPoints(self.bodies[self.held], body, margin, physicsClientId=cid)):
+                return "self"
         for glink in (self.robot.arm[-1], self.robot.gripper_links[0]):  # wrist/gripper vs base links
             for blink in self._base_links:
                 if p.getClosestPoints(body, body, 0.0, linkIndexA=glink, linkIndexB=blink, physicsClientId=cid):
