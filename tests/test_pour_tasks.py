@@ -125,3 +125,22 @@ def test_an_unseen_content_moves_with_its_container_and_falls_out_when_it_is_tur
     lo, hi = bowl.aabb()
     assert lo[0] < fell.x < hi[0] and lo[1] < fell.y < hi[1] and lo[2] < fell.z < hi[2], fell
     assert any("fell out of tomato_soup_can" in f for f in out.flags["soup"])
+
+
+def test_a_held_object_that_reaches_into_the_arm_is_a_collision():
+    # Mug3: the fork, held upright for place_inside, swung into the forearm on the way to the mug and
+    # the arm stalled there ('blocked against fork'); the planning model checked the held object
+    # against the scene but not against the arm carrying it.
+    world = SimWorld()
+    try:
+        tasks.get("mug3").build(world, 0)
+        model = PlanningModel(world.ground_truth())
+        model.set_arm(model.robot.home)
+        assert model.in_collision(model.robot.home) is None
+        lo, hi = p.getAABB(model.robot.body, model.robot.arm[2], physicsClientId=model.cid)  # the forearm
+        model.set_pose("fork", Pose(*((a + b) / 2 for a, b in zip(lo, hi, strict=True))))
+        model.attach("fork")
+        assert model.in_collision(model.robot.home) == "self"
+        model.close()
+    finally:
+        world.close()
