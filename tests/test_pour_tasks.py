@@ -113,25 +113,6 @@ def test_an_unseen_content_moves_with_its_container_and_falls_out_when_it_is_tur
     assert any("fell out of tomato_soup_can" in f for f in out.flags["soup"])
 
 
-def test_a_held_object_that_reaches_into_the_arm_is_a_collision():
-    # Mug3: the fork, held upright for place_inside, swung into the forearm on the way to the mug and
-    # the arm stalled there ('blocked against fork'); the planning model checked the held object
-    # against the scene but not against the arm carrying it.
-    world = SimWorld()
-    try:
-        tasks.get("mug3").build(world, 0)
-        model = PlanningModel(world.ground_truth())
-        model.set_arm(model.robot.home)
-        assert model.in_collision(model.robot.home) is None
-        lo, hi = p.getAABB(model.robot.body, model.robot.arm[2], physicsClientId=model.cid)  # the forearm
-        model.set_pose("fork", Pose(*((a + b) / 2 for a, b in zip(lo, hi, strict=True))))
-        model.attach("fork")
-        assert model.in_collision(model.robot.home) == "self"
-        model.close()
-    finally:
-        world.close()
-
-
 def test_an_object_let_go_of_and_hidden_by_the_hand_is_taken_to_rest_below_it():
     # SoupPour: the hand, backed up over the apple it had just set on the mat, hid it from the
     # camera; the apple was kept where it had been picked up, 24 cm away, and the place was judged
@@ -153,7 +134,7 @@ def test_an_object_let_go_of_and_hidden_by_the_hand_is_taken_to_rest_below_it():
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name,seed", [("mug3", 0), ("souppour", 1)])
+@pytest.mark.parametrize("name,seed", [("souppour", 1)])
 def test_the_pour_task_is_solved_with_the_oracle_answers(name, seed, tmp_path):
     # As tests/test_oracle_tasks.py does for the other eight tasks (the simulator's state as
     # perception; the camera's path is measured by the benchmark).

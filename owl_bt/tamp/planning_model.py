@@ -197,9 +197,6 @@ class PlanningModel:
                                   childFrameOrientation=poses[0][1], physicsClientId=self.cid)
         p.changeConstraint(cons, maxForce=5000.0, physicsClientId=self.cid)
         per = max(1, int(seconds / TIME_STEP / max(1, len(poses))))
-        # The fingers hold it as the arm's do: they no longer push it about (their contacts with a
-        # held object are off on the arm), only what falls out meets them.
-        self._fingers_touch(body, False)
         try:
             for k, (pos, quat) in enumerate(poses):
                 if arm is not None:
@@ -211,7 +208,6 @@ class PlanningModel:
             for _ in range(int(dwell / TIME_STEP)):
                 p.stepSimulation(physicsClientId=self.cid)
         finally:
-            self._fingers_touch(body, True)
             p.removeConstraint(cons, physicsClientId=self.cid)
             self._put(self.held, *poses[-1])
 
@@ -239,8 +235,7 @@ class PlanningModel:
         """Name of what the arm (or the held object) would touch at q, else None.
 
         Checks the arm and gripper against every object and the table (except `ignore`), the held
-        object against everything but the gripper (the arm's own links too: 'self'), and the gripper
-        against the arm's base links.
+        object against everything but the gripper, and the gripper against the arm's base links.
         """
         self.set_arm(q)
         cid, body = self.cid, self.robot.body
@@ -251,10 +246,6 @@ class PlanningModel:
                 return name
             if self.held is not None and p.getClosestPoints(self.bodies[self.held], bid, margin, physicsClientId=cid):
                 return f"{self.held}↔{name}"
-        if self.held is not None:  # the held object against the arm's own links (a fork swung into the forearm)
-            grip = set(self.robot.gripper_links)
-            if any(c[4] not in grip for c in p.getClosestPoints(self.bodies[self.held], body, margin, physicsClientId=cid)):
-                return "self"
         for glink in (self.robot.arm[-1], self.robot.gripper_links[0]):  # wrist/gripper vs base links
             for blink in self._base_links:
                 if p.getClosestPoints(body, body, 0.0, linkIndexA=glink, linkIndexB=blink, physicsClientId=cid):
@@ -292,7 +283,7 @@ class PlanningModel:
             p.stepSimulation(physicsClientId=self.cid)
         held = self.between_fingers()
         if o in held:
-            self.attach(o, angle=self.robot.finger_joints())
+            self.attach(o, angle=self.robot.finger_angle())
         return held
 
     def between_fingers(self) -> list[str]:

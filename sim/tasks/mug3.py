@@ -57,19 +57,12 @@ achieve_goal(fork, mug, mustard_bottle, golf_ball); the fork in the upright mug 
 ORACLE_CHECKERS = """\
 ```python
 def in_mug(name):
-    # long cutlery stands out of the mug: its centre is over the mug, its lower end well inside it
+    # long cutlery stands out of the mug: its centre is over the mug, its lower end well inside, off the table
     lo, hi = modify_pose_bounds_to_be_inside_object(state, env, init_bounds, name, "mug")
     b = (lo, (hi[0], hi[1], hi[2] + 0.1, hi[3], hi[4], hi[5]))
+    olo, ohi = get_aabb_bounds(state, env, name)
     mlo, mhi = get_aabb_bounds(state, env, "mug")
-    c = get_obj_center(state, env, name)
-    # the lower end of its long axis (its x, 9 cm either way of the centre): over the mug, not on the
-    # table beside it (the box's lowest corner is no guide: a fork leaning in the mug has it as low
-    # as the mug's floor)
-    down = 1 if math.sin(c[4]) > 0 else -1
-    reach = 0.09 * math.cos(c[4]) * down
-    end = (c[0] + reach * math.cos(c[5]), c[1] + reach * math.sin(c[5]), c[2] - 0.09 * abs(math.sin(c[4])))
-    over = mlo[0] < end[0] < mhi[0] and mlo[1] < end[1] < mhi[1]
-    return position_within_bounds(c, b) and over and mlo[2] - 0.003 < end[2] < mhi[2] - 0.03
+    return position_within_bounds(get_obj_center(state, env, name), b) and mlo[2] + 0.003 < olo[2] < mhi[2] - 0.03
 
 def mug_placed():
     b = modify_pose_bounds_to_be_ontop_of_object(state, env, init_bounds, "mug", "table")
