@@ -97,6 +97,11 @@ class CameraSource:
                                       held, {n: o.flags for n, o in res.objects.items()})
         if held in tracked.states:
             self._place_in_hand(held, tracked, res.objects.get(held))
+            self.tracker.carry(tracked, held)  # it, and what is unseen inside it, are where the hand put them
+        for name in [n for n in self._in_hand if n != held and n in tracked.kept]:
+            # let go since the last look and hidden now (by the hand above it): under the hand, at rest
+            self._place_in_hand(name, tracked, None)
+            self.tracker.let_go(name, tracked)
         self._in_hand = {k: v for k, v in self._in_hand.items() if k == held}
         flags = {n: f for n, f in tracked.flags.items() if f}
         note = f"missing: {', '.join(tracked.missing)}" if tracked.missing else ""

@@ -5,20 +5,28 @@ previous round's by position and colour (Hungarian assignment, scipy), so a repl
 them what the plan called them. An object seen before but not now is *kept* with its last state and
 a flag (occluded, in the gripper, inside a container) — never silently dropped; an object a detector
 labels but whose points are too few to measure, and that was never measured, is reported *missing*.
+
+A kept object that was inside another one's box when it was last seen (the soup in its can, a ball
+in a mug) moves with that container: its pose relative to the container then is carried to the
+container's pose now. Left where it was last seen, a "phantom" soup stood on the mat after its can
+had been lifted off it, and every replan planned for a soup that was not there.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
-from owl_bt.state import ObjectState
+from owl_bt.state import ObjectState, Pose, rotation_matrix
+from perception.fit import euler
 
 MATCH_DIST = 0.06  # m: an unlabelled object farther than this from its previous position is a new one
 MATCH_COLOUR = 0.3  # rgb distance beyond which two observations are different things
+MOUTH_DOWN = 0.17  # a container whose up axis points this far (cosine) below the horizon has emptied
+FLOOR_SHARE = 0.1  # what rests in a container unseen is taken to stand on a floor this share of its height
 
 
 @dataclass
@@ -37,6 +45,8 @@ class Tracker:
         self.round = 0
         self.known: dict[str, ObjectState] = {}
         self.last_seen: dict[str, int] = {}
+        # unseen object → (its container, its pose in the container's frame when last seen together)
+        self.inside: dict[str, tuple[str, np.ndarray]] = {}
 
     def update(self, seen: dict[str, ObjectState], unlabelled: set[str], unmeasured: list[str], held: str | None,
                flags: dict[str, list[str]]) -> Tracked:
@@ -45,8 +55,15 @@ class Tracker:
         gripper, if any (from the arm)."""
         self.round += 1
         seen = self._rename(dict(seen), unlabelled)
+        for name in self.known:  # gone from view now: was it inside something when last seen?
+            if name not in seen and name not in self.inside:
+                box = container_of(name, self.known)
+                if box is not None:
+                    rel = np.linalg.inv(_homogeneous(self.known[box].pose)) @ _homogeneous(self.known[name].pose)
+                    self.inside[name] = (box, rel)
         out = Tracked(flags={n: list(flags.get(n, [])) for n in seen})
         for name, state in seen.items():
+            self.inside.pop(name, None)
             self.known[name] = state
             self.last_seen[name] = self.round
             out.states[name] = state
@@ -58,7 +75,46 @@ class Tracker:
             out.kept.append(name)
             out.flags[name] = [f"not seen ({why}): kept from observation {self.last_seen[name]}"]
         out.missing = [n for n in unmeasured if n not in out.states]
+        self.carry(out)
         return out
+
+    def carry(self, tracked: Tracked, held: str | None = None) -> None:
+        """Put each kept object that was inside a container where that container's pose in
+        `tracked` now takes it (call again after the container's own pose was changed, e.g. placed
+        in the hand, whose name is `held`: that pose is then what is known of it), flagged so; a
+        container no longer known leaves it where it was. A container now turned mouth-down holds
+        nothing loose: what was in it fell out, and until it is seen again it is taken to lie
+        straight below the mouth (see `_fallen`)."""
+        if held is not None and held in tracked.states:
+            # (unseen once let go, an apple came back as a phantom where it had been picked up)
+            self.known[held] = tracked.states[held]
+        for name, (box, rel) in list(self.inside.items()):
+            if name not in tracked.kept or box not in tracked.states:
+                continue
+            state, holder = tracked.states[name], tracked.states[box]
+            m = _homogeneous(holder.pose) @ rel
+            if _homogeneous(holder.pose)[2, 2] < -MOUTH_DOWN:
+                pose, below = _fallen(state, holder, tracked.states)
+                del self.inside[name]
+                note = f"not seen: fell out of {box} when it was turned over; taken to lie {below} below its mouth"
+            else:
+                pose = Pose(*(float(v) for v in m[:3, 3]), *euler(m[:3, :3]))
+                note = f"not seen (inside {box}): moved with it, kept from observation {self.last_seen[name]}"
+            tracked.states[name] = replace(state, pose=pose)
+            self.known[name] = tracked.states[name]
+            tracked.flags[name] = [f for f in tracked.flags.get(name, []) if not f.startswith("not seen")] + [note]
+
+    def let_go(self, name: str, tracked: Tracked) -> None:
+        """`name`, let go of since the last look and not seen now, placed in `tracked` where the
+        hand would hold it now: lowered from there until it rests (`rest_below`), flagged so. (The
+        hand backing up from an apple it set on the mat hid it from the camera, and it was kept
+        where it had been picked up, 24 cm off: the place was judged failed.)"""
+        pose, where = rest_below(tracked.states[name], tracked.states)
+        tracked.states[name] = replace(tracked.states[name], pose=pose)
+        self.known[name] = tracked.states[name]
+        note = f"not seen: let go of since the last look; taken to rest {where} below the hand"
+        tracked.flags[name] = [f for f in tracked.flags.get(name, []) if not f.startswith(("not seen", "in the gripper"))]
+        tracked.flags[name].append(note)
 
     def _rename(self, seen: dict[str, ObjectState], unlabelled: set[str]) -> dict[str, ObjectState]:
         """Give colour-named objects the names of the previous round's unlabelled objects they match."""
@@ -89,6 +145,65 @@ class Tracker:
 
 
 def _renamed(state: ObjectState, name: str) -> ObjectState:
-    from dataclasses import replace
-
     return replace(state, name=name)
+
+
+def container_of(name: str, states: dict[str, ObjectState]) -> str | None:
+    """The movable object whose box holds `name`'s centre (between its bottom and top) and is
+    larger than `name` every way across (a can round its soup, a mug round a ball), the smallest
+    such; None when there is none (resting on a mat or the table is not being inside)."""
+    obj = states[name]
+    x, y, z = obj.pose.position
+    found = []
+    for other, st in states.items():
+        if other == name or st.fixed or st.shape == "region":
+            continue
+        lo, hi = st.aabb()
+        if lo[0] < x < hi[0] and lo[1] < y < hi[1] and lo[2] < z < hi[2] and min(st.size[:2]) > max(obj.size[:2]):
+            found.append((st.size[0] * st.size[1] * st.size[2], other))
+    return min(found)[1] if found else None
+
+
+def _homogeneous(pose: Pose) -> np.ndarray:
+    """4 × 4 transform of a pose (world frame, m)."""
+    m = np.eye(4)
+    m[:3, :3] = np.asarray(rotation_matrix(*pose.euler))
+    m[:3, 3] = pose.position
+    return m
+
+
+def _fallen(obj: ObjectState, container: ObjectState, states: dict[str, ObjectState]) -> tuple[Pose, str]:
+    """Where `obj`, poured out of `container` (turned mouth-down), is taken to be while unseen
+    (the container held over a bowl hides what fell into it): straight below the middle of the
+    mouth, at rest there (`rest_below`). Returns (pose, 'in <name>' | 'on <name>')."""
+    m = _homogeneous(container.pose)
+    mouth = m[:3, 3] + m[:3, 2] * container.size[2] / 2
+    at_mouth = replace(obj, pose=replace(obj.pose, x=float(mouth[0]), y=float(mouth[1]), z=float(mouth[2])))
+    return rest_below(at_mouth, states, skip=(container.name,))
+
+
+def rest_below(obj: ObjectState, states: dict[str, ObjectState], skip: tuple[str, ...] = ()) -> tuple[Pose, str]:
+    """`obj` lowered straight down from where it is until it rests on the highest thing under its
+    centre (not in `skip`): *in* it when that thing is movable, wider than obj's box every way
+    across and at least 0.4 of its height (a bowl, a mug: its bottom then FLOOR_SHARE of that
+    thing's height above its base, floors being thin), else *on* its top (the table, a mat, a
+    plate). Returns (pose, 'in <name>' | 'on <name>'), or (its pose, 'where it was') when nothing
+    is below it."""
+    lo, hi = obj.aabb()
+    x, y = obj.pose.x, obj.pose.y
+    height = hi[2] - lo[2]
+    best: tuple[float, str, float] | None = None
+    for other, st in states.items():
+        if other == obj.name or other in skip:
+            continue
+        slo, shi = st.aabb()
+        if not (slo[0] <= x <= shi[0] and slo[1] <= y <= shi[1]) or shi[2] > lo[2] + 0.02:
+            continue
+        holds = (not st.fixed and min(shi[0] - slo[0], shi[1] - slo[1]) > max(hi[0] - lo[0], hi[1] - lo[1])
+                 and shi[2] - slo[2] >= 0.4 * height)
+        bottom, where = (slo[2] + FLOOR_SHARE * (shi[2] - slo[2]), f"in {other}") if holds else (shi[2], f"on {other}")
+        if best is None or shi[2] > best[0]:
+            best = (shi[2], where, bottom)
+    if best is None:
+        return obj.pose, "where it was"
+    return replace(obj.pose, z=obj.pose.z - lo[2] + best[2]), best[1]

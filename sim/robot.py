@@ -291,9 +291,23 @@ class RobotModel:
         for j, v in zip(self.arm, q, strict=True):
             p.resetJointState(self.body, j, v, physicsClientId=self.cid)
 
-    def reset_fingers(self, angle: float) -> None:
-        for j, m in self.fingers.items():
-            p.resetJointState(self.body, j, angle * m, physicsClientId=self.cid)
+    def reset_fingers(self, angle: float | tuple[float, ...]) -> None:
+        """Set the finger joints: one driver angle (radians; the others by the mimic ratios) or, as
+        `finger_joints()` returns them, every joint's own angle."""
+        for j, v in zip(self.fingers, self._finger_values(angle), strict=True):
+            p.resetJointState(self.body, j, v, physicsClientId=self.cid)
+
+    def finger_joints(self) -> tuple[float, ...]:
+        """Every finger joint's angle now (radians, in the order of `fingers`). Closed on an object
+        they leave the mimic ratios (a pad stopped on a can's wall while its knuckle turns on), so a
+        grip is held at these: held at `finger_angle()` alone the pads swung 1-2 cm further in,
+        through the wall of the can they held and into its cavity, where they caught the soup."""
+        return tuple(s[0] for s in p.getJointStates(self.body, list(self.fingers), physicsClientId=self.cid))
+
+    def _finger_values(self, angle: float | tuple[float, ...]) -> tuple[float, ...]:
+        if isinstance(angle, tuple):
+            return angle
+        return tuple(angle * m for m in self.fingers.values())
 
     def gripper_inside(self, body: int, depth: float = 0.001) -> bool:
         """Does any gripper link sit more than `depth` metres inside `body` (possible only while
@@ -341,9 +355,11 @@ class RobotModel:
                 maxVelocity=min(max_velocity, vmax, vj), physicsClientId=self.cid, **gain,
             )
 
-    def command_fingers(self, angle: float, force: float = 40.0) -> None:
-        for j, m in self.fingers.items():
+    def command_fingers(self, angle: float | tuple[float, ...], force: float = 40.0) -> None:
+        """Drive the finger joints to one driver angle (radians, mimic ratios) or to every joint's
+        own angle (a tuple as `finger_joints()` returns), with at most `force` (N·m) each."""
+        for j, v in zip(self.fingers, self._finger_values(angle), strict=True):
             p.setJointMotorControl2(
-                self.body, j, p.POSITION_CONTROL, targetPosition=angle * m, force=force,
+                self.body, j, p.POSITION_CONTROL, targetPosition=v, force=force,
                 maxVelocity=1.5, physicsClientId=self.cid,
             )

@@ -51,7 +51,7 @@ class SimWorld:
     def settle(self, seconds: float = 0.5) -> None:
         """Step physics for `seconds` with the arm held where it is."""
         self.robot.command_arm(self.robot.arm_q())
-        self.robot.command_fingers(self.robot.finger_angle())
+        self.robot.command_fingers(self.robot.finger_joints())
         self.step(int(seconds / TIME_STEP))
 
     def step(self, n: int = 1) -> None:

@@ -130,20 +130,35 @@ class PourSkill(Skill):
         inset = min(MOUTH_INSET, (hi[0] - lo[0]) / 4, (hi[1] - lo[1]) / 4)
         if not (lo[0] + inset <= mouth[0] <= hi[0] - inset and lo[1] + inset <= mouth[1] <= hi[1] - inset):
             return Outcome.fail(f"the mouth of {o} would not be over {t}", t)
-        model.set_arm(q0)
-        path = transit(model, q0, waypoints[0], ignore=tuple(contents))
-        if path is None:
-            return Outcome.fail(f"no collision-free motion to above {t} holding {o}", t)
+        # The pour's physics before the motion to it (each a third of a sample's time): most samples
+        # are lost to where the contents land, and need no motion planned. The motion there is then
+        # planned with the contents back in o (kept upright on the way) and they are put back where
+        # they landed.
+        carried = dict(model.carried)
         model.set_arm(waypoints[0])
         model.release_contents()
         fine = len(poses) - 1  # the arm's waypoints, interpolated to the object's finer path
         arm = [_lerp(waypoints, k * TILT_WAYPOINTS / fine) for k in range(fine + 1)]
         model.pour_motion(poses, TILT_SECONDS, DWELL_SECONDS, arm=arm)
         model.set_arm(waypoints[-1])
-        step = TILT_SECONDS / TILT_WAYPOINTS
         left_inside = [c for c in contents if c in model.contents(o)]
         if left_inside:
             return Outcome.fail(f"{', '.join(left_inside)} stays inside {o} when it is tilted", o)
+        state = model.state()
+        failed = [name for name, check in model.step_checks if not check(state)]
+        if failed:
+            return Outcome.fail(f"constraint {', '.join(failed)} not satisfied", t)
+        landed = {c: model.pose(c) for c in contents}
+        model.carried = carried  # on the way there the contents are still in o: no tilt that spills them
+        model.set_arm(q0)
+        path = transit(model, q0, waypoints[0], ignore=tuple(contents))
+        model.release_contents()
+        for c, pose in landed.items():
+            model.set_pose(c, pose)
+        model.set_arm(waypoints[-1])
+        if path is None:
+            return Outcome.fail(f"no collision-free motion to above {t} holding {o}", t)
+        step = TILT_SECONDS / TILT_WAYPOINTS
         times = tuple(step * (k + 1) for k in range(len(waypoints) - 1))
         # Tilt at the planned pace, then hold the last tilt while the contents fall out. Where they
         # land is judged by the generated checkers, not by a planned pose.

@@ -66,7 +66,7 @@ class SimArmBackend:
         self.robot = world.robot
         self.held: str | None = None
         self._constraint: int | None = None
-        self._hold_angle = 0.0  # finger angle (radians) at which the held object was gripped
+        self._hold_angle: float | tuple[float, ...] = 0.0  # finger joints (radians) the held object was gripped at
         self._open_angle = 0.0  # finger angle (radians) of the open hand: 0, or more when pre-shaped
         self._rejoin: tuple[int, int] | None = None  # (object, physics steps) until the fingers touch it again
         self._stop = threading.Event()
@@ -164,7 +164,7 @@ class SimArmBackend:
                 while (self.world.steps - start) * TIME_STEP < times[i]:
                     self._step()
 
-    def _finger_target(self) -> float:
+    def _finger_target(self) -> float | tuple[float, ...]:
         # Holding: keep the fingers where they closed on the object (the constraint carries it), so
         # that they do not go on squeezing into it for the whole transport.
         return self._hold_angle if self._constraint is not None else self._open_angle
@@ -230,7 +230,7 @@ class SimArmBackend:
         # The grip holds it now: the fingers, still pressed into it, no longer push it about (they
         # turned a pinched knife 14° in the hand as it was lifted, where the planned grasp is rigid).
         self._fingers_touch(oid, False)
-        self._hold_angle = self.robot.finger_angle()
+        self._hold_angle = self.robot.finger_joints()  # each joint where the object stopped it
         self.held = name
 
     def _fingers_touch(self, oid: int, enable: bool) -> None:

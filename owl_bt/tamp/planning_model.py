@@ -62,7 +62,7 @@ class PlanningModel:
         self.grasp: Transform | None = None  # object pose in the TCP frame
         self.carried: dict[str, Transform] = {}  # contents of the held object, pose in its frame
         self.upright: tuple | None = None  # the held object's orientation when it was picked up
-        self.grip_angle = GRIP_ANGLE  # finger angle (rad) the held object is gripped at
+        self.grip_angle: float | tuple[float, ...] = GRIP_ANGLE  # finger angle(s) (rad) the held object is gripped at
         # (name, checker) pairs the step being sampled must satisfy: set by the refiner, so that a
         # controller can judge a result before it plans dear motions for it
         self.step_checks: list = []
@@ -145,10 +145,11 @@ class PlanningModel:
         p.resetBasePositionAndOrientation(body, pos, quat, physicsClientId=self.cid)
         p.resetBaseVelocity(body, (0, 0, 0), (0, 0, 0), physicsClientId=self.cid)
 
-    def attach(self, name: str, angle: float | None = None) -> None:
+    def attach(self, name: str, angle: float | tuple[float, ...] | None = None) -> None:
         """Hold `name` with its current pose relative to the TCP (kinematic grasp); what lies inside
         it (its contents, e.g. a ball in a mug) is carried along rigidly until `release_contents`.
-        angle: the finger angle (rad) it is gripped at (pick measures it), default GRIP_ANGLE."""
+        angle: the finger angle (rad) it is gripped at, or every finger joint's (pick measures them),
+        default GRIP_ANGLE."""
         tpos, tquat = self.robot.tcp_pose()
         opos, oquat = p.getBasePositionAndOrientation(self.bodies[name], physicsClientId=self.cid)
         inv = p.invertTransform(tpos, tquat)
@@ -196,6 +197,9 @@ class PlanningModel:
                                   childFrameOrientation=poses[0][1], physicsClientId=self.cid)
         p.changeConstraint(cons, maxForce=5000.0, physicsClientId=self.cid)
         per = max(1, int(seconds / TIME_STEP / max(1, len(poses))))
+        # The fingers hold it as the arm's do: they no longer push it about (their contacts with a
+        # held object are off on the arm), only what falls out meets them.
+        self._fingers_touch(body, False)
         try:
             for k, (pos, quat) in enumerate(poses):
                 if arm is not None:
@@ -207,6 +211,7 @@ class PlanningModel:
             for _ in range(int(dwell / TIME_STEP)):
                 p.stepSimulation(physicsClientId=self.cid)
         finally:
+            self._fingers_touch(body, True)
             p.removeConstraint(cons, physicsClientId=self.cid)
             self._put(self.held, *poses[-1])
 
@@ -282,7 +287,7 @@ class PlanningModel:
             p.stepSimulation(physicsClientId=self.cid)
         held = self.between_fingers()
         if o in held:
-            self.attach(o, angle=self.robot.finger_angle())
+            self.attach(o, angle=self.robot.finger_joints())
         return held
 
     def between_fingers(self) -> list[str]:
@@ -354,7 +359,7 @@ class PlanningModel:
         """Let released objects come to rest (the arm is held still by its motors; a held object
         and what it carries stay in the hand)."""
         self.robot.command_arm(self.robot.arm_q())
-        self.robot.command_fingers(self.robot.finger_angle())
+        self.robot.command_fingers(self.robot.finger_joints())
         q = self.robot.arm_q()
         for _ in range(int(seconds / TIME_STEP)):
             p.stepSimulation(physicsClientId=self.cid)
