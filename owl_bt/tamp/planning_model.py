@@ -197,9 +197,6 @@ class PlanningModel:
                                   childFrameOrientation=poses[0][1], physicsClientId=self.cid)
         p.changeConstraint(cons, maxForce=5000.0, physicsClientId=self.cid)
         per = max(1, int(seconds / TIME_STEP / max(1, len(poses))))
-        # The fingers hold it as the arm's do: they no longer push it about (their contacts with a
-        # held object are off on the arm), only what falls out meets them.
-        self._fingers_touch(body, False)
         try:
             for k, (pos, quat) in enumerate(poses):
                 if arm is not None:
@@ -211,7 +208,6 @@ class PlanningModel:
             for _ in range(int(dwell / TIME_STEP)):
                 p.stepSimulation(physicsClientId=self.cid)
         finally:
-            self._fingers_touch(body, True)
             p.removeConstraint(cons, physicsClientId=self.cid)
             self._put(self.held, *poses[-1])
 
@@ -287,7 +283,7 @@ class PlanningModel:
             p.stepSimulation(physicsClientId=self.cid)
         held = self.between_fingers()
         if o in held:
-            self.attach(o, angle=self.robot.finger_joints())
+            self.attach(o, angle=self.robot.finger_angle())
         return held
 
     def between_fingers(self) -> list[str]:
