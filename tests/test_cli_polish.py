@@ -273,3 +273,13 @@ def _sigterm_berry1(out, when) -> tuple[subprocess.Popen, str]:
     finally:
         proc.kill()
     return proc, stderr
+
+
+def test_a_goal_that_already_holds_says_nothing_was_moved(tmp_path):
+    # Newcomer: "put the lemon next to the mug" ended in "0 steps done", "Executed: (nothing)" and
+    # success: true, without saying why the robot did nothing.
+    out = tmp_path / "run"
+    res = owl("run", "put the strawberry on the table", "--task", "berry1", "--perception", "sim-state", "--out", str(out))
+    assert res.returncode == 0, res.stderr
+    assert "nothing was moved: the goal already held in the observed scene" in res.stdout
+    assert "Executed: (nothing: the goal already held in the observed scene)" in (out / "report.md").read_text()

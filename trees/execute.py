@@ -280,7 +280,8 @@ class Execute(WorkerBehaviour):
         self.bb.step = None
         if isinstance(result, Failure):
             return self.fail(result)
-        self.feedback_message = f"{len(self._plan.refinement.steps)} steps done"
+        steps = len(self._plan.refinement.steps)
+        self.feedback_message = f"{steps} steps done" if steps else "nothing to do: the goal already holds"
         return py_trees.common.Status.SUCCESS
 
 

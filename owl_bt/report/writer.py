@@ -124,7 +124,8 @@ def build_markdown(folder: Path, log: RunLog) -> str:
     if (folder / "final.png").exists():
         md += ["| before | after |", "|---|---|", "| ![before](initial.png) | ![after](final.png) |", ""]
     executed = result.get("executed") or []
-    md += [f"Executed: {', '.join(f'`{a}`' for a in executed) or '(nothing)'}", ""]
+    nothing = "(nothing: the goal already held in the observed scene)" if result.get("success") else "(nothing)"
+    md += [f"Executed: {', '.join(f'`{a}`' for a in executed) or nothing}", ""]
     steps = plan.get("steps") or []
     if steps:
         md += ["Grounded plan of the last attempt (sampled parameters):", "", "| # | action | samples | parameters |",
