@@ -9,6 +9,7 @@ import json
 import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from cli_helpers import here, last_line, owl
@@ -283,3 +284,14 @@ def test_a_goal_that_already_holds_says_nothing_was_moved(tmp_path):
     assert res.returncode == 0, res.stderr
     assert "nothing was moved: the goal already held in the observed scene" in res.stdout
     assert "Executed: (nothing: the goal already held in the observed scene)" in (out / "report.md").read_text()
+
+
+def test_a_step_left_without_samples_by_backtracking_says_so(tmp_path):
+    # Break-it: this failure read "no sample of 3 satisfied all constraints; most often: the step's sample
+    # budget was already spent (0×)", a reason that contradicts itself.
+    scene = Path(__file__).resolve().parents[1] / "examples" / "fruit_bowl.toml"
+    res = owl("run", "put the red bowl onto the plate", "--scene", str(scene),
+              "--max-attempts", "1", "--budget", "3", "--perception", "sim-state", "--out", str(tmp_path / "run"))
+    assert res.returncode == 1, res.stderr
+    line = last_line(res.stderr)
+    assert "(0×)" not in line and "backtracking" in line, line

@@ -338,3 +338,17 @@ def test_a_replay_whose_scene_copy_is_a_fifo_does_not_hang(scene_run, tmp_path):
     proc = owl("run", "--replay", str(copy), "--scene", str(other), "--out", str(tmp_path / "x"), timeout=60)  # never hangs
     assert proc.returncode == 2, proc.stderr
     assert f"{other} is not the scene file the run used ({scene}) (SHA-256 " in last_line(proc.stderr)
+
+
+def test_a_replay_whose_events_log_is_a_fifo_does_not_hang(scene_run, tmp_path):
+    """Break-it (stop 14): an `events.jsonl` that is a FIFO blocked the replay's method check for ever."""
+    import shutil
+
+    scene, out = scene_run
+    copy = tmp_path / "copy"
+    shutil.copytree(out, copy)
+    (copy / "events.jsonl").unlink()
+    os.mkfifo(copy / "events.jsonl")
+    proc = owl("run", "--replay", str(copy), "--scene", str(scene), "--out", str(tmp_path / "x"), timeout=60)
+    assert proc.returncode == 2, proc.stderr
+    assert "events.jsonl cannot be read (not a regular file)" in last_line(proc.stderr)

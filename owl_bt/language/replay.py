@@ -83,6 +83,8 @@ def recorded_method(events: Path) -> str:
     damaged; never guesses."""
     why = ""
     try:
+        if events.exists() and not events.is_file():  # a FIFO there would block the read for ever
+            raise IsADirectoryError(0, "not a regular file")
         with open(events, encoding="utf-8") as f:
             first = f.readline(1 << 20)  # the first event; never a whole huge file
         start = json.loads(first)

@@ -182,10 +182,15 @@ def refine(
                 spent[k] = min(spent[k], budget // 2)
             idx = j
             continue
-        reason, count = reasons.most_common(1)[0] if reasons else ("the step's sample budget was already spent", 0)
+        if reasons:
+            reason, count = reasons.most_common(1)[0]
+            why = f"no sample of {spent[idx]} satisfied all constraints; most often: {reason} ({count}×)"
+        else:  # (it used to say "most often: the step's sample budget was already spent (0×)")
+            why = (f"its {spent[idx]} samples were all used while the steps before it were drawn again "
+                   "(backtracking), none left for it")
         out.failure = Failure(
             stage="plan", action=str(op),
-            reason=f"no sample of {spent[idx]} satisfied all constraints; most often: {reason} ({count}×)",
+            reason=why,
             offending_objects=tuple(n for n, _ in blamed.most_common(3)),
             observed={"samples": spent[idx], "reasons": dict(reasons.most_common(5)), "step": idx,
                       "around_target": _around(model, op)},
