@@ -324,15 +324,21 @@ def test_a_run_from_a_removed_folder_is_one_line(tmp_path):
     assert last_line(stderr) == "owl-bt: the current folder no longer exists (it was removed); cd into one that does"
 
 
-def test_a_replay_whose_scene_copy_is_a_fifo_does_not_hang(scene_run, tmp_path):
-    """Break-it: a run folder whose `scene.toml` copy is a FIFO would block the refusal for ever reading it."""
+def _copy_with_fifo(run: Path, name: str, where: Path) -> Path:
+    """A copy of the run folder `run` in `where`, its file `name` replaced by a FIFO (a read of it blocks)."""
     import shutil
 
+    copy = where / "copy"
+    shutil.copytree(run, copy)
+    (copy / name).unlink()
+    os.mkfifo(copy / name)
+    return copy
+
+
+def test_a_replay_whose_scene_copy_is_a_fifo_does_not_hang(scene_run, tmp_path):
+    """Break-it: a run folder whose `scene.toml` copy is a FIFO would block the refusal for ever reading it."""
     scene, out = scene_run
-    copy = tmp_path / "copy"
-    shutil.copytree(out, copy)
-    (copy / "scene.toml").unlink()
-    os.mkfifo(copy / "scene.toml")
+    copy = _copy_with_fifo(out, "scene.toml", tmp_path)
     other = tmp_path / "other.toml"
     other.write_text(scene.read_text() + "# other\n")
     proc = owl("run", "--replay", str(copy), "--scene", str(other), "--out", str(tmp_path / "x"), timeout=60)  # never hangs
@@ -342,13 +348,8 @@ def test_a_replay_whose_scene_copy_is_a_fifo_does_not_hang(scene_run, tmp_path):
 
 def test_a_replay_whose_events_log_is_a_fifo_does_not_hang(scene_run, tmp_path):
     """Break-it (stop 14): an `events.jsonl` that is a FIFO blocked the replay's method check for ever."""
-    import shutil
-
     scene, out = scene_run
-    copy = tmp_path / "copy"
-    shutil.copytree(out, copy)
-    (copy / "events.jsonl").unlink()
-    os.mkfifo(copy / "events.jsonl")
+    copy = _copy_with_fifo(out, "events.jsonl", tmp_path)
     proc = owl("run", "--replay", str(copy), "--scene", str(scene), "--out", str(tmp_path / "x"), timeout=60)
     assert proc.returncode == 2, proc.stderr
     assert "events.jsonl cannot be read (not a regular file)" in last_line(proc.stderr)
