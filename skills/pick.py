@@ -58,7 +58,8 @@ class PickSkill(Skill):
         tilt = 0.0 if u < 0.65 else rng.uniform(-0.35, 0.35) if u < 0.85 else rng.uniform(-0.9, 0.9)
         axis = "across" if rng.random() < 0.5 else "about"  # tilt across or about the closing axis
         long_axis, along = _long_axis(obj), False
-        if long_axis is not None and abs(long_axis[2]) < 0.8 and rng.random() < 0.5:  # (lying, below)
+        lying = long_axis is not None and abs(long_axis[2]) < 0.8  # an elongated thing, not standing up
+        if lying and rng.random() < 0.5:
             # an elongated thing (a fork) lying flat, on its edge or leaning on something: close across
             # it, as people do, the pads turned along its slope
             across = math.atan2(long_axis[1], long_axis[0]) + math.pi / 2
@@ -74,7 +75,7 @@ class PickSkill(Skill):
         # (a mug or a bowl is held by its rim or handle; a can or a bottle from the side)
         poured = nxt is not None and nxt.name == "pour" and nxt.args[:1] == args[:1] and obj.category not in CONTAINER_CATEGORIES
         side_share = POUR_SIDE_SHARE if poured else SIDE_SHARE
-        lying = long_axis is not None and abs(long_axis[2]) < 0.8  # a fork leaning up high is no bottle
+        # (a fork leaning up high is no bottle: never from the side)
         side = hi[2] - lo[2] > SIDE_MIN_HEIGHT and not lying and rng.random() < side_share
         if side:
             # from the side, the hand level with the table and the fingers either side (a can to pour
