@@ -182,6 +182,26 @@ def test_a_goal_already_met_is_left_alone():
         "pick(lemon)", "place_ontop(lemon, table)", "pick(lime)", "place_ontop(lime, table)"]
 
 
+@pytest.mark.parametrize(("text", "words"), [
+    ("put the lemon on the plate, not the white one", "'not the white one"),  # a place ruled out by its colour
+    ("put the lemon on the plate, not the table", "'not the table'"),
+    ("put the lemon in the big bowl, not the mug", "'not the mug'"),
+    ("put the strawberry not", "'not'"),
+])
+def test_a_not_that_rules_out_a_place_or_nothing_named_is_refused_as_negation(text, words):
+    # (these used to be carried out as if the "not …" were not there)
+    with pytest.raises(GroundingError, match=f"does not handle negation \\({words}"):
+        goals(text)
+
+
+def test_a_manner_verb_alone_names_the_word_not_understood():
+    # "tidy up the table" was read as moving the table ("is the table movable?"); "cook … by putting"
+    # still reads as before
+    with pytest.raises(GroundingError, match="did not understand: 'tidy'"):
+        goals("tidy up the table")
+    assert goals("cook the strawberry by putting it in the big bowl")[0][:3] == ("strawberry", "inside", "big_bowl")
+
+
 def test_exceptions_pronoun_references_and_clearing():
     assert [g[0] for g in goals("place every fruit except the apple on the plate")] == ["strawberry", "lemon", "lime"]
     assert [g[0] for g in goals("put all the fruit other than the lemon in the big bowl")] == ["apple", "strawberry", "lime"]

@@ -34,7 +34,9 @@ def negation(toks: list[str]) -> str | None:
             return " ".join(w for w in toks[i:i + 2] if w not in SEPARATORS and w != ",")
         if t in {"without", "avoid"} and i + 1 < len(toks) and toks[i + 1].endswith("ing"):  # "without touching it"
             return " ".join(toks[i:i + 2])
-        if t != "not" or i + 1 >= len(toks):
+        if t == "not" and (i + 1 >= len(toks) or toks[i + 1] in SEPARATORS or toks[i + 1] == ","):
+            return "not"  # "put the strawberry not": a "not" that rules out nothing named
+        if t != "not":
             continue
         j = i + 1
         while j + 1 < len(toks) and toks[j] in ADVERBS:

@@ -187,6 +187,7 @@ class Reader(SpecialClauses):
         ments = [m for m in ments if m not in excluded]
         units = self._units(ments, rels)
         first_rel = rels[0][0] if rels else len(toks)
+        self._ruled_out_places(toks, excluded, {x for m in ments if m.start < first_rel for x in m.names})
         generic = any(t in V.GENERIC for t in toks[:first_rel])
         self._check_words(toks, covered, allowed=V.ACTIONS | V.SETUP | V.FITS | V.GENERIC | V.INITIALLY | V.TURN | V.EXCEPT
                           | {w for p in V.EXCEPT_PHRASES for w in p.split()})
@@ -291,6 +292,25 @@ class Reader(SpecialClauses):
                 out.append(m)
         return out
 
+    def _ruled_out_places(self, toks: list[str], excluded: list[Mention], movers: set[str]) -> None:
+        """Refuse a "not" that rules out a place (a region, a table, a container) rather than leaving
+        out an object ("onto the plate, not the light-grey one", "into the bowl, not the mug"), or that
+        rules out nothing named: raises GroundingError. ("… on the plate, not the lime" leaves the
+        lime where it is: that is no negation of the goal.)"""
+        for i, t in enumerate(toks):
+            if t != "not":
+                continue
+            j = i + 1
+            while j < len(toks) and toks[j] in {"the", "a", "an", "for"}:
+                j += 1
+            left = next((m for m in excluded if m.start == j), None)
+            places = left is not None and not set(left.names) & movers and any(
+                self.scene.things[n].fixed or container(self.scene.things[n]) for n in left.names)
+            if left is None or places:
+                words = " ".join(toks[i:left.end if left else i + 4])
+                raise GroundingError(f"the offline grounder does not handle negation ('{words}'): say what the robot "
+                                     f"should do; {ADVICE}")
+
     def _units(self, ments: list[Mention], rels: list) -> list[tuple[list[Mention], list[tuple[int, list[Mention]]]]]:
         """The clause cut into units [(subject mentions, [(relation index, its reference mentions)])]:
         a mention after a relation's references starts a new unit when another relation follows, or
@@ -351,8 +371,9 @@ class Reader(SpecialClauses):
         return cands if set(toks) & V.QUANT_ALL else cands[:1]
 
     def _check_words(self, toks: list[str], covered: set[int], allowed: set[str] = frozenset(), liquids_ok: bool = False) -> None:
+        # (a manner verb — "cook", "tidy" — only as the head of "… by putting …": alone it says no placement)
         vocab = (V.FILLER | V.COLOURS | V.LOCATION_WORDS | V.DESCRIBING | V.QUANT_ALL | V.QUANT_ONE | V.END_WORDS
-                 | V.FINAL_ONLY | set(V.SUPERLATIVES) | V.BY_VERBS | V.SETUP | allowed)
+                 | V.FINAL_ONLY | set(V.SUPERLATIVES) | V.SETUP | allowed)
         for i, t in enumerate(toks):
             if i in covered or t in SEPARATORS or t == ",":
                 continue
