@@ -56,6 +56,7 @@ class EpisodeConfig:
     faults: str | None = None  # injected faults in simulation, e.g. "grasp-slip=0.2,knock=0.1" (owl_bt.faults)
     fault_seed: int = 0  # seeds the injected faults (with the episode's seed)
     ask: Callable[[str], str] | None = None  # --interactive: a person's one line of feedback at each replan
+    method: str = "owl"  # the comparison method (SPEC §8.1) as on the command line; --replay re-runs it
 
 
 @dataclass
@@ -197,7 +198,8 @@ def _run_in(cfg: EpisodeConfig, task, skills, folder: RunFolder, on_tick) -> Epi
         scene_file = folder.keep_scene(cfg.scene) if cfg.scene is not None else {}  # what --replay checks
         folder.log.info("start", instruction=cfg.instruction, task=task.name, seed=cfg.seed, vlm=cfg.vlm,
                         perception=cfg.perception, robot=cfg.robot, backend=cfg.backend, speed=cfg.speed,
-                        dry_run=cfg.backend != "sim" and not cfg.execute, **scene_file,
+                        dry_run=cfg.backend != "sim" and not cfg.execute, method=cfg.method, budget=cfg.budget,
+                        skeletons=cfg.skeletons, max_attempts=cfg.max_attempts, **scene_file,
                         **({"faults": fault_spec.to_dict()} if fault_spec else {}))
         save_png(render(world.cid).rgb, str(folder.path / "initial.png"))
         t0 = time.monotonic()

@@ -148,7 +148,7 @@ def _episode_options(cfg: BenchConfig) -> dict[str, int]:
     from owl_bt.episode import EpisodeConfig
 
     base = EpisodeConfig("", "berry1", 0, None, max_attempts=cfg.max_attempts, budget=cfg.budget)
-    run = methods.get(cfg.method).configure(base)
+    run = methods.get(cfg.method).apply(base)
     return {"budget": run.budget, "max_attempts": run.max_attempts}
 
 

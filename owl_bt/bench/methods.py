@@ -35,6 +35,11 @@ class Method:
     def available(self) -> bool:
         return self.configure is not None
 
+    def apply(self, cfg: EpisodeConfig) -> EpisodeConfig:
+        """The EpisodeConfig this method runs for the base `cfg`, named after the method (what a
+        replay of the run re-runs)."""
+        return dataclasses.replace(self.configure(cfg), method=self.name)
+
 
 def _owl(cfg: EpisodeConfig) -> EpisodeConfig:
     return dataclasses.replace(cfg, vlm=_backend(cfg.vlm))  # the configured VLM backend (offline by default)

@@ -92,7 +92,7 @@ def plan_jobs(cfg: BenchConfig) -> list[Job]:
                                      robot=cfg.robot)
                 if variant != method.name:
                     base = dataclasses.replace(base, faults=cfg.faults, fault_seed=cfg.fault_seed)
-                jobs.append(Job(task.name, seed, variant, method.configure(base), rel))
+                jobs.append(Job(task.name, seed, variant, method.apply(base), rel))
     return jobs
 
 

@@ -6,7 +6,7 @@ one usage-error line naming the file and the field that is wrong."""
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated
 
@@ -60,6 +60,18 @@ class Replayed:
     fault_seed: int
     perception: str | None = None  # the recorded perception source and arm (None: not recorded)
     robot: str | None = None
+    limits: dict[str, int] = field(default_factory=dict)  # recorded budget, skeletons, max_attempts (older runs: none)
+
+    def settings(self, given: dict[str, int], defaults: dict[str, int]) -> dict[str, int]:
+        """The budget, skeletons and max_attempts to replay with: the recorded ones; a value given on the
+        command line (not its default) that differs from the recording raises UsageError."""
+        out = dict(given)
+        for key, value in self.limits.items():
+            if given[key] not in (defaults[key], value):
+                flag = "--" + key.replace("_", "-")
+                raise UsageError(f"--replay re-runs the recorded {flag} ({value}); leave {flag} out")
+            out[key] = value
+        return out
 
 
 def read_plan(run_dir: Path) -> _Plan:
@@ -140,7 +152,9 @@ def replayed(run_dir: Path, instruction: str, task: str | None, scene: Path | No
     start = _start_event(run_dir)
     return Replayed(plan.instruction, task or (None if scene else plan.task), plan.seed, f"replay:{run_dir.absolute()}",
                     rec["method"], recorded.spec if recorded else None, recorded.seed if recorded else 0,
-                    *(start.get(k) if isinstance(start.get(k), str) else None for k in ("perception", "robot")))
+                    *(start.get(k) if isinstance(start.get(k), str) else None for k in ("perception", "robot")),
+                    {k: v for k in ("budget", "skeletons", "max_attempts")
+                     if type(v := start.get(k)) is int and v >= 1})
 
 
 def _start_event(run_dir: Path) -> dict:

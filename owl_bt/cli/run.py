@@ -43,8 +43,8 @@ def run(
         "hand-written answers)."
     ),
     replay: str | None = typer.Option(
-        None, "--replay", help="Re-run a past run folder exactly: its instruction, task, seed, recorded model answers and "
-        "injected faults (and its perception source and arm unless given)."
+        None, "--replay", help="Re-run a past run folder exactly: its instruction, task, seed, method, budget, skeletons, "
+        "attempts, recorded model answers and injected faults (and its perception source and arm unless given)."
     ),
     method: choices.Method = typer.Option(
         "owl", "--method", "-m", case_sensitive=False,
@@ -149,6 +149,9 @@ def run(
             faults, fault_seed = rec.faults, rec.fault_seed  # the same faults at the same draws
             perception, robot = perception or rec.perception, robot or rec.robot
             method = rec.method if method == "owl" else method
+            limits = rec.settings({"budget": budget, "skeletons": skeletons, "max_attempts": max_attempts},
+                                  {k: getattr(EpisodeConfig, k) for k in ("budget", "skeletons", "max_attempts")})
+            budget, skeletons, max_attempts = limits["budget"], limits["skeletons"], limits["max_attempts"]
         cfg = EpisodeConfig(instruction, task or "berry1", seed, out_folder, gui, vlm, perception or "camera", max_attempts, budget,
                             scene=scene, skeletons=skeletons, robot=robot or {"kortex": "kinova-gen3"}.get(backend, "ur5e"),
                             backend=backend, ip=ip, execute=execute,
@@ -156,7 +159,7 @@ def run(
                             faults=faults, fault_seed=fault_seed or 0)
         from owl_bt.bench import methods
 
-        cfg = methods.get(method).configure(cfg)
+        cfg = methods.get(method).apply(cfg)
     except OwlError as exc:
         raise fail(exc) from None
     progress = _live_or_lines(quiet)

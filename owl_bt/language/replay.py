@@ -102,8 +102,11 @@ def recorded_method(events: Path) -> str:
         elif not isinstance(start.get("vlm"), str):
             why = "has no `vlm` field in its `start` event"
     if not why:
+        from owl_bt.bench.methods import METHODS
         from owl_bt.language.vlm import parse_spec
 
+        if start.get("method") in METHODS:  # recorded by name since no-back and no-sample (the VLM spec has neither)
+            return start["method"]
         try:
             return parse_spec(start["vlm"])[0]
         except UsageError:
