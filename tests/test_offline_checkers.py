@@ -115,3 +115,16 @@ def test_cutlery_leaning_on_a_mug_from_outside_is_not_in_it():
     _, c = answer("put the fork into the mug", world)
     assert goal_holds(c, world.with_pose("fork", Pose(0.5, -0.1, 0.087, 0.0, -1.06, 0.0)))  # standing in it
     assert not goal_holds(c, world.with_pose("fork", Pose(0.46, -0.1, 0.082, 0.0, -1.06, 0.0)))  # foot on the table
+
+
+def test_behind_or_left_of_a_thing_means_across_from_it_not_anywhere_past_it():
+    # "behind the bowl" used to accept any spot farther from the robot than the bowl, 40 cm to its side too
+    world = scene(BOWL, LIME, LEMON)
+    z = 0.025
+    _, c = answer("put the lime behind the bowl", world)
+    assert goal_holds(c, world.with_pose("lime", Pose(0.75, -0.18, z)))  # right behind it
+    assert goal_holds(c, world.with_pose("lime", Pose(0.75, -0.05, z)))  # behind it, a little to one side
+    assert not goal_holds(c, world.with_pose("lime", Pose(0.75, 0.25, z)))  # past it, but 45 cm to its left
+    _, c = answer("put the lime to the left of the bowl", world)
+    assert goal_holds(c, world.with_pose("lime", Pose(0.62, -0.05, z)))
+    assert not goal_holds(c, world.with_pose("lime", Pose(0.35, 0.1, z)))  # left of it, but 25 cm nearer the robot

@@ -58,7 +58,14 @@ def side(name, relation, ref):
         b = modify_pose_bounds_to_be_near_object(state, env, b, ref, 0.15)
     if relation == "at_initial":
         b = modify_pose_bounds_to_be_near_object(init_state, env, b, ref, 0.05)
-    return position_within_bounds(get_obj_center(state, env, name), b)
+    p = get_obj_center(state, env, name)
+    if relation in ("left_of", "right_of", "behind", "in_front_of"):
+        # on that side and across from it, not anywhere in the half of the table past it
+        k = 0 if relation in ("left_of", "right_of") else 1
+        lo, hi = get_aabb_bounds(state, env, ref)
+        if not lo[k] - 0.15 <= p[k] <= hi[k] + 0.15:
+            return False
+    return position_within_bounds(p, b)
 
 def between(name, a, c):
     pa, pc = get_obj_center(state, env, a), get_obj_center(state, env, c)
