@@ -31,6 +31,7 @@ CAVITY_SHARE = 0.8  # share of place_inside samples drawn over the container's o
 WALL_SIDE = 0.4  # inside a container, spots are drawn over the outer part of the disc (r² ≥ this share of the reach²)
 ROOM_TRIES = 3  # spots drawn on a surface; the one farthest from other objects is kept ...
 ROOM_SHARE = 0.5  # ... for this share of the samples (the rest: one spot, so that "near X" stays likely)
+FIT_MARGIN = 0.004  # m an object may seem wider than a container's opening (perceived sizes) and still be tried
 KEEP_SHARE = 0.5  # share of samples that keep the hanging orientation (the rest try resting faces)
 # Resting faces of a box-like body as (roll, pitch) in its own frame: +z up, upside down, on each side.
 FACES = ((0.0, 0.0), (math.pi, 0.0), (0.0, math.pi / 2), (0.0, -math.pi / 2), (math.pi / 2, 0.0), (-math.pi / 2, 0.0))
@@ -313,6 +314,15 @@ class PlaceInsideSkill(_PlaceSkill):
         ),
         open_world=True,
     )
+
+    def simulate(self, model: PlanningModel, args: tuple[str, ...], params: dict) -> Outcome:
+        o, c = args
+        cavity = model.cavity(c)
+        narrowest = min(model.state().get(o).size)
+        if cavity is not None and narrowest > 2 * cavity[1] + FIT_MARGIN:  # in no orientation at all
+            return Outcome.fail(f"{o} does not fit into {c}: {narrowest * 100:.1f} cm across at its narrowest, "
+                                f"{c}'s opening {2 * cavity[1] * 100:.1f} cm", c)
+        return super().simulate(model, args, params)
 
     def engineered(self, model: PlanningModel, o: str, s: str) -> str | None:
         inside = model.in_cavity(o, s)  # by the container's real opening, where it has one
