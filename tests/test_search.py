@@ -9,7 +9,7 @@ from owl_bt.failures import Failure
 from owl_bt.state import ObjectState, Pose, RobotState, WorldState
 from owl_bt.tamp import pddl
 from owl_bt.tamp.operators import GroundOp
-from owl_bt.tamp.search import SketchItem, plan, propose_edit
+from owl_bt.tamp.search import SketchItem, plan, propose_edit, telling_failure
 from sim.robot import HOME
 
 
@@ -128,3 +128,18 @@ def test_a_neighbour_the_sketch_moves_only_later_is_moved_aside_but_not_one_it_a
     # the same neighbour, put in place by actions a replan found done (and dropped), stays where it is
     assert propose_edit(world, items[:2], pddl.solve(world, schemas, [i.op for i in items[:2]]),
                         _failure(tp, 0, {"strawberry": []}, ("block2",)), set(), kept=frozenset({"block2"})) is None
+
+
+def test_the_failure_reported_is_the_step_that_failed_every_round_not_the_last_inserted_one():
+    # every skeleton edit (moving the plum aside, then the lime) still failed at the strawberry's
+    # placement; the report used to name the last round's failure, the inserted step's
+    def fail(action: str, reason: str) -> Failure:
+        return Failure("plan", reason, action)
+
+    rounds = [fail("place_ontop(strawberry, plate)", "checker action_check1 not satisfied"),
+              fail("place_ontop(strawberry, plate)", "checker action_check1 not satisfied (again)"),
+              fail("place_ontop(plum, table)", "no inverse-kinematics solution to put plum there")]
+    assert telling_failure(rounds) is rounds[1]
+    assert telling_failure(rounds[:1]) is rounds[0]
+    distinct = [fail("pick(plum)", "grasp blocked"), fail("place_ontop(plum, table)", "no room")]
+    assert telling_failure(distinct) is distinct[-1]  # nothing failed twice: the last round's, as before

@@ -19,6 +19,7 @@ applied at most once per object and kind, and a round is a "skeleton tried"; at 
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -57,7 +58,17 @@ class SearchResult:
 
     @property
     def failure(self) -> Failure | None:
-        return None if self.refinement.ok and self.task_plan is not None else self.failures[-1]
+        """None when planned; else the telling failure of the rounds (`telling_failure`)."""
+        return None if self.refinement.ok and self.task_plan is not None else telling_failure(self.failures)
+
+
+def telling_failure(failures: Sequence[Failure]) -> Failure:
+    """The failure that says why planning failed: the action that failed the most rounds (the latest
+    such round's record), else the last round's. When every skeleton edit fails at the same sketch
+    step, that step is the cause; the last round's failure named an inserted step instead."""
+    counts = Counter(f.action for f in failures)
+    top = max(counts.values())
+    return next(f for f in reversed(failures) if counts[f.action] == top and (top > 1 or f is failures[-1]))
 
 
 def plan(
