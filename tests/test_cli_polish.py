@@ -295,3 +295,14 @@ def test_a_step_left_without_samples_by_backtracking_says_so(tmp_path):
     assert res.returncode == 1, res.stderr
     line = last_line(res.stderr)
     assert "(0×)" not in line and "backtracking" in line, line
+
+
+def test_the_help_example_goal_is_never_wrapped_inside_its_quotes():
+    # it was re-flowed with the paragraph: 'owl-bt run "put the strawberry onto the light-' / 'grey region…'
+    from typer.testing import CliRunner
+
+    from owl_bt.cli.base import app
+
+    for columns in ("60", "80", "200"):
+        shown = CliRunner().invoke(app, ["--help"], env={"COLUMNS": columns}).output
+        assert '    owl-bt run "put the strawberry onto the light-grey region" --task berry1\n' in shown, shown
