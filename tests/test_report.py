@@ -86,7 +86,7 @@ def test_report_of_a_broken_folder_says_what_it_can(tmp_path):
 
 def _tree() -> py_trees.behaviour.Behaviour:
     root = py_trees.composites.Sequence("owl", memory=True, children=[
-        py_trees.behaviours.Success("perceive"), py_trees.behaviours.Running("plan")])
+        py_trees.behaviours.Success("perceive"), py_trees.behaviours.Running("plan"), py_trees.behaviours.Success("execute")])
     root.tick_once()
     return root
 
@@ -100,7 +100,8 @@ def test_live_tree_draws_statuses_on_a_terminal():
     assert "perceive" in text and "success" in text and "running" in text
     plain = Console(file=io.StringIO(), width=100)
     plain.print(render_tree(_tree(), 1.5))
-    assert "plan  running" in plain.file.getvalue()
+    assert "plan  … running" in plain.file.getvalue()
+    assert "invalid" not in text and "did not run" in plain.file.getvalue()  # py_trees' word for a behaviour not run yet
 
 
 def test_progress_lines_when_stderr_is_not_a_terminal(tmp_path):

@@ -14,6 +14,9 @@ from rich.live import Live
 from rich.text import Text
 
 STYLE = {"SUCCESS": "green", "FAILURE": "red", "RUNNING": "yellow", "INVALID": "dim"}
+# py_trees' statuses in a person's words, as the run folder's tree view gives them ("invalid" is a
+# behaviour that has not run in this round)
+WORD = {"SUCCESS": "✓ success", "FAILURE": "✕ failure", "RUNNING": "… running", "INVALID": "- did not run"}
 
 
 def render_tree(root: py_trees.behaviour.Behaviour, elapsed_s: float) -> Group:
@@ -24,7 +27,7 @@ def render_tree(root: py_trees.behaviour.Behaviour, elapsed_s: float) -> Group:
         status = b.status.name
         line = Text("  " * depth + ("└ " if depth else ""))
         line.append(b.name, style="bold" if status == "RUNNING" else "")
-        line.append(f"  {status.lower()}", style=STYLE.get(status, ""))
+        line.append(f"  {WORD.get(status, status.lower())}", style=STYLE.get(status, ""))
         if b.feedback_message:
             line.append(f"  {b.feedback_message}", style="dim")
         lines.append(line)
