@@ -221,3 +221,18 @@ def test_a_pour_already_done_is_a_goal_that_holds():
     assert (g.obj, g.how, g.support) == ("soup", "inside", "big_bowl")
     plan = plan_for("pour the soup into the big bowl", scene)
     assert plan.steps == [] and plan.goal_checks == ['inside("soup", "big_bowl")']
+
+
+def test_on_the_left_of_the_table_and_apostrophes_of_every_kind():
+    # "on the left" / "to the right" / "the left side of the table" were not understood ("left": did you
+    # mean "let"?), and "don`t" / "don´t" were split into "don" and "t"
+    assert goals("put the lemon on the left")[0][3] == (("far_left", ()),)
+    assert goals("put the lemon to the right")[0][3] == (("far_right", ()),)
+    assert goals("put the lemon on the left side of the table")[0][3] == (("far_left", ()),)
+    assert goals("put the lemon to the right of the table")[0][3] == (("far_right", ()),)
+    assert goals("put the lemon to the left of the plate")[0][3] == (("left_of", ("plate",)),)
+    for quote in "`´’‘":
+        with pytest.raises(GroundingError, match="negation \\('do not put'\\)"):
+            goals(f"don{quote}t put the lemon on the plate")
+    with pytest.raises(GroundingError, match="did not understand: 'left';"):  # a known word, no "did you mean"
+        goals("move the lemon left")

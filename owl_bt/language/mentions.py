@@ -22,8 +22,9 @@ class Mention:
 
 def tokens_of(text: str) -> list[str]:
     # fullwidth and other compatibility forms as plain letters; zero-width and other format characters dropped
+    text = re.sub(r"(?<=[^\W\d_])[’‘`´](?=[^\W\d_])", "'", text)  # "don’t", "don`t", "don´t": an apostrophe
     text = "".join(c for c in unicodedata.normalize("NFKC", text) if unicodedata.category(c) != "Cf")
-    text = text.lower().replace("-", " ").replace("’", "'")
+    text = text.lower().replace("-", " ")
     for a, b in (("it's", "it is"), ("let's", "let us"), ("that's", "that is"), ("i'd", "i would"), ("don't", "do not"),
                  ("can't", "cannot"), ("i'm", "i am")):
         text = re.sub(rf"\b{re.escape(a)}\b", b, text)

@@ -254,6 +254,10 @@ class Reader(SpecialClauses):
                         names = list(self.last) or moved
                     if not names and set(toks[e:e + 2]) & {"it", "them"} and self.last and n > 0:
                         names = [x for x in self.last if x not in moved][:1]  # "… and the plate next to it"
+                    table = self.scene.table()
+                    if r in ("left_of", "right_of") and (names == [table] or not names and "table" in toks[e:e + 3]):
+                        spatial.append(("far_left" if r == "left_of" else "far_right", ()))  # "… left side of the table"
+                        continue
                     if not names:
                         raise GroundingError(f"{' '.join(toks[s:e])!r} needs an object after it; {ADVICE}")
                     if r == "between":

@@ -26,8 +26,12 @@ def vocabulary_words() -> frozenset[str]:
 
 
 def did_you_mean(word: str, scene_words: Iterable[str]) -> str | None:
-    """The known word closest to `word` (scene words first), or None when none is close."""
+    """The known word closest to `word` (scene words first), or None when none is close, or when `word`
+    is itself a word of the vocabulary (not misspelt, only used in a way not understood: 'left' is no
+    typo of 'let')."""
     word = word.lower()
+    if word in vocabulary_words():
+        return None
     for pool in (sorted(set(scene_words)), sorted(vocabulary_words())):
         close = difflib.get_close_matches(word, [w for w in pool if w != word], n=1, cutoff=CUTOFF)
         if close:

@@ -32,7 +32,8 @@ TOWARDS = {"to", "toward", "towards"}
 # verbs that only take hold of something; a later clause says where it goes ("pick up the apple and …")
 PICK_VERBS = {"pick", "grab", "grasp", "lift", "take", "get", "fetch", "collect", "hold"}
 # relations that need no reference object
-ABSOLUTE = {"far left": "far_left", "far right": "far_right", "left side": "far_left", "right side": "far_right"}
+ABSOLUTE = {"far left": "far_left", "far right": "far_right", "left side": "far_left", "right side": "far_right",
+            "on the left": "far_left", "on the right": "far_right", "to the left": "far_left", "to the right": "far_right"}
 ORIENTATION = {"upright": "upright", "right side up": "upright", "standing": "upright", "standing up": "upright",
                "facing up": "upright", "opening up": "upright", "the right way up": "upright",
                "right way up": "upright", "on its base": "upright", "on its bottom": "upright"}
