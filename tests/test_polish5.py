@@ -353,3 +353,34 @@ def test_a_replay_whose_events_log_is_a_fifo_does_not_hang(scene_run, tmp_path):
     proc = owl("run", "--replay", str(copy), "--scene", str(scene), "--out", str(tmp_path / "x"), timeout=60)
     assert proc.returncode == 2, proc.stderr
     assert "events.jsonl cannot be read (not a regular file)" in last_line(proc.stderr)
+
+
+def test_a_signal_as_the_bench_summary_appears_still_ends_with_one_line(tmp_path):
+    """Break-it: SIGTERM the moment summary.md appeared ended the bench with 143. Now the summary is
+    printed whole and the last line is said: 'stopped by SIGTERM (after the last episode)', exit 130,
+    or, when the line was said already, the usual one and exit 0."""
+    for attempt in range(3):
+        out = tmp_path / f"b{attempt}"
+        proc = subprocess.Popen([sys.executable, "-m", "owl_bt.cli", "bench", "--method", "oracle", "--tasks", "berry1",
+                                 "--seeds", "1", "--jobs", "1", "--perception", "sim-state", "--out", str(out)],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            while not (out / "summary.md").exists() and proc.poll() is None:
+                time.sleep(0.001)
+            if proc.poll() is not None:  # it ended before it could be stopped there: try again
+                continue
+            proc.send_signal(signal.SIGTERM)
+            stdout, stderr = proc.communicate(timeout=120)
+        finally:
+            proc.kill()
+        # noted while the summary was written and the last line said, ignored after it (it used to end the
+        # process as the default does: 143, with the line not yet said or Python's exit cut short)
+        if proc.returncode == 130:
+            assert last_line(stderr).startswith("owl-bt: bench stopped by SIGTERM (after the last episode): 1 of 1 "
+                                                "episodes recorded"), stderr
+        else:
+            assert proc.returncode == 0, (proc.returncode, stderr)
+            assert stdout.strip().splitlines()[-1].startswith("bench: 1 of 1 episodes recorded (1 new), 1 succeeded")
+        assert "| berry1 |" in stdout and "Traceback" not in stderr  # the summary, printed whole
+        return
+    pytest.fail("the bench ended each time before summary.md could be seen")

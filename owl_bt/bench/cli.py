@@ -51,25 +51,40 @@ def bench_command(out: Console, err: Console, method: str, tasks: str, seeds: in
         interrupted, stopped_by = False, ""
         if not quiet:
             err.print(_what_will_run(cfg, wanted - {episodes.key(r) for r in before}), markup=False, soft_wrap=True)
+        stops = _Stops()  # a signal once the episodes are done: the summary is written whole first
         try:
-            if quiet:
-                outcome = run_bench(cfg)
-            else:
-                ok = sum(bool(r.get("success")) for r in before)
-                with BenchProgress(err, " and ".join(cfg.methods), cfg.episodes, len(before), ok) as bar:
-                    outcome = run_bench(cfg, on_done=bar)
-            interrupted, stopped_by = outcome.interrupted, outcome.stopped_by
-            if outcome.removed:
-                err.print(f"owl-bt: removed {len(outcome.removed)} run folder(s) of episodes not in {episodes.FILENAME} "
-                          f"(left by a stopped bench; run again): {', '.join(outcome.removed)}", markup=False, soft_wrap=True)
-        except KeyboardInterrupt:  # outside the pool's own Ctrl-C handling (e.g. while workers started)
-            interrupted = True
-        after_loaded = episodes.read(cfg.out / episodes.FILENAME)
-        data = _summary(cfg.out, after_loaded)
+            try:
+                if quiet:
+                    outcome = run_bench(cfg)  # (its workers' pool takes Ctrl-C and SIGTERM over while it runs)
+                else:
+                    ok = sum(bool(r.get("success")) for r in before)
+                    with BenchProgress(err, " and ".join(cfg.methods), cfg.episodes, len(before), ok) as bar:
+                        outcome = run_bench(cfg, on_done=bar)
+                stops.done = True
+                interrupted, stopped_by = outcome.interrupted, outcome.stopped_by
+                if outcome.removed:
+                    err.print(f"owl-bt: removed {len(outcome.removed)} run folder(s) of episodes not in "
+                              f"{episodes.FILENAME} (left by a stopped bench; run again): {', '.join(outcome.removed)}",
+                              markup=False, soft_wrap=True)
+            except KeyboardInterrupt:  # outside the pool's own Ctrl-C handling (e.g. while workers started)
+                stops.done = True
+                interrupted, stopped_by = True, stops.early
+            return _report(cfg, err, wanted, before, interrupted, stopped_by, stops.late)
+        finally:
+            stops.restore()
+
+
+def _report(cfg, err: Console, wanted: set, before: list, interrupted: bool, stopped_by: str, late: list[str]) -> int:
+    """Write the summary, print it and the last line; the exit code (130 when stopped, also by a signal
+    that came once the episodes were done: `late`)."""
+    after_loaded = episodes.read(cfg.out / episodes.FILENAME)
+    data = _summary(cfg.out, after_loaded)
     sys.stdout.write(render(data))
     after = [r for r in after_loaded.records if episodes.key(r) in wanted]
     ok = sum(bool(r.get("success")) for r in after)
     where = cfg.out / MD_NAME
+    if late and not interrupted:
+        interrupted, stopped_by = True, f"{late[0]} (after the last episode)"
     if interrupted:
         err.print(f"owl-bt: bench stopped by {stopped_by or 'Ctrl-C'}: {len(after)} of {cfg.episodes} episodes recorded; "
                   f"summary in {where}",
@@ -78,6 +93,42 @@ def bench_command(out: Console, err: Console, method: str, tasks: str, seeds: in
     print(f"bench: {len(after)} of {cfg.episodes} episodes recorded ({len(after) - len(before)} new), {ok} succeeded; "
           f"summary in {where}")
     return 0
+
+
+class _Stops:
+    """Ctrl-C, SIGTERM and SIGHUP for the whole bench command (the workers' pool takes them over while
+    it runs): before the episodes are done, a KeyboardInterrupt (the bench stops; `early` names the
+    signal); once they are, noted in `late` while the summary is written and the last line said (stopped
+    there, the bench exited 143 or 129 with no line at all). Only in the main thread, where signals are
+    delivered; `restore()` puts the handlers before back."""
+
+    def __init__(self) -> None:
+        import signal
+        import threading
+
+        self.done, self.early, self.late = False, "", []
+        self._old: dict = {}
+        if threading.current_thread() is threading.main_thread():
+            self._old = {sig: signal.signal(sig, self._on_signal) for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
+
+    def _on_signal(self, signum: int, frame: object) -> None:
+        from owl_bt.runfolder import signal_words
+
+        if self.done:
+            self.late.append(signal_words(signum))
+            return
+        self.early = self.early or signal_words(signum)
+        raise KeyboardInterrupt
+
+    def restore(self) -> None:
+        """Put the handlers before back; in the `owl-bt` program itself, ignore the signals from here:
+        the last line is said, only the exit is left."""
+        import signal
+
+        from owl_bt import cli
+
+        for sig, handler in self._old.items():  # (ignored, not only noted: Python's exit puts the default back)
+            signal.signal(sig, signal.SIG_IGN if cli.PROGRAM else handler)
 
 
 def _what_will_run(cfg, todo: set[tuple[str, int, str]]) -> str:

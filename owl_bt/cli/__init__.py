@@ -31,7 +31,8 @@ def _stopped_starting_up(signum: int, frame: object) -> None:
 
 
 _STDERR = 2  # the terminal's stderr, kept: pybullet's import points fd 2 at /dev/null for a moment (sim.quiet)
-if os.path.basename(sys.argv[0]) == "owl-bt" or sys.argv[0] == "-m":  # the program starting, not an import
+PROGRAM = os.path.basename(sys.argv[0]) == "owl-bt" or sys.argv[0] == "-m"  # the program starting, not an import
+if PROGRAM:
     _STDERR = os.dup(2)
     for _sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):  # SIGHUP: the terminal closed (ssh dropped)
         signal.signal(_sig, _stopped_starting_up)
