@@ -22,6 +22,7 @@ from owl_bt.state import ObjectState, Pose
 from perception import cloud as cl
 from perception.camera import RGBDFrame
 from perception.cloud import PLANE_DIST
+from perception.containers import rest_in_containers, stands_in
 from perception.detector import ROBOT, Detection, Detector, colour_name, dominant_colour, name_by_colour
 from perception.fit import euler, principal_yaw
 from perception.shapes import ShapeLibrary
@@ -51,6 +52,7 @@ class PerceivedObject:
     fit_rmse: float = float("nan")
     source: str = "segmentation"
     lowest: float | None = None  # m: the fitted shape's lowest point (world z)
+    low_point: tuple[float, float, float] | None = None  # m: where that lowest point is (world x, y, z)
 
 
 @dataclass
@@ -122,8 +124,9 @@ class Pipeline:
         for obj in self._unlabelled(frame, sc, pixmap, claimed, set(out.objects)):
             out.objects[obj.state.name] = obj
         t3 = time.perf_counter()
-        _flag_contents(out.objects)
+        _flag_contents(out.objects, self.shapes)
         _rest_on_supports(out.objects, sc.table_z)
+        rest_in_containers(out.objects, self.shapes)
         out.objects["table"] = self._table(sc)
         if not [o for o in out.objects.values() if not o.state.fixed]:
             out.failure = NO_OBJECTS
@@ -179,8 +182,10 @@ class Pipeline:
             rgba=(*(float(v) for v in rgb), 1.0), mass=float(info.get("mass") or 0.1), friction=float(info.get("friction") or 0.8),
             fixed=bool(info.get("fixed")), colour=colour_name(rgb, self.palette), kind=det.kind,
         )
-        lowest = float(((model.points * fit.scale) @ fit.R.T + fit.t)[:, 2].min())
-        return PerceivedObject(state, len(sel), flags, fit_rmse=fit.rmse, source=det.source, lowest=lowest, **base)
+        world = (model.points * fit.scale) @ fit.R.T + fit.t
+        low = tuple(float(v) for v in world[int(np.argmin(world[:, 2]))])
+        return PerceivedObject(state, len(sel), flags, fit_rmse=fit.rmse, source=det.source, lowest=low[2], low_point=low,
+                               **base)
 
     def _marker(self, det: Detection, sc: cl.SceneCloud, sel: np.ndarray, model, flags: list[str]) -> PerceivedObject:
         pts = sc.points[sel]
@@ -362,8 +367,9 @@ def _rest_on_supports(objects: dict[str, PerceivedObject], table_z: float) -> No
             obj.state = obj.state.moved(Pose(p.x, p.y, p.z - gap, p.roll, p.pitch, p.yaw))
 
 
-def _flag_contents(objects: dict[str, PerceivedObject]) -> None:
-    """Flag objects whose centre lies inside a larger object's (oriented) box: a ball in a mug, soup in a can."""
+def _flag_contents(objects: dict[str, PerceivedObject], shapes: ShapeLibrary) -> None:
+    """Flag objects whose centre lies inside a larger object's (oriented) box — a ball in a mug, soup in a
+    can — or whose lower end is in a container's opening (a fork standing in a mug, its centre at the rim)."""
     from owl_bt.state import rotation_matrix
 
     for name, obj in objects.items():
@@ -374,5 +380,5 @@ def _flag_contents(objects: dict[str, PerceivedObject]) -> None:
             if other == name or o.state.fixed or np.prod(o.state.size) <= np.prod(obj.state.size):
                 continue
             local = np.asarray(rotation_matrix(*o.state.pose.euler)).T @ (c - np.asarray(o.state.pose.position))
-            if np.all(np.abs(local) < np.asarray(o.state.size) / 2):
+            if np.all(np.abs(local) < np.asarray(o.state.size) / 2) or stands_in(obj.low_point, o.state, shapes):
                 obj.flags.append(f"inside {other}")

@@ -95,6 +95,11 @@ def surface_model(spec, kind: str, samples: int = SAMPLES, seed: int = 0) -> Sha
     normals /= np.maximum(np.linalg.norm(normals, axis=1, keepdims=True), 1e-12)
     info = {k: getattr(spec, k, None) for k in ("category", "colour", "rgba", "mass", "friction", "region", "fixed")}
     info["shape"] = getattr(spec, "shape", "box")
+    # a container: its inside floor's height above its bottom, its inner radius and its axis (body frame), m
+    cavity = (getattr(spec, "extra", None) or {}).get("cavity")
+    info["floor"] = float(cavity["bottom"] - lo[2]) if cavity else None
+    info["cavity"] = (float(cavity["centre"][0] - centre[0]), float(cavity["centre"][1] - centre[1]),
+                      float(cavity["radius"])) if cavity else None
     return ShapeModel(kind, points, normals, tuple(float(v) for v in hi - lo), info)
 
 
