@@ -34,6 +34,7 @@ DWELL_SECONDS = 1.0
 MOUTH_INSET = 0.03  # metres the poured object's mouth stays inside the target's rim
 MIN_MOUTH_DOWN = 0.17  # the emptied object's axis ends at least this far (cosine) below horizontal (~100° tilt)
 TRAP_SHARE = 0.7  # contents wider than this share of the room the pads leave in a cavity catch on them
+AIM_SHARE = 0.4  # of a container's inner radius: how far off its axis a pour into it aims the mouth
 RIM_MARGIN = 0.015  # metres inside its rim (beyond their own radius) that poured contents must fall into a container
 MAX_JOINT_JUMP = 0.6  # radians between neighbouring tilt waypoints: more means IK flipped branch
 
@@ -82,13 +83,25 @@ class PourSkill(Skill):
         qx, qy = (hi[0] - lo[0]) / 8, (hi[1] - lo[1]) / 8
         lo = (max(lo[0] + qx, WORKSPACE[0][0]), max(lo[1] + qy, WORKSPACE[0][1]), lo[2])
         hi = (min(hi[0] - qx, WORKSPACE[1][0]), min(hi[1] - qy, WORKSPACE[1][1]), hi[2])
-        return {
+        params = {
             "x": rng.uniform(lo[0], max(lo[0], hi[0])),
             "y": rng.uniform(lo[1], max(lo[1], hi[1])),
             "z": hi[2] + rng.uniform(1.0, 2.0) * height,
             "dyaw": rng.uniform(-math.pi, math.pi),
             "tilt": self._tilt(model, o, rng),
         }
+        cav = model.cavity(t)
+        if cav is not None and (model.carried or model.contents(o)):
+            # Into a container: o's mouth ends over the middle of t's opening (within AIM_SHARE of its
+            # radius), o's centre wherever that puts it; drawn over t's whole box, what falls out
+            # mostly met the rim.
+            (fx, fy, _), radius, _ = cav
+            r, a = AIM_SHARE * radius * math.sqrt(rng.random()), rng.uniform(-math.pi, math.pi)
+            rot = p.getMatrixFromQuaternion(_tilted(state.get(o).pose, params["dyaw"], params["tilt"]))
+            half = state.get(o).size[2] / 2
+            params["x"] = fx + r * math.cos(a) - rot[2] * half
+            params["y"] = fy + r * math.sin(a) - rot[5] * half
+        return params
 
     @staticmethod
     def _tilt(model: PlanningModel, o: str, rng: np.random.Generator) -> float:
@@ -108,8 +121,7 @@ class PourSkill(Skill):
         contents = list(model.carried) or model.contents(o)
         if contents and _hand_over_mouth(model, o):  # cheap before dear: no physics for a blocked mouth
             return Outcome.fail(f"the hand covers the mouth of {o} at this grasp", o)
-        upright = p.getQuaternionFromEuler((0, 0, params["dyaw"]))
-        quat0 = p.multiplyTransforms((0, 0, 0), upright, (0, 0, 0), to_bullet(obj.pose)[1])[1]
+        quat0 = _tilted(obj.pose, params["dyaw"], 0.0)
         pos = (params["x"], params["y"], params["z"])
         axis = (-math.sin(params["dyaw"]), math.cos(params["dyaw"]), 0.0)  # across the pour direction
         poses = []
@@ -181,6 +193,14 @@ class PourSkill(Skill):
         # land is judged by the generated checkers, not by a planned pose.
         return Outcome(ok=True, commands=[Move(path), Move(tuple(waypoints[1:]), times),
                                           Move((waypoints[-1],), (DWELL_SECONDS,))])
+
+
+def _tilted(pose, dyaw: float, tilt: float) -> tuple[float, ...]:
+    """The quaternion of an object at `pose` (Pose) turned by dyaw (radians) about the vertical, then
+    tilted by `tilt` (radians) about the horizontal axis across that pour direction."""
+    quat0 = p.multiplyTransforms((0, 0, 0), p.getQuaternionFromEuler((0, 0, dyaw)), (0, 0, 0), to_bullet(pose)[1])[1]
+    turn = p.getQuaternionFromAxisAngle((-math.sin(dyaw), math.cos(dyaw), 0.0), tilt)
+    return p.multiplyTransforms((0, 0, 0), turn, (0, 0, 0), quat0)[1]
 
 
 def _rim_watch(model: PlanningModel, contents: list[str], t: str) -> tuple[dict[str, bool], object]:
