@@ -19,6 +19,7 @@ from owl_bt.tamp import pddl
 from owl_bt.tamp.grounding import ground_operators
 from owl_bt.tamp.operators import GroundOp
 from owl_bt.tamp.planning_model import PlanningModel
+from owl_bt.tamp.refine import _on_edge
 from owl_bt.tamp.search import SketchItem, arranged_by, plan, propose_edit
 from perception.tracker import Tracked, Tracker
 from sim import tasks
@@ -194,6 +195,26 @@ def test_a_replan_after_the_pour_keeps_it_done_and_the_poured_soup_in_the_bowl(s
         failure = Failure("plan", "no sample", str(tp.steps[1]), (), {"step": 1, "around_target": {"bowl": ["soup"]}})
         edit = propose_edit(now, sketch, tp, failure, set())
         assert edit is None or "pour" not in edit[1], edit[1]
+    finally:
+        world.close()
+
+
+def test_a_placement_on_the_edge_of_its_checker_is_refused(schemas):
+    # SoupPour seed 2: the meat can was set down lying 0.6 mm inside "off the mat" (its box 3 cm clear
+    # of the mat's), came to rest 1.2 mm further on the arm, and the monitor failed the step. A
+    # result whose checkers break when the moved object is 4 mm off is refused now.
+    world = SimWorld()
+    try:
+        tasks.get("souppour").build(world, 2)
+        sketch = _oracle_sketch(world, schemas)
+        off_mat = [c for it in sketch if str(it.op) == "place_ontop(potted_meat_can, table)" for c in it.checks]
+        lying = world.ground_truth().with_pose("potted_meat_can", Pose(0.349, -0.22, 0.05, 0.0, 1.571, -2.698))
+        assert all(check(lying) for _, check in off_mat)  # as planned: the checker holds ...
+        rested = lying.with_pose("potted_meat_can", Pose(0.35, -0.218, 0.05, 0.0, 1.571, 3.564))
+        assert not all(check(rested) for _, check in off_mat)  # ... and not where it came to rest on the arm
+        assert _on_edge(lying, "potted_meat_can", off_mat) == [off_mat[0][0]]
+        clear = lying.with_pose("potted_meat_can", Pose(0.33, -0.22, 0.05, 0.0, 1.571, -2.698))
+        assert _on_edge(clear, "potted_meat_can", off_mat) == []
     finally:
         world.close()
 
