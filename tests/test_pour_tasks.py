@@ -26,6 +26,7 @@ from sim import tasks
 from sim.catalog.layout import resting_pose
 from sim.tasks.common import cavity_centre
 from sim.world import SimWorld
+from skills.motions import reach
 from skills.pour import _finger_inside
 from skills.registry import load_skills
 from skills.sim_backend import SimArmBackend
@@ -215,6 +216,36 @@ def test_a_placement_on_the_edge_of_its_checker_is_refused(schemas):
         assert _on_edge(lying, "potted_meat_can", off_mat) == [off_mat[0][0]]
         clear = lying.with_pose("potted_meat_can", Pose(0.33, -0.22, 0.05, 0.0, 1.571, -2.698))
         assert _on_edge(clear, "potted_meat_can", off_mat) == []
+    finally:
+        world.close()
+
+
+def _held_as_on_the_arm(model: PlanningModel, o: str, grasp: tuple) -> None:
+    """Lift o 12 cm and hold it with `grasp` (its pose in the TCP frame: position m, euler rad), the
+    arm brought there by inverse kinematics."""
+    pose = model.pose(o)
+    model.set_pose(o, replace(pose, z=pose.z + 0.12))
+    obj = p.getBasePositionAndOrientation(model.bodies[o], physicsClientId=model.cid)
+    inv = p.invertTransform(grasp[0], p.getQuaternionFromEuler(grasp[1]))
+    q = reach(model, p.multiplyTransforms(*obj, *inv))
+    assert q is not None
+    model.set_arm(q)
+    model.attach(o)
+
+
+def test_a_pour_whose_tilt_swings_the_forearm_into_the_can_is_refused():
+    # SoupPour seed 8: tilting the can 157° over the bowl swung the forearm through it; on the arm
+    # it shoved the can 19 cm along the fingers, the soup missed and the pour failed. The planning
+    # model checked the held can against the scene only, never against the arm itself.
+    world = SimWorld()
+    try:
+        tasks.get("souppour").build(world, 8)
+        model = PlanningModel(world.ground_truth())
+        _held_as_on_the_arm(model, "tomato_soup_can", ((0.003, 0.025, 0.011), (-1.69, 0.51, 3.11)))
+        out = load_skills()["pour"].simulate(model, ("tomato_soup_can", "bowl"), {
+            "x": 0.5429, "y": 0.1863, "z": 0.2071, "dyaw": 0.0627, "tilt": 2.7423})
+        assert not out.ok and "the arm" in out.reason, out.reason
+        model.close()
     finally:
         world.close()
 
