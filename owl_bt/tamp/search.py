@@ -145,7 +145,11 @@ def propose_edit(
     # is picked first) may be moved aside first.
     arranged = kept.union(*(arranged_by(world, it.op) for it in items[:at]))
     in_target = [b for b in in_target if b not in arranged]
-    blamed = [b for b in blamed if b not in arranged]
+    # what lies inside the object acted on (the soup in the can to be picked) goes with it: never in its way
+    inside = set(_inside(world, op.args[0])) if op.args and op.args[0] in world.objects else set()
+    blamed = [b for b in blamed if b not in arranged and b not in inside]
+    if op.name == "pick":
+        in_target = [b for b in in_target if b not in inside]
     container = "Container" in _types(world, target)
     if op.name == "pour" and container:  # what lies in a container is no obstacle to pouring more into it
         in_target = [b for b in in_target if not _below_rim(world, b, target)]
