@@ -20,6 +20,7 @@ import math
 import numpy as np
 import pybullet as p
 
+from owl_bt.state import WorldState
 from owl_bt.tamp.operators import OperatorSchema
 from owl_bt.tamp.planning_model import PlanningModel
 from sim.bullet import from_bullet, to_bullet
@@ -33,6 +34,8 @@ DWELL_SECONDS = 1.0
 MOUTH_INSET = 0.03  # metres the poured object's mouth stays inside the target's rim
 MIN_MOUTH_DOWN = 0.17  # the emptied object's axis ends at least this far (cosine) below horizontal (~100° tilt)
 TRAP_SHARE = 0.7  # contents wider than this share of the room the pads leave in a cavity catch on them
+AIM_SHARE = 0.4  # of a container's inner radius: how far off its axis a pour into it aims the mouth
+RIM_MARGIN = 0.015  # metres inside its rim (beyond their own radius) that poured contents must fall into a container
 MAX_JOINT_JUMP = 0.6  # radians between neighbouring tilt waypoints: more means IK flipped branch
 
 
@@ -62,6 +65,16 @@ class PourSkill(Skill):
             return f"a finger inside {o} would trap what is to be poured out"
         return None
 
+    def effect_seen(self, world: WorldState, args: tuple[str, ...]) -> bool:
+        """The pour's lasting effect, seen in `world` once its checkers (judging the tilted moment)
+        no longer can be: nothing is inside o (no movable object's centre within o's box)."""
+        o = args[0]
+        if o not in world.objects:
+            return False
+        lo, hi = world.get(o).aabb()
+        return not any(all(lo[i] < world.get(n).pose.position[i] < hi[i] for i in range(3))
+                       for n in world.movable() if n != o)
+
     def sample(self, model: PlanningModel, args: tuple[str, ...], rng: np.random.Generator) -> dict:
         o, t = args
         state = model.state()
@@ -70,13 +83,25 @@ class PourSkill(Skill):
         qx, qy = (hi[0] - lo[0]) / 8, (hi[1] - lo[1]) / 8
         lo = (max(lo[0] + qx, WORKSPACE[0][0]), max(lo[1] + qy, WORKSPACE[0][1]), lo[2])
         hi = (min(hi[0] - qx, WORKSPACE[1][0]), min(hi[1] - qy, WORKSPACE[1][1]), hi[2])
-        return {
+        params = {
             "x": rng.uniform(lo[0], max(lo[0], hi[0])),
             "y": rng.uniform(lo[1], max(lo[1], hi[1])),
             "z": hi[2] + rng.uniform(1.0, 2.0) * height,
             "dyaw": rng.uniform(-math.pi, math.pi),
             "tilt": self._tilt(model, o, rng),
         }
+        cav = model.cavity(t)
+        if cav is not None and (model.carried or model.contents(o)):
+            # Into a container: o's mouth ends over the middle of t's opening (within AIM_SHARE of its
+            # radius), o's centre wherever that puts it; drawn over t's whole box, what falls out
+            # mostly met the rim.
+            (fx, fy, _), radius, _ = cav
+            r, a = AIM_SHARE * radius * math.sqrt(rng.random()), rng.uniform(-math.pi, math.pi)
+            rot = p.getMatrixFromQuaternion(_tilted(state.get(o).pose, params["dyaw"], params["tilt"]))
+            half = state.get(o).size[2] / 2
+            params["x"] = fx + r * math.cos(a) - rot[2] * half
+            params["y"] = fy + r * math.sin(a) - rot[5] * half
+        return params
 
     @staticmethod
     def _tilt(model: PlanningModel, o: str, rng: np.random.Generator) -> float:
@@ -96,31 +121,15 @@ class PourSkill(Skill):
         contents = list(model.carried) or model.contents(o)
         if contents and _hand_over_mouth(model, o):  # cheap before dear: no physics for a blocked mouth
             return Outcome.fail(f"the hand covers the mouth of {o} at this grasp", o)
-        upright = p.getQuaternionFromEuler((0, 0, params["dyaw"]))
-        quat0 = p.multiplyTransforms((0, 0, 0), upright, (0, 0, 0), to_bullet(obj.pose)[1])[1]
+        quat0 = _tilted(obj.pose, params["dyaw"], 0.0)
         pos = (params["x"], params["y"], params["z"])
         axis = (-math.sin(params["dyaw"]), math.cos(params["dyaw"]), 0.0)  # across the pour direction
-        q0 = model.robot.arm_q()
-        waypoints, poses = [], []
-        seed = q0
-        for k in range(TILT_WAYPOINTS + 1):
-            turn = p.getQuaternionFromAxisAngle(axis, params["tilt"] * k / TILT_WAYPOINTS)
-            quat = p.multiplyTransforms((0, 0, 0), turn, (0, 0, 0), quat0)[1]
-            q = reach(model, model.tcp_for_object(from_bullet(pos, quat), model.grasp), seed=seed)
-            if q is None:
-                return Outcome.fail(f"no inverse-kinematics solution to tilt {o} above {t}", t)
-            if k and max(abs(a - b) for a, b in zip(q, seed, strict=True)) > MAX_JOINT_JUMP:
-                return Outcome.fail(f"tilting {o} above {t} needs a jump of the arm", t)
-            hit = model.in_collision(q, ignore=tuple(contents))
-            if hit:
-                return Outcome.fail(f"pouring {o} above {t} collides with {hit}", hit.split("↔")[-1])
-            waypoints.append(q)
-            seed = q
+        poses = []
         for k in range(4 * TILT_WAYPOINTS + 1):  # the object's own path, finer than the arm's
             turn = p.getQuaternionFromAxisAngle(axis, params["tilt"] * k / (4 * TILT_WAYPOINTS))
             poses.append((pos, p.multiplyTransforms((0, 0, 0), turn, (0, 0, 0), quat0)[1]))
         # The mouth (the middle of o's top face) must end over t, well inside its rim, so that what
-        # falls out falls into t however it tumbles on the way.
+        # falls out falls into t however it tumbles on the way (judged before any inverse kinematics).
         rot = p.getMatrixFromQuaternion(poses[-1][1])
         if contents and rot[8] > -MIN_MOUTH_DOWN:  # the mouth must end facing below the horizon
             return Outcome.fail(f"{o} is not tilted far enough to empty it", o)
@@ -130,6 +139,22 @@ class PourSkill(Skill):
         inset = min(MOUTH_INSET, (hi[0] - lo[0]) / 4, (hi[1] - lo[1]) / 4)
         if not (lo[0] + inset <= mouth[0] <= hi[0] - inset and lo[1] + inset <= mouth[1] <= hi[1] - inset):
             return Outcome.fail(f"the mouth of {o} would not be over {t}", t)
+        q0 = model.robot.arm_q()
+        waypoints = []
+        seed = q0
+        for k in range(TILT_WAYPOINTS + 1):
+            turn = p.getQuaternionFromAxisAngle(axis, params["tilt"] * k / TILT_WAYPOINTS)
+            quat = p.multiplyTransforms((0, 0, 0), turn, (0, 0, 0), quat0)[1]
+            q = reach(model, model.tcp_for_object(from_bullet(pos, quat), model.grasp), seed=seed)
+            if q is None:
+                return Outcome.fail(f"no inverse-kinematics solution to tilt {o} above {t}", t)
+            if k and max(abs(a - b) for a, b in zip(q, seed, strict=True)) > MAX_JOINT_JUMP:
+                return Outcome.fail(f"tilting {o} above {t} needs a jump of the arm", t)
+            hit = model.in_collision(q, ignore=tuple(contents)) or _arm_meets_held(model, o)
+            if hit:
+                return Outcome.fail(f"pouring {o} above {t} collides with {hit}", hit.split("↔")[-1])
+            waypoints.append(q)
+            seed = q
         # The pour's physics before the motion to it (each a third of a sample's time): most samples
         # are lost to where the contents land, and need no motion planned. The motion there is then
         # planned with the contents back in o (kept upright on the way) and they are put back where
@@ -139,11 +164,15 @@ class PourSkill(Skill):
         model.release_contents()
         fine = len(poses) - 1  # the arm's waypoints, interpolated to the object's finer path
         arm = [_lerp(waypoints, k * TILT_WAYPOINTS / fine) for k in range(fine + 1)]
-        model.pour_motion(poses, TILT_SECONDS, DWELL_SECONDS, arm=arm)
+        crossed, watch = _rim_watch(model, contents, t)
+        model.pour_motion(poses, TILT_SECONDS, DWELL_SECONDS, arm=arm, watch=watch)
         model.set_arm(waypoints[-1])
         left_inside = [c for c in contents if c in model.contents(o)]
         if left_inside:
             return Outcome.fail(f"{', '.join(left_inside)} stays inside {o} when it is tilted", o)
+        near_rim = [c for c, ok in crossed.items() if not ok]
+        if near_rim:
+            return Outcome.fail(f"{', '.join(near_rim)} would fall into {t} too close to its rim", t)
         state = model.state()
         failed = [name for name, check in model.step_checks if not check(state)]
         if failed:
@@ -164,6 +193,56 @@ class PourSkill(Skill):
         # land is judged by the generated checkers, not by a planned pose.
         return Outcome(ok=True, commands=[Move(path), Move(tuple(waypoints[1:]), times),
                                           Move((waypoints[-1],), (DWELL_SECONDS,))])
+
+
+def _arm_meets_held(model: PlanningModel, o: str) -> str | None:
+    """'the arm' when a link of the arm other than the gripper's touches the held object o at the
+    arm's current joints, else None. The arm swings round o as it tilts it: on the arm the forearm
+    met the soup can there and shoved it 19 cm along the fingers (SoupPour, seed 8), which the
+    planning model's collision check (the held object against the scene) did not see."""
+    gripper = set(model.robot.gripper_links)
+    for c in p.getClosestPoints(model.bodies[o], model.robot.body, 0.0, physicsClientId=model.cid):
+        if c[4] not in gripper:
+            return f"{o}↔the arm"
+    return None
+
+
+def _tilted(pose, dyaw: float, tilt: float) -> tuple[float, ...]:
+    """The quaternion of an object at `pose` (Pose) turned by dyaw (radians) about the vertical, then
+    tilted by `tilt` (radians) about the horizontal axis across that pour direction."""
+    quat0 = p.multiplyTransforms((0, 0, 0), p.getQuaternionFromEuler((0, 0, dyaw)), (0, 0, 0), to_bullet(pose)[1])[1]
+    turn = p.getQuaternionFromAxisAngle((-math.sin(dyaw), math.cos(dyaw), 0.0), tilt)
+    return p.multiplyTransforms((0, 0, 0), turn, (0, 0, 0), quat0)[1]
+
+
+def _rim_watch(model: PlanningModel, contents: list[str], t: str) -> tuple[dict[str, bool], object]:
+    """For a pour into a container t that stands upright (it has an opening): a watch for the pour's
+    physics that records, for each of `contents`, whether its centre drops below t's rim within
+    RIM_MARGIN (plus its own radius) inside the opening. What passes the rim that far in lands in t
+    even when the arm pours a little differently from the planning model; what only just clears it
+    landed on the bowl's rim on the arm (SoupPour, seed 3). Returns (verdict by content, filled in
+    as they pass — those still missing at the end never passed, i.e. not ok —, the watch or None)."""
+    cav = model.cavity(t)
+    verdict = {c: False for c in contents}
+    if cav is None or not contents:
+        return {}, None
+    (fx, fy, fz), radius, depth = cav
+    rim = fz + depth
+    state = model.state()
+    reach_ok = {c: radius - min(state.get(c).size) / 2 - RIM_MARGIN for c in contents}
+    bodies = {c: model.bodies[c] for c in contents}
+    passed: set[str] = set()
+
+    def watch() -> None:
+        for c, body in bodies.items():
+            if c in passed:
+                continue
+            (x, y, z), _ = p.getBasePositionAndOrientation(body, physicsClientId=model.cid)
+            if z < rim:
+                passed.add(c)
+                verdict[c] = math.hypot(x - fx, y - fy) <= reach_ok[c]
+
+    return verdict, watch
 
 
 def _lerp(waypoints: list[tuple[float, ...]], at: float) -> tuple[float, ...]:

@@ -15,7 +15,7 @@ from owl_bt.language.planning import planner_for
 from owl_bt.tamp import pddl
 from owl_bt.tamp.motion import densify, plan_motion
 from owl_bt.tamp.refine import Refinement
-from owl_bt.tamp.search import SketchItem, plan
+from owl_bt.tamp.search import SketchItem, arranged_by, plan
 from skills.base import Move
 from trees.worker import WorkerBehaviour
 
@@ -53,7 +53,7 @@ class PlanBehaviour(WorkerBehaviour):
         ]
         goal = [(n, c.checkers.as_callable(n)) for n in c.goal_checkers()]
         skip = done_prefix(sketch, self._world, s.skills)
-        kept = frozenset(it.op.args[0] for it in sketch[:skip] if it.op.name != "pick" and it.op.args)
+        kept = frozenset().union(*(arranged_by(self._world, it.op) for it in sketch[:skip]))
         if skip:
             s.log("skip_done", actions=[str(it.op) for it in sketch[:skip]],
                   reason="their constraints already hold in the observed state")
@@ -97,7 +97,7 @@ def done_prefix(sketch: list[SketchItem], world, skills) -> int:
     done = 0
     for i, item in enumerate(sketch):
         if item.checks:
-            if not all(check(world) for _, check in item.checks):
+            if not all(check(world) for _, check in item.checks) and not _superseded(sketch, i, world, skills):
                 break
             skill = skills.get(item.op.name)
             if skill is not None and held_after(skill.schema, item.op.args) is None:
@@ -108,6 +108,21 @@ def done_prefix(sketch: list[SketchItem], world, skills) -> int:
             return 0
         return done if done == pick else 0
     return done if done < len(sketch) else 0
+
+
+def _superseded(sketch: list[SketchItem], i: int, world, skills) -> bool:
+    """Is sketch action i, whose checkers no longer hold, done all the same? Its checkers judge the
+    moment right after it (the soup can tipped over the bowl), which the next action on the same
+    object undoes (the can set down off the mat). It is taken as done when that next action has
+    checkers, they hold now, and i's skill sees its lasting effect in `world` (`effect_seen(world,
+    args)`: a pour's poured object holds nothing any more). Without this, a replan after the apple
+    was knocked poured the empty can over the bowl again."""
+    item = sketch[i]
+    seen = getattr(skills.get(item.op.name), "effect_seen", None)
+    if seen is None or not item.op.args or not seen(world, item.op.args):
+        return False
+    nxt = next((it for it in sketch[i + 1:] if it.op.name != "pick" and it.op.args[:1] == item.op.args[:1]), None)
+    return nxt is not None and bool(nxt.checks) and all(check(world) for _, check in nxt.checks)
 
 
 def go_home(model, refinement: Refinement) -> None:

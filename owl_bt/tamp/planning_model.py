@@ -8,6 +8,7 @@ Nothing here reads the simulator that the robot acts in.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import pybullet as p
 
@@ -183,12 +184,14 @@ class PlanningModel:
         """Let the held object's contents move under physics again (pouring)."""
         self.carried = {}
 
-    def pour_motion(self, poses: list[tuple], seconds: float, dwell: float, arm: list | None = None) -> None:
+    def pour_motion(self, poses: list[tuple], seconds: float, dwell: float, arm: list | None = None,
+                    watch: Callable[[], None] | None = None) -> None:
         """Move the held object through `poses` ((position, quaternion) of its body, world frame)
         over `seconds`, then hold the last for `dwell` s, stepping physics all along so that its
         released contents fall out (off the container's walls and the hand, as they would). `arm`:
         joint values (radians) matching each pose, so that the hand turns with the object (its palm
-        and fingers over a mug's mouth are in the way of what falls out)."""
+        and fingers over a mug's mouth are in the way of what falls out). `watch`: called after every
+        physics step (the pour follows where the contents fall)."""
         body = self.bodies[self.held]
         self._put(self.held, *poses[0])
         # Driven by a stiff fixed constraint to the world, as a hand would: the contents meet a
@@ -205,8 +208,12 @@ class PlanningModel:
                 p.changeConstraint(cons, pos, quat, maxForce=5000.0, physicsClientId=self.cid)
                 for _ in range(per):
                     p.stepSimulation(physicsClientId=self.cid)
+                    if watch is not None:
+                        watch()
             for _ in range(int(dwell / TIME_STEP)):
                 p.stepSimulation(physicsClientId=self.cid)
+                if watch is not None:
+                    watch()
         finally:
             p.removeConstraint(cons, physicsClientId=self.cid)
             self._put(self.held, *poses[-1])

@@ -154,10 +154,16 @@ def propose_edit(
     # What the sketch has put somewhere by then (a fork into the mug), or a replan found done already, is
     # arranged on purpose, not in the way; what it arranges only later (the knife lying on the fork that
     # is picked first) may be moved aside first.
-    arranged = kept | {it.op.args[0] for it in items[:at] if it.op.name != "pick" and it.op.args}
+    arranged = kept.union(*(arranged_by(world, it.op) for it in items[:at]))
     in_target = [b for b in in_target if b not in arranged]
-    blamed = [b for b in blamed if b not in arranged]
+    # what lies inside the object acted on (the soup in the can to be picked) goes with it: never in its way
+    inside = set(_inside(world, op.args[0])) if op.args and op.args[0] in world.objects else set()
+    blamed = [b for b in blamed if b not in arranged and b not in inside]
+    if op.name == "pick":
+        in_target = [b for b in in_target if b not in inside]
     container = "Container" in _types(world, target)
+    if op.name == "pour" and container:  # what lies in a container is no obstacle to pouring more into it
+        in_target = [b for b in in_target if not _below_rim(world, b, target)]
     for b in in_target + blamed:
         inside = container and _below_rim(world, b, target)
         key = ("pour" if inside else "move", target if inside else b)
@@ -187,6 +193,28 @@ def propose_edit(
         needs = tp.steps[idx + 1] if refused and idx + 1 < len(tp.steps) else op
         return items[:j] + new + items[j:], f"no grasp of {op.args[0]} reaches {needs}: put it down and regrasp first"
     return None
+
+
+def arranged_by(world: WorldState, op: GroundOp) -> set[str]:
+    """Objects a sketch action puts somewhere on purpose: none for a pick; the object a place moves;
+    for a pour, the poured object and what it pours — whatever is inside it or, once poured, inside
+    its target container in `world` (soup a pour put in the bowl is where the sketch wants it, not
+    something in the bowl's way to pour out again)."""
+    if op.name == "pick" or not op.args:
+        return set()
+    out = {op.args[0]}
+    if op.name == "pour":
+        for holder in op.args:
+            if holder in world.objects and (holder == op.args[0] or "Container" in _types(world, holder)):
+                out |= {n for n in _inside(world, holder) if _below_rim(world, n, holder)}
+    return out
+
+
+def _inside(world: WorldState, holder: str) -> list[str]:
+    """Movable objects whose centre lies within `holder`'s box (between its bottom and top)."""
+    lo, hi = world.get(holder).aabb()
+    return [n for n in world.movable() if n != holder
+            and all(lo[i] < world.get(n).pose.position[i] < hi[i] for i in range(3))]
 
 
 def _sketch_index_at(tp: pddl.TaskPlan, idx: int) -> int:
