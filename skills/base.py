@@ -51,7 +51,9 @@ class Outcome:
     """Result of running a controller in the planning model.
 
     ok: success; commands: what to send to the backend; reason: why not (one line); offending:
-    objects that blocked it; expected: object poses the step should produce (for monitoring).
+    objects that blocked it; expected: object poses the step should produce (for monitoring);
+    hopeless: no other sample of the step, grasp or skeleton edit can do better (an apple wider
+    than the mug's opening), so the planning round ends at once.
     """
 
     ok: bool
@@ -59,10 +61,16 @@ class Outcome:
     reason: str = ""
     offending: tuple[str, ...] = ()
     expected: dict[str, Pose] = field(default_factory=dict)
+    hopeless: bool = False
 
     @classmethod
     def fail(cls, reason: str, *offending: str) -> Outcome:
         return cls(ok=False, reason=reason, offending=tuple(o for o in offending if o))
+
+    @classmethod
+    def hopeless_fail(cls, reason: str) -> Outcome:
+        """A failure no other sample, grasp or edit avoids (see `hopeless`)."""
+        return cls(ok=False, reason=reason, hopeless=True)
 
 
 class Skill(abc.ABC):

@@ -320,8 +320,8 @@ class PlaceInsideSkill(_PlaceSkill):
         cavity = model.cavity(c)
         narrowest = min(model.state().get(o).size)
         if cavity is not None and narrowest > 2 * cavity[1] + FIT_MARGIN:  # in no orientation at all
-            return Outcome.fail(f"{o} does not fit into {c}: {narrowest * 100:.1f} cm across at its narrowest, "
-                                f"{c}'s opening {2 * cavity[1] * 100:.1f} cm", c)
+            return Outcome.hopeless_fail(f"{o} does not fit into {c}: {narrowest * 100:.1f} cm across at its "
+                                         f"narrowest, {c}'s opening {2 * cavity[1] * 100:.1f} cm")
         return super().simulate(model, args, params)
 
     def engineered(self, model: PlanningModel, o: str, s: str) -> str | None:

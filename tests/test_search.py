@@ -143,3 +143,15 @@ def test_the_failure_reported_is_the_step_that_failed_every_round_not_the_last_i
     assert telling_failure(rounds[:1]) is rounds[0]
     distinct = [fail("pick(plum)", "grasp blocked"), fail("place_ontop(plum, table)", "no room")]
     assert telling_failure(distinct) is distinct[-1]  # nothing failed twice: the last round's, as before
+
+
+def test_a_step_no_sample_can_do_ends_the_round_at_once(skills):
+    # the apple does not fit the mug: the round used to spend the place's budget, regrasp three times and
+    # try every skeleton edit (1,519 samples a run) to say "placing apple there collides with mug"
+    apple = ObjectState("apple", "apple", Pose(0.45, -0.2, 0.035), (0.07, 0.07, 0.07), shape="sphere")
+    mug = ObjectState("mug", "mug", Pose(0.55, 0.15, 0.045), (0.098, 0.072, 0.09), shape="cylinder", kind="mug")
+    world = _scene(apple, mug)
+    items = _sketch(GroundOp("pick", ("apple",)), GroundOp("place_inside", ("apple", "mug")))
+    res = plan(world, skills, items, [], np.random.default_rng(0), budget=500)
+    assert res.failure is not None and res.failure.observed.get("hopeless") and res.skeletons == 1
+    assert res.failure.reason.startswith("apple does not fit into mug") and res.samples < 50

@@ -133,13 +133,14 @@ def test_a_pour_is_refused_when_the_palm_covers_the_mouth(skills):
 
 
 def test_a_thing_wider_than_a_containers_opening_is_said_not_to_fit(skills):
-    # an apple (7 cm) and a mug (6.4 cm inside): 500 samples a step said "placing apple there collides with mug"
+    # an apple (7 cm) and a mug (6.4 cm inside): 500 samples a step (1,519 a run, 21 s) said "placing apple
+    # there collides with mug"; now the planning round ends at the first sample, saying why
     world = _scene(("mug", (0.5, -0.15, 0.046)), ("apple", (0.5, 0.15, 0.04)), ("golf_ball", (0.4, 0.15, 0.03)))
     model = PlanningModel(world)
     try:
         params = skills["place_inside"].sample(model, ("apple", "mug"), np.random.default_rng(0))
         out = skills["place_inside"].simulate(model, ("apple", "mug"), params)
-        assert not out.ok and out.offending == ("mug",)
+        assert not out.ok and out.hopeless  # no other sample, grasp or edit can make it fit
         assert "apple does not fit into mug" in out.reason and "opening 6.4 cm" in out.reason, out.reason
         ball = skills["place_inside"].simulate(model, ("golf_ball", "mug"), params)
         assert "fit" not in ball.reason  # (it is not held: that is what stops it)

@@ -147,8 +147,8 @@ def refine(
         model.step_checks = checks
         model.next_op = skeleton[idx + 1] if idx < last else None  # a sampler may look ahead (pick before a pour)
         try:
-            step, reasons, blamed, used = _sample_step(model, op, skill, checks, hint, rng, share, cancelled, snap,
-                                                       _grasp_filter(skeleton, skills, idx, next_checks))
+            step, reasons, blamed, used, hopeless = _sample_step(
+                model, op, skill, checks, hint, rng, share, cancelled, snap, _grasp_filter(skeleton, skills, idx, next_checks))
         finally:
             model.step_checks = []
         spent[idx] += used
@@ -162,6 +162,9 @@ def refine(
         model.drop_snapshot(snap)
         if reasons.get("cancelled"):
             out.failure = Failure("plan", "cancelled", str(op))
+            break
+        if hopeless:  # (no regrasp, redrawn placement or skeleton edit can change it)
+            out.failure = Failure("plan", next(iter(reasons)), str(op), observed={"samples": used, "hopeless": True})
             break
         if can_regrasp and regrasps[idx] < REGRASPS and spent[idx] < budget:
             regrasps[idx] += 1
@@ -270,7 +273,7 @@ def _sample_step(model, op, skill, checks, hint, rng, share, cancelled, snap, gr
     for k in range(1, share + 1):
         if cancelled():
             reasons["cancelled"] += 1
-            return None, reasons, blamed, k - 1
+            return None, reasons, blamed, k - 1, False
         params = _guided(skill.sample(model, op.args, rng), hint, rng)
         if hasattr(skill, "orient"):  # a skill that can choose an orientation the step's checkers accept
             params = skill.orient(model, op.args, params, rng)
@@ -284,7 +287,7 @@ def _sample_step(model, op, skill, checks, hint, rng, share, cancelled, snap, gr
             failed = [name for name, chk in checks if not chk(state)]
             edge = [] if failed or op.name == "pick" else _on_edge(state, op.args[0], checks)
             if not failed and not edge:
-                return GroundedStep(op, params, res.commands, res.expected, k, checks), reasons, blamed, k
+                return GroundedStep(op, params, res.commands, res.expected, k, checks), reasons, blamed, k, False
             if edge:
                 reasons[f"{op.args[0]} within {NUDGE * 1000:.0f} mm of the edge of {', '.join(edge)}"] += 1
             else:
@@ -292,8 +295,11 @@ def _sample_step(model, op, skill, checks, hint, rng, share, cancelled, snap, gr
         else:
             reasons[res.reason] += 1
             blamed.update(res.offending)
+            if res.hopeless:  # no other draw can do better: the step fails at once
+                model.restore(snap)
+                return None, reasons, blamed, k, True
         model.restore(snap)
-    return None, reasons, blamed, share
+    return None, reasons, blamed, share, False
 
 
 def _on_edge(state: WorldState, moved: str, checks: Sequence[tuple[str, Checker]]) -> list[str]:

@@ -117,7 +117,7 @@ def plan(
         if ref.ok:
             return SearchResult(tp, ref, n, samples, items, failures, edits)
         failures.append(ref.failure)
-        if cancelled() or n == max_skeletons:
+        if cancelled() or n == max_skeletons or ref.failure.observed.get("hopeless"):
             break
         corrected = repair(ref.failure, items, list(goal_checkers)) if repair is not None else None
         if corrected is not None:
