@@ -236,3 +236,19 @@ def test_on_the_left_of_the_table_and_apostrophes_of_every_kind():
             goals(f"don{quote}t put the lemon on the plate")
     with pytest.raises(GroundingError, match="did not understand: 'left';"):  # a known word, no "did you mean"
         goals("move the lemon left")
+
+
+def test_a_fork_leaning_on_a_mug_from_outside_is_not_taken_for_a_goal_already_met():
+    # Mug1 seed 8: the fork fell out of the mug and leaned on it from outside, its centre over the mug's
+    # box but beside its walls; the grounder answered "the goal already holds" and its own checker
+    # said it did not, which ended the run. One standing in the mug is in it.
+    mug = Thing("mug", "mug", "blue", False, (0.5, 0.2, 0.045, 0.0, 0.0, 1.07), (0.098, 0.072, 0.09),
+                (0.445, 0.14, 0.0), (0.555, 0.26, 0.09), "cylinder")
+    outside = Thing("fork", "fork", "silver", False, (0.455, 0.145, 0.07, -0.56, 0.77, -1.97), (0.19, 0.025, 0.005),
+                    (0.41, 0.1, 0.002), (0.5, 0.19, 0.14), "box")
+    standing = Thing("fork", "fork", "silver", False, (0.49, 0.21, 0.1, 0.0, 1.53, 0.0), (0.19, 0.025, 0.005),
+                     (0.48, 0.2, 0.006), (0.5, 0.22, 0.196), "box")
+    table = thing("table", "table", "brown", 0.55, 0.0, (0.7, 0.9, 0.0), fixed=True, z0=-0.001)
+    steps = [f"{s.op}({', '.join(s.args)})" for s in plan_for("put the fork in the mug", [table, mug, outside]).steps]
+    assert steps == ["pick(fork)", "place_inside(fork, mug)"]
+    assert plan_for("put the fork in the mug", [table, mug, standing]).steps == []  # it is in it: nothing to do
