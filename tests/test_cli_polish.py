@@ -241,6 +241,14 @@ def test_ctrl_c_while_starting_up_is_one_line(tmp_path, after):
     proc = subprocess.Popen([sys.executable, "-m", "owl_bt.cli", "run", INSTRUCTION, "--task", "berry1",
                              "--out", str(tmp_path / "r")], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                             text=True, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    # from the moment owl_bt.cli takes the signals (its SIGTERM handler shows in /proc: before that the
+    # interpreter itself is still starting, which on a loaded machine took over 0.1 s)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and proc.poll() is None:
+        caught = next(line for line in open(f"/proc/{proc.pid}/status") if line.startswith("SigCgt:"))
+        if int(caught.split()[1], 16) & (1 << (signal.SIGTERM - 1)):
+            break
+        time.sleep(0.002)
     time.sleep(after)
     proc.send_signal(signal.SIGINT)
     _, stderr = proc.communicate(timeout=60)
