@@ -39,9 +39,17 @@ def inside(name, box):
     olo, ohi = get_aabb_bounds(state, env, name)
     clo, chi = get_aabb_bounds(state, env, box)
     o = state.get(name)
-    # a round thing lying tilted: its rotated box dips below it; its lowest point is at most half its length down
-    bottom = max(olo[2], c[2] - max(o.size) / 2) if o.shape == "sphere" else olo[2]
-    low = clo[2] + 0.003 < bottom < clo[2] + 0.75 * (chi[2] - clo[2])  # on its floor or low wall, not its rim
+    top = clo[2] + 0.75 * (chi[2] - clo[2])  # on its floor or low wall, not its rim
+    if o.shape == "sphere":
+        # a round thing lying tilted: its rotated box dips below it; its lowest point is at most half its length down
+        low = clo[2] + 0.003 < max(olo[2], c[2] - max(o.size) / 2) < top
+    else:
+        # a long thing leaning in it on its rim has its centre within its walls (one leaning on it from
+        # outside, its foot on the table, has its centre beside them); its box's lowest corner may dip below
+        # the floor as it leans, and a camera sees a thing in a container only in part: 1.5 cm below its bottom
+        m, s = get_obj_center(state, env, box), state.get(box).size
+        walls = math.hypot(c[0] - m[0], c[1] - m[1]) <= min(s[0], s[1]) / 2
+        low = walls and clo[2] - 0.015 < olo[2] < top
     return position_within_bounds(c, b) and low and within_rim(name, box)
 
 def side(name, relation, ref):

@@ -64,6 +64,7 @@ class PlanningModel:
         self.carried: dict[str, Transform] = {}  # contents of the held object, pose in its frame
         self.upright: tuple | None = None  # the held object's orientation when it was picked up
         self.grip_angle: float | tuple[float, ...] = GRIP_ANGLE  # finger angle(s) (rad) the held object is gripped at
+        self.grasp_touch: frozenset[int] = frozenset()  # arm links the held object touched as it was gripped
         # (name, checker) pairs the step being sampled must satisfy: set by the refiner, so that a
         # controller can judge a result before it plans dear motions for it
         self.step_checks: list = []
@@ -113,10 +114,10 @@ class PlanningModel:
 
     def snapshot(self) -> tuple:
         return (p.saveState(physicsClientId=self.cid), self.held, self.grasp, dict(self.carried), self.upright,
-                self.grip_angle)
+                self.grip_angle, self.grasp_touch)
 
     def restore(self, snap: tuple) -> None:
-        sid, self.held, self.grasp, carried, self.upright, self.grip_angle = snap
+        sid, self.held, self.grasp, carried, self.upright, self.grip_angle, self.grasp_touch = snap
         self.carried = dict(carried)
         p.restoreState(stateId=sid, physicsClientId=self.cid)
 
@@ -164,6 +165,9 @@ class PlanningModel:
         self.upright = oquat  # how it stood when picked up: carrying contents, keep it so
         self.grip_angle = GRIP_ANGLE if angle is None else angle
         self.robot.reset_fingers(self.grip_angle)
+        # the arm links it touches as it is gripped (a mug deep in the hand against a wrist) are its grasp's own
+        self.grasp_touch = frozenset(c[4] for c in p.getClosestPoints(self.bodies[name], self.robot.body, 0.0,
+                                                                       physicsClientId=self.cid))
 
     def detach(self) -> None:
         self.held, self.grasp, self.carried = None, None, {}
@@ -242,7 +246,9 @@ class PlanningModel:
         """Name of what the arm (or the held object) would touch at q, else None.
 
         Checks the arm and gripper against every object and the table (except `ignore`), the held
-        object against everything but the gripper, and the gripper against the arm's base links.
+        object against everything but the gripper, the held object against the arm links it can swing
+        into (those before the last wrist link, which turns with the hand; not those it touched as it
+        was gripped), and the gripper against the arm's base links.
         """
         self.set_arm(q)
         cid, body = self.cid, self.robot.body
@@ -253,6 +259,10 @@ class PlanningModel:
                 return name
             if self.held is not None and p.getClosestPoints(self.bodies[self.held], bid, margin, physicsClientId=cid):
                 return f"{self.held}↔{name}"
+        if self.held is not None:  # a long held thing (a fork) swung into the forearm stalls the arm
+            for c in p.getClosestPoints(self.bodies[self.held], body, margin, physicsClientId=cid):
+                if c[4] < self.robot.arm[-1] and c[4] not in self.grasp_touch:
+                    return f"{self.held}↔the arm"
         for glink in (self.robot.arm[-1], self.robot.gripper_links[0]):  # wrist/gripper vs base links
             for blink in self._base_links:
                 if p.getClosestPoints(body, body, 0.0, linkIndexA=glink, linkIndexB=blink, physicsClientId=cid):
