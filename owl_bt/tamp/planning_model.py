@@ -242,8 +242,10 @@ class PlanningModel:
         return p.multiplyTransforms(pos, quat, inv[0], inv[1])
 
     # -- collisions ----------------------------------------------------------------------------
-    def in_collision(self, q: tuple[float, ...] | list[float], ignore: tuple[str, ...] = (), margin: float = 0.0) -> str | None:
-        """Name of what the arm (or the held object) would touch at q, else None.
+    def in_collision(self, q: tuple[float, ...] | list[float], ignore: tuple[str, ...] = (), margin: float = 0.0,
+                     clearance: float = 0.0) -> str | None:
+        """Name of what the arm (or the held object) would touch at q (within `margin` m, and `clearance`
+        m more of a movable object), else None.
 
         Checks the arm and gripper against every object and the table (except `ignore`), the held
         object against everything but the gripper, the held object against the arm links it can swing
@@ -255,9 +257,10 @@ class PlanningModel:
         for name, bid in self.bodies.items():
             if name in ignore or name == self.held or name in self.carried:
                 continue
-            if p.getClosestPoints(body, bid, margin, physicsClientId=cid):
+            near = margin + (0.0 if self.objects[name].fixed else clearance)
+            if p.getClosestPoints(body, bid, near, physicsClientId=cid):
                 return name
-            if self.held is not None and p.getClosestPoints(self.bodies[self.held], bid, margin, physicsClientId=cid):
+            if self.held is not None and p.getClosestPoints(self.bodies[self.held], bid, near, physicsClientId=cid):
                 return f"{self.held}↔{name}"
         if self.held is not None:  # a long held thing (a fork) swung into the forearm stalls the arm
             for c in p.getClosestPoints(self.bodies[self.held], body, margin, physicsClientId=cid):
