@@ -114,15 +114,9 @@ def test_cap_plan_is_carried_out_as_given(berry_world, skills):
 
 
 def test_cap_sample_code_draws_a_moved_blocker_from_beside_what_it_blocked(schemas):
-    from sim import tasks
-    from sim.world import SimWorld
+    from worlds import task_state
 
-    world = SimWorld()
-    try:
-        tasks.get("berry2").build(world, 0)
-        s0 = world.ground_truth()
-    finally:
-        world.close()
+    s0 = task_state("berry2", 0)
     code = _gen("cap-sample", s0, schemas).transcript[0]["answer"]
     can = code[code.index('("pick", "potted_meat_can")'):code.index('("pick", "strawberry")')]
     assert "modify_pose_bounds_to_be_ontop_of_object(initial, env, init_bounds, \"potted_meat_can\", \"table\")" in can

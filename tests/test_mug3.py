@@ -7,12 +7,12 @@ import math
 
 import pytest
 from grounder_vs_oracle import answers
+from worlds import task_state
 
 from owl_bt.episode import EpisodeConfig, run_episode
 from owl_bt.state import Pose, WorldState
 from owl_bt.tamp.planning_model import PlanningModel
 from sim import tasks
-from sim.world import SimWorld
 
 
 def _all_goals(constraints, state: WorldState) -> bool:
@@ -56,12 +56,7 @@ def test_a_fork_in_the_mug_seen_low_is_in_it_and_one_leaning_on_it_from_outside_
 def test_a_held_fork_swung_into_the_arm_is_a_collision_and_a_grasp_contact_is_not():
     # Mug3: the fork held for place_inside swung into the forearm on the arm, which stalled ("blocked
     # against fork"); the planning model did not check a held object against the arm's own links.
-    world = SimWorld()
-    try:
-        tasks.get("mug3").build(world, 0)
-        s0 = world.ground_truth()
-    finally:
-        world.close()
+    s0 = task_state("mug3", 0)
     model = PlanningModel(s0)
     try:
         q = list(model.robot.home)

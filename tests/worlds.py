@@ -15,3 +15,15 @@ def world_with(*objs: tuple[str, tuple[float, ...]]) -> SimWorld:
         world.add(catalog.make(kind), Pose(*pose))
     world.settle(1.0)
     return world
+
+
+def task_state(task: str, seed: int):
+    """The settled initial WorldState (ground truth) of a benchmark task's seed; the world is closed."""
+    from sim import tasks
+
+    world = SimWorld()
+    try:
+        tasks.get(task).build(world, seed)
+        return world.ground_truth()
+    finally:
+        world.close()
