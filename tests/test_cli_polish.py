@@ -314,3 +314,18 @@ def test_the_help_example_goal_is_never_wrapped_inside_its_quotes():
     for columns in ("60", "80", "200"):
         shown = CliRunner().invoke(app, ["--help"], env={"COLUMNS": columns}).output
         assert '    owl-bt run "put the strawberry onto the light-grey region" --task berry1\n' in shown, shown
+
+
+def test_an_absent_object_in_the_default_scene_says_which_scene_and_h_is_help():
+    # newcomer: with no --task, "there is no 'apple' in the scene" did not say the scene was berry1's, the
+    # default; and `owl-bt run -h` was "no such option: -h"
+    proc = owl("run", "put the apple in the bowl", "--perception", "sim-state", "-q")
+    assert proc.returncode == 2 and "(the berry1 task's scene, the default: choose one with --task or --scene" in proc.stderr
+    named = owl("run", "put the apple in the bowl", "--task", "berry1", "--perception", "sim-state", "-q")
+    assert named.returncode == 2 and "the default" not in named.stderr
+    from typer.testing import CliRunner
+
+    from owl_bt.cli import app
+
+    shown = CliRunner().invoke(app, ["run", "-h"])
+    assert shown.exit_code == 0 and "Usage:" in shown.output and "--task" in shown.output

@@ -12,6 +12,7 @@ from owl_bt.report.console import make_console
 
 app = typer.Typer(
     add_completion=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     rich_markup_mode=None,

@@ -169,6 +169,10 @@ def run(
         with extra_files(extras), progress or contextlib.nullcontext():
             result = run_episode(cfg, on_tick=progress)
     except OwlError as exc:
+        if isinstance(exc, UsageError) and task is None and scene is None and exc.reason.startswith("there is no "):
+            # the default scene, unsaid: say which one it was
+            exc = UsageError(f"{exc.reason} (the berry1 task's scene, the default: choose one with --task or --scene; "
+                             "`owl-bt tasks` lists them)")
         raise fail(exc) from None
     view = err if as_json else out  # with --json, stdout carries the JSON object only
     view.rule("plan sketch")
