@@ -39,6 +39,7 @@ def test_successful_run_folder_has_the_report_and_tree_drawings(success_run):
     labels = " ".join(str(n.get("label")) for n in graph.get_nodes())
     for behaviour in ("perceive", "generate-constraints", "plan", "execute", "replan"):
         assert behaviour in labels
+    assert "did not run" in labels and "invalid" not in labels  # (newcomer: tree.png said py_trees' 'invalid')
     md = (out / "report.md").read_text()
     plan = json.loads((out / "plan.json").read_text())
     assert md.startswith(f"# Run report: {BERRY}")

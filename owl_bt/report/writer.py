@@ -57,6 +57,7 @@ def render_tree_files(folder: Path, dot: str | None) -> str:
     """Write tree.dot (and tree.png through Graphviz's `dot`); returns a note for the report."""
     if not dot:
         return "(no Graphviz source: install pydot)"
+    dot = dot.replace('\\ninvalid"', '\\ndid not run"')  # py_trees' word for a behaviour that has not run, as tree.txt says it
     (folder / "tree.dot").write_text(dot, encoding="utf-8")
     try:  # Graphviz's own `dot` on the file: parsing the text back into pydot took a fifth of a short run
         exe = shutil.which("dot")
