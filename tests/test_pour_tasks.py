@@ -143,6 +143,16 @@ def test_an_object_let_go_of_and_hidden_by_the_hand_is_taken_to_rest_below_it():
     assert "in bowl" in out.flags["soup"][-1]
 
 
+def _edit_after(now, items: list[SketchItem], step: int, offending: tuple, around: dict,
+                kept: frozenset = frozenset()) -> str | None:
+    """The note of the skeleton edit proposed when skeleton step `step` of `items` ran out of samples
+    blaming `offending`, with `around` its target's neighbours; None when no edit is proposed."""
+    tp = pddl.solve(now, [k.schema for k in load_skills().values()], [i.op for i in items])
+    failure = Failure("plan", "no sample", str(tp.steps[step]), offending, {"step": step, "around_target": around})
+    edit = propose_edit(now, items, tp, failure, set(), kept)
+    return None if edit is None else edit[1]
+
+
 def _oracle_sketch(world: SimWorld, schemas) -> list[SketchItem]:
     """SoupPour's oracle sketch with its checkers, through the real parser and sandbox, as the plan
     stage builds it."""
@@ -187,15 +197,11 @@ def test_a_replan_after_the_pour_keeps_it_done_and_the_poured_soup_in_the_bowl(s
         assert "soup" in kept
         # a later step into the bowl that found the soup there: no edit pours the soup out of it
         items = [SketchItem(GroundOp("pick", ("apple",))), SketchItem(GroundOp("place_inside", ("apple", "bowl")))]
-        tp = pddl.solve(now, [k.schema for k in skills.values()], [i.op for i in items])
-        failure = Failure("plan", "no sample", str(tp.steps[1]), (), {"step": 1, "around_target": {"bowl": ["soup"]}})
-        edit = propose_edit(now, items, tp, failure, set(), kept)
-        assert edit is None or "pour" not in edit[1], edit[1]
+        edit = _edit_after(now, items, 1, (), {"bowl": ["soup"]}, kept)
+        assert edit is None or "pour" not in edit, edit
         # nor does a pour into the bowl find the soup already in it in its way
-        tp = pddl.solve(now, [k.schema for k in skills.values()], [i.op for i in sketch])
-        failure = Failure("plan", "no sample", str(tp.steps[1]), (), {"step": 1, "around_target": {"bowl": ["soup"]}})
-        edit = propose_edit(now, sketch, tp, failure, set())
-        assert edit is None or "pour" not in edit[1], edit[1]
+        edit = _edit_after(now, sketch, 1, (), {"bowl": ["soup"]})
+        assert edit is None or "pour" not in edit, edit
     finally:
         world.close()
 
@@ -209,12 +215,8 @@ def test_the_soup_in_its_can_is_not_moved_aside_for_the_can_s_grasp(schemas):
     try:
         tasks.get("souppour").build(world, 1)
         sketch = _oracle_sketch(world, schemas)
-        now = world.ground_truth()
-        tp = pddl.solve(now, [k.schema for k in load_skills().values()], [i.op for i in sketch])
-        failure = Failure("plan", "no sample", str(tp.steps[0]), ("soup",),
-                          {"step": 0, "around_target": {"tomato_soup_can": ["soup"]}})
-        edit = propose_edit(now, sketch, tp, failure, set())
-        assert edit is None or "soup is in the way" not in edit[1], edit[1]
+        edit = _edit_after(world.ground_truth(), sketch, 0, ("soup",), {"tomato_soup_can": ["soup"]})
+        assert edit is None or "soup is in the way" not in edit, edit
     finally:
         world.close()
 
