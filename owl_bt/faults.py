@@ -1,6 +1,6 @@
 """Seeded fault injection in simulation (`owl-bt run/bench --faults … --fault-seed N`).
 
-Four kinds, each with a rate in [0, 1]:
+Five kinds, each with a rate in [0, 1]:
 
 - `grasp-slip`: per step that starts with an object in the hand (a transport: place, pour), the
   chance that the object slips out of the gripper part-way along the step's longest motion (the
@@ -9,6 +9,8 @@ Four kinds, each with a rate in [0, 1]:
   (not a region or a fixed object)
   is knocked 5–12 cm to a new resting pose (clear of the other objects and the arm) before the
   step's effects are observed.
+- `knock-off`: per executed step, the chance that afterwards one such object is knocked off the
+  table: it lies on the floor beside it, out of the camera's workspace, for the rest of the episode.
 - `miss-detect`: per observation, the chance that perception misses one object (not the table,
   not the held object) in that frame.
 - `arm-fault`: per executed step, the chance that the arm reports a fault part-way along one of
@@ -31,14 +33,16 @@ import numpy as np
 
 from owl_bt.errors import UsageError
 
-KINDS = ("grasp-slip", "knock", "miss-detect", "arm-fault")
+KINDS = ("grasp-slip", "knock", "miss-detect", "arm-fault", "knock-off")  # new kinds go last: seeds keep their draws
 USAGE = ("--faults takes KIND=RATE pairs separated by commas, KIND one of " + ", ".join(KINDS)
          + " and RATE a number from 0 to 1, e.g. --faults grasp-slip=0.2,knock=0.1,miss-detect=0.1,arm-fault=0.05")
 KNOCK_TRIES = 40  # spots tried for a knocked object
-DRAWS = {"grasp-slip": 2, "knock": 2 + 3 * KNOCK_TRIES, "miss-detect": 2, "arm-fault": 3}  # numbers drawn per chance
+# numbers drawn per chance
+DRAWS = {"grasp-slip": 2, "knock": 2 + 3 * KNOCK_TRIES, "miss-detect": 2, "arm-fault": 3, "knock-off": 2}
 KNOCK_DISTANCE = (0.05, 0.12)  # m: how far a knocked object ends up from where it was
 SLIP_FALL_S = 0.6  # s of physics at most for a slipped object to fall clear of the hand
 KNOCK_SETTLE_S = 0.5  # s of physics after a knock, the arm holding still
+FLOOR = (1.6, -0.8)  # m: where a knocked-off object lies (x, z), beyond the table's far edge, below its top
 
 
 @dataclass(frozen=True)
@@ -140,17 +144,16 @@ class FaultInjector:
             self._armed.append(_Armed("arm-fault", min(int(k_fault * len(moves)), len(moves) - 1), 0.2 + 0.6 * f_fault))
 
     def step_done(self, action: str) -> None:
-        """Between steps: perhaps knock an object to a new pose."""
+        """Between steps: perhaps knock an object to a new pose, or off the table."""
         self._armed = []
         u, pick, *draws = self.rng["knock"].random(DRAWS["knock"])
-        if u >= self.rate("knock"):
-            return
+        u_off, pick_off = self.rng["knock-off"].random(DRAWS["knock-off"])
         held = self.arm.held
         candidates = sorted(n for n, b in self.world.bodies.items() if not (b.spec.fixed or b.spec.region) and n != held)
-        if not candidates:
-            return
-        name = candidates[min(int(pick * len(candidates)), len(candidates) - 1)]
-        self._knock(name, action, draws)
+        if u < self.rate("knock") and candidates:
+            self._knock(candidates[min(int(pick * len(candidates)), len(candidates) - 1)], action, draws)
+        if u_off < self.rate("knock-off") and candidates:
+            self._knock_off(candidates[min(int(pick_off * len(candidates)), len(candidates) - 1)], action)
 
     # -- in the arm -------------------------------------------------------------------------------
     def motion(self) -> _Armed | None:
@@ -248,6 +251,17 @@ class FaultInjector:
             return
         pos, quat = to_bullet(old)  # nowhere free to knock it to: leave it be
         p.resetBasePositionAndOrientation(body, pos, quat, physicsClientId=cid)
+
+    def _knock_off(self, name: str, action: str) -> None:
+        """`name` off the table: on the floor beyond its far edge (held there: the simulation has no floor)."""
+        import pybullet as p
+
+        body, old = self.world.body_id(name), self.world.pose(name)
+        at = (FLOOR[0], old.y, FLOOR[1])
+        p.resetBasePositionAndOrientation(body, at, (0, 0, 0, 1), physicsClientId=self.world.cid)
+        p.resetBaseVelocity(body, (0, 0, 0), (0, 0, 0), physicsClientId=self.world.cid)
+        p.changeDynamics(body, -1, mass=0.0, physicsClientId=self.world.cid)
+        self._record("knock-off", object=name, after=action, frm=_xy(old), to=[round(at[0], 3), round(at[1], 3)])
 
     def _record(self, kind: str, **fields: Any) -> None:
         rec = {"kind": kind, "step": self._step, **fields}

@@ -25,7 +25,7 @@ class Observation:
     """A perceived state and the RGB image (PNG bytes) it came from. From the camera also:
     annotated_png (the image with labelled boxes), flags (name → caveats: occluded, kept from an
     earlier round, inside a container …), kept (names carried over unseen), missing (labelled but
-    never measured: not in `world`), timings (s per pipeline step)."""
+    never measured, or gone from where they were kept: not in `world`), timings (s per pipeline step)."""
 
     world: WorldState
     image_png: bytes
@@ -86,7 +86,7 @@ class CameraSource:
         except OSError as exc:
             raise PerceptionError(f"the camera gave no frame: {exc}") from None
         res = self.pipeline.perceive(frame)
-        known = any(not s.fixed for s in self.tracker.known.values())
+        known = any(not s.fixed for s in self.tracker.known.values()) or bool(self.tracker.gone)
         if res.failure and not (res.failure == NO_OBJECTS and known):  # nothing on the table but known things: kept
             self.last_annotated = annotate(frame, {}, note=f"perception failed: {res.failure}")
             raise PerceptionError(res.failure)
@@ -102,6 +102,7 @@ class CameraSource:
             # let go since the last look and hidden now (by the hand above it): under the hand, at rest
             self._place_in_hand(name, tracked, None)
             self.tracker.let_go(name, tracked)
+        self.tracker.drop_vacant(tracked, frame, {held, *self._in_hand, *res.unmeasured} - {None})
         self._in_hand = {k: v for k, v in self._in_hand.items() if k == held}
         flags = {n: f for n, f in tracked.flags.items() if f}
         note = f"missing: {', '.join(tracked.missing)}" if tracked.missing else ""

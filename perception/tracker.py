@@ -4,7 +4,9 @@ Detector labels are stable names already. Objects the fallback named by colour a
 previous round's by position and colour (Hungarian assignment, scipy), so a replanning round calls
 them what the plan called them. An object seen before but not now is *kept* with its last state and
 a flag (occluded, in the gripper, inside a container) — never silently dropped; an object a detector
-labels but whose points are too few to measure, and that was never measured, is reported *missing*.
+labels but whose points are too few to measure, and that was never measured, is reported *missing*,
+and so is a kept object whose place the depth image sees empty (`perception.vacancy`), until it is
+seen again.
 
 A kept object that was inside another one's box when it was last seen (the soup in its can, a ball
 in a mug) moves with that container: its pose relative to the container then is carried to the
@@ -32,7 +34,8 @@ FLOOR_SHARE = 0.1  # what rests in a container unseen is taken to stand on a flo
 @dataclass
 class Tracked:
     """What the tracker hands back for a round: states by name; flags by name (plain words);
-    kept: names carried over from an earlier round; missing: labelled but never measured."""
+    kept: names carried over from an earlier round; missing: labelled but never measured, or gone
+    from where they were kept (their place seen empty)."""
 
     states: dict[str, ObjectState] = field(default_factory=dict)
     flags: dict[str, list[str]] = field(default_factory=dict)
@@ -47,6 +50,7 @@ class Tracker:
         self.last_seen: dict[str, int] = {}
         # unseen object → (its container, its pose in the container's frame when last seen together)
         self.inside: dict[str, tuple[str, np.ndarray]] = {}
+        self.gone: dict[str, str] = {}  # kept object whose place was seen empty → why it is missing
 
     def update(self, seen: dict[str, ObjectState], unlabelled: set[str], unmeasured: list[str], held: str | None,
                flags: dict[str, list[str]]) -> Tracked:
@@ -64,6 +68,7 @@ class Tracker:
         out = Tracked(flags={n: list(flags.get(n, [])) for n in seen})
         for name, state in seen.items():
             self.inside.pop(name, None)
+            self.gone.pop(name, None)
             self.known[name] = state
             self.last_seen[name] = self.round
             out.states[name] = state
@@ -75,8 +80,35 @@ class Tracker:
             out.kept.append(name)
             out.flags[name] = [f"not seen ({why}): kept from observation {self.last_seen[name]}"]
         out.missing = [n for n in unmeasured if n not in out.states]
+        out.missing += [n for n in self.gone if n not in out.states and n not in out.missing]
+        for name in self.gone:
+            out.flags.setdefault(name, [self.gone[name]])
         self.carry(out)
         return out
+
+    def drop_vacant(self, tracked: Tracked, frame, skip: set[str] = frozenset()) -> list[str]:
+        """Drop from `tracked` each kept object whose place `frame` (an RGBDFrame) sees empty
+        (`perception.vacancy.seen_empty`): it is gone (knocked off the table, say), not hidden. It is
+        reported missing, with the reason, until it is seen again. Not judged: names in `skip` (held,
+        just let go), objects carried unseen inside a container, fixed ones. Returns the names dropped."""
+        from perception.vacancy import seen_empty
+
+        dropped = []
+        for name in list(tracked.kept):
+            state = tracked.states[name]
+            if name in skip or name in self.inside or state.fixed or not seen_empty(state, frame):
+                continue
+            x, y = state.pose.position[:2]
+            note = (f"not seen: its place at ({x:.2f}, {y:.2f}) is seen empty; gone since observation "
+                    f"{self.last_seen.get(name, 0)}")
+            del tracked.states[name]
+            tracked.kept.remove(name)
+            tracked.flags[name] = [note]
+            tracked.missing.append(name)
+            self.known.pop(name, None)
+            self.gone[name] = note
+            dropped.append(name)
+        return dropped
 
     def carry(self, tracked: Tracked, held: str | None = None) -> None:
         """Put each kept object that was inside a container where that container's pose in

@@ -55,8 +55,8 @@ def test_bad_fault_values_are_usage_errors(spec, says):
 
 
 def test_fault_values_parse_and_print_canonically():
-    spec = parse_faults(" arm-fault=0.05, GRASP-SLIP=0.2,knock=0.1,miss-detect=0.1", seed=3)
-    assert spec.text() == "grasp-slip=0.2,knock=0.1,miss-detect=0.1,arm-fault=0.05" and spec.seed == 3
+    spec = parse_faults(" arm-fault=0.05, GRASP-SLIP=0.2,knock-off=0.01,knock=0.1,miss-detect=0.1", seed=3)
+    assert spec.text() == "grasp-slip=0.2,knock=0.1,miss-detect=0.1,arm-fault=0.05,knock-off=0.01" and spec.seed == 3
     assert set(spec.rates) == set(KINDS)
     assert not parse_faults(None) and not parse_faults("knock=0")
     with pytest.raises(UsageError):
@@ -88,6 +88,24 @@ def test_a_knocked_object_is_seen_off_plan_and_the_task_replanned(tmp_path):
     assert plan["failures"][0]["kind"] == "POSTCONDITION" and plan["failures"][0]["offending_objects"] == ["strawberry"]
     assert plan["result"]["faults"]["counts"] == {"knock": 1} and plan["result"]["replans"] == 1
     _no_stale_text(result.tree_text)
+
+
+def test_an_object_knocked_off_the_table_is_missing_and_no_success_is_claimed(tmp_path):
+    """The strawberry, just set on the region, is knocked off the table. The camera sees its place
+    empty: perception reports it missing instead of keeping it where it was, so neither the step's
+    monitor nor a later goal check passes on a strawberry that is not there."""
+    seed = seed_for("knock-off", 0.5, [None, True, False, False, False, False])
+    out = tmp_path / "run"
+    result = run_episode(EpisodeConfig(BERRY, "berry1", 0, out, vlm="oracle", perception="camera",
+                                       faults="knock-off=0.5", fault_seed=seed, max_attempts=2))
+    events = _events(out)
+    offs = [e for e in events if e["event"] == "fault_injected"]
+    assert [(k["kind"], k["object"]) for k in offs] == [("knock-off", "strawberry")]
+    assert not result.success and not result.declared_success, result.history
+    after = [e for e in events if e["event"] == "perceived" and "strawberry" in e["missing"]]
+    assert after and any("seen empty" in f for f in after[0]["flags"]["strawberry"])
+    assert all("strawberry" not in e["objects"] for e in after)
+    assert "strawberry not seen after place_ontop(strawberry" in result.history[0]
 
 
 @pytest.mark.slow

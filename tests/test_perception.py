@@ -67,21 +67,56 @@ def _source(world, seed=0, held=None):
     return CameraSource(camera, pipeline, robot=lambda: RobotState(world.robot.arm_q(), held=held))
 
 
-def test_an_object_gone_from_view_is_kept_with_a_flag_and_names_persist():
+def _hide_behind_a_block(world, name: str, size: float = 0.02) -> None:
+    """Put a grey block on the head camera's line of sight to `name`, above the workspace (z ≈ 1 m)."""
+    from sim.camera import HEAD_EYE
+
+    pos, _ = p.getBasePositionAndOrientation(world.body_id(name), physicsClientId=world.cid)
+    eye = np.asarray(HEAD_EYE)
+    s = (eye[2] - 1.0) / (eye[2] - pos[2])
+    at = eye + s * (np.asarray(pos) - eye)
+    shape = p.createCollisionShape(p.GEOM_BOX, halfExtents=[size / 2] * 3, physicsClientId=world.cid)
+    look = p.createVisualShape(p.GEOM_BOX, halfExtents=[size / 2] * 3, rgbaColor=[0.5, 0.5, 0.5, 1], physicsClientId=world.cid)
+    p.createMultiBody(0, shape, look, basePosition=at.tolist(), physicsClientId=world.cid)
+
+
+def test_an_object_hidden_from_view_is_kept_with_a_flag_and_names_persist():
     world = SimWorld()
     try:
         tasks.get("citrus").build(world, 0)
         src = _source(world)
         first = src.observe()
         assert set(first.world.objects) == set(world.object_states()) and first.kept == []
-        # the plum leaves the camera's view (put far below the table): it is kept from the first look, flagged
-        p.resetBasePositionAndOrientation(world.body_id("plum"), (0.5, 0.0, -3.0), (0, 0, 0, 1), physicsClientId=world.cid)
+        # something comes between the camera and the plum: it is kept from the first look, flagged
+        _hide_behind_a_block(world, "plum")
         second = src.observe()
     finally:
         world.close()
-    assert second.kept == ["plum"] and second.world.objects["plum"] == first.world.objects["plum"]
+    assert "plum" in second.kept and second.world.objects["plum"] == first.world.objects["plum"]
     assert any("kept from observation 1" in f for f in second.flags["plum"])
-    assert set(second.world.objects) == set(first.world.objects)
+    assert set(second.world.objects) == set(first.world.objects) and second.missing == []
+
+
+def test_an_object_whose_place_is_seen_empty_is_missing_until_seen_again():
+    """A kept object the camera sees through (knocked off the table) is dropped and reported missing,
+    with its reason, on every look until it is seen again."""
+    world = SimWorld()
+    try:
+        tasks.get("citrus").build(world, 0)
+        src = _source(world)
+        first = src.observe()
+        plum = p.getBasePositionAndOrientation(world.body_id("plum"), physicsClientId=world.cid)
+        p.resetBasePositionAndOrientation(world.body_id("plum"), (0.5, 0.0, -3.0), (0, 0, 0, 1), physicsClientId=world.cid)
+        second, third = src.observe(), src.observe()
+        p.resetBasePositionAndOrientation(world.body_id("plum"), *plum, physicsClientId=world.cid)
+        back = src.observe()
+    finally:
+        world.close()
+    for obs in (second, third):
+        assert "plum" not in obs.world.objects and obs.missing == ["plum"] and obs.kept == []
+        assert any("is seen empty" in f for f in obs.flags["plum"])
+        assert set(obs.world.objects) == set(first.world.objects) - {"plum"}
+    assert "plum" in back.world.objects and back.missing == [] and back.kept == []
 
 
 def test_unlabelled_objects_are_named_by_colour_and_keep_their_names():

@@ -258,15 +258,20 @@ class Execute(WorkerBehaviour):
 
     def _moved_later(self, step, obs, later: set[str], done: list) -> Failure | None:
         """An object a later step acts on, which no step so far has moved, that is no longer where the
-        attempt's observation saw it (knocked, pushed): the rest of the plan was planned for where it
-        was (PRECONDITION)."""
+        attempt's observation saw it (knocked, pushed) or no longer seen at all (its place seen empty):
+        the rest of the plan was planned for where it was (PRECONDITION)."""
         world = self._world
         if world is None:
             return None
         moved_by_plan = {a for st in done for a in (*st.expected, *st.op.args)}
         for name in sorted(later):
-            if name in moved_by_plan or name not in world.objects or name not in obs.objects or world.objects[name].fixed:
+            if name in moved_by_plan or name not in world.objects or world.objects[name].fixed:
                 continue
+            if name not in obs.objects:  # perception saw its place empty (knocked off the table, say)
+                was = world.objects[name].pose
+                return Failure("monitor", f"{name} is no longer seen: its place at ({was.x:.2f}, {was.y:.2f}) is empty",
+                               str(step.op), (name,), {"planned": was.rounded(), "seen": sorted(obs.objects)},
+                               kind=PRECONDITION)
             was, now = world.objects[name].pose, obs.objects[name].pose
             err = math.dist(was.position, now.position)
             if err > MOVED_TOLERANCE:

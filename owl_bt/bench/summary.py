@@ -148,7 +148,7 @@ def _render_faults(faults: dict[str, Any]) -> list[str]:
         lines += ["", f"## Fault recovery — {m}", "",
                   f"Faults `{d['spec']}`, fault seed {d['seed']}: the same episodes run without and with them "
                   "(within the episodes' attempts: the first and up to 3 replans by default). Rates: grasp-slip per "
-                  "transport step, knock and arm-fault per executed step, miss-detect per observation.", "",
+                  "transport step, knock, knock-off and arm-fault per executed step, miss-detect per observation.", "",
                   "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
         for name, row in [*d["tasks"].items(), ("**overall**", d["overall"])]:
             cells = [name, str(row["episodes"]), _f(row["success_clean_pct"]), _f(row["success_pct"]),

@@ -81,7 +81,8 @@ def run(
     execute: bool = typer.Option(False, "--execute/--dry-run", help="Hardware: really move the arm, after confirming the "
                                  "first motion (default --dry-run: plan, check and show; the arm is never contacted)."),
     faults: str | None = typer.Option(None, "--faults", help="Inject faults in simulation, KIND=RATE pairs: grasp-slip (per "
-                                      "transport), knock (per step), miss-detect (per observation), arm-fault (per step), e.g. "
+                                      "transport), knock (per step), miss-detect (per observation), arm-fault (per step), "
+                                      "knock-off (per step: off the table), e.g. "
                                       "grasp-slip=0.2,knock=0.1,miss-detect=0.1,arm-fault=0.05."),
     fault_seed: int | None = typer.Option(None, "--fault-seed", help="Seed of the injected faults, with --faults (and "
                                           "--seed); default 0."),
