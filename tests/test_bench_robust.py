@@ -332,3 +332,27 @@ def test_a_bench_killed_with_sigkill_leaves_no_workers_behind(tmp_path):
         time.sleep(0.2)
     alive = [k for k in kids if Path(f"/proc/{k}").exists() and Path(f"/proc/{k}/stat").read_text().split()[2] != "Z"]
     assert not alive, f"still running after the bench was killed: {alive}"
+
+
+@pytest.mark.parametrize("sig", ["SIGTERM", "SIGHUP"])
+def test_a_bench_stopped_by_a_signal_to_its_whole_group_leaves_no_partial_folder(tmp_path, sig):
+    # break-it findings: `kill -TERM -<pgid>` reached the worker too, and its episode's `.partial` folder
+    # stayed; a closed terminal's SIGHUP killed multiprocessing's resource tracker: a traceback per semaphore
+    import subprocess
+    import sys
+    import time
+
+    out = tmp_path / "b"
+    proc = subprocess.Popen([sys.executable, "-m", "owl_bt.cli", "bench", "--method", "oracle", "--tasks", "berry1",
+                             "--seeds", "1", "--jobs", "1", "--perception", "sim-state", "--out", str(out), "-q"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
+    deadline = time.monotonic() + 60
+    while not list(out.glob("runs/*/*.partial")) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert list(out.glob("runs/*/*.partial")), "the episode never started"
+    os.killpg(proc.pid, getattr(signal, sig))
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    lines = err.decode().strip().splitlines()
+    assert lines == [f"owl-bt: bench stopped by {sig}: 0 of 1 episodes recorded; summary in {out}/summary.md"], lines
+    assert not list(out.glob("runs/**/*.partial")), list(out.glob("runs/**/*"))

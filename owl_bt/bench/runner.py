@@ -10,13 +10,15 @@ Ctrl-C (SIGINT to the parent): stop launching; episodes in flight are told to st
 tick (their results are discarded, not recorded); a second Ctrl-C kills the workers at once.
 
 Before launching, the run folders (and `.partial` folders) of episodes not in `episodes.jsonl` —
-left by a bench that was stopped — are removed and listed in `Outcome.removed`. A full disk (in a
+left by a bench that was stopped — are removed and listed in `Outcome.removed`; a stopped bench
+removes the `.partial` folders of its unrecorded episodes itself as it ends. A full disk (in a
 worker's run folder or in `episodes.jsonl`) stops the bench: episodes in flight are told to stop,
 nothing half-written is kept, and DiskFullError is raised.
 """
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import multiprocessing as mp
 import os
@@ -24,7 +26,7 @@ import signal
 import threading
 import time
 from collections import Counter, deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
@@ -115,8 +117,53 @@ def run_bench(cfg: BenchConfig, on_done: OnDone | None = None) -> Outcome:
             if remove_leftover(cfg.out / rel):  # UsageError when a live run writes it
                 outcome.removed.append(rel)
     if todo:
-        _Pool(cfg.jobs, path, outcome, on_done).run(todo)
+        pending = list(todo)
+        try:
+            _Pool(cfg.jobs, path, outcome, on_done).run(todo)
+        finally:
+            if outcome.interrupted:
+                _remove_unrecorded(cfg.out, pending, outcome)
     return outcome
+
+
+def _remove_unrecorded(out: Path, jobs: list[Job], outcome: Outcome, wait_s: float = 3.0) -> None:
+    """After a stopped bench: the `.partial` folders of episodes that were not recorded (in flight
+    when a signal reached the whole process group, or killed by a second Ctrl-C), once no worker
+    writes them any more (up to `wait_s`); a folder still locked then is left for the next run to remove."""
+    from owl_bt.runfolder import in_use
+
+    recorded = {(r.get("task"), r.get("seed"), r.get("method")) for r in outcome.records}
+    end = time.monotonic() + wait_s
+    for job in jobs:
+        partial = out / (job.run_dir + ".partial")
+        if (job.task, job.seed, job.method) in recorded or not partial.exists():
+            continue
+        while in_use(partial) and time.monotonic() < end:
+            time.sleep(0.05)
+        try:
+            remove_leftover(partial)
+        except OwlError:
+            pass
+
+
+@contextlib.contextmanager
+def _helpers_ignore_sighup() -> Iterator[None]:
+    """Start multiprocessing's helper processes (resource tracker, fork server) with SIGHUP ignored,
+    which they inherit: a closed terminal's SIGHUP reaches the whole process group, and a resource
+    tracker it killed was relaunched and printed a KeyError traceback per semaphore. The bench
+    process itself decides what a SIGHUP means (it stops the bench)."""
+    from multiprocessing import forkserver, resource_tracker
+
+    main = threading.current_thread() is threading.main_thread()
+    old = signal.signal(signal.SIGHUP, signal.SIG_IGN) if main else None
+    try:
+        resource_tracker.ensure_running()
+        if "forkserver" in mp.get_all_start_methods():
+            forkserver.ensure_running()
+        yield
+    finally:
+        if main:
+            signal.signal(signal.SIGHUP, old)
 
 
 class _Pool:
@@ -124,7 +171,8 @@ class _Pool:
         self.jobs, self.path, self.outcome, self.on_done = jobs, path, outcome, on_done
         ctx_name = "forkserver" if "forkserver" in mp.get_all_start_methods() else "spawn"
         self.ctx = mp.get_context(ctx_name)
-        self.stop = self.ctx.Event()
+        with _helpers_ignore_sighup():
+            self.stop = self.ctx.Event()
         self.crashes: Counter[tuple[str, int, str]] = Counter()
 
     def _sigint(self, signum: int, frame: object) -> None:
