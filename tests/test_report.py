@@ -133,3 +133,24 @@ def test_quoted_text_cannot_script_the_page(tmp_path):
     for bad in ("<script", "<iframe", "<svg", "<img src=\"x\"", "javascript:", "<b>it"):
         assert bad not in page
     assert "I did not understand &lt;script&gt;alert(1)&lt;/script&gt;" in page  # shown as the words they are
+
+
+def test_the_safety_guard_of_a_healthy_run_is_drawn_as_not_needed_not_as_a_failure():
+    # newcomer finding: the live tree drew the healthy safety branch as a red "✕ failure"
+    from trees.safety import ARM_KEY, ArmStatus, create_safety_subtree
+
+    writer = py_trees.blackboard.Client(name="test-arm")
+    writer.register_key(ARM_KEY, access=py_trees.common.Access.WRITE)
+    writer.set(ARM_KEY, ArmStatus())
+    guard = create_safety_subtree()
+    guard.tick_once()
+    assert guard.status == py_trees.common.Status.FAILURE
+    plain = Console(file=io.StringIO(), width=120)
+    plain.print(render_tree(guard, 0.0))
+    first = plain.file.getvalue().splitlines()[1]
+    assert first.startswith("safety  ✓ not needed") and "failure" not in first, first
+    failed = py_trees.behaviours.Failure("plan")
+    failed.tick_once()
+    plain = Console(file=io.StringIO(), width=120)
+    plain.print(render_tree(failed, 0.0))
+    assert "plan  ✕ failure" in plain.file.getvalue()  # any other failure is still one

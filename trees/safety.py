@@ -236,6 +236,7 @@ def create_safety_subtree() -> py_trees.behaviour.Behaviour:
         return bad
 
     guard.condition = condition
+    guard.failure_means_all_well = True  # the live tree shows it "✓ not needed", not a red failure
     return guard
 
 

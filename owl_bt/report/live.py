@@ -27,7 +27,11 @@ def render_tree(root: py_trees.behaviour.Behaviour, elapsed_s: float) -> Group:
         status = b.status.name
         line = Text("  " * depth + ("└ " if depth else ""))
         line.append(b.name, style="bold" if status == "RUNNING" else "")
-        line.append(f"  {WORD.get(status, status.lower())}", style=STYLE.get(status, ""))
+        if status == "FAILURE" and getattr(b, "failure_means_all_well", False):
+            # a guard whose condition is false when nothing is wrong (the safety branch on a healthy run)
+            line.append("  ✓ not needed", style="green")
+        else:
+            line.append(f"  {WORD.get(status, status.lower())}", style=STYLE.get(status, ""))
         if b.feedback_message:
             line.append(f"  {b.feedback_message}", style="dim")
         lines.append(line)
