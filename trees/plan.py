@@ -78,10 +78,16 @@ class PlanBehaviour(WorkerBehaviour):
         self.services.log("planned", plan=result.actions(), samples=result.refinement.samples,
                           params=[{k: repr(v) for k, v in st.params.items()} for st in result.refinement.steps],
                           domain=tp.domain_pddl if tp else None, problem=tp.problem_pddl if tp else None)
-        self.feedback_message = f"{len(result.actions())} steps, {result.refinement.samples} samples" + (
-            f", {len(result.edits)} skeleton edits" if result.edits else "") + (
-            f", {self._skipped} sketch actions already done" if self._skipped else "")
+        self.feedback_message = (f"{_count(len(result.actions()), 'step')}, "
+                                 f"{_count(result.refinement.samples, 'continuous sample')} drawn") + (
+            f", {_count(len(result.edits), 'skeleton edit')}" if result.edits else "") + (
+            f", {_count(self._skipped, 'sketch action')} already done" if self._skipped else "")
         return py_trees.common.Status.SUCCESS
+
+
+def _count(n: int, noun: str) -> str:
+    """'1 step', '2 steps'."""
+    return f"{n} {noun}" + ("" if n == 1 else "s")
 
 
 def done_prefix(sketch: list[SketchItem], world, skills) -> int:

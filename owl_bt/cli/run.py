@@ -201,7 +201,7 @@ def run(
     view.print(f"detector: {result.detector_reason}", markup=False)
     if result.success and not result.executed:
         view.print("nothing was moved: the goal already held in the observed scene", markup=False)
-    view.print(f"attempts: {result.attempts}  samples: {result.samples}  wall: {result.wall_s:.1f} s  "
+    view.print(f"attempts: {result.attempts}  continuous samples drawn: {result.samples}  wall: {result.wall_s:.1f} s  "
               f"tick rate: {result.tick_hz:.0f} Hz ({result.tick.get('busy_hz', 0):.0f} Hz while working)", markup=False)
     view.print(f"run folder: {result.run_dir}", markup=False, soft_wrap=True)
     program, late = _no_more_stops(result)  # a signal while the folder was written or the account printed
