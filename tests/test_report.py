@@ -47,6 +47,8 @@ def test_successful_run_folder_has_the_report_and_tree_drawings(success_run):
     assert "![the scene before the run" in md and "| ![before](initial.png) | ![after](final.png) |" in md
     assert "pick(strawberry); grasp the strawberry" in md  # the sketch
     assert "def goal_check0():" in md  # the checkers with their sources
+    # the checkers come before the helper functions they call (newcomer: the helpers filled the first page)
+    assert md.index("**Checker `goal_check0`**") < md.index("**Helper `")
     assert "`pick(strawberry)` → `place_ontop(strawberry, light_grey_region)`" in md  # the attempt's plan
     for step in plan["steps"]:
         assert f"`{step['action']}`" in md

@@ -196,7 +196,8 @@ def _attempt(att, shown: dict[tuple[str, str], int]) -> list[str]:
         helpers = set(split_checkers(sources)[1])
         md += [f"**Generated code**: {count_line(sources)}", ""]
         again: dict[int, list[str]] = {}
-        for name, src in sources.items():
+        # the checkers first (what this attempt asked for), then the helper functions they call
+        for name, src in sorted(sources.items(), key=lambda kv: kv[0] in helpers):
             first = shown.setdefault((name, str(src)), att.number)
             if first != att.number:
                 again.setdefault(first, []).append(f"`{name}`")
@@ -206,7 +207,7 @@ def _attempt(att, shown: dict[tuple[str, str], int]) -> list[str]:
             md += [f"The same as in attempt {first} (source there): {', '.join(names)}", ""]
     p = att.planned
     if p:
-        md += [f"**Plan** ({p.get('samples', '?')} samples): " + " → ".join(f"`{a}`" for a in p.get("plan") or [])
+        md += [f"**Plan** ({p.get('samples', '?')} continuous samples drawn): " + " → ".join(f"`{a}`" for a in p.get("plan") or [])
                or "**Plan**: nothing to do (the goal already holds)", ""]
     if att.edits:
         md += ["Skeleton edits: " + "; ".join(att.edits), ""]
