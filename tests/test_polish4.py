@@ -84,6 +84,10 @@ def test_help_lists_the_choices_and_another_value_is_a_usage_error_naming_them()
                    "<sphinx|openai>", "<ur5e|kinova-gen3|"):
         assert listed in shown, listed
     assert not re.search(r"--(vlm|method|perception|asr|robot|backend) <str>", shown)
+    # a path, a task list or a fault list says what it is, not "<str>" (newcomer)
+    for command in ("run", "bench", "perception-bench"):
+        assert not re.search(r"--[a-z-]+ <str>", here(command, "--help").output), command
+    assert "--out DIR" in shown and "--scene FILE" in shown and "--replay RUN_DIR" in shown
     assert "<camera|sim-state>" in here("bench", "--help").output and "<kortex|rtde>" in here("doctor", "--help").output
     proc = owl("run", "x", "--backend", "ros")
     assert proc.returncode == 2

@@ -44,11 +44,12 @@ Methods (--method):
 def bench(
     method: choices.Method = typer.Option("owl", "--method", "-m", case_sensitive=False, help=(
         "Method: owl (the full method; default) or a comparison method, each explained above.")),
-    tasks: str = typer.Option("all", "--tasks", "-t", help="'all' or a comma list of tasks (see `owl-bt tasks`)."),
+    tasks: str = typer.Option("all", "--tasks", "-t", metavar="TASKS", help="'all' or a comma list of tasks (see `owl-bt tasks`)."),
     seeds: int | None = typer.Option(None, "--seeds", "-n", help="Run seeds 0..N-1 of each task, 1 ≤ N ≤ 100000 (default 10)."),
-    seed_list: str | None = typer.Option(None, "--seed-list", help="Run exactly these seeds (whole numbers ≥ 0), e.g. 3,5,7 "
+    seed_list: str | None = typer.Option(None, "--seed-list", metavar="SEEDS",
+                                         help="Run exactly these seeds (whole numbers ≥ 0), e.g. 3,5,7 "
                                          "(instead of --seeds)."),
-    out_dir: str = typer.Option("bench", "--out", "-o", help="Bench folder: episodes.jsonl, summary.md/.json, "
+    out_dir: str = typer.Option("bench", "--out", "-o", metavar="DIR", help="Bench folder: episodes.jsonl, summary.md/.json, "
                                  "runs/<method>/<task>-s<seed>/. Holds one robot and perception setup; methods may be added."),
     jobs: int | None = typer.Option(None, "--jobs", "-j", help="Worker processes, each a whole simulator (default: the number "
                                     "of cores; at most 4 per core)."),
@@ -63,7 +64,8 @@ def bench(
         "camera", "--perception", case_sensitive=False, help="Perception source of every episode: camera or sim-state."),
     robot: choices.Robot = typer.Option(
         "ur5e", "--robot", case_sensitive=False, help="Simulated arm: ur5e (default; alias ur5) or kinova-gen3."),
-    faults: str | None = typer.Option(None, "--faults", help="Also run every episode with these faults injected (recorded as "
+    faults: str | None = typer.Option(None, "--faults", metavar="KIND=RATE,…",
+                                      help="Also run every episode with these faults injected (recorded as "
                                       "METHOD+faults), e.g. grasp-slip=0.2,knock=0.1,miss-detect=0.1,arm-fault=0.05; the "
                                       "summary compares success with and without them and the replans used."),
     fault_seed: int | None = typer.Option(None, "--fault-seed", help="Seed of the injected faults, with --faults (and each "
@@ -88,13 +90,14 @@ def bench(
 
 @app.command("perception-bench")
 def perception_bench(
-    tasks: str = typer.Option("all", "--tasks", "-t", help="'all' or a comma list of tasks, e.g. berry1,citrus (see "
+    tasks: str = typer.Option("all", "--tasks", "-t", metavar="TASKS",
+                              help="'all' or a comma list of tasks, e.g. berry1,citrus (see "
                               "`owl-bt tasks`)."),
     seeds: int = typer.Option(5, "--seeds", "-n", help="Perceive the initial scene of seeds 0..N-1 of each task, "
                               "1 ≤ N ≤ 100000 (about 0.3 s a scene)."),
     noise: bool = typer.Option(True, "--noise/--no-noise", help="Depth noise on the simulated camera, σ = 0.001·z² m "
                                "(default on)."),
-    out_dir: str | None = typer.Option(None, "--out", "-o", help="Also write perception_bench.json (per object) and "
+    out_dir: str | None = typer.Option(None, "--out", "-o", metavar="DIR", help="Also write perception_bench.json (per object) and "
                                         "perception_bench.md into this folder (default: write nothing)."),
     as_json: bool = typer.Option(False, "--json", help="Print the summary as one JSON object instead of a table."),
 ) -> None:

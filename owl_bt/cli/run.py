@@ -28,12 +28,15 @@ from owl_bt.report.plain import plain_line
 
 @app.command()
 def run(
-    instruction: str = typer.Argument("", help="The goal in plain words, e.g. \"put the strawberry onto the light-grey region\" "
+    instruction: str = typer.Argument("", metavar="GOAL",
+                                      help="The goal in plain words, e.g. \"put the strawberry onto the light-grey region\" "
                                       "(leave out with --audio or --listen)."),
-    task: str | None = typer.Option(None, "--task", "-t", help="Benchmark scene to run in (see `owl-bt tasks`; default berry1)."),
-    scene: str | None = typer.Option(None, "--scene", help="Your own scene, a TOML file (see examples/fruit_bowl.toml)."),
+    task: str | None = typer.Option(None, "--task", "-t", metavar="TASK",
+                                    help="Benchmark scene to run in (see `owl-bt tasks`; default berry1)."),
+    scene: str | None = typer.Option(None, "--scene", metavar="FILE",
+                                     help="Your own scene, a TOML file (see examples/fruit_bowl.toml)."),
     seed: int = typer.Option(0, "--seed", "-s", help="Seed for the scene's random placements and the samplers (≥ 0)."),
-    out_dir: str | None = typer.Option(None, "--out", "-o", help="Run folder (default runs/<time>-<slug>/)."),
+    out_dir: str | None = typer.Option(None, "--out", "-o", metavar="DIR", help="Run folder (default runs/<time>-<slug>/)."),
     as_json: bool = typer.Option(False, "--json", help="One JSON object with the result on stdout (the account on stderr)."),
     gui: bool = typer.Option(False, "--gui", help="Show the pybullet GUI and run in real time (needs a display)."),
     vlm: choices.Vlm = typer.Option(
@@ -43,7 +46,8 @@ def run(
         "hand-written answers)."
     ),
     replay: str | None = typer.Option(
-        None, "--replay", help="Re-run a past run folder exactly: its instruction, task, seed, method, budget, skeletons, "
+        None, "--replay", metavar="RUN_DIR",
+        help="Re-run a past run folder exactly: its instruction, task, seed, method, budget, skeletons, "
         "attempts, recorded model answers and injected faults (and its perception source and arm unless given)."
     ),
     method: choices.Method = typer.Option(
@@ -61,7 +65,7 @@ def run(
     skeletons: int = typer.Option(5, "--skeletons", help="Skeletons (task plans) tried per planning round (the reference "
                                   "method uses 5)."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress lines on stderr."),
-    audio: str | None = typer.Option(None, "--audio",
+    audio: str | None = typer.Option(None, "--audio", metavar="WAV",
                                       help="Say the goal in a WAV file (16 kHz mono 16-bit) instead of typing it."),
     listen: bool = typer.Option(False, "--listen", help="Say the goal into the microphone (stops when you stop speaking)."),
     asr: choices.Recogniser = typer.Option(
@@ -77,10 +81,11 @@ def run(
                                        "0.01–1 (default 1 in simulation, 0.25 on hardware)."),
     backend: choices.ArmBackend = typer.Option(
         "sim", "--backend", case_sensitive=False, help="Arm backend: sim (default), kortex (Kinova Gen3) or rtde (UR5)."),
-    ip: str | None = typer.Option(None, "--ip", help="The hardware arm's address (kortex, rtde)."),
+    ip: str | None = typer.Option(None, "--ip", metavar="ADDRESS", help="The hardware arm's address (kortex, rtde)."),
     execute: bool = typer.Option(False, "--execute/--dry-run", help="Hardware: really move the arm, after confirming the "
                                  "first motion (default --dry-run: plan, check and show; the arm is never contacted)."),
-    faults: str | None = typer.Option(None, "--faults", help="Inject faults in simulation, KIND=RATE pairs: grasp-slip (per "
+    faults: str | None = typer.Option(None, "--faults", metavar="KIND=RATE,…",
+                                      help="Inject faults in simulation, KIND=RATE pairs: grasp-slip (per "
                                       "transport), knock (per step), miss-detect (per observation), arm-fault (per step), "
                                       "knock-off (per step: off the table), e.g. "
                                       "grasp-slip=0.2,knock=0.1,miss-detect=0.1,arm-fault=0.05."),
