@@ -60,14 +60,15 @@ def touching_now(model: PlanningModel, name: str) -> tuple[str, ...]:
     return tuple(out)
 
 
-def cuts_into(model: PlanningModel, name: str, waypoints, angle: float = 0.0) -> bool:
+def cuts_into(model: PlanningModel, name: str, waypoints, angle: float = 0.0, depth: float = 0.002) -> bool:
     """Do the open fingers cut into `name` (by over 2 mm) anywhere along these arm waypoints? An
     approach that would shove it, or a retreat that would drag it along (a mug's handle hooked on a
-    finger). `angle`: the fingers' joint angle (radians; 0 = fully open, a pre-shaped hand more)."""
+    finger). `angle`: the fingers' joint angle (radians; 0 = fully open, a pre-shaped hand more);
+    `depth`: metres of overlap that count."""
     model.robot.reset_fingers(angle)
     for q in waypoints:
         model.set_arm(q)
-        if any(c[8] < -0.002 for c in p.getClosestPoints(model.robot.body, model.bodies[name], 0.0,
+        if any(c[8] < -depth for c in p.getClosestPoints(model.robot.body, model.bodies[name], 0.0,
                                                          physicsClientId=model.cid)):
             return True
     return False

@@ -18,7 +18,7 @@ import math
 import numpy as np
 import pybullet as p
 
-from owl_bt.state import ObjectState, Pose
+from owl_bt.state import ObjectState, Pose, rotation_matrix
 from owl_bt.tamp.operators import OperatorSchema
 from owl_bt.tamp.planning_model import PlanningModel
 from sim.bullet import from_bullet, to_bullet
@@ -32,6 +32,7 @@ WALL_SIDE = 0.4  # inside a container, spots are drawn over the outer part of th
 ROOM_TRIES = 3  # spots drawn on a surface; the one farthest from other objects is kept ...
 ROOM_SHARE = 0.5  # ... for this share of the samples (the rest: one spot, so that "near X" stays likely)
 FIT_MARGIN = 0.004  # m an object may seem wider than a container's opening (perceived sizes) and still be tried
+RELEASE_PRESS = 0.007  # m the opened fingers may overlap a released object that stands, where they let go of it
 KEEP_SHARE = 0.5  # share of samples that keep the hanging orientation (the rest try resting faces)
 # Resting faces of a box-like body as (roll, pitch) in its own frame: +z up, upside down, on each side.
 FACES = ((0.0, 0.0), (math.pi, 0.0), (0.0, math.pi / 2), (0.0, -math.pi / 2), (math.pi / 2, 0.0), (-math.pi / 2, 0.0))
@@ -242,7 +243,11 @@ class _PlaceSkill(Skill):
         if retreat is not None:  # the released object stays put (at its release pose) as the hand leaves
             model.set_arm(q_place)
             model.detach()
-            if cuts_into(model, o, retreat):
+            # Opened where it let go, a finger may press a few millimetres on something that stands
+            # (a stood-up mug's wall or handle: it is nudged, no more), not on something that rolls (a
+            # mug on its side rolled into the next approach); then the hand must come clear, or it drags it.
+            press = 0.002 if _rolls(model.state().get(o), rest) else RELEASE_PRESS
+            if cuts_into(model, o, retreat[:1], depth=press) or cuts_into(model, o, retreat[1:]):
                 retreat = None
         model.restore(after)
         model.drop_snapshot(after)
@@ -329,6 +334,14 @@ class PlaceInsideSkill(_PlaceSkill):
         if inside is None:
             inside = is_inside(model.state(), o, s)
         return None if inside else f"{o} does not end up inside {s}"
+
+
+def _rolls(obj: ObjectState, pose: Pose) -> bool:
+    """Would `obj`, resting as `pose` says (world frame), roll when nudged: a ball, or a cylinder lying
+    on its side?"""
+    if obj.shape == "sphere":
+        return True
+    return obj.shape == "cylinder" and abs(rotation_matrix(*pose.euler)[2][2]) < 0.9
 
 
 def _extents(obj: ObjectState, params: dict) -> list[tuple[float, float]]:

@@ -8,6 +8,7 @@ import math
 
 import numpy as np
 import pybullet as p
+import pytest
 from worlds import world_with
 
 from owl_bt.tamp.operators import GroundOp
@@ -162,3 +163,32 @@ def test_grasps_are_found_for_a_fork_leaning_on_its_edge_against_a_mug():
             assert abs(params["tilt"]) < 1.0  # from above, not from the side
     finally:
         world.close()
+
+
+@pytest.mark.parametrize(("seed", "draws"), [(3, 4), (8, 5)])
+def test_a_stood_up_mug_is_let_go_of_though_the_opened_fingers_press_it_a_little(seed, draws):
+    # Coffee: opened fully where it let go of the stood-up mug, a finger pressed its wall or handle 2-6 mm,
+    # and 9 placements in 10 were refused as 'cannot retreat' though the hand then backed out clear
+    # (seed 3 on the camera: 1,724 samples, 97 s). A press at the release is a nudge; only the way out
+    # must be clear. Here the first grasp's placement used to be given up for a regrasp.
+    from sim import tasks
+    from sim.world import SimWorld
+
+    world = SimWorld()
+    try:
+        tasks.get("coffee").build(world, seed)
+        skills = load_skills()
+        sketch = [SketchItem(GroundOp("pick", ("mug",))), SketchItem(GroundOp("place_ontop", ("mug", "table")))]
+        upright = [("upright", lambda s: abs(s.objects["mug"].pose.roll) < 0.2 and abs(s.objects["mug"].pose.pitch) < 0.2)]
+        result = plan(world.ground_truth(), skills, sketch, upright, np.random.default_rng(draws), 500, 1)
+        assert result.failure is None, result.failure.line()
+        assert result.samples == sum(s.samples for s in result.refinement.steps)  # no grasp given up
+        backend = SimArmBackend(world)
+        for step in result.refinement.steps:
+            assert skills[step.op.name].execute(backend, step.commands) is None
+        world.settle(0.5)
+        got, planned = world.pose("mug"), result.refinement.steps[-1].expected["mug"]
+        assert abs(got.roll) < 0.2 and abs(got.pitch) < 0.2 and math.dist(got.position[:2], planned.position[:2]) < 0.015
+    finally:
+        world.close()
+
