@@ -156,3 +156,28 @@ def test_the_safety_guard_of_a_healthy_run_is_drawn_as_not_needed_not_as_a_failu
     plain = Console(file=io.StringIO(), width=120)
     plain.print(render_tree(failed, 0.0))
     assert "plan  ✕ failure" in plain.file.getvalue()  # any other failure is still one
+
+
+def test_a_tree_taller_than_the_terminal_is_folded_to_fit_keeping_what_runs():
+    # newcomer finding: on a small terminal the live tree piled up stale header lines
+    S = py_trees.common.Status
+
+    def node(name, status, *children):
+        b = py_trees.composites.Sequence(name, memory=True, children=list(children)) if children else \
+            py_trees.behaviours.Success(name)
+        b.status = status
+        return b
+
+    guard = node("safety", S.FAILURE, node("make-safe", S.INVALID, *(node(f"s{i}", S.INVALID) for i in range(4))))
+    guard.failure_means_all_well = True
+    root = node("owl", S.RUNNING, node("gather", S.SUCCESS, *(node(f"g{i}", S.SUCCESS) for i in range(4))), guard,
+                node("attempt", S.RUNNING, node("perceive", S.SUCCESS), node("plan", S.RUNNING), node("execute", S.INVALID)))
+    full = render_tree(root, 1.0)
+    assert len(full.renderables) == 17  # the header and 16 behaviours
+    for height, folded_away in ((12, "(+5 inside)"), (8, "(+4 inside)")):
+        folded = render_tree(root, 1.0, max_lines=height)
+        plain = Console(file=io.StringIO(), width=60)
+        plain.print(folded)
+        text = plain.file.getvalue()
+        assert len(folded.renderables) <= height and "plan  … running" in text and folded_away in text, text
+        assert all(len(line) <= 60 for line in text.splitlines())  # cut, never wrapped

@@ -19,27 +19,47 @@ STYLE = {"SUCCESS": "green", "FAILURE": "red", "RUNNING": "yellow", "INVALID": "
 WORD = {"SUCCESS": "✓ success", "FAILURE": "✕ failure", "RUNNING": "… running", "INVALID": "- did not run"}
 
 
-def render_tree(root: py_trees.behaviour.Behaviour, elapsed_s: float) -> Group:
-    """The tree as rich Text lines: indentation by depth, status word and colour, feedback message."""
-    lines = [Text(f"owl-bt  {elapsed_s:5.1f} s", style="bold")]
+def render_tree(root: py_trees.behaviour.Behaviour, elapsed_s: float, max_lines: int | None = None) -> Group:
+    """The tree as rich Text lines: indentation by depth, status word and colour, feedback message;
+    each line cut at the terminal's width rather than wrapped. With `max_lines` (the terminal's
+    height), a tree that would not fit is folded, least useful first: the insides of what did not
+    run and of a guard not needed, then the insides of what has succeeded; the path to what is
+    running or failed always shows."""
+    for fold in range(3):
+        lines = _lines(root, elapsed_s, fold)
+        if max_lines is None or len(lines) <= max_lines:
+            break
+    return Group(*lines)
+
+
+def _lines(root: py_trees.behaviour.Behaviour, elapsed_s: float, fold: int) -> list[Text]:
+    lines = [Text(f"owl-bt  {elapsed_s:5.1f} s", style="bold", no_wrap=True, overflow="ellipsis")]
 
     def walk(b: py_trees.behaviour.Behaviour, depth: int) -> None:
         status = b.status.name
-        line = Text("  " * depth + ("└ " if depth else ""))
+        quiet = status == "FAILURE" and getattr(b, "failure_means_all_well", False)
+        line = Text("  " * depth + ("└ " if depth else ""), no_wrap=True, overflow="ellipsis")
         line.append(b.name, style="bold" if status == "RUNNING" else "")
-        if status == "FAILURE" and getattr(b, "failure_means_all_well", False):
-            # a guard whose condition is false when nothing is wrong (the safety branch on a healthy run)
+        if quiet:  # a guard whose condition is false when nothing is wrong (the safety branch on a healthy run)
             line.append("  ✓ not needed", style="green")
         else:
             line.append(f"  {WORD.get(status, status.lower())}", style=STYLE.get(status, ""))
         if b.feedback_message:
             line.append(f"  {b.feedback_message}", style="dim")
         lines.append(line)
+        folded = (fold >= 1 and (status == "INVALID" or quiet)) or (fold >= 2 and status == "SUCCESS")
+        if b.children and folded:
+            line.append(f"  (+{_count(b) - 1} inside)", style="dim")
+            return
         for child in b.children:
             walk(child, depth + 1)
 
     walk(root, 0)
-    return Group(*lines)
+    return lines
+
+
+def _count(b: py_trees.behaviour.Behaviour) -> int:
+    return 1 + sum(_count(c) for c in b.children)
 
 
 class LiveTree:
@@ -85,4 +105,5 @@ class LiveTree:
         final = root.status in (py_trees.common.Status.SUCCESS, py_trees.common.Status.FAILURE)
         if now - self._last >= self.period or final:
             self._last = now
-            self._live.update(render_tree(root, now - self._t0), refresh=True)
+            height = self.console.size.height - 1  # a line for the cursor: never scroll the header away
+            self._live.update(render_tree(root, now - self._t0, max(height, 4)), refresh=True)
