@@ -181,3 +181,7 @@ def test_a_tree_taller_than_the_terminal_is_folded_to_fit_keeping_what_runs():
         text = plain.file.getvalue()
         assert len(folded.renderables) <= height and "plan  … running" in text and folded_away in text, text
         assert all(len(line) <= 60 for line in text.splitlines())  # cut, never wrapped
+    tiny = Console(file=io.StringIO(), width=60)
+    tiny.print(render_tree(root, 1.0, max_lines=5))
+    assert tiny.file.getvalue().splitlines()[1:] == ["  … 4 lines above", "    └ perceive  ✓ success",
+                                                     "    └ plan  … running", "    └ execute  - did not run"]

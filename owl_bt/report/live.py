@@ -23,12 +23,16 @@ def render_tree(root: py_trees.behaviour.Behaviour, elapsed_s: float, max_lines:
     """The tree as rich Text lines: indentation by depth, status word and colour, feedback message;
     each line cut at the terminal's width rather than wrapped. With `max_lines` (the terminal's
     height), a tree that would not fit is folded, least useful first: the insides of what did not
-    run and of a guard not needed, then the insides of what has succeeded; the path to what is
-    running or failed always shows."""
+    run and of a guard not needed, then the insides of what has succeeded; if it is still too
+    tall, its last lines (where the attempt is) under a line saying how many are left out above."""
     for fold in range(3):
         lines = _lines(root, elapsed_s, fold)
         if max_lines is None or len(lines) <= max_lines:
             break
+    else:  # still too tall: the bottom is where the attempt is; say what is left out above it
+        keep = max(max_lines - 2, 1)
+        above = Text(f"  … {len(lines) - 1 - keep} lines above", style="dim", no_wrap=True, overflow="ellipsis")
+        lines = [lines[0], above, *lines[-keep:]]
     return Group(*lines)
 
 
