@@ -35,6 +35,11 @@ PAD_SPAN = 0.006  # metres either side of the pads' centre line that the object 
 GRIP_TURN_MAX = math.radians(8)  # an object the closing fingers turn by more than this is not grasped there
 CENTRING_TOL = 0.012  # metres: how far the two fingers' distances to the object may differ
 PRESS_MAX = 0.006  # metres the closing fingers may press the object down into what it rests on ...
+RIM_SHARE = 0.4  # share of grasps on a container (mug, bowl, can) that pinch its wall at the rim
+RIM_WALL = 0.004  # metres: a container's wall thickness, taken as its catalogue's typical
+RIM_DEPTH = (0.008, 0.02)  # metres below the rim, along its axis, that the pads pinch the wall
+RIM_UPRIGHT = 0.9  # a container whose opening's axis points this far up (cosine) stands upright
+RIM_CLEARANCE = 0.012  # metres between each pre-shaped pad and the wall it straddles
 PRESS_SHARE = 2.0  # ... and at most this many times the thickness of a thin support (4 mm for a 2 mm mat)
 
 
@@ -95,6 +100,10 @@ class PickSkill(Skill):
             local = (rng.uniform(-hx, hx), rng.uniform(-hy, hy), rng.uniform(0.0, 0.8) * hz)
         if side and poured:  # high enough that the wrist, level behind, clears the table
             local = (*local[:2], rng.uniform(0.3, 0.7) * hz)
+        pour_next = nxt is not None and nxt.name == "pour" and nxt.args[:1] == args[:1]  # (the palm would cover the mouth)
+        rim = _rim_grasp(model, args[0], rng) if not (side or pour_next) and rng.random() < RIM_SHARE else None
+        if rim is not None:  # by the wall at its rim, one pad inside, however the container lies
+            return rim
         rot = p.getMatrixFromQuaternion(to_bullet(obj.pose)[1])
         offset = tuple(sum(rot[3 * i + j] * local[j] for j in range(3)) for i in range(3))
         # at or above the centre, so that the finger pads clear what the object stands on
@@ -126,7 +135,7 @@ class PickSkill(Skill):
         hit = model.in_collision(q_grasp, ignore=(o,))
         if hit:
             return Outcome.fail(f"the grasp on {o} collides with {hit}", hit)
-        preshape = _preshape_width(model, obj) if params.get("preshape") else None
+        preshape = params.get("opening") or (_preshape_width(model, obj) if params.get("preshape") else None)
         angle = model.robot.angle_for_opening(preshape) if preshape is not None else 0.0
         fit, width = _fit_between_pads(model, o, q_grasp, angle)
         if fit:
@@ -185,6 +194,27 @@ class PickSkill(Skill):
         shape = [Grip("open", width=preshape)] if preshape is not None else []
         return Outcome(ok=True, commands=[Move(path), *shape, Move(approach), Grip("close", expect=o), Move(lift)],
                        expected={o: model.pose(o)})
+
+
+def _rim_grasp(model: PlanningModel, o: str, rng: np.random.Generator) -> dict | None:
+    """Pick parameters that pinch upright container o's wall at its rim from above, the hand
+    pre-shaped, the fingers closing across the wall (radially), one pad inside, RIM_DEPTH below the
+    rim, anywhere round it. None when o has no opening or does not stand upright (lying, the inner
+    finger would have to come down through its wall; upside down, the rim is on the table)."""
+    rim = model.opening(o)
+    if rim is None:
+        return None
+    centre, axis, radius = np.asarray(rim[0]), np.asarray(rim[1]), rim[2]
+    if axis[2] < RIM_UPRIGHT:  # lying, the inner finger would have to come down through its wall
+        return None
+    a = rng.uniform(-math.pi, math.pi)
+    u = np.array([math.cos(a), math.sin(a), 0.0])  # radial: the fingers close across the wall
+    point = centre + (radius + RIM_WALL / 2) * u - rng.uniform(*RIM_DEPTH) * axis
+    obj = model.state().get(o)
+    offset = tuple(float(v) for v in point - np.asarray(obj.pose.position))
+    # pre-shaped to a little more than the wall: fully open (85 mm), the inner finger would be in the far wall
+    return {"yaw": math.atan2(u[1], u[0]) + rng.uniform(-0.1, 0.1), "tilt": 0.0, "axis": "about", "offset": offset,
+            "preshape": True, "opening": RIM_WALL + 2 * RIM_CLEARANCE}
 
 
 def _long_axis(obj) -> tuple[float, float, float] | None:

@@ -68,6 +68,7 @@ def test_pour_tips_the_ball_out_of_the_mug_only_when_tilted_enough(skills):
     world = _scene(("mug", (0.5, -0.15, 0.046)), ("golf_ball", (0.5, -0.15, 0.04)))
     model = PlanningModel(world)
     try:
+        model.next_op = GroundOp("pour", ("mug", "table"))  # as the refiner says it while it draws the pick
         _picked(model, skills, "mug", np.random.default_rng(0), accept=lambda m: not _hand_over_mouth(m, "mug"))
         assert model.carried == {"golf_ball": model.carried["golf_ball"]}  # the ball travels with the mug
         snap = model.snapshot()

@@ -88,6 +88,17 @@ class PlanningModel:
         floor = p.multiplyTransforms(pos, quat, (*cav["centre"], cav["bottom"]), (0, 0, 0, 1))[0]
         return floor, cav["radius"], cav["top"] - cav["bottom"]
 
+    def opening(self, name: str) -> tuple[tuple[float, float, float], tuple[float, float, float], float] | None:
+        """A container's rim however it lies: (rim centre xyz, world frame, m; the unit axis its
+        opening faces, world frame; inner radius, m), or None when `name` is not a container."""
+        cav = self._cavities.get(name)
+        if cav is None:
+            return None
+        pos, quat = p.getBasePositionAndOrientation(self.bodies[name], physicsClientId=self.cid)
+        centre = p.multiplyTransforms(pos, quat, (*cav["centre"], cav["top"]), (0, 0, 0, 1))[0]
+        m = p.getMatrixFromQuaternion(quat)
+        return centre, (m[2], m[5], m[8]), cav["radius"]
+
     def lowest_point(self, name: str) -> tuple[float, float, float]:
         """The lowest of the object's parts' bounding points as it lies now (world frame, m): a fork
         standing in a mug has it at the mug's floor, one leaning on its outside next to it."""
