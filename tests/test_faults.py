@@ -88,6 +88,11 @@ def test_a_knocked_object_is_seen_off_plan_and_the_task_replanned(tmp_path):
     assert plan["failures"][0]["kind"] == "POSTCONDITION" and plan["failures"][0]["offending_objects"] == ["strawberry"]
     assert plan["result"]["faults"]["counts"] == {"knock": 1} and plan["result"]["replans"] == 1
     _no_stale_text(result.tree_text)
+    # what the arm did is all listed: the first place, whose check failed after the knock, too (newcomer)
+    place = "place_ontop(strawberry, light_grey_region)"
+    assert result.executed == ["pick(strawberry)", place], result.executed  # (the replan found nothing left to do)
+    md = (tmp_path / "run" / "report.md").read_text()
+    assert f"| `{place}` |" in md and "| done; the check after it failed |" in md
 
 
 def test_an_object_knocked_off_the_table_is_missing_and_no_success_is_claimed(tmp_path):

@@ -146,6 +146,8 @@ class Execute(WorkerBehaviour):
                     failure = Failure("execute", reason, str(step.op), step.op.args)
             if failure is None:
                 failure = self.monitor(step, {a for st in steps[k + 1:] for a in st.op.args}, steps[:k + 1])
+                if failure is not None:  # the arm did the step; what it found afterwards was not as planned
+                    self._done.append(str(step.op))
             if failure is not None:
                 if not self.cancelled() and arm_fault(s.backend) is None:
                     retreat_home(s, self._known)  # clear of the scene before the replan looks again
@@ -275,8 +277,9 @@ class Execute(WorkerBehaviour):
             was, now = world.objects[name].pose, obs.objects[name].pose
             err = math.dist(was.position, now.position)
             if err > MOVED_TOLERANCE:
-                return Failure("monitor", f"{name} is at ({now.x:.2f}, {now.y:.2f}), {err * 100:.0f} cm from where the "
-                               "rest of the plan expects it", str(step.op), (name,),
+                return Failure("monitor", f"{name} was moved during {step.op} (pushed or knocked): it is at "
+                               f"({now.x:.2f}, {now.y:.2f}), {err * 100:.0f} cm from where the rest of the plan expects it",
+                               str(step.op), (name,),
                                {"pose": now.rounded(), "planned": was.rounded()}, kind=PRECONDITION)
         return None
 
@@ -286,7 +289,8 @@ class Execute(WorkerBehaviour):
         if isinstance(result, Failure):
             return self.fail(result)
         steps = len(self._plan.refinement.steps)
-        self.feedback_message = f"{steps} steps done" if steps else "nothing to do: the goal already holds"
+        done = f"{steps} step{'' if steps == 1 else 's'} done"
+        self.feedback_message = done if steps else "nothing to do: the goal already holds"
         return py_trees.common.Status.SUCCESS
 
 

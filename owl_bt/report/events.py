@@ -20,7 +20,8 @@ class Attempt:
     planned: dict | None = None
     edits: list[str] = field(default_factory=list)
     failures: list[dict] = field(default_factory=list)
-    steps: list[tuple[str, float | None, bool]] = field(default_factory=list)  # (action, seconds, done)
+    # (action, seconds, True done | False failed | what happened in words)
+    steps: list[tuple[str, float | None, bool | str]] = field(default_factory=list)
     replan: dict | None = None
     snapshot: dict | None = None
 
@@ -84,7 +85,10 @@ def read_events(path: Path) -> RunLog:
             current.failures.append(ev)
             current.marks.append((f"{ev.get('stage', '?')} (failed)", when))
             for action, t0 in open_steps.items():
-                current.steps.append((action, (when - t0).total_seconds() if t0 and when else None, False))
+                # a step the arm did whose effects the monitor then found not as planned: done, not failed
+                checked = ev.get("stage") == "monitor" and ev.get("action") == action
+                current.steps.append((action, (when - t0).total_seconds() if t0 and when else None,
+                                      "done; the check after it failed" if checked else False))
             open_steps.clear()
         elif kind == "tree_snapshot":
             label = str(ev.get("label", ""))

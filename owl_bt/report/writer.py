@@ -185,6 +185,11 @@ def _short(v: object) -> str:
     return str(v)
 
 
+def _step_result(ok: bool | str) -> str:
+    """A step's row in an attempt's table: done, failed, or what happened in words."""
+    return ok if isinstance(ok, str) else "done" if ok else "failed"
+
+
 def _attempt(att, shown: dict[tuple[str, str], int]) -> list[str]:
     """One attempt's section. A checker or helper whose source an earlier attempt printed is named,
     not printed again (`shown`: (name, source) → that attempt, updated here)."""
@@ -213,7 +218,7 @@ def _attempt(att, shown: dict[tuple[str, str], int]) -> list[str]:
         md += ["Skeleton edits: " + "; ".join(att.edits), ""]
     if att.steps:
         md += ["| step | seconds | result |", "|---|---|---|"]
-        md += [f"| `{_cell(a)}` | {'' if s is None else f'{s:.2f}'} | {'done' if ok else 'failed'} |" for a, s, ok in att.steps]
+        md += [f"| `{_cell(a)}` | {'' if s is None else f'{s:.2f}'} | {_step_result(ok)} |" for a, s, ok in att.steps]
         md += [""]
     for f in att.failures:
         md += [f"**Failure** — stage `{f.get('stage')}`" + (f", action `{f.get('action')}`" if f.get("action") else "")
