@@ -104,7 +104,14 @@ def test_live_tree_draws_statuses_on_a_terminal():
     plain = Console(file=io.StringIO(), width=100)
     plain.print(render_tree(_tree(), 1.5))
     assert "plan  … running" in plain.file.getvalue()
-    assert "invalid" not in text and "did not run" in plain.file.getvalue()  # py_trees' word for a behaviour not run yet
+    # py_trees says 'invalid' for a behaviour not run in this round: while the run goes on, it is "not yet" (newcomer)
+    assert "invalid" not in text and "execute  - not yet" in plain.file.getvalue()
+    ended = py_trees.composites.Sequence("owl", memory=True, children=[
+        py_trees.behaviours.Failure("perceive"), py_trees.behaviours.Success("plan")])
+    ended.tick_once()
+    plain = Console(file=io.StringIO(), width=100)
+    plain.print(render_tree(ended, 1.5))
+    assert "plan  - did not run" in plain.file.getvalue()  # once the run has ended, it did not run
 
 
 def test_progress_lines_when_stderr_is_not_a_terminal(tmp_path):
@@ -184,4 +191,4 @@ def test_a_tree_taller_than_the_terminal_is_folded_to_fit_keeping_what_runs():
     tiny = Console(file=io.StringIO(), width=60)
     tiny.print(render_tree(root, 1.0, max_lines=5))
     assert tiny.file.getvalue().splitlines()[1:] == ["  … 4 lines above", "    └ perceive  ✓ success",
-                                                     "    └ plan  … running", "    └ execute  - did not run"]
+                                                     "    └ plan  … running", "    └ execute  - not yet"]

@@ -38,7 +38,7 @@ def bench_command(out: Console, err: Console, method: str, tasks: str, seeds: in
         loaded = _read(out_dir, err)
         data = _summary(out_dir, loaded)
         sys.stdout.write(render(data))
-        print(f"bench: {data['episodes']} episodes summarised in {out_dir / MD_NAME}"
+        print(f"bench: {data['episodes']} episode{'' if data['episodes'] == 1 else 's'} summarised in {out_dir / MD_NAME}"
               + (f" ({len(loaded.problems)} lines not counted)" if loaded.problems else ""))
         return 0
     cfg = make_config(method, tasks, seeds, seed_list, out_dir, jobs, budget, max_attempts, perception, robot, faults,

@@ -168,7 +168,8 @@ def render(data: dict[str, Any]) -> str:
     of episodes.jsonl that were not counted (`data["skipped"]`)."""
     lines = [
         "# owl-bt bench — summary", "",
-        f"{data['episodes']} episodes. Success ± binomial standard error; sound = 1 − false positives / trials; "
+        f"{data['episodes']} episode{'' if data['episodes'] == 1 else 's'}. Success ± binomial standard error; "
+        "sound = 1 − false positives / trials; "
         "samples, skeletons, queries: means; wall: median seconds; model: share of wall clock waiting on the model. "
         "`ref`: the reference method's published figures (10 seeds a task, GPT-4o as the VLM); — where it has no figure.",
     ]

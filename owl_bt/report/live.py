@@ -38,6 +38,8 @@ def render_tree(root: py_trees.behaviour.Behaviour, elapsed_s: float, max_lines:
 
 def _lines(root: py_trees.behaviour.Behaviour, elapsed_s: float, fold: int) -> list[Text]:
     lines = [Text(f"owl-bt  {elapsed_s:5.1f} s", style="bold", no_wrap=True, overflow="ellipsis")]
+    ended = root.status.name in ("SUCCESS", "FAILURE")
+    words = WORD if ended else {**WORD, "INVALID": "- not yet"}  # while the run goes on, it may still come
 
     def walk(b: py_trees.behaviour.Behaviour, depth: int) -> None:
         status = b.status.name
@@ -47,7 +49,7 @@ def _lines(root: py_trees.behaviour.Behaviour, elapsed_s: float, fold: int) -> l
         if quiet:  # a guard whose condition is false when nothing is wrong (the safety branch on a healthy run)
             line.append("  ✓ not needed", style="green")
         else:
-            line.append(f"  {WORD.get(status, status.lower())}", style=STYLE.get(status, ""))
+            line.append(f"  {words.get(status, status.lower())}", style=STYLE.get(status, ""))
         if b.feedback_message:
             line.append(f"  {b.feedback_message}", style="dim")
         lines.append(line)
