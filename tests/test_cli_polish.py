@@ -79,7 +79,7 @@ def faulty_run(tmp_path_factory):
 def test_the_account_prints_the_checkers_and_names_their_helpers(faulty_run):
     _, proc = faulty_run
     checkers = proc.stdout.split(" checkers ─")[1].split("grounded plan")[0]  # the section under the rule
-    assert "def goal_check0():" in checkers and "def action_check1():" in checkers
+    assert "def goal_check0():" in checkers  # the last attempt's (after the knock, the goal held: its one checker)
     helpers = checkers.split("helper functions they call: ")[1].split(";")[0].split(", ")
     assert "def on(" not in checkers and "on" in helpers  # --verbose prints them
 

@@ -113,6 +113,18 @@ def test_an_object_knocked_off_the_table_is_missing_and_no_success_is_claimed(tm
     assert "strawberry not seen after place_ontop(strawberry" in result.history[0]
 
 
+def test_a_goal_object_knocked_off_the_table_ends_the_run_instead_of_dropping_out_of_the_goal(tmp_path):
+    # break-it finding: the lemon, knocked off after the orange's pick, went missing, and the replan read
+    # "the citrus fruits" as the orange alone: an empty plan, and success claimed with the lemon on the floor
+    out = tmp_path / "run"
+    result = run_episode(EpisodeConfig("put the citrus fruits on the plate", "citrus", 0, out, perception="camera",
+                                       faults="knock-off=0.5", fault_seed=1))
+    offs = [e for e in _events(out) if e["event"] == "fault_injected"]
+    assert [(k["kind"], k["object"]) for k in offs][:1] == [("knock-off", "lemon")]
+    assert not result.declared_success and not result.success, result.history
+    assert "lemon is no longer in the scene, and the goal needs it" in result.failure, result.failure
+
+
 @pytest.mark.slow
 def test_a_slipping_grasp_is_noticed_between_commands_and_recovered(tmp_path):
     seed = seed_for("grasp-slip", 0.5, [None, True, False, False, False, False])  # during the transport to the region

@@ -4,7 +4,7 @@ Each key has one writer (subtree):
 - the runner seeds `instruction`, `attempt`, `history` before the first tick (replan owns them after);
 - gather: `arm` (the arm's status, every tick: held object, fault, stop request);
 - safety: `interruption` (the failure record of a fault it cleared), `clearing` (it is making one good);
-- perceive: `world`, `scene_image`, `perceive_failure`;
+- perceive: `world`, `scene_image`, `missing` (objects perception reports gone: name → why), `perceive_failure`;
 - generate-constraints: `constraints`, `constraints_failure`;
 - plan: `plan`, `plan_failure`;
 - execute: `executed`, `step` (the step in progress), `execute_failure`;

@@ -2,9 +2,13 @@
 
 On a replan, a model that will not answer (a grounding error, e.g. "the goal already holds") is
 checked against the previous attempt's constraints: when their goal checkers hold on the observed
-state with the hand empty, those constraints are kept (the plan stage then finds nothing to do)."""
+state with the hand empty, those constraints are kept (the plan stage then finds nothing to do).
+An object the previous attempt's constraints named that perception now reports gone (its place
+seen empty) ends the run: the goal cannot be met without it (GroundingError: not retried)."""
 
 from __future__ import annotations
+
+import re
 
 import py_trees
 
@@ -18,15 +22,21 @@ from trees.worker import WorkerBehaviour
 class GenerateConstraints(WorkerBehaviour):
     stage = "constraints"
     writes = ("constraints",)
-    reads = ("world", "scene_image", "instruction", "history")
+    reads = ("world", "scene_image", "instruction", "history", "missing")
 
     def before(self) -> None:
         self._world, self._image, self._instruction = self.bb.world, self.bb.scene_image, self.bb.instruction
         self._history = list(self.bb.history) if self.bb.exists("history") else None
         self._previous = self.bb.get("constraints") if self.bb.exists("constraints") else None
+        self._missing = dict(self.bb.get("missing") or {}) if self.bb.exists("missing") else {}
         self._reused = False
 
     def work(self):
+        gone = needed_but_gone(self._previous, self._missing)
+        if gone:
+            # the goal as first understood needs it: grounding the words again without it would quietly
+            # ask for less ("the citrus fruits" read as the orange alone once the lemon was knocked off)
+            raise MissingObjectError(gone, self._missing)
         schemas = [s.schema for s in self.services.skills.values()]
         held = self._world.robot.held if self._world.robot else None
         grounding = ground(self._world, schemas, held=held)
@@ -58,6 +68,24 @@ class GenerateConstraints(WorkerBehaviour):
         self.services.log("constraints", sketch=constraints.sketch.text(), checkers=constraints.checkers.sources)
         self.feedback_message = f"{len(constraints.sketch.actions)} sketch actions, {count_line(constraints.checkers.names())}"
         return py_trees.common.Status.SUCCESS
+
+
+class MissingObjectError(GroundingError):
+    """Objects the previous attempt's constraints named are gone from the scene (not retried)."""
+
+    def __init__(self, names: list[str], why: dict[str, str]) -> None:
+        said = "; ".join(f"{n}: {why[n]}" if why.get(n) else n for n in names)
+        super().__init__(f"{', '.join(names)} {'is' if len(names) == 1 else 'are'} no longer in the scene, and the "
+                         f"goal needs {'it' if len(names) == 1 else 'them'} (knocked off the table?) — {said}")
+
+
+def needed_but_gone(previous, missing: dict[str, str]) -> list[str]:
+    """Names in `missing` (perception's objects gone from the scene) that the previous attempt's
+    constraints (`previous`: its plan sketch and checker sources) name; [] on a first attempt."""
+    if previous is None or not missing:
+        return []
+    text = previous.sketch.text() + "\n" + "\n".join(previous.checkers.sources.values())
+    return [n for n in missing if re.search(rf"(?<![A-Za-z0-9_]){re.escape(n)}(?![A-Za-z0-9_])", text)]
 
 
 def create_generate_constraints_subtree() -> py_trees.behaviour.Behaviour:

@@ -4,7 +4,8 @@ A look is confirmed (`trees.observe`): the first look of a run takes a second fr
 that misses an object the previous look saw looks again, so one missed detection does not make an
 object vanish from the plan. With the camera source, each round's labelled image goes to the run
 folder as `perception-<round>.png` (one file per round: perception-1.png, perception-2.png …); objects
-kept unseen or missing are logged.
+kept unseen or missing are logged; the missing ones (name → why, e.g. "its place … is seen empty")
+also go on the blackboard (`missing`), for the replan's constraints to refuse a goal that needs one.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from trees.worker import WorkerBehaviour
 
 class Perceive(WorkerBehaviour):
     stage = "perceive"
-    writes = ("world", "scene_image")
+    writes = ("world", "scene_image", "missing")
 
     def __init__(self, name: str) -> None:
         super().__init__(name)
@@ -53,6 +54,8 @@ class Perceive(WorkerBehaviour):
     def finish(self, obs) -> py_trees.common.Status:
         self.bb.world = obs.world
         self.bb.scene_image = obs.image_png
+        flags = getattr(obs, "flags", {}) or {}
+        self.bb.missing = {n: "; ".join(flags.get(n, [])) for n in getattr(obs, "missing", []) or []}
         self.feedback_message = f"{len(obs.world.objects)} objects from {self.services.perception.name}"
         if getattr(obs, "kept", None) or getattr(obs, "missing", None):
             self.feedback_message += f" ({len(obs.kept)} kept unseen, {len(obs.missing)} missing)"
