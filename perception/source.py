@@ -102,7 +102,7 @@ class CameraSource:
             # let go since the last look and hidden now (by the hand above it): under the hand, at rest
             self._place_in_hand(name, tracked, None)
             self.tracker.let_go(name, tracked)
-        self.tracker.drop_vacant(tracked, frame, {held, *self._in_hand, *res.unmeasured} - {None})
+        self.tracker.drop_vacant(tracked, frame, {held, *self._in_hand, *res.unmeasured, *self._hollow(tracked)} - {None})
         self._in_hand = {k: v for k, v in self._in_hand.items() if k == held}
         flags = {n: f for n, f in tracked.flags.items() if f}
         note = f"missing: {', '.join(tracked.missing)}" if tracked.missing else ""
@@ -110,6 +110,17 @@ class CameraSource:
         world = WorldState(objects=tracked.states, robot=robot, source=self.name)
         return Observation(world, _png(frame.rgb), self.last_annotated, flags, tracked.kept, tracked.missing, res.timings)
 
+
+    def _hollow(self, tracked) -> set[str]:
+        """Kept containers (a bowl, a mug, a can): their place is not judged empty from depth, which
+        looks into an open one and sees its floor beyond its box's middle (a bowl in view was judged gone)."""
+        shapes = getattr(self.pipeline, "shapes", None)
+        out = set()
+        for name in tracked.kept:
+            model = shapes.get(tracked.states[name].kind) if shapes is not None and tracked.states[name].kind else None
+            if model is not None and model.info.get("cavity"):
+                out.add(name)
+        return out
 
     def _place_in_hand(self, name: str, tracked, seen) -> None:
         """The held object's pose: from the camera when it sees enough of it (and then its place in

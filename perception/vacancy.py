@@ -7,7 +7,7 @@ passed on it. The depth image tells the two apart. Rays through the inside of th
 central half, so a pose a little off still counts) find their reading either in front of the sample
 point (the object's own surface, or something hiding it: keep) or well behind it (the table, the
 floor: the ray passed where the object should be). When nearly all of them pass, the place is seen
-empty. Objects under about 3 cm tall are not judged (the table lies too close behind their points).
+empty. A flat object (a plate) is judged by its top face: seen there, or the table under it.
 
 Frames: world (m) for poses and boxes; the frame's intrinsics and camera→world extrinsics (optical
 convention) for projection; depth in metres along the optical axis, 0 or NaN for no reading.
@@ -25,6 +25,8 @@ INNER = 0.5  # share of the box's extents the sample points span (its central ha
 THROUGH = 0.015  # m: a reading this far beyond (or in front of) a sample point decides that ray
 MIN_RAYS = 8  # fewer usable rays than this: the place is not judged (kept)
 EMPTY_SHARE = 0.8  # this share of usable rays passing through: the place is seen empty
+FLAT = 0.03  # m: an object lying flat and less tall than this is judged by its top face
+FLAT_MARGIN = 0.004  # m: under this, the top face and what it lies on are too close to tell apart
 
 
 def seen_empty(state: ObjectState, frame: RGBDFrame) -> bool:
@@ -37,33 +39,49 @@ def seen_empty(state: ObjectState, frame: RGBDFrame) -> bool:
 
 
 def ray_verdicts(state: ObjectState, frame: RGBDFrame) -> np.ndarray:
-    """Per sample point inside `state`'s box (its central half): 1 when the camera's reading along the
-    ray through it lies more than `THROUGH` beyond the point (the ray passed where the object should
-    be), −1 when it lies more than `THROUGH` in front (the object's own surface, or something hiding
-    it), 0 unusable (ambiguous, no reading, outside the image, behind the camera). Shape (k,),
-    k ≤ GRID³ (one point per pixel)."""
+    """Per sample point of `state`'s box: 1 when the camera's reading along the ray through it lies
+    beyond it by more than the threshold (the ray passed where the object should be), −1 when in
+    front by more (the object's own surface, or something hiding it), 0 unusable (ambiguous, no
+    reading, outside the image, behind the camera). Shape (k,), one point per pixel.
+
+    Points: the box's central half, threshold `THROUGH`; for a flat object (under `FLAT` tall: a
+    plate) points on its top face, the threshold half the depth between that face and what it lies
+    on along the ray (the ray then meets the table under it, not the plate)."""
     centre = np.asarray(state.pose.position, dtype=float)
     rot = np.asarray(rotation_matrix(*state.pose.euler), dtype=float)
     half = np.asarray(state.size, dtype=float) / 2.0
     axis = np.linspace(-INNER, INNER, GRID)
-    grid = np.stack(np.meshgrid(axis, axis, axis, indexing="ij"), -1).reshape(-1, 3)
+    flat = state.size[2] < FLAT and abs(rot[2, 2]) > 0.9
+    if flat:  # its top face (central half of it)
+        grid = np.stack(np.meshgrid(axis, axis, [1.0], indexing="ij"), -1).reshape(-1, 3)
+    else:
+        grid = np.stack(np.meshgrid(axis, axis, axis, indexing="ij"), -1).reshape(-1, 3)
     world = centre + (grid * half) @ rot.T
-    world_to_cam = np.linalg.inv(np.asarray(frame.extrinsics, dtype=float))
+    cam_to_world = np.asarray(frame.extrinsics, dtype=float)
+    world_to_cam = np.linalg.inv(cam_to_world)
     cam = world @ world_to_cam[:3, :3].T + world_to_cam[:3, 3]
-    cam = cam[cam[:, 2] > 1e-3]
+    keep = cam[:, 2] > 1e-3
+    cam, world = cam[keep], world[keep]
     k = np.asarray(frame.intrinsics, dtype=float)
     h, w = frame.shape
     u = np.round(k[0, 0] * cam[:, 0] / cam[:, 2] + k[0, 2]).astype(int)
     v = np.round(k[1, 1] * cam[:, 1] / cam[:, 2] + k[1, 2]).astype(int)
     ok = (u >= 0) & (u < w) & (v >= 0) & (v < h)
-    u, v, z = u[ok], v[ok], cam[ok, 2]
+    u, v, z, world = u[ok], v[ok], cam[ok, 2], world[ok]
     order = np.argsort(z)  # one point per pixel: the nearest
     _, first = np.unique((v * w + u)[order], return_index=True)
     pick = order[first]
     depth = np.asarray(frame.depth, dtype=float)[v[pick], u[pick]]
-    z = z[pick]
+    z, world = z[pick], world[pick]
+    if flat:  # half the way from the top face to where the ray meets the plane it lies on
+        eye = cam_to_world[:3, 3]
+        bottom = centre[2] - half[2]
+        under = z * (eye[2] - bottom) / np.maximum(eye[2] - world[:, 2], 1e-6)  # similar triangles along the ray
+        margin = np.maximum((under - z) / 2.0, 0.0)
+    else:
+        margin = np.full(len(z), THROUGH)
     out = np.zeros(len(pick), dtype=int)
     read = np.isfinite(depth) & (depth > 0.0)
-    out[read & (depth > z + THROUGH)] = 1
-    out[read & (depth < z - THROUGH)] = -1
+    out[read & (depth > z + margin) & (margin >= FLAT_MARGIN)] = 1
+    out[read & (depth < z - margin)] = -1
     return out
