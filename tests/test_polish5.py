@@ -244,7 +244,7 @@ def test_a_healthy_run_says_the_failed_looking_safety_guard_means_all_is_well(sc
     was explained only in the README. The tree and its drawing now say what it means."""
     _, out = scene_run
     line = next(ln for ln in (out / "tree.txt").read_text().splitlines() if "safety" in ln)
-    assert line.strip() == "-^- safety [✕] -- all well: no stop asked for, no arm fault, so nothing to make safe"
+    assert line.strip() == "-^- safety [✓ not needed] -- all well: no stop asked for, no arm fault, so nothing to make safe"
     dot = next(ln for ln in (out / "tree.dot").read_text().splitlines() if ln.startswith("safety ["))
     assert 'label="safety\\nall well: no stop asked for,' in dot and "failure" not in dot
     assert line.strip() in (out / "report.md").read_text()

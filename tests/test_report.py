@@ -192,3 +192,22 @@ def test_a_tree_taller_than_the_terminal_is_folded_to_fit_keeping_what_runs():
     tiny.print(render_tree(root, 1.0, max_lines=5))
     assert tiny.file.getvalue().splitlines()[1:] == ["  … 4 lines above", "    └ perceive  ✓ success",
                                                      "    └ plan  … running", "    └ execute  - not yet"]
+
+
+def test_a_run_on_a_terminal_writes_no_colour_codes_into_its_files(tmp_path):
+    # break-it finding: py_trees colours its tree when stdout is a terminal, and tree.txt, report.md and
+    # report.html then held escape codes
+    import shlex
+    import shutil
+
+    out = tmp_path / "r"
+    assert shutil.which("script"), "util-linux's script(1) gives the run a terminal"
+    cmd = shlex.join([sys.executable, "-m", "owl_bt.cli", "run", BERRY, "--task", "berry1", "--perception", "sim-state",
+                      "--out", str(out)])
+    proc = subprocess.run(["script", "-q", "-e", "-c", cmd, "/dev/null"], stdin=subprocess.DEVNULL, capture_output=True,
+                          timeout=240)
+    assert b"\x1b[" in proc.stdout  # it did run on a terminal (the live tree is drawn)
+    assert proc.returncode == 0
+    for name in ("tree.txt", "report.md", "report.html"):
+        assert "\x1b[" not in (out / name).read_text(), name
+    assert "safety [✓ not needed]" in (out / "tree.txt").read_text()

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 import py_trees
 
 from owl_bt import runfolder as folders
-from owl_bt.report.snapshot import log_snapshot
+from owl_bt.report.snapshot import log_snapshot, tree_text
 from owl_bt.runfolder import signal_words
 from trees import worker
 from trees.blackboard import client
@@ -148,7 +148,7 @@ def run_tree(services: Services, instruction: str, max_attempts: int = 4, on_tic
     interrupted = services.stop_request.is_set()
     services.log("tick_rate", **stats.to_dict())
     log_snapshot(services.log, root, "final")
-    text = py_trees.display.unicode_tree(root, show_status=True)
+    text = tree_text(root)
     keys = ("attempt", "plan", "constraints", "history", "failure", "failures", "executed", "interruption")
     reader = client("runner-read", read=keys)
     board = {k: (reader.get(k) if reader.exists(k) else None) for k in keys}

@@ -111,6 +111,9 @@ class StopArm(OwlBehaviour):
                 self.services.log("stop", reason="stop requested: the arm was stopped")
                 self._stopped = True
             self.feedback_message = "stop requested: the arm was stopped"
+        else:
+            self.feedback_message = "no stop asked for"
+        self.failure_means_all_well = not self.bb.arm.stop  # drawn "✓ not needed", not a red failure
         return py_trees.common.Status.FAILURE
 
 

@@ -2,17 +2,31 @@
 
 from __future__ import annotations
 
+import re
 import textwrap
 from collections.abc import Callable
 
 import py_trees
+
+ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+
+
+def tree_text(root: py_trees.behaviour.Behaviour) -> str:
+    """The unicode tree with statuses (py_trees.display), as plain text for files and logs: py_trees
+    colours it when stdout is a terminal, and report.md and tree.txt then held escape codes. A guard
+    whose failure means all is well (the safety guard of a healthy run) reads `[✓ not needed]`."""
+    text = ANSI.sub("", py_trees.display.unicode_tree(root, show_status=True))
+    for b in root.iterate():
+        if b.status == py_trees.common.Status.FAILURE and getattr(b, "failure_means_all_well", False):
+            text = re.sub(rf"(?<=\s){re.escape(b.name)} \[✕\]", f"{b.name} [✓ not needed]", text)
+    return text
 
 
 def tree_snapshot(root: py_trees.behaviour.Behaviour) -> dict[str, str | None]:
     """{'text': the unicode tree with statuses, 'dot': its Graphviz source, or None when pydot is
     not installed}. Colours in the dot source are py_trees' (by behaviour type); statuses are in
     the text."""
-    text = py_trees.display.unicode_tree(root, show_status=True)
+    text = tree_text(root)
     try:
         graph = py_trees.display.dot_tree(root, with_blackboard_variables=False)
     except ImportError:
