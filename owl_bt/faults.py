@@ -149,7 +149,8 @@ class FaultInjector:
         u, pick, *draws = self.rng["knock"].random(DRAWS["knock"])
         u_off, pick_off = self.rng["knock-off"].random(DRAWS["knock-off"])
         held = self.arm.held
-        candidates = sorted(n for n, b in self.world.bodies.items() if not (b.spec.fixed or b.spec.region) and n != held)
+        candidates = sorted(n for n, b in self.world.bodies.items()
+                            if not (b.spec.fixed or b.spec.region) and n != held and self.world.pose(n).z > FLOOR[1] + 0.1)
         if u < self.rate("knock") and candidates:
             self._knock(candidates[min(int(pick * len(candidates)), len(candidates) - 1)], action, draws)
         if u_off < self.rate("knock-off") and candidates:

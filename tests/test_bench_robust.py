@@ -334,8 +334,8 @@ def test_a_bench_killed_with_sigkill_leaves_no_workers_behind(tmp_path):
     assert not alive, f"still running after the bench was killed: {alive}"
 
 
-@pytest.mark.parametrize("sig", ["SIGTERM", "SIGHUP"])
-def test_a_bench_stopped_by_a_signal_to_its_whole_group_leaves_no_partial_folder(tmp_path, sig):
+@pytest.mark.parametrize(("sig", "group"), [("SIGTERM", True), ("SIGHUP", True), ("SIGTERM", False)])
+def test_a_bench_stopped_by_a_signal_to_its_whole_group_leaves_no_partial_folder(tmp_path, sig, group):
     # break-it findings: `kill -TERM -<pgid>` reached the worker too, and its episode's `.partial` folder
     # stayed; a closed terminal's SIGHUP killed multiprocessing's resource tracker: a traceback per semaphore
     import subprocess
@@ -350,9 +350,13 @@ def test_a_bench_stopped_by_a_signal_to_its_whole_group_leaves_no_partial_folder
     while not list(out.glob("runs/*/*.partial")) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert list(out.glob("runs/*/*.partial")), "the episode never started"
-    os.killpg(proc.pid, getattr(signal, sig))
+    time.sleep(1.0)  # the episode is under way
+    (os.killpg if group else os.kill)(proc.pid, getattr(signal, sig))
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, err
     lines = err.decode().strip().splitlines()
-    assert lines == [f"owl-bt: bench stopped by {sig}: 0 of 1 episodes recorded; summary in {out}/summary.md"], lines
-    assert not list(out.glob("runs/**/*.partial")), list(out.glob("runs/**/*"))
+    said = "Ctrl-C (SIGINT)" if sig == "SIGINT" else sig
+    assert lines == [f"owl-bt: bench stopped by {said}: 0 of 1 episodes recorded; summary in {out}/summary.md"], lines
+    # no folder of the unrecorded episode: neither a `.partial` one nor the whole one a stopped episode
+    # writes as it ends (break-it: that one stayed, complete-looking, though episodes.jsonl did not list it)
+    assert not list(out.glob("runs/*/*")), list(out.glob("runs/**/*"))

@@ -11,7 +11,7 @@ tick (their results are discarded, not recorded); a second Ctrl-C kills the work
 
 Before launching, the run folders (and `.partial` folders) of episodes not in `episodes.jsonl` —
 left by a bench that was stopped — are removed and listed in `Outcome.removed`; a stopped bench
-removes the `.partial` folders of its unrecorded episodes itself as it ends. A full disk (in a
+removes the folders of its unrecorded episodes itself as it ends. A full disk (in a
 worker's run folder or in `episodes.jsonl`) stops the bench: episodes in flight are told to stop,
 nothing half-written is kept, and DiskFullError is raised.
 """
@@ -127,23 +127,25 @@ def run_bench(cfg: BenchConfig, on_done: OnDone | None = None) -> Outcome:
 
 
 def _remove_unrecorded(out: Path, jobs: list[Job], outcome: Outcome, wait_s: float = 3.0) -> None:
-    """After a stopped bench: the `.partial` folders of episodes that were not recorded (in flight
-    when a signal reached the whole process group, or killed by a second Ctrl-C), once no worker
-    writes them any more (up to `wait_s`); a folder still locked then is left for the next run to remove."""
+    """After a stopped bench: the run folders (`.partial` or whole) of episodes that were not recorded
+    (in flight when a signal reached the whole process group, killed by a second Ctrl-C, or ended
+    and discarded), once no worker writes them any more (up to `wait_s`); a folder still locked then
+    is left for the next run to remove."""
     from owl_bt.runfolder import in_use
 
     recorded = {(r.get("task"), r.get("seed"), r.get("method")) for r in outcome.records}
     end = time.monotonic() + wait_s
     for job in jobs:
-        partial = out / (job.run_dir + ".partial")
-        if (job.task, job.seed, job.method) in recorded or not partial.exists():
+        if (job.task, job.seed, job.method) in recorded:
             continue
-        while in_use(partial) and time.monotonic() < end:
-            time.sleep(0.05)
-        try:
-            remove_leftover(partial)
-        except OwlError:
-            pass
+        # its folder, too, when the stopped episode wrote it whole: episodes.jsonl does not list it
+        for folder in (out / (job.run_dir + ".partial"), out / job.run_dir):
+            while folder.exists() and in_use(folder) and time.monotonic() < end:
+                time.sleep(0.05)
+            try:
+                remove_leftover(folder)
+            except OwlError:
+                pass
 
 
 @contextlib.contextmanager
@@ -282,7 +284,10 @@ def _init_worker(stop: Any, bench_pid: int) -> None:
 
 
 def _watch_bench(pid: int, every: float = 0.5) -> None:
-    """Exit this worker at once when process `pid` (the bench) no longer exists."""
+    """Exit this worker at once when process `pid` (the bench) no longer exists or has ended and
+    waits to be reaped (a zombie: whoever started the bench may be waiting for its output to close,
+    which this worker holds open — a test's `communicate()` after a signal to the whole group hung so)."""
+    stat = Path(f"/proc/{pid}/stat")
     while True:
         time.sleep(every)
         try:
@@ -290,6 +295,11 @@ def _watch_bench(pid: int, every: float = 0.5) -> None:
         except ProcessLookupError:
             os._exit(1)
         except PermissionError:
+            pass
+        try:
+            if stat.read_text().rsplit(")", 1)[1].split()[0] == "Z":
+                os._exit(1)
+        except (OSError, IndexError):
             pass
 
 

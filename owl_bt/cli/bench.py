@@ -66,7 +66,8 @@ def bench(
         "ur5e", "--robot", case_sensitive=False, help="Simulated arm: ur5e (default; alias ur5) or kinova-gen3."),
     faults: str | None = typer.Option(None, "--faults", metavar="KIND=RATE,…",
                                       help="Also run every episode with these faults injected (recorded as "
-                                      "METHOD+faults), e.g. grasp-slip=0.2,knock=0.1,miss-detect=0.1,arm-fault=0.05; the "
+                                      "METHOD+faults), KIND one of grasp-slip, knock, knock-off, miss-detect, arm-fault "
+                                      "(see `owl-bt run --help`), e.g. grasp-slip=0.2,knock=0.1,knock-off=0.05; the "
                                       "summary compares success with and without them and the replans used."),
     fault_seed: int | None = typer.Option(None, "--fault-seed", help="Seed of the injected faults, with --faults (and each "
                                           "episode's seed); default 0."),
