@@ -79,7 +79,10 @@ class CameraSource:
         self._in_hand: dict[str, tuple] = {}  # held object's (rotation, centre) in the hand frame, m
 
     def observe(self) -> Observation:
+        from dataclasses import replace
+
         from perception.draw import annotate
+        from perception.tracker import container_of
 
         try:
             frame = self.camera.capture()
@@ -104,7 +107,11 @@ class CameraSource:
             self.tracker.let_go(name, tracked)
         self._in_hand = {k: v for k, v in self._in_hand.items() if k == held}
         for name in [n for n in tracked.kept if n in self.tracker.fell and n != held]:
-            if seen_past(frame, tracked.states[name]):  # taken to have fallen there, but not there: it stayed in
+            # taken to have fallen there (and, into a bowl, to have rolled to its middle): seen not to be: it stayed in
+            spot = tracked.states[name]
+            box = tracked.states.get(container_of(name, tracked.states) or "")
+            middle = [replace(spot, pose=replace(spot.pose, x=box.pose.x, y=box.pose.y))] if box else []
+            if all(seen_past(frame, s) for s in [spot, *middle]):
                 self.tracker.still_inside(name, tracked)
         flags = {n: f for n, f in tracked.flags.items() if f}
         note = f"missing: {', '.join(tracked.missing)}" if tracked.missing else ""
