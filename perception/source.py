@@ -79,7 +79,10 @@ class CameraSource:
         self._in_hand: dict[str, tuple] = {}  # held object's (rotation, centre) in the hand frame, m
 
     def observe(self) -> Observation:
+        from dataclasses import replace
+
         from perception.draw import annotate
+        from perception.tracker import container_of
 
         try:
             frame = self.camera.capture()
@@ -102,7 +105,16 @@ class CameraSource:
             # let go since the last look and hidden now (by the hand above it): under the hand, at rest
             self._place_in_hand(name, tracked, None)
             self.tracker.let_go(name, tracked)
-        self.tracker.drop_vacant(tracked, frame, {held, *self._in_hand, *res.unmeasured, *self._hollow(tracked)} - {None})
+        for name in [n for n in tracked.kept if n in self.tracker.fell and n != held]:
+            # taken to have fallen there (and, into a bowl, to have rolled to its middle): seen not to be: it stayed in
+            spot = tracked.states[name]
+            box = tracked.states.get(container_of(name, tracked.states) or "")
+            middle = [replace(spot, pose=replace(spot.pose, x=box.pose.x, y=box.pose.y))] if box else []
+            if all(seen_past(frame, s) for s in [spot, *middle]):
+                self.tracker.still_inside(name, tracked)
+        # what was poured out and is unseen is the pour's to judge (above), not gone
+        skip = {held, *self._in_hand, *res.unmeasured, *self._hollow(tracked), *self.tracker.fell} - {None}
+        self.tracker.drop_vacant(tracked, frame, skip)
         self._in_hand = {k: v for k, v in self._in_hand.items() if k == held}
         flags = {n: f for n, f in tracked.flags.items() if f}
         note = f"missing: {', '.join(tracked.missing)}" if tracked.missing else ""
@@ -150,6 +162,23 @@ class CameraSource:
         tracked.states[name] = replace(state, pose=Pose(*(float(v) for v in c), *rpy))
         note = "in the gripper: placed by the hand's pose"
         tracked.flags[name] = [f for f in tracked.flags.get(name, []) if not f.startswith("not seen")] + [note]
+
+
+def seen_past(frame, state, margin: float = 0.005) -> bool:
+    """Does `frame` (RGBDFrame) see something more than `margin` m beyond `state`'s centre on the ray to it
+    (there, its near side would be seen about its radius before its centre), so that it cannot be there?
+    False when the centre is outside the image or has no depth."""
+    cam = np.linalg.inv(frame.extrinsics) @ np.array([*state.pose.position, 1.0])
+    if cam[2] <= 0:
+        return False
+    u, v, _ = frame.intrinsics @ (cam[:3] / cam[2])
+    i, j = int(round(v)), int(round(u))
+    h, w = frame.shape
+    if not (2 <= i < h - 2 and 2 <= j < w - 2):
+        return False
+    patch = frame.depth[i - 2:i + 3, j - 2:j + 3]
+    depth = patch[np.isfinite(patch) & (patch > 0)]
+    return depth.size > 0 and float(np.median(depth)) > cam[2] + margin
 
 
 def _quat_matrix(q) -> np.ndarray:

@@ -51,6 +51,8 @@ class Tracker:
         # unseen object → (its container, its pose in the container's frame when last seen together)
         self.inside: dict[str, tuple[str, np.ndarray]] = {}
         self.gone: dict[str, str] = {}  # kept object whose place was seen empty → why it is missing
+        self.fell: dict[str, tuple[str, np.ndarray]] = {}  # taken to have fallen out (unseen since): what `inside` had
+        self.stuck: set[str] = set()  # seen not to have fallen out: inside until seen again, however it is turned
 
     def update(self, seen: dict[str, ObjectState], unlabelled: set[str], unmeasured: list[str], held: str | None,
                flags: dict[str, list[str]]) -> Tracked:
@@ -69,6 +71,8 @@ class Tracker:
         for name, state in seen.items():
             self.inside.pop(name, None)
             self.gone.pop(name, None)
+            self.fell.pop(name, None)
+            self.stuck.discard(name)
             self.known[name] = state
             self.last_seen[name] = self.round
             out.states[name] = state
@@ -125,9 +129,9 @@ class Tracker:
                 continue
             state, holder = tracked.states[name], tracked.states[box]
             m = _homogeneous(holder.pose) @ rel
-            if _homogeneous(holder.pose)[2, 2] < -MOUTH_DOWN:
+            if _homogeneous(holder.pose)[2, 2] < -MOUTH_DOWN and name not in self.stuck:
                 pose, below = _fallen(state, holder, tracked.states)
-                del self.inside[name]
+                self.fell[name] = self.inside.pop(name)
                 note = f"not seen: fell out of {box} when it was turned over; taken to lie {below} below its mouth"
             else:
                 pose = Pose(*(float(v) for v in m[:3, 3]), *euler(m[:3, :3]))
@@ -135,6 +139,22 @@ class Tracker:
             tracked.states[name] = replace(state, pose=pose)
             self.known[name] = tracked.states[name]
             tracked.flags[name] = [f for f in tracked.flags.get(name, []) if not f.startswith("not seen")] + [note]
+
+    def still_inside(self, name: str, tracked: Tracked) -> None:
+        """`name`, taken to have fallen out of its container (`carry`), where the camera now sees past the
+        spot it would lie at: it stayed in (SoupPour seed 1: the soup caught in the can tipped 122° was
+        taken to lie in the bowl, and the goal was declared met with the bowl in plain view and empty).
+        It moves with the container again, however that is turned, until it is seen."""
+        box, rel = self.fell.pop(name)
+        if box not in tracked.states:
+            return
+        self.inside[name] = (box, rel)
+        self.stuck.add(name)
+        m = _homogeneous(tracked.states[box].pose) @ rel
+        tracked.states[name] = replace(tracked.states[name], pose=Pose(*(float(v) for v in m[:3, 3]), *euler(m[:3, :3])))
+        self.known[name] = tracked.states[name]
+        tracked.flags[name] = [f for f in tracked.flags.get(name, []) if not f.startswith("not seen")] + [
+            f"not seen where it would have fallen out of {box}: taken to be still inside it"]
 
     def let_go(self, name: str, tracked: Tracked) -> None:
         """`name`, let go of since the last look and not seen now, placed in `tracked` where the

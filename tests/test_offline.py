@@ -149,6 +149,17 @@ def test_the_object_in_the_hand_is_placed_first():
     assert [f"{s.op}({', '.join(s.args)})" for s in plan.steps][:2] == ["pick(lime)", "place_ontop(lime, plate)"]
 
 
+def test_an_object_in_the_hand_that_no_goal_names_is_put_down_first():
+    # Mug1 seed 7: a pick of the power drill (in the way of the mug) failed in the lift and left it in the
+    # hand; the replan's sketch began with pick(mug), and the planner put the drill into the mug to free the hand
+    plan = plan_for("stand the mug upright and put the strawberry in it", SCENE, held="ketchup")
+    first = plan.steps[0]
+    assert (first.op, first.args) == ("place_ontop", ("ketchup", "table"))
+    assert 'off("ketchup", "mug")' in first.check and 'off("ketchup", "strawberry")' in first.check
+    assert not any(s.args[0] == "ketchup" for s in plan.steps[1:])
+    assert plan_for("put all the fruit on the plate", SCENE, held="ketchup").steps[0].args == ("ketchup", "table")
+
+
 def test_pronoun_references_and_turning():
     assert goals("stand the mug up, then put the spoon into it")[1][:3] == ("spoon", "inside", "mug")
     # 'it' before what it names: the object of the next clause that can be stood up

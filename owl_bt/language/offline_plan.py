@@ -303,6 +303,12 @@ def make_plan(reading: Reading, things: list[Thing], held: str | None = None) ->
                           + (f", leaving room {room[1]}" if room else ""),
                           predicates(g, by) + ([f'part("{g.obj}", "{g.support}", "{room[0]}")'] if room else [])))
 
+    if held is not None and held in by and held not in goal_objs and table:
+        # in the hand with no goal of its own (a failed step left it there): down clear of what the goals act on
+        away = [o for o in dict.fromkeys([g.support for g in goals] + [g.obj for g in goals]) if o in by and o not in (table, held)]
+        steps.append(Step("place_ontop", (held, table), f"put the {_w(held)} in the hand down on the {_w(table)}"
+                          + (f" clear of the {' and the '.join(map(_w, away))}" if away else ""),
+                          [f'on("{held}", "{table}")'] + [f'off("{held}", "{o}")' for o in away]))
     for name in sorted(reading.upright_needed):
         if pending(name) is None and not by[name].upright:
             prepare(name)
