@@ -101,7 +101,8 @@ class PickSkill(Skill):
         if side and poured:  # high enough that the wrist, level behind, clears the table
             local = (*local[:2], rng.uniform(0.3, 0.7) * hz)
         pour_next = nxt is not None and nxt.name == "pour" and nxt.args[:1] == args[:1]  # (the palm would cover the mouth)
-        rim = _rim_grasp(model, args[0], rng) if not (side or pour_next) and rng.random() < RIM_SHARE else None
+        rimmed = not (side or pour_next) and model.opening(args[0]) is not None  # (no draw for anything else)
+        rim = _rim_grasp(model, args[0], rng) if rimmed and rng.random() < RIM_SHARE else None
         if rim is not None:  # by the wall at its rim, one pad inside, however the container lies
             return rim
         rot = p.getMatrixFromQuaternion(to_bullet(obj.pose)[1])

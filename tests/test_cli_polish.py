@@ -313,7 +313,8 @@ def test_the_help_example_goal_is_never_wrapped_inside_its_quotes():
 
     for columns in ("60", "80", "200"):
         shown = CliRunner().invoke(app, ["--help"], env={"COLUMNS": columns}).output
-        assert '    owl-bt run "put the strawberry onto the light-grey region" --task berry1\n' in shown, shown
+        assert ('    owl-bt run "put the strawberry onto the light-grey region at the center of the table" --task berry1\n'
+                in shown), shown
 
 
 def test_an_absent_object_in_the_default_scene_says_which_scene_and_h_is_help():
