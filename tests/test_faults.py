@@ -90,7 +90,8 @@ def test_a_knocked_object_is_seen_off_plan_and_the_task_replanned(tmp_path):
     _no_stale_text(result.tree_text)
     # what the arm did is all listed: the first place, whose check failed after the knock, too (newcomer)
     place = "place_ontop(strawberry, light_grey_region)"
-    assert result.executed == ["pick(strawberry)", place], result.executed  # (the replan found nothing left to do)
+    # (then the replan's own steps, or none when the knock left it on the region: the draws decide)
+    assert result.executed[:2] == ["pick(strawberry)", place], result.executed
     md = (tmp_path / "run" / "report.md").read_text()
     assert f"| `{place}` |" in md and "| done; the check after it failed |" in md
 
