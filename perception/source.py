@@ -18,6 +18,7 @@ import numpy as np
 from owl_bt.errors import OwlError
 from owl_bt.state import RobotState, WorldState
 from perception.pipeline import NO_OBJECTS
+from perception.vacancy import seen_past
 
 
 @dataclass
@@ -162,23 +163,6 @@ class CameraSource:
         tracked.states[name] = replace(state, pose=Pose(*(float(v) for v in c), *rpy))
         note = "in the gripper: placed by the hand's pose"
         tracked.flags[name] = [f for f in tracked.flags.get(name, []) if not f.startswith("not seen")] + [note]
-
-
-def seen_past(frame, state, margin: float = 0.005) -> bool:
-    """Does `frame` (RGBDFrame) see something more than `margin` m beyond `state`'s centre on the ray to it
-    (there, its near side would be seen about its radius before its centre), so that it cannot be there?
-    False when the centre is outside the image or has no depth."""
-    cam = np.linalg.inv(frame.extrinsics) @ np.array([*state.pose.position, 1.0])
-    if cam[2] <= 0:
-        return False
-    u, v, _ = frame.intrinsics @ (cam[:3] / cam[2])
-    i, j = int(round(v)), int(round(u))
-    h, w = frame.shape
-    if not (2 <= i < h - 2 and 2 <= j < w - 2):
-        return False
-    patch = frame.depth[i - 2:i + 3, j - 2:j + 3]
-    depth = patch[np.isfinite(patch) & (patch > 0)]
-    return depth.size > 0 and float(np.median(depth)) > cam[2] + margin
 
 
 def _quat_matrix(q) -> np.ndarray:

@@ -57,24 +57,15 @@ def ray_verdicts(state: ObjectState, frame: RGBDFrame) -> np.ndarray:
     else:
         grid = np.stack(np.meshgrid(axis, axis, axis, indexing="ij"), -1).reshape(-1, 3)
     world = centre + (grid * half) @ rot.T
-    cam_to_world = np.asarray(frame.extrinsics, dtype=float)
-    world_to_cam = np.linalg.inv(cam_to_world)
-    cam = world @ world_to_cam[:3, :3].T + world_to_cam[:3, 3]
-    keep = cam[:, 2] > 1e-3
-    cam, world = cam[keep], world[keep]
-    k = np.asarray(frame.intrinsics, dtype=float)
-    h, w = frame.shape
-    u = np.round(k[0, 0] * cam[:, 0] / cam[:, 2] + k[0, 2]).astype(int)
-    v = np.round(k[1, 1] * cam[:, 1] / cam[:, 2] + k[1, 2]).astype(int)
-    ok = (u >= 0) & (u < w) & (v >= 0) & (v < h)
-    u, v, z, world = u[ok], v[ok], cam[ok, 2], world[ok]
+    u, v, z, ok = project(frame, world)
+    u, v, z, world = u[ok], v[ok], z[ok], world[ok]
     order = np.argsort(z)  # one point per pixel: the nearest
-    _, first = np.unique((v * w + u)[order], return_index=True)
+    _, first = np.unique((v * frame.shape[1] + u)[order], return_index=True)
     pick = order[first]
     depth = np.asarray(frame.depth, dtype=float)[v[pick], u[pick]]
     z, world = z[pick], world[pick]
     if flat:  # half the way from the top face to where the ray meets the plane it lies on
-        eye = cam_to_world[:3, 3]
+        eye = np.asarray(frame.extrinsics, dtype=float)[:3, 3]
         bottom = centre[2] - half[2]
         under = z * (eye[2] - bottom) / np.maximum(eye[2] - world[:, 2], 1e-6)  # similar triangles along the ray
         margin = np.maximum((under - z) / 2.0, 0.0)
@@ -85,3 +76,36 @@ def ray_verdicts(state: ObjectState, frame: RGBDFrame) -> np.ndarray:
     out[read & (depth > z + margin) & (margin >= FLAT_MARGIN)] = 1
     out[read & (depth < z - margin)] = -1
     return out
+
+
+def seen_past(frame: RGBDFrame, state: ObjectState, margin: float = 0.005) -> bool:
+    """Does `frame` see something more than `margin` m beyond `state`'s centre (world frame) on the ray
+    to it, so that it cannot be there (its near side would be seen about its radius before its
+    centre)? The median of a 5×5 pixel patch, so one noisy reading does not decide. False when the
+    centre is outside the image (2 px in), behind the camera or has no depth. For a small object
+    taken to have fallen somewhere (a golf ball, the soup); `ray_verdicts` judges a whole box."""
+    u, v, z, ok = project(frame, np.asarray([state.pose.position], dtype=float), border=2)
+    if not ok[0]:
+        return False
+    i, j = int(v[0]), int(u[0])
+    patch = np.asarray(frame.depth, dtype=float)[i - 2:i + 3, j - 2:j + 3]
+    depth = patch[np.isfinite(patch) & (patch > 0)]
+    return depth.size > 0 and float(np.median(depth)) > z[0] + margin
+
+
+def project(frame: RGBDFrame, world: np.ndarray, border: int = 0) -> tuple[np.ndarray, ...]:
+    """Pixels of world points (n, 3) (m, world frame) in `frame`: (u, v) integer columns and rows,
+    z (m along the optical axis) and a mask of the points in front of the camera and at least
+    `border` pixels inside the image; each (n,)."""
+    cam_to_world = np.asarray(frame.extrinsics, dtype=float)
+    world_to_cam = np.linalg.inv(cam_to_world)
+    cam = world @ world_to_cam[:3, :3].T + world_to_cam[:3, 3]
+    z = cam[:, 2]
+    front = z > 1e-3
+    safe = np.where(front, z, 1.0)
+    k = np.asarray(frame.intrinsics, dtype=float)
+    u = np.round(k[0, 0] * cam[:, 0] / safe + k[0, 2]).astype(int)
+    v = np.round(k[1, 1] * cam[:, 1] / safe + k[1, 2]).astype(int)
+    h, w = frame.shape
+    ok = front & (u >= border) & (u < w - border) & (v >= border) & (v < h - border)
+    return u, v, z, ok

@@ -16,8 +16,8 @@ import pytest
 
 from owl_bt.episode import sim_camera_pipeline
 from owl_bt.state import ObjectState, Pose
-from perception.source import seen_past
 from perception.tracker import Tracked, Tracker
+from perception.vacancy import seen_past
 from sim import tasks
 from sim.world import SimWorld
 
