@@ -45,6 +45,9 @@ def test_successful_run_folder_has_the_report_and_tree_drawings(success_run):
     assert md.startswith(f"# Run report: {BERRY}")
     assert "**success**" in md and "tick rate" in md
     assert "![the scene before the run" in md and "| ![before](initial.png) | ![after](final.png) |" in md
+    # initial.png is the overview render; the perceive stage's own view is perception-1.png (newcomer)
+    assert "from the overview camera" in md and "[perception-1.png](perception-1.png)" in md
+    assert (out / "perception-1.png").is_file()
     assert "pick(strawberry); grasp the strawberry" in md  # the sketch
     assert "def goal_check0():" in md  # the checkers with their sources
     # the checkers come before the helper functions they call (newcomer: the helpers filled the first page)

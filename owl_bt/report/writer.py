@@ -112,7 +112,9 @@ def build_markdown(folder: Path, log: RunLog) -> str:
     md += ["## Scene", ""]
     first = log.attempts[0].perceived if log.attempts else None
     if (folder / "initial.png").exists():
-        md += ["![the scene before the run: the camera image the perceive stage reads](initial.png)", "", DIRECTIONS, ""]
+        seen = (" The perceive stage's own camera view is [perception-1.png](perception-1.png)."
+               if (folder / "perception-1.png").exists() else "")
+        md += ["![the scene before the run, from the overview camera](initial.png)", "", DIRECTIONS + seen, ""]
     if first and first.get("objects"):
         md += [f"Perceived by `{first.get('source', '?')}` (x, y, z m; roll, pitch, yaw rad):", "",
                "| object | pose |", "|---|---|"]
