@@ -13,9 +13,10 @@ from collections.abc import Callable
 import pybullet as p
 
 from owl_bt.state import ObjectState, Pose, RobotState, WorldState
+from owl_bt.tamp.container_geometry import ContainerGeometry
 from sim.bullet import body_pose, connect, to_bullet
 from sim.catalog import spec_for_state
-from sim.objects import part_points, spawn
+from sim.objects import spawn
 from sim.robot import DEFAULT_ROBOT, FINGER_CLOSED, RobotModel
 from sim.world import TIME_STEP
 
@@ -33,8 +34,9 @@ OPEN_S, RETREAT_S = 0.6, 0.3  # seconds a release takes: fingers opening, then b
 CLOSE_S, CLOSE_FORCE = 0.8, 60.0  # a grip: seconds the fingers close for, and their force (N), as the arm's
 
 
-class PlanningModel:
-    """A kinematic copy of the scene for sampling and checking; one pybullet DIRECT client."""
+class PlanningModel(ContainerGeometry):
+    """A kinematic copy of the scene for sampling and checking; one pybullet DIRECT client. Container
+    geometry (cavity, opening, lowest_point, in_cavity) is `ContainerGeometry`'s."""
 
     def __init__(self, world: WorldState) -> None:
         self.cid = connect(gui=False)
@@ -46,16 +48,7 @@ class PlanningModel:
         for name, obj in world.objects.items():
             spec = spec_for_state(obj)
             self.bodies[name] = spawn(self.cid, spec, obj.pose)
-            lo, hi = spec.bounds()
-            mid = [(a + b) / 2 for a, b in zip(lo, hi, strict=True)]
-            self._points[name] = [tuple(c - m for c, m in zip(q, mid, strict=True))
-                                  for part in spec.parts for q in part_points(part)]
-            if "cavity" in spec.extra:  # the inside of a container, in the body frame (its box centre)
-                lo, hi = spec.bounds()
-                cav = spec.extra["cavity"]
-                mid = [(a + b) / 2 for a, b in zip(lo, hi, strict=True)]
-                self._cavities[name] = {"centre": (cav["centre"][0] - mid[0], cav["centre"][1] - mid[1]),
-                                        "radius": cav["radius"], "bottom": cav["bottom"] - mid[2], "top": cav["top"] - mid[2]}
+            self._learn_shape(name, spec)
         self.robot = RobotModel.load(self.cid, robot=world.robot.arm if world.robot else DEFAULT_ROBOT)
         q = world.robot.joints if world.robot else self.robot.home
         self.robot.reset_arm(q)
@@ -75,46 +68,6 @@ class PlanningModel:
         self._fingers = self.robot.finger_links()
         self._arm_links = tuple(range(0, self.robot.tcp + 1))
         self._base_links = self.robot.base_links  # base, shoulder, upper arm
-
-    def cavity(self, name: str) -> tuple[tuple[float, float, float], float, float] | None:
-        """A container's opening as it stands now: (floor centre xyz, world frame, m; inner radius, m;
-        rim height above the floor, m), or None when `name` is not a container or is not upright."""
-        cav = self._cavities.get(name)
-        if cav is None:
-            return None
-        pos, quat = p.getBasePositionAndOrientation(self.bodies[name], physicsClientId=self.cid)
-        if p.getMatrixFromQuaternion(quat)[8] < 0.95:  # tipped over: no opening facing up
-            return None
-        floor = p.multiplyTransforms(pos, quat, (*cav["centre"], cav["bottom"]), (0, 0, 0, 1))[0]
-        return floor, cav["radius"], cav["top"] - cav["bottom"]
-
-    def opening(self, name: str) -> tuple[tuple[float, float, float], tuple[float, float, float], float] | None:
-        """A container's rim however it lies: (rim centre xyz, world frame, m; the unit axis its
-        opening faces, world frame; inner radius, m), or None when `name` is not a container."""
-        cav = self._cavities.get(name)
-        if cav is None:
-            return None
-        pos, quat = p.getBasePositionAndOrientation(self.bodies[name], physicsClientId=self.cid)
-        centre = p.multiplyTransforms(pos, quat, (*cav["centre"], cav["top"]), (0, 0, 0, 1))[0]
-        m = p.getMatrixFromQuaternion(quat)
-        return centre, (m[2], m[5], m[8]), cav["radius"]
-
-    def lowest_point(self, name: str) -> tuple[float, float, float]:
-        """The lowest of the object's parts' bounding points as it lies now (world frame, m): a fork
-        standing in a mug has it at the mug's floor, one leaning on its outside next to it."""
-        pos, quat = p.getBasePositionAndOrientation(self.bodies[name], physicsClientId=self.cid)
-        pts = [p.multiplyTransforms(pos, quat, q, (0, 0, 0, 1))[0] for q in self._points[name]]
-        return min(pts, key=lambda q: q[2])
-
-    def in_cavity(self, o: str, c: str, margin: float = 0.006) -> bool | None:
-        """Is o's lowest point inside container c's cavity (within its inner radius + margin of the
-        axis, between 1 cm under the floor and the rim)? None when c has no upright cavity."""
-        cav = self.cavity(c)
-        if cav is None:
-            return None
-        floor, radius, rim = cav
-        x, y, z = self.lowest_point(o)
-        return math.hypot(x - floor[0], y - floor[1]) <= radius + margin and floor[2] - 0.01 <= z <= floor[2] + rim
 
     # -- state ---------------------------------------------------------------------------------
     def state(self) -> WorldState:
