@@ -43,6 +43,7 @@ class Replan(OwlBehaviour):
         self.ask = None
         self._answer: list[str] = []
         self._asking: threading.Thread | None = None
+        self._next = ""  # what the replan does next (its feedback line)
 
     def setup(self, **kwargs: Any) -> None:
         services = kwargs["services"]
@@ -93,14 +94,20 @@ class Replan(OwlBehaviour):
         self.bb.history = list(self.bb.history) + [self._line]
         self._give_up = self.bb.attempt >= self.max_attempts or repeat_of is not None or (
             failure is not None and failure.observed.get("retryable") is False)
-        self.feedback_message = self._line
         self.log("replan", line=self._line, give_up=self._give_up, kind=failure.kind if failure else None)
         self._asking = None
         self.bb.awaiting = False
+        # the failure itself is on its stage's line already: this one says what happens next
         if self._give_up:
+            self.feedback_message = "no more attempts: " + (
+                f"attempt {repeat_of} failed the same way" if repeat_of is not None
+                else f"all {self.max_attempts} attempts used" if self.bb.attempt >= self.max_attempts
+                else "a replan cannot mend this")
             return
         self._attempt = self.bb.attempt
         self.bb.attempt = self._attempt + 1
+        self._next = f"replanning for attempt {self.bb.attempt} of {self.max_attempts}"
+        self.feedback_message = self._next
         self.bb.instruction = self.bb.instruction + "\n" + self._line
         if self.ask is not None:
             self._answer = []
@@ -108,7 +115,7 @@ class Replan(OwlBehaviour):
             self._asking = threading.Thread(target=self._ask, args=(question,), daemon=True, name="owl-replan-prompt")
             self._asking.start()
             self.bb.awaiting = True  # the attempt waits (the ready check fails) until the person answers
-            self.feedback_message = self._line + " — waiting for feedback"
+            self.feedback_message = self._next + " — waiting for feedback"
 
     def _ask(self, question: str) -> None:
         try:
@@ -124,9 +131,9 @@ class Replan(OwlBehaviour):
             self.bb.instruction = self.bb.instruction + "\n" + note
             self.bb.history = list(self.bb.history) + [note]
             self.log("feedback", attempt=attempt, text=feedback)
-            self.feedback_message = f"{self._line} — {note}"
+            self.feedback_message = f"{self._next} — {note}"
         else:
-            self.feedback_message = self._line
+            self.feedback_message = self._next
 
     def update(self) -> py_trees.common.Status:
         if self._give_up:
