@@ -139,6 +139,16 @@ class PourSkill(Skill):
         inset = min(MOUTH_INSET, (hi[0] - lo[0]) / 4, (hi[1] - lo[1]) / 4)
         if not (lo[0] + inset <= mouth[0] <= hi[0] - inset and lo[1] + inset <= mouth[1] <= hi[1] - inset):
             return Outcome.fail(f"the mouth of {o} would not be over {t}", t)
+        if not contents and model.step_checks:
+            # Nothing inside o: the pour moves o alone, so the state after it is o at its tilted pose,
+            # judged before any inverse kinematics (a replan after a spill spent minutes of IK on
+            # pours of the empty can whose checker wanted the spilt soup in the bowl).
+            before = model.pose(o)
+            model.set_pose(o, from_bullet(*poses[-1]))
+            failed = [name for name, check in model.step_checks if not check(model.state())]
+            model.set_pose(o, before)
+            if failed:
+                return Outcome.fail(f"constraint {', '.join(failed)} not satisfied ({o} is empty)", t)
         q0 = model.robot.arm_q()
         waypoints = []
         seed = q0

@@ -272,6 +272,42 @@ def test_a_pour_whose_tilt_swings_the_forearm_into_the_can_is_refused():
         world.close()
 
 
+def test_a_pour_of_an_empty_can_is_judged_before_the_arm_is_asked_to_tilt_it():
+    # SoupPour, benchmark seed 0: the soup fell onto the table; the replan's pours of the now empty
+    # can each solved inverse kinematics for 25 tilt waypoints and ran the pour's physics before the
+    # checker (the soup in the bowl) refused them, for minutes. An empty can's pour moves the can
+    # alone, so its checker is judged at the tilted pose first, and the arm is not moved.
+    world = SimWorld()
+    try:
+        tasks.get("souppour").build(world, 8)
+        model = PlanningModel(world.ground_truth())
+        model.set_pose("soup", Pose(0.30, -0.30, 0.012, 0.0, 0.0, 0.0))  # spilt on the table
+        _held_as_on_the_arm(model, "tomato_soup_can", ((0.003, 0.025, 0.011), (-1.69, 0.51, 3.11)))
+        assert model.contents("tomato_soup_can") == [] and not model.carried
+        q0 = model.robot.arm_q()
+        bowl = model.pose("bowl")
+
+        def soup_in_bowl(state):
+            return math.dist(state.get("soup").pose.position[:2], bowl.position[:2]) < 0.05
+
+        can_over_bowl = [False]
+
+        def can_above_bowl(state):
+            can_over_bowl[0] = math.dist(state.get("tomato_soup_can").pose.position[:2], bowl.position[:2]) < 0.1
+            return can_over_bowl[0]
+
+        params = {"x": 0.5429, "y": 0.1863, "z": 0.2071, "dyaw": 0.0627, "tilt": 2.7423}
+        model.step_checks = [("soup_in_bowl", soup_in_bowl), ("can_above_bowl", can_above_bowl)]
+        out = load_skills()["pour"].simulate(model, ("tomato_soup_can", "bowl"), params)
+        assert not out.ok and "constraint soup_in_bowl not satisfied" in out.reason, out.reason
+        assert can_over_bowl[0]  # judged with the can at its tilted pose over the bowl
+        assert model.robot.arm_q() == q0  # no tilt waypoint was solved for or moved to
+        model.step_checks = []
+        model.close()
+    finally:
+        world.close()
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("name,seed", [("souppour", 1)])
 def test_the_pour_task_is_solved_with_the_oracle_answers(name, seed, tmp_path):
