@@ -4,13 +4,12 @@ judge the outcome with the task's detector, and write the run folder (DESIGN §6
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
+from owl_bt.episode_config import EpisodeConfig, validate
 from owl_bt.errors import OwlError, UsageError
 from owl_bt.faults import FaultInjector, FaultyBackend, FaultyPerception, parse_faults
 from owl_bt.language.vlm import make_vlm
@@ -18,45 +17,15 @@ from owl_bt.runfolder import RunFolder
 from perception.source import SimStateSource
 from sim import tasks
 from sim.camera import render, save_png
-from sim.robot import robot_spec
-from sim.scene_file import Scene, load_scene
 from sim.world import SimWorld
 from skills.backend import ArmFault
 from skills.guard import SafetyGuard
 from skills.guarded import GuardedBackend
-from skills.hardware import BACKENDS, ROBOT_OF, TwinBackend, open_hardware
+from skills.hardware import TwinBackend, open_hardware
 from skills.registry import load_skills
 from skills.sim_backend import SimArmBackend
 from trees.runner import run_tree
 from trees.services import Services
-
-MAX_INSTRUCTION = 1000  # characters: a goal, not a document (a 100 kB one grounded to 6000 actions and never planned)
-PERCEPTION_SOURCES = ("camera", "sim-state")  # camera: the RGB-D pipeline (default); sim-state: ground truth, for debugging
-
-
-@dataclass
-class EpisodeConfig:
-    instruction: str
-    task: str = "berry1"
-    seed: int = 0
-    out: Path | None = None
-    gui: bool = False
-    vlm: str = "offline"
-    perception: str = "camera"
-    max_attempts: int = 4
-    budget: int = 500
-    scene: Path | None = None  # a user scene file (sim/scene_file.py) instead of the benchmark task
-    skeletons: int = 5  # skeletons tried per planning round (SPEC §5)
-    robot: str = "ur5e"  # the arm (sim.robot.ROBOTS: ur5e, kinova-gen3; alias ur5)
-    speed: float = 1.0  # share of the joints' velocity limits the safety guard allows, (0, 1]
-    backend: str = "sim"  # sim, or hardware: kortex (Kinova Gen3), rtde (UR5) — skills/hardware.py
-    ip: str | None = None  # the arm's address (hardware backends)
-    execute: bool = False  # hardware: really move the arm (default: a dry run that never contacts it)
-    confirm: Callable[[Any], bool] | None = None  # hardware --execute: asked once with the first motion
-    faults: str | None = None  # injected faults in simulation, e.g. "grasp-slip=0.2,knock=0.1" (owl_bt.faults)
-    fault_seed: int = 0  # seeds the injected faults (with the episode's seed)
-    ask: Callable[[str], str] | None = None  # --interactive: a person's one line of feedback at each replan
-    method: str = "owl"  # the comparison method (SPEC §8.1) as on the command line; --replay re-runs it
 
 
 @dataclass
@@ -100,50 +69,6 @@ class EpisodeResult:
             "executed": self.executed, "detector": self.detector_reason, "failure": self.failure, "run_dir": str(self.run_dir),
             "interrupted": self.interrupted,
         }
-
-
-def validate(cfg: EpisodeConfig) -> tasks.Task | Scene:
-    """Check the configuration before anything is built; raises UsageError (exit 2). With a scene
-    file, an empty instruction takes the scene's own."""
-    scene = load_scene(cfg.scene) if cfg.scene is not None else None
-    if scene and scene.instruction and not cfg.instruction.strip():
-        cfg.instruction = scene.instruction
-    if not cfg.instruction or not cfg.instruction.strip():
-        raise UsageError("the instruction is empty: say what the robot should do, e.g. "
-                         "\"put the strawberry onto the light-grey region\"")
-    if len(cfg.instruction) > MAX_INSTRUCTION:
-        raise UsageError(f"the instruction is {len(cfg.instruction)} characters long; say the goal in at most "
-                         f"{MAX_INSTRUCTION}")
-    if cfg.seed < 0:
-        raise UsageError(f"--seed must be 0 or more, got {cfg.seed}")
-    if cfg.max_attempts < 1:
-        raise UsageError("--max-attempts must be at least 1")
-    if not 0.0 < cfg.speed <= 1.0:
-        raise UsageError(f"--speed must be a share of the velocity limits in (0, 1], got {cfg.speed}")
-    if cfg.budget < 1:
-        raise UsageError("--budget must be at least 1")
-    if cfg.skeletons < 1:
-        raise UsageError("--skeletons must be at least 1")
-    if cfg.perception not in PERCEPTION_SOURCES:
-        raise UsageError(f"unknown perception source {cfg.perception!r}; available: {', '.join(PERCEPTION_SOURCES)}")
-    try:
-        cfg.robot = robot_spec(cfg.robot).name
-    except KeyError as exc:
-        raise UsageError(str(exc.args[0])) from None
-    if cfg.backend not in BACKENDS:
-        raise UsageError(f"unknown backend {cfg.backend!r}; available: {', '.join(BACKENDS)}")
-    if cfg.backend != "sim":
-        if not cfg.ip:
-            raise UsageError(f"--backend {cfg.backend} needs the arm's address: --ip ADDRESS")
-        if cfg.robot != ROBOT_OF[cfg.backend]:
-            raise UsageError(f"--backend {cfg.backend} drives the {ROBOT_OF[cfg.backend]}, not the {cfg.robot}: "
-                             f"add --robot {ROBOT_OF[cfg.backend]}")
-    task = scene or tasks.get(cfg.task)
-    make_vlm(cfg.vlm, (task.oracle_sketch, task.oracle_checkers))
-    fault_spec = parse_faults(cfg.faults, cfg.fault_seed)
-    if fault_spec and cfg.backend != "sim":
-        raise UsageError("--faults injects faults into the simulated arm; it cannot be used with a hardware --backend")
-    return task
 
 
 def run_episode(cfg: EpisodeConfig, on_tick=None) -> EpisodeResult:

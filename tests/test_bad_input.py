@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import re
+import subprocess
+import sys
+
 from test_cli_e2e import owl
 
 
@@ -23,6 +27,26 @@ def test_unknown_task_is_usage_error(tmp_path):
     proc = owl("run", "put the strawberry onto the region", "--task", "nope", "--out", str(tmp_path / "r"))
     assert proc.returncode == 2
     assert "unknown task 'nope'" in _one_line_error(proc)
+
+
+def test_a_usage_error_is_found_before_the_planner_and_simulator_are_loaded(tmp_path):
+    # newcomer: an unknown task took ~10 s to be refused, the time the planner's imports take
+    proc = subprocess.run([sys.executable, "-X", "importtime", "-m", "owl_bt.cli", "run", "put it down", "--task", "nope",
+                           "--out", str(tmp_path / "r")], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2 and "unknown task 'nope'" in proc.stderr
+    imported = {ln.split("|")[-1].strip() for ln in proc.stderr.splitlines() if ln.startswith("import time:")}
+    assert "sim.tasks" in imported  # (the import log was read)
+    assert not imported & {"trees.runner", "owl_bt.tamp.pddl", "perception.pipeline", "owl_bt.episode"}
+
+
+def test_a_run_says_what_it_sets_up_before_the_first_tick_and_counts_those_seconds(tmp_path):
+    proc = owl("run", "put the strawberry onto the light-grey region at the center of the table", "--task", "berry1",
+               "--out", str(tmp_path / "r"))
+    assert proc.returncode == 0, proc.stderr
+    first = next(ln for ln in proc.stderr.splitlines() if ln.strip())
+    assert first.startswith("setup") and "building the berry1 scene (seed 0), the ur5e and its camera perception" in first
+    set_up = re.search(r"wall: [\d.]+ s \(after ([\d.]+) s of set-up\)", proc.stdout)
+    assert set_up and float(set_up.group(1)) > 0, proc.stdout
 
 
 def test_negative_seed_is_usage_error(tmp_path):

@@ -76,7 +76,7 @@ def test_an_empty_goal_with_a_task_runs_the_tasks_instruction_and_says_so(tmp_pa
 def test_help_lists_the_choices_and_another_value_is_a_usage_error_naming_them():
     from owl_bt.bench.methods import available
     from owl_bt.cli.choices import PERCEPTION_SOURCES
-    from owl_bt.episode import PERCEPTION_SOURCES as EPISODE_SOURCES
+    from owl_bt.episode_config import PERCEPTION_SOURCES as EPISODE_SOURCES
 
     assert PERCEPTION_SOURCES == EPISODE_SOURCES
     shown = here("run", "--help").output

@@ -170,7 +170,7 @@ def make_config(method: str, tasks: str, seeds: int | None, seed_list: str | Non
         raise UsageError("--budget must be at least 1")
     if max_attempts < 1:
         raise UsageError("--max-attempts must be at least 1")
-    from owl_bt.episode import PERCEPTION_SOURCES
+    from owl_bt.episode_config import PERCEPTION_SOURCES
     from sim.robot import robot_spec
 
     if perception not in PERCEPTION_SOURCES:

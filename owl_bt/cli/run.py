@@ -11,6 +11,7 @@ import os
 import re
 import sys
 import threading
+import time
 
 import typer
 from rich.syntax import Syntax
@@ -95,9 +96,10 @@ def run(
                                  "(default: only the checkers)."),
 ) -> None:
     """Run a goal on the simulated arm: perceive → generate constraints → plan → execute (→ replan)."""
-    from owl_bt.episode import EpisodeConfig, run_episode
+    from owl_bt.episode_config import EpisodeConfig, validate  # (owl_bt.episode takes seconds to import)
     from owl_bt.runfolder import extra_files
 
+    started = time.monotonic()
     try:
         out_folder = out_path(out_dir, "runs/mine/")
         scene, replay, audio = file_option(scene, "--scene"), file_option(replay, "--replay"), file_option(audio, "--audio")
@@ -166,14 +168,22 @@ def run(
         from owl_bt.bench import methods
 
         cfg = methods.get(method).apply(cfg)
+        validate(cfg)  # a usage error in a second, before the planner's imports and the scene
     except OwlError as exc:
         raise fail(exc) from None
     progress = _live_or_lines(quiet)
     if interactive:
         cfg.ask = _ask_feedback(progress)
+    setup = _SetUpClock(progress, started)
+    if progress is not None:  # seconds pass before the first tick: say what they are spent on
+        err.print(f"[dim]{'setup':<22}[/] running — loading the planner and building the "
+                  f"{cfg.task if scene is None else 'file'} scene (seed {cfg.seed}), the {cfg.robot} and its "
+                  f"{cfg.perception} perception", soft_wrap=True)
     try:
+        from owl_bt.episode import run_episode
+
         with extra_files(extras), progress or contextlib.nullcontext():
-            result = run_episode(cfg, on_tick=progress)
+            result = run_episode(cfg, on_tick=setup)
     except OwlError as exc:
         if isinstance(exc, UsageError) and task is None and scene is None and exc.reason.startswith("there is no "):
             # the default scene, unsaid: say which one it was
@@ -206,7 +216,8 @@ def run(
     view.print(f"detector: {result.detector_reason}", markup=False)
     if result.success and not result.executed:
         view.print("nothing was moved: the goal already held in the observed scene", markup=False)
-    view.print(f"attempts: {result.attempts}  continuous samples drawn: {result.samples}  wall: {result.wall_s:.1f} s  "
+    view.print(f"attempts: {result.attempts}  continuous samples drawn: {result.samples}  wall: {result.wall_s:.1f} s "
+              f"(after {setup.seconds:.1f} s of set-up)  "
               f"tick rate: {result.tick_hz:.0f} Hz ({result.tick.get('busy_hz', 0):.0f} Hz while working)", markup=False)
     view.print(f"run folder: {result.run_dir}", markup=False, soft_wrap=True)
     program, late = _no_more_stops(result)  # a signal while the folder was written or the account printed
@@ -272,6 +283,22 @@ def _ask_feedback(progress):
         with (progress.paused() if progress is not None else contextlib.nullcontext()):
             return err.input(question, markup=False)
     return ask
+
+
+class _SetUpClock:
+    """Passes each tick on to `progress` and keeps the seconds from `started` to the first
+    tick (imports, the scene, the robot, the camera, the skills: what the run's wall clock leaves out)."""
+
+    def __init__(self, progress, started: float) -> None:
+        self.progress = progress
+        self._t0 = started  # time.monotonic() when the command began
+        self.seconds = 0.0
+
+    def __call__(self, root) -> None:
+        if not self.seconds:
+            self.seconds = time.monotonic() - self._t0
+        if self.progress is not None:
+            self.progress(root)
 
 
 def _live_or_lines(quiet: bool):
