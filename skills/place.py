@@ -112,9 +112,10 @@ class _PlaceSkill(Skill):
     def grasp_fits(self, model: PlanningModel, args: tuple[str, ...], checks=()) -> str | None:
         """Refinement hook, asked of the pick just before this place of the same object (args: the
         place's arguments, checks: its checkers): None when, from the grasp just made, some
-        orientation the checkers accept (resting at the object's present spot, any of 8 yaws) can
-        be reached with the hand not pointing up; else why not. No opinion (None) without checkers
-        or when no orientation passes them there (they are about where, not how)."""
+        orientation the checkers accept (resting at the object's present spot or three spots the
+        sampler draws, any of 8 yaws) can be reached with the hand not pointing up and the arm clear of
+        the table; else why not. No opinion (None) without checkers or when no orientation passes them
+        at the present spot (they are about where, not how)."""
         o, s = args
         state = model.state()
         if not checks or model.held != o or state.get(o).shape == "sphere":
@@ -129,16 +130,24 @@ class _PlaceSkill(Skill):
             faces = [f for f in faces if self._fits_opening(state.get(o), {"face": f, "dyaw": 0.0}, cavity)] or faces
         if not faces:
             return None
-        wanted = [self._resting_pose(state, o, s, {"face": f, "dyaw": float(d), "x": x, "y": y})
-                  for f in faces for d in np.linspace(-math.pi, math.pi, 8, endpoint=False)]
+        # at its present spot, then at three the sampler draws (a level hand low beside a mug stood up
+        # may meet the table at one spot and clear it at another, where the arm reaches differently)
+        draws = np.random.default_rng(len(model.objects))
+        spots = [(x, y), *((d["x"], d["y"]) for d in (self.sample(model, args, draws) for _ in range(3)))]
+        wanted = [self._resting_pose(state, o, s, {"face": f, "dyaw": float(d), "x": sx, "y": sy})
+                  for sx, sy in spots for f in faces for d in np.linspace(-math.pi, math.pi, 8, endpoint=False)]
         q0 = model.robot.arm_q()
+        movable = tuple(n for n, obj in model.objects.items() if not obj.fixed)  # (judged against the table alone)
         try:
             for rest in wanted:
                 target = model.tcp_for_object(Pose(rest.x, rest.y, rest.z + 0.01, *rest.euler), model.grasp)
                 m = p.getMatrixFromQuaternion(target[1])
                 if m[8] > 0.3 or target[0][2] < 0.02:  # the fingers would point up, or the hand sit in the table
                     continue
-                if reach(model, target, seed=q0) is not None:
+                q = reach(model, target, seed=q0)
+                # the wrist of a hand held level low beside a mug stood up meets the table (Coffee: 4 × 125
+                # placements refused so before the regrasp skeleton was tried)
+                if q is not None and model.in_collision(q, ignore=movable) is None:
                     return None
         finally:
             model.set_arm(q0)
