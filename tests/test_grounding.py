@@ -115,3 +115,14 @@ def test_eight_object_scene_grounds(basic):
     ground(world, basic)
     ops = ground_operators(world, basic)  # (speed is a benchmark figure, not a test: it failed at load 18)
     assert len(ops) == 7 + 6 * 2 + 1  # pick each movable; each fruit onto table or plate; the plate onto the table
+
+
+def test_soup_is_moved_only_by_pouring_its_can_never_picked(world, schemas):
+    # SoupPour: with the soup spilt on the table, a replan could plan pick(soup) and put it in the bowl,
+    # a liquid gathered up by a gripper; a liquid is moved only by pouring what holds it.
+    objs = dict(world.objects)
+    objs["tomato_soup_can"] = _obj("tomato_soup_can", "tomato_soup_can", (0.3, -0.2, 0.05), (0.067, 0.067, 0.10))
+    objs["soup"] = _obj("soup", "soup", (0.45, 0.1, 0.012), (0.024, 0.024, 0.024))
+    ops = ground_operators(WorldState(objs), schemas)
+    assert {"pour(tomato_soup_can, bowl)", "pick(tomato_soup_can)"} <= {str(g) for g in ops}
+    assert not [str(g) for g in ops if "soup" in g.args]

@@ -13,6 +13,7 @@ from typing import Protocol
 # Static "type" predicates derived from an object's category; never changed by an action.
 SURFACE_CATEGORIES = frozenset({"table", "region", "plate", "mat", "tray", "skillet", "line"})
 CONTAINER_CATEGORIES = frozenset({"bowl", "mug", "cup", "bin", "basket", "box_container", "skillet"})
+LIQUID_CATEGORIES = frozenset({"soup"})  # moved only by pouring what holds them: never picked (spilt, it stays spilt)
 
 Atom = tuple[str, tuple[str, ...]]  # (predicate, parameter names)
 
@@ -53,10 +54,11 @@ class Refinable(Protocol):
 
 
 def static_types(category: str, fixed: bool) -> set[str]:
-    """The static type predicates an object of this category has: Movable, Surface, Container, and
-    Receptacle (a surface or a container: something that can be poured into or onto)."""
+    """The static type predicates an object of this category has: Movable (not fixed, not a liquid),
+    Surface, Container, and Receptacle (a surface or a container: something that can be poured into
+    or onto)."""
     types = set()
-    if not fixed:
+    if not fixed and category not in LIQUID_CATEGORIES:
         types.add("Movable")
     if category in SURFACE_CATEGORIES or fixed:
         types.add("Surface")
