@@ -18,7 +18,7 @@ import numpy as np
 from owl_bt.errors import OwlError
 from owl_bt.state import RobotState, WorldState
 from perception.pipeline import NO_OBJECTS
-from perception.vacancy import seen_past
+from perception.vacancy import arrived_in, seen_past
 
 
 @dataclass
@@ -78,6 +78,8 @@ class CameraSource:
         self.last_annotated: bytes | None = None
         self.out_dir = None
         self._in_hand: dict[str, tuple] = {}  # held object's (rotation, centre) in the hand frame, m
+        self._previous = None  # the last frame observed (RGBDFrame)
+        self._before_fell: dict = {}  # poured out and unseen since → the frame before it was poured
 
     def observe(self) -> Observation:
         from dataclasses import replace
@@ -106,17 +108,24 @@ class CameraSource:
             # let go since the last look and hidden now (by the hand above it): under the hand, at rest
             self._place_in_hand(name, tracked, None)
             self.tracker.let_go(name, tracked)
+        for name in self.tracker.fell:  # the last frame before it was taken to have fallen out
+            self._before_fell.setdefault(name, self._previous)
+        self._before_fell = {n: f for n, f in self._before_fell.items() if n in self.tracker.fell}
         for name in [n for n in tracked.kept if n in self.tracker.fell and n != held]:
-            # taken to have fallen there (and, into a bowl, to have rolled to its middle): seen not to be: it stayed in
+            # taken to have fallen there (and, into a bowl, to have rolled to its middle): seen not to be,
+            # and nothing seen to have come into that bowl since: it stayed in
             spot = tracked.states[name]
             box = tracked.states.get(container_of(name, tracked.states) or "")
             middle = [replace(spot, pose=replace(spot.pose, x=box.pose.x, y=box.pose.y))] if box else []
-            if all(seen_past(frame, s) for s in [spot, *middle]):
+            before = self._before_fell.get(name)
+            came = box is not None and before is not None and arrived_in(before, frame, box, spot.pose.z)
+            if not came and all(seen_past(frame, s) for s in [spot, *middle]):
                 self.tracker.still_inside(name, tracked)
         # what was poured out and is unseen is the pour's to judge (above), not gone
         skip = {held, *self._in_hand, *res.unmeasured, *self._hollow(tracked), *self.tracker.fell} - {None}
         self.tracker.drop_vacant(tracked, frame, skip)
         self._in_hand = {k: v for k, v in self._in_hand.items() if k == held}
+        self._previous = frame
         flags = {n: f for n, f in tracked.flags.items() if f}
         note = f"missing: {', '.join(tracked.missing)}" if tracked.missing else ""
         self.last_annotated = annotate(frame, tracked.states, flags, note)
