@@ -18,7 +18,7 @@ import numpy as np
 from owl_bt.errors import OwlError
 from owl_bt.state import RobotState, WorldState
 from perception.pipeline import NO_OBJECTS
-from perception.vacancy import arrived_in, seen_past
+from perception.vacancy import floor_verdict, seen_past
 
 
 @dataclass
@@ -113,13 +113,13 @@ class CameraSource:
         self._before_fell = {n: f for n, f in self._before_fell.items() if n in self.tracker.fell}
         for name in [n for n in tracked.kept if n in self.tracker.fell and n != held]:
             # taken to have fallen there (and, into a bowl, to have rolled to its middle): seen not to be,
-            # and nothing seen to have come into that bowl since: it stayed in
+            # and that bowl's floor in view with nothing come to rest on it since the pour: it stayed in
             spot = tracked.states[name]
             box = tracked.states.get(container_of(name, tracked.states) or "")
             middle = [replace(spot, pose=replace(spot.pose, x=box.pose.x, y=box.pose.y))] if box else []
             before = self._before_fell.get(name)
-            came = box is not None and before is not None and arrived_in(before, frame, box, spot.pose.z)
-            if not came and all(seen_past(frame, s) for s in [spot, *middle]):
+            floor = "empty" if box is None else floor_verdict(before, frame, box, spot.pose.z) if before else "hidden"
+            if floor == "empty" and all(seen_past(frame, s) for s in [spot, *middle]):
                 self.tracker.still_inside(name, tracked)
         # what was poured out and is unseen is the pour's to judge (above), not gone
         skip = {held, *self._in_hand, *res.unmeasured, *self._hollow(tracked), *self.tracker.fell} - {None}

@@ -30,6 +30,7 @@ FLAT_MARGIN = 0.004  # m: under this, the top face and what it lies on are too c
 NEARER = (0.006, 0.04)  # m: depth come this much nearer where something came to rest (the arm above: more)
 ARRIVED_PIXELS = 12  # pixels come nearer so for something to have come (a 2.4 cm ball at 1 m: ~150)
 FLOOR_SHARE = 0.6  # of a container's half-width: the disc of its floor watched for arrivals
+HIDDEN_SHARE = 0.05  # of that disc's pixels hidden by something held above it: what is under it is not seen
 
 
 def seen_empty(state: ObjectState, frame: RGBDFrame) -> bool:
@@ -114,14 +115,17 @@ def project(frame: RGBDFrame, world: np.ndarray, border: int = 0) -> tuple[np.nd
     return u, v, z, ok
 
 
-def arrived_in(before: RGBDFrame, now: RGBDFrame, container: ObjectState, z: float) -> bool:
-    """Did something come to rest in `container` between `before` and `now` (frames of one fixed
-    camera)? Pixels of a disc around its axis (FLOOR_SHARE of its half-width, at height `z`: where
-    a thing poured into it would lie; world frame, m) whose depth came nearer by NEARER (a ball on
-    its floor; the arm or a can held above come much nearer) number at least ARRIVED_PIXELS. A small
-    red soup in a red bowl is not told apart by colour; by depth it is (SoupPour, Gen3 seed 1)."""
+def floor_verdict(before: RGBDFrame, now: RGBDFrame, container: ObjectState, z: float) -> str:
+    """What became of the floor of `container` between `before` and `now` (frames of one fixed
+    camera), judged on the pixels of a disc around its axis (FLOOR_SHARE of its half-width, at
+    height `z`: where a thing poured into it would lie; world frame, m):
+    'arrived' when at least ARRIVED_PIXELS came nearer by NEARER (something came to rest on it: a
+    small red soup in a red bowl is not told apart by colour, by depth it is); else 'hidden' when
+    more than HIDDEN_SHARE came nearer by more (a can or a hand held above it: what lies under
+    them is not seen); else 'empty' (nothing came, and it is in view). 'hidden' too when the two
+    frames are not of one camera, or the disc is out of the image."""
     if not np.allclose(before.extrinsics, now.extrinsics) or before.shape != now.shape:
-        return False
+        return "hidden"
     r = FLOOR_SHARE * min(container.size[:2]) / 2
     step = np.arange(-r, r + 1e-9, 0.004)
     gx, gy = np.meshgrid(step, step, indexing="ij")
@@ -130,9 +134,10 @@ def arrived_in(before: RGBDFrame, now: RGBDFrame, container: ObjectState, z: flo
     u, v, _, ok = project(now, pts)
     pix = np.unique(np.stack([v[ok], u[ok]], -1), axis=0)
     if not len(pix):
-        return False
+        return "hidden"
     a = np.asarray(before.depth, dtype=float)[pix[:, 0], pix[:, 1]]
     b = np.asarray(now.depth, dtype=float)[pix[:, 0], pix[:, 1]]
     valid = np.isfinite(a) & np.isfinite(b) & (a > 0) & (b > 0)
-    nearer = (a - b > NEARER[0]) & (a - b < NEARER[1]) & valid
-    return int(nearer.sum()) >= ARRIVED_PIXELS
+    if int(((a - b > NEARER[0]) & (a - b < NEARER[1]) & valid).sum()) >= ARRIVED_PIXELS:
+        return "arrived"
+    return "hidden" if float(np.mean((a - b >= NEARER[1]) & valid)) > HIDDEN_SHARE else "empty"

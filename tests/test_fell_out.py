@@ -17,7 +17,7 @@ import pytest
 from owl_bt.episode import sim_camera_pipeline
 from owl_bt.state import ObjectState, Pose
 from perception.tracker import Tracked, Tracker
-from perception.vacancy import arrived_in, seen_past
+from perception.vacancy import floor_verdict, seen_past
 from sim import tasks
 from sim.world import SimWorld
 
@@ -78,10 +78,11 @@ def test_seen_again_it_is_where_it_is_seen(seen):
 
 def test_a_soup_come_to_rest_off_the_middle_of_the_bowl_is_seen_to_have_arrived():
     # SoupPour on the Gen3, seed 1: the can was turned right over above the red bowl and the soup fell
-    # in, rolled off the middle and lay by the wall. Red in a red bowl, the camera did not tell it
-    # apart; the spot under the mouth and the bowl's middle were seen empty, so it was taken to have
-    # stayed in the can, and every replanned pour found the can "not tilted far enough". What came
-    # to rest in the bowl since the frame before the pour is now seen by depth.
+    # in beside the spot under its mouth, hidden from the camera by the can. The spot and the bowl's
+    # middle were seen empty, so the soup was taken to have stayed in the can, and every replanned
+    # pour found the can "not tilted far enough". The bowl's floor is now compared with the frame
+    # before the pour: something come to rest there (by depth: red soup in a red bowl is no colour
+    # apart), or the floor hidden under what is held above it, and the soup is not taken to be in the can.
     world = SimWorld()
     try:
         tasks.get("souppour").build(world, 1)
@@ -90,12 +91,12 @@ def test_a_soup_come_to_rest_off_the_middle_of_the_bowl_is_seen_to_have_arrived(
         bowl = bowl_state.pose
         before = camera.capture()
         floor_z = bowl_state.aabb()[0][2] + 0.01 + 0.012  # the soup's centre on the bowl's 1 cm floor
-        assert not arrived_in(before, camera.capture(), bowl_state, floor_z)  # nothing came: noise is not an arrival
+        assert floor_verdict(before, camera.capture(), bowl_state, floor_z) == "empty"  # noise is not an arrival
         can = world.body_id("tomato_soup_can")
         start = p.getBasePositionAndOrientation(can, physicsClientId=world.cid)
         p.resetBasePositionAndOrientation(can, (bowl.x, bowl.y, 0.19), p.getQuaternionFromEuler((math.pi, 0, 0)),
                                           physicsClientId=world.cid)  # held over the bowl, mouth down
-        assert not arrived_in(before, camera.capture(), bowl_state, floor_z)  # what is held above is not come to rest
+        assert floor_verdict(before, camera.capture(), bowl_state, floor_z) == "hidden"  # held above: not come to rest
         p.resetBasePositionAndOrientation(can, *start, physicsClientId=world.cid)
         off_middle = (bowl.x + 0.03, bowl.y - 0.02, floor_z + 0.002)
         p.resetBasePositionAndOrientation(world.body_id("soup"), off_middle, (0, 0, 0, 1), physicsClientId=world.cid)
@@ -103,6 +104,6 @@ def test_a_soup_come_to_rest_off_the_middle_of_the_bowl_is_seen_to_have_arrived(
         now = camera.capture()
         spot = replace(world.object_states()["soup"], pose=Pose(bowl.x, bowl.y, floor_z))
         assert seen_past(now, spot)  # the middle is seen empty (as before the fix, which then said: stayed in)
-        assert arrived_in(before, now, bowl_state, floor_z)
+        assert floor_verdict(before, now, bowl_state, floor_z) == "arrived"
     finally:
         world.close()
