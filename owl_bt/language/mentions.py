@@ -106,14 +106,21 @@ SEPARATORS = {".", ";", "!", "?", "(", ")"}
 def split_clauses(toks: list[str]) -> list[list[str]]:
     """Clauses in the order they are to happen."""
     clauses: list[list[str]] = [[]]
-    swap_next = False
+    swap_next = skip_next = False
     order: list[tuple[list[str], bool]] = []
-    verbs = V.ACTIONS | V.POUR | V.DISCARD | V.BY_VERBS | {"have", "make", "setup", "set", "stand", "remove", "ensure"}
+    verbs = V.ACTION_FORMS | V.POUR_FORMS | V.DISCARD | V.BY_FORMS | {"have", "make", "setup", "set", "stand", "remove", "ensure"}
     for k, t in enumerate(toks):
         nxt = toks[k + 1] if k + 1 < len(toks) else ""
         cut = t in SEPARATORS or t in {"then", "finally", "afterwards", "lastly"} or (t in {"and", ","} and nxt in verbs | {"then"})
         if t == "before":
             cut = True
+        if t == "after" and nxt in {"that", "this", "which"}:  # "after that": then
+            clauses.append([])
+            skip_next = True
+            continue
+        if skip_next:
+            skip_next = False
+            continue
         if t == "after" and clauses[-1]:
             cut, swap_next = True, True
         if cut:

@@ -16,7 +16,7 @@ import math
 from dataclasses import dataclass, field
 
 from owl_bt.language.goals import Goal, Reading
-from owl_bt.language.scene_view import Thing, container, inside, resting_on, within_rim
+from owl_bt.language.scene_view import Thing, container, held_in, inside, resting_on, within_rim
 
 PRELUDE = '''def within_rim(name, ref):
     # a round plate or bowl: the centre well inside its rim, not in the corners of its box
@@ -221,6 +221,8 @@ def make_plan(reading: Reading, things: list[Thing], held: str | None = None) ->
             if src is not None:
                 cleared.add(t.name)
                 emit(src)  # it has a goal of its own: carry that out now
+                continue
+            if any(held_in(t, by[o]) and by[o].volume > t.volume for o in by if o != target):  # the soup in its can
                 continue
             if t.name in goal_objs:
                 continue

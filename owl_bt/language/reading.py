@@ -19,6 +19,8 @@ from owl_bt.language.mentions import SEPARATORS, Mention, SceneAliases, find_men
 from owl_bt.language.negation import negation
 from owl_bt.language.scene_view import Thing, container, fits_in, measure
 from owl_bt.language.suggest import did_you_mean
+from owl_bt.language.suggest import phrase as suggestion
+from owl_bt.language.superlatives import DISTANCE, distance_superlatives
 
 
 class Reader(SpecialClauses):
@@ -36,6 +38,8 @@ class Reader(SpecialClauses):
         self.mentioned: list[str] = []  # objects named by the clauses read so far, in order
         self._named: list[str] = []  # …and by the clause being read
         self._ments: list[Mention] = []  # the mentions of the clause being read
+        self._clause_goals = 0  # goals made before the clause being read
+        self._nearest: dict[int, tuple[str, Mention]] = {}  # distance superlatives of the clause being read
 
     def read(self, instruction: str) -> Reading:
         toks = tokens_of(instruction)
@@ -50,6 +54,7 @@ class Reader(SpecialClauses):
             self.more = n + 1 < len(clauses)
             if not self.last and self.more and set(clause) & {"it", "them"}:
                 self.last = self._forward(clause, clauses[n + 1])
+            self._clause_goals = len(self.goals)
             try:
                 self._clause([t for t in clause if t != ","])
                 self.mentioned += self._named
@@ -62,7 +67,7 @@ class Reader(SpecialClauses):
             raise UnknownObjectError(self.absent[0], sorted(self.scene.things))
         if self.unknown:
             scene_words = {w for alias in self.scene.aliases for w in alias}
-            words = ", ".join(repr(u) + (f' (did you mean "{m}"?)' if (m := did_you_mean(u, scene_words)) else "")
+            words = ", ".join(repr(u) + suggestion(did_you_mean(u, scene_words))
                               for u in dict.fromkeys(self.unknown))
             raise GroundingError(f"the offline grounder did not understand: {words}; {ADVICE}")
         if not self.goals and not self.upright_needed:
@@ -74,8 +79,8 @@ class Reader(SpecialClauses):
         of the next clause — for standing up or turning, one that can be stood up (a container)."""
         names = [n for m in find_mentions(nxt, self.scene, set()) for n in m.names if not self.scene.things[n].fixed]
         if set(clause) & (V.SETUP | V.TURN | set(V.ORIENTATION)) or "standing" in clause:
-            names = [n for n in names if container(self.scene.things[n])] or names
-        return names[-1:]
+            return ([n for n in names if container(self.scene.things[n])] or names)[-1:]
+        return names[:1]  # "after putting it in the pan, put the strawberry …": what the next clause moves
 
     # -- one clause -------------------------------------------------------------------------------------------
     def _clause(self, toks: list[str]) -> None:
@@ -89,13 +94,13 @@ class Reader(SpecialClauses):
                 return self._intention(toks[k:])
         if "by" in toks:  # "cook the strawberry by putting it in the pan": the objects, then the how
             k = toks.index("by")
-            if k + 1 < len(toks) and toks[k + 1] in V.ACTIONS | V.POUR:
+            if k + 1 < len(toks) and toks[k + 1] in V.ACTION_FORMS | V.POUR_FORMS:
                 head = find_mentions(toks[:k], self.scene, set())
                 if head:
                     self.last = [n for m in head for n in m.names]
-                self._check_words(toks[:k], {i for m in head for i in range(m.start, m.end)}, allowed=V.BY_VERBS)
+                self._check_words(toks[:k], {i for m in head for i in range(m.start, m.end)}, allowed=V.BY_FORMS)
                 toks = toks[k + 1:]
-        pour = next((i for i, t in enumerate(toks) if t in V.POUR), None)
+        pour = next((i for i, t in enumerate(toks) if t in V.POUR_FORMS), None)
         if pour is not None:
             return self._pour(toks, pour)
         if toks and (toks[0] in V.DISCARD or " ".join(toks[:2]) == "throw away") or "throw away" in " ".join(toks):
@@ -112,13 +117,23 @@ class Reader(SpecialClauses):
         for table, kind in ((far, "absolute"), (V.SPATIAL, "spatial"), (V.ORIENTATION, "orient"), (V.ABSOLUTE, "absolute"),
                             (V.SOURCE, "source"), (V.SUPPORT, "support")):
             for s, e, r in phrases(table, toks, taken):
-                if kind == "spatial" and r == "near" and toks[s] == "by" and s + 1 < len(toks) and toks[s + 1] in V.ACTIONS:
+                if kind == "spatial" and r == "near" and toks[s] == "by" and s + 1 < len(toks) and toks[s + 1] in V.ACTION_FORMS:
                     continue
+                if kind == "orient" and toks[s] == "standing" and toks[e:e + 1] and toks[e] in {"the", "a", "it", "them"}:
+                    continue  # "standing the mug upright": the verb
+
                 rels.append((s, e, kind, r))
                 taken |= set(range(s, e))
         # words describing an object ("the line bisecting the table", "the region at the center of the table")
         skip: set[int] = set()
         for i, t in enumerate(toks):
+            if i in taken or t == "standing" and toks[i + 1:i + 2] and toks[i + 1] in {"the", "a", "it", "them"}:
+                continue  # "on top of": a relation's own words; "standing the mug up": the verb; not a description
+            a = i
+            while a > 0 and toks[a - 1] in {"the", "a"}:
+                a -= 1
+            if t in V.LOCATION_WORDS - {"side"} and any(r[1] == a and r[2] == "support" for r in rels):
+                continue  # "on the top of the plate", "in the middle of the bowl": the plate, the bowl
             if t in V.DESCRIBING or (t in V.LOCATION_WORDS and i + 1 < len(toks) and toks[i + 1] == "of"):
                 for j in range(i + 1, min(i + 6, len(toks))):
                     if toks[j] in {"the", "a", "of"}:
@@ -143,6 +158,9 @@ class Reader(SpecialClauses):
                     skip |= set(range(b, k + 1))
         ments = find_mentions(toks, self.scene, skip | taken)
         self._named += [n for m in ments for n in m.names]
+        self._nearest, near, ments = distance_superlatives(toks, ments)  # "the fruit closest to the mug"
+        skip |= near
+        rels = [r for r in rels if not near & set(range(r[0], r[1]))]
         self._ments = ments
         for i, t in enumerate(toks):  # "to the plate": a destination (not "next to", "want to", "to be")
             if t in V.TOWARDS and i not in taken | skip:
@@ -155,13 +173,17 @@ class Reader(SpecialClauses):
         rels.sort()
         return ments, rels, covered
 
-    def _resolve(self, m: Mention, toks: list[str], ref: str | None = None) -> list[str]:
+    def _resolve(self, m: Mention, toks: list[str]) -> list[str]:
         before = toks[max(0, m.start - 3):m.start]
-        sup = next((V.SUPERLATIVES[w] for w in before if w in V.SUPERLATIVES), None)
+        if m.start in self._nearest:
+            word, refm = self._nearest[m.start]
+            r = self.scene.things[self._resolve(refm, toks)[0]]
+            pick = V.SUPERLATIVES[word][1]
+            return [pick((n for n in m.names if n != r.name), key=lambda n: measure(self.scene.things[n], "distance", r))]
+        sup = next((V.SUPERLATIVES[w] for w in before if w in V.SUPERLATIVES and w not in DISTANCE), None)
         if sup is not None and len(m.names) > 1:
             what, pick = sup
-            r = self.scene.things.get(ref) if ref else None
-            return [pick(m.names, key=lambda n: measure(self.scene.things[n], what, r))]
+            return [pick(m.names, key=lambda n: measure(self.scene.things[n], what))]
         if len(m.names) > 1 and not m.many and not set(before) & (V.QUANT_ALL | V.QUANT_ONE):
             raise GroundingError(f"{' '.join(toks[m.start:m.end])!r} could be {' or '.join(m.names)}; say which")
         if len(m.names) > 1 and set(before) & V.QUANT_ONE - {"a", "an"} and not set(before) & V.QUANT_ALL:
@@ -188,11 +210,14 @@ class Reader(SpecialClauses):
         units = self._units(ments, rels)
         first_rel = rels[0][0] if rels else len(toks)
         self._ruled_out_places(toks, excluded, {x for m in ments if m.start < first_rel for x in m.names})
-        generic = any(t in V.GENERIC for t in toks[:first_rel])
-        self._check_words(toks, covered, allowed=V.ACTIONS | V.SETUP | V.FITS | V.GENERIC | V.INITIALLY | V.TURN | V.EXCEPT
-                          | {w for p in V.EXCEPT_PHRASES for w in p.split()})
-        upright_verb = bool(set(toks) & {"setup", "stand"}) or "set up" in " ".join(toks)
-        verb = next((t for t in toks if t in V.ACTIONS | V.SETUP | V.TURN), None)
+        generic = any(t in V.GENERIC for t in toks[:first_rel]) or bool(  # "whatever fits inside it"
+            set(toks[:first_rel]) & {"whatever", "whichever"} and set(toks) & V.FITS)
+        manner = V.BY_FORMS if any(r[2] != "source" for r in rels) else set()  # "heat the strawberry in the pan"
+        self._check_words(toks, covered, allowed=V.ACTION_FORMS | V.SETUP | V.FITS | V.GENERIC | V.INITIALLY | V.TURN | V.EXCEPT
+                          | {w for p in V.EXCEPT_PHRASES for w in p.split()} | manner)
+        upright_verb = bool(set(toks) & {"setup", "stand"}) or "set up" in " ".join(toks) or any(
+            t == "standing" and toks[i + 1:i + 2] and toks[i + 1] in {"the", "a", "it", "them"} for i, t in enumerate(toks))
+        verb = next((t for t in toks if t in V.ACTION_FORMS | V.SETUP | V.TURN), None)
         if verb in V.TURN and not any(r[2] == "orient" for r in rels):
             raise GroundingError(f"{verb} it which way? {' '.join(toks)!r}; say e.g. 'upright'; {ADVICE}")
         for n, (subject, urels) in enumerate(units):
@@ -252,8 +277,8 @@ class Reader(SpecialClauses):
                     names = [x for m in refs for x in self._resolve(m, toks)]
                     if r == "at_initial" and not names:
                         names = list(self.last) or moved
-                    if not names and set(toks[e:e + 2]) & {"it", "them"} and self.last and n > 0:
-                        names = [x for x in self.last if x not in moved][:1]  # "… and the plate next to it"
+                    if not names and set(toks[e:e + 2]) & {"it", "them"} and self.last:
+                        names = [x for x in self.last if x not in moved][:1]  # "… (then) the plate next to it"
                     table = self.scene.table()
                     if r in ("left_of", "right_of") and (names == [table] or not names and "table" in toks[e:e + 3]):
                         spatial.append(("far_left" if r == "left_of" else "far_right", ()))  # "… left side of the table"
@@ -268,11 +293,18 @@ class Reader(SpecialClauses):
                     spatial.append((r, ()))
             if how is None and support_rel:
                 how = support_rel[0]
+            if how == "inside" and support_ref and self._flat(support_ref):
+                how = "ontop"  # "in the middle of the plate", "in the region": on it
             for name in moved:
                 self._goal(name, how, support_ref, spatial, upright, only, state)
             if dest or support_ref:
                 self.last_dest = (how, support_ref, spatial, upright)
             self.last = moved
+
+    def _flat(self, name: str) -> bool:
+        """A surface one puts things on, not into (a plate, a mat, a region, the table): not a container."""
+        t = self.scene.things[name]
+        return not container(t) and (t.fixed or t.category in V.ONTOLOGY["surface"])
 
     def _antecedent(self, how: str, moved: list[str], at: int) -> str:
         """What 'it' (token `at` of the clause) names as a support: the last object moved, unless that cannot
@@ -345,6 +377,9 @@ class Reader(SpecialClauses):
         if support == name:
             raise GroundingError(f"cannot put the {name.replace('_', ' ')} {'in' if how == 'inside' else 'on'} itself")
         existing = [g for g in self.goals if g.obj == name and g.how != "pour"]
+        here = [g for g in self.goals[self._clause_goals:] if g.obj == name and g.how != "pour"]
+        if here and how is None and support is None:  # "… on the mat, (with) the peach right of the apple"
+            state, existing = True, here
         if state and existing and (support is None or existing[-1].support == support):
             g = existing[-1]  # a constraint on a goal already there
             g.spatial += [s for s in spatial if s not in g.spatial]

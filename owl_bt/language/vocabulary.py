@@ -50,6 +50,28 @@ SETUP = {"setup", "set up", "stand", "upright"}
 TURN = {"turn", "flip", "rotate"}  # "turn the mug right side up": the orientation phrase says how
 # verbs whose meaning the rest of the clause gives ("cook the strawberry by putting it in the pan")
 BY_VERBS = {"cook", "heat", "warm", "wash", "clean", "prepare", "tidy", "organize", "organise", "sort"}
+
+
+def _inflected(verbs: set[str]) -> set[str]:
+    """The verbs with their -s, -ing and -ed forms ("serves", "serving", "served"; "putting", "dropped",
+    "carried")."""
+    out = set(verbs)
+    vowels = set("aeiou")
+    for v in (v for v in verbs if " " not in v and not (v.endswith("ing") and len(v) > 5)):  # not "putting"
+        if v.endswith("y") and v[-2] not in vowels:  # carry → carries, carried
+            out |= {v[:-1] + "ies", v + "ing", v[:-1] + "ied"}
+            continue
+        short = len(v) <= 4 and v[-1] in "bdgmnpt" and v[-2] in vowels and v[-3] not in vowels  # put → putting
+        base = v + v[-1] if short else v[:-1] if v.endswith("e") and not v.endswith("ee") else v
+        out |= {v + ("es" if v.endswith(("s", "sh", "ch", "x")) else "s"), base + "ing",
+                v + "d" if v.endswith("e") else base + "ed"}
+    return out
+
+
+# the verbs as the reader meets them, inflected (the speech grammar hears only the base forms above)
+ACTION_FORMS = _inflected(ACTIONS)
+POUR_FORMS = _inflected(POUR)
+BY_FORMS = _inflected(BY_VERBS)
 STATE_OPENERS = {"make sure", "ensure", "have", "let", "so", "so that", "such that", "keeping", "with"}
 INTENT_OPENERS = ("i want to", "i would like to", "i will", "i am going to", "so i could", "so that i could",
                   "i need to", "i plan to", "i could")
@@ -66,7 +88,7 @@ SUPERLATIVES = {"largest": ("volume", max), "biggest": ("volume", max), "smalles
                 "lightest": ("volume", min), "closest": ("distance", min), "nearest": ("distance", min),
                 "farthest": ("distance", max), "furthest": ("distance", max)}
 FITS = {"fits", "fit", "fitting"}
-GENERIC = {"object", "objects", "thing", "things", "item", "items", "stuff"}
+GENERIC = {"object", "objects", "thing", "things", "item", "items", "stuff", "anything", "something"}
 
 # category → member categories (an object's own category always matches itself)
 ONTOLOGY = {
