@@ -85,3 +85,15 @@ def test_what_is_held_in_a_can_is_not_cleared_off_the_mat_apart_from_it():
 
 def test_the_scene_is_the_shared_one():
     assert {t.name for t in SCENE} >= {"apple", "lime", "plate", "mug", "big_bowl", "strawberry"}
+
+
+def test_the_middle_of_a_surface_is_a_place_on_it():
+    """"at the centre of the table" was read as describing nothing and the goal as already met."""
+    assert goals("put the lime in the middle of the plate") == [("lime", "ontop", "plate", (("middle", ()),), False, True, False)]
+    assert goals("put the lime at the centre of the table")[0][:4] == ("lime", "ontop", "table", (("middle", ()),))
+    # describing the region, not where on it: "the grey area" is the region, "in the middle of the table" says which
+    scene = [*SCENE, thing("grey_region", "region", "light_grey", 0.55, 0.0, (0.1, 0.1, 0.001), fixed=True)]
+    assert goals("place the lime in the grey area in the middle of the table", scene)[0][:4] == (
+        "lime", "ontop", "grey_region", ())
+    steps = plan_for("put the lime at the center of the table", SCENE)
+    assert 'middle("lime", "table")' in steps.steps[-1].check

@@ -128,3 +128,12 @@ def test_behind_or_left_of_a_thing_means_across_from_it_not_anywhere_past_it():
     _, c = answer("put the lime to the left of the bowl", world)
     assert goal_holds(c, world.with_pose("lime", Pose(0.62, -0.05, z)))
     assert not goal_holds(c, world.with_pose("lime", Pose(0.35, 0.1, z)))  # left of it, but 25 cm nearer the robot
+
+
+def test_in_the_middle_of_the_plate_means_near_its_centre():
+    world = scene(PLATE, LIME)
+    _, c = answer("put the lime in the middle of the plate", world)
+    top = 0.02 + 0.025
+    centred = world.with_pose("lime", Pose(0.56, 0.16, top, 0.0, 0.0, 0.0))
+    aside = world.with_pose("lime", Pose(0.55, 0.22, top, 0.0, 0.0, 0.0))  # on the plate, 7 cm off its centre
+    assert goal_holds(c, centred) and not goal_holds(c, aside)

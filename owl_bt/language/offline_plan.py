@@ -115,6 +115,12 @@ def part(name, surface, relation):
         return p[0] > c[0]
     return p[0] < c[0]
 
+def middle(name, surface):
+    # the centre on the middle fifth of the surface each way (at least 3 cm either side)
+    p = get_obj_center(state, env, name)
+    lo, hi = get_aabb_bounds(state, env, surface)
+    return all(abs(p[k] - (lo[k] + hi[k]) / 2) <= max(0.03, 0.1 * (hi[k] - lo[k])) for k in (0, 1))
+
 def tipped_over(name, target):
     b = modify_pose_bounds_to_be_above_object(state, env, init_bounds, target)
     p = get_obj_center(state, env, name)
@@ -164,6 +170,8 @@ def predicates(g: Goal, things: dict[str, Thing], during: bool = False) -> list[
             out.append(f'off("{g.obj}", "{refs[0]}")')
         elif rel in ("far_left", "far_right"):
             out.append(f'far("{g.obj}", {rel == "far_left"})')
+        elif rel == "middle":
+            out.append(f'middle("{g.obj}", "{g.support}")')
         else:
             out.append(f'side("{g.obj}", "{rel}", "{refs[0]}")')
     if g.upright:
@@ -370,6 +378,8 @@ def _where(g: Goal) -> str:
     for rel, refs in g.spatial:
         if rel in ("far_left", "far_right"):
             parts.append(f"at the {rel.replace('_', ' ')} of the table")
+        elif rel == "middle":
+            parts.append("in its middle")
         else:
             parts.append(f"{words[rel]} the {' and the '.join(map(_w, refs))}")
     if g.upright:

@@ -113,6 +113,7 @@ class Reader(SpecialClauses):
         """(mentions, relations [(start, end, kind, relation)], covered token indices)."""
         taken: set[int] = set()
         rels = []
+        self._centred: set[int] = set()  # support relations meant centred ("in the middle of the plate")
         far = {p: r for p, r in V.ABSOLUTE.items() if p.startswith("far ")}  # "the far left of": not "left of"
         for table, kind in ((far, "absolute"), (V.SPATIAL, "spatial"), (V.ORIENTATION, "orient"), (V.ABSOLUTE, "absolute"),
                             (V.SOURCE, "source"), (V.SUPPORT, "support")):
@@ -132,8 +133,15 @@ class Reader(SpecialClauses):
             a = i
             while a > 0 and toks[a - 1] in {"the", "a"}:
                 a -= 1
-            if t in V.LOCATION_WORDS - {"side"} and any(r[1] == a and r[2] == "support" for r in rels):
-                continue  # "on the top of the plate", "in the middle of the bowl": the plate, the bowl
+            lead = next((r for r in rels if r[1] == a and r[2] == "support"), None)
+            if t in V.LOCATION_WORDS - {"side"} and lead:  # "on the top of the plate", "in the middle of the bowl"
+                self._centred |= {lead[0]} if t in V.CENTRE else set()  # …centred on it
+                continue
+            if t in V.CENTRE and toks[i + 1:i + 2] == ["of"] and toks[a - 1:a] == ["at"] and not any(
+                    r[0] < a and r[2] in ("support", "spatial", "absolute") for r in rels):
+                rels.append((a - 1, a, "support", "ontop"))  # "put the strawberry at the centre of the table"
+                self._centred.add(a - 1)
+                continue
             if t in V.DESCRIBING or (t in V.LOCATION_WORDS and i + 1 < len(toks) and toks[i + 1] == "of"):
                 for j in range(i + 1, min(i + 6, len(toks))):
                     if toks[j] in {"the", "a", "of"}:
@@ -291,6 +299,8 @@ class Reader(SpecialClauses):
                         spatial += [(r, (x,)) for x in names]
                 elif kind == "absolute":
                     spatial.append((r, ()))
+                if kind == "support" and s in self._centred and refs and self._resolve(refs[0], toks)[0] == support_ref:
+                    spatial.append(("middle", ()))  # centred on the support (not on "the region in the middle of …")
             if how is None and support_rel:
                 how = support_rel[0]
             if how == "inside" and support_ref and self._flat(support_ref):

@@ -113,7 +113,8 @@ ONTOLOGY = {
 NOT_VEGAN = {"potted_meat_can"}  # "not vegan" / "non-vegan"
 # other names people use for a category
 SYNONYMS = {"pan": "skillet", "frying pan": "skillet", "cup": "mug", "drill": "power_drill", "mustard": "mustard_bottle",
-            "rug": "mat", "trash": "bin", "wastebasket": "bin", "spam": "potted_meat_can", "sugar": "sugar_box"}
+            "rug": "mat", "area": "region", "zone": "region", "patch": "region",
+            "trash": "bin", "wastebasket": "bin", "spam": "potted_meat_can", "sugar": "sugar_box"}
 # nouns the grounder knows as objects; one named here but absent from the scene is reported
 KNOWN_NOUNS = {
     "strawberry", "apple", "pear", "lemon", "orange", "plum", "peach", "banana", "lime", "fork", "knife",
@@ -123,6 +124,7 @@ KNOWN_NOUNS = {
 PLURALS = {"strawberries": "strawberry", "berries": "berry", "cherries": "cherry", "knives": "knife", "boxes": "box",
            "peaches": "peach", "fruits": "fruit", "dishes": "dish", "utensils": "utensil", "condiments": "condiment"}
 NOT_PLURAL = {"citrus", "cutlery", "glass", "grass", "bus", "this", "his", "is", "was", "its", "as", "us", "yes", "less"}
+CENTRE = {"center", "centre", "middle"}  # "at the centre of the table", "in the middle of the plate": centred on it
 LOCATION_WORDS = {"center", "centre", "middle", "edge", "side", "corner", "top", "surface", "area", "spot", "part",
                   "bottom", "place", "position", "half"}
 DESCRIBING = {"bisecting", "dividing", "splitting", "crossing", "across", "along", "running", "through", "covering",
