@@ -97,3 +97,10 @@ def test_the_middle_of_a_surface_is_a_place_on_it():
         "lime", "ontop", "grey_region", ())
     steps = plan_for("put the lime at the center of the table", SCENE)
     assert 'middle("lime", "table")' in steps.steps[-1].check
+
+
+def test_non_a_category_is_its_complement():
+    """'non' was an unknown word ("non-vegan" is in issue 4's vocabulary)."""
+    assert [g[0] for g in goals("put the non-citrus fruits on the plate")] == ["apple", "strawberry"]
+    scene = [*SCENE, thing("meat", "potted_meat_can", "blue", 0.3, 0.0, (0.1, 0.06, 0.08))]
+    assert [g[0] for g in goals("put the non-vegan food on the plate", scene)] == ["meat"]

@@ -82,6 +82,10 @@ def find_mentions(toks: list[str], scene: SceneAliases, skip: set[int]) -> list[
         if toks[i] == "can" and i + 1 < len(toks) and toks[i + 1] in {"you", "i", "we", "it", "they", "be"}:
             i += 1  # the modal verb
             continue
+        if toks[i] == "non" and (m := _complement(toks, words, i, scene, skip)):
+            out.append(m)
+            i = m.end
+            continue
         for n in (4, 3, 2, 1):
             key = tuple(words[i:i + n])
             if len(key) == n and key in scene.aliases and not skip & set(range(i, i + n)):
@@ -98,6 +102,31 @@ def find_mentions(toks: list[str], scene: SceneAliases, skip: set[int]) -> list[
         else:
             i += 1
     return out
+
+
+def _collective(words: list[str], i: int, scene: SceneAliases) -> int:
+    """How many words from i name a category ('citrus', 'red fruit'), 0 when none does."""
+    return next((n for n in (3, 2, 1) if tuple(words[i:i + n]) in scene.collective or
+                 n == 1 and i < len(words) and words[i] in V.ONTOLOGY), 0)
+
+
+def _complement(toks: list[str], words: list[str], i: int, scene: SceneAliases, skip: set[int]) -> Mention | None:
+    """"non-citrus fruit", "non-vegan food", "the non-vegan items": the objects of the category after it
+    (or any movable object) that are not of the category after 'non'."""
+    n = _collective(words, i + 1, scene)
+    if not n or skip & set(range(i, i + 1 + n)):
+        return None
+    key = tuple(words[i + 1:i + 1 + n])
+    if key == ("vegan",):
+        left = {name for name, t in scene.things.items() if t.category in V.NOT_VEGAN}
+    else:
+        left = set(scene.movable()) - scene.aliases.get(key, set())
+    end = i + 1 + n
+    m = _collective(words, end, scene)
+    if m:
+        left &= scene.aliases.get(tuple(words[end:end + m]), set())
+        end += m
+    return Mention(i, end, sorted(left, key=list(scene.things).index), True)
 
 
 SEPARATORS = {".", ";", "!", "?", "(", ")"}
