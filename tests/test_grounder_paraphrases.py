@@ -104,3 +104,14 @@ def test_non_a_category_is_its_complement():
     assert [g[0] for g in goals("put the non-citrus fruits on the plate")] == ["apple", "strawberry"]
     scene = [*SCENE, thing("meat", "potted_meat_can", "blue", 0.3, 0.0, (0.1, 0.06, 0.08))]
     assert [g[0] for g in goals("put the non-vegan food on the plate", scene)] == ["meat"]
+
+
+def test_pronoun_places_and_generic_superlatives():
+    """"to its right" was unknown; "leave the apple where it is" put the apple where the lemon was;
+    "the tallest thing" asked what fits; "one by one" was read as "by" (near) with no object."""
+    assert goals("place the strawberry to the left of the plate and the lime to its right")[1][:4] == (
+        "lime", "ontop", "table", (("right_of", ("strawberry",)),))
+    assert goals("put the lemon on the plate and leave the apple where it is")[1][3] == (("at_initial", ("apple",)),)
+    assert goals("put the apple in the bowl, then put the lemon where it was")[1][3] == (("at_initial", ("apple",)),)
+    assert goals("put the tallest thing next to the mug")[0][:4] == ("ketchup", "ontop", "table", (("near", ("mug",)),))
+    assert [g[0] for g in goals("put the citrus fruits in the bowl one by one")] == ["lemon", "lime"]

@@ -81,7 +81,7 @@ def _holds_now(g: Goal, things: dict[str, Thing]) -> bool:
     for rel, refs in g.spatial:
         r = things[refs[0]] if refs else None
         near = 0.15 - 0.02  # the checkers' closeness, with a margin
-        ok = {"left_of": r and t.lo[1] > r.hi[1], "right_of": r and t.hi[1] < r.lo[1],
+        ok = {"at_initial": r is t, "left_of": r and t.lo[1] > r.hi[1], "right_of": r and t.hi[1] < r.lo[1],
               "behind": r and t.lo[0] > r.hi[0], "in_front_of": r and t.hi[0] < r.lo[0],
               "near": r and r.lo[0] - near <= t.pose[0] <= r.hi[0] + near and r.lo[1] - near <= t.pose[1] <= r.hi[1] + near,
               "off": r and (t.hi[0] + 0.04 < r.lo[0] or t.lo[0] - 0.04 > r.hi[0] or t.hi[1] + 0.04 < r.lo[1]

@@ -171,7 +171,13 @@ class Reader(ClauseRelations, SpecialClauses):
             sup = [(rels[k][3], refs) for k, refs in dest if rels[k][2] == "support" and rels[k][3] != "to"]
             support_rel = next((x for x in sup if x[1]), sup[0] if sup else None)
             support_ref = self._resolve(support_rel[1][0], toks)[0] if support_rel and support_rel[1] else None
-            if generic and not subject and n == 0:  # "whatever object that fits inside of it"
+            sup = next((w for w in toks[:first_rel] if w in V.SUPERLATIVES and w not in DISTANCE), None)
+            if generic and not subject and n == 0 and sup and not set(toks) & V.FITS:  # "the tallest thing"
+                named = {x for m in ments for x in m.names}
+                what, pick = V.SUPERLATIVES[sup]
+                moved = [pick((x for x in self.scene.movable() if x not in named),
+                              key=lambda x: measure(self.scene.things[x], what))]
+            elif generic and not subject and n == 0:  # "whatever object that fits inside of it"
                 target = support_ref or (self.last[0] if self.last else None)
                 moved = self._fitting(toks, target)
                 if support_ref is None and target is not None:
@@ -212,9 +218,10 @@ class Reader(ClauseRelations, SpecialClauses):
                         spatial.append(("near", (t.name,)))
                 elif kind == "spatial":
                     names = [x for m in refs for x in self._resolve(m, toks)]
-                    if r == "at_initial" and not names:
-                        names = list(self.last) or moved
-                    if not names and set(toks[e:e + 2]) & {"it", "them"} and self.last:
+                    if r == "at_initial" and not names:  # "where it was": the last object's place; "(put it) back
+                        own = set(toks) & {"back", "leave", "keep", "stay", "stays"}  # / leave it where it is": its own
+                        names = moved if own else [x for x in self.last if x not in moved] or moved
+                    if not names and (set(toks[e:e + 2]) & {"it", "them"} or "its" in toks[s:e]) and self.last:
                         names = [x for x in self.last if x not in moved][:1]  # "… (then) the plate next to it"
                     table = self.scene.table()
                     if r in ("left_of", "right_of") and (names == [table] or not names and "table" in toks[e:e + 3]):

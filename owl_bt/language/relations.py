@@ -26,8 +26,9 @@ class ClauseRelations:
         for table, kind in ((far, "absolute"), (V.SPATIAL, "spatial"), (V.ORIENTATION, "orient"), (V.ABSOLUTE, "absolute"),
                             (V.SOURCE, "source"), (V.SUPPORT, "support")):
             for s, e, r in phrases(table, toks, taken):
-                if kind == "spatial" and r == "near" and toks[s] == "by" and s + 1 < len(toks) and toks[s + 1] in V.ACTION_FORMS:
-                    continue
+                if kind == "spatial" and r == "near" and toks[s] == "by" and (
+                        s + 1 < len(toks) and toks[s + 1] in V.ACTION_FORMS or toks[s - 1:s + 2] == ["one", "by", "one"]):
+                    continue  # "by putting it …", "one by one"
                 if kind == "orient" and toks[s] == "standing" and toks[e:e + 1] and toks[e] in {"the", "a", "it", "them"}:
                     continue  # "standing the mug upright": the verb
 

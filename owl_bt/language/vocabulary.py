@@ -18,6 +18,7 @@ SPATIAL = {
     "right of": "right_of", "to the right of": "right_of", "on the right of": "right_of", "on the right side of": "right_of",
     "behind": "behind", "in back of": "behind", "in front of": "in_front_of",
     "between": "between", "in between": "between", "aligned with": "aligned", "in line with": "aligned",
+    "to its left": "left_of", "on its left": "left_of", "to its right": "right_of", "on its right": "right_of",
     "where": "at_initial",  # "where X is initially / was / started"
     "away from": "off", "clear of": "off", "closer to": "near", "nearer to": "near", "nearer": "near", "closer": "near",
 }
