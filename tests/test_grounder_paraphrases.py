@@ -115,3 +115,11 @@ def test_pronoun_places_and_generic_superlatives():
     assert goals("put the apple in the bowl, then put the lemon where it was")[1][3] == (("at_initial", ("apple",)),)
     assert goals("put the tallest thing next to the mug")[0][:4] == ("ketchup", "ontop", "table", (("near", ("mug",)),))
     assert [g[0] for g in goals("put the citrus fruits in the bowl one by one")] == ["lemon", "lime"]
+
+
+def test_but_first_puts_that_part_before():
+    """"…, first on the plate" was read last (and with no object)."""
+    for text in ("put the lemon in the bowl only at the end, first on the plate",
+                 "put the lemon in the bowl, but first put it on the plate"):
+        assert [g[:3] for g in goals(text)] == [("lemon", "ontop", "plate"), ("lemon", "inside", "big_bowl")], text
+    assert goals("put the lemon in the bowl, first")[0][:3] == ("lemon", "inside", "big_bowl")

@@ -141,6 +141,10 @@ def split_clauses(toks: list[str]) -> list[list[str]]:
     for k, t in enumerate(toks):
         nxt = toks[k + 1] if k + 1 < len(toks) else ""
         cut = t in SEPARATORS or t in {"then", "finally", "afterwards", "lastly"} or (t in {"and", ","} and nxt in verbs | {"then"})
+        if t in {",", "but"} and nxt == "first" and k + 2 < len(toks) and any(clauses):  # "…, (but) first …": before
+            clauses.append(["__after__"])
+            swap_next = True
+            continue
         if t == "before":
             cut = True
         if t == "after" and nxt in {"that", "this", "which"}:  # "after that": then

@@ -57,7 +57,15 @@ class Reader(ClauseRelations, SpecialClauses):
                 self.last = self._forward(clause, clauses[n + 1])
             self._clause_goals = len(self.goals)
             try:
-                self._clause([t for t in clause if t != ","])
+                try:
+                    self._clause([t for t in clause if t != ","])
+                except GroundingError as exc:  # "…, first on the plate" (read first): what the next clause moves
+                    if self.last or not self.more or not str(exc).startswith("cannot tell what to move"):
+                        raise
+                    self.last = self._forward([], clauses[n + 1])
+                    del self.goals[self._clause_goals:]
+                    self._named = []
+                    self._clause([t for t in clause if t != ","])
                 self.mentioned += self._named
                 self._named = []
             except GroundingError:
