@@ -123,3 +123,15 @@ def test_but_first_puts_that_part_before():
                  "put the lemon in the bowl, but first put it on the plate"):
         assert [g[:3] for g in goals(text)] == [("lemon", "ontop", "plate"), ("lemon", "inside", "big_bowl")], text
     assert goals("put the lemon in the bowl, first")[0][:3] == ("lemon", "inside", "big_bowl")
+
+
+def test_generic_nouns_take_their_colour_or_quantifier_and_removing_from_the_table_asks_where():
+    """"all the red things" moved everything that fits in the bowl; "remove the apple from the table"
+    asked for the apple on the table clear of the table; the lime was not vegan."""
+    assert [g[0] for g in goals("put all the red things in the bowl")] == ["apple", "strawberry", "ketchup"]
+    assert "mug" in [g[0] for g in goals("put everything except the apple on the plate")]
+    with pytest.raises(GroundingError, match="which objects?"):
+        goals("put the thing on the plate")
+    with pytest.raises(GroundingError, match="from the table to where?"):
+        goals("remove the apple from the table")
+    assert "lime" in [g[0] for g in goals("put the vegan food on the plate")]

@@ -44,6 +44,9 @@ class SpecialClauses:
                 raise GroundingError(f"there is nothing on the {s.name.replace('_', ' ')} to clear")
         if not moved:
             raise GroundingError(f"remove what? {' '.join(toks)!r}; {ADVICE}")
+        if source[:1] == [self.scene.table()]:  # off the table: there is nowhere else to put it down
+            raise GroundingError(f"remove the {' and the '.join(n.replace('_', ' ') for n in moved)} from the table to "
+                                 f"where? say where to put it (e.g. 'put it in the bin'); {ADVICE}")
         for name in moved:
             self._goal(name, "ontop", self._default_support(name, []), [("off", (s,)) for s in source[:1]], False, False, False)
         self.last = moved

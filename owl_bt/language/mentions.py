@@ -82,6 +82,11 @@ def find_mentions(toks: list[str], scene: SceneAliases, skip: set[int]) -> list[
         if toks[i] == "can" and i + 1 < len(toks) and toks[i + 1] in {"you", "i", "we", "it", "they", "be"}:
             i += 1  # the modal verb
             continue
+        if toks[i] in V.COLOURS and words[i + 1:i + 2] and words[i + 1] in V.GENERIC and not skip & {i, i + 1}:
+            names = [n for n, t in scene.things.items() if not t.fixed and toks[i] in t.colour.split("_")]
+            out.append(Mention(i, i + 2, names, toks[i + 1] != words[i + 1] or toks[i + 1] in {"stuff"}))
+            i += 2  # "the red things": what is red
+            continue
         if toks[i] == "non" and (m := _complement(toks, words, i, scene, skip)):
             out.append(m)
             i = m.end

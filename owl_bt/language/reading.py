@@ -185,6 +185,11 @@ class Reader(ClauseRelations, SpecialClauses):
                 what, pick = V.SUPERLATIVES[sup]
                 moved = [pick((x for x in self.scene.movable() if x not in named),
                               key=lambda x: measure(self.scene.things[x], what))]
+            elif generic and not subject and n == 0 and not set(toks) & V.FITS:  # "all the things", not "the thing"
+                if not set(toks[:first_rel]) & (V.QUANT_ALL | {"everything"}):
+                    raise GroundingError(f"which objects? {' '.join(toks)!r}; name them or their kind; {ADVICE}")
+                named = {x for m in ments for x in m.names}
+                moved = [x for x in self.scene.movable() if x not in named]
             elif generic and not subject and n == 0:  # "whatever object that fits inside of it"
                 target = support_ref or (self.last[0] if self.last else None)
                 moved = self._fitting(toks, target)

@@ -89,7 +89,7 @@ SUPERLATIVES = {"largest": ("volume", max), "biggest": ("volume", max), "smalles
                 "lightest": ("volume", min), "closest": ("distance", min), "nearest": ("distance", min),
                 "farthest": ("distance", max), "furthest": ("distance", max)}
 FITS = {"fits", "fit", "fitting"}
-GENERIC = {"object", "objects", "thing", "things", "item", "items", "stuff", "anything", "something"}
+GENERIC = {"object", "objects", "thing", "things", "item", "items", "stuff", "anything", "something", "everything"}
 
 # category → member categories (an object's own category always matches itself)
 ONTOLOGY = {
@@ -107,7 +107,8 @@ ONTOLOGY = {
     "tool": {"hammer", "power_drill", "screwdriver", "wrench"},
     "food": {"strawberry", "apple", "pear", "lemon", "orange", "plum", "peach", "banana", "potted_meat_can",
              "tomato_soup_can", "sugar_box", "soup"},
-    "vegan": {"strawberry", "apple", "pear", "lemon", "orange", "plum", "peach", "banana", "sugar_box", "tomato_soup_can"},
+    "vegan": {"strawberry", "apple", "pear", "lemon", "orange", "plum", "peach", "banana", "lime", "grape", "cherry", "kiwi",
+              "grapefruit", "blueberry", "sugar_box", "tomato_soup_can"},
     "ball": {"golf_ball", "tennis_ball", "ball"},
     "surface": {"region", "plate", "mat", "tray", "table"},
 }
