@@ -108,8 +108,10 @@ def middle(name, surface):
     lo, hi = get_aabb_bounds(state, env, surface)
     return all(abs(p[k] - (lo[k] + hi[k]) / 2) <= max(0.03, 0.1 * (hi[k] - lo[k])) for k in (0, 1))
 
-def tipped_over(name, target):
+def tipped_over(name, target, cos_max):
+    # over the target and tipped past 120 degrees; into a container past ~134 (cos_max -0.7): a can
+    # poured at 122 degrees kept its soup on the arm
     b = modify_pose_bounds_to_be_above_object(state, env, init_bounds, target)
     p = get_obj_center(state, env, name)
-    return position_within_bounds(p, b) and math.cos(p[3]) * math.cos(p[4]) < -0.5
+    return position_within_bounds(p, b) and math.cos(p[3]) * math.cos(p[4]) < cos_max
 '''

@@ -47,7 +47,8 @@ def predicates(g: Goal, things: dict[str, Thing], during: bool = False) -> list[
     """Code expressions that hold when goal g is met (`during`: right after its action — a pour is
     judged tipped over the target then, by where the contents went at the end)."""
     if g.how == "pour":
-        out = [f'tipped_over("{g.obj}", "{g.support}")'] if during and (container(things[g.support]) or g.contents) else []
+        into = container(things[g.support])  # into a container: upside down, so nothing stays in on the arm
+        out = [f'tipped_over("{g.obj}", "{g.support}", {-0.7 if into else -0.5})'] if during and (into or g.contents) else []
         fall = "not inside" if not container(things[g.support]) else "inside"
         for c in g.contents:
             out.append(f'not inside("{c}", "{g.obj}")' if fall == "not inside" else f'inside("{c}", "{g.support}")')
@@ -140,7 +141,7 @@ def make_plan(reading: Reading, things: list[Thing], held: str | None = None) ->
         steps.append(Step("pick", (name,), f"grasp the {_w(name)}, keeping it upright"))
         steps.append(Step("pour", (name, table), f"tip the {_w(name)} over an empty part of the table so the "
                           f"{' and '.join(map(_w, foreign))} {'fall' if len(foreign) > 1 else 'falls'} out",
-                          [f'tipped_over("{name}", "{table}")'] + [f'not inside("{f}", "{name}")' for f in foreign]))
+                          [f'tipped_over("{name}", "{table}", -0.5)'] + [f'not inside("{f}", "{name}")' for f in foreign]))
         g = after or Goal(name, "ontop", table, upright=True)
         g.upright = True
         steps.append(Step("place_ontop", (name, g.support), f"set the empty {_w(name)} upright on the {_w(g.support)}"
