@@ -110,6 +110,8 @@ class PourSkill(Skill):
         otherwise any."""
         if not (model.carried or model.contents(o)):
             return float(rng.uniform(-math.pi, math.pi))
+        if p.getMatrixFromQuaternion(to_bullet(model.state().get(o).pose)[1])[8] < 0.5:
+            return float(rng.uniform(-math.pi, math.pi))  # held tipped already (a pour left it so): any turn may do
         least = math.acos(-MIN_MOUTH_DOWN) + 0.05
         return float(rng.choice((-1.0, 1.0)) * rng.uniform(least, math.pi))
 

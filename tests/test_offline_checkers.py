@@ -128,3 +128,26 @@ def test_behind_or_left_of_a_thing_means_across_from_it_not_anywhere_past_it():
     _, c = answer("put the lime to the left of the bowl", world)
     assert goal_holds(c, world.with_pose("lime", Pose(0.62, -0.05, z)))
     assert not goal_holds(c, world.with_pose("lime", Pose(0.35, 0.1, z)))  # left of it, but 25 cm nearer the robot
+
+
+def test_in_the_middle_of_the_plate_means_near_its_centre():
+    world = scene(PLATE, LIME)
+    _, c = answer("put the lime in the middle of the plate", world)
+    top = 0.02 + 0.025
+    centred = world.with_pose("lime", Pose(0.56, 0.16, top, 0.0, 0.0, 0.0))
+    aside = world.with_pose("lime", Pose(0.55, 0.22, top, 0.0, 0.0, 0.0))  # on the plate, 7 cm off its centre
+    assert goal_holds(c, centred) and not goal_holds(c, aside)
+
+
+def test_a_pour_into_a_container_turns_the_can_upside_down():
+    """Poured at 122 degrees the soup stayed in its can on the arm (SoupPour seed 1): into a container
+    the pour must pass ~134 degrees."""
+    can = obj("can", "tomato_soup_can", 0.4, 0.2, (0.07, 0.07, 0.1), shape="cylinder")
+    soup = obj("soup", "soup", 0.4, 0.2, (0.05, 0.05, 0.02), z0=0.01)
+    world = scene(can, soup, BOWL)
+    plan, c = answer("pour the soup into the bowl", world)
+    assert [s.op for s in plan.steps][:2] == ["pick", "pour"]
+    in_bowl = Pose(0.6, -0.2, 0.02)
+    for roll, ok in ((2.14, False), (2.45, True)):
+        tipped = world.with_pose("can", Pose(0.6, -0.2, 0.2, roll, 0.0, 0.0)).with_pose("soup", in_bowl)
+        assert c.evaluate("action_check1", tipped) is ok, roll

@@ -44,6 +44,9 @@ class SpecialClauses:
                 raise GroundingError(f"there is nothing on the {s.name.replace('_', ' ')} to clear")
         if not moved:
             raise GroundingError(f"remove what? {' '.join(toks)!r}; {ADVICE}")
+        if source[:1] == [self.scene.table()]:  # off the table: there is nowhere else to put it down
+            raise GroundingError(f"remove the {' and the '.join(n.replace('_', ' ') for n in moved)} from the table to "
+                                 f"where? say where to put it (e.g. 'put it in the bin'); {ADVICE}")
         for name in moved:
             self._goal(name, "ontop", self._default_support(name, []), [("off", (s,)) for s in source[:1]], False, False, False)
         self.last = moved
@@ -52,7 +55,7 @@ class SpecialClauses:
         ments, rels, covered = self._relations(toks)
         into = [m for m in ments if m.start > at and any(r[2] == "support" and r[1] <= m.start for r in rels)]
         what = [m for m in ments if at < m.start and m not in into]
-        self._check_words(toks, covered, allowed=V.POUR | V.LIQUIDS)
+        self._check_words(toks, covered, allowed=V.POUR_FORMS | V.LIQUIDS)
         if not into and toks[at] == "empty" and what:  # "empty the mug": onto the table
             src = self._resolve(what[0], toks)[0]
             contents = tuple(n for n, t in self.scene.things.items() if held_in(t, self.scene.things[src]))
@@ -79,8 +82,8 @@ class SpecialClauses:
     def _intention(self, toks: list[str]) -> None:
         """The person's own plan: a container they will pour into must stand upright."""
         ments, rels, covered = self._relations(toks)
-        self._check_words(toks, covered, allowed=V.POUR | V.LIQUIDS | V.ACTIONS, liquids_ok=True)
-        if set(toks) & V.POUR:
+        self._check_words(toks, covered, allowed=V.POUR_FORMS | V.LIQUIDS | V.ACTION_FORMS, liquids_ok=True)
+        if set(toks) & V.POUR_FORMS:
             for _k, (_s, e, kind, _r) in enumerate(rels):
                 if kind == "support":
                     target = next((m for m in ments if m.start >= e), None)

@@ -82,6 +82,15 @@ def find_mentions(toks: list[str], scene: SceneAliases, skip: set[int]) -> list[
         if toks[i] == "can" and i + 1 < len(toks) and toks[i + 1] in {"you", "i", "we", "it", "they", "be"}:
             i += 1  # the modal verb
             continue
+        if toks[i] in V.COLOURS and words[i + 1:i + 2] and words[i + 1] in V.GENERIC and not skip & {i, i + 1}:
+            names = [n for n, t in scene.things.items() if not t.fixed and toks[i] in t.colour.split("_")]
+            out.append(Mention(i, i + 2, names, toks[i + 1] != words[i + 1] or toks[i + 1] in {"stuff"}))
+            i += 2  # "the red things": what is red
+            continue
+        if toks[i] == "non" and (m := _complement(toks, words, i, scene, skip)):
+            out.append(m)
+            i = m.end
+            continue
         for n in (4, 3, 2, 1):
             key = tuple(words[i:i + n])
             if len(key) == n and key in scene.aliases and not skip & set(range(i, i + n)):
@@ -100,20 +109,56 @@ def find_mentions(toks: list[str], scene: SceneAliases, skip: set[int]) -> list[
     return out
 
 
+def _collective(words: list[str], i: int, scene: SceneAliases) -> int:
+    """How many words from i name a category ('citrus', 'red fruit'), 0 when none does."""
+    return next((n for n in (3, 2, 1) if tuple(words[i:i + n]) in scene.collective or
+                 n == 1 and i < len(words) and words[i] in V.ONTOLOGY), 0)
+
+
+def _complement(toks: list[str], words: list[str], i: int, scene: SceneAliases, skip: set[int]) -> Mention | None:
+    """"non-citrus fruit", "non-vegan food", "the non-vegan items": the objects of the category after it
+    (or any movable object) that are not of the category after 'non'."""
+    n = _collective(words, i + 1, scene)
+    if not n or skip & set(range(i, i + 1 + n)):
+        return None
+    key = tuple(words[i + 1:i + 1 + n])
+    if key == ("vegan",):
+        left = {name for name, t in scene.things.items() if t.category in V.NOT_VEGAN}
+    else:
+        left = set(scene.movable()) - scene.aliases.get(key, set())
+    end = i + 1 + n
+    m = _collective(words, end, scene)
+    if m:
+        left &= scene.aliases.get(tuple(words[end:end + m]), set())
+        end += m
+    return Mention(i, end, sorted(left, key=list(scene.things).index), True)
+
+
 SEPARATORS = {".", ";", "!", "?", "(", ")"}
 
 
 def split_clauses(toks: list[str]) -> list[list[str]]:
     """Clauses in the order they are to happen."""
     clauses: list[list[str]] = [[]]
-    swap_next = False
+    swap_next = skip_next = False
     order: list[tuple[list[str], bool]] = []
-    verbs = V.ACTIONS | V.POUR | V.DISCARD | V.BY_VERBS | {"have", "make", "setup", "set", "stand", "remove", "ensure"}
+    verbs = V.ACTION_FORMS | V.POUR_FORMS | V.DISCARD | V.BY_FORMS | {"have", "make", "setup", "set", "stand", "remove", "ensure"}
     for k, t in enumerate(toks):
         nxt = toks[k + 1] if k + 1 < len(toks) else ""
         cut = t in SEPARATORS or t in {"then", "finally", "afterwards", "lastly"} or (t in {"and", ","} and nxt in verbs | {"then"})
+        if t in {",", "but"} and nxt == "first" and k + 2 < len(toks) and any(clauses):  # "…, (but) first …": before
+            clauses.append(["__after__"])
+            swap_next = True
+            continue
         if t == "before":
             cut = True
+        if t == "after" and nxt in {"that", "this", "which"}:  # "after that": then
+            clauses.append([])
+            skip_next = True
+            continue
+        if skip_next:
+            skip_next = False
+            continue
         if t == "after" and clauses[-1]:
             cut, swap_next = True, True
         if cut:

@@ -11,7 +11,7 @@ from owl_bt.language.mentions import SEPARATORS
 AUXILIARIES = {"do", "does", "did", "is", "are", "was", "were", "be", "should", "must", "will", "would", "could", "can",
                "may", "might", "shall", "need"}
 # what follows a "not" that negates the action or the goal state ("do not put", "should not be", "is not on")
-NEGATED = V.ACTIONS | V.PICK_VERBS | V.POUR | V.DISCARD | V.TURN | V.BY_VERBS | V.SETUP | {
+NEGATED = V.ACTION_FORMS | V.PICK_VERBS | V.POUR_FORMS | V.DISCARD | V.TURN | V.BY_FORMS | V.SETUP | {
     "be", "ever", "go", "end", "stay", "leave", "touch", "move", "let", "make", "have", "keep"}
 PLACES = {"in", "on", "inside", "into", "onto", "near", "left", "right", "behind", "next", "under", "above", "over", "at",
           "by", "beside", "between", "upright", "far", "close", "touching", "within", "to", "there", "here"}

@@ -15,111 +15,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+from owl_bt.language.checker_helpers import PRELUDE  # the checkers' helper functions (re-exported)
 from owl_bt.language.goals import Goal, Reading
-from owl_bt.language.scene_view import Thing, container, inside, resting_on, within_rim
-
-PRELUDE = '''def within_rim(name, ref):
-    # a round plate or bowl: the centre well inside its rim, not in the corners of its box
-    r = state.get(ref)
-    w = min(r.size[0], r.size[1])
-    if r.shape != "cylinder" or max(r.size[0], r.size[1]) > 1.1 * w:
-        return True
-    p, c = get_obj_center(state, env, name), get_obj_center(state, env, ref)
-    return math.hypot(p[0] - c[0], p[1] - c[1]) <= w / 2 - 0.02
-
-def on(name, surface):
-    b = modify_pose_bounds_to_be_ontop_of_object(state, env, init_bounds, name, surface)
-    return position_within_bounds(get_obj_center(state, env, name), b) and within_rim(name, surface)
-
-def inside(name, box):
-    # centre over the container, lower end inside it (long things may stand out of it)
-    lo, hi = modify_pose_bounds_to_be_inside_object(state, env, init_bounds, name, box)
-    b = (lo, (hi[0], hi[1], hi[2] + 0.15, hi[3], hi[4], hi[5]))
-    c = get_obj_center(state, env, name)
-    olo, ohi = get_aabb_bounds(state, env, name)
-    clo, chi = get_aabb_bounds(state, env, box)
-    o = state.get(name)
-    top = clo[2] + 0.75 * (chi[2] - clo[2])  # on its floor or low wall, not its rim
-    if o.shape == "sphere":
-        # a round thing lying tilted: its rotated box dips below it; its lowest point is at most half its length down
-        low = clo[2] + 0.003 < max(olo[2], c[2] - max(o.size) / 2) < top
-    else:
-        # a long thing leaning in it on its rim has its centre within its walls (one leaning on it from
-        # outside, its foot on the table, has its centre beside them); its box's lowest corner may dip below
-        # the floor as it leans, and a camera sees a thing in a container only in part: 1.5 cm below its bottom
-        m, s = get_obj_center(state, env, box), state.get(box).size
-        walls = math.hypot(c[0] - m[0], c[1] - m[1]) <= min(s[0], s[1]) / 2
-        low = walls and clo[2] - 0.015 < olo[2] < top
-    return position_within_bounds(c, b) and low and within_rim(name, box)
-
-def side(name, relation, ref):
-    b = init_bounds
-    if relation == "left_of":
-        b = modify_pose_bounds_to_be_left_of_object(state, env, b, ref)
-    if relation == "right_of":
-        b = modify_pose_bounds_to_be_right_of_object(state, env, b, ref)
-    if relation == "behind":
-        b = modify_pose_bounds_to_be_behind_object(state, env, b, ref)
-    if relation == "in_front_of":
-        b = modify_pose_bounds_to_be_in_front_of_object(state, env, b, ref)
-    if relation == "near":
-        b = modify_pose_bounds_to_be_near_object(state, env, b, ref, 0.15)
-    if relation == "at_initial":
-        b = modify_pose_bounds_to_be_near_object(init_state, env, b, ref, 0.05)
-    p = get_obj_center(state, env, name)
-    if relation in ("left_of", "right_of", "behind", "in_front_of"):
-        # on that side and across from it, not anywhere in the half of the table past it
-        k = 0 if relation in ("left_of", "right_of") else 1
-        lo, hi = get_aabb_bounds(state, env, ref)
-        if not lo[k] - 0.15 <= p[k] <= hi[k] + 0.15:
-            return False
-    return position_within_bounds(p, b)
-
-def between(name, a, c):
-    pa, pc = get_obj_center(state, env, a), get_obj_center(state, env, c)
-    lo = (min(pa[0], pc[0]) - 0.05, min(pa[1], pc[1]) - 0.05, -1.0, -4.0, -4.0, -4.0)
-    hi = (max(pa[0], pc[0]) + 0.05, max(pa[1], pc[1]) + 0.05, 3.0, 4.0, 4.0, 4.0)
-    return position_within_bounds(get_obj_center(state, env, name), (lo, hi))
-
-def aligned(name, ref):
-    r = get_obj_center(init_state, env, ref)
-    b = ((r[0] - 0.03, -9.0, -1.0, -4.0, -4.0, -4.0), (r[0] + 0.03, 9.0, 3.0, 4.0, 4.0, 4.0))
-    return position_within_bounds(get_obj_center(state, env, name), b)
-
-def far(name, left):
-    w = env.table_upper[1] - env.table_lower[1]
-    lo, hi = init_bounds
-    if left:
-        b = ((lo[0], env.table_upper[1] - 0.3 * w) + lo[2:], hi)
-    else:
-        b = (lo, (hi[0], env.table_lower[1] + 0.3 * w) + hi[2:])
-    return position_within_bounds(get_obj_center(state, env, name), b)
-
-def upright(name):
-    p = get_obj_center(state, env, name)
-    return math.cos(p[3]) * math.cos(p[4]) > 0.95
-
-def off(name, surface):
-    lo, hi = get_aabb_bounds(state, env, name)
-    slo, shi = get_aabb_bounds(state, env, surface)
-    return hi[0] + 0.03 < slo[0] or lo[0] - 0.03 > shi[0] or hi[1] + 0.03 < slo[1] or lo[1] - 0.03 > shi[1]
-
-def part(name, surface, relation):
-    # on that half of the surface (the other half left free)
-    p, c = get_obj_center(state, env, name), get_obj_center(state, env, surface)
-    if relation == "left_of":
-        return p[1] > c[1]
-    if relation == "right_of":
-        return p[1] < c[1]
-    if relation == "behind":
-        return p[0] > c[0]
-    return p[0] < c[0]
-
-def tipped_over(name, target):
-    b = modify_pose_bounds_to_be_above_object(state, env, init_bounds, target)
-    p = get_obj_center(state, env, name)
-    return position_within_bounds(p, b) and math.cos(p[3]) * math.cos(p[4]) < -0.5
-'''
+from owl_bt.language.scene_view import Thing, container, held_in, inside, resting_on, within_rim
 
 
 @dataclass
@@ -149,7 +47,8 @@ def predicates(g: Goal, things: dict[str, Thing], during: bool = False) -> list[
     """Code expressions that hold when goal g is met (`during`: right after its action — a pour is
     judged tipped over the target then, by where the contents went at the end)."""
     if g.how == "pour":
-        out = [f'tipped_over("{g.obj}", "{g.support}")'] if during and (container(things[g.support]) or g.contents) else []
+        into = container(things[g.support])  # into a container: upside down, so nothing stays in on the arm
+        out = [f'tipped_over("{g.obj}", "{g.support}", {-0.7 if into else -0.5})'] if during and (into or g.contents) else []
         fall = "not inside" if not container(things[g.support]) else "inside"
         for c in g.contents:
             out.append(f'not inside("{c}", "{g.obj}")' if fall == "not inside" else f'inside("{c}", "{g.support}")')
@@ -164,6 +63,8 @@ def predicates(g: Goal, things: dict[str, Thing], during: bool = False) -> list[
             out.append(f'off("{g.obj}", "{refs[0]}")')
         elif rel in ("far_left", "far_right"):
             out.append(f'far("{g.obj}", {rel == "far_left"})')
+        elif rel == "middle":
+            out.append(f'middle("{g.obj}", "{g.support}")')
         else:
             out.append(f'side("{g.obj}", "{rel}", "{refs[0]}")')
     if g.upright:
@@ -181,7 +82,7 @@ def _holds_now(g: Goal, things: dict[str, Thing]) -> bool:
     for rel, refs in g.spatial:
         r = things[refs[0]] if refs else None
         near = 0.15 - 0.02  # the checkers' closeness, with a margin
-        ok = {"left_of": r and t.lo[1] > r.hi[1], "right_of": r and t.hi[1] < r.lo[1],
+        ok = {"at_initial": r is t, "left_of": r and t.lo[1] > r.hi[1], "right_of": r and t.hi[1] < r.lo[1],
               "behind": r and t.lo[0] > r.hi[0], "in_front_of": r and t.hi[0] < r.lo[0],
               "near": r and r.lo[0] - near <= t.pose[0] <= r.hi[0] + near and r.lo[1] - near <= t.pose[1] <= r.hi[1] + near,
               "off": r and (t.hi[0] + 0.04 < r.lo[0] or t.lo[0] - 0.04 > r.hi[0] or t.hi[1] + 0.04 < r.lo[1]
@@ -222,6 +123,8 @@ def make_plan(reading: Reading, things: list[Thing], held: str | None = None) ->
                 cleared.add(t.name)
                 emit(src)  # it has a goal of its own: carry that out now
                 continue
+            if any(held_in(t, by[o]) and by[o].volume > t.volume for o in by if o != target):  # the soup in its can
+                continue
             if t.name in goal_objs:
                 continue
             cleared.add(t.name)
@@ -238,7 +141,7 @@ def make_plan(reading: Reading, things: list[Thing], held: str | None = None) ->
         steps.append(Step("pick", (name,), f"grasp the {_w(name)}, keeping it upright"))
         steps.append(Step("pour", (name, table), f"tip the {_w(name)} over an empty part of the table so the "
                           f"{' and '.join(map(_w, foreign))} {'fall' if len(foreign) > 1 else 'falls'} out",
-                          [f'tipped_over("{name}", "{table}")'] + [f'not inside("{f}", "{name}")' for f in foreign]))
+                          [f'tipped_over("{name}", "{table}", -0.5)'] + [f'not inside("{f}", "{name}")' for f in foreign]))
         g = after or Goal(name, "ontop", table, upright=True)
         g.upright = True
         steps.append(Step("place_ontop", (name, g.support), f"set the empty {_w(name)} upright on the {_w(g.support)}"
@@ -368,6 +271,8 @@ def _where(g: Goal) -> str:
     for rel, refs in g.spatial:
         if rel in ("far_left", "far_right"):
             parts.append(f"at the {rel.replace('_', ' ')} of the table")
+        elif rel == "middle":
+            parts.append("in its middle")
         else:
             parts.append(f"{words[rel]} the {' and the '.join(map(_w, refs))}")
     if g.upright:

@@ -15,13 +15,16 @@ from owl_bt.errors import GroundingError, UnknownObjectError
 from owl_bt.language import vocabulary as V
 from owl_bt.language.clause_kinds import ADVICE, SpecialClauses
 from owl_bt.language.goals import Goal, Reading
-from owl_bt.language.mentions import SEPARATORS, Mention, SceneAliases, find_mentions, phrases, split_clauses, tokens_of
+from owl_bt.language.mentions import SEPARATORS, Mention, SceneAliases, find_mentions, split_clauses, tokens_of
 from owl_bt.language.negation import negation
+from owl_bt.language.relations import ClauseRelations
 from owl_bt.language.scene_view import Thing, container, fits_in, measure
 from owl_bt.language.suggest import did_you_mean
+from owl_bt.language.suggest import phrase as suggestion
+from owl_bt.language.superlatives import DISTANCE
 
 
-class Reader(SpecialClauses):
+class Reader(ClauseRelations, SpecialClauses):
     """Reads an instruction against the scene; `read()` → Reading or GroundingError/UnknownObjectError."""
 
     def __init__(self, things: list[Thing]) -> None:
@@ -36,6 +39,8 @@ class Reader(SpecialClauses):
         self.mentioned: list[str] = []  # objects named by the clauses read so far, in order
         self._named: list[str] = []  # …and by the clause being read
         self._ments: list[Mention] = []  # the mentions of the clause being read
+        self._clause_goals = 0  # goals made before the clause being read
+        self._nearest: dict[int, tuple[str, Mention]] = {}  # distance superlatives of the clause being read
 
     def read(self, instruction: str) -> Reading:
         toks = tokens_of(instruction)
@@ -50,8 +55,17 @@ class Reader(SpecialClauses):
             self.more = n + 1 < len(clauses)
             if not self.last and self.more and set(clause) & {"it", "them"}:
                 self.last = self._forward(clause, clauses[n + 1])
+            self._clause_goals = len(self.goals)
             try:
-                self._clause([t for t in clause if t != ","])
+                try:
+                    self._clause([t for t in clause if t != ","])
+                except GroundingError as exc:  # "…, first on the plate" (read first): what the next clause moves
+                    if self.last or not self.more or not str(exc).startswith("cannot tell what to move"):
+                        raise
+                    self.last = self._forward([], clauses[n + 1])
+                    del self.goals[self._clause_goals:]
+                    self._named = []
+                    self._clause([t for t in clause if t != ","])
                 self.mentioned += self._named
                 self._named = []
             except GroundingError:
@@ -62,7 +76,7 @@ class Reader(SpecialClauses):
             raise UnknownObjectError(self.absent[0], sorted(self.scene.things))
         if self.unknown:
             scene_words = {w for alias in self.scene.aliases for w in alias}
-            words = ", ".join(repr(u) + (f' (did you mean "{m}"?)' if (m := did_you_mean(u, scene_words)) else "")
+            words = ", ".join(repr(u) + suggestion(did_you_mean(u, scene_words))
                               for u in dict.fromkeys(self.unknown))
             raise GroundingError(f"the offline grounder did not understand: {words}; {ADVICE}")
         if not self.goals and not self.upright_needed:
@@ -74,8 +88,8 @@ class Reader(SpecialClauses):
         of the next clause — for standing up or turning, one that can be stood up (a container)."""
         names = [n for m in find_mentions(nxt, self.scene, set()) for n in m.names if not self.scene.things[n].fixed]
         if set(clause) & (V.SETUP | V.TURN | set(V.ORIENTATION)) or "standing" in clause:
-            names = [n for n in names if container(self.scene.things[n])] or names
-        return names[-1:]
+            return ([n for n in names if container(self.scene.things[n])] or names)[-1:]
+        return names[:1]  # "after putting it in the pan, put the strawberry …": what the next clause moves
 
     # -- one clause -------------------------------------------------------------------------------------------
     def _clause(self, toks: list[str]) -> None:
@@ -89,13 +103,13 @@ class Reader(SpecialClauses):
                 return self._intention(toks[k:])
         if "by" in toks:  # "cook the strawberry by putting it in the pan": the objects, then the how
             k = toks.index("by")
-            if k + 1 < len(toks) and toks[k + 1] in V.ACTIONS | V.POUR:
+            if k + 1 < len(toks) and toks[k + 1] in V.ACTION_FORMS | V.POUR_FORMS:
                 head = find_mentions(toks[:k], self.scene, set())
                 if head:
                     self.last = [n for m in head for n in m.names]
-                self._check_words(toks[:k], {i for m in head for i in range(m.start, m.end)}, allowed=V.BY_VERBS)
+                self._check_words(toks[:k], {i for m in head for i in range(m.start, m.end)}, allowed=V.BY_FORMS)
                 toks = toks[k + 1:]
-        pour = next((i for i, t in enumerate(toks) if t in V.POUR), None)
+        pour = next((i for i, t in enumerate(toks) if t in V.POUR_FORMS), None)
         if pour is not None:
             return self._pour(toks, pour)
         if toks and (toks[0] in V.DISCARD or " ".join(toks[:2]) == "throw away") or "throw away" in " ".join(toks):
@@ -104,64 +118,17 @@ class Reader(SpecialClauses):
             return self._remove(toks)
         self._placement(toks)
 
-    def _relations(self, toks: list[str]):
-        """(mentions, relations [(start, end, kind, relation)], covered token indices)."""
-        taken: set[int] = set()
-        rels = []
-        far = {p: r for p, r in V.ABSOLUTE.items() if p.startswith("far ")}  # "the far left of": not "left of"
-        for table, kind in ((far, "absolute"), (V.SPATIAL, "spatial"), (V.ORIENTATION, "orient"), (V.ABSOLUTE, "absolute"),
-                            (V.SOURCE, "source"), (V.SUPPORT, "support")):
-            for s, e, r in phrases(table, toks, taken):
-                if kind == "spatial" and r == "near" and toks[s] == "by" and s + 1 < len(toks) and toks[s + 1] in V.ACTIONS:
-                    continue
-                rels.append((s, e, kind, r))
-                taken |= set(range(s, e))
-        # words describing an object ("the line bisecting the table", "the region at the center of the table")
-        skip: set[int] = set()
-        for i, t in enumerate(toks):
-            if t in V.DESCRIBING or (t in V.LOCATION_WORDS and i + 1 < len(toks) and toks[i + 1] == "of"):
-                for j in range(i + 1, min(i + 6, len(toks))):
-                    if toks[j] in {"the", "a", "of"}:
-                        continue
-                    skip.add(j)
-                    if j + 1 < len(toks) and toks[j + 1] not in V.FILLER and toks[j + 1] not in V.SUPPORT:
-                        continue
-                    break
-        rels = [r for r in rels if not skip & set(range(r[0], r[1]))]
-        for a, b, _kind, _r in [r for r in rels if r[2] == "absolute"]:  # "on the far left of the table": one place
-            j = a
-            while j > 0 and toks[j - 1] in {"the", "a"}:
-                j -= 1
-            lead = [r for r in rels if r[2] == "support" and r[1] == j]
-            skip |= {i for r in lead for i in range(r[0], r[1])}
-            rels = [r for r in rels if r not in lead]
-            table = self.scene.table()
-            if table and toks[b:b + 1] == ["of"]:
-                k = b + 1 + (toks[b + 1:b + 2] == ["the"])
-                if toks[k:k + 1] == ["table"] or tuple(toks[k:k + len(self.scene.things[table].words)]) == \
-                        self.scene.things[table].words:
-                    skip |= set(range(b, k + 1))
-        ments = find_mentions(toks, self.scene, skip | taken)
-        self._named += [n for m in ments for n in m.names]
-        self._ments = ments
-        for i, t in enumerate(toks):  # "to the plate": a destination (not "next to", "want to", "to be")
-            if t in V.TOWARDS and i not in taken | skip:
-                j = i + 1
-                while j < len(toks) and toks[j] in {"the", "a", "an", "that", "this"}:
-                    j += 1
-                if any(m.start == j for m in ments):
-                    rels.append((i, i + 1, "support", "to"))
-        covered = {i for m in ments for i in range(m.start, m.end)} | {i for r in rels for i in range(r[0], r[1])} | skip
-        rels.sort()
-        return ments, rels, covered
-
-    def _resolve(self, m: Mention, toks: list[str], ref: str | None = None) -> list[str]:
+    def _resolve(self, m: Mention, toks: list[str]) -> list[str]:
         before = toks[max(0, m.start - 3):m.start]
-        sup = next((V.SUPERLATIVES[w] for w in before if w in V.SUPERLATIVES), None)
+        if m.start in self._nearest:
+            word, refm = self._nearest[m.start]
+            r = self.scene.things[self._resolve(refm, toks)[0]]
+            pick = V.SUPERLATIVES[word][1]
+            return [pick((n for n in m.names if n != r.name), key=lambda n: measure(self.scene.things[n], "distance", r))]
+        sup = next((V.SUPERLATIVES[w] for w in before if w in V.SUPERLATIVES and w not in DISTANCE), None)
         if sup is not None and len(m.names) > 1:
             what, pick = sup
-            r = self.scene.things.get(ref) if ref else None
-            return [pick(m.names, key=lambda n: measure(self.scene.things[n], what, r))]
+            return [pick(m.names, key=lambda n: measure(self.scene.things[n], what))]
         if len(m.names) > 1 and not m.many and not set(before) & (V.QUANT_ALL | V.QUANT_ONE):
             raise GroundingError(f"{' '.join(toks[m.start:m.end])!r} could be {' or '.join(m.names)}; say which")
         if len(m.names) > 1 and set(before) & V.QUANT_ONE - {"a", "an"} and not set(before) & V.QUANT_ALL:
@@ -188,11 +155,14 @@ class Reader(SpecialClauses):
         units = self._units(ments, rels)
         first_rel = rels[0][0] if rels else len(toks)
         self._ruled_out_places(toks, excluded, {x for m in ments if m.start < first_rel for x in m.names})
-        generic = any(t in V.GENERIC for t in toks[:first_rel])
-        self._check_words(toks, covered, allowed=V.ACTIONS | V.SETUP | V.FITS | V.GENERIC | V.INITIALLY | V.TURN | V.EXCEPT
-                          | {w for p in V.EXCEPT_PHRASES for w in p.split()})
-        upright_verb = bool(set(toks) & {"setup", "stand"}) or "set up" in " ".join(toks)
-        verb = next((t for t in toks if t in V.ACTIONS | V.SETUP | V.TURN), None)
+        generic = any(t in V.GENERIC for t in toks[:first_rel]) or bool(  # "whatever fits inside it"
+            set(toks[:first_rel]) & {"whatever", "whichever"} and set(toks) & V.FITS)
+        manner = V.BY_FORMS if any(r[2] != "source" for r in rels) else set()  # "heat the strawberry in the pan"
+        self._check_words(toks, covered, allowed=V.ACTION_FORMS | V.SETUP | V.FITS | V.GENERIC | V.INITIALLY | V.TURN | V.EXCEPT
+                          | {w for p in V.EXCEPT_PHRASES for w in p.split()} | manner)
+        upright_verb = bool(set(toks) & {"setup", "stand"}) or "set up" in " ".join(toks) or any(
+            t == "standing" and toks[i + 1:i + 2] and toks[i + 1] in {"the", "a", "it", "them"} for i, t in enumerate(toks))
+        verb = next((t for t in toks if t in V.ACTION_FORMS | V.SETUP | V.TURN), None)
         if verb in V.TURN and not any(r[2] == "orient" for r in rels):
             raise GroundingError(f"{verb} it which way? {' '.join(toks)!r}; say e.g. 'upright'; {ADVICE}")
         for n, (subject, urels) in enumerate(units):
@@ -209,7 +179,18 @@ class Reader(SpecialClauses):
             sup = [(rels[k][3], refs) for k, refs in dest if rels[k][2] == "support" and rels[k][3] != "to"]
             support_rel = next((x for x in sup if x[1]), sup[0] if sup else None)
             support_ref = self._resolve(support_rel[1][0], toks)[0] if support_rel and support_rel[1] else None
-            if generic and not subject and n == 0:  # "whatever object that fits inside of it"
+            sup = next((w for w in toks[:first_rel] if w in V.SUPERLATIVES and w not in DISTANCE), None)
+            if generic and not subject and n == 0 and sup and not set(toks) & V.FITS:  # "the tallest thing"
+                named = {x for m in ments for x in m.names}
+                what, pick = V.SUPERLATIVES[sup]
+                moved = [pick((x for x in self.scene.movable() if x not in named),
+                              key=lambda x: measure(self.scene.things[x], what))]
+            elif generic and not subject and n == 0 and not set(toks) & V.FITS:  # "all the things", not "the thing"
+                if not set(toks[:first_rel]) & (V.QUANT_ALL | {"everything"}):
+                    raise GroundingError(f"which objects? {' '.join(toks)!r}; name them or their kind; {ADVICE}")
+                named = {x for m in ments for x in m.names}
+                moved = [x for x in self.scene.movable() if x not in named]
+            elif generic and not subject and n == 0:  # "whatever object that fits inside of it"
                 target = support_ref or (self.last[0] if self.last else None)
                 moved = self._fitting(toks, target)
                 if support_ref is None and target is not None:
@@ -250,10 +231,11 @@ class Reader(SpecialClauses):
                         spatial.append(("near", (t.name,)))
                 elif kind == "spatial":
                     names = [x for m in refs for x in self._resolve(m, toks)]
-                    if r == "at_initial" and not names:
-                        names = list(self.last) or moved
-                    if not names and set(toks[e:e + 2]) & {"it", "them"} and self.last and n > 0:
-                        names = [x for x in self.last if x not in moved][:1]  # "… and the plate next to it"
+                    if r == "at_initial" and not names:  # "where it was": the last object's place; "(put it) back
+                        own = set(toks) & {"back", "leave", "keep", "stay", "stays"}  # / leave it where it is": its own
+                        names = moved if own else [x for x in self.last if x not in moved] or moved
+                    if not names and (set(toks[e:e + 2]) & {"it", "them"} or "its" in toks[s:e]) and self.last:
+                        names = [x for x in self.last if x not in moved][:1]  # "… (then) the plate next to it"
                     table = self.scene.table()
                     if r in ("left_of", "right_of") and (names == [table] or not names and "table" in toks[e:e + 3]):
                         spatial.append(("far_left" if r == "left_of" else "far_right", ()))  # "… left side of the table"
@@ -266,13 +248,22 @@ class Reader(SpecialClauses):
                         spatial += [(r, (x,)) for x in names]
                 elif kind == "absolute":
                     spatial.append((r, ()))
+                if kind == "support" and s in self._centred and refs and self._resolve(refs[0], toks)[0] == support_ref:
+                    spatial.append(("middle", ()))  # centred on the support (not on "the region in the middle of …")
             if how is None and support_rel:
                 how = support_rel[0]
+            if how == "inside" and support_ref and self._flat(support_ref):
+                how = "ontop"  # "in the middle of the plate", "in the region": on it
             for name in moved:
                 self._goal(name, how, support_ref, spatial, upright, only, state)
             if dest or support_ref:
                 self.last_dest = (how, support_ref, spatial, upright)
             self.last = moved
+
+    def _flat(self, name: str) -> bool:
+        """A surface one puts things on, not into (a plate, a mat, a region, the table): not a container."""
+        t = self.scene.things[name]
+        return not container(t) and (t.fixed or t.category in V.ONTOLOGY["surface"])
 
     def _antecedent(self, how: str, moved: list[str], at: int) -> str:
         """What 'it' (token `at` of the clause) names as a support: the last object moved, unless that cannot
@@ -285,66 +276,13 @@ class Reader(SpecialClauses):
         before = self.mentioned + [n for m in self._ments if m.start < at for n in m.names]
         return next((n for n in reversed(before) if n not in moved and fits(n)), first)
 
-    def _excluded(self, toks: list[str], ments: list[Mention]) -> list[Mention]:
-        """Mentions right after 'except', 'not', 'other than' … (articles skipped): left out."""
-        out = []
-        for m in ments:
-            j = m.start - 1
-            while j >= 0 and toks[j] in {"the", "a", "an", "for"}:
-                j -= 1
-            if j >= 0 and (toks[j] in V.EXCEPT or " ".join(toks[max(0, j - 1):j + 1]) in V.EXCEPT_PHRASES):
-                out.append(m)
-        return out
-
-    def _ruled_out_places(self, toks: list[str], excluded: list[Mention], movers: set[str]) -> None:
-        """Refuse a "not" that rules out a place (a region, a table, a container) rather than leaving
-        out an object ("onto the plate, not the light-grey one", "into the bowl, not the mug"), or that
-        rules out nothing named: raises GroundingError. ("… on the plate, not the lime" leaves the
-        lime where it is: that is no negation of the goal.)"""
-        for i, t in enumerate(toks):
-            if t != "not":
-                continue
-            j = i + 1
-            while j < len(toks) and toks[j] in {"the", "a", "an", "for"}:
-                j += 1
-            left = next((m for m in excluded if m.start == j), None)
-            places = left is not None and not set(left.names) & movers and any(
-                self.scene.things[n].fixed or container(self.scene.things[n]) for n in left.names)
-            if left is None or places:
-                words = " ".join(toks[i:left.end if left else i + 4])
-                raise GroundingError(f"the offline grounder does not handle negation ('{words}'): say what the robot "
-                                     f"should do; {ADVICE}")
-
-    def _units(self, ments: list[Mention], rels: list) -> list[tuple[list[Mention], list[tuple[int, list[Mention]]]]]:
-        """The clause cut into units [(subject mentions, [(relation index, its reference mentions)])]:
-        a mention after a relation's references starts a new unit when another relation follows, or
-        when the relation was a support (an object has one support); after a spatial relation it is
-        one more reference ("near the mug and the plate")."""
-        need = {"support": 1, "spatial": 1, "source": 1}
-        items = sorted([(m.start, 0, m) for m in ments] + [(r[0], 1, k) for k, r in enumerate(rels)], key=lambda x: x[:2])
-        units: list[tuple[list[Mention], list[tuple[int, list[Mention]]]]] = [([], [])]
-        for pos, is_rel, x in items:
-            subject, urels = units[-1]
-            if is_rel:
-                urels.append((x, []))
-                continue
-            if not urels:
-                subject.append(x)
-                continue
-            k, refs = urels[-1]
-            kind, r = rels[k][2], rels[k][3]
-            if len(refs) < (2 if r == "between" else need.get(kind, 0)):
-                refs.append(x)
-            elif kind == "spatial" and r != "between" and not any(rr[0] > pos for rr in rels):
-                refs.append(x)
-            else:
-                units.append(([x], []))
-        return units
-
     def _goal(self, name: str, how: str | None, support: str | None, spatial, upright: bool, only: bool, state: bool) -> None:
         if support == name:
             raise GroundingError(f"cannot put the {name.replace('_', ' ')} {'in' if how == 'inside' else 'on'} itself")
         existing = [g for g in self.goals if g.obj == name and g.how != "pour"]
+        here = [g for g in self.goals[self._clause_goals:] if g.obj == name and g.how != "pour"]
+        if here and how is None and support is None:  # "… on the mat, (with) the peach right of the apple"
+            state, existing = True, here
         if state and existing and (support is None or existing[-1].support == support):
             g = existing[-1]  # a constraint on a goal already there
             g.spatial += [s for s in spatial if s not in g.spatial]

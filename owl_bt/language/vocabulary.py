@@ -18,6 +18,7 @@ SPATIAL = {
     "right of": "right_of", "to the right of": "right_of", "on the right of": "right_of", "on the right side of": "right_of",
     "behind": "behind", "in back of": "behind", "in front of": "in_front_of",
     "between": "between", "in between": "between", "aligned with": "aligned", "in line with": "aligned",
+    "to its left": "left_of", "on its left": "left_of", "to its right": "right_of", "on its right": "right_of",
     "where": "at_initial",  # "where X is initially / was / started"
     "away from": "off", "clear of": "off", "closer to": "near", "nearer to": "near", "nearer": "near", "closer": "near",
 }
@@ -50,6 +51,28 @@ SETUP = {"setup", "set up", "stand", "upright"}
 TURN = {"turn", "flip", "rotate"}  # "turn the mug right side up": the orientation phrase says how
 # verbs whose meaning the rest of the clause gives ("cook the strawberry by putting it in the pan")
 BY_VERBS = {"cook", "heat", "warm", "wash", "clean", "prepare", "tidy", "organize", "organise", "sort"}
+
+
+def _inflected(verbs: set[str]) -> set[str]:
+    """The verbs with their -s, -ing and -ed forms ("serves", "serving", "served"; "putting", "dropped",
+    "carried")."""
+    out = set(verbs)
+    vowels = set("aeiou")
+    for v in (v for v in verbs if " " not in v and not (v.endswith("ing") and len(v) > 5)):  # not "putting"
+        if v.endswith("y") and v[-2] not in vowels:  # carry → carries, carried
+            out |= {v[:-1] + "ies", v + "ing", v[:-1] + "ied"}
+            continue
+        short = len(v) <= 4 and v[-1] in "bdgmnpt" and v[-2] in vowels and v[-3] not in vowels  # put → putting
+        base = v + v[-1] if short else v[:-1] if v.endswith("e") and not v.endswith("ee") else v
+        out |= {v + ("es" if v.endswith(("s", "sh", "ch", "x")) else "s"), base + "ing",
+                v + "d" if v.endswith("e") else base + "ed"}
+    return out
+
+
+# the verbs as the reader meets them, inflected (the speech grammar hears only the base forms above)
+ACTION_FORMS = _inflected(ACTIONS)
+POUR_FORMS = _inflected(POUR)
+BY_FORMS = _inflected(BY_VERBS)
 STATE_OPENERS = {"make sure", "ensure", "have", "let", "so", "so that", "such that", "keeping", "with"}
 INTENT_OPENERS = ("i want to", "i would like to", "i will", "i am going to", "so i could", "so that i could",
                   "i need to", "i plan to", "i could")
@@ -66,7 +89,7 @@ SUPERLATIVES = {"largest": ("volume", max), "biggest": ("volume", max), "smalles
                 "lightest": ("volume", min), "closest": ("distance", min), "nearest": ("distance", min),
                 "farthest": ("distance", max), "furthest": ("distance", max)}
 FITS = {"fits", "fit", "fitting"}
-GENERIC = {"object", "objects", "thing", "things", "item", "items", "stuff"}
+GENERIC = {"object", "objects", "thing", "things", "item", "items", "stuff", "anything", "something", "everything"}
 
 # category → member categories (an object's own category always matches itself)
 ONTOLOGY = {
@@ -82,16 +105,19 @@ ONTOLOGY = {
     "dish": {"plate", "bowl"},
     "can": {"potted_meat_can", "tomato_soup_can"},
     "tool": {"hammer", "power_drill", "screwdriver", "wrench"},
-    "food": {"strawberry", "apple", "pear", "lemon", "orange", "plum", "peach", "banana", "potted_meat_can",
+    "food": {"strawberry", "apple", "pear", "lemon", "orange", "plum", "peach", "banana", "lime", "grape", "cherry", "kiwi",
+             "grapefruit", "blueberry", "potted_meat_can",
              "tomato_soup_can", "sugar_box", "soup"},
-    "vegan": {"strawberry", "apple", "pear", "lemon", "orange", "plum", "peach", "banana", "sugar_box", "tomato_soup_can"},
+    "vegan": {"strawberry", "apple", "pear", "lemon", "orange", "plum", "peach", "banana", "lime", "grape", "cherry", "kiwi",
+              "grapefruit", "blueberry", "sugar_box", "tomato_soup_can"},
     "ball": {"golf_ball", "tennis_ball", "ball"},
     "surface": {"region", "plate", "mat", "tray", "table"},
 }
 NOT_VEGAN = {"potted_meat_can"}  # "not vegan" / "non-vegan"
 # other names people use for a category
 SYNONYMS = {"pan": "skillet", "frying pan": "skillet", "cup": "mug", "drill": "power_drill", "mustard": "mustard_bottle",
-            "rug": "mat", "trash": "bin", "wastebasket": "bin", "spam": "potted_meat_can", "sugar": "sugar_box"}
+            "rug": "mat", "area": "region", "zone": "region", "patch": "region",
+            "trash": "bin", "wastebasket": "bin", "spam": "potted_meat_can", "sugar": "sugar_box"}
 # nouns the grounder knows as objects; one named here but absent from the scene is reported
 KNOWN_NOUNS = {
     "strawberry", "apple", "pear", "lemon", "orange", "plum", "peach", "banana", "lime", "fork", "knife",
@@ -101,6 +127,7 @@ KNOWN_NOUNS = {
 PLURALS = {"strawberries": "strawberry", "berries": "berry", "cherries": "cherry", "knives": "knife", "boxes": "box",
            "peaches": "peach", "fruits": "fruit", "dishes": "dish", "utensils": "utensil", "condiments": "condiment"}
 NOT_PLURAL = {"citrus", "cutlery", "glass", "grass", "bus", "this", "his", "is", "was", "its", "as", "us", "yes", "less"}
+CENTRE = {"center", "centre", "middle"}  # "at the centre of the table", "in the middle of the plate": centred on it
 LOCATION_WORDS = {"center", "centre", "middle", "edge", "side", "corner", "top", "surface", "area", "spot", "part",
                   "bottom", "place", "position", "half"}
 DESCRIBING = {"bisecting", "dividing", "splitting", "crossing", "across", "along", "running", "through", "covering",

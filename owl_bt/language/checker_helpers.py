@@ -1,0 +1,117 @@
+"""The helper functions the offline grounder's checkers call (on, inside, side, between, aligned,
+far, upright, off, part, middle, tipped_over), as the source text put before its checkers: they
+run in the sandbox with the codebook's functions (`get_obj_center`, `modify_pose_bounds_to_be_…`,
+`position_within_bounds`), `state`, `init_state`, `env` and `init_bounds` in scope."""
+
+from __future__ import annotations
+
+PRELUDE = '''def within_rim(name, ref):
+    # a round plate or bowl: the centre well inside its rim, not in the corners of its box
+    r = state.get(ref)
+    w = min(r.size[0], r.size[1])
+    if r.shape != "cylinder" or max(r.size[0], r.size[1]) > 1.1 * w:
+        return True
+    p, c = get_obj_center(state, env, name), get_obj_center(state, env, ref)
+    return math.hypot(p[0] - c[0], p[1] - c[1]) <= w / 2 - 0.02
+
+def on(name, surface):
+    b = modify_pose_bounds_to_be_ontop_of_object(state, env, init_bounds, name, surface)
+    return position_within_bounds(get_obj_center(state, env, name), b) and within_rim(name, surface)
+
+def inside(name, box):
+    # centre over the container, lower end inside it (long things may stand out of it)
+    lo, hi = modify_pose_bounds_to_be_inside_object(state, env, init_bounds, name, box)
+    b = (lo, (hi[0], hi[1], hi[2] + 0.15, hi[3], hi[4], hi[5]))
+    c = get_obj_center(state, env, name)
+    olo, ohi = get_aabb_bounds(state, env, name)
+    clo, chi = get_aabb_bounds(state, env, box)
+    o = state.get(name)
+    top = clo[2] + 0.75 * (chi[2] - clo[2])  # on its floor or low wall, not its rim
+    if o.shape == "sphere":
+        # a round thing lying tilted: its rotated box dips below it; its lowest point is at most half its length down
+        low = clo[2] + 0.003 < max(olo[2], c[2] - max(o.size) / 2) < top
+    else:
+        # a long thing leaning in it on its rim has its centre within its walls (one leaning on it from
+        # outside, its foot on the table, has its centre beside them); its box's lowest corner may dip below
+        # the floor as it leans, and a camera sees a thing in a container only in part: 1.5 cm below its bottom
+        m, s = get_obj_center(state, env, box), state.get(box).size
+        walls = math.hypot(c[0] - m[0], c[1] - m[1]) <= min(s[0], s[1]) / 2
+        low = walls and clo[2] - 0.015 < olo[2] < top
+    return position_within_bounds(c, b) and low and within_rim(name, box)
+
+def side(name, relation, ref):
+    b = init_bounds
+    if relation == "left_of":
+        b = modify_pose_bounds_to_be_left_of_object(state, env, b, ref)
+    if relation == "right_of":
+        b = modify_pose_bounds_to_be_right_of_object(state, env, b, ref)
+    if relation == "behind":
+        b = modify_pose_bounds_to_be_behind_object(state, env, b, ref)
+    if relation == "in_front_of":
+        b = modify_pose_bounds_to_be_in_front_of_object(state, env, b, ref)
+    if relation == "near":
+        b = modify_pose_bounds_to_be_near_object(state, env, b, ref, 0.15)
+    if relation == "at_initial":
+        b = modify_pose_bounds_to_be_near_object(init_state, env, b, ref, 0.05)
+    p = get_obj_center(state, env, name)
+    if relation in ("left_of", "right_of", "behind", "in_front_of"):
+        # on that side and across from it, not anywhere in the half of the table past it
+        k = 0 if relation in ("left_of", "right_of") else 1
+        lo, hi = get_aabb_bounds(state, env, ref)
+        if not lo[k] - 0.15 <= p[k] <= hi[k] + 0.15:
+            return False
+    return position_within_bounds(p, b)
+
+def between(name, a, c):
+    pa, pc = get_obj_center(state, env, a), get_obj_center(state, env, c)
+    lo = (min(pa[0], pc[0]) - 0.05, min(pa[1], pc[1]) - 0.05, -1.0, -4.0, -4.0, -4.0)
+    hi = (max(pa[0], pc[0]) + 0.05, max(pa[1], pc[1]) + 0.05, 3.0, 4.0, 4.0, 4.0)
+    return position_within_bounds(get_obj_center(state, env, name), (lo, hi))
+
+def aligned(name, ref):
+    r = get_obj_center(init_state, env, ref)
+    b = ((r[0] - 0.03, -9.0, -1.0, -4.0, -4.0, -4.0), (r[0] + 0.03, 9.0, 3.0, 4.0, 4.0, 4.0))
+    return position_within_bounds(get_obj_center(state, env, name), b)
+
+def far(name, left):
+    w = env.table_upper[1] - env.table_lower[1]
+    lo, hi = init_bounds
+    if left:
+        b = ((lo[0], env.table_upper[1] - 0.3 * w) + lo[2:], hi)
+    else:
+        b = (lo, (hi[0], env.table_lower[1] + 0.3 * w) + hi[2:])
+    return position_within_bounds(get_obj_center(state, env, name), b)
+
+def upright(name):
+    p = get_obj_center(state, env, name)
+    return math.cos(p[3]) * math.cos(p[4]) > 0.95
+
+def off(name, surface):
+    lo, hi = get_aabb_bounds(state, env, name)
+    slo, shi = get_aabb_bounds(state, env, surface)
+    return hi[0] + 0.03 < slo[0] or lo[0] - 0.03 > shi[0] or hi[1] + 0.03 < slo[1] or lo[1] - 0.03 > shi[1]
+
+def part(name, surface, relation):
+    # on that half of the surface (the other half left free)
+    p, c = get_obj_center(state, env, name), get_obj_center(state, env, surface)
+    if relation == "left_of":
+        return p[1] > c[1]
+    if relation == "right_of":
+        return p[1] < c[1]
+    if relation == "behind":
+        return p[0] > c[0]
+    return p[0] < c[0]
+
+def middle(name, surface):
+    # the centre on the middle fifth of the surface each way (at least 3 cm either side)
+    p = get_obj_center(state, env, name)
+    lo, hi = get_aabb_bounds(state, env, surface)
+    return all(abs(p[k] - (lo[k] + hi[k]) / 2) <= max(0.03, 0.1 * (hi[k] - lo[k])) for k in (0, 1))
+
+def tipped_over(name, target, cos_max):
+    # over the target and tipped past 120 degrees; into a container past ~134 (cos_max -0.7): a can
+    # poured at 122 degrees kept its soup on the arm
+    b = modify_pose_bounds_to_be_above_object(state, env, init_bounds, target)
+    p = get_obj_center(state, env, name)
+    return position_within_bounds(p, b) and math.cos(p[3]) * math.cos(p[4]) < cos_max
+'''

@@ -1,0 +1,147 @@
+"""The relations of one clause for the offline grounder's reader: the relation phrases (support,
+spatial, orientation, absolute, source, "to"), the words describing an object rather than a place
+("the region at the center of the table"), the object mentions and distance superlatives, what is
+left out ("every fruit except the apple"), and the cut into units 'objects + relations'."""
+
+from __future__ import annotations
+
+from owl_bt.errors import GroundingError
+from owl_bt.language import vocabulary as V
+from owl_bt.language.clause_kinds import ADVICE
+from owl_bt.language.mentions import Mention, find_mentions, phrases
+from owl_bt.language.scene_view import container
+from owl_bt.language.superlatives import distance_superlatives
+
+
+class ClauseRelations:
+    """Mixin of the Reader (owl_bt.language.reading): needs `scene`, and sets `_named`, `_ments`,
+    `_nearest` and `_centred` for the clause being read."""
+
+    def _relations(self, toks: list[str]):
+        """(mentions, relations [(start, end, kind, relation)], covered token indices)."""
+        taken: set[int] = set()
+        rels = []
+        self._centred: set[int] = set()  # support relations meant centred ("in the middle of the plate")
+        far = {p: r for p, r in V.ABSOLUTE.items() if p.startswith("far ")}  # "the far left of": not "left of"
+        for table, kind in ((far, "absolute"), (V.SPATIAL, "spatial"), (V.ORIENTATION, "orient"), (V.ABSOLUTE, "absolute"),
+                            (V.SOURCE, "source"), (V.SUPPORT, "support")):
+            for s, e, r in phrases(table, toks, taken):
+                if kind == "spatial" and r == "near" and toks[s] == "by" and (
+                        s + 1 < len(toks) and toks[s + 1] in V.ACTION_FORMS or toks[s - 1:s + 2] == ["one", "by", "one"]):
+                    continue  # "by putting it …", "one by one"
+                if kind == "orient" and toks[s] == "standing" and toks[e:e + 1] and toks[e] in {"the", "a", "it", "them"}:
+                    continue  # "standing the mug upright": the verb
+
+                rels.append((s, e, kind, r))
+                taken |= set(range(s, e))
+        # words describing an object ("the line bisecting the table", "the region at the center of the table")
+        skip: set[int] = set()
+        for i, t in enumerate(toks):
+            if i in taken or t == "standing" and toks[i + 1:i + 2] and toks[i + 1] in {"the", "a", "it", "them"}:
+                continue  # "on top of": a relation's own words; "standing the mug up": the verb; not a description
+            a = i
+            while a > 0 and toks[a - 1] in {"the", "a"}:
+                a -= 1
+            lead = next((r for r in rels if r[1] == a and r[2] == "support"), None)
+            if t in V.LOCATION_WORDS - {"side"} and lead:  # "on the top of the plate", "in the middle of the bowl"
+                self._centred |= {lead[0]} if t in V.CENTRE else set()  # …centred on it
+                continue
+            if t in V.CENTRE and toks[i + 1:i + 2] == ["of"] and toks[a - 1:a] == ["at"] and not any(
+                    r[0] < a and r[2] in ("support", "spatial", "absolute") for r in rels):
+                rels.append((a - 1, a, "support", "ontop"))  # "put the strawberry at the centre of the table"
+                self._centred.add(a - 1)
+                continue
+            if t in V.DESCRIBING or (t in V.LOCATION_WORDS and i + 1 < len(toks) and toks[i + 1] == "of"):
+                for j in range(i + 1, min(i + 6, len(toks))):
+                    if toks[j] in {"the", "a", "of"}:
+                        continue
+                    skip.add(j)
+                    if j + 1 < len(toks) and toks[j + 1] not in V.FILLER and toks[j + 1] not in V.SUPPORT:
+                        continue
+                    break
+        rels = [r for r in rels if not skip & set(range(r[0], r[1]))]
+        for a, b, _kind, _r in [r for r in rels if r[2] == "absolute"]:  # "on the far left of the table": one place
+            j = a
+            while j > 0 and toks[j - 1] in {"the", "a"}:
+                j -= 1
+            lead = [r for r in rels if r[2] == "support" and r[1] == j]
+            skip |= {i for r in lead for i in range(r[0], r[1])}
+            rels = [r for r in rels if r not in lead]
+            table = self.scene.table()
+            if table and toks[b:b + 1] == ["of"]:
+                k = b + 1 + (toks[b + 1:b + 2] == ["the"])
+                if toks[k:k + 1] == ["table"] or tuple(toks[k:k + len(self.scene.things[table].words)]) == \
+                        self.scene.things[table].words:
+                    skip |= set(range(b, k + 1))
+        ments = find_mentions(toks, self.scene, skip | taken)
+        self._named += [n for m in ments for n in m.names]
+        self._nearest, near, ments = distance_superlatives(toks, ments)  # "the fruit closest to the mug"
+        skip |= near
+        rels = [r for r in rels if not near & set(range(r[0], r[1]))]
+        self._ments = ments
+        for i, t in enumerate(toks):  # "to the plate": a destination (not "next to", "want to", "to be")
+            if t in V.TOWARDS and i not in taken | skip:
+                j = i + 1
+                while j < len(toks) and toks[j] in {"the", "a", "an", "that", "this"}:
+                    j += 1
+                if any(m.start == j for m in ments):
+                    rels.append((i, i + 1, "support", "to"))
+        covered = {i for m in ments for i in range(m.start, m.end)} | {i for r in rels for i in range(r[0], r[1])} | skip
+        rels.sort()
+        return ments, rels, covered
+
+    def _excluded(self, toks: list[str], ments: list[Mention]) -> list[Mention]:
+        """Mentions right after 'except', 'not', 'other than' … (articles skipped): left out."""
+        out = []
+        for m in ments:
+            j = m.start - 1
+            while j >= 0 and toks[j] in {"the", "a", "an", "for"}:
+                j -= 1
+            if j >= 0 and (toks[j] in V.EXCEPT or " ".join(toks[max(0, j - 1):j + 1]) in V.EXCEPT_PHRASES):
+                out.append(m)
+        return out
+
+    def _ruled_out_places(self, toks: list[str], excluded: list[Mention], movers: set[str]) -> None:
+        """Refuse a "not" that rules out a place (a region, a table, a container) rather than leaving
+        out an object ("onto the plate, not the light-grey one", "into the bowl, not the mug"), or that
+        rules out nothing named: raises GroundingError. ("… on the plate, not the lime" leaves the
+        lime where it is: that is no negation of the goal.)"""
+        for i, t in enumerate(toks):
+            if t != "not":
+                continue
+            j = i + 1
+            while j < len(toks) and toks[j] in {"the", "a", "an", "for"}:
+                j += 1
+            left = next((m for m in excluded if m.start == j), None)
+            places = left is not None and not set(left.names) & movers and any(
+                self.scene.things[n].fixed or container(self.scene.things[n]) for n in left.names)
+            if left is None or places:
+                words = " ".join(toks[i:left.end if left else i + 4])
+                raise GroundingError(f"the offline grounder does not handle negation ('{words}'): say what the robot "
+                                     f"should do; {ADVICE}")
+
+    def _units(self, ments: list[Mention], rels: list) -> list[tuple[list[Mention], list[tuple[int, list[Mention]]]]]:
+        """The clause cut into units [(subject mentions, [(relation index, its reference mentions)])]:
+        a mention after a relation's references starts a new unit when another relation follows, or
+        when the relation was a support (an object has one support); after a spatial relation it is
+        one more reference ("near the mug and the plate")."""
+        need = {"support": 1, "spatial": 1, "source": 1}
+        items = sorted([(m.start, 0, m) for m in ments] + [(r[0], 1, k) for k, r in enumerate(rels)], key=lambda x: x[:2])
+        units: list[tuple[list[Mention], list[tuple[int, list[Mention]]]]] = [([], [])]
+        for pos, is_rel, x in items:
+            subject, urels = units[-1]
+            if is_rel:
+                urels.append((x, []))
+                continue
+            if not urels:
+                subject.append(x)
+                continue
+            k, refs = urels[-1]
+            kind, r = rels[k][2], rels[k][3]
+            if len(refs) < (2 if r == "between" else need.get(kind, 0)):
+                refs.append(x)
+            elif kind == "spatial" and r != "between" and not any(rr[0] > pos for rr in rels):
+                refs.append(x)
+            else:
+                units.append(([x], []))
+        return units

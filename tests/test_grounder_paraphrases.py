@@ -1,0 +1,137 @@
+"""Paraphrases a user would expect the offline grounder to read (found by testers and by trying
+goals of several tasks in other words), and its "did you mean" for typing slips. Hand-written
+scenes (tests/test_offline.py's), no planning; each case failed before the change it tests."""
+
+from __future__ import annotations
+
+import pytest
+from test_offline import SCENE, goals, thing
+
+from owl_bt.errors import GroundingError
+from owl_bt.language.offline import plan_for
+
+
+@pytest.mark.parametrize("text", ["put the apple on top of the plate", "put the apple on the top of the plate",
+                                  "put the apple in the middle of the plate", "put the apple in the plate"])
+def test_on_top_of_and_in_the_middle_of_a_surface_is_on_it(text):
+    """'top' before 'of' was taken for a location describing an object ("the region at the center of
+    the table") and hid the plate: "on what?"."""
+    assert [g[:3] for g in goals(text)] == [("apple", "ontop", "plate")]
+
+
+@pytest.mark.parametrize(("typo", "meant"), [
+    ("pur the apple on the plate", '\'pur\' (did you mean "pour" or "put"?)'),
+    ("put teh apple on the plate", "'teh' (did you mean \"the\""),
+    ("plce the apple on the plate", '\'plce\' (did you mean "place"?)'),
+    ("put the aple on the plaet", '\'aple\' (did you mean "apple"?), \'plaet\' (did you mean "plate"?)'),
+])
+def test_a_typing_slip_suggests_the_word_meant(typo, meant):
+    """A swapped letter ('teh') or a short verb ('pur') found nothing close enough by similarity ratio."""
+    with pytest.raises(GroundingError, match="did not understand") as err:
+        goals(typo)
+    assert meant in str(err.value)
+
+
+def test_a_later_relation_of_an_object_already_placed_constrains_that_placement():
+    """"… on the plate with the lime right of the apple" put the lime on the plate and then on the table."""
+    for text in ("put the apple and the lime on the plate with the lime right of the apple",
+                 "put the apple and the lime on the plate, the lime to the right of the apple"):
+        assert goals(text) == [("apple", "ontop", "plate", (), False, True, False),
+                               ("lime", "ontop", "plate", (("right_of", ("apple",)),), False, True, False)], text
+    # in a later clause it is a new placement
+    assert goals("put the lime on the plate, then put it right of the mug")[-1][:4] == (
+        "lime", "ontop", "table", (("right_of", ("mug",)),))
+
+
+def test_superlatives_of_distance_take_their_reference():
+    """"the fruit closest to the mug" put every fruit into the mug (the 'to' read as a destination)."""
+    # mug at (0.7, 0.05): lime 0.21 m, strawberry 0.25, lemon 0.32, apple 0.35
+    for text in ("put the fruit closest to the mug on the plate", "put the closest fruit to the mug on the plate",
+                 "put the fruit that is nearest the mug on the plate"):
+        assert [g[:3] for g in goals(text)] == [("lime", "ontop", "plate")], text
+    assert [g[:3] for g in goals("put the fruit farthest from the mug in the bowl")] == [("apple", "inside", "big_bowl")]
+    with pytest.raises(GroundingError, match="'closest' to what?"):
+        goals("put the closest fruit on the plate")
+
+
+@pytest.mark.parametrize("text", [
+    "first put the strawberry in the bowl and after that on the plate",
+    "put the strawberry on the plate after putting it in the bowl",
+    "heat the strawberry in the bowl before serving it on the plate",
+])
+def test_sequencing_paraphrases(text):
+    """"after that" was read as "after" (swapping the clauses); a forward "it" took the last object of
+    the next clause; "heat … in the bowl" and "serving" were unknown words."""
+    assert [g[:3] for g in goals(text)] == [("strawberry", "inside", "big_bowl"), ("strawberry", "ontop", "plate")]
+
+
+@pytest.mark.parametrize("text", ["stand the mug upright, then put whatever fits inside it",
+                                  "after standing the mug upright, put whatever fits inside it"])
+def test_whatever_fits_without_a_noun_and_standing_as_a_verb(text):
+    assert goals(text) == [("mug", "ontop", "table", (), True, True, False),
+                           ("strawberry", "inside", "mug", (), False, True, False)]
+
+
+def test_what_is_held_in_a_can_is_not_cleared_off_the_mat_apart_from_it():
+    """The soup in its can on the mat was picked and put on the table on its own."""
+    scene = [thing("table", "table", "brown", 0.55, 0.0, (0.7, 0.9, 0.0), fixed=True, z0=-0.001),
+             thing("mat", "mat", "white", 0.5, -0.2, (0.25, 0.25, 0.005), fixed=True),
+             thing("can", "tomato_soup_can", "red", 0.5, -0.2, (0.07, 0.07, 0.1), z0=0.005),
+             thing("soup", "soup", "red", 0.5, -0.2, (0.05, 0.05, 0.03), z0=0.01),
+             thing("apple", "apple", "red", 0.45, 0.2, (0.07, 0.07, 0.07))]
+    steps = [f"{s.op}({', '.join(s.args)})" for s in plan_for("put the apple on the mat", scene).steps]
+    assert steps == ["pick(can)", "place_ontop(can, table)", "pick(apple)", "place_ontop(apple, mat)"]
+
+
+def test_the_scene_is_the_shared_one():
+    assert {t.name for t in SCENE} >= {"apple", "lime", "plate", "mug", "big_bowl", "strawberry"}
+
+
+def test_the_middle_of_a_surface_is_a_place_on_it():
+    """"at the centre of the table" was read as describing nothing and the goal as already met."""
+    assert goals("put the lime in the middle of the plate") == [("lime", "ontop", "plate", (("middle", ()),), False, True, False)]
+    assert goals("put the lime at the centre of the table")[0][:4] == ("lime", "ontop", "table", (("middle", ()),))
+    # describing the region, not where on it: "the grey area" is the region, "in the middle of the table" says which
+    scene = [*SCENE, thing("grey_region", "region", "light_grey", 0.55, 0.0, (0.1, 0.1, 0.001), fixed=True)]
+    assert goals("place the lime in the grey area in the middle of the table", scene)[0][:4] == (
+        "lime", "ontop", "grey_region", ())
+    steps = plan_for("put the lime at the center of the table", SCENE)
+    assert 'middle("lime", "table")' in steps.steps[-1].check
+
+
+def test_non_a_category_is_its_complement():
+    """'non' was an unknown word ("non-vegan" is in issue 4's vocabulary)."""
+    assert [g[0] for g in goals("put the non-citrus fruits on the plate")] == ["apple", "strawberry"]
+    scene = [*SCENE, thing("meat", "potted_meat_can", "blue", 0.3, 0.0, (0.1, 0.06, 0.08))]
+    assert [g[0] for g in goals("put the non-vegan food on the plate", scene)] == ["meat"]
+
+
+def test_pronoun_places_and_generic_superlatives():
+    """"to its right" was unknown; "leave the apple where it is" put the apple where the lemon was;
+    "the tallest thing" asked what fits; "one by one" was read as "by" (near) with no object."""
+    assert goals("place the strawberry to the left of the plate and the lime to its right")[1][:4] == (
+        "lime", "ontop", "table", (("right_of", ("strawberry",)),))
+    assert goals("put the lemon on the plate and leave the apple where it is")[1][3] == (("at_initial", ("apple",)),)
+    assert goals("put the apple in the bowl, then put the lemon where it was")[1][3] == (("at_initial", ("apple",)),)
+    assert goals("put the tallest thing next to the mug")[0][:4] == ("ketchup", "ontop", "table", (("near", ("mug",)),))
+    assert [g[0] for g in goals("put the citrus fruits in the bowl one by one")] == ["lemon", "lime"]
+
+
+def test_but_first_puts_that_part_before():
+    """"…, first on the plate" was read last (and with no object)."""
+    for text in ("put the lemon in the bowl only at the end, first on the plate",
+                 "put the lemon in the bowl, but first put it on the plate"):
+        assert [g[:3] for g in goals(text)] == [("lemon", "ontop", "plate"), ("lemon", "inside", "big_bowl")], text
+    assert goals("put the lemon in the bowl, first")[0][:3] == ("lemon", "inside", "big_bowl")
+
+
+def test_generic_nouns_take_their_colour_or_quantifier_and_removing_from_the_table_asks_where():
+    """"all the red things" moved everything that fits in the bowl; "remove the apple from the table"
+    asked for the apple on the table clear of the table; the lime was not vegan."""
+    assert [g[0] for g in goals("put all the red things in the bowl")] == ["apple", "strawberry", "ketchup"]
+    assert "mug" in [g[0] for g in goals("put everything except the apple on the plate")]
+    with pytest.raises(GroundingError, match="which objects?"):
+        goals("put the thing on the plate")
+    with pytest.raises(GroundingError, match="from the table to where?"):
+        goals("remove the apple from the table")
+    assert "lime" in [g[0] for g in goals("put the vegan food on the plate")]
