@@ -32,7 +32,7 @@ WALL_SIDE = 0.4  # inside a container, spots are drawn over the outer part of th
 ROOM_TRIES = 3  # spots drawn on a surface; the one farthest from other objects is kept ...
 ROOM_SHARE = 0.5  # ... for this share of the samples (the rest: one spot, so that "near X" stays likely)
 FIT_MARGIN = 0.004  # m an object may seem wider than a container's opening (perceived sizes) and still be tried
-STAND_DROP = 0.015  # m: a fork stood on end in the mug let go 4-5 cm up bounced out over the rim, or tipped the mug
+STAND_DROP = 0.025  # m: a fork stood on end in the mug let go 3.7-5 cm up bounced out over the rim, or tipped the mug
 RELEASE_PRESS = 0.007  # m the opened fingers may overlap a released object that stands, where they let go of it
 KEEP_SHARE = 0.5  # share of samples that keep the hanging orientation (the rest try resting faces)
 # Resting faces of a box-like body as (roll, pitch) in its own frame: +z up, upside down, on each side.

@@ -36,14 +36,15 @@ def test_a_knife_blamed_for_a_place_into_the_mug_is_moved_aside_not_poured_out_o
     assert [str(i.op) for i in edited][:2] == ["pick(knife)", "place_ontop(knife, table)"]
 
 
-def test_a_fork_stood_on_end_in_the_mug_is_let_go_at_most_a_centimetre_and_a_half_up(skills):
+def test_a_fork_stood_on_end_in_the_mug_is_let_go_at_most_two_and_a_half_centimetres_up(skills):
     # Camera, seed 2: the fork, stood on its end, was let go 5 cm above the mug's floor (the sampled
     # clearance): it struck the floor, leant on the rim and tipped the mug onto its side, and the
-    # replans never got it up again. Stood on end it is let go at most 1.5 cm up; lying, or on the
-    # table, the sampled clearance stands.
+    # replans never got it up again (seed 8: 4.3 cm, the same; seed 6: 3.7 cm, it bounced out). Stood on
+    # end it is let go at most 2.5 cm up (lower, the hand holding a knife by its middle meets the rim in
+    # most draws); lying, or on the table, the sampled clearance stands.
     s0, inside, ontop = task_state("mug2", 2), skills["place_inside"], skills["place_ontop"]
     for face in (2, 3):  # the fork on either end
-        assert inside._drop(s0, "fork", {"face": face, "dyaw": -0.59, "clearance": 0.0497}) <= 0.015
+        assert inside._drop(s0, "fork", {"face": face, "dyaw": -0.59, "clearance": 0.0497}) <= 0.025
         assert ontop._drop(s0, "fork", {"face": face, "dyaw": -0.59, "clearance": 0.0497}) == 0.0497
     assert inside._drop(s0, "fork", {"face": 0, "dyaw": -0.59, "clearance": 0.0497}) == 0.0497  # lying flat
     assert inside._drop(s0, "orange", {"face": None, "dyaw": 0.3, "clearance": 0.03}) == 0.03
