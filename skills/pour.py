@@ -208,29 +208,11 @@ def _arm_meets_held(model: PlanningModel, o: str) -> str | None:
 
 
 def _tilted(pose, dyaw: float, tilt: float) -> tuple[float, ...]:
-    """The quaternion of an object at `pose` (Pose) stood upright (its z axis turned up the shortest
-    way), turned by dyaw (radians) about the vertical, then tilted by `tilt` (radians) about the
-    horizontal axis across that pour direction. (A mug already tipped in the hand when a pour was
-    replanned was tilted on from there: 7 in 10 draws did not turn its mouth down, the rest past it.)"""
-    quat0 = p.multiplyTransforms((0, 0, 0), p.getQuaternionFromEuler((0, 0, dyaw)), (0, 0, 0), _upright(pose))[1]
+    """The quaternion of an object at `pose` (Pose) turned by dyaw (radians) about the vertical, then
+    tilted by `tilt` (radians) about the horizontal axis across that pour direction."""
+    quat0 = p.multiplyTransforms((0, 0, 0), p.getQuaternionFromEuler((0, 0, dyaw)), (0, 0, 0), to_bullet(pose)[1])[1]
     turn = p.getQuaternionFromAxisAngle((-math.sin(dyaw), math.cos(dyaw), 0.0), tilt)
     return p.multiplyTransforms((0, 0, 0), turn, (0, 0, 0), quat0)[1]
-
-
-def _upright(pose) -> tuple[float, ...]:
-    """The quaternion of `pose` (Pose) turned the shortest way about a horizontal axis until its own
-    z axis points straight up (upside down: turned about its own x axis)."""
-    quat = to_bullet(pose)[1]
-    m = p.getMatrixFromQuaternion(quat)
-    z = (m[2], m[5], m[8])
-    axis = (z[1], -z[0], 0.0)  # z × up
-    sin = math.hypot(*axis[:2])
-    if sin < 1e-9:
-        axis = (m[0], m[3], m[6]) if z[2] < 0 else (1.0, 0.0, 0.0)
-        if z[2] > 0:
-            return quat
-    turn = p.getQuaternionFromAxisAngle(axis, math.atan2(sin, z[2]))
-    return p.multiplyTransforms((0, 0, 0), turn, (0, 0, 0), quat)[1]
 
 
 def _rim_watch(model: PlanningModel, contents: list[str], t: str) -> tuple[dict[str, bool], object]:
