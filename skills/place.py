@@ -32,6 +32,7 @@ WALL_SIDE = 0.4  # inside a container, spots are drawn over the outer part of th
 ROOM_TRIES = 3  # spots drawn on a surface; the one farthest from other objects is kept ...
 ROOM_SHARE = 0.5  # ... for this share of the samples (the rest: one spot, so that "near X" stays likely)
 FIT_MARGIN = 0.004  # m an object may seem wider than a container's opening (perceived sizes) and still be tried
+STAND_DROP = 0.025  # m: a fork stood on end in the mug let go 3.7-5 cm up bounced out over the rim, or tipped the mug
 RELEASE_PRESS = 0.007  # m the opened fingers may overlap a released object that stands, where they let go of it
 KEEP_SHARE = 0.5  # share of samples that keep the hanging orientation (the rest try resting faces)
 # Resting faces of a box-like body as (roll, pitch) in its own frame: +z up, upside down, on each side.
@@ -215,7 +216,8 @@ class _PlaceSkill(Skill):
         if model.held != o:
             return Outcome.fail(f"{o} is not held", o)
         rest = self._resting_pose(model.state(), o, s, params)
-        goal = Pose(rest.x, rest.y, rest.z + params["clearance"], *rest.euler)
+        drop = self._drop(model.state(), o, params)
+        goal = Pose(rest.x, rest.y, rest.z + drop, *rest.euler)
         target = model.tcp_for_object(goal, model.grasp)
         q0 = model.robot.arm_q()
         q_place = reach(model, target, seed=q0)
@@ -226,7 +228,7 @@ class _PlaceSkill(Skill):
             return Outcome.fail(f"placing {o} there collides with {hit}", hit.split("↔")[-1])
         # A first, cheap look: the step's checkers on the object come to rest right under the release
         # pose (the drop itself is judged after physics).
-        resting = model.state().with_pose(o, Pose(goal.x, goal.y, goal.z - params["clearance"], *goal.euler))
+        resting = model.state().with_pose(o, Pose(goal.x, goal.y, goal.z - drop, *goal.euler))
         failed = [name for name, check in model.step_checks if not check(resting)]
         if failed:
             return Outcome.fail(f"constraint {', '.join(failed)} not satisfied where {o} would rest", s)
@@ -269,6 +271,16 @@ class _PlaceSkill(Skill):
         final = model.state().get(o)
         return Outcome(ok=True, commands=[Move(path), Move(descent, guarded=True), Grip("open"), Move(retreat)],
                        expected={o: final.pose})
+
+    def _drop(self, state, o: str, params: dict) -> float:
+        """How far above its resting pose (metres) o is let go: the sampled clearance, but at most
+        STAND_DROP for a thing stood on its end in a container (taller than twice its footprint)."""
+        if not self.inside:
+            return params["clearance"]
+        obj = state.get(o)
+        lo, hi = obj.moved(from_bullet(obj.pose.position, target_orientation(obj, params))).aabb()
+        on_end = hi[2] - lo[2] > 2 * max(hi[0] - lo[0], hi[1] - lo[1])
+        return min(params["clearance"], STAND_DROP) if on_end else params["clearance"]
 
     def _release_and_judge(self, model: PlanningModel, o: str, s: str, goal: Pose, q_place, q_pre) -> tuple | None:
         """Open at q_place, retreat to q_pre, let physics settle; None when the result meets the
