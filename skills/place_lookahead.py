@@ -1,0 +1,65 @@
+"""The place skill's look-ahead from the pick before it (`grasp_fits`): can the object, held as the
+pick just gripped it, be set down the way the place's checkers want? Mixed into the place skills
+(skills/place.py), whose `sample`, `_resting_pose`, `_fits_opening` and `faces` it uses.
+
+Frames: world (m, rad); grasps as the planning model keeps them (object pose in the TCP frame).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pybullet as p
+
+from owl_bt.state import Pose
+from owl_bt.tamp.planning_model import PlanningModel
+from skills.motions import reach
+
+
+class PlaceLookAhead:
+    """`grasp_fits` for a place skill (refinement hook, see owl_bt/tamp/refine.py `_grasp_filter`)."""
+
+    def grasp_fits(self, model: PlanningModel, args: tuple[str, ...], checks=()) -> str | None:
+        """Refinement hook, asked of the pick just before this place of the same object (args: the
+        place's arguments, checks: its checkers): None when, from the grasp just made, some
+        orientation the checkers accept (resting at the object's present spot or three spots the
+        sampler draws, any of 8 yaws) can be reached with the hand not pointing up and the arm clear of
+        the table; else why not. No opinion (None) without checkers or when no orientation passes them
+        at the present spot (they are about where, not how)."""
+        o, s = args
+        state = model.state()
+        if not checks or model.held != o or state.get(o).shape == "sphere":
+            return None
+        x, y = state.get(o).pose.x, state.get(o).pose.y
+        # roll and pitch of a resting pose do not change with its yaw: judge each face once, at yaw 0
+        faces = [f for f in (None, *range(len(self.faces)))
+                 if all(check(state.with_pose(o, self._resting_pose(state, o, s, {"face": f, "dyaw": 0.0, "x": x, "y": y})))
+                        for _, check in checks)]
+        cavity = model.cavity(s) if self.inside else None
+        if cavity is not None:  # into an opening: only the orientations that pass through it
+            faces = [f for f in faces if self._fits_opening(state.get(o), {"face": f, "dyaw": 0.0}, cavity)] or faces
+        if not faces:
+            return None
+        # at its present spot, then at three the sampler draws (a level hand low beside a mug stood up
+        # may meet the table at one spot and clear it at another, where the arm reaches differently)
+        draws = np.random.default_rng(len(model.objects))
+        spots = [(x, y), *((d["x"], d["y"]) for d in (self.sample(model, args, draws) for _ in range(3)))]
+        wanted = [self._resting_pose(state, o, s, {"face": f, "dyaw": float(d), "x": sx, "y": sy})
+                  for sx, sy in spots for f in faces for d in np.linspace(-math.pi, math.pi, 8, endpoint=False)]
+        q0 = model.robot.arm_q()
+        movable = tuple(n for n, obj in model.objects.items() if not obj.fixed)  # (judged against the table alone)
+        try:
+            for rest in wanted:
+                target = model.tcp_for_object(Pose(rest.x, rest.y, rest.z + 0.01, *rest.euler), model.grasp)
+                m = p.getMatrixFromQuaternion(target[1])
+                if m[8] > 0.3 or target[0][2] < 0.02:  # the fingers would point up, or the hand sit in the table
+                    continue
+                q = reach(model, target, seed=q0)
+                # the wrist of a hand held level low beside a mug stood up meets the table (Coffee: 4 × 125
+                # placements refused so before the regrasp skeleton was tried)
+                if q is not None and model.in_collision(q, ignore=movable) is None:
+                    return None
+        finally:
+            model.set_arm(q0)
+        return f"from this grasp {o} cannot be set down on {s} the way the next step needs"
