@@ -30,6 +30,7 @@ ACCELERATION = 1.0  # rad/s² for moveJ and stopJ
 MARGIN_S = 5.0  # seconds past a path's planned duration before it counts as hung
 MIN_DURATION_S = 0.02
 POLL_S = 0.01
+SETTLE_S, SETTLE_RAD = 0.5, 0.01  # a finished path: wait this long at most for the measured joints to reach its end
 CONTACT_FORCE_N = 15.0  # N: a guarded descent stops when the tool force rises this much
 # What the receive interface asks the controller for (the backend reads nothing else).
 RECEIVE_VARIABLES = ["timestamp", "actual_q", "actual_TCP_force", "robot_mode", "safety_mode", "runtime_state",
@@ -110,6 +111,7 @@ class RtdeBackend:
             if self._stop.is_set():
                 raise ActionAborted("stopped on request")
             if self.c.getAsyncOperationProgress() < 0:  # no asynchronous operation running: done
+                self._settle(pts[-1] if pts else start)
                 return
             if rest is not None and math.dist(self._tool_force(), rest) > CONTACT_FORCE_N:
                 self._halt()  # touched down: stop here, the move is done
@@ -118,6 +120,16 @@ class RtdeBackend:
                 self._halt()
                 raise ActionTimeout(f"the UR did not finish a {sum(durations):.1f} s path within {self.margin_s:.1f} s more; "
                                     "it was stopped")
+
+    def _settle(self, end: Sequence[float]) -> None:
+        """Wait (at most SETTLE_S) until the received joints are within SETTLE_RAD of `end` (rad): the
+        receive stream runs a package or two behind the controller, and the next state() must show
+        where the path ended (a test's path read its start 0.2 rad back on a loaded machine)."""
+        until = time.monotonic() + SETTLE_S
+        while time.monotonic() < until:
+            if max(abs(a - b) for a, b in zip(self.r.getActualQ(), end, strict=True)) <= SETTLE_RAD:
+                return
+            time.sleep(POLL_S)
 
     def gripper(self, command: str, width: float | None = None) -> GripResult:
         if self.g is None:
