@@ -155,3 +155,28 @@ def test_interactive_feedback_at_the_replan_prompt_goes_into_the_instruction(tmp
     assert "feedback after attempt 1: set it down gently in the middle" in proc.stdout  # the replanning lines
     prompts = json.dumps(json.loads((out / "transcript.json").read_text())[-1])
     assert "set it down gently in the middle" in prompts  # the model's prompt in attempt 2 carries it
+
+
+def test_what_stands_in_a_container_the_plan_moved_went_with_it_and_was_not_knocked():
+    # Gen3 Mug3 seed 1: the fork stood in the mug; picking the mug up carried the fork along, and the
+    # monitor failed the pick as "fork was moved during pick(mug) (pushed or knocked)". A knife lying
+    # beside the mug and moved as far still counts as knocked.
+    from types import SimpleNamespace
+
+    from owl_bt.state import ObjectState, Pose, WorldState
+    from owl_bt.tamp.operators import GroundOp
+    from trees.execute import Execute
+
+    def scene(dx: float) -> WorldState:
+        return WorldState({
+            "mug": ObjectState("mug", "mug", Pose(0.5 + dx, 0.0, 0.05), (0.1, 0.1, 0.1)),
+            "fork": ObjectState("fork", "fork", Pose(0.5 + dx, 0.0, 0.07), (0.02, 0.02, 0.18)),
+            "knife": ObjectState("knife", "knife", Pose(0.5 + dx, 0.15, 0.01), (0.2, 0.02, 0.02)),
+        })
+
+    before, after = scene(0.0), scene(0.12)
+    pick = SimpleNamespace(op=GroundOp("pick", ("mug",)), expected={"mug": after.get("mug").pose})
+    judge = SimpleNamespace(_world=before)
+    assert Execute._moved_later(judge, pick, after, {"fork"}, [pick]) is None
+    knocked = Execute._moved_later(judge, pick, after, {"fork", "knife"}, [pick])
+    assert knocked is not None and knocked.offending_objects == ("knife",) and "pushed or knocked" in knocked.reason

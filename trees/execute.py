@@ -259,15 +259,20 @@ class Execute(WorkerBehaviour):
         return {a for st in self._plan.refinement.steps[len(done):] for a in st.op.args[1:]}
 
     def _moved_later(self, step, obs, later: set[str], done: list) -> Failure | None:
-        """An object a later step acts on, which no step so far has moved, that is no longer where the
-        attempt's observation saw it (knocked, pushed) or no longer seen at all (its place seen empty):
-        the rest of the plan was planned for where it was (PRECONDITION)."""
+        """An object a later step acts on, which no step so far has moved (nor a container it was in:
+        a fork standing in the mug goes with the mug), that is no longer where the attempt's
+        observation saw it (knocked, pushed) or no longer seen at all (its place seen empty): the rest
+        of the plan was planned for where it was (PRECONDITION)."""
         world = self._world
         if world is None:
             return None
+        from perception.tracker import container_of
+
         moved_by_plan = {a for st in done for a in (*st.expected, *st.op.args)}
         for name in sorted(later):
             if name in moved_by_plan or name not in world.objects or world.objects[name].fixed:
+                continue
+            if container_of(name, world.objects) in moved_by_plan:  # inside what the plan moved: it went along
                 continue
             if name not in obs.objects:  # perception saw its place empty (knocked off the table, say)
                 was = world.objects[name].pose
