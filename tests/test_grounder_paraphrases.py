@@ -135,3 +135,12 @@ def test_generic_nouns_take_their_colour_or_quantifier_and_removing_from_the_tab
     with pytest.raises(GroundingError, match="from the table to where?"):
         goals("remove the apple from the table")
     assert "lime" in [g[0] for g in goals("put the vegan food on the plate")]
+
+
+def test_left_of_already_holds_only_across_from_the_object_as_its_checker_asks():
+    """Newcomer: "put the strawberry to the left of the apple" with the strawberry left of the apple but
+    21 cm past it was judged done (y alone) while the checker side() also asks for it across from the
+    apple (within 15 cm in x): "the model answered that the goal already holds, but goal_check0 does not
+    hold". The mug here is left of the apple, 22 cm past it; the spoon is left of it and across."""
+    assert [str(s.op) for s in plan_for("put the mug to the left of the apple", SCENE).steps][:1] == ["pick"]
+    assert plan_for("put the spoon to the left of the apple", SCENE).steps == []

@@ -78,7 +78,8 @@ class Replan(OwlBehaviour):
         # The planner samples: where one sample budget was spent in vain the next draws may succeed, so
         # such a failure ends the run on its third occurrence; a deterministic one (no task plan,
         # unreadable constraints) on its second.
-        sampled = failure.stage == "plan" and "samples" in (failure.observed or {})
+        # (a hopeless one, e.g. an apple wider than the mug's opening, is deterministic too: newcomer)
+        sampled = failure.stage == "plan" and "samples" in (failure.observed or {}) and not failure.observed.get("hopeless")
         return first if times + 1 >= (SAMPLED_REPEATS if sampled else 2) else None
 
     def initialise(self) -> None:

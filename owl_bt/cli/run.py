@@ -177,7 +177,7 @@ def run(
     setup = _SetUpClock(progress, started)
     if progress is not None:  # seconds pass before the first tick: say what they are spent on
         err.print(f"[dim]{'setup':<22}[/] running — loading the planner and building the "
-                  f"{cfg.task if scene is None else 'file'} scene (seed {cfg.seed}), the {cfg.robot} and its "
+                  f"{cfg.task if scene is None else os.path.basename(str(scene))} scene (seed {cfg.seed}), the {cfg.robot} and its "
                   f"{cfg.perception} perception", soft_wrap=True)
     try:
         from owl_bt.episode import run_episode

@@ -87,6 +87,9 @@ def _holds_now(g: Goal, things: dict[str, Thing]) -> bool:
               "near": r and r.lo[0] - near <= t.pose[0] <= r.hi[0] + near and r.lo[1] - near <= t.pose[1] <= r.hi[1] + near,
               "off": r and (t.hi[0] + 0.04 < r.lo[0] or t.lo[0] - 0.04 > r.hi[0] or t.hi[1] + 0.04 < r.lo[1]
                             or t.lo[1] - 0.04 > r.hi[1])}.get(rel)
+        across = {"left_of": 0, "right_of": 0, "behind": 1, "in_front_of": 1}.get(rel)
+        if ok and across is not None:  # and across from it, as the checker's side() asks (newcomer: 21 cm off)
+            ok = r.lo[across] - near <= t.pose[across] <= r.hi[across] + near
         if not ok:
             return False
     return True
