@@ -171,6 +171,28 @@ def slugify(text: str, limit: int = 40) -> str:
     return slug[:limit].rstrip("-") or "run"
 
 
+def check_run_folder(final: Path) -> Path:
+    """The run folder's name must be free (an empty folder is fine); a link to a folder is followed.
+    Returns the folder to write (absolute); raises UsageError (exit 2) naming the path, also for an
+    OSError (a name too long, a parent that is a file). Called by `owl-bt run` before the planner
+    loads, and again when the folder is made."""
+    final = Path(final).absolute()
+    try:
+        if final.name.endswith(".partial"):
+            raise UsageError(f"a run folder's name may not end in .partial (that marks an unfinished run): {final}")
+        if final.is_symlink() and not final.exists():
+            raise UsageError(f"output path {final} is a symbolic link to nothing")
+        if final.is_symlink():
+            final = final.resolve()  # the folder it names (renaming onto the link would fail)
+        if final.exists() and not final.is_dir():
+            raise UsageError(f"output path {final} exists and is not a folder")
+        if final.exists() and any(final.iterdir()):
+            raise UsageError(f"output folder {final} already exists and is not empty")
+    except OSError as exc:
+        raise UsageError(f"cannot use {final} as the run folder: {exc.strerror}") from None
+    return final
+
+
 class RunFolder:
     """A run folder at `final` (default runs/<time>-<slug>/), written via a `.partial` sibling."""
 
@@ -217,17 +239,7 @@ class RunFolder:
                 self.write_bytes(name, data) if isinstance(data, bytes) else self.write_json(name, data)
 
     def _check_final(self) -> None:
-        """The run folder's name must be free (an empty folder is fine); a link to a folder is followed."""
-        if self.final.name.endswith(".partial"):
-            raise UsageError(f"a run folder's name may not end in .partial (that marks an unfinished run): {self.final}")
-        if self.final.is_symlink() and not self.final.exists():
-            raise UsageError(f"output path {self.final} is a symbolic link to nothing")
-        if self.final.is_symlink():
-            self.final = self.final.resolve()  # the folder it names (renaming onto the link would fail)
-        if self.final.exists() and not self.final.is_dir():
-            raise UsageError(f"output path {self.final} exists and is not a folder")
-        if self.final.exists() and any(self.final.iterdir()):
-            raise UsageError(f"output folder {self.final} already exists and is not empty")
+        self.final = check_run_folder(self.final)
 
     @contextlib.contextmanager
     def writing(self) -> Iterator[RunFolder]:

@@ -49,6 +49,15 @@ def test_a_run_says_what_it_sets_up_before_the_first_tick_and_counts_those_secon
     assert set_up and float(set_up.group(1)) > 0, proc.stdout
 
 
+def test_an_occupied_out_folder_is_refused_before_the_run_sets_up(tmp_path):
+    # break-it: an out folder holding an earlier run was refused only after the planner had loaded
+    (tmp_path / "r").mkdir()
+    (tmp_path / "r" / "report.md").write_text("an earlier run")
+    proc = owl("run", "put the strawberry onto the light-grey region", "--out", str(tmp_path / "r"))
+    assert proc.returncode == 2 and "already exists and is not empty" in _one_line_error(proc)
+    assert "setup" not in proc.stderr and (tmp_path / "r" / "report.md").read_text() == "an earlier run"
+
+
 def test_negative_seed_is_usage_error(tmp_path):
     proc = owl("run", "put the strawberry onto the region", "--seed", "-3", "--out", str(tmp_path / "r"))
     assert proc.returncode == 2

@@ -258,7 +258,7 @@ def test_the_output_says_left_is_the_robots_left_and_the_pictures_right(tmp_path
     from PIL import Image
 
     scene, done = scene_run
-    said = "\"left of\" is the robot's left (+y), the right-hand side of initial.png, final.png and perception.png"
+    said = "\"left of\" is the robot's left (+y), the right-hand side of initial.png, final.png and perception-<n>.png"
     assert said in (done / "report.md").read_text()
     rgb = np.asarray(Image.open(done / "initial.png").convert("RGB")).astype(int)
     red = (rgb[..., 0] > 150) & (rgb[..., 1] < 60) & (rgb[..., 2] < 60)

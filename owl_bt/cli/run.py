@@ -97,7 +97,7 @@ def run(
 ) -> None:
     """Run a goal on the simulated arm: perceive → generate constraints → plan → execute (→ replan)."""
     from owl_bt.episode_config import EpisodeConfig, validate  # (owl_bt.episode takes seconds to import)
-    from owl_bt.runfolder import extra_files
+    from owl_bt.runfolder import check_run_folder, extra_files
 
     started = time.monotonic()
     try:
@@ -169,6 +169,8 @@ def run(
 
         cfg = methods.get(method).apply(cfg)
         validate(cfg)  # a usage error in a second, before the planner's imports and the scene
+        if cfg.out is not None:
+            check_run_folder(cfg.out)  # (break-it: an occupied --out was refused after the planner loaded)
     except OwlError as exc:
         raise fail(exc) from None
     progress = _live_or_lines(quiet)

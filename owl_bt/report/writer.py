@@ -24,7 +24,7 @@ from owl_bt.runfolder import NO_SPACE
 # Which frame "left of" means, said wherever a person compares a goal with the pictures (sim/camera.py: both the
 # render and the head camera look from across the table back at the robot, so they show its left on their right).
 DIRECTIONS = ("Directions are the robot's: \"left of\" is the robot's left (+y), the right-hand side of initial.png, "
-              "final.png and perception.png, which look at the robot from across the table; \"behind\" is farther from "
+              "final.png and perception-<n>.png, which look at the robot from across the table; \"behind\" is farther from "
               "the robot (lower in those pictures, nearer the camera).")
 
 
