@@ -166,7 +166,7 @@ def propose_edit(
         in_target = [b for b in in_target if not _below_rim(world, b, target)]
     for b in in_target + blamed:
         # (a knife blamed for a place into the mug, lying on the table beside it, is below the mug's rim too)
-        inside = container and _below_rim(world, b, target) and _over(world, b, target)
+        inside = container and _below_rim(world, b, target) and world.get(target).over_footprint(*world.get(b).pose.position[:2])
         key = ("pour" if inside else "move", target if inside else b)
         if key in done or table is None:
             continue
@@ -250,13 +250,6 @@ def _below_rim(world: WorldState, obj: str, container: str) -> bool:
     """obj is mostly inside the container (its top at most 1 cm above the rim): pour it out; an
     object sitting on the rim (an orange on a mug) is a blocker to lift off instead."""
     return world.get(obj).aabb()[1][2] < world.get(container).aabb()[1][2] + 0.01
-
-
-def _over(world: WorldState, obj: str, holder: str) -> bool:
-    """obj's centre lies over holder's box (x and y, world frame)."""
-    lo, hi = world.get(holder).aabb()
-    x, y, _ = world.get(obj).pose.position
-    return lo[0] <= x <= hi[0] and lo[1] <= y <= hi[1]
 
 
 def _away(name: str, targets: set[str]) -> Checker:
