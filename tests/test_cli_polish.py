@@ -317,6 +317,21 @@ def test_the_help_example_goal_is_never_wrapped_inside_its_quotes():
                 in shown), shown
 
 
+@pytest.mark.parametrize("command", COMMANDS)
+def test_help_never_breaks_a_word_at_its_hyphen(command):
+    # newcomer: `--faults` printed its example as 'grasp-' / 'slip=0.2,…' and `--execute` as '--dry-' / 'run'
+    from typer.testing import CliRunner
+
+    from owl_bt.cli.base import app
+
+    for columns in ("60", "80", "120"):
+        shown = CliRunner().invoke(app, [command, "--help"], env={"COLUMNS": columns}).output
+        broken = [line for line in shown.splitlines() if line.rstrip().endswith("-") and not line.rstrip().endswith(" -")]
+        assert not broken, (columns, broken)
+        if command in ("run", "bench"):
+            assert "grasp-slip=0.2,knock=0.1" in shown, shown
+
+
 def test_an_absent_object_in_the_default_scene_says_which_scene_and_h_is_help():
     # newcomer: with no --task, "there is no 'apple' in the scene" did not say the scene was berry1's, the
     # default; and `owl-bt run -h` was "no such option: -h"

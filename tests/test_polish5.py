@@ -172,7 +172,7 @@ def test_bench_help_explains_every_method_in_a_sentence():
     """Newcomer: `bench --help` listed the method names only; SPEC §8.1 says what each is."""
     from owl_bt.bench import methods
 
-    shown = here("bench", "--help").output
+    shown = " ".join(here("bench", "--help").output.split())  # each method is a wrapped paragraph
     for name in methods.available():
         sentence = methods.METHODS[name].explained
         assert len(sentence) > 40 and sentence.endswith("."), name

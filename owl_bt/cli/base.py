@@ -7,10 +7,12 @@ from __future__ import annotations
 
 import typer
 
+from owl_bt.cli.help_format import OwlCommand, OwlGroup
 from owl_bt.errors import OwlError
 from owl_bt.report.console import make_console
 
 app = typer.Typer(
+    cls=OwlGroup,
     add_completion=False,
     context_settings={"help_option_names": ["-h", "--help"]},
     no_args_is_help=True,
@@ -25,6 +27,7 @@ app = typer.Typer(
 )
 out = make_console()  # no wrapping at 80 columns when the output is a pipe or a log (owl_bt/report/console.py)
 err = make_console(stderr=True)
+__all__ = ["OwlCommand", "app", "err", "fail", "out", "stops_handled_here"]
 
 
 def fail(exc: OwlError) -> typer.Exit:

@@ -10,7 +10,7 @@ from rich.markup import escape
 
 from owl_bt.bench import methods
 from owl_bt.cli import choices
-from owl_bt.cli.base import app, err, fail, out, stops_handled_here
+from owl_bt.cli.base import OwlCommand, app, err, fail, out, stops_handled_here
 from owl_bt.cli.inputs import out_path
 from owl_bt.errors import OwlError, UsageError
 
@@ -34,13 +34,12 @@ Exit 0 when the bench ran (whatever the episodes did), 1 on a full disk, 2 for a
 
 Methods (--method):
 
-\b
 """
-    + methods.explained()
+    + "\n\n".join(f"  {line}" for line in methods.explained().splitlines())  # one wrapped paragraph per method
 )
 
 
-@app.command(help=BENCH_HELP)
+@app.command(help=BENCH_HELP, cls=OwlCommand)
 def bench(
     method: choices.Method = typer.Option("owl", "--method", "-m", case_sensitive=False, help=(
         "Method: owl (the full method; default) or a comparison method, each explained above.")),
@@ -63,11 +62,12 @@ def bench(
     perception: choices.Perception = typer.Option(
         "camera", "--perception", case_sensitive=False, help="Perception source of every episode: camera or sim-state."),
     robot: choices.Robot = typer.Option(
-        "ur5e", "--robot", case_sensitive=False, help="Simulated arm: ur5e (default; alias ur5) or kinova-gen3."),
+        "ur5e", "--robot", case_sensitive=False,
+        help="Simulated arm: ur5e (default; also ur5, ur) or kinova-gen3 (also gen3, kinova)."),
     faults: str | None = typer.Option(None, "--faults", metavar="KIND=RATE,…",
                                       help="Also run every episode with these faults injected (recorded as "
                                       "METHOD+faults), KIND one of grasp-slip, knock, knock-off, miss-detect, arm-fault "
-                                      "(see `owl-bt run --help`), e.g. grasp-slip=0.2,knock=0.1,knock-off=0.05; the "
+                                      "(see `owl-bt run --help`), e.g. grasp-slip=0.2,knock=0.1; the "
                                       "summary compares success with and without them and the replans used."),
     fault_seed: int | None = typer.Option(None, "--fault-seed", help="Seed of the injected faults, with --faults (and each "
                                           "episode's seed); default 0."),
@@ -89,7 +89,7 @@ def bench(
     raise typer.Exit(code)
 
 
-@app.command("perception-bench")
+@app.command("perception-bench", cls=OwlCommand)
 def perception_bench(
     tasks: str = typer.Option("all", "--tasks", "-t", metavar="TASKS",
                               help="'all' or a comma list of tasks, e.g. berry1,citrus (see "

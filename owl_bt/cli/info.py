@@ -7,11 +7,11 @@ import json
 import typer
 
 from owl_bt.cli import choices
-from owl_bt.cli.base import app, fail, out
+from owl_bt.cli.base import OwlCommand, app, fail, out
 from owl_bt.errors import OwlError
 
 
-@app.command("tasks")
+@app.command("tasks", cls=OwlCommand)
 def list_tasks() -> None:
     """List the benchmark tasks with their instructions."""
     from sim.tasks import TASKS
@@ -20,7 +20,7 @@ def list_tasks() -> None:
         out.print(f"{name:<10} {t.instruction}", markup=False)
 
 
-@app.command("skills")
+@app.command("skills", cls=OwlCommand)
 def list_skills(as_json: bool = typer.Option(False, "--json", help="Print one JSON list (one object per skill: name, "
                                              "signature, params, pre, add, delete, open_world, description, package) "
                                              "instead of text. Default: text.")) -> None:
@@ -47,7 +47,7 @@ def list_skills(as_json: bool = typer.Option(False, "--json", help="Print one JS
         print_skills(out, records)
 
 
-@app.command()
+@app.command(cls=OwlCommand)
 def doctor(
     backend: choices.HardwareBackend | None = typer.Option(
         None, "--backend", case_sensitive=False, help="Also check this hardware backend's arm: kortex (Kinova Gen3, "

@@ -17,7 +17,7 @@ import typer
 from rich.syntax import Syntax
 
 from owl_bt.cli import choices
-from owl_bt.cli.base import app, err, fail, out
+from owl_bt.cli.base import OwlCommand, app, err, fail, out
 from owl_bt.cli.display import check_display
 from owl_bt.cli.inputs import SCENE_MAX_BYTES, check_regular_file, file_option, out_path
 from owl_bt.cli.progress import Progress
@@ -27,7 +27,7 @@ from owl_bt.language.checker_names import count_line, split_checkers
 from owl_bt.report.plain import plain_line
 
 
-@app.command()
+@app.command(cls=OwlCommand)
 def run(
     instruction: str = typer.Argument("", metavar="GOAL",
                                       help="The goal in plain words, e.g. \"put the strawberry onto the light-grey region\" "
@@ -76,7 +76,7 @@ def run(
                                      "and add a line of feedback for the next attempt at each replan."),
     robot: choices.Robot | None = typer.Option(
         None, "--robot", case_sensitive=False,
-        help="The arm: ur5e (alias ur5) or kinova-gen3 (default: ur5e, or the arm of --backend)."),
+        help="The arm: ur5e (also ur5, ur) or kinova-gen3 (also gen3, kinova); default ur5e, or the arm of --backend."),
     speed: float | None = typer.Option(None, "--speed", min=0.01, max=1.0, metavar="SHARE",  # 1e-9 ran a motion for ever
                                        help="Share of the joints' velocity limits the safety guard allows, "
                                        "0.01–1 (default 1 in simulation, 0.25 on hardware)."),
@@ -88,8 +88,7 @@ def run(
     faults: str | None = typer.Option(None, "--faults", metavar="KIND=RATE,…",
                                       help="Inject faults in simulation, KIND=RATE pairs: grasp-slip (per "
                                       "transport), knock (per step), miss-detect (per observation), arm-fault (per step), "
-                                      "knock-off (per step: off the table), e.g. "
-                                      "grasp-slip=0.2,knock=0.1,miss-detect=0.1,arm-fault=0.05."),
+                                      "knock-off (per step: off the table); e.g. grasp-slip=0.2,knock=0.1."),
     fault_seed: int | None = typer.Option(None, "--fault-seed", help="Seed of the injected faults, with --faults (and "
                                           "--seed); default 0."),
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Also print the helper functions the checkers call "
