@@ -138,11 +138,13 @@ def test_a_bench_rerun_with_other_episode_options_into_the_same_folder_is_refuse
     assert first.returncode == 0, first.stderr
     lines = (out / "episodes.jsonl").read_text()
     for args, option, value, recorded in ((["--budget", "60"], "--budget", "60", "50"),
-                                          (["--budget", "50", "--max-attempts", "2"], "--max-attempts", "2", "4")):
+                                          (["--budget", "50", "--max-attempts", "2"], "--max-attempts", "2", "4"),
+                                          (["--budget", "50", "--skeletons", "2"], "--skeletons", "2", "5")):
         again = owl(*common, *args)
         assert again.returncode == 2, again.stderr
         assert f"holds oracle episodes run with {option} {recorded} (e.g. berry1 seed 0), not {value}" in last_line(again.stderr)
     assert (out / "episodes.jsonl").read_text() == lines
+    assert json.loads(lines)["max_skeletons"] == 5  # what --skeletons was, beside the skeletons tried
     assert owl(*common, "--budget", "50").returncode == 0  # the same options: nothing new to run
 
 

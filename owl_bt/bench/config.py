@@ -15,7 +15,7 @@ from owl_bt.errors import UsageError
 class BenchConfig:
     """method: a name in `methods.METHODS`; tasks: task names; seeds: the seeds run per task;
     out: the bench folder; jobs: worker processes; budget: continuous samples per action;
-    max_attempts: perceive→plan→execute rounds per episode."""
+    max_attempts: perceive→plan→execute rounds per episode; skeletons: task plans tried per planning round."""
 
     method: str
     tasks: tuple[str, ...]
@@ -28,6 +28,7 @@ class BenchConfig:
     robot: str = "ur5e"
     faults: str = ""  # injected faults (owl_bt.faults, canonical text); each episode then also runs with them
     fault_seed: int = 0
+    skeletons: int = 5
 
     @property
     def methods(self) -> tuple[str, ...]:
@@ -120,7 +121,7 @@ def check_out(out: Path, create: bool = True) -> Path:
 
 def check_same_setup(cfg: BenchConfig, records: list[dict]) -> None:
     """A bench folder holds one setup: every recorded episode that says its robot or perception
-    source must match `cfg`, and every episode of `cfg`'s methods its --budget and --max-attempts
+    source must match `cfg`, and every episode of `cfg`'s methods its --budget, --max-attempts and --skeletons
     (else its rows would be mixed into the same tables, and its episodes taken as already done);
     raises UsageError naming the option and the recorded value."""
     for r in records:
@@ -137,24 +138,27 @@ def check_same_setup(cfg: BenchConfig, records: list[dict]) -> None:
         for name, want in episode_options.items():
             got = r.get(name)
             if got is not None and got != want:
-                option = "--" + name.replace("_", "-")
+                option = OPTION_OF.get(name, "--" + name.replace("_", "-"))
                 raise UsageError(f"--out {cfg.out} holds {r['method']} episodes run with {option} {got} (e.g. {r['task']} "
                                  f"seed {r['seed']}), not {want}; their rows would be mixed: give {option} {got} again "
                                  "or choose another --out")
+
+
+OPTION_OF = {"max_skeletons": "--skeletons"}  # a record's field → the option that set it ("skeletons" is a count)
 
 
 def _episode_options(cfg: BenchConfig) -> dict[str, int]:
     """The episode options a record of `cfg.method` says it ran with, after the method configured them."""
     from owl_bt.episode import EpisodeConfig
 
-    base = EpisodeConfig("", "berry1", 0, None, max_attempts=cfg.max_attempts, budget=cfg.budget)
+    base = EpisodeConfig("", "berry1", 0, None, max_attempts=cfg.max_attempts, budget=cfg.budget, skeletons=cfg.skeletons)
     run = methods.get(cfg.method).apply(base)
-    return {"budget": run.budget, "max_attempts": run.max_attempts}
+    return {"budget": run.budget, "max_attempts": run.max_attempts, "max_skeletons": run.skeletons}
 
 
 def make_config(method: str, tasks: str, seeds: int | None, seed_list: str | None, out: Path, jobs: int | None,
                 budget: int, max_attempts: int, perception: str = "camera", robot: str = "ur5e",
-                faults: str | None = None, fault_seed: int = 0) -> BenchConfig:
+                faults: str | None = None, fault_seed: int = 0, skeletons: int = 5) -> BenchConfig:
     """Check every argument (raises UsageError), then create the bench folder."""
     name = methods.get(method).name
     task_names = parse_tasks(tasks)
@@ -170,6 +174,8 @@ def make_config(method: str, tasks: str, seeds: int | None, seed_list: str | Non
         raise UsageError("--budget must be at least 1")
     if max_attempts < 1:
         raise UsageError("--max-attempts must be at least 1")
+    if skeletons < 1:
+        raise UsageError("--skeletons must be at least 1")
     from owl_bt.episode_config import PERCEPTION_SOURCES
     from sim.robot import robot_spec
 
@@ -185,7 +191,7 @@ def make_config(method: str, tasks: str, seeds: int | None, seed_list: str | Non
     if spec:
         _check_fault_records(out, fault_method(name), spec.text(), spec.seed)
     return BenchConfig(name, task_names, seed_values, check_out(out), n_jobs, budget, max_attempts, perception, arm,
-                       spec.text(), spec.seed)
+                       spec.text(), spec.seed, skeletons)
 
 
 def _check_fault_records(out: Path, method: str, text: str, seed: int) -> None:

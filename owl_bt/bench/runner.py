@@ -90,7 +90,8 @@ def plan_jobs(cfg: BenchConfig) -> list[Job]:
             for variant in cfg.methods:  # the method, and with --faults the same episode with faults injected
                 rel = f"runs/{variant}/{task.name}-s{seed}"
                 base = EpisodeConfig(task.instruction, task.name, seed, (cfg.out / rel).absolute(),
-                                     max_attempts=cfg.max_attempts, budget=cfg.budget, perception=cfg.perception,
+                                     max_attempts=cfg.max_attempts, budget=cfg.budget, skeletons=cfg.skeletons,
+                                     perception=cfg.perception,
                                      robot=cfg.robot)
                 if variant != method.name:
                     base = dataclasses.replace(base, faults=cfg.faults, fault_seed=cfg.fault_seed)
@@ -344,7 +345,7 @@ def _ordered(job: Job, summary: dict[str, Any], episode_s: float) -> dict[str, A
     rec.update({k: summary.get(k) for k in FIELDS[3:]})
     rec.update({k: v for k, v in summary.items() if k not in rec})
     rec.update(vlm=job.cfg.vlm, robot=job.cfg.robot, perception=job.cfg.perception, budget=job.cfg.budget,
-               max_attempts=job.cfg.max_attempts, episode_s=round(episode_s, 3))
+               max_attempts=job.cfg.max_attempts, max_skeletons=job.cfg.skeletons, episode_s=round(episode_s, 3))
     rec.setdefault("error", False)
     if not rec.get("interrupted"):
         rec.pop("interrupted", None)
