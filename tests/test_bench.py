@@ -91,6 +91,8 @@ def test_summary_math_on_hand_written_episodes(tmp_path):
         _rec("citrus", 0, "oracle", True, True, 303, 22.2),
         _rec("citrus", 1, "oracle", False, False, 303, 44.4),
     ]
+    for r in recs[:5]:
+        r["code"] = "0.1.0+aaaaaaa"  # the oracle lines say no code (written before it was recorded)
     lines = [json.dumps(r) for r in recs] + [json.dumps(_rec("berry1", 0, "owl", False, False, 1, 1.0))]  # duplicate key
     (tmp_path / "episodes.jsonl").write_text("\n".join(lines) + '\n{"task": "berry1", "se')  # a cut last line
     data = write_summary(tmp_path)
@@ -112,6 +114,7 @@ def test_summary_math_on_hand_written_episodes(tmp_path):
     md = (tmp_path / "summary.md").read_text()
     assert "| berry1 | 5 | 60.0 ± 21.9 | 100 | 80.0 | 25.0 | 37.7 | 2.5 | 46.9 | 0.66 | 0.05 | 1.0 | 2.0 | 31 | 1 |" in md
     assert "| citrus | 2 | 50.0 ± 35.4 | — | 100.0 | 303.0 | 303.7 | 33.3 | 44.4 | 1.00 | 0.75 |" in md
+    assert "Code: the episodes ran 2 versions, so the rows mix them: 0.1.0+aaaaaaa (5), unrecorded (2)." in md
     assert json.loads((tmp_path / "summary.json").read_text()) == json.loads(json.dumps(data))
     assert summarise([])["methods"] == {}
 

@@ -35,6 +35,7 @@ from typing import Any
 
 from owl_bt.bench import episodes, methods
 from owl_bt.bench.config import BenchConfig
+from owl_bt.code_version import code_version
 from owl_bt.episode import EpisodeConfig
 from owl_bt.errors import DiskFullError, OwlError
 from owl_bt.runfolder import Interrupted, disk_error, remove_leftover, signal_words
@@ -177,6 +178,7 @@ class _Pool:
         with _helpers_ignore_sighup():
             self.stop = self.ctx.Event()
         self.crashes: Counter[tuple[str, int, str]] = Counter()
+        self.code = code_version()  # on every line: which code measured it
 
     def _sigint(self, signum: int, frame: object) -> None:
         if self.stop.is_set():
@@ -252,6 +254,7 @@ class _Pool:
                 todo.appendleft(job)
 
     def _record(self, rec: dict[str, Any]) -> None:
+        rec.setdefault("code", self.code)
         try:
             episodes.append(self.path, rec)
         except OSError as exc:

@@ -64,7 +64,7 @@ def summarise(records: list[dict[str, Any]]) -> dict[str, Any]:
     for r in records:
         by_method.setdefault(str(r["method"]), {}).setdefault(str(r["task"]), []).append(r)
     order = list(methods.METHODS)
-    result: dict[str, Any] = {"episodes": len(records), "methods": {}}
+    result: dict[str, Any] = {"episodes": len(records), "code": _codes(records), "methods": {}}
     for m in sorted(by_method, key=lambda m: (order.index(m) if m in order else len(order), m)):
         tasks: dict[str, Any] = {}
         for t in sorted(by_method[m], key=reference.order):
@@ -163,6 +163,27 @@ def _f(v: float | None, digits: int = 1) -> str:
     return "—" if v is None else f"{v:.{digits}f}"
 
 
+def _codes(records: list[dict[str, Any]]) -> dict[str, int]:
+    """{code version: episodes} over `records` (owl_bt.code_version; 'unrecorded' for lines from before it was kept)."""
+    counts: dict[str, int] = {}
+    for r in records:
+        code = str(r.get("code") or "unrecorded")
+        counts[code] = counts.get(code, 0) + 1
+    return dict(sorted(counts.items(), key=lambda kv: -kv[1]))
+
+
+def _code_lines(codes: dict[str, int]) -> list[str]:
+    """The summary's line saying which code the episodes ran (a warning when they mix versions)."""
+    if not codes:
+        return []
+    if list(codes) == ["unrecorded"]:
+        return ["", "Code: not recorded (these episodes ran before owl-bt recorded it)."]
+    if len(codes) == 1:
+        return ["", f"Code: {next(iter(codes))} (every episode)."]
+    listed = ", ".join(f"{code} ({n})" for code, n in codes.items())
+    return ["", f"Code: the episodes ran {len(codes)} versions, so the rows mix them: {listed}."]
+
+
 def render(data: dict[str, Any]) -> str:
     """summary.md: one table per method, reference figures next to the measured ones, and the lines
     of episodes.jsonl that were not counted (`data["skipped"]`)."""
@@ -173,6 +194,7 @@ def render(data: dict[str, Any]) -> str:
         "samples, skeletons, queries: means; wall: median seconds; model: share of wall clock waiting on the model. "
         "`ref`: the reference method's published figures (10 seeds a task, GPT-4o as the VLM); — where it has no figure.",
     ]
+    lines += _code_lines(data.get("code") or {})
     for m, d in data["methods"].items():
         ratios = m in reference.WALL_S or m in reference.SAMPLES  # measured / reference, per task
         head = ["task", "n", "success %", "ref %", "sound %", "samples", "ref samples", "wall s", "ref wall s"]
