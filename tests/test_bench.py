@@ -60,18 +60,23 @@ def test_bench_berry1_two_seeds_then_rerun_appends_nothing(tmp_path):
     (["--seeds", "99999999999999999999999"], "--seeds must be at most"),
     (["--jobs", "0"], "--jobs must be at least 1"),
     (["--out", "FILE"], "is not a folder"),
+    (["--out", "RUN"], "is the folder of one `owl-bt run`, not a bench folder"),
     (["--tasks", "berry1,nosuch"], "known tasks: berry1"),
     (["--method", "nosuch"], "'nosuch' is not one of 'owl', "),
 ])
 def test_bad_arguments_exit_2_with_one_line(tmp_path, bad, says):
     (tmp_path / "FILE").write_text("not a folder")
-    bad = [str(tmp_path / "FILE") if a == "FILE" else a for a in bad]
+    (tmp_path / "RUN").mkdir()  # what `owl-bt run --out RUN` leaves (among others)
+    (tmp_path / "RUN" / "plan.json").write_text("{}")
+    (tmp_path / "RUN" / "events.jsonl").write_text("")
+    bad = [str(tmp_path / a) if a in ("FILE", "RUN") else a for a in bad]
     args = ["bench", "--tasks", "berry1", "--seeds", "1", "--out", str(tmp_path / "b"), *bad]
     proc = owl(*args)
     assert proc.returncode == 2, proc.stdout + proc.stderr
     assert len(proc.stderr.strip().splitlines()) == 1 and "Traceback" not in proc.stderr
     assert proc.stderr.startswith("owl-bt: ") and says in proc.stderr
     assert not (tmp_path / "b" / "episodes.jsonl").exists()
+    assert sorted(p.name for p in (tmp_path / "RUN").iterdir()) == ["events.jsonl", "plan.json"]
 
 
 def _rec(task: str, seed: int, method: str, ok: bool, declared: bool, samples: int, wall: float, model: float = 0.0,

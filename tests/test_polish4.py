@@ -62,7 +62,8 @@ def test_the_report_prints_each_function_once_and_counts_checkers_as_the_console
     assert "The same as in attempt 1 (source there): `goal_check0`" in md and "`within_rim`" in md  # checkers first
     console = re.search(r"(\d+ checkers? \(and \d+ helper functions they call)", proc.stderr).group(1)
     assert f"**Generated code**: {console})" in md
-    assert f"4 sketch actions, {console})" in md  # the tree's feedback in the report's snapshot says the same
+    assert f"4 sketch actions and a goal, {console})" in md  # the tree's feedback in the report's snapshot says the same
+    assert md.count("achieve_goal(") >= 1  # the goal is the sketch's fifth line
 
 
 def test_a_misspelt_word_gets_a_did_you_mean(tmp_path):

@@ -66,7 +66,8 @@ class GenerateConstraints(WorkerBehaviour):
             self.services.log("vlm_call", **call.to_dict())
         constraints.checkers.on_error = lambda line: self.services.log("checker_error", error=line)
         self.services.log("constraints", sketch=constraints.sketch.text(), checkers=constraints.checkers.sources)
-        self.feedback_message = f"{len(constraints.sketch.actions)} sketch actions, {count_line(constraints.checkers.names())}"
+        n = len(constraints.sketch.actions)  # the sketch's lines are these and its goal line (achieve_goal)
+        self.feedback_message = f"{n} sketch action{'' if n == 1 else 's'} and a goal, {count_line(constraints.checkers.names())}"
         return py_trees.common.Status.SUCCESS
 
 

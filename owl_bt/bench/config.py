@@ -102,6 +102,8 @@ def check_out(out: Path, create: bool = True) -> Path:
         raise UsageError(f"--out {out} is a symbolic link to nothing")
     if out.exists() and not out.is_dir():
         raise UsageError(f"--out {out} exists and is not a folder")
+    if out.is_dir() and (out / "plan.json").is_file() and (out / "events.jsonl").is_file():
+        raise UsageError(f"--out {out} is the folder of one `owl-bt run`, not a bench folder; give a new or bench folder")
     if create:
         try:
             out.mkdir(parents=True, exist_ok=True)
