@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import subprocess
 import sys
 
@@ -52,6 +53,11 @@ def test_successful_run_folder_has_the_report_and_tree_drawings(success_run):
     assert "def goal_check0():" in md  # the checkers with their sources
     # the checkers come before the helper functions they call (newcomer: the helpers filled the first page)
     assert md.index("**Checker `goal_check0`**") < md.index("**Helper `")
+    from owl_bt.language.checker_names import called_helpers
+
+    printed = re.findall(r"\*\*Helper `(\w+)`\*\*", md)
+    assert printed and printed == called_helpers(plan["checkers"])  # only the helpers the checkers call are printed
+    assert "Defined but not called by the checkers" in md  # the offline grounder defines all twelve
     assert "`pick(strawberry)` → `place_ontop(strawberry, light_grey_region)`" in md  # the attempt's plan
     for step in plan["steps"]:
         assert f"`{step['action']}`" in md

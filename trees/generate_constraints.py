@@ -67,7 +67,7 @@ class GenerateConstraints(WorkerBehaviour):
         constraints.checkers.on_error = lambda line: self.services.log("checker_error", error=line)
         self.services.log("constraints", sketch=constraints.sketch.text(), checkers=constraints.checkers.sources)
         n = len(constraints.sketch.actions)  # the sketch's lines are these and its goal line (achieve_goal)
-        self.feedback_message = f"{n} sketch action{'' if n == 1 else 's'} and a goal, {count_line(constraints.checkers.names())}"
+        self.feedback_message = f"{n} sketch action{'' if n == 1 else 's'} and a goal, {count_line(constraints.checkers.sources)}"
         return py_trees.common.Status.SUCCESS
 
 

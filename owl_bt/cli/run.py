@@ -23,7 +23,7 @@ from owl_bt.cli.inputs import SCENE_MAX_BYTES, check_regular_file, file_option, 
 from owl_bt.cli.progress import Progress
 from owl_bt.cli.replay import replayed
 from owl_bt.errors import OwlError, UsageError
-from owl_bt.language.checker_names import count_line, split_checkers
+from owl_bt.language.checker_names import called_helpers, count_line, split_checkers
 from owl_bt.report.plain import plain_line
 
 
@@ -195,11 +195,11 @@ def run(
     view.rule("plan sketch")
     view.print(result.sketch or "(none)", markup=False)
     view.rule("checkers")
-    helpers = split_checkers(result.checkers)[1]
-    view.print(count_line(result.checkers, name_helpers=True, note="" if verbose else "--verbose prints them"),
+    helpers, called = split_checkers(result.checkers)[1], called_helpers(result.checkers)
+    view.print(count_line(result.checkers, name_helpers=True, note="--verbose prints them" if called and not verbose else ""),
                markup=False, soft_wrap=True)
     for name, src in result.checkers.items():
-        if verbose or name not in helpers:
+        if name not in helpers or (verbose and name in called):  # a helper nothing calls is not printed
             view.print(Syntax(src, "python", theme="ansi_dark", word_wrap=True))
     view.rule("grounded plan")
     for i, a in enumerate(result.plan, 1):

@@ -9,7 +9,7 @@ from __future__ import annotations
 import ast
 import re
 import textwrap
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 CHECKER_PREFIXES = ("goal_check", "action_check")
 
@@ -20,16 +20,46 @@ def split_checkers(names: Iterable[str]) -> tuple[list[str], list[str]]:
     return [n for n in names if n.startswith(CHECKER_PREFIXES)], [n for n in names if not n.startswith(CHECKER_PREFIXES)]
 
 
-def count_line(names: Iterable[str], name_helpers: bool = False, note: str = "") -> str:
+def called_helpers(sources: Mapping[str, str]) -> list[str]:
+    """The helpers (non-checker functions of `sources`, name → source) that the checkers call, directly
+    or through other helpers, in the order of `sources`. A source that does not parse calls nothing."""
+    checkers, helpers = split_checkers(sources)
+    used: set[str] = set()
+    todo = list(checkers)
+    while todo:
+        for name in _names_in(sources[todo.pop()]):
+            if name in helpers and name not in used:
+                used.add(name)
+                todo.append(name)
+    return [h for h in helpers if h in used]
+
+
+def _names_in(source: str) -> set[str]:
+    """Every bare name `source` mentions (a helper may be called or passed on)."""
+    try:
+        tree = ast.parse(textwrap.dedent(str(source)))
+    except (SyntaxError, ValueError):
+        return set()
+    return {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
+
+
+def count_line(names: Iterable[str] | Mapping[str, str], name_helpers: bool = False, note: str = "") -> str:
     """'3 checkers' or '3 checkers (and 11 helper functions they call)'; with `name_helpers`, the
-    helpers' names follow a colon, and `note` follows them after a semicolon."""
+    helpers' names follow a colon, and `note` follows them after a semicolon. Given the sources (a
+    mapping name → source), only the helpers the checkers call count; the others are 'N more unused'."""
     checkers, helpers = split_checkers(names)
+    unused = 0
+    if isinstance(names, Mapping):
+        used = called_helpers(names)
+        unused, helpers = len(helpers) - len(used), used
     word = "checker" if len(checkers) == 1 else "checkers"
+    spare = f"{unused} more defined, unused" if unused else ""
     if not helpers:
-        return f"{len(checkers)} {word}"
+        return f"{len(checkers)} {word}" + (f" ({spare})" if spare else "")
     listed = f": {', '.join(helpers)}" if name_helpers else ""
+    tail = "; ".join(t for t in (spare, note) if t)
     return (f"{len(checkers)} {word} (and {len(helpers)} helper function{'s' if len(helpers) != 1 else ''} they call"
-            f"{listed}{'; ' + note if note else ''})")
+            f"{listed}{'; ' + tail if tail else ''})")
 
 
 _NAMED = re.compile(r"\b((?:goal|action)_check(\d+))\b(?! \()")  # a checker's name not yet followed by what it tests

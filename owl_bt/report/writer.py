@@ -16,7 +16,7 @@ import subprocess
 import traceback
 from pathlib import Path
 
-from owl_bt.language.checker_names import count_line, split_checkers
+from owl_bt.language.checker_names import called_helpers, count_line, split_checkers
 from owl_bt.report.events import RunLog, read_events, stage_times
 from owl_bt.report.html import markdown_to_html
 from owl_bt.runfolder import NO_SPACE
@@ -201,7 +201,12 @@ def _attempt(att, shown: dict[tuple[str, str], int]) -> list[str]:
         md += ["**Plan sketch**", "", _fence(c.get("sketch", "")), ""]
         sources = c.get("checkers") if isinstance(c.get("checkers"), dict) else {}
         helpers = set(split_checkers(sources)[1])
+        unused = helpers - set(called_helpers(sources))  # named, not printed: the checkers do not call them
         md += [f"**Generated code**: {count_line(sources)}", ""]
+        if unused:
+            md += ["Defined but not called by the checkers (source in transcript.json): "
+                   + ", ".join(f"`{n}`" for n in sources if n in unused), ""]
+        sources = {n: src for n, src in sources.items() if n not in unused}
         again: dict[int, list[str]] = {}
         # the checkers first (what this attempt asked for), then the helper functions they call
         for name, src in sorted(sources.items(), key=lambda kv: kv[0] in helpers):
