@@ -66,7 +66,7 @@ def test_quantifiers_and_categories():
     assert [g[0] for g in goals("put one of the citrus fruits on the plate")] == ["lemon"]
     assert [g[0] for g in goals("place the condiment near the mug")] == ["ketchup"]
     assert [g[0] for g in goals("put the cutlery in the mug")] == ["spoon"]
-    with pytest.raises(GroundingError, match="'lime' could be lime or lime_b; say which"):
+    with pytest.raises(GroundingError, match="'the lime' could be the lime or the lime b; name one"):
         goals("put the lime on the plate", [*SCENE, thing("lime_b", "lime", "green", 0.5, 0.35, (0.05, 0.05, 0.05))])
 
 

@@ -1,6 +1,6 @@
-"""Object phrases and clauses of an instruction for the offline grounder: tokens, the scene's
-aliases (name parts, categories, colours, synonyms, the ontology), mentions (longest match first,
-"citrus fruit" intersects), and the cut into clauses at sentence marks and sequencing words."""
+"""Object phrases of an instruction for the offline grounder: tokens, the scene's aliases (name
+parts, categories, colours, synonyms, the ontology) and mentions (longest match first, "citrus
+fruit" intersects). The cut into clauses is owl_bt.language.sequencing's."""
 
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ class Mention:
     end: int
     names: list[str]
     many: bool  # plural, a category or quantified: every name is meant
+    generic: bool = False  # "the red things": whatever has the colour (the reader keeps the items, not receptacles)
 
 
 def tokens_of(text: str) -> list[str]:
@@ -74,6 +75,7 @@ def find_mentions(toks: list[str], scene: SceneAliases, skip: set[int]) -> list[
     """Object phrases, longest match first; consecutive collective words intersect ('citrus fruit')."""
     words = [V.singular(t) for t in toks]
     out: list[Mention] = []
+    kinds: set[int] = set()  # starts of the mentions naming a category ('citrus', 'red fruit')
     i = 0
     while i < len(toks):
         if i in skip:
@@ -84,7 +86,7 @@ def find_mentions(toks: list[str], scene: SceneAliases, skip: set[int]) -> list[
             continue
         if toks[i] in V.COLOURS and words[i + 1:i + 2] and words[i + 1] in V.GENERIC and not skip & {i, i + 1}:
             names = [n for n, t in scene.things.items() if not t.fixed and toks[i] in t.colour.split("_")]
-            out.append(Mention(i, i + 2, names, toks[i + 1] != words[i + 1] or toks[i + 1] in {"stuff"}))
+            out.append(Mention(i, i + 2, names, toks[i + 1] != words[i + 1] or toks[i + 1] in {"stuff"}, True))
             i += 2  # "the red things": what is red
             continue
         if toks[i] == "non" and (m := _complement(toks, words, i, scene, skip)):
@@ -95,18 +97,33 @@ def find_mentions(toks: list[str], scene: SceneAliases, skip: set[int]) -> list[
             key = tuple(words[i:i + n])
             if len(key) == n and key in scene.aliases and not skip & set(range(i, i + n)):
                 names = set(scene.aliases[key])
-                many = key in scene.collective or toks[i + n - 1] != words[i + n - 1]
                 prev = out[-1] if out else None
-                if prev and prev.end == i and prev.many and key in scene.collective:
+                if prev and prev.end == i and prev.start in kinds and key in scene.collective:
                     prev.names = sorted(set(prev.names) & names) or prev.names  # "citrus fruit"
                     prev.end = i + n
+                    prev.many = _meant_all(toks, words, prev.start, prev.end)
                 else:
-                    out.append(Mention(i, i + n, sorted(names, key=list(scene.things).index), many))
+                    out.append(Mention(i, i + n, sorted(names, key=list(scene.things).index),
+                                       _meant_all(toks, words, i, i + n)))
+                    if key in scene.collective:
+                        kinds.add(i)
                 i += n
                 break
         else:
             i += 1
     return out
+
+
+def _meant_all(toks: list[str], words: list[str], start: int, end: int) -> bool:
+    """Whether the phrase toks[start:end] means every object it matches: a plural ("the limes", "the red
+    fruits") or a mass noun ("the fruit", "the citrus fruit", "cutlery", "red fruit") — but not a mass noun
+    singled out by a colour after 'the' ("the red fruit" points at one fruit: with two red fruits it is
+    ambiguous) and not a singular count noun ("the berry", "the can", "the condiment")."""
+    if toks[end - 1] != words[end - 1]:
+        return True
+    coloured = any(w in V.COLOURS for w in words[start:end - 1])
+    definite = start > 0 and toks[start - 1] in {"the", "this", "that"}
+    return words[end - 1] in V.MASS_NOUNS and not (coloured and definite)
 
 
 def _collective(words: list[str], i: int, scene: SceneAliases) -> int:
@@ -135,50 +152,6 @@ def _complement(toks: list[str], words: list[str], i: int, scene: SceneAliases, 
 
 
 SEPARATORS = {".", ";", "!", "?", "(", ")"}
-
-
-def split_clauses(toks: list[str]) -> list[list[str]]:
-    """Clauses in the order they are to happen."""
-    clauses: list[list[str]] = [[]]
-    swap_next = skip_next = False
-    order: list[tuple[list[str], bool]] = []
-    verbs = V.ACTION_FORMS | V.POUR_FORMS | V.DISCARD | V.BY_FORMS | {"have", "make", "setup", "set", "stand", "remove", "ensure"}
-    for k, t in enumerate(toks):
-        nxt = toks[k + 1] if k + 1 < len(toks) else ""
-        cut = t in SEPARATORS or t in {"then", "finally", "afterwards", "lastly"} or (t in {"and", ","} and nxt in verbs | {"then"})
-        if t in {",", "but"} and nxt == "first" and k + 2 < len(toks) and any(clauses):  # "…, (but) first …": before
-            clauses.append(["__after__"])
-            swap_next = True
-            continue
-        if t == "before":
-            cut = True
-        if t == "after" and nxt in {"that", "this", "which"}:  # "after that": then
-            clauses.append([])
-            skip_next = True
-            continue
-        if skip_next:
-            skip_next = False
-            continue
-        if t == "after" and clauses[-1]:
-            cut, swap_next = True, True
-        if cut:
-            clauses.append([])
-            if t == "after":
-                clauses[-1].append("__after__")
-            continue
-        clauses[-1].append(t)
-    for c in clauses:
-        after = bool(c) and c[0] == "__after__"
-        c = [t for t in c if t != "__after__"]
-        if c:
-            order.append((c, after))
-    out: list[list[str]] = []
-    for c, after in order:
-        if after and out and swap_next:
-            out.insert(len(out) - 1, c)  # "Y after X": X happens first
-        else:
-            out.append(c)
-    return out
 
 
 def phrases(table: dict[str, str], toks: list[str], taken: set[int]) -> list[tuple[int, int, str]]:

@@ -15,10 +15,11 @@ from owl_bt.errors import GroundingError, UnknownObjectError
 from owl_bt.language import vocabulary as V
 from owl_bt.language.clause_kinds import ADVICE, SpecialClauses
 from owl_bt.language.goals import Goal, Reading
-from owl_bt.language.mentions import SEPARATORS, Mention, SceneAliases, find_mentions, split_clauses, tokens_of
+from owl_bt.language.mentions import SEPARATORS, Mention, SceneAliases, find_mentions, tokens_of
 from owl_bt.language.negation import negation
 from owl_bt.language.relations import ClauseRelations
-from owl_bt.language.scene_view import Thing, container, fits_in, measure
+from owl_bt.language.scene_view import Thing, container, fits_in, held_in, measure
+from owl_bt.language.sequencing import Clause, split_clauses
 from owl_bt.language.suggest import did_you_mean
 from owl_bt.language.suggest import phrase as suggestion
 from owl_bt.language.superlatives import DISTANCE
@@ -41,6 +42,7 @@ class Reader(ClauseRelations, SpecialClauses):
         self._ments: list[Mention] = []  # the mentions of the clause being read
         self._clause_goals = 0  # goals made before the clause being read
         self._nearest: dict[int, tuple[str, Mention]] = {}  # distance superlatives of the clause being read
+        self._gap: tuple | None = None  # the destination a bare object phrase of the clause being read shares
 
     def read(self, instruction: str) -> Reading:
         toks = tokens_of(instruction)
@@ -51,23 +53,28 @@ class Reader(ClauseRelations, SpecialClauses):
             raise GroundingError(f"the offline grounder does not handle negation ('{negated}'): say what the robot "
                                  f"should do; {ADVICE}")
         clauses = split_clauses(toks)
-        for n, clause in enumerate(clauses):
+        dests: dict[int, tuple] = {}  # clause index → the destination it set
+        for n, clause in enumerate(c.toks for c in clauses):
             self.more = n + 1 < len(clauses)
             if not self.last and self.more and set(clause) & {"it", "them"}:
-                self.last = self._forward(clause, clauses[n + 1])
+                self.last = self._forward(clause, clauses[n + 1].toks)
             self._clause_goals = len(self.goals)
+            self._gap = self._partner_dest(clauses, n, dests)
+            dest_before = self.last_dest
             try:
                 try:
                     self._clause([t for t in clause if t != ","])
                 except GroundingError as exc:  # "…, first on the plate" (read first): what the next clause moves
                     if self.last or not self.more or not str(exc).startswith("cannot tell what to move"):
                         raise
-                    self.last = self._forward([], clauses[n + 1])
+                    self.last = self._forward([], clauses[n + 1].toks)
                     del self.goals[self._clause_goals:]
                     self._named = []
                     self._clause([t for t in clause if t != ","])
                 self.mentioned += self._named
                 self._named = []
+                if self.last_dest is not dest_before:
+                    dests[n] = self.last_dest
             except GroundingError:
                 if not (self.absent or self.unknown):
                     raise
@@ -82,6 +89,21 @@ class Reader(ClauseRelations, SpecialClauses):
         if not self.goals and not self.upright_needed:
             raise GroundingError(f"the instruction asks for no placement the offline grounder can see; {ADVICE}")
         return Reading(self.goals, self.upright_needed)
+
+    def _partner_dest(self, clauses: list[Clause], n: int, dests: dict[int, tuple]) -> tuple | None:
+        """The destination (how, support, spatial, upright) of the clause that clause n is attached to by
+        'after'/'before' ("put the apple in the bowl after the pear": the bowl), read ahead when that
+        clause comes later; None when there is none."""
+        p = clauses[n].partner
+        if p is None or p < n:
+            return dests.get(p) if p is not None else None
+        ahead = Reader(list(self.scene.things.values()))
+        ahead.last, ahead.more = list(self.last), True
+        try:
+            ahead._clause([t for t in clauses[p].toks if t != ","])
+        except GroundingError:
+            return None
+        return ahead.last_dest
 
     def _forward(self, clause: list[str], nxt: list[str]) -> list[str]:
         """What 'it' names in a clause with nothing before it ("after standing it upright" read first): an object
@@ -118,22 +140,40 @@ class Reader(ClauseRelations, SpecialClauses):
             return self._remove(toks)
         self._placement(toks)
 
+    def _items(self, names: list[str], named: set[str]) -> list[str]:
+        """What "everything", "all the things" or "the red objects" sweep up of `names`: the things, not what
+        things are put in or on (containers, dishes, surfaces, markers: V.RECEPTACLES) unless nothing else
+        is left, nor what is held in another object (the soup in its can goes along with it), nor an
+        object `named` elsewhere in the clause (its destination)."""
+        things = self.scene.things
+        left = [n for n in names if n not in named and not any(
+            held_in(things[n], o) and o.volume > things[n].volume for o in things.values() if o.name != n and not o.fixed)]
+        return [n for n in left if things[n].category not in V.RECEPTACLES] or left
+
     def _resolve(self, m: Mention, toks: list[str]) -> list[str]:
+        """The objects mention m of the clause `toks` means: a distance or size superlative's one, the first
+        of a group after 'one of'/'any'/'a', all of a plural, category or quantified group; raises
+        GroundingError for a singular phrase that matches several ("the red fruit" with two red fruits)."""
+        names = list(m.names)
+        if m.generic:  # "the red things": the red items, not the red bowl they go into
+            names = self._items(names, {n for x in self._ments if x is not m for n in x.names})
         before = toks[max(0, m.start - 3):m.start]
         if m.start in self._nearest:
             word, refm = self._nearest[m.start]
             r = self.scene.things[self._resolve(refm, toks)[0]]
             pick = V.SUPERLATIVES[word][1]
-            return [pick((n for n in m.names if n != r.name), key=lambda n: measure(self.scene.things[n], "distance", r))]
+            return [pick((n for n in names if n != r.name), key=lambda n: measure(self.scene.things[n], "distance", r))]
         sup = next((V.SUPERLATIVES[w] for w in before if w in V.SUPERLATIVES and w not in DISTANCE), None)
-        if sup is not None and len(m.names) > 1:
+        if sup is not None and len(names) > 1:
             what, pick = sup
-            return [pick(m.names, key=lambda n: measure(self.scene.things[n], what))]
-        if len(m.names) > 1 and not m.many and not set(before) & (V.QUANT_ALL | V.QUANT_ONE):
-            raise GroundingError(f"{' '.join(toks[m.start:m.end])!r} could be {' or '.join(m.names)}; say which")
-        if len(m.names) > 1 and set(before) & V.QUANT_ONE - {"a", "an"} and not set(before) & V.QUANT_ALL:
-            return m.names[:1]
-        return list(m.names)
+            return [pick(names, key=lambda n: measure(self.scene.things[n], what))]
+        if len(names) > 1 and m.start > 0 and toks[m.start - 1] in {"a", "an"}:
+            return names[:1]  # "a red fruit": any one of them
+        if len(names) > 1 and not m.many and not set(before) & (V.QUANT_ALL | V.QUANT_ONE):
+            raise GroundingError(_ambiguous(toks, m, names))
+        if len(names) > 1 and set(before) & V.QUANT_ONE - {"a", "an"} and not set(before) & V.QUANT_ALL:
+            return names[:1]
+        return names
 
     def _pronoun(self, toks: list[str], ments: list[Mention]) -> list[str]:
         if not ments and set(toks) & {"it", "them", "they", "itself", "themselves"}:
@@ -155,6 +195,8 @@ class Reader(ClauseRelations, SpecialClauses):
         units = self._units(ments, rels)
         first_rel = rels[0][0] if rels else len(toks)
         self._ruled_out_places(toks, excluded, {x for m in ments if m.start < first_rel for x in m.names})
+        everything = any(t in V.GENERIC and not any(m.start <= i < m.end for m in ments)  # not "the red things"
+                         for i, t in enumerate(toks[:first_rel]))
         generic = any(t in V.GENERIC for t in toks[:first_rel]) or bool(  # "whatever fits inside it"
             set(toks[:first_rel]) & {"whatever", "whichever"} and set(toks) & V.FITS)
         manner = V.BY_FORMS if any(r[2] != "source" for r in rels) else set()  # "heat the strawberry in the pan"
@@ -168,10 +210,11 @@ class Reader(ClauseRelations, SpecialClauses):
         for n, (subject, urels) in enumerate(units):
             sources = [refs for k, refs in urels if rels[k][2] == "source"]
             dest = [(k, refs) for k, refs in urels if rels[k][2] != "source"]
-            if not dest and not upright_verb and (n > 0 or verb is None) and self.last_dest:
+            gap = self._gap or self.last_dest
+            if not dest and not upright_verb and (n > 0 or verb is None) and gap:
                 moved = [x for m in subject for x in self._resolve(m, toks)]
-                if moved:  # gapping: "… on the plate, then the lime"
-                    how, ref, spatial, upright = self.last_dest
+                if moved:  # gapping: "… on the plate, then the lime", "… in the bowl after the pear"
+                    how, ref, spatial, upright = gap
                     for name in moved:
                         self._goal(name, how, ref, spatial, upright, only, state)
                     self.last = moved
@@ -185,11 +228,12 @@ class Reader(ClauseRelations, SpecialClauses):
                 what, pick = V.SUPERLATIVES[sup]
                 moved = [pick((x for x in self.scene.movable() if x not in named),
                               key=lambda x: measure(self.scene.things[x], what))]
-            elif generic and not subject and n == 0 and not set(toks) & V.FITS:  # "all the things", not "the thing"
-                if not set(toks[:first_rel]) & (V.QUANT_ALL | {"everything"}):
+            elif generic and (not subject or everything) and n == 0 and not set(toks) & V.FITS:  # "all the things"
+                if not set(toks[:first_rel]) & (V.QUANT_ALL | {"everything"}):  # not "the thing"
                     raise GroundingError(f"which objects? {' '.join(toks)!r}; name them or their kind; {ADVICE}")
-                named = {x for m in ments for x in m.names}
-                moved = [x for x in self.scene.movable() if x not in named]
+                own = {x for m in subject for x in self._resolve(m, toks)}  # "everything and the bowl"
+                items = set(self._items(self.scene.movable(), {x for m in ments for x in m.names} - own))
+                moved = [x for x in self.scene.movable() if x in own | items]
             elif generic and not subject and n == 0:  # "whatever object that fits inside of it"
                 target = support_ref or (self.last[0] if self.last else None)
                 moved = self._fitting(toks, target)
@@ -326,3 +370,12 @@ class Reader(ClauseRelations, SpecialClauses):
                 self.absent.append(w)
             elif t not in vocab and w not in vocab:
                 self.unknown.append(t)
+
+
+def _ambiguous(toks: list[str], m: Mention, names: list[str]) -> str:
+    """"'the red fruit' could be the apple or the strawberry; name one": the one-line reason for a singular
+    phrase that matches several objects (the grounder does not pick one for the person)."""
+    start = m.start - (m.start > 0 and toks[m.start - 1] in {"the", "this", "that"})
+    names = [f"the {n.replace('_', ' ')}" for n in names]
+    which = ", ".join(names[:-1]) + " or " + names[-1]
+    return f"{' '.join(toks[start:m.end])!r} could be {which}; name one"

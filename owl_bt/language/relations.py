@@ -91,14 +91,20 @@ class ClauseRelations:
         return ments, rels, covered
 
     def _excluded(self, toks: list[str], ments: list[Mention]) -> list[Mention]:
-        """Mentions right after 'except', 'not', 'other than' … (articles skipped): left out."""
-        out = []
+        """Mentions right after 'except', 'not', 'other than' … (articles skipped), or after 'but' in a clause
+        with a quantifier ("everything but the apple"), and those joined to one by 'and'/'or'/','
+        ("except the apple and the lemon"): left out."""
+        out: list[Mention] = []
+        but = bool(set(toks) & (V.QUANT_ALL | V.GENERIC))
         for m in ments:
             j = m.start - 1
             while j >= 0 and toks[j] in {"the", "a", "an", "for"}:
                 j -= 1
-            if j >= 0 and (toks[j] in V.EXCEPT or " ".join(toks[max(0, j - 1):j + 1]) in V.EXCEPT_PHRASES):
+            if j >= 0 and (toks[j] in V.EXCEPT or " ".join(toks[max(0, j - 1):j + 1]) in V.EXCEPT_PHRASES
+                           or toks[j] == "but" and but):
                 out.append(m)
+            elif out and (out[-1].end == j + 1 or toks[j] in {"and", "or", "nor", ","} and out[-1].end == j):
+                out.append(m)  # "except the apple, the lemon and the lime"
         return out
 
     def _ruled_out_places(self, toks: list[str], excluded: list[Mention], movers: set[str]) -> None:

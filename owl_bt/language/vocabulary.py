@@ -113,6 +113,11 @@ ONTOLOGY = {
     "ball": {"golf_ball", "tennis_ball", "ball"},
     "surface": {"region", "plate", "mat", "tray", "table"},
 }
+# what "everything", "all the things", "the red objects" do not sweep up unless named: what things are put
+# in or on (containers, dishes, surfaces, markers), not the things themselves
+RECEPTACLES = ONTOLOGY["container"] | ONTOLOGY["dish"] | ONTOLOGY["surface"] | {"line", "trash_can"}
+# nouns that name a quantity of stuff rather than one thing: "the fruit", "the cutlery" mean all of it
+MASS_NOUNS = {"fruit", "citrus", "cutlery", "silverware", "food", "produce", "stuff"}
 NOT_VEGAN = {"potted_meat_can"}  # "not vegan" / "non-vegan"
 # other names people use for a category
 SYNONYMS = {"pan": "skillet", "frying pan": "skillet", "cup": "mug", "drill": "power_drill", "mustard": "mustard_bottle",
@@ -143,7 +148,7 @@ FILLER = {
     "table's", "both", "each", "every", "any", "whatever", "whichever", "only", "end", "not", "no", "out", "off",
     "lets", "let's", "we", "our", "us", "thing", "things", "object", "objects", "item", "items", "stuff", "fits",
     "fit", "fitting", "currently", "initially", "originally", "was", "were", "started", "starts", "start",
-    "first", "next", "later", "lastly", "afterwards", "ok", "okay", "thanks", "thank", "cooked",
+    "first", "next", "later", "lastly", "afterwards", "ok", "okay", "thanks", "thank", "cooked", "else",
 }
 COLOURS = {"red", "green", "blue", "yellow", "white", "black", "grey", "gray", "light", "dark", "brown", "orange",
            "purple", "pink", "silver", "golden", "gold"}
