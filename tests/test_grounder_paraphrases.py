@@ -9,6 +9,7 @@ from test_offline import SCENE, goals, thing
 
 from owl_bt.errors import GroundingError
 from owl_bt.language.offline import plan_for
+from owl_bt.language.reading import Reader
 
 
 @pytest.mark.parametrize("text", ["put the apple on top of the plate", "put the apple on the top of the plate",
@@ -240,3 +241,68 @@ def test_what_is_left_out_of_a_group(text, left):
     """"everything except the apple and the lemon" moved the lemon alone; "everything but the apple" moved the
     apple alone; "all the fruit except the apple and the lemon" put the lemon on the plate twice."""
     assert [g[:3] for g in goals(text)] == [(x, "ontop", "plate") for x in ITEMS if x not in left]
+
+
+def test_the_side_of_an_object_is_beside_it_and_intensifiers_and_either_are_read():
+    """"to the left side of the red line" was the far left of the table; "right next to" and "either" were
+    unknown words; "…, in that order" was an unknown 'order'."""
+    scene = [*SCENE, thing("red_line", "line", "red", 0.55, 0.0, (0.7, 0.01, 0.001), fixed=True)]
+    assert goals("move the lemon to the left side of the red line", scene)[0][3] == (("left_of", ("red_line",)),)
+    assert goals("move the lemon to the right side of the line", scene)[0][3] == (("right_of", ("red_line",)),)
+    assert goals("move the lemon to the left side of the table", scene)[0][3] == (("far_left", ()),)
+    assert goals("put the lemon right next to the bowl")[0][3] == (("near", ("big_bowl",)),)
+    assert [g[0] for g in goals("put either citrus fruit on the plate")] == ["lemon"]
+    assert [g[:3] for g in goals("put the apple on the plate and the lime in the bowl, in that order")] == [
+        ("apple", "ontop", "plate"), ("lime", "inside", "big_bowl")]
+
+
+def test_it_is_one_object():
+    """mug2 in other words: "put the fork and the knife in the mug, then put it next to the mustard" took 'it'
+    for the fork and the knife and took them out of the mug again."""
+    assert [g[:4] for g in goals("put the spoon and the strawberry in the mug, then put it next to the ketchup")] == [
+        ("spoon", "inside", "mug", ()), ("strawberry", "inside", "mug", ()), ("mug", "ontop", "table", (("near", ("ketchup",)),))]
+    assert goals("put the spoon and the strawberry in the mug, then put them next to the ketchup")[-1][0] == "strawberry"
+    with pytest.raises(GroundingError, match="^'it' could be the citrus fruit or the big bowl; name one$"):
+        goals("put the citrus fruit in the bowl, then put it on the plate")  # a mass noun takes 'it' too
+
+
+def test_a_colour_shares_the_noun_after_it_and_the_red_one_is_one():
+    """"the yellow and the green fruit" dropped the yellow one silently; "the yellow one" asked what to move."""
+    assert [g[0] for g in goals("put the yellow and the green fruit on the plate")] == ["lemon", "lime"]
+    assert [g[0] for g in goals("put the yellow one on the plate")] == ["lemon"]
+    assert [g[0] for g in goals("put the red ones in the bowl")] == ["apple", "strawberry", "ketchup"]
+    with pytest.raises(GroundingError, match="'the red one' could be the apple, the strawberry or the ketchup"):
+        goals("put the red one in the bowl")
+
+
+def test_emptying_a_can_of_soup_pours_the_can():
+    """"empty the soup can into the bowl" poured the soup with the can as its contents (the can's box held
+    in the soup's)."""
+    scene = [thing("table", "table", "brown", 0.55, 0.0, (0.7, 0.9, 0.0), fixed=True, z0=-0.001),
+             thing("soup_can", "tomato_soup_can", "red", 0.5, -0.2, (0.07, 0.07, 0.1)),
+             thing("soup", "soup", "red", 0.5, -0.2, (0.05, 0.05, 0.03), z0=0.005),
+             thing("bowl", "bowl", "red", 0.6, 0.2, (0.16, 0.16, 0.06))]
+    for text in ("empty the soup can into the bowl", "pour the soup into the bowl"):
+        (g,) = Reader(scene).read(text).goals
+        assert (g.obj, g.how, g.support, g.contents) == ("soup_can", "pour", "bowl", ("soup",)), text
+
+
+@pytest.mark.parametrize(("text", "order"), [
+    ("once the pear is in the bowl, put the apple in the bowl", ["pear", "apple"]),
+    ("put the apple in the bowl when the pear is in the bowl", ["pear", "apple"]),
+    ("put the apple in the bowl, and the pear before it", ["pear", "apple"]),
+    ("put the apple in the bowl and the pear after it", ["apple", "pear"]),
+    ("put the apple in the bowl after putting the pear there", ["pear", "apple"]),
+    ("put the pear in the bowl, then put the apple there", ["pear", "apple"]),
+])
+def test_once_when_before_it_and_there(text, order):
+    """'once' was an unknown word and 'when' a filler (the apple went first); "the pear before it" came
+    after; "after putting the pear there" put the pear on the table."""
+    assert [g[:3] for g in goals(text, PEAR)] == [(x, "inside", "big_bowl") for x in order]
+
+
+def test_leave_it_there_keeps_the_placement_and_there_with_no_place_asks():
+    """"… and leave it there" took the pear out of the bowl onto the table; "put the lime there" put it on the table."""
+    assert goals("put the pear in the bowl and leave it there", PEAR) == [("pear", "inside", "big_bowl", (), False, True, False)]
+    with pytest.raises(GroundingError, match="'there' is where?"):
+        goals("put the lime there")

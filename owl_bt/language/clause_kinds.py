@@ -68,7 +68,8 @@ class SpecialClauses:
         if not names:
             raise GroundingError(f"pour what into the {target.replace('_', ' ')}? {ADVICE}")
         x = self.scene.things[names[0]]
-        holder = next((t.name for t in self.scene.things.values() if held_in(x, t) and not t.fixed), None)
+        holder = next((t.name for t in self.scene.things.values()  # the can the soup is in (not the soup "around" its can)
+                       if held_in(x, t) and not t.fixed and t.volume > x.volume), None)
         if holder == target:  # already poured (a replan after the pour): the goal is that it stays there
             self.goals.append(Goal(x.name, "inside", target))
             self.last = [x.name]

@@ -84,10 +84,15 @@ def find_mentions(toks: list[str], scene: SceneAliases, skip: set[int]) -> list[
         if toks[i] == "can" and i + 1 < len(toks) and toks[i + 1] in {"you", "i", "we", "it", "they", "be"}:
             i += 1  # the modal verb
             continue
-        if toks[i] in V.COLOURS and words[i + 1:i + 2] and words[i + 1] in V.GENERIC and not skip & {i, i + 1}:
+        if toks[i] in V.COLOURS and words[i + 1:i + 2] and words[i + 1] in V.GENERIC | {"one"} and not skip & {i, i + 1}:
             names = [n for n, t in scene.things.items() if not t.fixed and toks[i] in t.colour.split("_")]
             out.append(Mention(i, i + 2, names, toks[i + 1] != words[i + 1] or toks[i + 1] in {"stuff"}, True))
-            i += 2  # "the red things": what is red
+            i += 2  # "the red things", "the red one": what is red
+            continue
+        if toks[i] in V.COLOURS and toks[i + 1:i + 2] in (["and"], ["or"], [","]) and not skip & {i, i + 1} and (
+                m := _elided(toks, words, i, scene, skip)):
+            out.append(m)  # "the yellow and the orange fruit": the yellow fruit
+            i += 1
             continue
         if toks[i] == "non" and (m := _complement(toks, words, i, scene, skip)):
             out.append(m)
@@ -112,6 +117,21 @@ def find_mentions(toks: list[str], scene: SceneAliases, skip: set[int]) -> list[
         else:
             i += 1
     return out
+
+
+def _elided(toks: list[str], words: list[str], i: int, scene: SceneAliases, skip: set[int]) -> Mention | None:
+    """The colour at i with the noun of the next phrase ("the yellow and the orange fruit"), when the scene
+    has an object of that colour and noun."""
+    found = find_mentions(toks[i + 2:i + 7], scene, {k - i - 2 for k in skip})
+    if not found:
+        return None
+    end = i + 2 + found[0].end
+    key = (toks[i], words[end - 1])
+    if key not in scene.aliases:
+        return None
+    names = sorted(scene.aliases[key], key=list(scene.things).index)
+    plural = toks[end - 1] != words[end - 1]
+    return Mention(i, i + 1, names, plural or words[end - 1] in V.MASS_NOUNS and not (i > 0 and toks[i - 1] == "the"))
 
 
 def _meant_all(toks: list[str], words: list[str], start: int, end: int) -> bool:

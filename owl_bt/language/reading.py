@@ -17,15 +17,16 @@ from owl_bt.language.clause_kinds import ADVICE, SpecialClauses
 from owl_bt.language.goals import Goal, Reading
 from owl_bt.language.mentions import SEPARATORS, Mention, SceneAliases, find_mentions, tokens_of
 from owl_bt.language.negation import negation
+from owl_bt.language.references import References
 from owl_bt.language.relations import ClauseRelations
-from owl_bt.language.scene_view import Thing, container, fits_in, held_in, measure
-from owl_bt.language.sequencing import Clause, split_clauses
+from owl_bt.language.scene_view import Thing, container, fits_in, measure
+from owl_bt.language.sequencing import split_clauses
 from owl_bt.language.suggest import did_you_mean
 from owl_bt.language.suggest import phrase as suggestion
 from owl_bt.language.superlatives import DISTANCE
 
 
-class Reader(ClauseRelations, SpecialClauses):
+class Reader(ClauseRelations, SpecialClauses, References):
     """Reads an instruction against the scene; `read()` → Reading or GroundingError/UnknownObjectError."""
 
     def __init__(self, things: list[Thing]) -> None:
@@ -43,6 +44,7 @@ class Reader(ClauseRelations, SpecialClauses):
         self._clause_goals = 0  # goals made before the clause being read
         self._nearest: dict[int, tuple[str, Mention]] = {}  # distance superlatives of the clause being read
         self._gap: tuple | None = None  # the destination a bare object phrase of the clause being read shares
+        self._last_about: tuple = ([], "", None)  # (the list `last` was set to, its mass-noun phrase, its destination)
 
     def read(self, instruction: str) -> Reading:
         toks = tokens_of(instruction)
@@ -90,30 +92,6 @@ class Reader(ClauseRelations, SpecialClauses):
             raise GroundingError(f"the instruction asks for no placement the offline grounder can see; {ADVICE}")
         return Reading(self.goals, self.upright_needed)
 
-    def _partner_dest(self, clauses: list[Clause], n: int, dests: dict[int, tuple]) -> tuple | None:
-        """The destination (how, support, spatial, upright) of the clause that clause n is attached to by
-        'after'/'before' ("put the apple in the bowl after the pear": the bowl), read ahead when that
-        clause comes later; None when there is none."""
-        p = clauses[n].partner
-        if p is None or p < n:
-            return dests.get(p) if p is not None else None
-        ahead = Reader(list(self.scene.things.values()))
-        ahead.last, ahead.more = list(self.last), True
-        try:
-            ahead._clause([t for t in clauses[p].toks if t != ","])
-        except GroundingError:
-            return None
-        return ahead.last_dest
-
-    def _forward(self, clause: list[str], nxt: list[str]) -> list[str]:
-        """What 'it' names in a clause with nothing before it ("after standing it upright" read first): an object
-        of the next clause — for standing up or turning, one that can be stood up (a container)."""
-        names = [n for m in find_mentions(nxt, self.scene, set()) for n in m.names if not self.scene.things[n].fixed]
-        if set(clause) & (V.SETUP | V.TURN | set(V.ORIENTATION)) or "standing" in clause:
-            return ([n for n in names if container(self.scene.things[n])] or names)[-1:]
-        return names[:1]  # "after putting it in the pan, put the strawberry …": what the next clause moves
-
-    # -- one clause -------------------------------------------------------------------------------------------
     def _clause(self, toks: list[str]) -> None:
         text = " ".join(toks)
         for o in V.INTENT_OPENERS:
@@ -139,46 +117,6 @@ class Reader(ClauseRelations, SpecialClauses):
         if toks and toks[0] in {"remove", "clear"}:
             return self._remove(toks)
         self._placement(toks)
-
-    def _items(self, names: list[str], named: set[str]) -> list[str]:
-        """What "everything", "all the things" or "the red objects" sweep up of `names`: the things, not what
-        things are put in or on (containers, dishes, surfaces, markers: V.RECEPTACLES) unless nothing else
-        is left, nor what is held in another object (the soup in its can goes along with it), nor an
-        object `named` elsewhere in the clause (its destination)."""
-        things = self.scene.things
-        left = [n for n in names if n not in named and not any(
-            held_in(things[n], o) and o.volume > things[n].volume for o in things.values() if o.name != n and not o.fixed)]
-        return [n for n in left if things[n].category not in V.RECEPTACLES] or left
-
-    def _resolve(self, m: Mention, toks: list[str]) -> list[str]:
-        """The objects mention m of the clause `toks` means: a distance or size superlative's one, the first
-        of a group after 'one of'/'any'/'a', all of a plural, category or quantified group; raises
-        GroundingError for a singular phrase that matches several ("the red fruit" with two red fruits)."""
-        names = list(m.names)
-        if m.generic:  # "the red things": the red items, not the red bowl they go into
-            names = self._items(names, {n for x in self._ments if x is not m for n in x.names})
-        before = toks[max(0, m.start - 3):m.start]
-        if m.start in self._nearest:
-            word, refm = self._nearest[m.start]
-            r = self.scene.things[self._resolve(refm, toks)[0]]
-            pick = V.SUPERLATIVES[word][1]
-            return [pick((n for n in names if n != r.name), key=lambda n: measure(self.scene.things[n], "distance", r))]
-        sup = next((V.SUPERLATIVES[w] for w in before if w in V.SUPERLATIVES and w not in DISTANCE), None)
-        if sup is not None and len(names) > 1:
-            what, pick = sup
-            return [pick(names, key=lambda n: measure(self.scene.things[n], what))]
-        if len(names) > 1 and m.start > 0 and toks[m.start - 1] in {"a", "an"}:
-            return names[:1]  # "a red fruit": any one of them
-        if len(names) > 1 and not m.many and not set(before) & (V.QUANT_ALL | V.QUANT_ONE):
-            raise GroundingError(_ambiguous(toks, m, names))
-        if len(names) > 1 and set(before) & V.QUANT_ONE - {"a", "an"} and not set(before) & V.QUANT_ALL:
-            return names[:1]
-        return names
-
-    def _pronoun(self, toks: list[str], ments: list[Mention]) -> list[str]:
-        if not ments and set(toks) & {"it", "them", "they", "itself", "themselves"}:
-            return list(self.last)
-        return []
 
     def _placement(self, toks: list[str]) -> None:
         """An action or state clause: one or more units 'objects + relations' ("put the apple into
@@ -210,15 +148,17 @@ class Reader(ClauseRelations, SpecialClauses):
         for n, (subject, urels) in enumerate(units):
             sources = [refs for k, refs in urels if rels[k][2] == "source"]
             dest = [(k, refs) for k, refs in urels if rels[k][2] != "source"]
-            gap = self._gap or self.last_dest
-            if not dest and not upright_verb and (n > 0 or verb is None) and gap:
-                moved = [x for m in subject for x in self._resolve(m, toks)]
-                if moved:  # gapping: "… on the plate, then the lime", "… in the bowl after the pear"
+            gap, there = self._gap or self.last_dest, "there" in toks and n == 0
+            if not dest and not upright_verb and (n > 0 or verb is None or there) and gap:
+                moved = [x for m in subject for x in self._resolve(m, toks)] or (self._pronoun(toks, subject) if there else [])
+                if moved:  # gapping: "… on the plate, then the lime", "… in the bowl after the pear", "put it there"
                     how, ref, spatial, upright = gap
-                    for name in moved:
-                        self._goal(name, how, ref, spatial, upright, only, state)
+                    for name in moved:  # "leave it there": where the last clause put it
+                        self._goal(name, how, ref, spatial, upright, only, state or verb in {"leave", "keep"})
                     self.last = moved
                     continue
+            if there and not dest and not gap:
+                raise GroundingError(f"'there' is where? {' '.join(toks)!r} says no place before it; {ADVICE}")
             sup = [(rels[k][3], refs) for k, refs in dest if rels[k][2] == "support" and rels[k][3] != "to"]
             support_rel = next((x for x in sup if x[1]), sup[0] if sup else None)
             support_ref = self._resolve(support_rel[1][0], toks)[0] if support_rel and support_rel[1] else None
@@ -303,22 +243,14 @@ class Reader(ClauseRelations, SpecialClauses):
             if dest or support_ref:
                 self.last_dest = (how, support_ref, spatial, upright)
             self.last = moved
+            mass = len(subject) == 1 and subject[0].many and toks[subject[0].end - 1] == V.singular(toks[subject[0].end - 1])
+            self._last_about = (moved, " ".join(toks[subject[0].start - 1:subject[0].end]) if mass else "",
+                                support_ref if dest or support_ref else None)
 
     def _flat(self, name: str) -> bool:
         """A surface one puts things on, not into (a plate, a mat, a region, the table): not a container."""
         t = self.scene.things[name]
         return not container(t) and (t.fixed or t.category in V.ONTOLOGY["surface"])
-
-    def _antecedent(self, how: str, moved: list[str], at: int) -> str:
-        """What 'it' (token `at` of the clause) names as a support: the last object moved, unless that cannot
-        hold the moved ones — then the latest object named before 'it' that can ("take the orange off the mug
-        and put the knife in it": the mug)."""
-        first = self.last[0]
-        fits = (lambda n: container(self.scene.things[n])) if how == "inside" else (lambda n: True)
-        if first not in moved and fits(first):
-            return first
-        before = self.mentioned + [n for m in self._ments if m.start < at for n in m.names]
-        return next((n for n in reversed(before) if n not in moved and fits(n)), first)
 
     def _goal(self, name: str, how: str | None, support: str | None, spatial, upright: bool, only: bool, state: bool) -> None:
         if support == name:
@@ -335,6 +267,9 @@ class Reader(ClauseRelations, SpecialClauses):
             return
         if support is None:
             support = self._default_support(name, spatial)
+        if existing and (existing[-1].how, existing[-1].support, existing[-1].spatial) == (how or "ontop", support, list(spatial)):
+            existing[-1].upright |= upright  # the same placement said again ("…, then put it there")
+            return
         for g in existing:
             g.final = False  # a later placement of the same object: the earlier one is a step on the way
         self.goals.append(Goal(name, how or "ontop", support, list(spatial), upright, True, only))
@@ -370,12 +305,3 @@ class Reader(ClauseRelations, SpecialClauses):
                 self.absent.append(w)
             elif t not in vocab and w not in vocab:
                 self.unknown.append(t)
-
-
-def _ambiguous(toks: list[str], m: Mention, names: list[str]) -> str:
-    """"'the red fruit' could be the apple or the strawberry; name one": the one-line reason for a singular
-    phrase that matches several objects (the grounder does not pick one for the person)."""
-    start = m.start - (m.start > 0 and toks[m.start - 1] in {"the", "this", "that"})
-    names = [f"the {n.replace('_', ' ')}" for n in names]
-    which = ", ".join(names[:-1]) + " or " + names[-1]
-    return f"{' '.join(toks[start:m.end])!r} could be {which}; name one"

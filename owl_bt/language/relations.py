@@ -9,7 +9,6 @@ from owl_bt.errors import GroundingError
 from owl_bt.language import vocabulary as V
 from owl_bt.language.clause_kinds import ADVICE
 from owl_bt.language.mentions import Mention, find_mentions, phrases
-from owl_bt.language.scene_view import container
 from owl_bt.language.superlatives import distance_superlatives
 
 
@@ -108,7 +107,7 @@ class ClauseRelations:
         return out
 
     def _ruled_out_places(self, toks: list[str], excluded: list[Mention], movers: set[str]) -> None:
-        """Refuse a "not" that rules out a place (a region, a table, a container) rather than leaving
+        """Refuse a "not" that rules out a place (a region, a table, a container, a plate) rather than leaving
         out an object ("onto the plate, not the light-grey one", "into the bowl, not the mug"), or that
         rules out nothing named: raises GroundingError. ("… on the plate, not the lime" leaves the
         lime where it is: that is no negation of the goal.)"""
@@ -120,7 +119,7 @@ class ClauseRelations:
                 j += 1
             left = next((m for m in excluded if m.start == j), None)
             places = left is not None and not set(left.names) & movers and any(
-                self.scene.things[n].fixed or container(self.scene.things[n]) for n in left.names)
+                self.scene.things[n].fixed or self.scene.things[n].category in V.RECEPTACLES for n in left.names)
             if left is None or places:
                 words = " ".join(toks[i:left.end if left else i + 4])
                 raise GroundingError(f"the offline grounder does not handle negation ('{words}'): say what the robot "

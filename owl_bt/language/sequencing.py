@@ -4,7 +4,8 @@ Clauses end at sentence marks and parentheses, at 'then', 'finally', 'afterwards
 'and'/',' before a verb, and at 'before'/'after'. The order follows the sequencing words:
 
 - "Y after X", "Y, but first X", "Y. Before that, X": X happens first;
-- "After X, Y", "Y before X", "Y, then X", "Y. After that, X": in the order written;
+- "After X, Y", "Y before X", "Y, then X", "Y. After that, X", "Y, and X after it": in the order written;
+- 'once' and 'when' before a clause read as 'after' ("once the pear is in the bowl, put …");
 - "Before X, Y": Y happens first.
 
 A clause opened by 'after' or 'before' may be a bare object phrase that shares the action and the
@@ -63,9 +64,16 @@ def split_clauses(toks: list[str]) -> list[Clause]:
         if t in {",", "but"} and nxt == "first" and k + 2 < len(toks) and any(s.toks for s in segs):
             start(EARLIER, None)  # "…, (but) first …": before what came before it
             continue
-        if t in {"after", "before"} and nxt in {"that", "this", "which"}:  # "after that": then; "before that": earlier
-            start(EARLIER if t == "before" else None, None)
+        if t in {"once", "when"} and k + 1 < len(toks) and nxt not in SEPARATORS | {","}:
+            t = "after"  # "once the pear is in the bowl, put …", "… when the pear is in the bowl"
+        if t in {"after", "before"} and nxt in {"that", "this", "which", "it", "them", "those", "these"} and (
+                k + 2 >= len(toks) or toks[k + 2] in SEPARATORS | {",", "and", "then"} or nxt in {"that", "this", "which"}):
             skip_next = True
+            if nxt not in {"that", "this", "which"} and "and" in cur.toks:  # "…, and the pear before it": the pear first
+                a = len(cur.toks) - 1 - cur.toks[::-1].index("and")
+                cur.toks, tail = cur.toks[:a], cur.toks[a + 1:]
+                segs.append(_Segment(tail, EARLIER if t == "before" else None, "prev"))
+            start(EARLIER if t == "before" else None, None)  # "after that": then
             continue
         if t in {"after", "before"}:
             if cur.toks:  # "Y after X" (X first), "Y before X" (in order): attached to Y
