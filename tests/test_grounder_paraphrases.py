@@ -306,3 +306,26 @@ def test_leave_it_there_keeps_the_placement_and_there_with_no_place_asks():
     assert goals("put the pear in the bowl and leave it there", PEAR) == [("pear", "inside", "big_bowl", (), False, True, False)]
     with pytest.raises(GroundingError, match="'there' is where?"):
         goals("put the lime there")
+
+
+def test_superlatives_of_things_and_leaving_out_the_biggest():
+    """"the biggest thing" put the plate into the bowl; "all the fruit except the biggest one" took the apple
+    too, and an 'except' that named nothing was passed over."""
+    assert goals("put the biggest thing in the bowl")[0][:3] == ("ketchup", "inside", "big_bowl")
+    assert [g[0] for g in goals("put all the fruit in the bowl except the biggest one")] == ["strawberry", "lemon", "lime"]
+    assert [g[0] for g in goals("put all the fruit except the smallest in the bowl")] == ["apple", "lemon", "lime"]
+    assert "ketchup" not in [g[0] for g in goals("put everything but the tallest thing on the plate")]
+    with pytest.raises(GroundingError, match="leaves out no object"):
+        goals("put everything except the thing over there on the plate")
+
+
+@pytest.mark.parametrize(("text", "order"), [
+    ("put the apple on the plate last and the lemon first", ["lemon", "apple"]),
+    ("put the apple and the lemon on the plate, the apple last", ["lemon", "apple"]),
+    ("put the apple on the plate, and then, after that, the lemon", ["apple", "lemon"]),
+    ("put the apple and the lemon on the plate one at a time", ["apple", "lemon"]),
+])
+def test_first_and_last_inside_one_clause(text, order):
+    """'first'/'last' on one object of a clause were passed over; "and then, after that, …" left an empty
+    clause ("cannot tell what to move in ''"); "one at a time" was an unknown 'time'."""
+    assert [g[:3] for g in goals(text)] == [(x, "ontop", "plate") for x in order]

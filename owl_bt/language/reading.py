@@ -20,7 +20,7 @@ from owl_bt.language.negation import negation
 from owl_bt.language.references import References
 from owl_bt.language.relations import ClauseRelations
 from owl_bt.language.scene_view import Thing, container, fits_in, measure
-from owl_bt.language.sequencing import split_clauses
+from owl_bt.language.sequencing import split_clauses, unit_ranks
 from owl_bt.language.suggest import did_you_mean
 from owl_bt.language.suggest import phrase as suggestion
 from owl_bt.language.superlatives import DISTANCE
@@ -128,6 +128,7 @@ class Reader(ClauseRelations, SpecialClauses, References):
             t in {"is", "be", "are", "stays", "stay", "ends"} for t in toks)
         only = bool(set(toks) & V.FINAL_ONLY) and bool(set(toks) & V.END_WORDS)
         excluded = self._excluded(toks, ments)
+        least = self._excepted_superlative(toks, excluded)  # "… except the biggest one"
         left_out = {x for m in excluded for x in m.names}
         ments = [m for m in ments if m not in excluded]
         units = self._units(ments, rels)
@@ -145,7 +146,9 @@ class Reader(ClauseRelations, SpecialClauses, References):
         verb = next((t for t in toks if t in V.ACTION_FORMS | V.SETUP | V.TURN), None)
         if verb in V.TURN and not any(r[2] == "orient" for r in rels):
             raise GroundingError(f"{verb} it which way? {' '.join(toks)!r}; say e.g. 'upright'; {ADVICE}")
+        starts = []  # where each unit begins
         for n, (subject, urels) in enumerate(units):
+            starts.append(min([m.start for m in subject] + [rels[k][0] for k, _ in urels] or [len(toks)]))
             sources = [refs for k, refs in urels if rels[k][2] == "source"]
             dest = [(k, refs) for k, refs in urels if rels[k][2] != "source"]
             gap, there = self._gap or self.last_dest, "there" in toks and n == 0
@@ -162,12 +165,11 @@ class Reader(ClauseRelations, SpecialClauses, References):
             sup = [(rels[k][3], refs) for k, refs in dest if rels[k][2] == "support" and rels[k][3] != "to"]
             support_rel = next((x for x in sup if x[1]), sup[0] if sup else None)
             support_ref = self._resolve(support_rel[1][0], toks)[0] if support_rel and support_rel[1] else None
-            sup = next((w for w in toks[:first_rel] if w in V.SUPERLATIVES and w not in DISTANCE), None)
+            sup = next((w for w in toks[:first_rel] if w in V.SUPERLATIVES and w not in DISTANCE and w != least), None)
             if generic and not subject and n == 0 and sup and not set(toks) & V.FITS:  # "the tallest thing"
                 named = {x for m in ments for x in m.names}
                 what, pick = V.SUPERLATIVES[sup]
-                moved = [pick((x for x in self.scene.movable() if x not in named),
-                              key=lambda x: measure(self.scene.things[x], what))]
+                moved = [pick(self._items(self.scene.movable(), named), key=lambda x: measure(self.scene.things[x], what))]
             elif generic and (not subject or everything) and n == 0 and not set(toks) & V.FITS:  # "all the things"
                 if not set(toks[:first_rel]) & (V.QUANT_ALL | {"everything"}):  # not "the thing"
                     raise GroundingError(f"which objects? {' '.join(toks)!r}; name them or their kind; {ADVICE}")
@@ -190,6 +192,9 @@ class Reader(ClauseRelations, SpecialClauses, References):
             if support_rel and not support_ref:
                 raise GroundingError(f"{'in' if support_rel[0] == 'inside' else 'on'} what? {' '.join(toks)!r}; {ADVICE}")
             moved = [x for x in moved if x not in left_out]
+            if least and n == 0 and len(moved) > 1:
+                what, pick = V.SUPERLATIVES[least]
+                moved.remove(pick(moved, key=lambda x: measure(self.scene.things[x], what)))
             if not moved:
                 raise GroundingError(f"cannot tell what to move in {' '.join(toks)!r}; {ADVICE}")
             source = [x for refs in sources for m in refs for x in self._resolve(m, toks)]
@@ -246,6 +251,11 @@ class Reader(ClauseRelations, SpecialClauses, References):
             mass = len(subject) == 1 and subject[0].many and toks[subject[0].end - 1] == V.singular(toks[subject[0].end - 1])
             self._last_about = (moved, " ".join(toks[subject[0].start - 1:subject[0].end]) if mass else "",
                                 support_ref if dest or support_ref else None)
+        rank: dict[str, int] = {}  # "put the apple on the plate last and the lemon first": the lemon first
+        for (subject, _), r in zip(units, unit_ranks(toks, starts), strict=True):
+            for x in (x for m in subject for x in m.names):
+                rank[x] = r if r != 1 or x not in rank else rank[x]
+        self.goals[self._clause_goals:] = sorted(self.goals[self._clause_goals:], key=lambda g: rank.get(g.obj, 1))
 
     def _flat(self, name: str) -> bool:
         """A surface one puts things on, not into (a plate, a mat, a region, the table): not a container."""

@@ -9,7 +9,7 @@ from owl_bt.errors import GroundingError
 from owl_bt.language import vocabulary as V
 from owl_bt.language.clause_kinds import ADVICE
 from owl_bt.language.mentions import Mention, find_mentions, phrases
-from owl_bt.language.superlatives import distance_superlatives
+from owl_bt.language.superlatives import DISTANCE, distance_superlatives
 
 
 class ClauseRelations:
@@ -105,6 +105,27 @@ class ClauseRelations:
             elif out and (out[-1].end == j + 1 or toks[j] in {"and", "or", "nor", ","} and out[-1].end == j):
                 out.append(m)  # "except the apple, the lemon and the lime"
         return out
+
+    def _excepted_superlative(self, toks: list[str], excluded: list[Mention]) -> str | None:
+        """The size superlative after 'except'/'but'/'other than' … ("all the fruit except the biggest one"):
+        the one of the group to leave out; None when there is none. Raises GroundingError for such a word
+        that leaves out nothing the grounder can name ("everything except the one over there")."""
+        after = {m.start for m in excluded}
+        for i, t in enumerate(toks):
+            phrase = " ".join(toks[i:i + 2]) in V.EXCEPT_PHRASES - {"but not", "and not"}
+            if not (t in V.EXCEPT - {"not"} or phrase or t == "but" and set(toks) & (V.QUANT_ALL | V.GENERIC)):
+                continue
+            j = i + 1 + phrase
+            while j < len(toks) and toks[j] in {"the", "a", "an", "for"}:
+                j += 1
+            if j in after or j < len(toks) and toks[j] == "non":
+                continue
+            if j < len(toks) and toks[j] in V.SUPERLATIVES and toks[j] not in DISTANCE:
+                return toks[j]
+            if t != "but":
+                raise GroundingError(f"{' '.join(toks[i:j + 2])!r} leaves out no object the offline grounder can "
+                                     f"name; {ADVICE}")
+        return None
 
     def _ruled_out_places(self, toks: list[str], excluded: list[Mention], movers: set[str]) -> None:
         """Refuse a "not" that rules out a place (a region, a table, a container, a plate) rather than leaving

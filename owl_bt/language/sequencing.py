@@ -50,9 +50,10 @@ def split_clauses(toks: list[str]) -> list[Clause]:
 
     def start(tag: str | None, partner: str | None, lead: bool = False) -> None:
         cur = segs[-1]
-        if cur.toks:
+        if _said(cur.toks):
             segs.append(_Segment([], tag, partner, lead))
-        else:  # nothing in this clause yet: the marker opens it
+        else:  # nothing in this clause yet ("and then, after that, …"): the marker opens it
+            cur.toks = []
             cur.tag, cur.partner, cur.lead = tag or cur.tag, partner or cur.partner, lead or cur.lead
 
     for k, t in enumerate(toks):
@@ -89,7 +90,12 @@ def split_clauses(toks: list[str]) -> list[Clause]:
         if cur.lead and len(cur.toks) >= 2 and t in _IMPERATIVES and cur.toks[-1] not in _SUBJECTS:
             segs.append(_Segment([]))  # "before the pear put the apple …": the main clause begins
         segs[-1].toks.append(t)
-    return _ordered([s for s in segs if s.toks])
+    return _ordered([s for s in segs if _said(s.toks)])
+
+
+def _said(toks: list[str]) -> bool:
+    """Whether a clause says anything (not only commas and 'and')."""
+    return any(t not in {",", "and"} for t in toks)
 
 
 def _ordered(segs: list[_Segment]) -> list[Clause]:
@@ -116,3 +122,14 @@ def _ordered(segs: list[_Segment]) -> list[Clause]:
         p = {"prev": w - 1, "next": w + 1}.get(segs[w].partner or "")
         out.append(Clause(segs[w].toks, at.get(p) if p is not None else None))
     return out
+
+
+def unit_ranks(toks: list[str], starts: list[int]) -> list[int]:
+    """When to carry out each unit 'objects + relations' of one clause (`starts`: the token each begins at,
+    in the order written): 0 for a unit that says 'first', 2 for one that says 'last', else 1 ("put the
+    apple on the plate last and the lemon first": the lemon first)."""
+    rank = []
+    for n, a in enumerate(starts):
+        words = set(toks[a:starts[n + 1] if n + 1 < len(starts) else len(toks)])
+        rank.append(0 if "first" in words else 2 if words & {"last", "lastly"} else 1)
+    return rank

@@ -150,7 +150,7 @@ FILLER = {
     "table's", "both", "each", "every", "any", "whatever", "whichever", "only", "end", "not", "no", "out", "off",
     "lets", "let's", "we", "our", "us", "thing", "things", "object", "objects", "item", "items", "stuff", "fits",
     "fit", "fitting", "currently", "initially", "originally", "was", "were", "started", "starts", "start",
-    "first", "next", "later", "lastly", "afterwards", "ok", "okay", "thanks", "thank", "cooked", "else", "order",
+    "first", "next", "later", "lastly", "afterwards", "ok", "okay", "thanks", "thank", "cooked", "else", "order", "time",
 }
 COLOURS = {"red", "green", "blue", "yellow", "white", "black", "grey", "gray", "light", "dark", "brown", "orange",
            "purple", "pink", "silver", "golden", "gold"}
