@@ -329,3 +329,28 @@ def test_first_and_last_inside_one_clause(text, order):
     """'first'/'last' on one object of a clause were passed over; "and then, after that, …" left an empty
     clause ("cannot tell what to move in ''"); "one at a time" was an unknown 'time'."""
     assert [g[:3] for g in goals(text)] == [(x, "ontop", "plate") for x in order]
+
+
+# the lime lies on the plate and the strawberry in the bowl
+PLACED = [t for t in SCENE if t.name not in ("lime", "strawberry")] + [
+    thing("lime", "lime", "green", 0.45, 0.15, (0.05, 0.05, 0.05), z0=0.02),
+    thing("strawberry", "strawberry", "red", 0.6, 0.2, (0.03, 0.03, 0.04), z0=0.005)]
+
+
+@pytest.mark.parametrize(("text", "want"), [
+    ("put the fruit on the plate in the bowl", [("lime", "inside", "big_bowl")]),
+    ("move the fruit in the bowl to the plate", [("strawberry", "ontop", "plate")]),
+    ("put the red fruit in the bowl on the plate", [("strawberry", "ontop", "plate")]),
+    ("put the lemon in the bowl on the table", [("lemon", "inside", "big_bowl")]),
+    ("take everything off the plate", [("lime", "ontop", "table")]),
+    ("take the fruit out of the bowl", [("strawberry", "ontop", "table")]),
+])
+def test_a_place_after_a_group_says_which_of_it(text, want):
+    """"put the fruit on the plate in the bowl" put all the fruit on the plate (the bowl passed over);
+    "take everything off the plate" moved what was not on it; "the red fruit in the bowl" was ambiguous."""
+    assert [g[:3] for g in goals(text, PLACED)] == want
+
+
+def test_two_places_that_fit_no_reading_are_refused():
+    with pytest.raises(GroundingError, match="two places for the same objects: 'on the plate' and 'in the bowl'"):
+        goals("put the apple on the plate in the bowl", PLACED)

@@ -44,6 +44,7 @@ class Reader(ClauseRelations, SpecialClauses, References):
         self._clause_goals = 0  # goals made before the clause being read
         self._nearest: dict[int, tuple[str, Mention]] = {}  # distance superlatives of the clause being read
         self._gap: tuple | None = None  # the destination a bare object phrase of the clause being read shares
+        self._located: tuple | None = None  # (subject mention starts, the place a unit's subject is described at)
         self._last_about: tuple = ([], "", None)  # (the list `last` was set to, its mass-noun phrase, its destination)
 
     def read(self, instruction: str) -> Reading:
@@ -151,6 +152,7 @@ class Reader(ClauseRelations, SpecialClauses, References):
             starts.append(min([m.start for m in subject] + [rels[k][0] for k, _ in urels] or [len(toks)]))
             sources = [refs for k, refs in urels if rels[k][2] == "source"]
             dest = [(k, refs) for k, refs in urels if rels[k][2] != "source"]
+            dest, self._located = self._described_place(subject, dest, rels, toks)  # "the fruit on the plate"
             gap, there = self._gap or self.last_dest, "there" in toks and n == 0
             if not dest and not upright_verb and (n > 0 or verb is None or there) and gap:
                 moved = [x for m in subject for x in self._resolve(m, toks)] or (self._pronoun(toks, subject) if there else [])
@@ -192,6 +194,9 @@ class Reader(ClauseRelations, SpecialClauses, References):
             if support_rel and not support_ref:
                 raise GroundingError(f"{'in' if support_rel[0] == 'inside' else 'on'} what? {' '.join(toks)!r}; {ADVICE}")
             moved = [x for x in moved if x not in left_out]
+            held = [x for refs in sources for m in refs for x in self._resolve(m, toks)][:1]
+            if held and len(moved) > 1:  # "take everything off the plate", "the fruit out of the bowl": what is there
+                moved = [x for x in moved if self._at(x, held[0])] or moved
             if least and n == 0 and len(moved) > 1:
                 what, pick = V.SUPERLATIVES[least]
                 moved.remove(pick(moved, key=lambda x: measure(self.scene.things[x], what)))

@@ -8,7 +8,7 @@ from __future__ import annotations
 from owl_bt.errors import GroundingError
 from owl_bt.language import vocabulary as V
 from owl_bt.language.mentions import Mention, find_mentions
-from owl_bt.language.scene_view import container, held_in, measure
+from owl_bt.language.scene_view import container, held_in, inside, measure, resting_on
 from owl_bt.language.sequencing import Clause
 from owl_bt.language.superlatives import DISTANCE
 
@@ -52,11 +52,36 @@ class References:
             held_in(things[n], o) and o.volume > things[n].volume for o in things.values() if o.name != n and not o.fixed)]
         return [n for n in left if things[n].category not in V.RECEPTACLES] or left
 
+    def _at(self, name: str, place: str) -> bool:
+        """Whether object `name` is on or in `place` now."""
+        t, p = self.scene.things[name], self.scene.things[place]
+        return name != place and (resting_on(t, p) or held_in(t, p) or inside(t, p))
+
+    def _described_place(self, subject: list[Mention], dest: list, rels: list, toks: list[str]) -> tuple[list, tuple | None]:
+        """Of two places after a unit's objects, the first may describe where they are ("put the fruit on the
+        plate in the bowl", "move the fruit in the bowl to the plate": those there now) or the second where
+        the first is ("put the lemon in the bowl on the table"): (the destinations left, (the subject
+        mentions' starts, the place they are described at) or None). Raises GroundingError when neither
+        reading fits."""
+        places = [(k, refs) for k, refs in dest if rels[k][2] == "support" and refs]
+        if len(places) < 2 or not subject:
+            return dest, None
+        (k0, refs0), (k1, refs1) = places[:2]
+        p0, p1 = self._resolve(refs0[0], toks)[0], self._resolve(refs1[0], toks)[0]
+        if any(self._at(x, p0) for m in subject for x in m.names):
+            return [d for d in dest if d[0] != k0], ({m.start for m in subject}, p0)
+        if self._at(p0, p1) or p1 == self.scene.table():  # everything is on the table (a region too)
+            return [d for d in dest if d[0] != k1], None
+        said = [" ".join(toks[rels[k][0]:refs[0].end]) for k, refs in places[:2]]
+        raise GroundingError(f"two places for the same objects: {said[0]!r} and {said[1]!r}; say which one it goes to")
+
     def _resolve(self, m: Mention, toks: list[str]) -> list[str]:
         """The objects mention m of the clause `toks` means: a distance or size superlative's one, the first
         of a group after 'one of'/'any'/'a', all of a plural, category or quantified group; raises
         GroundingError for a singular phrase that matches several ("the red fruit" with two red fruits)."""
         names = list(m.names)
+        if self._located and m.start in self._located[0]:  # "the red fruit on the plate": the one there
+            names = [n for n in names if self._at(n, self._located[1])] or names
         if m.generic:  # "the red things": the red items, not the red bowl they go into
             names = self._items(names, {n for x in self._ments if x is not m for n in x.names})
         before = toks[max(0, m.start - 3):m.start]
