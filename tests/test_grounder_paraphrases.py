@@ -354,3 +354,20 @@ def test_a_place_after_a_group_says_which_of_it(text, want):
 def test_two_places_that_fit_no_reading_are_refused():
     with pytest.raises(GroundingError, match="two places for the same objects: 'on the plate' and 'in the bowl'"):
         goals("put the apple on the plate in the bowl", PLACED)
+
+
+def test_pouring_from_a_named_can_making_sure_and_meat():
+    """"pour the soup from the can into the bowl" asked which can (the one the soup is in: no question);
+    "making sure" and "the meat" were unknown words."""
+    scene = [thing("table", "table", "brown", 0.55, 0.0, (0.7, 0.9, 0.0), fixed=True, z0=-0.001),
+             thing("soup_can", "tomato_soup_can", "red", 0.5, -0.2, (0.07, 0.07, 0.1)),
+             thing("soup", "soup", "red", 0.5, -0.2, (0.05, 0.05, 0.03), z0=0.005),
+             thing("meat_can", "potted_meat_can", "blue", 0.3, 0.1, (0.1, 0.06, 0.08)),
+             thing("bowl", "bowl", "red", 0.6, 0.2, (0.16, 0.16, 0.06))]
+    (g,) = Reader(scene).read("pour the soup from the can into the bowl").goals
+    assert (g.obj, g.how, g.support, g.contents) == ("soup_can", "pour", "bowl", ("soup",))
+    with pytest.raises(GroundingError, match="the soup is not in the meat can"):
+        goals("pour the soup out of the meat can into the bowl", scene)
+    assert goals("put the meat next to the bowl", scene)[0][:4] == ("meat_can", "ontop", "table", (("near", ("bowl",)),))
+    assert goals("put the strawberry into the mug, making sure the mug is upright") == [
+        ("strawberry", "inside", "mug", (), False, True, False), ("mug", "ontop", "table", (), True, True, False)]

@@ -54,7 +54,9 @@ class SpecialClauses:
     def _pour(self, toks: list[str], at: int) -> None:
         ments, rels, covered = self._relations(toks)
         into = [m for m in ments if m.start > at and any(r[2] == "support" and r[1] <= m.start for r in rels)]
-        what = [m for m in ments if at < m.start and m not in into]
+        out_of = [m for m in ments if m.start > at and any(r[2] == "source" and r[1] <= m.start for r in rels)
+                  and m not in into]  # "pour the soup from the can …": where it is poured from
+        what = [m for m in ments if at < m.start and m not in into and m not in out_of]
         self._check_words(toks, covered, allowed=V.POUR_FORMS | V.LIQUIDS)
         if not into and toks[at] == "empty" and what:  # "empty the mug": onto the table
             src = self._resolve(what[0], toks)[0]
@@ -70,6 +72,9 @@ class SpecialClauses:
         x = self.scene.things[names[0]]
         holder = next((t.name for t in self.scene.things.values()  # the can the soup is in (not the soup "around" its can)
                        if held_in(x, t) and not t.fixed and t.volume > x.volume), None)
+        if out_of and holder not in out_of[0].names and x.name not in out_of[0].names:
+            said = " ".join(toks[out_of[0].start:out_of[0].end])
+            raise GroundingError(f"the {x.name.replace('_', ' ')} is not in the {said}; {ADVICE}")
         if holder == target:  # already poured (a replan after the pour): the goal is that it stays there
             self.goals.append(Goal(x.name, "inside", target))
             self.last = [x.name]

@@ -29,6 +29,7 @@ def tokens_of(text: str) -> list[str]:
     for a, b in (("it's", "it is"), ("let's", "let us"), ("that's", "that is"), ("i'd", "i would"), ("don't", "do not"),
                  ("can't", "cannot"), ("i'm", "i am")):
         text = re.sub(rf"\b{re.escape(a)}\b", b, text)
+    text = re.sub(r"\bmaking sure\b", "make sure", text)  # "…, making sure the mug is upright": a state
     text = re.sub(r"\bcan (you|i|we|they|it|be|one)\b", r"could \1", text)  # the modal verb, not a can
     text = re.sub(r"\b(i|you|we|they|one) can\b", r"\1 could", text)
     return re.findall(r"[^\W\d_]+(?:'[^\W\d_]+)?|[.,;!?()]", text)

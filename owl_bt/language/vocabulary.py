@@ -124,7 +124,7 @@ NOT_VEGAN = {"potted_meat_can"}  # "not vegan" / "non-vegan"
 # other names people use for a category
 SYNONYMS = {"pan": "skillet", "frying pan": "skillet", "cup": "mug", "drill": "power_drill", "mustard": "mustard_bottle",
             "rug": "mat", "area": "region", "zone": "region", "patch": "region",
-            "trash": "bin", "wastebasket": "bin", "spam": "potted_meat_can", "sugar": "sugar_box"}
+            "trash": "bin", "wastebasket": "bin", "spam": "potted_meat_can", "meat": "potted_meat_can", "sugar": "sugar_box"}
 # nouns the grounder knows as objects; one named here but absent from the scene is reported
 KNOWN_NOUNS = {
     "strawberry", "apple", "pear", "lemon", "orange", "plum", "peach", "banana", "lime", "fork", "knife",
