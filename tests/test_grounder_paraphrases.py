@@ -371,3 +371,11 @@ def test_pouring_from_a_named_can_making_sure_and_meat():
     assert goals("put the meat next to the bowl", scene)[0][:4] == ("meat_can", "ontop", "table", (("near", ("bowl",)),))
     assert goals("put the strawberry into the mug, making sure the mug is upright") == [
         ("strawberry", "inside", "mug", (), False, True, False), ("mug", "ontop", "table", (), True, True, False)]
+
+
+@pytest.mark.parametrize("text", ["put the apple and then the lemon on the plate", "put the apple, then the lemon on the plate"])
+def test_a_destination_said_once_for_two_steps(text):
+    """"put the apple and then the lemon on the plate" put the apple on the table (its clause ended at 'then'
+    with no place); "move the apple and then put the lemon in the bowl" still leaves the apple's place open."""
+    assert [g[:3] for g in goals(text)] == [("apple", "ontop", "plate"), ("lemon", "ontop", "plate")]
+    assert goals("move the apple and then put the lemon in the bowl")[0][:3] == ("apple", "ontop", "table")

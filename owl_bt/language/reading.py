@@ -44,6 +44,7 @@ class Reader(ClauseRelations, SpecialClauses, References):
         self._clause_goals = 0  # goals made before the clause being read
         self._nearest: dict[int, tuple[str, Mention]] = {}  # distance superlatives of the clause being read
         self._gap: tuple | None = None  # the destination a bare object phrase of the clause being read shares
+        self._borrow = False  # the clause being read ends in 'and' before 'then': it takes the next one's destination
         self._located: tuple | None = None  # (subject mention starts, the place a unit's subject is described at)
         self._last_about: tuple = ([], "", None)  # (the list `last` was set to, its mass-noun phrase, its destination)
 
@@ -63,6 +64,7 @@ class Reader(ClauseRelations, SpecialClauses, References):
                 self.last = self._forward(clause, clauses[n + 1].toks)
             self._clause_goals = len(self.goals)
             self._gap = self._partner_dest(clauses, n, dests)
+            self._borrow = clauses[n].dangling and self._gap is not None
             dest_before = self.last_dest
             try:
                 try:
@@ -154,7 +156,7 @@ class Reader(ClauseRelations, SpecialClauses, References):
             dest = [(k, refs) for k, refs in urels if rels[k][2] != "source"]
             dest, self._located = self._described_place(subject, dest, rels, toks)  # "the fruit on the plate"
             gap, there = self._gap or self.last_dest, "there" in toks and n == 0
-            if not dest and not upright_verb and (n > 0 or verb is None or there) and gap:
+            if not dest and not upright_verb and (n > 0 or verb is None or there or self._borrow) and gap:
                 moved = [x for m in subject for x in self._resolve(m, toks)] or (self._pronoun(toks, subject) if there else [])
                 if moved:  # gapping: "… on the plate, then the lime", "… in the bowl after the pear", "put it there"
                     how, ref, spatial, upright = gap

@@ -33,6 +33,8 @@ class Clause:
 
     toks: list[str]
     partner: int | None = None
+    dangling: bool = False  # it ends in 'and' ("put the apple and then the lemon on the plate"): it shares the
+    # partner's destination even with a verb of its own
 
 
 @dataclass
@@ -40,6 +42,7 @@ class _Segment:
     toks: list[str]
     tag: str | None = None  # EARLIER, LATER or None (in the order written)
     partner: str | None = None  # "prev" / "next": the written neighbour it is attached to
+    dangling: bool = False  # ends in 'and' before 'then': shares the next clause's destination
     lead: bool = False  # opened by 'after'/'before' at the start of a sentence (ends at the next imperative verb)
 
 
@@ -85,6 +88,9 @@ def split_clauses(toks: list[str]) -> list[Clause]:
         cut = t in SEPARATORS or t in {"then", "finally", "afterwards", "lastly"} or (
             t in {"and", ","} and nxt in _VERBS | {"then"})
         if cut:
+            after = toks[k + 2] if k + 2 < len(toks) else ""
+            if t in {"and", ","} and nxt == "then" and _said(cur.toks) and not cur.partner and after not in _VERBS | {"put"}:
+                cur.partner, cur.dangling = "next", True  # "put the apple and then the lemon on the plate"
             start(None, None)
             continue
         if cur.lead and len(cur.toks) >= 2 and t in _IMPERATIVES and cur.toks[-1] not in _SUBJECTS:
@@ -120,7 +126,7 @@ def _ordered(segs: list[_Segment]) -> list[Clause]:
     out = []
     for w in order:
         p = {"prev": w - 1, "next": w + 1}.get(segs[w].partner or "")
-        out.append(Clause(segs[w].toks, at.get(p) if p is not None else None))
+        out.append(Clause(segs[w].toks, at.get(p) if p is not None else None, segs[w].dangling))
     return out
 
 
