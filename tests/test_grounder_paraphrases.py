@@ -379,3 +379,20 @@ def test_a_destination_said_once_for_two_steps(text):
     with no place); "move the apple and then put the lemon in the bowl" still leaves the apple's place open."""
     assert [g[:3] for g in goals(text)] == [("apple", "ontop", "plate"), ("lemon", "ontop", "plate")]
     assert goals("move the apple and then put the lemon in the bowl")[0][:3] == ("apple", "ontop", "table")
+
+
+def test_taking_out_emptying_and_a_place_said_before():
+    """mug3 in other words: "…, but first take the ball out" passed over the ball; "empty the mug and put the
+    fork in it" and "take the ball out of the mug, then put the fork in" asked "in what?"; berry1: "move the
+    strawberry to the grey area" moved the region (fixed) and the strawberry to the table."""
+    scene = [*SCENE, thing("ball", "golf_ball", "white", 0.7, 0.05, (0.04, 0.04, 0.04), z0=0.01)]  # in the mug
+    take_out = ("ball", "ontop", "table", (("off", ("mug",)),))
+    assert [g[:4] for g in goals("put the spoon in the mug, but first take the ball out", scene)] == [
+        take_out, ("spoon", "inside", "mug", ())]
+    assert [g[:4] for g in goals("take the ball out of the mug, then put the spoon in", scene)] == [
+        take_out, ("spoon", "inside", "mug", ())]
+    assert [g[:3] for g in goals("take the ball out and put it next to the ketchup", scene)] == [("ball", "ontop", "table")]
+    assert [g[:3] for g in goals("empty the mug and put the spoon in it", scene)] == [
+        ("mug", "pour", "table"), ("spoon", "inside", "mug")]
+    region = [*SCENE, thing("grey_region", "region", "light_grey", 0.55, 0.0, (0.1, 0.1, 0.001), fixed=True)]
+    assert goals("move the lime to the grey area", region) == [("lime", "ontop", "grey_region", (), False, True, False)]

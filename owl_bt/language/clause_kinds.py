@@ -62,6 +62,7 @@ class SpecialClauses:
             src = self._resolve(what[0], toks)[0]
             contents = tuple(n for n, t in self.scene.things.items() if held_in(t, self.scene.things[src]))
             self.goals.append(Goal(src, "pour", self.scene.table() or "table", contents=contents))
+            self.last = [src]  # "empty the mug and put the fork in it"
             return
         if not into:
             raise GroundingError(f"pour into what? {' '.join(toks)!r}; {ADVICE}")

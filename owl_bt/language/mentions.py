@@ -49,6 +49,9 @@ class SceneAliases:
             hit = {t.name for t in things if t.category == target or t.name == target}
             for n in hit:
                 self._add(tuple(phrase.split()), n)
+                for c in {self.things[n].colour} - {""}:  # "the grey area"
+                    self._add(tuple(c.split("_")) + tuple(phrase.split()), n)
+                    self._add(tuple(c.split("_"))[-1:] + tuple(phrase.split()), n)
         for cat, members in V.ONTOLOGY.items():
             hit = {t.name for t in things if t.category in members}
             for n in hit:

@@ -44,6 +44,7 @@ class Reader(ClauseRelations, SpecialClauses, References):
         self._clause_goals = 0  # goals made before the clause being read
         self._nearest: dict[int, tuple[str, Mention]] = {}  # distance superlatives of the clause being read
         self._gap: tuple | None = None  # the destination a bare object phrase of the clause being read shares
+        self._provisional: set[str] = set()  # objects taken out with no place said yet ("take the ball out")
         self._borrow = False  # the clause being read ends in 'and' before 'then': it takes the next one's destination
         self._located: tuple | None = None  # (subject mention starts, the place a unit's subject is described at)
         self._last_about: tuple = ([], "", None)  # (the list `last` was set to, its mass-noun phrase, its destination)
@@ -193,6 +194,8 @@ class Reader(ClauseRelations, SpecialClauses, References):
             if support_rel and not support_rel[1] and self.last and set(toks[first_rel:]) & {"it", "them", "itself"}:
                 at = next(i for i in range(first_rel, len(toks)) if toks[i] in {"it", "them", "itself"})
                 support_ref = self._antecedent(support_rel[0], moved, at)  # "inside of it"
+            elif support_rel and not support_rel[1] and self.mentioned and toks[-1] in V.SUPPORT:
+                support_ref = self._antecedent(support_rel[0], moved, len(toks))  # "…, then put the fork in"
             if support_rel and not support_ref:
                 raise GroundingError(f"{'in' if support_rel[0] == 'inside' else 'on'} what? {' '.join(toks)!r}; {ADVICE}")
             moved = [x for x in moved if x not in left_out]
@@ -205,7 +208,10 @@ class Reader(ClauseRelations, SpecialClauses, References):
             if not moved:
                 raise GroundingError(f"cannot tell what to move in {' '.join(toks)!r}; {ADVICE}")
             source = [x for refs in sources for m in refs for x in self._resolve(m, toks)]
-            if not dest and verb in V.PICK_VERBS and not upright_verb:
+            out = not dest and verb in V.PICK_VERBS and bool(source or set(toks) & {"out", "off"} and self._holder(moved[0]))
+            if out and not source:  # "take the ball out (, then …)": out of what it is in now, unless a later clause
+                source = self._holder(moved[0])  # says where ("… and put it next to the mustard")
+            if not dest and verb in V.PICK_VERBS and not upright_verb and not out:
                 if self.more:  # "pick up the apple (from the plate) and put it …": the next clause says where
                     self.last = moved
                     continue
@@ -252,6 +258,8 @@ class Reader(ClauseRelations, SpecialClauses, References):
                 how = "ontop"  # "in the middle of the plate", "in the region": on it
             for name in moved:
                 self._goal(name, how, support_ref, spatial, upright, only, state)
+            if out:
+                self._provisional |= set(moved)
             if dest or support_ref:
                 self.last_dest = (how, support_ref, spatial, upright)
             self.last = moved
@@ -287,6 +295,12 @@ class Reader(ClauseRelations, SpecialClauses, References):
         if existing and (existing[-1].how, existing[-1].support, existing[-1].spatial) == (how or "ontop", support, list(spatial)):
             existing[-1].upright |= upright  # the same placement said again ("…, then put it there")
             return
+        if name in self._provisional:  # "take the ball out and put it next to the mustard": one placement
+            self._provisional.discard(name)
+            for g in existing:
+                self._clause_goals -= self.goals.index(g) < self._clause_goals
+                self.goals.remove(g)
+            existing = []
         for g in existing:
             g.final = False  # a later placement of the same object: the earlier one is a step on the way
         self.goals.append(Goal(name, how or "ontop", support, list(spatial), upright, True, only))

@@ -52,6 +52,11 @@ class References:
             held_in(things[n], o) and o.volume > things[n].volume for o in things.values() if o.name != n and not o.fixed)]
         return [n for n in left if things[n].category not in V.RECEPTACLES] or left
 
+    def _holder(self, name: str) -> list[str]:
+        """What object `name` is in or on now, other than the table ([] when none)."""
+        table = self.scene.table()
+        return [p for p in self.scene.things if p not in (name, table) and self._at(name, p)][:1]
+
     def _at(self, name: str, place: str) -> bool:
         """Whether object `name` is on or in `place` now."""
         t, p = self.scene.things[name], self.scene.things[place]
@@ -120,7 +125,7 @@ class References:
         """What 'it' (token `at` of the clause) names as a support: the last object moved, unless that cannot
         hold the moved ones — then the latest object named before 'it' that can ("take the orange off the mug
         and put the knife in it": the mug)."""
-        first = self.last[0]
+        first = self.last[0] if self.last else self.mentioned[-1]
         fits = (lambda n: container(self.scene.things[n])) if how == "inside" else (lambda n: True)
         if first not in moved and fits(first):
             return first
