@@ -396,3 +396,14 @@ def test_taking_out_emptying_and_a_place_said_before():
         ("mug", "pour", "table"), ("spoon", "inside", "mug")]
     region = [*SCENE, thing("grey_region", "region", "light_grey", 0.55, 0.0, (0.1, 0.1, 0.001), fixed=True)]
     assert goals("move the lime to the grey area", region) == [("lime", "ontop", "grey_region", (), False, True, False)]
+
+
+def test_later_relations_to_a_group_and_a_fixed_object_read_as_moved():
+    """"… and later return it to where it started" was one clause (the lemon on the plate where it started);
+    "the lemon behind all the fruit" put it behind itself; "put the lemon at the back of the table" moved the
+    table onto the table."""
+    assert [g[:4] for g in goals("move the lemon to the plate and later return it to where it started")] == [
+        ("lemon", "ontop", "plate", ()), ("lemon", "ontop", "table", (("at_initial", ("lemon",)),))]
+    assert ("behind", ("lemon",)) not in goals("put the lemon behind all the fruit")[0][3]
+    with pytest.raises(GroundingError, match="the table is fixed in place"):
+        goals("put the lemon at the back of the table")

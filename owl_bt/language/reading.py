@@ -233,6 +233,7 @@ class Reader(ClauseRelations, SpecialClauses, References):
                         spatial.append(("near", (t.name,)))
                 elif kind == "spatial":
                     names = [x for m in refs for x in self._resolve(m, toks)]
+                    names = [x for x in names if x not in moved] or names  # "the lemon behind all the fruit": not itself
                     if r == "at_initial" and not names:  # "where it was": the last object's place; "(put it) back
                         own = set(toks) & {"back", "leave", "keep", "stay", "stays"}  # / leave it where it is": its own
                         names = moved if own else [x for x in self.last if x not in moved] or moved
@@ -278,6 +279,8 @@ class Reader(ClauseRelations, SpecialClauses, References):
         return not container(t) and (t.fixed or t.category in V.ONTOLOGY["surface"])
 
     def _goal(self, name: str, how: str | None, support: str | None, spatial, upright: bool, only: bool, state: bool) -> None:
+        if self.scene.things[name].fixed:  # "put the lemon at the back of the table": the table read as moved
+            raise GroundingError(f"the {name.replace('_', ' ')} is fixed in place and cannot be moved; {ADVICE}")
         if support == name:
             raise GroundingError(f"cannot put the {name.replace('_', ' ')} {'in' if how == 'inside' else 'on'} itself")
         existing = [g for g in self.goals if g.obj == name and g.how != "pour"]

@@ -1,7 +1,7 @@
 """The cut of an instruction into clauses, in the order they are to happen (the offline grounder).
 
-Clauses end at sentence marks and parentheses, at 'then', 'finally', 'afterwards', 'lastly', at
-'and'/',' before a verb, and at 'before'/'after'. The order follows the sequencing words:
+Clauses end at sentence marks and parentheses, at 'then', 'finally', 'afterwards', 'lastly',
+'later', at 'and'/',' before a verb, and at 'before'/'after'. The order follows the sequencing words:
 
 - "Y after X", "Y, but first X", "Y. Before that, X": X happens first;
 - "After X, Y", "Y before X", "Y, then X", "Y. After that, X", "Y, and X after it": in the order written;
@@ -23,6 +23,7 @@ from owl_bt.language.mentions import SEPARATORS
 EARLIER, LATER = "earlier", "later"  # happens just before the clause written before it / just after the next one
 _VERBS = V.ACTION_FORMS | V.POUR_FORMS | V.DISCARD | V.BY_FORMS | {"have", "make", "setup", "set", "stand", "remove", "ensure"}
 _IMPERATIVES = {v for v in V.ACTIONS | V.POUR | V.DISCARD | {"remove", "stand", "setup"} if not v.endswith("ing")}
+_THEN = {"then", "finally", "afterwards", "lastly", "later", "subsequently"}
 _SUBJECTS = {"you", "i", "we", "they", "to", "please", "and", "could", "would", "can"}
 
 
@@ -85,8 +86,7 @@ def split_clauses(toks: list[str]) -> list[Clause]:
             else:  # "After X, Y" (in order), "Before X, Y" (Y first): attached to Y
                 start(LATER if t == "before" else None, "next", lead=True)
             continue
-        cut = t in SEPARATORS or t in {"then", "finally", "afterwards", "lastly"} or (
-            t in {"and", ","} and nxt in _VERBS | {"then"})
+        cut = t in SEPARATORS or t in _THEN or (t in {"and", ","} and nxt in _VERBS | _THEN)
         if cut:
             after = toks[k + 2] if k + 2 < len(toks) else ""
             if t in {"and", ","} and nxt == "then" and _said(cur.toks) and not cur.partner and after not in _VERBS | {"put"}:
