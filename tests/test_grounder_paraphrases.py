@@ -407,3 +407,13 @@ def test_later_relations_to_a_group_and_a_fixed_object_read_as_moved():
     assert ("behind", ("lemon",)) not in goals("put the lemon behind all the fruit")[0][3]
     with pytest.raises(GroundingError, match="the table is fixed in place"):
         goals("put the lemon at the back of the table")
+
+
+def test_a_named_kind_that_fits_is_what_fits():
+    """"put the biggest fruit that fits in the mug into it" put the apple in (too wide for the mug's opening):
+    'fits' after a noun did not filter the noun's objects; "whichever fruit fits" took the first fruit."""
+    assert goals("put the biggest fruit that fits in the mug into it")[0][:3] == ("lemon", "inside", "mug")
+    assert goals("put whichever fruit fits in the mug into it")[0][0] == "strawberry"
+    assert [g[0] for g in goals("put the fruits that fit into the mug in it")] == ["strawberry", "lemon", "lime"]
+    with pytest.raises(GroundingError, match="no apple fits in the mug"):
+        goals("put the apple that fits in the mug into it")

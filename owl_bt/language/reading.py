@@ -45,6 +45,7 @@ class Reader(ClauseRelations, SpecialClauses, References):
         self._nearest: dict[int, tuple[str, Mention]] = {}  # distance superlatives of the clause being read
         self._gap: tuple | None = None  # the destination a bare object phrase of the clause being read shares
         self._provisional: set[str] = set()  # objects taken out with no place said yet ("take the ball out")
+        self._fitting_in: tuple | None = None  # (subject mention starts, the container they must fit in)
         self._borrow = False  # the clause being read ends in 'and' before 'then': it takes the next one's destination
         self._located: tuple | None = None  # (subject mention starts, the place a unit's subject is described at)
         self._last_about: tuple = ([], "", None)  # (the list `last` was set to, its mass-noun phrase, its destination)
@@ -150,7 +151,7 @@ class Reader(ClauseRelations, SpecialClauses, References):
         verb = next((t for t in toks if t in V.ACTION_FORMS | V.SETUP | V.TURN), None)
         if verb in V.TURN and not any(r[2] == "orient" for r in rels):
             raise GroundingError(f"{verb} it which way? {' '.join(toks)!r}; say e.g. 'upright'; {ADVICE}")
-        starts = []  # where each unit begins
+        starts, table = [], self.scene.table() or next(iter(self.scene.things))  # where each unit begins
         for n, (subject, urels) in enumerate(units):
             starts.append(min([m.start for m in subject] + [rels[k][0] for k, _ in urels] or [len(toks)]))
             sources = [refs for k, refs in urels if rels[k][2] == "source"]
@@ -170,6 +171,8 @@ class Reader(ClauseRelations, SpecialClauses, References):
             sup = [(rels[k][3], refs) for k, refs in dest if rels[k][2] == "support" and rels[k][3] != "to"]
             support_rel = next((x for x in sup if x[1]), sup[0] if sup else None)
             support_ref = self._resolve(support_rel[1][0], toks)[0] if support_rel and support_rel[1] else None
+            fit_in = support_ref if set(toks) & V.FITS and container(self.scene.things[support_ref or table]) else None
+            self._fitting_in = ({m.start for m in subject}, fit_in) if fit_in and subject else None  # "the fruit that fits"
             sup = next((w for w in toks[:first_rel] if w in V.SUPERLATIVES and w not in DISTANCE and w != least), None)
             if generic and not subject and n == 0 and sup and not set(toks) & V.FITS:  # "the tallest thing"
                 named = {x for m in ments for x in m.names}

@@ -8,7 +8,7 @@ from __future__ import annotations
 from owl_bt.errors import GroundingError
 from owl_bt.language import vocabulary as V
 from owl_bt.language.mentions import Mention, find_mentions
-from owl_bt.language.scene_view import container, held_in, inside, measure, resting_on
+from owl_bt.language.scene_view import container, fits_in, held_in, inside, measure, resting_on
 from owl_bt.language.sequencing import Clause
 from owl_bt.language.superlatives import DISTANCE
 
@@ -87,6 +87,11 @@ class References:
         names = list(m.names)
         if self._located and m.start in self._located[0]:  # "the red fruit on the plate": the one there
             names = [n for n in names if self._at(n, self._located[1])] or names
+        if self._fitting_in and m.start in self._fitting_in[0]:  # "the biggest fruit that fits in the mug"
+            box = self.scene.things[self._fitting_in[1]]
+            names = [n for n in names if fits_in(self.scene.things[n], box)]
+            if not names:
+                raise GroundingError(f"no {' '.join(toks[m.start:m.end])} fits in the {box.name.replace('_', ' ')}")
         if m.generic:  # "the red things": the red items, not the red bowl they go into
             names = self._items(names, {n for x in self._ments if x is not m for n in x.names})
         before = toks[max(0, m.start - 3):m.start]
