@@ -187,3 +187,21 @@ def test_a_named_kind_that_fits_is_what_fits():
     assert [g[0] for g in goals("put the fruits that fit into the mug in it")] == ["strawberry", "lemon", "lime"]
     with pytest.raises(GroundingError, match="no apple fits in the mug"):
         goals("put the apple that fits in the mug into it")
+
+
+BIN = [*SCENE, thing("bin", "bin", "grey", 0.3, -0.35, (0.2, 0.2, 0.2)),
+       thing("fork", "fork", "silver", 0.35, 0.35, (0.18, 0.03, 0.01))]
+
+
+def test_throwing_away_everything_or_all_but_one_and_it_inside_one_unit():
+    """"throw everything away" asked for a placement, "throw away the fruit except the apple" had an unknown
+    'except'; "the fork right of the spoon and aligned with it" found no object for 'it'."""
+    assert [g[0] for g in goals("throw everything away", BIN)] == ["apple", "strawberry", "lemon", "lime", "spoon",
+                                                                   "ketchup", "fork"]
+    assert [g[:3] for g in goals("throw away the fruit except the apple", BIN)] == [
+        ("strawberry", "inside", "bin"), ("lemon", "inside", "bin"), ("lime", "inside", "bin")]
+    assert goals("put the fork right of the spoon and aligned with it", BIN)[0][3] == (
+        ("right_of", ("spoon",)), ("aligned", ("spoon",)))
+    # in a unit of its own, 'its' is still the object placed before
+    assert goals("place the strawberry to the left of the plate and the lime to its right")[1][3] == (
+        ("right_of", ("strawberry",)),)

@@ -19,11 +19,17 @@ class SpecialClauses:
     def _discard(self, toks: list[str]) -> None:
         """'throw away X' / 'discard X': into a bin-like container of the scene."""
         ments, rels, covered = self._relations(toks)
-        self._check_words(toks, covered, allowed=V.DISCARD | {"away"})
+        excluded = self._excluded(toks, ments)  # "throw away the fruit except the apple"
+        self._check_words(toks, covered, allowed=V.DISCARD | {"away"} | V.EXCEPT | V.GENERIC
+                          | {w for p in V.EXCEPT_PHRASES for w in p.split()})
         bins = [n for n, t in self.scene.things.items() if t.category in {"bin", "basket", "trash", "trash_can"}]
-        moved = [n for m in ments for n in self._resolve(m, toks) if n not in bins]
         if not bins:
             raise GroundingError("there is no bin in the scene to throw things away into; say where to put them instead")
+        left_out = {n for m in excluded for n in m.names} | set(bins)
+        moved = [n for m in ments if m not in excluded for n in self._resolve(m, toks)]
+        if not moved and set(toks) & {"everything", "all", "every"} and set(toks) & V.GENERIC:  # "throw everything away"
+            moved = self._items(self.scene.movable(), left_out)
+        moved = [n for n in moved if n not in left_out]
         for name in moved:
             self._goal(name, "inside", bins[0], [], False, False, False)
         self.last = moved

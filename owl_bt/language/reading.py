@@ -240,7 +240,10 @@ class Reader(ClauseRelations, SpecialClauses, References):
                     if r == "at_initial" and not names:  # "where it was": the last object's place; "(put it) back
                         own = set(toks) & {"back", "leave", "keep", "stay", "stays"}  # / leave it where it is": its own
                         names = moved if own else [x for x in self.last if x not in moved] or moved
-                    if not names and (set(toks[e:e + 2]) & {"it", "them"} or "its" in toks[s:e]) and self.last:
+                    said = [x for kk, rr in dest if kk < k for m in rr for x in m.names if x not in moved]
+                    if not names and set(toks[e:e + 2]) & {"it", "them"} and said:
+                        names = said[-1:]  # "the fork right of the spoon and aligned with it": this unit's last reference
+                    elif not names and (set(toks[e:e + 2]) & {"it", "them"} or "its" in toks[s:e]) and self.last:
                         names = [x for x in self.last if x not in moved][:1]  # "… (then) the plate next to it"
                     table = self.scene.table()
                     if r in ("left_of", "right_of") and (names == [table] or not names and "table" in toks[e:e + 3]):
