@@ -205,3 +205,16 @@ def test_throwing_away_everything_or_all_but_one_and_it_inside_one_unit():
     # in a unit of its own, 'its' is still the object placed before
     assert goals("place the strawberry to the left of the plate and the lime to its right")[1][3] == (
         ("right_of", ("strawberry",)),)
+
+
+def test_before_that_at_the_end_and_a_bare_phrase_with_nothing_to_share():
+    """berrycook in other words: "put the strawberry in the bowl, but it should be in the pan before that" gave
+    two places for one object; "first the pan, then the bowl: move the strawberry" moved the pan and the bowl
+    onto the table (a bare phrase was a placement on the table)."""
+    scene = [*SCENE, thing("pan", "skillet", "black", 0.3, 0.25, (0.25, 0.2, 0.05))]
+    for text in ("put the strawberry in the bowl, but it should be in the pan before that",
+                 "put the strawberry in the bowl, and in the pan before that"):
+        assert [g[:3] + g[5:6] for g in goals(text, scene)] == [
+            ("strawberry", "inside", "pan", False), ("strawberry", "inside", "big_bowl", True)], text
+    with pytest.raises(GroundingError, match="what should happen to 'first the pan'"):
+        goals("first the pan, then the bowl: move the strawberry", scene)

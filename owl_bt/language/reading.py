@@ -168,6 +168,8 @@ class Reader(ClauseRelations, SpecialClauses, References):
                     continue
             if there and not dest and not gap:
                 raise GroundingError(f"'there' is where? {' '.join(toks)!r} says no place before it; {ADVICE}")
+            if verb is None and not rels and not state and not generic and n == 0 and subject and not self.last:
+                raise GroundingError(f"what should happen to {' '.join(toks)!r}? say what to do with it; {ADVICE}")
             sup = [(rels[k][3], refs) for k, refs in dest if rels[k][2] == "support" and rels[k][3] != "to"]
             support_rel = next((x for x in sup if x[1]), sup[0] if sup else None)
             support_ref = self._resolve(support_rel[1][0], toks)[0] if support_rel and support_rel[1] else None

@@ -74,8 +74,10 @@ def split_clauses(toks: list[str]) -> list[Clause]:
         if t in {"after", "before"} and nxt in {"that", "this", "which", "it", "them", "those", "these"} and (
                 k + 2 >= len(toks) or toks[k + 2] in SEPARATORS | {",", "and", "then"} or nxt in {"that", "this", "which"}):
             skip_next = True
-            if nxt not in {"that", "this", "which"} and "and" in cur.toks:  # "…, and the pear before it": the pear first
-                a = len(cur.toks) - 1 - cur.toks[::-1].index("and")
+            trailing = k + 2 >= len(toks) or toks[k + 2] in SEPARATORS
+            joins = [i for i, w in enumerate(cur.toks) if w in {"and", "but"} or w == "," and trailing]
+            if joins and (trailing or nxt not in {"that", "this", "which"}):  # "…, and the pear before it", "…, but it
+                a = joins[-1]  # should be in the pan before that": the part after the last join, first
                 cur.toks, tail = cur.toks[:a], cur.toks[a + 1:]
                 segs.append(_Segment(tail, EARLIER if t == "before" else None, "prev"))
             start(EARLIER if t == "before" else None, None)  # "after that": then
