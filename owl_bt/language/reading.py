@@ -287,8 +287,6 @@ class Reader(ClauseRelations, SpecialClauses, References):
         return not container(t) and (t.fixed or t.category in V.ONTOLOGY["surface"])
 
     def _goal(self, name: str, how: str | None, support: str | None, spatial, upright: bool, only: bool, state: bool) -> None:
-        if self.scene.things[name].fixed:  # "put the lemon at the back of the table": the table read as moved
-            raise GroundingError(f"the {name.replace('_', ' ')} is fixed in place and cannot be moved; {ADVICE}")
         if support == name:
             raise GroundingError(f"cannot put the {name.replace('_', ' ')} {'in' if how == 'inside' else 'on'} itself")
         existing = [g for g in self.goals if g.obj == name and g.how != "pour"]
