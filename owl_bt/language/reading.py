@@ -1,12 +1,14 @@
 """The offline grounder's reading of an instruction: clauses → goals over the scene's objects.
 
 The instruction is cut into clauses at sentence marks, parentheses and sequencing words (then,
-finally, before, after …). A clause is an action ("put all the fruit left of the line"), a state
-("make sure the peach is to the right of the apple", "the strawberry should only be in the bowl at
-the end") or the person's own intention ("I want to pour coffee into the cup": the cup must stand
-upright). Object phrases resolve through the scene's names, categories and colours, an ontology
-(fruit, citrus, cutlery, condiment, container …), quantifiers, superlatives and "whatever … fits".
-Every word must be understood; the ones that are not are named, never guessed at.
+finally, before, after …) and put in the order they are to happen (owl_bt.language.sequencing). A
+clause is an action ("put all the fruit left of the line"), a state ("make sure the peach is to the
+right of the apple", "the strawberry should only be in the bowl at the end") or the person's own
+intention ("I want to pour coffee into the cup": the cup must stand upright). Object phrases resolve
+through the scene's names, categories and colours, an ontology (fruit, citrus, cutlery, condiment,
+container …), quantifiers, superlatives and "whatever … fits" (owl_bt.language.references). Every
+word must be understood; the ones that are not are named, never guessed at, and a singular phrase
+that fits several objects is asked about.
 """
 
 from __future__ import annotations

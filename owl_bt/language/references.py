@@ -1,7 +1,7 @@
 """What the phrases of a clause refer to, for the offline grounder's Reader: an object phrase's
-objects (superlatives, 'one of', 'a', what "everything" sweeps up, an ambiguous singular), pronouns
-('it' is not several objects), 'it' as a support, a forward 'it' and the destination a bare phrase
-after 'after'/'before' shares."""
+objects (superlatives, 'one of', 'a', what "everything" sweeps up, what fits, a place describing
+where they are, an ambiguous singular), pronouns ('it' is not several objects), 'it' as a support, a
+forward 'it' and the destination a bare phrase after 'after'/'before' shares."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from owl_bt.language.superlatives import DISTANCE
 
 class References:
     """Mixin of `reading.Reader`: needs its scene, last, last_dest, goals, mentioned, _ments, _nearest,
-    _last_about and _clause."""
+    _last_about, _located, _fitting_in and _clause."""
 
     def _partner_dest(self, clauses: list[Clause], n: int, dests: dict[int, tuple]) -> tuple | None:
         """The destination (how, support, spatial, upright) of the clause that clause n is attached to by
