@@ -129,7 +129,8 @@ def test_generic_nouns_take_their_colour_or_quantifier_and_removing_from_the_tab
     """"all the red things" moved everything that fits in the bowl; "remove the apple from the table"
     asked for the apple on the table clear of the table; the lime was not vegan."""
     assert [g[0] for g in goals("put all the red things in the bowl")] == ["apple", "strawberry", "ketchup"]
-    assert "mug" in [g[0] for g in goals("put everything except the apple on the plate")]
+    assert [g[0] for g in goals("put everything except the apple on the plate")] == [  # not the mug nor the bowl
+        "strawberry", "lemon", "lime", "spoon", "ketchup"]
     with pytest.raises(GroundingError, match="which objects?"):
         goals("put the thing on the plate")
     with pytest.raises(GroundingError, match="from the table to where?"):
@@ -144,3 +145,98 @@ def test_left_of_already_holds_only_across_from_the_object_as_its_checker_asks()
     hold". The mug here is left of the apple, 22 cm past it; the spoon is left of it and across."""
     assert [str(s.op) for s in plan_for("put the mug to the left of the apple", SCENE).steps][:1] == ["pick"]
     assert plan_for("put the spoon to the left of the apple", SCENE).steps == []
+
+
+ITEMS = ["apple", "strawberry", "lemon", "lime", "spoon", "ketchup"]  # SCENE's movable objects but the bowl, plate, mug
+
+
+@pytest.mark.parametrize("text", ["put everything in the bowl", "move everything to the left",
+                                  "put all the things on the plate", "move all the objects next to the mug"])
+def test_everything_means_the_things_not_what_they_are_put_in_or_on(text):
+    """Break-it: "put everything in the bowl" took the mug and the plate too. What things are put in or on
+    (containers, dishes, surfaces, markers) are not swept up by "everything" unless named; a named one is
+    the destination, never moved."""
+    assert [g[0] for g in goals(text)] == [x for x in ITEMS if x not in text]
+
+
+def test_everything_keeps_kinds_named_and_leaves_contents_in_their_can():
+    scene = [thing("table", "table", "brown", 0.55, 0.0, (0.7, 0.9, 0.0), fixed=True, z0=-0.001),
+             thing("mat", "mat", "white", 0.5, -0.2, (0.25, 0.25, 0.005), fixed=True),
+             thing("soup_can", "tomato_soup_can", "red", 0.5, -0.2, (0.07, 0.07, 0.1), z0=0.005),
+             thing("soup", "soup", "red", 0.5, -0.2, (0.05, 0.05, 0.03), z0=0.01),
+             thing("meat_can", "potted_meat_can", "blue", 0.3, 0.1, (0.1, 0.06, 0.08)),
+             thing("bowl", "bowl", "red", 0.6, 0.2, (0.16, 0.16, 0.06)),
+             thing("apple", "apple", "red", 0.45, 0.2, (0.07, 0.07, 0.07))]
+    assert [g[0] for g in goals("move everything to the left", scene)] == ["soup_can", "meat_can", "apple"]
+    assert [g[0] for g in goals("put all the red things in the bowl", scene)] == ["soup_can", "apple"]
+    assert [g[0] for g in goals("put every can in the bowl", scene)] == ["soup_can", "meat_can"]
+    assert [g[0] for g in goals("put all the fruit in the bowl")] == ["apple", "strawberry", "lemon", "lime"]
+    assert [g[0] for g in goals("move everything and the bowl to the left")] == [  # named, it is meant
+        "apple", "strawberry", "lemon", "lime", "big_bowl", "spoon", "ketchup"]
+    # when the only things there are receptacles, they are everything
+    only_mug = [SCENE[0], next(t for t in SCENE if t.name == "mug")]
+    assert [g[0] for g in goals("move everything to the left", only_mug)] == ["mug"]
+
+
+PEAR = [*SCENE, thing("pear", "pear", "green", 0.35, -0.3, (0.06, 0.06, 0.09))]
+
+
+@pytest.mark.parametrize(("text", "order"), [
+    ("put the apple in the bowl after the pear", ["pear", "apple"]),
+    ("put the apple in the bowl before the pear", ["apple", "pear"]),
+    ("after the pear, put the apple in the bowl", ["pear", "apple"]),
+    ("before the pear, put the apple in the bowl", ["apple", "pear"]),
+    ("before the pear put the apple in the bowl", ["apple", "pear"]),
+])
+def test_after_and_before_a_bare_object_share_the_action(text, order):
+    """Break-it: "put the apple in the bowl after the pear" put the pear on the table (the bare "the pear" was
+    read first, with no destination to share) and "before the pear, …" did it in the written order."""
+    assert [g[:3] for g in goals(text, PEAR)] == [(x, "inside", "big_bowl") for x in order]
+
+
+@pytest.mark.parametrize(("text", "first"), [
+    ("after putting the pear in the bowl, put the apple on the plate", "pear"),
+    ("before putting the pear in the bowl, put the apple on the plate", "apple"),
+    ("before you put the pear in the bowl, put the apple on the plate", "apple"),
+    ("put the apple on the plate after putting the pear in the bowl", "pear"),
+    ("put the apple on the plate before putting the pear in the bowl", "apple"),
+    ("put the apple on the plate. before that, put the pear in the bowl", "pear"),
+    ("put the apple on the plate. after that, put the pear in the bowl", "apple"),
+])
+def test_after_and_before_order_the_sketch(text, first):
+    """Break-it: "before putting the pear in the bowl, put the apple on the plate" (and "… Before that, …")
+    put the pear in the bowl first."""
+    want = [("pear", "inside", "big_bowl"), ("apple", "ontop", "plate")]
+    assert [g[:3] for g in goals(text, PEAR)] == (want if first == "pear" else want[::-1])
+    steps = [f"{s.op}({', '.join(s.args)})" for s in plan_for(text, PEAR).steps]
+    assert steps[0] == f"pick({first})"
+
+
+def test_a_singular_description_of_several_objects_asks_which():
+    """Break-it: "the red fruit" with the apple and the strawberry in the scene moved both. A singular
+    definite description that fits several objects is ambiguous: a one-line reason naming them."""
+    for text in ("put the red fruit on the plate", "place the red fruit in the bowl"):
+        with pytest.raises(GroundingError, match="^'the red fruit' could be the apple or the strawberry; name one$"):
+            goals(text)
+    with pytest.raises(GroundingError, match="'the red thing' could be the apple, the strawberry or the ketchup"):
+        goals("put the red thing in the bowl")
+    for text in ("put the red fruits on the plate", "put both red fruits on the plate", "put every red fruit on the plate",
+                 "put all the red fruit on the plate"):
+        assert [g[0] for g in goals(text)] == ["apple", "strawberry"], text
+    assert [g[0] for g in goals("put a red fruit on the plate")] == ["apple"]
+    assert [g[0] for g in goals("put the yellow fruit on the plate")] == ["lemon"]  # only one is yellow
+    assert [g[0] for g in goals("put the citrus fruit on the plate")] == ["lemon", "lime"]  # a kind, not one
+
+
+@pytest.mark.parametrize(("text", "left"), [
+    ("put everything except the apple and the lemon on the plate", {"apple", "lemon"}),
+    ("put everything except the apple, the lemon and the lime on the plate", {"apple", "lemon", "lime"}),
+    ("put everything but the apple on the plate", {"apple"}),
+    ("put everything on the plate but the apple", {"apple"}),
+    ("put all the fruit but the lime on the plate", {"lime", "spoon", "ketchup"}),
+    ("put all the fruit except the apple and the lemon on the plate", {"apple", "lemon", "spoon", "ketchup"}),
+])
+def test_what_is_left_out_of_a_group(text, left):
+    """"everything except the apple and the lemon" moved the lemon alone; "everything but the apple" moved the
+    apple alone; "all the fruit except the apple and the lemon" put the lemon on the plate twice."""
+    assert [g[:3] for g in goals(text)] == [(x, "ontop", "plate") for x in ITEMS if x not in left]

@@ -19,11 +19,17 @@ class SpecialClauses:
     def _discard(self, toks: list[str]) -> None:
         """'throw away X' / 'discard X': into a bin-like container of the scene."""
         ments, rels, covered = self._relations(toks)
-        self._check_words(toks, covered, allowed=V.DISCARD | {"away"})
+        excluded = self._excluded(toks, ments)  # "throw away the fruit except the apple"
+        self._check_words(toks, covered, allowed=V.DISCARD | {"away"} | V.EXCEPT | V.GENERIC
+                          | {w for p in V.EXCEPT_PHRASES for w in p.split()})
         bins = [n for n, t in self.scene.things.items() if t.category in {"bin", "basket", "trash", "trash_can"}]
-        moved = [n for m in ments for n in self._resolve(m, toks) if n not in bins]
         if not bins:
             raise GroundingError("there is no bin in the scene to throw things away into; say where to put them instead")
+        left_out = {n for m in excluded for n in m.names} | set(bins)
+        moved = [n for m in ments if m not in excluded for n in self._resolve(m, toks)]
+        if not moved and set(toks) & {"everything", "all", "every"} and set(toks) & V.GENERIC:  # "throw everything away"
+            moved = self._items(self.scene.movable(), left_out)
+        moved = [n for n in moved if n not in left_out]
         for name in moved:
             self._goal(name, "inside", bins[0], [], False, False, False)
         self.last = moved
@@ -54,12 +60,15 @@ class SpecialClauses:
     def _pour(self, toks: list[str], at: int) -> None:
         ments, rels, covered = self._relations(toks)
         into = [m for m in ments if m.start > at and any(r[2] == "support" and r[1] <= m.start for r in rels)]
-        what = [m for m in ments if at < m.start and m not in into]
+        out_of = [m for m in ments if m.start > at and any(r[2] == "source" and r[1] <= m.start for r in rels)
+                  and m not in into]  # "pour the soup from the can …": where it is poured from
+        what = [m for m in ments if at < m.start and m not in into and m not in out_of]
         self._check_words(toks, covered, allowed=V.POUR_FORMS | V.LIQUIDS)
         if not into and toks[at] == "empty" and what:  # "empty the mug": onto the table
             src = self._resolve(what[0], toks)[0]
             contents = tuple(n for n, t in self.scene.things.items() if held_in(t, self.scene.things[src]))
             self.goals.append(Goal(src, "pour", self.scene.table() or "table", contents=contents))
+            self.last = [src]  # "empty the mug and put the fork in it"
             return
         if not into:
             raise GroundingError(f"pour into what? {' '.join(toks)!r}; {ADVICE}")
@@ -68,7 +77,11 @@ class SpecialClauses:
         if not names:
             raise GroundingError(f"pour what into the {target.replace('_', ' ')}? {ADVICE}")
         x = self.scene.things[names[0]]
-        holder = next((t.name for t in self.scene.things.values() if held_in(x, t) and not t.fixed), None)
+        holder = next((t.name for t in self.scene.things.values()  # the can the soup is in (not the soup "around" its can)
+                       if held_in(x, t) and not t.fixed and t.volume > x.volume), None)
+        if out_of and holder not in out_of[0].names and x.name not in out_of[0].names:
+            said = " ".join(toks[out_of[0].start:out_of[0].end])
+            raise GroundingError(f"the {x.name.replace('_', ' ')} is not in the {said}; {ADVICE}")
         if holder == target:  # already poured (a replan after the pour): the goal is that it stays there
             self.goals.append(Goal(x.name, "inside", target))
             self.last = [x.name]

@@ -1,6 +1,6 @@
-"""Object phrases and clauses of an instruction for the offline grounder: tokens, the scene's
-aliases (name parts, categories, colours, synonyms, the ontology), mentions (longest match first,
-"citrus fruit" intersects), and the cut into clauses at sentence marks and sequencing words."""
+"""Object phrases of an instruction for the offline grounder: tokens, the scene's aliases (name
+parts, categories, colours, synonyms, the ontology) and mentions (longest match first, "citrus
+fruit" intersects). The cut into clauses is owl_bt.language.sequencing's."""
 
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ class Mention:
     end: int
     names: list[str]
     many: bool  # plural, a category or quantified: every name is meant
+    generic: bool = False  # "the red things": whatever has the colour (the reader keeps the items, not receptacles)
 
 
 def tokens_of(text: str) -> list[str]:
@@ -28,6 +29,7 @@ def tokens_of(text: str) -> list[str]:
     for a, b in (("it's", "it is"), ("let's", "let us"), ("that's", "that is"), ("i'd", "i would"), ("don't", "do not"),
                  ("can't", "cannot"), ("i'm", "i am")):
         text = re.sub(rf"\b{re.escape(a)}\b", b, text)
+    text = re.sub(r"\bmaking sure\b", "make sure", text)  # "…, making sure the mug is upright": a state
     text = re.sub(r"\bcan (you|i|we|they|it|be|one)\b", r"could \1", text)  # the modal verb, not a can
     text = re.sub(r"\b(i|you|we|they|one) can\b", r"\1 could", text)
     return re.findall(r"[^\W\d_]+(?:'[^\W\d_]+)?|[.,;!?()]", text)
@@ -47,6 +49,9 @@ class SceneAliases:
             hit = {t.name for t in things if t.category == target or t.name == target}
             for n in hit:
                 self._add(tuple(phrase.split()), n)
+                for c in {self.things[n].colour} - {""}:  # "the grey area"
+                    self._add(tuple(c.split("_")) + tuple(phrase.split()), n)
+                    self._add(tuple(c.split("_"))[-1:] + tuple(phrase.split()), n)
         for cat, members in V.ONTOLOGY.items():
             hit = {t.name for t in things if t.category in members}
             for n in hit:
@@ -74,6 +79,7 @@ def find_mentions(toks: list[str], scene: SceneAliases, skip: set[int]) -> list[
     """Object phrases, longest match first; consecutive collective words intersect ('citrus fruit')."""
     words = [V.singular(t) for t in toks]
     out: list[Mention] = []
+    kinds: set[int] = set()  # starts of the mentions naming a category ('citrus', 'red fruit')
     i = 0
     while i < len(toks):
         if i in skip:
@@ -82,10 +88,15 @@ def find_mentions(toks: list[str], scene: SceneAliases, skip: set[int]) -> list[
         if toks[i] == "can" and i + 1 < len(toks) and toks[i + 1] in {"you", "i", "we", "it", "they", "be"}:
             i += 1  # the modal verb
             continue
-        if toks[i] in V.COLOURS and words[i + 1:i + 2] and words[i + 1] in V.GENERIC and not skip & {i, i + 1}:
+        if toks[i] in V.COLOURS and words[i + 1:i + 2] and words[i + 1] in V.GENERIC | {"one"} and not skip & {i, i + 1}:
             names = [n for n, t in scene.things.items() if not t.fixed and toks[i] in t.colour.split("_")]
-            out.append(Mention(i, i + 2, names, toks[i + 1] != words[i + 1] or toks[i + 1] in {"stuff"}))
-            i += 2  # "the red things": what is red
+            out.append(Mention(i, i + 2, names, toks[i + 1] != words[i + 1] or toks[i + 1] in {"stuff"}, True))
+            i += 2  # "the red things", "the red one": what is red
+            continue
+        if toks[i] in V.COLOURS and toks[i + 1:i + 2] in (["and"], ["or"], [","]) and not skip & {i, i + 1} and (
+                m := _elided(toks, words, i, scene, skip)):
+            out.append(m)  # "the yellow and the orange fruit": the yellow fruit
+            i += 1
             continue
         if toks[i] == "non" and (m := _complement(toks, words, i, scene, skip)):
             out.append(m)
@@ -95,18 +106,48 @@ def find_mentions(toks: list[str], scene: SceneAliases, skip: set[int]) -> list[
             key = tuple(words[i:i + n])
             if len(key) == n and key in scene.aliases and not skip & set(range(i, i + n)):
                 names = set(scene.aliases[key])
-                many = key in scene.collective or toks[i + n - 1] != words[i + n - 1]
                 prev = out[-1] if out else None
-                if prev and prev.end == i and prev.many and key in scene.collective:
+                if prev and prev.end == i and prev.start in kinds and key in scene.collective:
                     prev.names = sorted(set(prev.names) & names) or prev.names  # "citrus fruit"
                     prev.end = i + n
+                    prev.many = _meant_all(toks, words, prev.start, prev.end)
                 else:
-                    out.append(Mention(i, i + n, sorted(names, key=list(scene.things).index), many))
+                    out.append(Mention(i, i + n, sorted(names, key=list(scene.things).index),
+                                       _meant_all(toks, words, i, i + n)))
+                    if key in scene.collective:
+                        kinds.add(i)
                 i += n
                 break
         else:
             i += 1
     return out
+
+
+def _elided(toks: list[str], words: list[str], i: int, scene: SceneAliases, skip: set[int]) -> Mention | None:
+    """The colour at i with the noun of the next phrase ("the yellow and the orange fruit"), when the scene
+    has an object of that colour and noun."""
+    found = find_mentions(toks[i + 2:i + 7], scene, {k - i - 2 for k in skip})
+    if not found:
+        return None
+    end = i + 2 + found[0].end
+    key = (toks[i], words[end - 1])
+    if key not in scene.aliases:
+        return None
+    names = sorted(scene.aliases[key], key=list(scene.things).index)
+    plural = toks[end - 1] != words[end - 1]
+    return Mention(i, i + 1, names, plural or words[end - 1] in V.MASS_NOUNS and not (i > 0 and toks[i - 1] == "the"))
+
+
+def _meant_all(toks: list[str], words: list[str], start: int, end: int) -> bool:
+    """Whether the phrase toks[start:end] means every object it matches: a plural ("the limes", "the red
+    fruits") or a mass noun ("the fruit", "the citrus fruit", "cutlery", "red fruit") — but not a mass noun
+    singled out by a colour after 'the' ("the red fruit" points at one fruit: with two red fruits it is
+    ambiguous) and not a singular count noun ("the berry", "the can", "the condiment")."""
+    if toks[end - 1] != words[end - 1]:
+        return True
+    coloured = any(w in V.COLOURS for w in words[start:end - 1])
+    definite = start > 0 and toks[start - 1] in {"the", "this", "that"}
+    return words[end - 1] in V.MASS_NOUNS and not (coloured and definite)
 
 
 def _collective(words: list[str], i: int, scene: SceneAliases) -> int:
@@ -135,50 +176,6 @@ def _complement(toks: list[str], words: list[str], i: int, scene: SceneAliases, 
 
 
 SEPARATORS = {".", ";", "!", "?", "(", ")"}
-
-
-def split_clauses(toks: list[str]) -> list[list[str]]:
-    """Clauses in the order they are to happen."""
-    clauses: list[list[str]] = [[]]
-    swap_next = skip_next = False
-    order: list[tuple[list[str], bool]] = []
-    verbs = V.ACTION_FORMS | V.POUR_FORMS | V.DISCARD | V.BY_FORMS | {"have", "make", "setup", "set", "stand", "remove", "ensure"}
-    for k, t in enumerate(toks):
-        nxt = toks[k + 1] if k + 1 < len(toks) else ""
-        cut = t in SEPARATORS or t in {"then", "finally", "afterwards", "lastly"} or (t in {"and", ","} and nxt in verbs | {"then"})
-        if t in {",", "but"} and nxt == "first" and k + 2 < len(toks) and any(clauses):  # "…, (but) first …": before
-            clauses.append(["__after__"])
-            swap_next = True
-            continue
-        if t == "before":
-            cut = True
-        if t == "after" and nxt in {"that", "this", "which"}:  # "after that": then
-            clauses.append([])
-            skip_next = True
-            continue
-        if skip_next:
-            skip_next = False
-            continue
-        if t == "after" and clauses[-1]:
-            cut, swap_next = True, True
-        if cut:
-            clauses.append([])
-            if t == "after":
-                clauses[-1].append("__after__")
-            continue
-        clauses[-1].append(t)
-    for c in clauses:
-        after = bool(c) and c[0] == "__after__"
-        c = [t for t in c if t != "__after__"]
-        if c:
-            order.append((c, after))
-    out: list[list[str]] = []
-    for c, after in order:
-        if after and out and swap_next:
-            out.insert(len(out) - 1, c)  # "Y after X": X happens first
-        else:
-            out.append(c)
-    return out
 
 
 def phrases(table: dict[str, str], toks: list[str], taken: set[int]) -> list[tuple[int, int, str]]:

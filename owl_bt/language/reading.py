@@ -1,12 +1,14 @@
 """The offline grounder's reading of an instruction: clauses → goals over the scene's objects.
 
 The instruction is cut into clauses at sentence marks, parentheses and sequencing words (then,
-finally, before, after …). A clause is an action ("put all the fruit left of the line"), a state
-("make sure the peach is to the right of the apple", "the strawberry should only be in the bowl at
-the end") or the person's own intention ("I want to pour coffee into the cup": the cup must stand
-upright). Object phrases resolve through the scene's names, categories and colours, an ontology
-(fruit, citrus, cutlery, condiment, container …), quantifiers, superlatives and "whatever … fits".
-Every word must be understood; the ones that are not are named, never guessed at.
+finally, before, after …) and put in the order they are to happen (owl_bt.language.sequencing). A
+clause is an action ("put all the fruit left of the line"), a state ("make sure the peach is to the
+right of the apple", "the strawberry should only be in the bowl at the end") or the person's own
+intention ("I want to pour coffee into the cup": the cup must stand upright). Object phrases resolve
+through the scene's names, categories and colours, an ontology (fruit, citrus, cutlery, condiment,
+container …), quantifiers, superlatives and "whatever … fits" (owl_bt.language.references). Every
+word must be understood; the ones that are not are named, never guessed at, and a singular phrase
+that fits several objects is asked about.
 """
 
 from __future__ import annotations
@@ -15,16 +17,18 @@ from owl_bt.errors import GroundingError, UnknownObjectError
 from owl_bt.language import vocabulary as V
 from owl_bt.language.clause_kinds import ADVICE, SpecialClauses
 from owl_bt.language.goals import Goal, Reading
-from owl_bt.language.mentions import SEPARATORS, Mention, SceneAliases, find_mentions, split_clauses, tokens_of
+from owl_bt.language.mentions import SEPARATORS, Mention, SceneAliases, find_mentions, tokens_of
 from owl_bt.language.negation import negation
+from owl_bt.language.references import References
 from owl_bt.language.relations import ClauseRelations
 from owl_bt.language.scene_view import Thing, container, fits_in, measure
+from owl_bt.language.sequencing import split_clauses, unit_ranks
 from owl_bt.language.suggest import did_you_mean
 from owl_bt.language.suggest import phrase as suggestion
 from owl_bt.language.superlatives import DISTANCE
 
 
-class Reader(ClauseRelations, SpecialClauses):
+class Reader(ClauseRelations, SpecialClauses, References):
     """Reads an instruction against the scene; `read()` → Reading or GroundingError/UnknownObjectError."""
 
     def __init__(self, things: list[Thing]) -> None:
@@ -41,6 +45,12 @@ class Reader(ClauseRelations, SpecialClauses):
         self._ments: list[Mention] = []  # the mentions of the clause being read
         self._clause_goals = 0  # goals made before the clause being read
         self._nearest: dict[int, tuple[str, Mention]] = {}  # distance superlatives of the clause being read
+        self._gap: tuple | None = None  # the destination a bare object phrase of the clause being read shares
+        self._provisional: set[str] = set()  # objects taken out with no place said yet ("take the ball out")
+        self._fitting_in: tuple | None = None  # (subject mention starts, the container they must fit in)
+        self._borrow = False  # the clause being read ends in 'and' before 'then': it takes the next one's destination
+        self._located: tuple | None = None  # (subject mention starts, the place a unit's subject is described at)
+        self._last_about: tuple = ([], "", None)  # (the list `last` was set to, its mass-noun phrase, its destination)
 
     def read(self, instruction: str) -> Reading:
         toks = tokens_of(instruction)
@@ -51,23 +61,29 @@ class Reader(ClauseRelations, SpecialClauses):
             raise GroundingError(f"the offline grounder does not handle negation ('{negated}'): say what the robot "
                                  f"should do; {ADVICE}")
         clauses = split_clauses(toks)
-        for n, clause in enumerate(clauses):
+        dests: dict[int, tuple] = {}  # clause index → the destination it set
+        for n, clause in enumerate(c.toks for c in clauses):
             self.more = n + 1 < len(clauses)
             if not self.last and self.more and set(clause) & {"it", "them"}:
-                self.last = self._forward(clause, clauses[n + 1])
+                self.last = self._forward(clause, clauses[n + 1].toks)
             self._clause_goals = len(self.goals)
+            self._gap = self._partner_dest(clauses, n, dests)
+            self._borrow = clauses[n].dangling and self._gap is not None
+            dest_before = self.last_dest
             try:
                 try:
                     self._clause([t for t in clause if t != ","])
                 except GroundingError as exc:  # "…, first on the plate" (read first): what the next clause moves
                     if self.last or not self.more or not str(exc).startswith("cannot tell what to move"):
                         raise
-                    self.last = self._forward([], clauses[n + 1])
+                    self.last = self._forward([], clauses[n + 1].toks)
                     del self.goals[self._clause_goals:]
                     self._named = []
                     self._clause([t for t in clause if t != ","])
                 self.mentioned += self._named
                 self._named = []
+                if self.last_dest is not dest_before:
+                    dests[n] = self.last_dest
             except GroundingError:
                 if not (self.absent or self.unknown):
                     raise
@@ -83,15 +99,6 @@ class Reader(ClauseRelations, SpecialClauses):
             raise GroundingError(f"the instruction asks for no placement the offline grounder can see; {ADVICE}")
         return Reading(self.goals, self.upright_needed)
 
-    def _forward(self, clause: list[str], nxt: list[str]) -> list[str]:
-        """What 'it' names in a clause with nothing before it ("after standing it upright" read first): an object
-        of the next clause — for standing up or turning, one that can be stood up (a container)."""
-        names = [n for m in find_mentions(nxt, self.scene, set()) for n in m.names if not self.scene.things[n].fixed]
-        if set(clause) & (V.SETUP | V.TURN | set(V.ORIENTATION)) or "standing" in clause:
-            return ([n for n in names if container(self.scene.things[n])] or names)[-1:]
-        return names[:1]  # "after putting it in the pan, put the strawberry …": what the next clause moves
-
-    # -- one clause -------------------------------------------------------------------------------------------
     def _clause(self, toks: list[str]) -> None:
         text = " ".join(toks)
         for o in V.INTENT_OPENERS:
@@ -118,28 +125,6 @@ class Reader(ClauseRelations, SpecialClauses):
             return self._remove(toks)
         self._placement(toks)
 
-    def _resolve(self, m: Mention, toks: list[str]) -> list[str]:
-        before = toks[max(0, m.start - 3):m.start]
-        if m.start in self._nearest:
-            word, refm = self._nearest[m.start]
-            r = self.scene.things[self._resolve(refm, toks)[0]]
-            pick = V.SUPERLATIVES[word][1]
-            return [pick((n for n in m.names if n != r.name), key=lambda n: measure(self.scene.things[n], "distance", r))]
-        sup = next((V.SUPERLATIVES[w] for w in before if w in V.SUPERLATIVES and w not in DISTANCE), None)
-        if sup is not None and len(m.names) > 1:
-            what, pick = sup
-            return [pick(m.names, key=lambda n: measure(self.scene.things[n], what))]
-        if len(m.names) > 1 and not m.many and not set(before) & (V.QUANT_ALL | V.QUANT_ONE):
-            raise GroundingError(f"{' '.join(toks[m.start:m.end])!r} could be {' or '.join(m.names)}; say which")
-        if len(m.names) > 1 and set(before) & V.QUANT_ONE - {"a", "an"} and not set(before) & V.QUANT_ALL:
-            return m.names[:1]
-        return list(m.names)
-
-    def _pronoun(self, toks: list[str], ments: list[Mention]) -> list[str]:
-        if not ments and set(toks) & {"it", "them", "they", "itself", "themselves"}:
-            return list(self.last)
-        return []
-
     def _placement(self, toks: list[str]) -> None:
         """An action or state clause: one or more units 'objects + relations' ("put the apple into
         the bowl, the lemon onto the plate"); a unit with no relation of its own reuses the one
@@ -150,11 +135,14 @@ class Reader(ClauseRelations, SpecialClauses):
             t in {"is", "be", "are", "stays", "stay", "ends"} for t in toks)
         only = bool(set(toks) & V.FINAL_ONLY) and bool(set(toks) & V.END_WORDS)
         excluded = self._excluded(toks, ments)
+        least = self._excepted_superlative(toks, excluded)  # "… except the biggest one"
         left_out = {x for m in excluded for x in m.names}
         ments = [m for m in ments if m not in excluded]
         units = self._units(ments, rels)
         first_rel = rels[0][0] if rels else len(toks)
         self._ruled_out_places(toks, excluded, {x for m in ments if m.start < first_rel for x in m.names})
+        everything = any(t in V.GENERIC and not any(m.start <= i < m.end for m in ments)  # not "the red things"
+                         for i, t in enumerate(toks[:first_rel]))
         generic = any(t in V.GENERIC for t in toks[:first_rel]) or bool(  # "whatever fits inside it"
             set(toks[:first_rel]) & {"whatever", "whichever"} and set(toks) & V.FITS)
         manner = V.BY_FORMS if any(r[2] != "source" for r in rels) else set()  # "heat the strawberry in the pan"
@@ -165,31 +153,41 @@ class Reader(ClauseRelations, SpecialClauses):
         verb = next((t for t in toks if t in V.ACTION_FORMS | V.SETUP | V.TURN), None)
         if verb in V.TURN and not any(r[2] == "orient" for r in rels):
             raise GroundingError(f"{verb} it which way? {' '.join(toks)!r}; say e.g. 'upright'; {ADVICE}")
+        starts, table = [], self.scene.table() or next(iter(self.scene.things))  # where each unit begins
         for n, (subject, urels) in enumerate(units):
+            starts.append(min([m.start for m in subject] + [rels[k][0] for k, _ in urels] or [len(toks)]))
             sources = [refs for k, refs in urels if rels[k][2] == "source"]
             dest = [(k, refs) for k, refs in urels if rels[k][2] != "source"]
-            if not dest and not upright_verb and (n > 0 or verb is None) and self.last_dest:
-                moved = [x for m in subject for x in self._resolve(m, toks)]
-                if moved:  # gapping: "… on the plate, then the lime"
-                    how, ref, spatial, upright = self.last_dest
-                    for name in moved:
-                        self._goal(name, how, ref, spatial, upright, only, state)
+            dest, self._located = self._described_place(subject, dest, rels, toks)  # "the fruit on the plate"
+            gap, there = self._gap or self.last_dest, "there" in toks and n == 0
+            if not dest and not upright_verb and (n > 0 or verb is None or there or self._borrow) and gap:
+                moved = [x for m in subject for x in self._resolve(m, toks)] or (self._pronoun(toks, subject) if there else [])
+                if moved:  # gapping: "… on the plate, then the lime", "… in the bowl after the pear", "put it there"
+                    how, ref, spatial, upright = gap
+                    for name in moved:  # "leave it there": where the last clause put it
+                        self._goal(name, how, ref, spatial, upright, only, state or verb in {"leave", "keep"})
                     self.last = moved
                     continue
+            if there and not dest and not gap:
+                raise GroundingError(f"'there' is where? {' '.join(toks)!r} says no place before it; {ADVICE}")
+            if verb is None and not rels and not state and not generic and n == 0 and subject and not self.last:
+                raise GroundingError(f"what should happen to {' '.join(toks)!r}? say what to do with it; {ADVICE}")
             sup = [(rels[k][3], refs) for k, refs in dest if rels[k][2] == "support" and rels[k][3] != "to"]
             support_rel = next((x for x in sup if x[1]), sup[0] if sup else None)
             support_ref = self._resolve(support_rel[1][0], toks)[0] if support_rel and support_rel[1] else None
-            sup = next((w for w in toks[:first_rel] if w in V.SUPERLATIVES and w not in DISTANCE), None)
+            fit_in = support_ref if set(toks) & V.FITS and container(self.scene.things[support_ref or table]) else None
+            self._fitting_in = ({m.start for m in subject}, fit_in) if fit_in and subject else None  # "the fruit that fits"
+            sup = next((w for w in toks[:first_rel] if w in V.SUPERLATIVES and w not in DISTANCE and w != least), None)
             if generic and not subject and n == 0 and sup and not set(toks) & V.FITS:  # "the tallest thing"
                 named = {x for m in ments for x in m.names}
                 what, pick = V.SUPERLATIVES[sup]
-                moved = [pick((x for x in self.scene.movable() if x not in named),
-                              key=lambda x: measure(self.scene.things[x], what))]
-            elif generic and not subject and n == 0 and not set(toks) & V.FITS:  # "all the things", not "the thing"
-                if not set(toks[:first_rel]) & (V.QUANT_ALL | {"everything"}):
+                moved = [pick(self._items(self.scene.movable(), named), key=lambda x: measure(self.scene.things[x], what))]
+            elif generic and (not subject or everything) and n == 0 and not set(toks) & V.FITS:  # "all the things"
+                if not set(toks[:first_rel]) & (V.QUANT_ALL | {"everything"}):  # not "the thing"
                     raise GroundingError(f"which objects? {' '.join(toks)!r}; name them or their kind; {ADVICE}")
-                named = {x for m in ments for x in m.names}
-                moved = [x for x in self.scene.movable() if x not in named]
+                own = {x for m in subject for x in self._resolve(m, toks)}  # "everything and the bowl"
+                items = set(self._items(self.scene.movable(), {x for m in ments for x in m.names} - own))
+                moved = [x for x in self.scene.movable() if x in own | items]
             elif generic and not subject and n == 0:  # "whatever object that fits inside of it"
                 target = support_ref or (self.last[0] if self.last else None)
                 moved = self._fitting(toks, target)
@@ -203,13 +201,24 @@ class Reader(ClauseRelations, SpecialClauses):
             if support_rel and not support_rel[1] and self.last and set(toks[first_rel:]) & {"it", "them", "itself"}:
                 at = next(i for i in range(first_rel, len(toks)) if toks[i] in {"it", "them", "itself"})
                 support_ref = self._antecedent(support_rel[0], moved, at)  # "inside of it"
+            elif support_rel and not support_rel[1] and self.mentioned and toks[-1] in V.SUPPORT:
+                support_ref = self._antecedent(support_rel[0], moved, len(toks))  # "…, then put the fork in"
             if support_rel and not support_ref:
                 raise GroundingError(f"{'in' if support_rel[0] == 'inside' else 'on'} what? {' '.join(toks)!r}; {ADVICE}")
             moved = [x for x in moved if x not in left_out]
+            held = [x for refs in sources for m in refs for x in self._resolve(m, toks)][:1]
+            if held and len(moved) > 1:  # "take everything off the plate", "the fruit out of the bowl": what is there
+                moved = [x for x in moved if self._at(x, held[0])] or moved
+            if least and n == 0 and len(moved) > 1:
+                what, pick = V.SUPERLATIVES[least]
+                moved.remove(pick(moved, key=lambda x: measure(self.scene.things[x], what)))
             if not moved:
                 raise GroundingError(f"cannot tell what to move in {' '.join(toks)!r}; {ADVICE}")
             source = [x for refs in sources for m in refs for x in self._resolve(m, toks)]
-            if not dest and verb in V.PICK_VERBS and not upright_verb:
+            out = not dest and verb in V.PICK_VERBS and bool(source or set(toks) & {"out", "off"} and self._holder(moved[0]))
+            if out and not source:  # "take the ball out (, then …)": out of what it is in now, unless a later clause
+                source = self._holder(moved[0])  # says where ("… and put it next to the mustard")
+            if not dest and verb in V.PICK_VERBS and not upright_verb and not out:
                 if self.more:  # "pick up the apple (from the plate) and put it …": the next clause says where
                     self.last = moved
                     continue
@@ -231,10 +240,14 @@ class Reader(ClauseRelations, SpecialClauses):
                         spatial.append(("near", (t.name,)))
                 elif kind == "spatial":
                     names = [x for m in refs for x in self._resolve(m, toks)]
+                    names = [x for x in names if x not in moved] or names  # "the lemon behind all the fruit": not itself
                     if r == "at_initial" and not names:  # "where it was": the last object's place; "(put it) back
                         own = set(toks) & {"back", "leave", "keep", "stay", "stays"}  # / leave it where it is": its own
                         names = moved if own else [x for x in self.last if x not in moved] or moved
-                    if not names and (set(toks[e:e + 2]) & {"it", "them"} or "its" in toks[s:e]) and self.last:
+                    said = [x for kk, rr in dest if kk < k for m in rr for x in m.names if x not in moved]
+                    if not names and set(toks[e:e + 2]) & {"it", "them"} and said:
+                        names = said[-1:]  # "the fork right of the spoon and aligned with it": this unit's last reference
+                    elif not names and (set(toks[e:e + 2]) & {"it", "them"} or "its" in toks[s:e]) and self.last:
                         names = [x for x in self.last if x not in moved][:1]  # "… (then) the plate next to it"
                     table = self.scene.table()
                     if r in ("left_of", "right_of") and (names == [table] or not names and "table" in toks[e:e + 3]):
@@ -256,25 +269,24 @@ class Reader(ClauseRelations, SpecialClauses):
                 how = "ontop"  # "in the middle of the plate", "in the region": on it
             for name in moved:
                 self._goal(name, how, support_ref, spatial, upright, only, state)
+            if out:
+                self._provisional |= set(moved)
             if dest or support_ref:
                 self.last_dest = (how, support_ref, spatial, upright)
             self.last = moved
+            mass = len(subject) == 1 and subject[0].many and toks[subject[0].end - 1] == V.singular(toks[subject[0].end - 1])
+            self._last_about = (moved, " ".join(toks[subject[0].start - 1:subject[0].end]) if mass else "",
+                                support_ref if dest or support_ref else None)
+        rank: dict[str, int] = {}  # "put the apple on the plate last and the lemon first": the lemon first
+        for (subject, _), r in zip(units, unit_ranks(toks, starts), strict=True):
+            for x in (x for m in subject for x in m.names):
+                rank[x] = r if r != 1 or x not in rank else rank[x]
+        self.goals[self._clause_goals:] = sorted(self.goals[self._clause_goals:], key=lambda g: rank.get(g.obj, 1))
 
     def _flat(self, name: str) -> bool:
         """A surface one puts things on, not into (a plate, a mat, a region, the table): not a container."""
         t = self.scene.things[name]
         return not container(t) and (t.fixed or t.category in V.ONTOLOGY["surface"])
-
-    def _antecedent(self, how: str, moved: list[str], at: int) -> str:
-        """What 'it' (token `at` of the clause) names as a support: the last object moved, unless that cannot
-        hold the moved ones — then the latest object named before 'it' that can ("take the orange off the mug
-        and put the knife in it": the mug)."""
-        first = self.last[0]
-        fits = (lambda n: container(self.scene.things[n])) if how == "inside" else (lambda n: True)
-        if first not in moved and fits(first):
-            return first
-        before = self.mentioned + [n for m in self._ments if m.start < at for n in m.names]
-        return next((n for n in reversed(before) if n not in moved and fits(n)), first)
 
     def _goal(self, name: str, how: str | None, support: str | None, spatial, upright: bool, only: bool, state: bool) -> None:
         if support == name:
@@ -291,6 +303,15 @@ class Reader(ClauseRelations, SpecialClauses):
             return
         if support is None:
             support = self._default_support(name, spatial)
+        if existing and (existing[-1].how, existing[-1].support, existing[-1].spatial) == (how or "ontop", support, list(spatial)):
+            existing[-1].upright |= upright  # the same placement said again ("…, then put it there")
+            return
+        if name in self._provisional:  # "take the ball out and put it next to the mustard": one placement
+            self._provisional.discard(name)
+            for g in existing:
+                self._clause_goals -= self.goals.index(g) < self._clause_goals
+                self.goals.remove(g)
+            existing = []
         for g in existing:
             g.final = False  # a later placement of the same object: the earlier one is a step on the way
         self.goals.append(Goal(name, how or "ontop", support, list(spatial), upright, True, only))

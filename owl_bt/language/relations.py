@@ -9,8 +9,7 @@ from owl_bt.errors import GroundingError
 from owl_bt.language import vocabulary as V
 from owl_bt.language.clause_kinds import ADVICE
 from owl_bt.language.mentions import Mention, find_mentions, phrases
-from owl_bt.language.scene_view import container
-from owl_bt.language.superlatives import distance_superlatives
+from owl_bt.language.superlatives import DISTANCE, distance_superlatives
 
 
 class ClauseRelations:
@@ -91,18 +90,45 @@ class ClauseRelations:
         return ments, rels, covered
 
     def _excluded(self, toks: list[str], ments: list[Mention]) -> list[Mention]:
-        """Mentions right after 'except', 'not', 'other than' … (articles skipped): left out."""
-        out = []
+        """Mentions right after 'except', 'not', 'other than' … (articles skipped), or after 'but' in a clause
+        with a quantifier ("everything but the apple"), and those joined to one by 'and'/'or'/','
+        ("except the apple and the lemon"): left out."""
+        out: list[Mention] = []
+        but = bool(set(toks) & (V.QUANT_ALL | V.GENERIC))
         for m in ments:
             j = m.start - 1
             while j >= 0 and toks[j] in {"the", "a", "an", "for"}:
                 j -= 1
-            if j >= 0 and (toks[j] in V.EXCEPT or " ".join(toks[max(0, j - 1):j + 1]) in V.EXCEPT_PHRASES):
+            if j >= 0 and (toks[j] in V.EXCEPT or " ".join(toks[max(0, j - 1):j + 1]) in V.EXCEPT_PHRASES
+                           or toks[j] == "but" and but):
                 out.append(m)
+            elif out and (out[-1].end == j + 1 or toks[j] in {"and", "or", "nor", ","} and out[-1].end == j):
+                out.append(m)  # "except the apple, the lemon and the lime"
         return out
 
+    def _excepted_superlative(self, toks: list[str], excluded: list[Mention]) -> str | None:
+        """The size superlative after 'except'/'but'/'other than' … ("all the fruit except the biggest one"):
+        the one of the group to leave out; None when there is none. Raises GroundingError for such a word
+        that leaves out nothing the grounder can name ("everything except the one over there")."""
+        after = {m.start for m in excluded}
+        for i, t in enumerate(toks):
+            phrase = " ".join(toks[i:i + 2]) in V.EXCEPT_PHRASES - {"but not", "and not"}
+            if not (t in V.EXCEPT - {"not"} or phrase or t == "but" and set(toks) & (V.QUANT_ALL | V.GENERIC)):
+                continue
+            j = i + 1 + phrase
+            while j < len(toks) and toks[j] in {"the", "a", "an", "for"}:
+                j += 1
+            if j in after or j < len(toks) and toks[j] == "non":
+                continue
+            if j < len(toks) and toks[j] in V.SUPERLATIVES and toks[j] not in DISTANCE:
+                return toks[j]
+            if t != "but":
+                raise GroundingError(f"{' '.join(toks[i:j + 2])!r} leaves out no object the offline grounder can "
+                                     f"name; {ADVICE}")
+        return None
+
     def _ruled_out_places(self, toks: list[str], excluded: list[Mention], movers: set[str]) -> None:
-        """Refuse a "not" that rules out a place (a region, a table, a container) rather than leaving
+        """Refuse a "not" that rules out a place (a region, a table, a container, a plate) rather than leaving
         out an object ("onto the plate, not the light-grey one", "into the bowl, not the mug"), or that
         rules out nothing named: raises GroundingError. ("… on the plate, not the lime" leaves the
         lime where it is: that is no negation of the goal.)"""
@@ -114,7 +140,7 @@ class ClauseRelations:
                 j += 1
             left = next((m for m in excluded if m.start == j), None)
             places = left is not None and not set(left.names) & movers and any(
-                self.scene.things[n].fixed or container(self.scene.things[n]) for n in left.names)
+                self.scene.things[n].fixed or self.scene.things[n].category in V.RECEPTACLES for n in left.names)
             if left is None or places:
                 words = " ".join(toks[i:left.end if left else i + 4])
                 raise GroundingError(f"the offline grounder does not handle negation ('{words}'): say what the robot "

@@ -18,6 +18,8 @@ SPATIAL = {
     "right of": "right_of", "to the right of": "right_of", "on the right of": "right_of", "on the right side of": "right_of",
     "behind": "behind", "in back of": "behind", "in front of": "in_front_of",
     "between": "between", "in between": "between", "aligned with": "aligned", "in line with": "aligned",
+    "left side of": "left_of", "to the left side of": "left_of", "right side of": "right_of",
+    "to the right side of": "right_of", "right next to": "near", "right beside": "near", "right by": "near",
     "to its left": "left_of", "on its left": "left_of", "to its right": "right_of", "on its right": "right_of",
     "where": "at_initial",  # "where X is initially / was / started"
     "away from": "off", "clear of": "off", "closer to": "near", "nearer to": "near", "nearer": "near", "closer": "near",
@@ -79,7 +81,7 @@ INTENT_OPENERS = ("i want to", "i would like to", "i will", "i am going to", "so
 LIQUIDS = {"coffee", "tea", "water", "milk", "juice", "soup", "wine", "beer", "sauce", "some", "liquid"}
 
 QUANT_ALL = {"all", "every", "each", "both", "everything"}
-QUANT_ONE = {"one", "any", "whatever", "whichever", "a", "an"}
+QUANT_ONE = {"one", "any", "whatever", "whichever", "a", "an", "either"}
 SEQUENCE = {"then", "finally", "afterwards", "next", "later", "lastly", "after that", "and then", "first"}
 FINAL_ONLY = {"only"}  # "the X should only be in Y at the end"
 END_WORDS = {"end", "finish", "last"}
@@ -113,11 +115,16 @@ ONTOLOGY = {
     "ball": {"golf_ball", "tennis_ball", "ball"},
     "surface": {"region", "plate", "mat", "tray", "table"},
 }
+# what "everything", "all the things", "the red objects" do not sweep up unless named: what things are put
+# in or on (containers, dishes, surfaces, markers), not the things themselves
+RECEPTACLES = ONTOLOGY["container"] | ONTOLOGY["dish"] | ONTOLOGY["surface"] | {"line", "trash_can"}
+# nouns that name a quantity of stuff rather than one thing: "the fruit", "the cutlery" mean all of it
+MASS_NOUNS = {"fruit", "citrus", "cutlery", "silverware", "food", "produce", "stuff"}
 NOT_VEGAN = {"potted_meat_can"}  # "not vegan" / "non-vegan"
 # other names people use for a category
 SYNONYMS = {"pan": "skillet", "frying pan": "skillet", "cup": "mug", "drill": "power_drill", "mustard": "mustard_bottle",
             "rug": "mat", "area": "region", "zone": "region", "patch": "region",
-            "trash": "bin", "wastebasket": "bin", "spam": "potted_meat_can", "sugar": "sugar_box"}
+            "trash": "bin", "wastebasket": "bin", "spam": "potted_meat_can", "meat": "potted_meat_can", "sugar": "sugar_box"}
 # nouns the grounder knows as objects; one named here but absent from the scene is reported
 KNOWN_NOUNS = {
     "strawberry", "apple", "pear", "lemon", "orange", "plum", "peach", "banana", "lime", "fork", "knife",
@@ -143,7 +150,7 @@ FILLER = {
     "table's", "both", "each", "every", "any", "whatever", "whichever", "only", "end", "not", "no", "out", "off",
     "lets", "let's", "we", "our", "us", "thing", "things", "object", "objects", "item", "items", "stuff", "fits",
     "fit", "fitting", "currently", "initially", "originally", "was", "were", "started", "starts", "start",
-    "first", "next", "later", "lastly", "afterwards", "ok", "okay", "thanks", "thank", "cooked",
+    "first", "next", "later", "lastly", "afterwards", "ok", "okay", "thanks", "thank", "cooked", "else", "order", "time",
 }
 COLOURS = {"red", "green", "blue", "yellow", "white", "black", "grey", "gray", "light", "dark", "brown", "orange",
            "purple", "pink", "silver", "golden", "gold"}
