@@ -98,6 +98,9 @@ def test_summary_math_on_hand_written_episodes(tmp_path):
     ]
     for r in recs[:5]:
         r["code"] = "0.1.0+aaaaaaa"  # the oracle lines say no code (written before it was recorded)
+    timed = [(0.4, 0.01, 1.0, 2.0), (0.6, 0.03, 3.0, 1.0), (0.5, 0.02, 2.0, 3.0)]  # seconds in each stage
+    for r, (perceive, gc, plan, execute) in zip(recs[:3], timed, strict=True):
+        r["stage_s"] = {"perceive": perceive, "generate-constraints": gc, "plan": plan, "execute": execute}
     lines = [json.dumps(r) for r in recs] + [json.dumps(_rec("berry1", 0, "owl", False, False, 1, 1.0))]  # duplicate key
     (tmp_path / "episodes.jsonl").write_text("\n".join(lines) + '\n{"task": "berry1", "se')  # a cut last line
     data = write_summary(tmp_path)
@@ -119,6 +122,9 @@ def test_summary_math_on_hand_written_episodes(tmp_path):
     md = (tmp_path / "summary.md").read_text()
     assert "| berry1 | 5 | 60.0 ± 21.9 | 100 | 80.0 | 25.0 | 37.7 | 2.5 | 46.9 | 0.66 | 0.05 | 1.0 | 2.0 | 31 | 1 |" in md
     assert "| citrus | 2 | 50.0 ± 35.4 | — | 100.0 | 303.0 | 303.7 | 33.3 | 44.4 | 1.00 | 0.75 |" in md
+    assert "| task | perceive s | generate-constraints s | plan s | execute s |" in md  # where the time goes
+    assert "| berry1 | 0.50 | 0.02 | 2.00 | 2.00 |" in md and "| **overall** | 0.50 | 0.02 | 2.00 | 2.00 |" in md
+    assert md.count("| task | perceive s") == 1  # the oracle lines say nothing of their stages: no table for them
     assert "Code: the episodes ran 2 versions, so the rows mix them: 0.1.0+aaaaaaa (5), unrecorded (2)." in md
     assert json.loads((tmp_path / "summary.json").read_text()) == json.loads(json.dumps(data))
     assert summarise([])["methods"] == {}

@@ -147,6 +147,8 @@ def test_a_bench_rerun_with_other_episode_options_into_the_same_folder_is_refuse
         assert f"holds oracle episodes run with {option} {recorded} (e.g. berry1 seed 0), not {value}" in last_line(again.stderr)
     assert (out / "episodes.jsonl").read_text() == lines
     assert json.loads(lines)["max_skeletons"] == 5  # what --skeletons was, beside the skeletons tried
+    stages = json.loads(lines)["stage_s"]  # where its wall clock went
+    assert set(stages) >= {"perceive", "generate-constraints", "plan", "execute"} and stages["execute"] > 0
     from owl_bt.code_version import code_version
 
     code = json.loads(lines)["code"]  # which code measured it: a stale checkout once passed for a regression

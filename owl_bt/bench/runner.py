@@ -328,8 +328,25 @@ def run_one(job: Job) -> dict[str, Any]:
     except Exception as exc:  # a bug or an OwlError: a failed episode, not a failed bench
         return _error_record(job, exc, time.monotonic() - t0)
     summary = result.summary()
-    summary.update(run_dir=job.run_dir, interrupted=result.interrupted)
+    summary.update(run_dir=job.run_dir, interrupted=result.interrupted, stage_s=stage_seconds(result.run_dir))
     return _ordered(job, summary, time.monotonic() - t0)
+
+
+def stage_seconds(run_dir: Path | None) -> dict[str, float]:
+    """Seconds the run spent in each stage of the executive (perceive, generate-constraints, plan,
+    execute, replan), summed over its attempts, failed stages included, from its events.jsonl; {} when
+    there is none. Where the wall clock goes, per episode (the summary's stage table)."""
+    from owl_bt.report.events import read_events, stage_times
+
+    path = None if run_dir is None else Path(run_dir) / "events.jsonl"
+    if path is None or not path.is_file():
+        return {}
+    totals: dict[str, float] = {}
+    for attempt in read_events(path).attempts:
+        for stage, secs in stage_times(attempt):
+            key = stage.removesuffix(" (failed)")
+            totals[key] = totals.get(key, 0.0) + secs
+    return {k: round(v, 2) for k, v in totals.items()}
 
 
 def _error_record(job: Job, exc: BaseException, episode_s: float) -> dict[str, Any]:

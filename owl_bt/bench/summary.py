@@ -51,7 +51,20 @@ def stats(recs: list[dict[str, Any]]) -> dict[str, Any]:
         "queries_mean": _mean([float(r.get("queries") or 0) for r in measured]),
         "model_share": model / sum(wall) if wall and sum(wall) > 0 else None,
         "guard_rejections": sum(int(r.get("guard_rejections") or 0) for r in recs),
+        "stage_median_s": _stage_medians(measured),
     }
+
+
+STAGES = ("perceive", "generate-constraints", "plan", "execute")  # the executive's stages, in the tree's order
+
+
+def _stage_medians(recs: list[dict[str, Any]]) -> dict[str, float]:
+    """Median seconds per episode in each stage (owl_bt.bench.runner.stage_seconds; a stage an episode did not
+    reach counts 0 s), over the records that say (those of older benches do not): {} when none does."""
+    timed = [r["stage_s"] for r in recs if isinstance(r.get("stage_s"), dict) and r["stage_s"]]
+    if not timed:
+        return {}
+    return {st: statistics.median(float(t.get(st) or 0.0) for t in timed) for st in STAGES}
 
 
 def _ratio(value: float | None, ref: float | None) -> float | None:
@@ -184,6 +197,18 @@ def _code_lines(codes: dict[str, int]) -> list[str]:
     return ["", f"Code: the episodes ran {len(codes)} versions, so the rows mix them: {listed}."]
 
 
+def _stage_table(d: dict[str, Any]) -> list[str]:
+    """Where the wall clock goes: per task, the median seconds an episode spent in each stage."""
+    rows = [(name, s["stage_median_s"]) for name, s in [*d["tasks"].items(), ("**overall**", d["overall"])]
+            if s.get("stage_median_s")]
+    if not rows:
+        return []
+    head = ["task", *(f"{st} s" for st in STAGES)]
+    return (["", "Where the wall clock goes (median seconds per episode in each stage of the tree; execution is the "
+                 "simulated arm's motions run by physics):", "", "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+            + ["| " + " | ".join([name, *(_f(med.get(st), 2) for st in STAGES)]) + " |" for name, med in rows])
+
+
 def render(data: dict[str, Any]) -> str:
     """summary.md: one table per method, reference figures next to the measured ones, and the lines
     of episodes.jsonl that were not counted (`data["skipped"]`)."""
@@ -215,6 +240,7 @@ def render(data: dict[str, Any]) -> str:
             lines.append("| " + " | ".join(row) + " |")
         lines += ["", f"Safety-guard rejections: {d['overall']['guard_rejections']} over {d['overall']['episodes']} "
                       "episodes (target 0)."]
+        lines += _stage_table(d)
     skipped = data.get("skipped") or []
     if skipped:
         lines += ["", f"## Not counted: {len(skipped)} line(s) of {episodes.FILENAME}", ""]
