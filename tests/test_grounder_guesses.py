@@ -106,3 +106,19 @@ def test_a_number_takes_that_many_and_says_which():
 def test_a_number_the_scene_cannot_meet_is_refused(text, reason):
     with pytest.raises(GroundingError, match=reason):
         goals(text)
+
+
+def test_back_and_down_are_the_place_the_verb_implies():
+    """"put it back": where it was, on what held it ("… then put it back" was asked about, or the table); "set the
+    mug down": the table."""
+    scene_ = [t for t in SCENE if t.name != "lime"] + [thing("lime", "lime", "green", 0.45, 0.15, (0.05, 0.05, 0.05), z0=0.02)]
+    assert goals("put the lime back", scene_)[0][:4] == ("lime", "ontop", "plate", (("at_initial", ("lime",)),))
+    assert goals("put the apple back")[0][:4] == ("apple", "ontop", "table", (("at_initial", ("apple",)),))
+    assert goals("set the mug down")[0][:4] == ("mug", "ontop", "table", ())
+
+
+def test_both_is_two():
+    """"both fruits" with four fruits took all four."""
+    with pytest.raises(GroundingError, match="^'both fruits' is two, but the scene has 4: apple, strawberry, lemon, lime"):
+        goals("put both fruits on the plate")
+    assert [g[0] for g in goals("put both citrus fruits on the plate")] == ["lemon", "lime"]

@@ -276,10 +276,18 @@ class Reader(ClauseRelations, SpecialClauses, References):
                     spatial.append(("middle", ()))  # centred on the support (not on "the region in the middle of …")
             if how is None and support_rel:
                 how = support_rel[0]
-            self._ask_where(toks, moved, dest, support_ref, spatial, upright or upright_verb, state)
+            implied = None if dest or support_ref or spatial or state else "back" if "back" in toks else \
+                "down" if "down" in toks and verb else None  # "put it back": where it was; "set it down": the table
+            if implied is None:
+                self._ask_where(toks, moved, dest, support_ref, spatial, upright or upright_verb, state)
             if how == "inside" and support_ref and self._flat(support_ref):
                 how = "ontop"  # "in the middle of the plate", "in the region": on it
             for name in moved:
+                if implied == "back":  # on or in what held it at the start, where it was
+                    was = self._holder(name) or [table]
+                    how = "inside" if container(self.scene.things[was[0]]) and self._holder(name) else "ontop"
+                    self._goal(name, how, was[0], [("at_initial", (name,))], upright, only, state)
+                    continue
                 self._goal(name, how, support_ref, spatial, upright, only, state)
             if out:
                 self._provisional |= set(moved)

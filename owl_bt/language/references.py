@@ -103,6 +103,9 @@ class References:
             return [pick((n for n in names if n != r.name), key=lambda n: measure(self.scene.things[n], "distance", r))]
         sup = next((V.SUPERLATIVES[w] for w in before if w in V.SUPERLATIVES and w not in DISTANCE), None)
         counted = count_before(toks, m.start)
+        if counted is None and "both" in before and len(names) > 2 and not set(before) & {"all", "every", "each"}:
+            raise GroundingError(f"'both {' '.join(toks[m.start:m.end])}' is two, but the scene has {len(names)}: "
+                                 f"{', '.join(n.replace('_', ' ') for n in names)}; say which")
         if counted is not None:  # "two fruits", "one of the cans", "the two biggest fruits"
             if sup is not None:
                 names.sort(key=lambda n: measure(self.scene.things[n], sup[0]), reverse=sup[1] is max)
