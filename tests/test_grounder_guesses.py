@@ -58,6 +58,7 @@ def test_where_an_object_is_on_something_is_on_that_thing():
     scene_ = [t for t in SCENE if t.name != "lime"] + [thing("lime", "lime", "green", 0.45, 0.15, (0.05, 0.05, 0.05), z0=0.02)]
     assert goals("put the apple where the lime is", scene_)[0][:4] == ("apple", "ontop", "plate", (("at_initial", ("lime",)),))
     assert goals("put the apple where the lemon is")[0][:3] == ("apple", "ontop", "table")  # the lemon is on the table
+    assert plan_for("put the apple where the lime is", scene_).steps[-1].text.endswith("where the lime was at the start")
 
 
 @pytest.mark.parametrize(("text", "part"), [

@@ -276,7 +276,7 @@ def _support_of(name: str, by: dict[str, Thing], table: str) -> str:
 
 def _where(g: Goal) -> str:
     words = {"left_of": "left of", "right_of": "right of", "behind": "behind", "in_front_of": "in front of", "near": "near",
-             "at_initial": "where it started near", "aligned": "in line with", "between": "between", "off": "clear of"}
+             "aligned": "in line with", "between": "between", "off": "clear of"}
     parts = []
     for rel, refs in g.spatial:
         if rel in ("far_left", "far_right", "back", "front"):
@@ -287,6 +287,8 @@ def _where(g: Goal) -> str:
             parts.append("upside down")
         elif rel == "middle":
             parts.append("in its middle")
+        elif rel == "at_initial":  # its own start, or another object's ("where the lime is")
+            parts.append("where it started" if refs == (g.obj,) else f"where the {_w(refs[0])} was at the start")
         else:
             parts.append(f"{words[rel]} the {' and the '.join(map(_w, refs))}")
     if g.upright:
