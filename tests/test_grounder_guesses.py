@@ -123,3 +123,12 @@ def test_both_is_two():
     with pytest.raises(GroundingError, match="^'both fruits' is two, but the scene has 4: apple, strawberry, lemon, lime"):
         goals("put both fruits on the plate")
     assert [g[0] for g in goals("put both citrus fruits on the plate")] == ["lemon", "lime"]
+
+
+def test_a_part_of_a_support_is_on_it_and_a_part_of_a_container_is_asked_about():
+    """"at the front of the plate" was the table's front, and moved the plate there too; "in the bowl on the left"
+    was the table's far left for a thing inside the bowl."""
+    assert goals("place the lemon at the front of the plate") == [("lemon", "ontop", "plate", (("half_front", ()),), False,
+                                                                   True, False)]
+    with pytest.raises(GroundingError, match="^the left inside the big bowl: the offline grounder puts things in a container"):
+        goals("put the apple in the bowl on the left")

@@ -321,6 +321,10 @@ class Reader(ClauseRelations, SpecialClauses, References):
         if bare:  # "to the right": of the table, or of the support it goes on
             on = existing[-1].support if state and existing and support is None else support
             table = self.scene.table()
+            if on not in (None, table) and container(self.scene.things[on]) and (how or "inside") == "inside":
+                side = next(r[5:] for r, _ in spatial if r.startswith("bare:")).replace("far_", "")
+                raise GroundingError(f"the {side} inside the {_w(on)}: the offline grounder puts things in a container, not "
+                                     f"in one part of it; say 'in the {_w(on)}' alone, or a place on the table; {ADVICE}")
             spatial = [(r[5:] if on in (None, table) else V.HALF[r[5:]], ()) if r.startswith("bare:") else (r, refs)
                        for r, refs in spatial]
         if state and existing and (support is None or existing[-1].support == support):
@@ -379,3 +383,7 @@ class Reader(ClauseRelations, SpecialClauses, References):
                     self.unknown.append(t)
             elif t not in vocab and w not in vocab:
                 self.unknown.append(t)
+
+
+def _w(name: str) -> str:
+    return name.replace("_", " ")

@@ -9,6 +9,7 @@ from owl_bt.errors import GroundingError
 from owl_bt.language import vocabulary as V
 from owl_bt.language.clause_kinds import ADVICE
 from owl_bt.language.mentions import Mention, find_mentions, phrases
+from owl_bt.language.scene_view import container
 from owl_bt.language.superlatives import DISTANCE, distance_superlatives
 
 
@@ -82,6 +83,11 @@ class ClauseRelations:
         skip |= near
         rels = [r for r in rels if not near & set(range(r[0], r[1]))]
         self._ments = ments
+        for _a, b, _kind, _r in [r for r in rels if r[2] == "absolute" and r[0] not in self._of_table]:
+            k = b + 1 + (toks[b + 1:b + 2] == ["the"])  # "at the front of the plate": on the plate, its front half
+            m = next((m for m in ments if m.start == k), None) if toks[b:b + 1] == ["of"] else None
+            if m is not None and len(m.names) == 1:
+                rels.append((b, b + 1, "support", "inside" if container(self.scene.things[m.names[0]]) else "ontop"))
         for i, t in enumerate(toks):  # "to the plate": a destination (not "next to", "want to", "to be")
             if t in V.TOWARDS and i not in taken | skip:
                 j = i + 1
