@@ -146,9 +146,10 @@ def test_pouring_from_a_named_can_making_sure_and_meat():
 @pytest.mark.parametrize("text", ["put the apple and then the lemon on the plate", "put the apple, then the lemon on the plate"])
 def test_a_destination_said_once_for_two_steps(text):
     """"put the apple and then the lemon on the plate" put the apple on the table (its clause ended at 'then'
-    with no place); "move the apple and then put the lemon in the bowl" still leaves the apple's place open."""
+    with no place); "move the apple and then put the lemon in the bowl" asks where the apple goes."""
     assert [g[:3] for g in goals(text)] == [("apple", "ontop", "plate"), ("lemon", "ontop", "plate")]
-    assert goals("move the apple and then put the lemon in the bowl")[0][:3] == ("apple", "ontop", "table")
+    with pytest.raises(GroundingError, match="^where should the apple go\\? 'move the apple' says no place"):
+        goals("move the apple and then put the lemon in the bowl")  # no place for the apple: asked, not the table
 
 
 def test_taking_out_emptying_and_a_place_said_before():

@@ -1,7 +1,8 @@
 """The helper functions the offline grounder's checkers call (on, inside, side, between, aligned,
-far, upright, off, part, middle, tipped_over), as the source text put before its checkers: they
-run in the sandbox with the codebook's functions (`get_obj_center`, `modify_pose_bounds_to_be_…`,
-`position_within_bounds`), `state`, `init_state`, `env` and `init_bounds` in scope."""
+far, upright, off, part, middle, tipped_over; and, in EXTRA, depth and upside_down, put there only
+when a checker calls them), as the source text put before its checkers: they run in the sandbox
+with the codebook's functions (`get_obj_center`, `modify_pose_bounds_to_be_…`, `position_within_bounds`),
+`state`, `init_state`, `env` and `init_bounds` in scope."""
 
 from __future__ import annotations
 
@@ -115,3 +116,25 @@ def tipped_over(name, target, cos_max):
     p = get_obj_center(state, env, name)
     return position_within_bounds(p, b) and math.cos(p[3]) * math.cos(p[4]) < cos_max
 '''
+
+# helpers put before the checkers only when a checker calls them (the prelude of the other answers stays as it was)
+EXTRA = {
+    "depth": '''def depth(name, back):
+    # robot frame (base at the origin, +x away from it, metres): the third of the table farthest from the
+    # robot ("at the back", "far from the robot") or nearest it ("at the front", "near the robot")
+    d = env.table_upper[0] - env.table_lower[0]
+    lo, hi = init_bounds
+    if back:
+        b = ((env.table_upper[0] - 0.3 * d,) + lo[1:], hi)
+    else:
+        b = (lo, (env.table_lower[0] + 0.3 * d,) + hi[1:])
+    return position_within_bounds(get_obj_center(state, env, name), b)
+
+''',
+    "upside_down": '''def upside_down(name):
+    # the opposite of upright: its own +z axis within ~18 degrees of straight down
+    p = get_obj_center(state, env, name)
+    return math.cos(p[3]) * math.cos(p[4]) < -0.95
+
+''',
+}

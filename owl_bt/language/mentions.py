@@ -32,7 +32,7 @@ def tokens_of(text: str) -> list[str]:
     text = re.sub(r"\bmaking sure\b", "make sure", text)  # "…, making sure the mug is upright": a state
     text = re.sub(r"\bcan (you|i|we|they|it|be|one)\b", r"could \1", text)  # the modal verb, not a can
     text = re.sub(r"\b(i|you|we|they|one) can\b", r"\1 could", text)
-    return re.findall(r"[^\W\d_]+(?:'[^\W\d_]+)?|[.,;!?()]", text)
+    return re.findall(r"[^\W\d_]+(?:'[^\W\d_]+)?|\d+|[.,;!?()]", text)  # digits kept: "2 apples" counts
 
 
 class SceneAliases:

@@ -10,7 +10,7 @@ import re
 from owl_bt.language.offline_plan import Plan
 from owl_bt.language.scene_view import Thing
 
-_CALL = re.compile(r'(\w+)\("([^"]+)"(?:, "([^"]+)")?(?:, "([^"]+)")?')
+_CALL = re.compile(r'(\w+)\("([^"]+)"(?:, "([^"]+)"|, (True|False))?(?:, "([^"]+)")?')
 REACH = ((0.36, -0.3), (0.74, 0.3))  # metres: where the arm comfortably puts things
 POUR_TILT = 2.2  # radians the hand turns a poured object away from the robot
 HELPER = {"left_of": "left_of", "right_of": "right_of", "behind": "behind", "in_front_of": "in_front_of"}
@@ -41,7 +41,7 @@ def _point(obj: str, support: str, rels, by: dict[str, Thing], planned: dict[str
         y += (share[0] - (share[1] - 1) / 2) * room / share[1]
     for rel in rels:
         kind, refs = rel[0], rel[1:]
-        r = by[refs[-1]] if refs else None
+        r = by.get(refs[-1]) if refs else None
         rc = planned.get(r.name, _centre(r)) if r else None
         if kind == "side" and r is not None:
             how = refs[0]
@@ -67,6 +67,12 @@ def _point(obj: str, support: str, rels, by: dict[str, Thing], planned: dict[str
             x = rc[0]
         elif kind == "far":
             y = 0.25 if refs and refs[0] == "True" else -0.25
+        elif kind == "depth":  # the back (far from the robot) or front third of the table
+            x = 0.68 if refs and refs[0] == "True" else 0.42
+        elif kind == "part" and len(refs) == 2 and refs[0] in by and by[refs[0]].hi:
+            s = by[refs[0]]
+            dx, dy = {"left_of": (0, 1), "right_of": (0, -1), "behind": (1, 0), "in_front_of": (-1, 0)}.get(refs[1], (0, 0))
+            x, y = x + dx * (s.hi[0] - s.lo[0]) / 4, y + dy * (s.hi[1] - s.lo[1]) / 4
         elif kind == "off" and r is not None and r.lo[1] - 0.05 <= y <= r.hi[1] + 0.05:
             y = r.lo[1] - 0.1 if r.lo[1] - 0.1 > REACH[0][1] else r.hi[1] + 0.1
     x, y = min(max(x, REACH[0][0]), REACH[1][0]), min(max(y, REACH[0][1]), REACH[1][1])

@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from owl_bt.language.checker_helpers import PRELUDE  # the checkers' helper functions (re-exported)
+from owl_bt.language.checker_helpers import EXTRA, PRELUDE  # the checkers' helper functions (re-exported)
 from owl_bt.language.goals import Goal, Reading
 from owl_bt.language.scene_view import Thing, container, held_in, inside, resting_on, within_rim
 
@@ -63,6 +63,12 @@ def predicates(g: Goal, things: dict[str, Thing], during: bool = False) -> list[
             out.append(f'off("{g.obj}", "{refs[0]}")')
         elif rel in ("far_left", "far_right"):
             out.append(f'far("{g.obj}", {rel == "far_left"})')
+        elif rel in ("back", "front"):
+            out.append(f'depth("{g.obj}", {rel == "back"})')
+        elif rel in HALF:
+            out.append(f'part("{g.obj}", "{g.support}", "{HALF[rel]}")')
+        elif rel == "upside_down":
+            out.append(f'upside_down("{g.obj}")')
         elif rel == "middle":
             out.append(f'middle("{g.obj}", "{g.support}")')
         else:
@@ -206,7 +212,7 @@ def make_plan(reading: Reading, things: list[Thing], held: str | None = None) ->
         room = _room_for(g, goals) if by[g.support].category != "table" else None
         steps.append(Step(f"place_{'inside' if g.how == 'inside' else 'ontop'}", (g.obj, g.support),
                           f"put the {_w(g.obj)} {where} the {_w(g.support)}" + _where(g)
-                          + (f", leaving room {room[1]}" if room else ""),
+                          + (f", leaving room {room[1]}" if room else "") + (f" ({g.note})" if g.note else ""),
                           predicates(g, by) + ([f'part("{g.obj}", "{g.support}", "{room[0]}")'] if room else [])))
 
     if held is not None and held in by and held not in goal_objs and table:
@@ -245,6 +251,7 @@ def make_plan(reading: Reading, things: list[Thing], held: str | None = None) ->
     return Plan(steps, [" and ".join(c) if len(c) == 1 else "all([" + ", ".join(c) + "])" for c in checks], deciding, meaning)
 
 
+HALF = {"half_left": "left_of", "half_right": "right_of", "half_back": "behind", "half_front": "in_front_of"}
 OPPOSITE = {"left_of": ("right_of", "on its left"), "right_of": ("left_of", "on its right"),
             "behind": ("in_front_of", "behind it"), "in_front_of": ("behind", "in front of it")}
 
@@ -269,13 +276,19 @@ def _support_of(name: str, by: dict[str, Thing], table: str) -> str:
 
 def _where(g: Goal) -> str:
     words = {"left_of": "left of", "right_of": "right of", "behind": "behind", "in_front_of": "in front of", "near": "near",
-             "at_initial": "where it started near", "aligned": "in line with", "between": "between", "off": "clear of"}
+             "aligned": "in line with", "between": "between", "off": "clear of"}
     parts = []
     for rel, refs in g.spatial:
-        if rel in ("far_left", "far_right"):
+        if rel in ("far_left", "far_right", "back", "front"):
             parts.append(f"at the {rel.replace('_', ' ')} of the table")
+        elif rel in HALF:
+            parts.append(f"on its {rel[5:].replace('back', 'far').replace('front', 'near')} half")
+        elif rel == "upside_down":
+            parts.append("upside down")
         elif rel == "middle":
             parts.append("in its middle")
+        elif rel == "at_initial":  # its own start, or another object's ("where the lime is")
+            parts.append("where it started" if refs == (g.obj,) else f"where the {_w(refs[0])} was at the start")
         else:
             parts.append(f"{words[rel]} the {' and the '.join(map(_w, refs))}")
     if g.upright:
@@ -293,7 +306,8 @@ def _meaning(g: Goal) -> str:
 
 def code(plan: Plan, wanted: list[tuple[int, str, str]]) -> str:
     """The python block: the prelude, goal_check<i> per goal, action_check<i> per (index, op, description)."""
-    body = [PRELUDE]
+    calls = " ".join(plan.goal_checks + [c for s in plan.steps for c in s.check])
+    body = [PRELUDE] + [text for name, text in EXTRA.items() if f"{name}(" in calls]
     for i, expr in enumerate(plan.goal_checks):
         body.append(f"def goal_check{i}():\n    return {expr}\n")
     used: set[int] = set()

@@ -16,6 +16,7 @@ from __future__ import annotations
 from owl_bt.errors import GroundingError, UnknownObjectError
 from owl_bt.language import vocabulary as V
 from owl_bt.language.clause_kinds import ADVICE, SpecialClauses
+from owl_bt.language.counts import WORDS, is_count
 from owl_bt.language.goals import Goal, Reading
 from owl_bt.language.mentions import SEPARATORS, Mention, SceneAliases, find_mentions, tokens_of
 from owl_bt.language.negation import negation
@@ -39,6 +40,7 @@ class Reader(ClauseRelations, SpecialClauses, References):
         self.unknown: list[str] = []
         self.absent: list[str] = []
         self.more = False  # another clause follows the one being read
+        self._next: list[str] = []  # …and its tokens
         self.last_dest: tuple | None = None  # (how, support, spatial, upright) of the last unit with a destination
         self.mentioned: list[str] = []  # objects named by the clauses read so far, in order
         self._named: list[str] = []  # …and by the clause being read
@@ -46,6 +48,7 @@ class Reader(ClauseRelations, SpecialClauses, References):
         self._clause_goals = 0  # goals made before the clause being read
         self._nearest: dict[int, tuple[str, Mention]] = {}  # distance superlatives of the clause being read
         self._gap: tuple | None = None  # the destination a bare object phrase of the clause being read shares
+        self._chosen: dict[str, str] = {}  # object → which of a counted group it is ("two fruits")
         self._provisional: set[str] = set()  # objects taken out with no place said yet ("take the ball out")
         self._fitting_in: tuple | None = None  # (subject mention starts, the container they must fit in)
         self._borrow = False  # the clause being read ends in 'and' before 'then': it takes the next one's destination
@@ -64,6 +67,7 @@ class Reader(ClauseRelations, SpecialClauses, References):
         dests: dict[int, tuple] = {}  # clause index → the destination it set
         for n, clause in enumerate(c.toks for c in clauses):
             self.more = n + 1 < len(clauses)
+            self._next = clauses[n + 1].toks if self.more else []
             if not self.last and self.more and set(clause) & {"it", "them"}:
                 self.last = self._forward(clause, clauses[n + 1].toks)
             self._clause_goals = len(self.goals)
@@ -218,15 +222,17 @@ class Reader(ClauseRelations, SpecialClauses, References):
             out = not dest and verb in V.PICK_VERBS and bool(source or set(toks) & {"out", "off"} and self._holder(moved[0]))
             if out and not source:  # "take the ball out (, then …)": out of what it is in now, unless a later clause
                 source = self._holder(moved[0])  # says where ("… and put it next to the mustard")
-            if not dest and verb in V.PICK_VERBS and not upright_verb and not out:
+            then_it = self.more and verb in V.ACTION_FORMS and bool(set(self._next) & {"it", "them"})  # "move X, then put it …"
+            if not dest and (verb in V.PICK_VERBS or then_it) and not upright_verb and not out:
                 if self.more:  # "pick up the apple (from the plate) and put it …": the next clause says where
                     self.last = moved
                     continue
                 if not source:
                     raise GroundingError(f"where should the {' and '.join(x.replace('_', ' ') for x in moved)} go? "
                                          f"{' '.join(toks)!r} says only what to take; {ADVICE}")
-            upright = upright_verb or any(rels[k][2] == "orient" for k, _ in urels)
+            upright = upright_verb or any(rels[k][2:] == ("orient", "upright") for k, _ in urels)
             spatial = [("off", (source[0],))] if source and not dest else []
+            spatial += [("upside_down", ())] if any(rels[k][2:] == ("orient", "upside_down") for k, _ in urels) else []
             how = None
             for k, refs in dest:
                 s, e, kind, r = rels[k]
@@ -255,19 +261,33 @@ class Reader(ClauseRelations, SpecialClauses, References):
                         continue
                     if not names:
                         raise GroundingError(f"{' '.join(toks[s:e])!r} needs an object after it; {ADVICE}")
+                    if r == "at_initial" and support_rel is None and how is None:
+                        held = self._holder(names[0])  # "where the lime is", the lime on the plate: on the plate
+                        if held:
+                            how = "inside" if container(self.scene.things[held[0]]) else "ontop"
+                            support_ref = held[0]
                     if r == "between":
                         spatial.append((r, tuple(names[:2])))
                     else:
                         spatial += [(r, (x,)) for x in names]
                 elif kind == "absolute":
-                    spatial.append((r, ()))
+                    spatial.append(self._absolute(r, s, spatial))
                 if kind == "support" and s in self._centred and refs and self._resolve(refs[0], toks)[0] == support_ref:
                     spatial.append(("middle", ()))  # centred on the support (not on "the region in the middle of …")
             if how is None and support_rel:
                 how = support_rel[0]
+            implied = None if dest or support_ref or spatial or state else "back" if "back" in toks else \
+                "down" if "down" in toks and verb else None  # "put it back": where it was; "set it down": the table
+            if implied is None:
+                self._ask_where(toks, moved, dest, support_ref, spatial, upright or upright_verb, state)
             if how == "inside" and support_ref and self._flat(support_ref):
                 how = "ontop"  # "in the middle of the plate", "in the region": on it
             for name in moved:
+                if implied == "back":  # on or in what held it at the start, where it was
+                    was = self._holder(name) or [table]
+                    how = "inside" if container(self.scene.things[was[0]]) and self._holder(name) else "ontop"
+                    self._goal(name, how, was[0], [("at_initial", (name,))], upright, only, state)
+                    continue
                 self._goal(name, how, support_ref, spatial, upright, only, state)
             if out:
                 self._provisional |= set(moved)
@@ -295,6 +315,18 @@ class Reader(ClauseRelations, SpecialClauses, References):
         here = [g for g in self.goals[self._clause_goals:] if g.obj == name and g.how != "pour"]
         if here and how is None and support is None:  # "… on the mat, (with) the peach right of the apple"
             state, existing = True, here
+        bare = any(x[0].startswith("bare:") for x in spatial)
+        if bare and existing and how is None and support is None:  # "the fruit on the mat (the peach to the right)"
+            state = True
+        if bare:  # "to the right": of the table, or of the support it goes on
+            on = existing[-1].support if state and existing and support is None else support
+            table = self.scene.table()
+            if on not in (None, table) and container(self.scene.things[on]) and (how or "inside") == "inside":
+                side = next(r[5:] for r, _ in spatial if r.startswith("bare:")).replace("far_", "")
+                raise GroundingError(f"the {side} inside the {_w(on)}: the offline grounder puts things in a container, not "
+                                     f"in one part of it; say 'in the {_w(on)}' alone, or a place on the table; {ADVICE}")
+            spatial = [(r[5:] if on in (None, table) else V.HALF[r[5:]], ()) if r.startswith("bare:") else (r, refs)
+                       for r, refs in spatial]
         if state and existing and (support is None or existing[-1].support == support):
             g = existing[-1]  # a constraint on a goal already there
             g.spatial += [s for s in spatial if s not in g.spatial]
@@ -314,7 +346,8 @@ class Reader(ClauseRelations, SpecialClauses, References):
             existing = []
         for g in existing:
             g.final = False  # a later placement of the same object: the earlier one is a step on the way
-        self.goals.append(Goal(name, how or "ontop", support, list(spatial), upright, True, only))
+        self.goals.append(Goal(name, how or "ontop", support, list(spatial), upright, True, only,
+                               note=self._chosen.get(name, "")))
 
     def _default_support(self, name: str, spatial) -> str:
         table = self.scene.table()
@@ -345,5 +378,12 @@ class Reader(ClauseRelations, SpecialClauses, References):
                 continue
             if w in V.KNOWN_NOUNS or w in V.ONTOLOGY or t in V.SYNONYMS:
                 self.absent.append(w)
+            elif (t in WORDS or t.isdigit()) and t not in vocab:  # "two fruits": a count of the phrase after it
+                if not is_count(toks, i, {m.start for m in find_mentions(toks, self.scene, set())}):
+                    self.unknown.append(t)
             elif t not in vocab and w not in vocab:
                 self.unknown.append(t)
+
+
+def _w(name: str) -> str:
+    return name.replace("_", " ")

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from owl_bt.errors import GroundingError
 from owl_bt.language import vocabulary as V
+from owl_bt.language.counts import count_before, take
 from owl_bt.language.mentions import Mention, find_mentions
 from owl_bt.language.scene_view import container, fits_in, held_in, inside, measure, resting_on
 from owl_bt.language.sequencing import Clause
@@ -101,6 +102,18 @@ class References:
             pick = V.SUPERLATIVES[word][1]
             return [pick((n for n in names if n != r.name), key=lambda n: measure(self.scene.things[n], "distance", r))]
         sup = next((V.SUPERLATIVES[w] for w in before if w in V.SUPERLATIVES and w not in DISTANCE), None)
+        counted = count_before(toks, m.start)
+        if counted is None and "both" in before and len(names) > 2 and not set(before) & {"all", "every", "each"}:
+            raise GroundingError(f"'both {' '.join(toks[m.start:m.end])}' is two, but the scene has {len(names)}: "
+                                 f"{', '.join(n.replace('_', ' ') for n in names)}; say which")
+        if counted is not None:  # "two fruits", "one of the cans", "the two biggest fruits"
+            if sup is not None:
+                names.sort(key=lambda n: measure(self.scene.things[n], sup[0]), reverse=sup[1] is max)
+            chosen, note = take(names, counted[0], " ".join(toks[counted[1]:m.end]))
+            if note and sup is not None:
+                note = note.replace("the first in the scene's order", f"the {toks[m.start - 1]}")
+            self._chosen.update({n: note for n in chosen if note})
+            return chosen
         if sup is not None and len(names) > 1:
             what, pick = sup
             return [pick(names, key=lambda n: measure(self.scene.things[n], what))]

@@ -9,6 +9,7 @@ from owl_bt.errors import GroundingError
 from owl_bt.language import vocabulary as V
 from owl_bt.language.clause_kinds import ADVICE
 from owl_bt.language.mentions import Mention, find_mentions, phrases
+from owl_bt.language.scene_view import container
 from owl_bt.language.superlatives import DISTANCE, distance_superlatives
 
 
@@ -21,7 +22,8 @@ class ClauseRelations:
         taken: set[int] = set()
         rels = []
         self._centred: set[int] = set()  # support relations meant centred ("in the middle of the plate")
-        far = {p: r for p, r in V.ABSOLUTE.items() if p.startswith("far ")}  # "the far left of": not "left of"
+        self._of_table: set[int] = set()  # absolute relations said of the table ("the far right of the table")
+        far = {p: r for p, r in V.ABSOLUTE.items() if p.startswith("far ") or p in V.ROBOT_FRAME}  # not "left of"
         for table, kind in ((far, "absolute"), (V.SPATIAL, "spatial"), (V.ORIENTATION, "orient"), (V.ABSOLUTE, "absolute"),
                             (V.SOURCE, "source"), (V.SUPPORT, "support")):
             for s, e, r in phrases(table, toks, taken):
@@ -31,6 +33,8 @@ class ClauseRelations:
                 if kind == "orient" and toks[s] == "standing" and toks[e:e + 1] and toks[e] in {"the", "a", "it", "them"}:
                     continue  # "standing the mug upright": the verb
 
+                if " ".join(toks[s:e]) in V.ROBOT_FRAME:
+                    self._of_table.add(s)  # the robot's nearness: a part of the table, whatever the support
                 rels.append((s, e, kind, r))
                 taken |= set(range(s, e))
         # words describing an object ("the line bisecting the table", "the region at the center of the table")
@@ -72,12 +76,18 @@ class ClauseRelations:
                 if toks[k:k + 1] == ["table"] or tuple(toks[k:k + len(self.scene.things[table].words)]) == \
                         self.scene.things[table].words:
                     skip |= set(range(b, k + 1))
+                    self._of_table.add(a)
         ments = find_mentions(toks, self.scene, skip | taken)
         self._named += [n for m in ments for n in m.names]
         self._nearest, near, ments = distance_superlatives(toks, ments)  # "the fruit closest to the mug"
         skip |= near
         rels = [r for r in rels if not near & set(range(r[0], r[1]))]
         self._ments = ments
+        for _a, b, _kind, _r in [r for r in rels if r[2] == "absolute" and r[0] not in self._of_table]:
+            k = b + 1 + (toks[b + 1:b + 2] == ["the"])  # "at the front of the plate": on the plate, its front half
+            m = next((m for m in ments if m.start == k), None) if toks[b:b + 1] == ["of"] else None
+            if m is not None and len(m.names) == 1:
+                rels.append((b, b + 1, "support", "inside" if container(self.scene.things[m.names[0]]) else "ontop"))
         for i, t in enumerate(toks):  # "to the plate": a destination (not "next to", "want to", "to be")
             if t in V.TOWARDS and i not in taken | skip:
                 j = i + 1
@@ -171,3 +181,36 @@ class ClauseRelations:
             else:
                 units.append(([x], []))
         return units
+
+    def _absolute(self, r: str, s: int, spatial: list) -> tuple[str, tuple[str, ...]]:
+        """The spatial entry of an absolute relation (far_left, far_right, back, front) starting at token s: of
+        the table when said so ("… of the table", "near the robot"); a side of the object just placed near
+        ("beside the mug on the right": right of the mug, the near entry is dropped from `spatial`); else a
+        bare direction ("bare:far_right"), which `_goal` reads as that part of the table or that half of
+        another support ("on the mat to the right")."""
+        if s in self._of_table:
+            return (r, ())
+        near = next((x for x in reversed(spatial) if x[0] == "near"), None)
+        if near is not None:
+            spatial.remove(near)
+            return (V.DIRECTION[r], near[1])
+        return ("bare:" + r, ())
+
+    def _ask_where(self, toks: list[str], moved: list[str], dest: list, support: str | None, spatial: list,
+                   upright: bool, state: bool) -> None:
+        """Raise GroundingError when a unit says no place ("move the apple": where to?), or a bare direction
+        after another support was named for something else ("the apple on the mat and the peach to the right":
+        the mat's right or the table's?). Verbs that imply the place (throw away, remove from, take out)
+        are read elsewhere."""
+        what = " and ".join(f"the {x.replace('_', ' ')}" for x in moved)
+        if not dest and support is None and not spatial and not upright and not state:
+            raise GroundingError(f"where should {what} go? {' '.join(toks)!r} says no place; say where "
+                                 f"(e.g. 'on the table'); {ADVICE}")
+        bare = next((r[5:] for r, _ in spatial if r.startswith("bare:")), None)
+        landmark = self.last_dest[1] if self.last_dest else None
+        if bare and support is None and landmark not in (None, self.scene.table()) and not any(
+                g.obj in moved for g in self.goals):
+            side = {"far_left": "to the left", "far_right": "to the right", "back": "at the back", "front": "at the front"}[bare]
+            raise GroundingError(f"{what} {side} of what? the {landmark.replace('_', ' ')} or the table; say "
+                                 f"'{side} of the {landmark.replace('_', ' ')}' or 'on the {landmark.replace('_', ' ')}, "
+                                 f"{side}'; {ADVICE}")

@@ -34,10 +34,21 @@ SOURCE = {"from": "from", "off": "from", "off of": "from", "out of": "from", "fr
 TOWARDS = {"to", "toward", "towards"}
 # verbs that only take hold of something; a later clause says where it goes ("pick up the apple and …")
 PICK_VERBS = {"pick", "grab", "grasp", "lift", "take", "get", "fetch", "collect", "hold"}
-# relations that need no reference object
+# relations that need no reference object: a part of the table in the robot's frame (+x away from its base,
+# +y to its left). A bare one ("to the right", "at the back") on another support means that half of it; "… of
+# the table" and the robot's own nearness always mean the table's part
 ABSOLUTE = {"far left": "far_left", "far right": "far_right", "left side": "far_left", "right side": "far_right",
-            "on the left": "far_left", "on the right": "far_right", "to the left": "far_left", "to the right": "far_right"}
-ORIENTATION = {"upright": "upright", "right side up": "upright", "standing": "upright", "standing up": "upright",
+            "on the left": "far_left", "on the right": "far_right", "to the left": "far_left", "to the right": "far_right",
+            "at the back": "back", "in the back": "back", "to the back": "back", "at the front": "front",
+            "in the front": "front", "to the front": "front", "near the robot": "front", "close to the robot": "front",
+            "closer to the robot": "front", "next to the robot": "front", "far from the robot": "back",
+            "away from the robot": "back", "farther from the robot": "back", "further from the robot": "back"}
+DIRECTION = {"far_left": "left_of", "far_right": "right_of", "back": "behind", "front": "in_front_of"}  # of an object
+HALF = {"far_left": "half_left", "far_right": "half_right", "back": "half_back", "front": "half_front"}  # of a support
+ROBOT_FRAME = {p for p in ABSOLUTE if "robot" in p}  # read before "near", "away from": the robot is no scene object
+ORIENTATION = {"upside down": "upside_down", "bottom up": "upside_down", "opening down": "upside_down",
+               "facing down": "upside_down", "upright": "upright", "right side up": "upright", "standing": "upright",
+               "standing up": "upright",
                "facing up": "upright", "opening up": "upright", "the right way up": "upright",
                "right way up": "upright", "on its base": "upright", "on its bottom": "upright"}
 INITIALLY = {"initially", "originally", "was", "were", "started", "starts", "is", "are", "before", "at", "first", "the", "start"}

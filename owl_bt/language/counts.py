@@ -1,0 +1,50 @@
+"""Numbers in object phrases for the offline grounder ("two fruits", "one of the fruits", "three of the
+cans"): how many of a group are meant, which ones are taken (the first in the scene's order — said in the
+sketch's step text), and a one-line refusal when the scene has fewer."""
+
+from __future__ import annotations
+
+from owl_bt.errors import GroundingError
+from owl_bt.language.vocabulary import SUPERLATIVES
+
+NUMBERS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10,
+           "a couple of": 2, "a pair of": 2}
+WORDS = {w for p in NUMBERS for w in p.split()} - {"a", "of"}
+_LEADS = {"the", "these", "those", "my", "your"}  # "two of the fruits", "three of those cans"
+
+
+def _value(tok: str) -> int | None:
+    return int(tok) if tok.isdigit() else NUMBERS.get(tok)
+
+
+def count_before(toks: list[str], start: int) -> tuple[int, int] | None:
+    """(how many, the token index the number starts at) for the object phrase starting at token `start`:
+    "two fruits" (the number right before it) or "two of the fruits"; None when no number is said."""
+    j = start - 1
+    if j >= 1 and toks[j] in SUPERLATIVES:
+        j -= 1  # "the two biggest fruits"
+    if j >= 2 and toks[j] in _LEADS and toks[j - 1] == "of":
+        j -= 2  # "two of the fruits": the number before 'of the'
+    elif j >= 1 and toks[j] == "of":
+        j -= 1  # "two of fruits"
+    if j >= 0 and _value(toks[j]) is not None:
+        return _value(toks[j]), j
+    if j >= 1 and " ".join(toks[j - 1:j + 1]) + " of" in NUMBERS:  # "a couple of the fruits"
+        return NUMBERS[" ".join(toks[j - 1:j + 1]) + " of"], j - 1
+    return None
+
+
+def is_count(toks: list[str], i: int, starts: set[int]) -> bool:
+    """Whether token i is a number counting the object phrase after it (which starts at one of `starts`)."""
+    return any(count_before(toks, s) is not None and count_before(toks, s)[1] <= i < s for s in starts if s > i)
+
+
+def take(names: list[str], count: int, phrase: str) -> tuple[list[str], str]:
+    """(the first `count` of `names` — in the scene's order — and a note saying so, "" when all are taken);
+    raises GroundingError when the scene has fewer than `count`."""
+    if count > len(names):
+        have = ", ".join(f"the {n.replace('_', ' ')}" for n in names) or "none"
+        raise GroundingError(f"{phrase!r} asks for {count} but the scene has only {len(names)} ({have}); say which")
+    if count == len(names):
+        return names, ""
+    return names[:count], f"{count} of the {len(names)} asked for by {phrase!r}: the first in the scene's order"
