@@ -9,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 
-from owl_bt.episode_config import EpisodeConfig, validate
+from owl_bt.episode_config import EpisodeConfig, same_words, validate
 from owl_bt.errors import OwlError, UsageError
 from owl_bt.faults import FaultInjector, FaultyBackend, FaultyPerception, parse_faults
 from owl_bt.language.vlm import make_vlm
@@ -150,7 +150,7 @@ def _run_in(cfg: EpisodeConfig, task, skills, folder: RunFolder, on_tick) -> Epi
     judged = verdict is not None
     if verdict is None:  # a user scene: nothing to judge by but the robot's own account
         verdict = tasks.Verdict(declared, "no success detector for a user scene; success is the robot's own judgement")
-    elif not _same_words(cfg.instruction, task.instruction) and cfg.vlm != "oracle":
+    elif not same_words(cfg.instruction, task.instruction) and cfg.vlm != "oracle":
         # a goal of the person's own on a task's scene: the task's detector judges the task's goal, not this
         # one (the oracle answers the task's goal whatever the words)
         judged = False
@@ -266,8 +266,3 @@ def _jsonable(v):
     return v
 
 
-def _same_words(a: str, b: str) -> bool:
-    """The same instruction up to case, spacing and a final full stop."""
-    def norm(t: str) -> str:
-        return " ".join(t.lower().split()).rstrip(".")
-    return norm(a) == norm(b)

@@ -82,8 +82,20 @@ def validate(cfg: EpisodeConfig) -> tasks.Task | Scene:
             raise UsageError(f"--backend {cfg.backend} drives the {ROBOT_OF[cfg.backend]}, not the {cfg.robot}: "
                              f"add --robot {ROBOT_OF[cfg.backend]}")
     task = scene or tasks.get(cfg.task)
+    if cfg.vlm == "oracle" and getattr(task, "instruction", "") and not same_words(cfg.instruction, task.instruction):
+        # newcomer: `run "put the lemon on the plate" --task citrus --vlm oracle` ran the task's own plan
+        # (the orange too) and said success: the oracle knows one goal, the task's
+        raise UsageError(f"--vlm oracle answers only the task's own instruction (\"{task.instruction}\"), not this goal; "
+                         f"leave the goal out to run the task's, or use --vlm offline for your own")
     make_vlm(cfg.vlm, (task.oracle_sketch, task.oracle_checkers))
     fault_spec = parse_faults(cfg.faults, cfg.fault_seed)
     if fault_spec and cfg.backend != "sim":
         raise UsageError("--faults injects faults into the simulated arm; it cannot be used with a hardware --backend")
     return task
+
+
+def same_words(a: str, b: str) -> bool:
+    """The same instruction up to case, spacing and a final full stop."""
+    def norm(t: str) -> str:
+        return " ".join(t.lower().split()).rstrip(".")
+    return norm(a) == norm(b)

@@ -30,8 +30,8 @@ if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
   echo "setup: installing owl-bt and its dependencies into .venv (first time: a few minutes)" >&2
   # quiet pip: no root-user or new-version notices, no setuptools note on editable installs; errors still show
   export PIP_ROOT_USER_ACTION=ignore PIP_DISABLE_PIP_VERSION_CHECK=1 PYTHONWARNINGS="ignore:Editable installation"
-  .venv/bin/python -m pip install -q --upgrade pip >/dev/null
-  .venv/bin/python -m pip install -q -e ".[test,ur]"
+  .venv/bin/python -m pip install -qq --upgrade pip >/dev/null
+  .venv/bin/python -m pip install -qq -e ".[test,ur]"  # -qq: errors only (a pip set up with missing local indexes warns for each package)
   touch "$stamp"
   echo "setup: done; try  .venv/bin/owl-bt --help" >&2
 fi

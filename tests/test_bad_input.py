@@ -73,7 +73,7 @@ def test_object_not_in_scene_is_a_usage_error_at_once(tmp_path):
     assert not (tmp_path / "r").exists() and not (tmp_path / "r.partial").exists()
     # the reason is said on its stage's line and in the last line, not again by the replan (newcomer: 5 times)
     assert proc.stderr.count("there is no 'banana'") == 2, proc.stderr
-    assert "no more attempts: a replan cannot mend this" in proc.stderr
+    assert "giving up after attempt 1: a replan cannot mend this" in proc.stderr
 
 
 def test_unknown_words_are_named(tmp_path):

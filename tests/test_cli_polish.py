@@ -345,3 +345,14 @@ def test_an_absent_object_in_the_default_scene_says_which_scene_and_h_is_help():
 
     shown = CliRunner().invoke(app, ["run", "-h"])
     assert shown.exit_code == 0 and "Usage:" in shown.output and "--task" in shown.output
+
+
+def test_the_oracle_with_a_goal_of_ones_own_is_refused(tmp_path):
+    # newcomer: `run "put the lemon on the plate" --task citrus --vlm oracle` ran the task's own plan (the orange
+    # onto the plate too) and said success: the oracle answers the task's instruction whatever the words
+    for args in (["--vlm", "oracle"], ["--method", "oracle"]):
+        res = here("run", "put the lemon on the plate", "--task", "citrus", *args, "--out", str(tmp_path / "r"))
+        assert res.exit_code == 2, res.output
+        assert last_line(res.stderr).startswith("owl-bt: --vlm oracle answers only the task's own instruction "
+                                                "(\"pack the citrus fruit onto the plate\"), not this goal")
+        assert not (tmp_path / "r").exists()

@@ -294,8 +294,8 @@ def test_sighup_on_a_run_stops_the_arm_and_writes_the_whole_folder(tmp_path):
     import signal
 
     out = tmp_path / "r"
-    proc = subprocess.Popen([sys.executable, "-m", "owl_bt.cli", "run", "put the strawberry onto the light-grey region",
-                             "--task", "berry1", "--vlm", "oracle", "--perception", "sim-state", "--out", str(out)],
+    proc = subprocess.Popen([sys.executable, "-m", "owl_bt.cli", "run", "", "--task", "berry1", "--vlm", "oracle",
+                             "--perception", "sim-state", "--out", str(out)],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         for line in proc.stderr:

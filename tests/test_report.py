@@ -45,6 +45,7 @@ def test_successful_run_folder_has_the_report_and_tree_drawings(success_run):
     plan = json.loads((out / "plan.json").read_text())
     assert md.startswith(f"# Run report: {BERRY}")
     assert "**success**" in md and "tick rate" in md
+    assert "arm `ur5e` on `sim`" in md  # which arm ran (newcomer: a Gen3 run's report did not say)
     assert "![the scene before the run" in md and "| ![before](initial.png) | ![after](final.png) |" in md
     # initial.png is the overview render; the perceive stage's own view is perception-1.png (newcomer)
     assert "from the overview camera" in md and "[perception-1.png](perception-1.png)" in md

@@ -100,10 +100,12 @@ class Replan(OwlBehaviour):
         self.bb.awaiting = False
         # the failure itself is on its stage's line already: this one says what happens next
         if self._give_up:
-            self.feedback_message = "no more attempts: " + (
-                f"attempt {repeat_of} failed the same way" if repeat_of is not None
-                else f"all {self.max_attempts} attempts used" if self.bb.attempt >= self.max_attempts
-                else "a replan cannot mend this")
+            n = self.bb.attempt  # (newcomer: after attempt 3, "no more attempts: attempt 1 failed the same way" puzzled)
+            self.feedback_message = (
+                f"giving up: attempt {n} failed as attempt {repeat_of} did, with the same plan sketch and checkers"
+                if repeat_of is not None
+                else f"no more attempts: all {self.max_attempts} used" if n >= self.max_attempts
+                else f"giving up after attempt {n}: a replan cannot mend this")
             return
         self._attempt = self.bb.attempt
         self.bb.attempt = self._attempt + 1

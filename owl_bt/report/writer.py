@@ -89,7 +89,9 @@ def build_markdown(folder: Path, log: RunLog) -> str:
     verdict = "**success**" if ok else ("**not done**" if ok is not None else "**unfinished**")
     md += [
         f"{verdict} — task `{plan.get('task', start.get('task', '?'))}`, seed {plan.get('seed', start.get('seed', '?'))}, "
-        f"constraint generator `{start.get('vlm', '?')}`, perception `{start.get('perception', '?')}`",
+        f"constraint generator `{start.get('vlm', '?')}`, perception `{start.get('perception', '?')}`, "
+        f"arm `{start.get('robot', '?')}` on `{start.get('backend', 'sim')}`"
+        + (" (dry run: the arm was not moved)" if start.get("dry_run") else ""),
         "",
         "| attempts | wall clock | model time | samples | skeletons | model queries | tick rate |",
         "|---|---|---|---|---|---|---|",
