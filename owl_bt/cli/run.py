@@ -44,7 +44,7 @@ def run(
         "offline", "--vlm", case_sensitive=False,
         help="Constraint generator: offline (default, no network), openai (an OpenAI-compatible endpoint: "
         "OPENAI_BASE_URL, OPENAI_API_KEY, OWL_BT_VLM_MODEL or owl-bt.toml), replay (see --replay) or oracle (the task's "
-        "hand-written answers)."
+        "hand-written answers to its own goal; another goal is refused)."
     ),
     replay: str | None = typer.Option(
         None, "--replay", metavar="RUN_DIR",
