@@ -7,9 +7,11 @@ from __future__ import annotations
 
 import pytest
 from test_offline import SCENE, goals, thing
+from test_offline_checkers import answer, goal_holds, obj, scene
 
 from owl_bt.errors import GroundingError, UnknownObjectError
 from owl_bt.language.suggest import did_you_mean
+from owl_bt.state import Pose
 
 REGION = thing("light_grey_region", "region", "light_grey", 0.55, 0.0, (0.16, 0.16, 0.002), fixed=True)
 MAT = thing("white_mat", "mat", "white", 0.35, -0.05, (0.14, 0.2, 0.005), fixed=True)
@@ -38,3 +40,30 @@ def test_a_suggestion_is_a_word_close_enough_to_be_a_slip():
     assert did_you_mean("straberyy", ["strawberry", "plate"]) == ["strawberry"]  # two slips in nine letters: the scene's
     with pytest.raises(GroundingError, match="did not understand: 'secure'; "):
         goals("put the apple on the plate secure")
+
+
+FRUIT_BOWL = [obj("bowl", "bowl", 0.55, 0.18, (0.16, 0.16, 0.06), shape="cylinder"),
+              obj("apple", "apple", 0.45, 0.0, (0.075, 0.075, 0.075), shape="sphere")]
+
+
+@pytest.mark.parametrize(("mug_y", "already"), [(0.02, False), (0.09, True), (0.2, True), (0.27, True), (0.36, False)])
+def test_behind_a_thing_is_in_line_with_it_not_diagonally_off(mug_y, already):
+    """examples/fruit_bowl.toml: the mug at y=0.02 behind a bowl at y=0.18 (16 cm across: its edge at 0.10) was
+    'already behind it'. In line: the centre within the bowl's width plus 3 cm (2 cm for the plan's own judgement)."""
+    mug = obj("mug", "mug", 0.68, mug_y, (0.072, 0.072, 0.09), shape="cylinder")
+    world = scene(*FRUIT_BOWL, mug)
+    plan, c = answer("move the mug behind the bowl", world)
+    assert (plan.steps == []) is already and goal_holds(c, world) is already
+    moved = world.with_pose("mug", Pose(0.72, 0.18, 0.045))
+    assert goal_holds(c, moved)
+
+
+def test_the_strip_is_what_the_guided_sampler_draws_from():
+    """side() checks one box, so constraint-guided sampling (tamp.refine.guide) draws in the strip, not the half-table."""
+    from owl_bt.tamp.refine import guide
+
+    world = scene(*FRUIT_BOWL, obj("mug", "mug", 0.68, 0.02, (0.072, 0.072, 0.09), shape="cylinder"))
+    _, c = answer("move the mug behind the bowl", world)
+    hint = guide(world, "mug", [(n, c.as_callable(n)) for n in c.names() if n.startswith("goal_check")])
+    assert hint is not None and hint[0][0] >= 0.63 - 1e-9
+    assert hint[0][1] == pytest.approx(0.10 - 0.03) and hint[1][1] == pytest.approx(0.26 + 0.03)
