@@ -10,6 +10,7 @@ from test_offline import SCENE, goals, thing
 from test_offline_checkers import answer, goal_holds, obj, scene
 
 from owl_bt.errors import GroundingError, UnknownObjectError
+from owl_bt.language.offline import plan_for
 from owl_bt.language.suggest import did_you_mean
 from owl_bt.state import Pose
 
@@ -67,3 +68,12 @@ def test_the_strip_is_what_the_guided_sampler_draws_from():
     hint = guide(world, "mug", [(n, c.as_callable(n)) for n in c.names() if n.startswith("goal_check")])
     assert hint is not None and hint[0][0] >= 0.63 - 1e-9
     assert hint[0][1] == pytest.approx(0.10 - 0.03) and hint[1][1] == pytest.approx(0.26 + 0.03)
+
+
+def test_a_counted_step_says_how_many_were_asked_for():
+    three = [t for t in SCENE if t.name != "lime"]  # apple, strawberry, lemon
+    steps = [s.text for s in plan_for("put two fruits at the back of the table", three).steps if s.op != "pick"]
+    assert len(steps) == 2
+    assert all(s.endswith("(one of the 2 asked for by 'two fruits': the first 2 of the scene's 3 fruits)") for s in steps), steps
+    text = plan_for("put the biggest two fruits in the bowl", three).steps[1].text
+    assert text.endswith("the 2 biggest of the scene's 3 fruits)"), text  # it said "the two"
