@@ -123,7 +123,7 @@ def test_behind_or_left_of_a_thing_means_across_from_it_not_anywhere_past_it():
     z = 0.025
     _, c = answer("put the lime behind the bowl", world)
     assert goal_holds(c, world.with_pose("lime", Pose(0.75, -0.18, z)))  # right behind it
-    assert goal_holds(c, world.with_pose("lime", Pose(0.75, -0.05, z)))  # behind it, a little to one side
+    assert goal_holds(c, world.with_pose("lime", Pose(0.75, -0.1, z)))  # behind it, 2 cm past its edge across
     assert not goal_holds(c, world.with_pose("lime", Pose(0.75, 0.25, z)))  # past it, but 45 cm to its left
     _, c = answer("put the lime to the left of the bowl", world)
     assert goal_holds(c, world.with_pose("lime", Pose(0.62, -0.05, z)))

@@ -6,6 +6,10 @@ with the codebook's functions (`get_obj_center`, `modify_pose_bounds_to_be_…`,
 
 from __future__ import annotations
 
+# m: how far past the reference's edge across ("behind the bowl": the bowl's width in y) a thing beside it may
+# still be, its centre: a person means the strip in line with the reference, not a diagonal 15 cm off
+SIDE_SLACK = 0.03
+
 PRELUDE = '''def within_rim(name, ref):
     # a round plate or bowl: the centre well inside its rim, not in the corners of its box
     r = state.get(ref)
@@ -56,11 +60,13 @@ def side(name, relation, ref):
         b = modify_pose_bounds_to_be_near_object(init_state, env, b, ref, 0.05)
     p = get_obj_center(state, env, name)
     if relation in ("left_of", "right_of", "behind", "in_front_of"):
-        # on that side and across from it, not anywhere in the half of the table past it
+        # on that side and across from it: the centre in the strip as wide as the reference (plus SIDE_SLACK m
+        # either side), not anywhere in the half of the table past it nor diagonally off it
+        # (one box, so that a sampler guided by the bounds checked draws from the strip)
         k = 0 if relation in ("left_of", "right_of") else 1
         lo, hi = get_aabb_bounds(state, env, ref)
-        if not lo[k] - 0.15 <= p[k] <= hi[k] + 0.15:
-            return False
+        blo, bhi = b
+        b = (blo[:k] + (max(blo[k], lo[k] - SIDE_SLACK),) + blo[k + 1:], bhi[:k] + (min(bhi[k], hi[k] + SIDE_SLACK),) + bhi[k + 1:])
     return position_within_bounds(p, b)
 
 def between(name, a, c):
@@ -115,7 +121,7 @@ def tipped_over(name, target, cos_max):
     b = modify_pose_bounds_to_be_above_object(state, env, init_bounds, target)
     p = get_obj_center(state, env, name)
     return position_within_bounds(p, b) and math.cos(p[3]) * math.cos(p[4]) < cos_max
-'''
+'''.replace("SIDE_SLACK", repr(SIDE_SLACK))
 
 # helpers put before the checkers only when a checker calls them (the prelude of the other answers stays as it was)
 EXTRA = {

@@ -39,12 +39,16 @@ def is_count(toks: list[str], i: int, starts: set[int]) -> bool:
     return any(count_before(toks, s) is not None and count_before(toks, s)[1] <= i < s for s in starts if s > i)
 
 
-def take(names: list[str], count: int, phrase: str) -> tuple[list[str], str]:
-    """(the first `count` of `names` — in the scene's order — and a note saying so, "" when all are taken);
-    raises GroundingError when the scene has fewer than `count`."""
+def take(names: list[str], count: int, phrase: str, noun: str, by: str = "") -> tuple[list[str], str]:
+    """(the first `count` of `names` — in the scene's order, or `names` sorted by the superlative `by` — and a
+    note saying so, "" when all are taken): "one of the 2 asked for by 'two fruits': the first 2 of the scene's
+    3 fruits" (it said "2 of the 3 asked for by …", as if 3 were asked for); raises GroundingError when the
+    scene has fewer than `count`."""
     if count > len(names):
         have = ", ".join(f"the {n.replace('_', ' ')}" for n in names) or "none"
         raise GroundingError(f"{phrase!r} asks for {count} but the scene has only {len(names)} ({have}); say which")
     if count == len(names):
         return names, ""
-    return names[:count], f"{count} of the {len(names)} asked for by {phrase!r}: the first in the scene's order"
+    which = f"the {by or 'first'}" if count == 1 else f"the {count} {by}" if by else f"the first {count}"
+    asked = "the one" if count == 1 else f"one of the {count}"
+    return names[:count], f"{asked} asked for by {phrase!r}: {which} of the scene's {len(names)} {noun}"

@@ -52,6 +52,12 @@ class SceneAliases:
                 for c in {self.things[n].colour} - {""}:  # "the grey area"
                     self._add(tuple(c.split("_")) + tuple(phrase.split()), n)
                     self._add(tuple(c.split("_"))[-1:] + tuple(phrase.split()), n)
+        for t in (t for t in things if t.category in V.MARKER_CATEGORIES):
+            for c in [tuple(t.colour.split("_")), tuple(t.colour.split("_"))[-1:]] if t.colour else []:
+                for noun in V.MARKER_NOUNS | V.COLOURED_MARKER_NOUNS:
+                    self._add(c + (noun,), t.name)  # "the grey square", "the light grey spot"
+            for noun in V.MARKER_NOUNS:
+                self._add((noun,), t.name)  # "the square"
         for cat, members in V.ONTOLOGY.items():
             hit = {t.name for t in things if t.category in members}
             for n in hit:

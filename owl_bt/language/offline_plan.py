@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from owl_bt.language.checker_helpers import EXTRA, PRELUDE  # the checkers' helper functions (re-exported)
+from owl_bt.language.checker_helpers import EXTRA, PRELUDE, SIDE_SLACK  # the checkers' helper functions (re-exported)
 from owl_bt.language.goals import Goal, Reading
 from owl_bt.language.scene_view import Thing, container, held_in, inside, resting_on, within_rim
 
@@ -94,8 +94,9 @@ def _holds_now(g: Goal, things: dict[str, Thing]) -> bool:
               "off": r and (t.hi[0] + 0.04 < r.lo[0] or t.lo[0] - 0.04 > r.hi[0] or t.hi[1] + 0.04 < r.lo[1]
                             or t.lo[1] - 0.04 > r.hi[1])}.get(rel)
         across = {"left_of": 0, "right_of": 0, "behind": 1, "in_front_of": 1}.get(rel)
-        if ok and across is not None:  # and across from it, as the checker's side() asks (newcomer: 21 cm off)
-            ok = r.lo[across] - near <= t.pose[across] <= r.hi[across] + near
+        if ok and across is not None:  # and in line with it, as the checker's side() asks (newcomer: 8 cm off)
+            strip = SIDE_SLACK - 0.01  # with a margin
+            ok = r.lo[across] - strip <= t.pose[across] <= r.hi[across] + strip
         if not ok:
             return False
     return True

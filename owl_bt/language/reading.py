@@ -376,7 +376,7 @@ class Reader(ClauseRelations, SpecialClauses, References):
             w = V.singular(t)
             if liquids_ok and t in V.LIQUIDS:
                 continue
-            if w in V.KNOWN_NOUNS or w in V.ONTOLOGY or t in V.SYNONYMS:
+            if w in V.KNOWN_NOUNS or w in V.ONTOLOGY or t in V.SYNONYMS or w in V.MARKER_NOUNS:
                 self.absent.append(w)
             elif (t in WORDS or t.isdigit()) and t not in vocab:  # "two fruits": a count of the phrase after it
                 if not is_count(toks, i, {m.start for m in find_mentions(toks, self.scene, set())}):

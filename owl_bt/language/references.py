@@ -101,7 +101,8 @@ class References:
             r = self.scene.things[self._resolve(refm, toks)[0]]
             pick = V.SUPERLATIVES[word][1]
             return [pick((n for n in names if n != r.name), key=lambda n: measure(self.scene.things[n], "distance", r))]
-        sup = next((V.SUPERLATIVES[w] for w in before if w in V.SUPERLATIVES and w not in DISTANCE), None)
+        sup_word = next((w for w in before if w in V.SUPERLATIVES and w not in DISTANCE), "")
+        sup = V.SUPERLATIVES[sup_word] if sup_word else None
         counted = count_before(toks, m.start)
         if counted is None and "both" in before and len(names) > 2 and not set(before) & {"all", "every", "each"}:
             raise GroundingError(f"'both {' '.join(toks[m.start:m.end])}' is two, but the scene has {len(names)}: "
@@ -109,9 +110,8 @@ class References:
         if counted is not None:  # "two fruits", "one of the cans", "the two biggest fruits"
             if sup is not None:
                 names.sort(key=lambda n: measure(self.scene.things[n], sup[0]), reverse=sup[1] is max)
-            chosen, note = take(names, counted[0], " ".join(toks[counted[1]:m.end]))
-            if note and sup is not None:
-                note = note.replace("the first in the scene's order", f"the {toks[m.start - 1]}")
+            chosen, note = take(names, counted[0], " ".join(toks[counted[1]:m.end]), " ".join(toks[m.start:m.end]),
+                                sup_word)
             self._chosen.update({n: note for n in chosen if note})
             return chosen
         if sup is not None and len(names) > 1:

@@ -1,10 +1,12 @@
 """`did you mean "strawberry"?` for a word the offline grounder does not know: the known words one
-or two typing slips away (rapidfuzz's optimal-string-alignment distance: a wrong, missing, extra
-or swapped letter is one slip) — the scene's own words (object names, categories, colours) first,
-then the verbs, then the common little words ('the', 'and' …), then the rest of the grounder's
-vocabulary (relations, quantifiers, liquids …):
-'teh' → "the", 'pur' → "pour" or "put", 'plce' → "place", 'plaet' → "plate"; a second word is
-offered only when it too names an object of the scene or an action ('plase': "plate" or "place")."""
+typing slip away, or two for a word of seven letters or more (rapidfuzz's optimal-string-alignment
+distance: a wrong, missing, extra or swapped letter is one slip) — the scene's own words (object
+names, categories, colours) first, then the verbs, then the common little words ('the', 'and' …),
+then the rest of the grounder's vocabulary (relations, quantifiers, liquids …):
+'teh' → "the", 'pur' → "pour" or "put", 'plce' → "place", 'plaet' → "plate", 'straberyy' →
+"strawberry"; a second word is offered only when it too names an object of the scene or an action
+('plase': "plate" or "place"). Two slips away only a scene word or a verb is offered: a little word
+that far off is a guess, not a help ('square' is not "sure")."""
 
 from __future__ import annotations
 
@@ -39,9 +41,10 @@ def verbs() -> frozenset[str]:
 
 
 def slips_allowed(word: str) -> int:
-    """How many typing slips a word of this length may carry and still be recognised: 1 up to five
-    letters ('teh', 'plce'), 2 from six ('strawbery', 'straberyy')."""
-    return 1 if len(word) <= 5 else 2
+    """How many typing slips a word of this length may carry and still be recognised: 1 up to six
+    letters ('teh', 'plce', 'plaet'), 2 from seven ('straberyy'); two in six letters leave a third of
+    the word changed ('square' and 'sure')."""
+    return 1 if len(word) <= 6 else 2
 
 
 def did_you_mean(word: str, scene_words: Iterable[str]) -> list[str]:
@@ -60,6 +63,8 @@ def did_you_mean(word: str, scene_words: Iterable[str]) -> list[str]:
         slips = OSA.distance(word, cand, score_cutoff=limit)
         if slips <= limit:
             rank = 0 if cand in scene else 1 if cand in verbs() else 2 if cand in V.FILLER else 3
+            if slips > 1 and rank > 1:
+                continue  # two slips from a little word or a relation: more likely another word than a typo
             ranked.append((slips, rank, -difflib.SequenceMatcher(None, word, cand).ratio(), cand))
     ranked.sort()
     best = [r for r in ranked if r[0] == ranked[0][0]]

@@ -136,6 +136,12 @@ NOT_VEGAN = {"potted_meat_can"}  # "not vegan" / "non-vegan"
 SYNONYMS = {"pan": "skillet", "frying pan": "skillet", "cup": "mug", "drill": "power_drill", "mustard": "mustard_bottle",
             "rug": "mat", "area": "region", "zone": "region", "patch": "region",
             "trash": "bin", "wastebasket": "bin", "spam": "potted_meat_can", "meat": "potted_meat_can", "sugar": "sugar_box"}
+# what people call a flat marker on the table (a region or a mat) by its shape: "the grey square", "the white pad";
+# "spot" only after a colour ("the grey spot"), since "a spot near the bowl" is a place on the table
+# (the older "area", "zone", "patch" above name a region only)
+MARKER_NOUNS = {"square", "pad", "tile", "marker", "rectangle"}
+MARKER_CATEGORIES = {"region", "mat"}
+COLOURED_MARKER_NOUNS = {"spot"}
 # nouns the grounder knows as objects; one named here but absent from the scene is reported
 KNOWN_NOUNS = {
     "strawberry", "apple", "pear", "lemon", "orange", "plum", "peach", "banana", "lime", "fork", "knife",
