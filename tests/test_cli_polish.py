@@ -356,3 +356,15 @@ def test_the_oracle_with_a_goal_of_ones_own_is_refused(tmp_path):
         assert last_line(res.stderr).startswith("owl-bt: --vlm oracle answers only the task's own instruction "
                                                 "(\"pack the citrus fruit onto the plate\"), not this goal")
         assert not (tmp_path / "r").exists()
+
+
+def test_a_round_trip_whose_end_state_holds_at_the_start_is_carried_out(tmp_path):
+    # Break-it: "…, then put it back" holds at the start; the plan stage found "nothing to do: the goal
+    # already holds", moved nothing and said success. The sketch's first place asks for a state that does not
+    # hold, so the sketch is carried out (SPEC §3: the goal includes Executed(n)).
+    out = tmp_path / "run"
+    res = owl("run", "put the strawberry onto the light-grey region, then put it back", "--task", "berry1",
+              "--perception", "sim-state", "--json", "--out", str(out))
+    result = json.loads(res.stdout)
+    assert result["executed"][:2] == ["pick(strawberry)", "place_ontop(strawberry, light_grey_region)"], res.stderr
+    assert len(result["executed"]) == 4 and "nothing was moved" not in res.stderr

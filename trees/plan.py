@@ -33,18 +33,25 @@ class Plan:
 class PlanBehaviour(WorkerBehaviour):
     stage = "plan"
     writes = ("plan",)
-    reads = ("world", "constraints")
+    reads = ("world", "constraints", "executed")
 
     def before(self) -> None:
         self._world, self._constraints = self.bb.world, self.bb.constraints
+        self._executed = list(self.bb.get("executed")) if self.bb.exists("executed") else []
         self._skipped = 0
 
     def work(self):
         s = self.services
         c = self._constraints
         held_now = self._world.robot.held if self._world.robot else None
-        if held_now is None and all(c.checkers.evaluate(n, self._world) for n in c.goal_checkers()):
-            # Already done (e.g. a replan after the last step succeeded): nothing to redo.
+        holds = list(c.action_checkers().values())  # the states the sketch asks for on the way
+        if held_now is None and all(c.checkers.evaluate(n, self._world) for n in c.goal_checkers()) and (
+                _sketch_carried_out([str(a.op) for a in c.sketch.actions], self._executed)
+                or all(c.checkers.evaluate(n, self._world) for n in holds)):
+            # Already done (a replan after the last step succeeded, or a goal that held from the start):
+            # nothing to redo. Not when the sketch asks for a state that does not hold now and was never
+            # carried out: "put it on the region, then put it back" holds at the start (break-it: it moved
+            # nothing and said success; the goal is Executed(n) too, SPEC §3)
             return Plan(None, Refinement())
         by_index = c.action_checkers()
         sketch = [
@@ -83,6 +90,13 @@ class PlanBehaviour(WorkerBehaviour):
             f", {_count(len(result.edits), 'skeleton edit')}" if result.edits else "") + (
             f", {_count(self._skipped, 'sketch action')} already done" if self._skipped else "")
         return py_trees.common.Status.SUCCESS
+
+
+def _sketch_carried_out(sketch: list[str], executed: list[str]) -> bool:
+    """Do the executed steps (all attempts so far, in order) contain the sketch's actions as an ordered
+    subsequence? True for an empty sketch."""
+    steps = iter(executed)
+    return all(any(step == action for step in steps) for action in sketch)
 
 
 def _count(n: int, noun: str) -> str:
