@@ -4,6 +4,7 @@ episode so that a table says what it measured (a bench run from a stale checkout
 from __future__ import annotations
 
 import functools
+import hashlib
 import subprocess
 from importlib import metadata
 from pathlib import Path
@@ -14,8 +15,9 @@ _ROOT = Path(__file__).resolve().parents[1]  # the checkout that holds owl_bt/ (
 @functools.cache
 def code_version() -> str:
     """'0.1.0+dc29bb1': the installed version of owl-bt, then '+' and the short commit of the checkout these
-    modules are imported from, with '.dirty' when tracked files differ from it; the version alone where
-    there is no git or no checkout (an installed wheel). Never raises."""
+    modules are imported from, with '.dirty-<8 hex>' when tracked files differ from it (a hash of the
+    difference, so two different edits are two versions); the version alone where there is no git or no
+    checkout (an installed wheel). Never raises."""
     try:
         version = metadata.version("owl-bt")
     except metadata.PackageNotFoundError:
@@ -24,7 +26,10 @@ def code_version() -> str:
     if not commit:
         return version
     dirty = _git("status", "--porcelain", "--untracked-files=no")
-    return f"{version}+{commit}{'.dirty' if dirty else ''}"
+    if not dirty:
+        return f"{version}+{commit}"
+    edits = hashlib.sha1(_git("diff", "HEAD").encode()).hexdigest()[:8]  # two different edits: two versions
+    return f"{version}+{commit}.dirty-{edits}"
 
 
 def _git(*args: str) -> str:

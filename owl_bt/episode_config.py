@@ -63,10 +63,7 @@ def validate(cfg: EpisodeConfig) -> tasks.Task | Scene:
         raise UsageError("--max-attempts must be at least 1")
     if not 0.0 < cfg.speed <= 1.0:
         raise UsageError(f"--speed must be a share of the velocity limits in (0, 1], got {cfg.speed}")
-    if cfg.budget < 1:
-        raise UsageError("--budget must be at least 1")
-    if cfg.skeletons < 1:
-        raise UsageError("--skeletons must be at least 1")
+    check_budgets(cfg.budget, cfg.skeletons)
     if cfg.perception not in PERCEPTION_SOURCES:
         raise UsageError(f"unknown perception source {cfg.perception!r}; available: {', '.join(PERCEPTION_SOURCES)}")
     try:
@@ -99,3 +96,14 @@ def same_words(a: str, b: str) -> bool:
     def norm(t: str) -> str:
         return " ".join(t.lower().split()).rstrip(".")
     return norm(a) == norm(b)
+
+
+MAX_BUDGET, MAX_SKELETONS = 100_000, 100  # far above the reference's 500 and 5; what episodes.jsonl can record
+
+
+def check_budgets(budget: int, skeletons: int) -> None:
+    """--budget in 1..MAX_BUDGET, --skeletons in 1..MAX_SKELETONS; else UsageError (exit 2)."""
+    if not 1 <= budget <= MAX_BUDGET:
+        raise UsageError(f"--budget must be from 1 to {MAX_BUDGET:,} samples per action, got {budget}")
+    if not 1 <= skeletons <= MAX_SKELETONS:
+        raise UsageError(f"--skeletons must be from 1 to {MAX_SKELETONS}, got {skeletons}")

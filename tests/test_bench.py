@@ -61,6 +61,10 @@ def test_bench_berry1_two_seeds_then_rerun_appends_nothing(tmp_path):
     (["--jobs", "0"], "--jobs must be at least 1"),
     (["--out", "FILE"], "is not a folder"),
     (["--out", "RUN"], "is the folder of one `owl-bt run`, not a bench folder"),
+    (["--out", "RUN/runs"], "/RUN, the folder of one `owl-bt run`; give a folder outside it"),
+    (["--out", "BENCH/runs/owl"], "/BENCH, a bench folder; give a folder outside it"),
+    (["--skeletons", "99999999999999999999"], "--skeletons must be from 1 to 100"),  # it was recorded as given
+    (["--budget", "100001"], "--budget must be from 1 to 100,000 samples per action, got 100001"),
     (["--tasks", "berry1,nosuch"], "known tasks: berry1"),
     (["--method", "nosuch"], "'nosuch' is not one of 'owl', "),
 ])
@@ -69,7 +73,9 @@ def test_bad_arguments_exit_2_with_one_line(tmp_path, bad, says):
     (tmp_path / "RUN").mkdir()  # what `owl-bt run --out RUN` leaves (among others)
     (tmp_path / "RUN" / "plan.json").write_text("{}")
     (tmp_path / "RUN" / "events.jsonl").write_text("")
-    bad = [str(tmp_path / a) if a in ("FILE", "RUN") else a for a in bad]
+    (tmp_path / "BENCH").mkdir()
+    (tmp_path / "BENCH" / "episodes.jsonl").write_text("")
+    bad = [str(tmp_path / a) if a.split("/")[0] in ("FILE", "RUN", "BENCH") else a for a in bad]
     args = ["bench", "--tasks", "berry1", "--seeds", "1", "--out", str(tmp_path / "b"), *bad]
     proc = owl(*args)
     assert proc.returncode == 2, proc.stdout + proc.stderr

@@ -62,11 +62,15 @@ def test_wrongly_typed_and_corrupt_lines_are_named_and_not_counted(tmp_path):
 
 def test_names_and_magnitudes_that_would_break_the_summary_are_refused(tmp_path):
     path = tmp_path / episodes.FILENAME
-    lines = [_rec(0, task="a|b"), _rec(1, method="no\ncont"), _rec(2, wall_s=1e308), _rec(3, samples=10**30), _rec(4)]
+    lines = [_rec(0, task="a|b"), _rec(1, method="no\ncont"), _rec(2, wall_s=1e308), _rec(3, samples=10**30), _rec(4),
+             # break-it: these crashed --report-only with a traceback, or wrote a heading into summary.md
+             _rec(5, stage_s={"plan": "abc"}), _rec(6, stage_s={"plan": -3}), _rec(7, code="x\n## Injected\n| a | b |"),
+             _rec(8, code=5), _rec(9, max_skeletons=10**20), _rec(10, stage_s={"plan": 1.5}, code="0.1.0+abc1234.dirty")]
     path.write_text("\n".join(json.dumps(r) for r in lines) + "\n")
     loaded = episodes.read(path)
-    assert [r["seed"] for r in loaded.records] == [4]
-    assert [p.split(": field ")[1].split(":")[0] for p in loaded.problems] == ["'task'", "'method'", "'wall_s'", "'samples'"]
+    assert [r["seed"] for r in loaded.records] == [4, 10]
+    assert [p.split(": field ")[1].split(":")[0].split(".")[0] for p in loaded.problems] == [
+        "'task'", "'method'", "'wall_s'", "'samples'", "'stage_s", "'stage_s", "'code'", "'code'", "'max_skeletons'"]
 
 
 def test_report_only_warns_per_line_and_counts_only_checked_lines(tmp_path):

@@ -95,6 +95,11 @@ def parse_seeds(seeds: int | None, seed_list: str | None) -> tuple[int, ...]:
     return tuple(range(n))
 
 
+def _run_folder(path: Path) -> bool:
+    """Does `path` hold a run of `owl-bt run` (its plan.json and events.jsonl)?"""
+    return path.is_dir() and (path / "plan.json").is_file() and (path / "events.jsonl").is_file()
+
+
 def check_out(out: Path, create: bool = True) -> Path:
     """The bench folder: must not be a file; created (with parents) and checked writable (a file
     made and removed in it) when `create`, so a read-only folder is a usage error before any episode runs."""
@@ -102,8 +107,12 @@ def check_out(out: Path, create: bool = True) -> Path:
         raise UsageError(f"--out {out} is a symbolic link to nothing")
     if out.exists() and not out.is_dir():
         raise UsageError(f"--out {out} exists and is not a folder")
-    if out.is_dir() and (out / "plan.json").is_file() and (out / "events.jsonl").is_file():
+    if _run_folder(out):
         raise UsageError(f"--out {out} is the folder of one `owl-bt run`, not a bench folder; give a new or bench folder")
+    for parent in out.absolute().parents:  # break-it: a bench inside a run folder, or inside another bench's runs/
+        if _run_folder(parent) or (parent / "episodes.jsonl").is_file() and parent != out.absolute():
+            what = "the folder of one `owl-bt run`" if _run_folder(parent) else "a bench folder"
+            raise UsageError(f"--out {out} is inside {parent}, {what}; give a folder outside it")
     if create:
         try:
             out.mkdir(parents=True, exist_ok=True)
@@ -172,12 +181,11 @@ def make_config(method: str, tasks: str, seeds: int | None, seed_list: str | Non
     if n_jobs > MAX_JOBS_PER_CORE * cores:
         raise UsageError(f"--jobs must be at most {MAX_JOBS_PER_CORE * cores} ({MAX_JOBS_PER_CORE} per core on this "
                          f"machine's {cores}; each worker is a whole simulator), got {n_jobs}")
-    if budget < 1:
-        raise UsageError("--budget must be at least 1")
+    from owl_bt.episode_config import check_budgets
+
+    check_budgets(budget, skeletons)
     if max_attempts < 1:
         raise UsageError("--max-attempts must be at least 1")
-    if skeletons < 1:
-        raise UsageError("--skeletons must be at least 1")
     from owl_bt.episode_config import PERCEPTION_SOURCES
     from sim.robot import robot_spec
 

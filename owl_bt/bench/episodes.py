@@ -55,6 +55,11 @@ class Record(BaseModel):
     run_dir: str | None = None
     robot: str | None = None
     perception: str | None = None
+    code: Name | None = None  # which code ran it (owl_bt.code_version): one word, it is quoted into summary.md
+    stage_s: dict[Name, Seconds] | None = None  # seconds per stage of the executive (runner.stage_seconds)
+    budget: Count | None = None
+    max_attempts: Count | None = None
+    max_skeletons: Count | None = None
 
 
 @dataclass
