@@ -89,7 +89,8 @@ def test_a_replay_with_another_or_an_edited_scene_file_is_refused(scene_run, tmp
     assert same.returncode == 0, same.stderr  # the same bytes (here the folder's own copy) replay as before
 
 
-@pytest.mark.parametrize("first_line", ['{"instruction": "put the apple in', "", "not json at all", '{"event": "perceived"}'])
+@pytest.mark.parametrize("first_line", ['{"instruction": "put the apple in', "", "not json at all", '{"event": "perceived"}',
+                                        '{"event": "start", "vlm": "offline", "method": "bogus"}'])  # was replayed as owl
 def test_a_damaged_record_of_the_method_is_refused_not_defaulted(scene_run, tmp_path, first_line):
     """Break-it: a damaged first line of events.jsonl (the `start` event, whose VLM spec records the method)
     replayed the run under the full method, whatever it was run with. Now it is exit 2 naming the file."""

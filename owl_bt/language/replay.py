@@ -107,6 +107,10 @@ def recorded_method(events: Path) -> str:
 
         if start.get("method") in METHODS:  # recorded by name since no-back and no-sample (the VLM spec has neither)
             return start["method"]
+        if "method" in start:  # (break-it: a damaged "method": "bogus" was replayed as owl, from the spec)
+            why = f"names an unknown method in its `start` event ({str(start['method'])[:40]!r})"
+            raise UsageError(f"--replay: {events} {why}: it records the method the run used, so the run cannot be "
+                             "replayed as it was")
         try:
             return parse_spec(start["vlm"])[0]
         except UsageError:
