@@ -95,9 +95,9 @@ def test_a_number_takes_that_many_and_says_which():
     assert [g[0] for g in goals("put the two biggest fruits in the bowl")] == ["apple", "lemon"]
     assert [g[0] for g in goals("put 2 citrus fruits on the plate")] == ["lemon", "lime"]
     plan = plan_for("put two fruits on the plate", SCENE)
-    assert plan.steps[1].text == ("put the apple on the plate (one of the 2 asked for by 'two fruits': the first 2 of the "
-                                  "scene's 4 fruits)")
-    assert "(the one asked for by 'one of the fruits': the first of" in plan_for("put one of the fruits on the plate",
+    assert plan.steps[1].text == ("put the apple on the plate (one of the 2 asked for by 'two fruits': the 2 nearest the "
+                                  "robot of the scene's 4 fruits)")
+    assert "(the one asked for by 'one of the fruits': the nearest the robot of" in plan_for("put one of the fruits on the plate",
                                                                                   SCENE).steps[1].text
 
 

@@ -74,6 +74,45 @@ def test_a_counted_step_says_how_many_were_asked_for():
     three = [t for t in SCENE if t.name != "lime"]  # apple, strawberry, lemon
     steps = [s.text for s in plan_for("put two fruits at the back of the table", three).steps if s.op != "pick"]
     assert len(steps) == 2
-    assert all(s.endswith("(one of the 2 asked for by 'two fruits': the first 2 of the scene's 3 fruits)") for s in steps), steps
+    assert all(s.endswith("(one of the 2 asked for by 'two fruits': the 2 nearest the robot of the scene's 3 fruits)")
+               for s in steps), steps
     text = plan_for("put the biggest two fruits in the bowl", three).steps[1].text
     assert text.endswith("the 2 biggest of the scene's 3 fruits)"), text  # it said "the two"
+
+
+# a break-it tester's scene, listed as perception lists it (alphabetically): the apple and the lemon come first
+# but are the farthest from the robot's base (the origin); the strawberry and the peach are the nearest
+TESTER = [thing("table", "table", "brown", 0.55, 0.0, (0.7, 0.9, 0.0), fixed=True, z0=-0.001),
+          thing("apple", "apple", "red", 0.72, 0.25, (0.07, 0.07, 0.07)),
+          thing("bowl", "bowl", "white", 0.55, 0.2, (0.16, 0.16, 0.06)),
+          thing("lemon", "lemon", "yellow", 0.7, -0.25, (0.06, 0.05, 0.05)),
+          thing("peach", "peach", "orange", 0.45, 0.05, (0.06, 0.06, 0.06)),
+          thing("plate", "plate", "white", 0.55, -0.16, (0.2, 0.2, 0.02)),
+          thing("potted_meat_can", "potted_meat_can", "blue", 0.6, 0.3, (0.1, 0.06, 0.08)),
+          thing("strawberry", "strawberry", "red", 0.4, -0.05, (0.03, 0.03, 0.04)),
+          thing("tomato_soup_can", "tomato_soup_can", "red", 0.65, 0.0, (0.07, 0.07, 0.1))]
+
+
+def test_a_count_takes_the_nearest_the_robot_and_says_so():
+    """It took the apple and the lemon, the first alphabetically, and called that "the scene's order"."""
+    plan = plan_for("put two fruits on the plate", TESTER)
+    moved = [s for s in plan.steps if s.op != "pick"]
+    assert [s.args[0] for s in moved] == ["strawberry", "peach"]
+    assert all(s.text.endswith("(one of the 2 asked for by 'two fruits': the 2 nearest the robot of the scene's "
+                               "4 fruits)") for s in moved), [s.text for s in moved]
+    (one,) = [s for s in plan_for("put one fruit on the plate", TESTER).steps if s.op != "pick"]
+    assert one.args[0] == "strawberry"
+    assert one.text.endswith("(the one asked for by 'one fruit': the nearest the robot of the scene's 4 fruits)"), one.text
+
+
+@pytest.mark.parametrize(("text", "reason"), [
+    ("put the apple behind the robot", "^'behind the robot' is off the table: the robot's base is at the table's near edge"),
+    ("put the apple in back of the robot", "^'in back of the robot' is off the table"),
+    ("put the apple to the left of the robot", "^'left of the robot': the robot is no object in the scene"),
+])
+def test_a_place_said_of_the_robot_off_the_table_is_refused_in_one_line(text, reason):
+    """'behind the robot' was "did not understand: 'robot'" while 'near the robot' was understood."""
+    with pytest.raises(GroundingError, match=reason) as err:
+        plan_for(text, TESTER)
+    assert "\n" not in str(err.value)
+    assert goals("put the apple near the robot", TESTER)[0][3] == (("front", ()),)

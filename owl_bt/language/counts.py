@@ -1,6 +1,7 @@
 """Numbers in object phrases for the offline grounder ("two fruits", "one of the fruits", "three of the
-cans"): how many of a group are meant, which ones are taken (the first in the scene's order — said in the
-sketch's step text), and a one-line refusal when the scene has fewer."""
+cans"): how many of a group are meant, which ones are taken (those nearest the robot's base — a
+physical rule said in the step text; the scene's listing order is perception's, alphabetical),
+and a one-line refusal when the scene has fewer."""
 
 from __future__ import annotations
 
@@ -40,15 +41,29 @@ def is_count(toks: list[str], i: int, starts: set[int]) -> bool:
 
 
 def take(names: list[str], count: int, phrase: str, noun: str, by: str = "") -> tuple[list[str], str]:
-    """(the first `count` of `names` — in the scene's order, or `names` sorted by the superlative `by` — and a
-    note saying so, "" when all are taken): "one of the 2 asked for by 'two fruits': the first 2 of the scene's
-    3 fruits" (it said "2 of the 3 asked for by …", as if 3 were asked for); raises GroundingError when the
-    scene has fewer than `count`."""
+    """(the first `count` of `names` — which the caller has sorted nearest the robot's base first, or by the
+    superlative `by` — and a note saying so, "" when all are taken): "one of the 2 asked for by 'two
+    fruits': the 2 nearest the robot of the scene's 3 fruits" (it said "the first 2 of the scene's 3", and
+    the scene's order was perception's alphabetical one); raises GroundingError when the scene has fewer
+    than `count`."""
     if count > len(names):
         have = ", ".join(f"the {n.replace('_', ' ')}" for n in names) or "none"
         raise GroundingError(f"{phrase!r} asks for {count} but the scene has only {len(names)} ({have}); say which")
     if count == len(names):
         return names, ""
-    which = f"the {by or 'first'}" if count == 1 else f"the {count} {by}" if by else f"the first {count}"
+    rule = by or "nearest the robot"
+    which = f"the {rule}" if count == 1 else f"the {count} {rule}"
     asked = "the one" if count == 1 else f"one of the {count}"
-    return names[:count], f"{asked} asked for by {phrase!r}: {which} of the scene's {len(names)} {noun}"
+    return names[:count], f"{asked} asked for by {phrase!r}: {which} of the scene's {len(names)} {plural(noun)}"
+
+
+def plural(noun: str) -> str:
+    """The plural of a noun phrase said in the singular ("one fruit": "fruits", "one peach": "peaches"); a
+    plural one is left as it is ("cans")."""
+    if noun.endswith(("ss", "ch", "sh", "x")):
+        return noun + "es"
+    if noun.endswith("s"):
+        return noun
+    if noun.endswith("y") and noun[-2:-1] not in tuple("aeiou"):
+        return noun[:-1] + "ies"
+    return noun + "s"

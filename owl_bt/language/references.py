@@ -5,6 +5,8 @@ forward 'it' and the destination a bare phrase after 'after'/'before' shares."""
 
 from __future__ import annotations
 
+import math
+
 from owl_bt.errors import GroundingError
 from owl_bt.language import vocabulary as V
 from owl_bt.language.counts import count_before, take
@@ -110,6 +112,8 @@ class References:
         if counted is not None:  # "two fruits", "one of the cans", "the two biggest fruits"
             if sup is not None:
                 names.sort(key=lambda n: measure(self.scene.things[n], sup[0]), reverse=sup[1] is max)
+            else:  # a physical rule, said in the step text: the nearest the robot's base (at the origin)
+                names.sort(key=lambda n: _from_base(self.scene.things[n].pose))
             chosen, note = take(names, counted[0], " ".join(toks[counted[1]:m.end]), " ".join(toks[m.start:m.end]),
                                 sup_word)
             self._chosen.update({n: note for n in chosen if note})
@@ -149,6 +153,11 @@ class References:
             return first
         before = self.mentioned + [n for m in self._ments if m.start < at for n in m.names]
         return next((n for n in reversed(before) if n not in moved and fits(n)), first)
+
+
+def _from_base(pose: tuple | None) -> float:
+    """How far (metres, on the table's plane) a pose is from the robot's base at the origin; inf with no pose."""
+    return math.hypot(pose[0], pose[1]) if pose else math.inf
 
 
 def _ambiguous(toks: list[str], m: Mention, names: list[str]) -> str:

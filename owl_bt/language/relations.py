@@ -37,6 +37,7 @@ class ClauseRelations:
                     self._of_table.add(s)  # the robot's nearness: a part of the table, whatever the support
                 rels.append((s, e, kind, r))
                 taken |= set(range(s, e))
+        _robot_place(toks, taken)
         # words describing an object ("the line bisecting the table", "the region at the center of the table")
         skip: set[int] = set()
         for i, t in enumerate(toks):
@@ -214,3 +215,25 @@ class ClauseRelations:
             raise GroundingError(f"{what} {side} of what? the {landmark.replace('_', ' ')} or the table; say "
                                  f"'{side} of the {landmark.replace('_', ' ')}' or 'on the {landmark.replace('_', ' ')}, "
                                  f"{side}'; {ADVICE}")
+
+
+_PLACE_WORDS = {"behind", "beyond", "past", "in", "to", "at", "on", "by", "left", "right", "under", "over", "beside"}
+
+
+def _robot_place(toks: list[str], taken: set[int]) -> None:
+    """Raise GroundingError with a one-line reason for a place said of the robot that is not a part of the
+    table (V.ROBOT_FRAME): its base sits at the table's near edge, so "behind the robot" is off the table
+    (it was "did not understand: 'robot'" while "near the robot" was understood); "in front of"/"left of
+    the robot" … name no one part of the table, and the grounder does not guess one."""
+    for i, t in enumerate(toks):
+        if t != "robot" or i in taken:
+            continue
+        j = next((j for j in range(max(0, i - 4), i) if toks[j] in _PLACE_WORDS), i)  # "behind the robot"
+        if j == i:
+            continue  # "robot, put the apple …": said to it, not a place
+        said = " ".join(toks[j:i + 1])
+        if any(w in toks[max(0, i - 4):i] for w in ("behind", "back", "beyond", "past")):
+            raise GroundingError(f"{said!r} is off the table: the robot's base is at the table's near edge; "
+                                 "say a place on the table ('near the robot', 'at the back of the table')")
+        raise GroundingError(f"{said!r}: the robot is no object in the scene, only 'near the robot' or 'far from the "
+                             "robot' (the table's front or back third) is said of it; say a place on the table")
