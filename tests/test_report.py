@@ -221,3 +221,14 @@ def test_a_run_on_a_terminal_writes_no_colour_codes_into_its_files(tmp_path):
     for name in ("tree.txt", "report.md", "report.html"):
         assert "\x1b[" not in (out / name).read_text(), name
     assert "safety [✓ not needed]" in (out / "tree.txt").read_text()
+
+
+def test_an_attempt_whose_plan_is_empty_says_nothing_to_do():
+    # break-it: the line read "**Plan** (0 continuous samples drawn): " and nothing after it
+    from owl_bt.report.events import Attempt
+    from owl_bt.report.writer import _attempt
+
+    empty = _attempt(Attempt(4, planned={"plan": [], "samples": 0}), {})
+    assert "**Plan**: nothing to do (the goal already holds)" in empty and "samples drawn): " not in "\n".join(empty)
+    two = _attempt(Attempt(1, planned={"plan": ["pick(apple)", "place_ontop(apple, plate)"], "samples": 7}), {})
+    assert "**Plan** (7 continuous samples drawn): `pick(apple)` → `place_ontop(apple, plate)`" in two

@@ -55,7 +55,7 @@ def stats(recs: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-STAGES = ("perceive", "generate-constraints", "plan", "execute")  # the executive's stages, in the tree's order
+STAGES = ("perceive", "generate-constraints", "plan", "execute", "replan")  # the executive's stages, in the tree's order
 
 
 def _stage_medians(recs: list[dict[str, Any]]) -> dict[str, float]:

@@ -221,8 +221,9 @@ def _attempt(att, shown: dict[tuple[str, str], int]) -> list[str]:
             md += [f"The same as in attempt {first} (source there): {', '.join(names)}", ""]
     p = att.planned
     if p:
-        md += [f"**Plan** ({p.get('samples', '?')} continuous samples drawn): " + " → ".join(f"`{a}`" for a in p.get("plan") or [])
-               or "**Plan**: nothing to do (the goal already holds)", ""]
+        steps = " → ".join(f"`{a}`" for a in p.get("plan") or [])  # (break-it: the fallback below never applied)
+        md += [f"**Plan** ({p.get('samples', '?')} continuous samples drawn): {steps}" if steps
+               else "**Plan**: nothing to do (the goal already holds)", ""]
     if att.edits:
         md += ["Skeleton edits: " + "; ".join(att.edits), ""]
     if att.steps:
