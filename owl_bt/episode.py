@@ -55,6 +55,7 @@ class EpisodeResult:
     judged: bool = True  # a task's detector judged this goal (False: a user scene or a goal of one's own)
     stopped_by: str = ""  # the signal that stopped the run: 'Ctrl-C (SIGINT)', 'SIGTERM' ('' when none did)
     stopped_late: bool = False  # that signal came after the tree had ended (nothing was moving; the folder is whole)
+    plan_was_done: bool = False  # the last attempt's plan was empty (its goal held): `plan` is then the steps executed
 
     def summary(self) -> dict:
         extra = {"faults": self.faults} if self.faults else {}
@@ -143,6 +144,7 @@ def _run_in(cfg: EpisodeConfig, task, skills, folder: RunFolder, on_tick) -> Epi
     executed = list(board.get("executed") or [])
     _refuse_unknown_object(board, res, executed, folder)
     plan = board["plan"].actions() if board.get("plan") else []
+    plan_was_done = not plan and bool(executed)
     plan = plan or executed  # the last attempt found the goal already done: report what was done
     constraints = board.get("constraints")
     declared = res.status.name == "SUCCESS"
@@ -162,7 +164,7 @@ def _run_in(cfg: EpisodeConfig, task, skills, folder: RunFolder, on_tick) -> Epi
         sketch=constraints.sketch.text() if constraints else "",
         checkers=dict(constraints.checkers.sources) if constraints else {},
         tree_text=res.tree_text, tick_hz=res.tick_hz, run_dir=folder.final,
-        history=list(board.get("history") or []), executed=executed,
+        history=list(board.get("history") or []), executed=executed, plan_was_done=plan_was_done,
         failure=(f"stopped by {res.stopped_by or 'Ctrl-C'} (the arm was stopped first)" if res.interrupted else
                  last_failure.line() if last_failure and not declared else None),
         interrupted=res.interrupted, judged=judged, model_s=services.counters["model_s"],

@@ -78,7 +78,7 @@ def faulty_run(tmp_path_factory):
 
 def test_the_account_prints_the_checkers_and_names_their_helpers(faulty_run):
     _, proc = faulty_run
-    checkers = proc.stdout.split(" checkers ─")[1].split("grounded plan")[0]  # the section under the rule
+    checkers = proc.stdout.split(" checkers (attempt 2, the last) ─")[1].split("grounded plan")[0]  # the section under the rule
     assert "def goal_check0():" in checkers  # the last attempt's (after the knock, the goal held: its one checker)
     helpers = checkers.split("helper functions they call: ")[1].split(";")[0].split(", ")
     assert "def on(" not in checkers and "on" in helpers  # --verbose prints them
@@ -368,3 +368,13 @@ def test_a_round_trip_whose_end_state_holds_at_the_start_is_carried_out(tmp_path
     result = json.loads(res.stdout)
     assert result["executed"][:2] == ["pick(strawberry)", "place_ontop(strawberry, light_grey_region)"], res.stderr
     assert len(result["executed"]) == 4 and "nothing was moved" not in res.stderr
+
+
+def test_the_account_labels_the_last_attempt_and_what_the_attempts_executed(tmp_path):
+    # break-it: after 4 attempts the account showed attempt 4's checkers and, as the 'grounded plan', the steps
+    # all attempts executed (pick(strawberry) three times, no place), with nothing saying so
+    res = owl("run", "", "--task", "berry2", "--faults", "grasp-slip=0.6", "--fault-seed", "1", "--out", str(tmp_path / "r"))
+    assert res.returncode == 0, res.stderr
+    assert " checkers (attempt 4, the last) ─" in res.stdout
+    assert " steps executed over the 4 attempts (the last found the goal already done) ─" in res.stdout
+    assert " grounded plan" not in res.stdout

@@ -192,16 +192,20 @@ def run(
                              "`owl-bt tasks` lists them)")
         raise fail(exc) from None
     view = err if as_json else out  # with --json, stdout carries the JSON object only
-    view.rule("plan sketch")
+    last = f" (attempt {result.attempts}, the last)" if result.attempts > 1 else ""  # break-it: attempts were unlabelled
+    view.rule(f"plan sketch{last}")
     view.print(result.sketch or "(none)", markup=False)
-    view.rule("checkers")
+    view.rule(f"checkers{last}")
     helpers, called = split_checkers(result.checkers)[1], called_helpers(result.checkers)
     view.print(count_line(result.checkers, name_helpers=True, note="--verbose prints them" if called and not verbose else ""),
                markup=False, soft_wrap=True)
     for name, src in result.checkers.items():
         if name not in helpers or (verbose and name in called):  # a helper nothing calls is not printed
             view.print(Syntax(src, "python", theme="ansi_dark", word_wrap=True))
-    view.rule("grounded plan")
+    if result.plan_was_done:  # the last attempt found its goal held: what is listed is what the attempts executed
+        view.rule(f"steps executed over the {result.attempts} attempts (the last found the goal already done)")
+    else:
+        view.rule(f"grounded plan{last}")
     for i, a in enumerate(result.plan, 1):
         view.print(f"{i}. {a}", markup=False)
     if result.history:
