@@ -110,8 +110,9 @@ def check_out(out: Path, create: bool = True) -> Path:
     if _run_folder(out):
         raise UsageError(f"--out {out} is the folder of one `owl-bt run`, not a bench folder; give a new or bench folder")
     for parent in out.absolute().parents:  # break-it: a bench inside a run folder, or inside another bench's runs/
-        if _run_folder(parent) or (parent / "episodes.jsonl").is_file() and parent != out.absolute():
-            what = "the folder of one `owl-bt run`" if _run_folder(parent) else "a bench folder"
+        what = ("the folder of one `owl-bt run`" if _run_folder(parent)
+                else "a bench folder" if (parent / "episodes.jsonl").is_file() else None)
+        if what:
             raise UsageError(f"--out {out} is inside {parent}, {what}; give a folder outside it")
     if create:
         try:

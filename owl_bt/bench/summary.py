@@ -12,6 +12,7 @@ samples/ref ratios are the means of the per-task ratios.
 
 from __future__ import annotations
 
+import collections
 import json
 import math
 import os
@@ -178,11 +179,7 @@ def _f(v: float | None, digits: int = 1) -> str:
 
 def _codes(records: list[dict[str, Any]]) -> dict[str, int]:
     """{code version: episodes} over `records` (owl_bt.code_version; 'unrecorded' for lines from before it was kept)."""
-    counts: dict[str, int] = {}
-    for r in records:
-        code = str(r.get("code") or "unrecorded")
-        counts[code] = counts.get(code, 0) + 1
-    return dict(sorted(counts.items(), key=lambda kv: -kv[1]))
+    return dict(collections.Counter(str(r.get("code") or "unrecorded") for r in records).most_common())
 
 
 def _code_lines(codes: dict[str, int]) -> list[str]:
