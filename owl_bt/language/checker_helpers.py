@@ -37,11 +37,17 @@ def inside(name, box):
         low = clo[2] + 0.003 < max(olo[2], c[2] - max(o.size) / 2) < top
     else:
         # a long thing leaning in it on its rim has its centre within its walls (one leaning on it from
-        # outside, its foot on the table, has its centre beside them); its box's lowest corner may dip below
-        # the floor as it leans, and a camera sees a thing in a container only in part: 1.5 cm below its bottom
+        # outside has its centre beside them) and touches down in its opening, well under the rim (one lying
+        # across the rim, its handle on the table, touches down beside it); a camera sees a thing in a
+        # container only in part: where it touches down is judged no finer than 1 cm across, 1.5 cm down
         m, s = get_obj_center(state, env, box), state.get(box).size
         walls = math.hypot(c[0] - m[0], c[1] - m[1]) <= min(s[0], s[1]) / 2
-        low = walls and clo[2] - 0.015 < olo[2] < top
+        end, mouth = get_lower_end(state, env, name), get_opening(state, env, box)
+        if mouth is None:  # no known opening (a box of a thing): its box's lowest corner low in it
+            low = walls and clo[2] - 0.015 < olo[2] < top
+        else:
+            x, y, r, floor, rim = mouth
+            low = walls and math.hypot(end[0] - x, end[1] - y) <= r + 0.01 and floor - 0.015 < end[2] < top
     return position_within_bounds(c, b) and low and within_rim(name, box)
 
 def side(name, relation, ref):

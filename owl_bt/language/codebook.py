@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from owl_bt.language.codebook_shape import get_lower_end, get_opening
 from owl_bt.state import Pose, WorldState
 
 Bounds = tuple[tuple[float, ...], tuple[float, ...]]
@@ -179,7 +180,7 @@ def record_bounds() -> Iterator[list[tuple[str, Bounds]]]:
 HELPERS = {
     f.__name__: f
     for f in (
-        get_aabb_bounds, get_obj_center, initialize_bounds_anywhere_on_object,
+        get_aabb_bounds, get_obj_center, get_lower_end, get_opening, initialize_bounds_anywhere_on_object,
         modify_pose_bounds_to_be_left_of_object, modify_pose_bounds_to_be_right_of_object,
         modify_pose_bounds_to_be_behind_object, modify_pose_bounds_to_be_in_front_of_object,
         modify_pose_bounds_to_be_above_object, modify_pose_bounds_to_be_below_object,

@@ -58,16 +58,21 @@ ORACLE_CHECKERS = """\
 ```python
 def in_mug(name):
     # long cutlery leans in the mug on its rim: its centre stays within the mug's walls (one leaning on the
-    # mug from outside, its foot on the table, has its centre beside them) and its lower end is well under
-    # the rim; its box's lowest corner may dip below the mug's floor (a fork leaning head down) and a camera
-    # sees a thing in a mug only in part, so that end is judged no finer than 1.5 cm below the mug's bottom
+    # mug from outside has its centre beside them) and its lower end (where it touches down) is in the mug's
+    # opening, well under the rim (one lying across the rim, its handle on the table, touches down beside
+    # the mug). A camera sees a thing in a mug only in part: where its lower end is, is judged no finer than
+    # a centimetre across and 1.5 cm down
     lo, hi = modify_pose_bounds_to_be_inside_object(state, env, init_bounds, name, "mug")
     b = (lo, (hi[0], hi[1], hi[2] + 0.1, hi[3], hi[4], hi[5]))
     c, m = get_obj_center(state, env, name), get_obj_center(state, env, "mug")
     walls = math.hypot(c[0] - m[0], c[1] - m[1]) <= min(state.get("mug").size[0], state.get("mug").size[1]) / 2
-    olo, ohi = get_aabb_bounds(state, env, name)
-    mlo, mhi = get_aabb_bounds(state, env, "mug")
-    return position_within_bounds(c, b) and walls and mlo[2] - 0.015 < olo[2] < mhi[2] - 0.03
+    mouth = get_opening(state, env, "mug")
+    if mouth is None:
+        return False
+    x, y, r, floor, rim = mouth
+    end = get_lower_end(state, env, name)
+    into = math.hypot(end[0] - x, end[1] - y) <= r + 0.01 and floor - 0.015 < end[2] < rim - 0.03
+    return position_within_bounds(c, b) and walls and into
 
 def mug_placed():
     b = modify_pose_bounds_to_be_ontop_of_object(state, env, init_bounds, "mug", "table")
