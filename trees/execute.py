@@ -23,7 +23,7 @@ import py_trees
 from owl_bt.failures import EXECUTION, POSTCONDITION, PRECONDITION, Failure
 from skills.backend import ArmFault
 from trees.observe import confirmed_observation
-from trees.recover import retreat_home
+from trees.recover import caught_on_hand, hanging, retreat_home
 from trees.safety import arm_fault
 from trees.worker import WorkerBehaviour
 
@@ -212,6 +212,10 @@ class Execute(WorkerBehaviour):
         elif held is not None:
             return Failure("monitor", f"{held} is still in the gripper after {step.op}", str(step.op), (held,),
                            {"held_check": True}, kind=POSTCONDITION)
+        caught = caught_on_hand(obs)
+        if caught:
+            return Failure("monitor", hanging(caught, f"after {step.op}"), str(step.op), caught,
+                           {"caught": list(caught), "held_check": True}, kind=POSTCONDITION)
         unseen = [a for a in (*step.op.args, *step.expected) if a not in obs.objects and a != "table"]
         if unseen:
             return Failure("monitor", f"{', '.join(dict.fromkeys(unseen))} not seen after {step.op}", str(step.op),

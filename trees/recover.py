@@ -12,11 +12,48 @@ from __future__ import annotations
 
 import pybullet as p
 
+from owl_bt.state import WorldState
 from owl_bt.tamp.motion import densify, plan_motion
 from owl_bt.tamp.planning_model import PlanningModel
 from skills.backend import ArmFault
 
 TOUCH = 0.005  # metres: an object this close to the arm or hand counts as touching it
+CAUGHT_NEAR = 0.02  # m: a thing this close to the arm or hand may hang on it (the camera sees it only in part)
+CAUGHT_FREE = 0.01  # m: … when nothing else (the table, another object) is this close to carry it
+
+
+def caught_on_hand(world: WorldState) -> tuple[str, ...]:
+    """Objects that hang on the arm or hand though it holds nothing (a mug that came away on the open
+    fingers as they left the strawberry put in it): within CAUGHT_NEAR of the robot, and carried by
+    nothing fixed — no chain of things each within CAUGHT_FREE of the next (what is in the mug is carried
+    with it) leads from it to the table. What the hand holds is not among them. A scene with one is not
+    at rest: no goal holds in it, and no skill can set the thing down (newcomer: "put the strawberry in
+    the mug" ended with the mug in the air at home and was judged done)."""
+    model = PlanningModel(world)
+    try:
+        def near(a: int, b: int, d: float) -> bool:
+            return bool(p.getClosestPoints(a, b, d, physicsClientId=model.cid))
+
+        bodies = {n: b for n, b in model.bodies.items() if n != model.held}
+        at_hand = [n for n, b in bodies.items() if not world.get(n).fixed and near(model.robot.body, b, CAUGHT_NEAR)]
+        if not at_hand:
+            return ()
+        carried = {n for n in bodies if world.get(n).fixed}  # the table, regions: and what rests on them
+        grew = True
+        while grew:
+            new = {n for n, b in bodies.items() if n not in carried and any(near(b, bodies[c], CAUGHT_FREE) for c in carried)}
+            carried |= new
+            grew = bool(new)
+        return tuple(n for n in at_hand if n not in carried)
+    finally:
+        model.close()
+
+
+def hanging(caught: tuple[str, ...], when: str) -> str:
+    """The one-line reason for objects caught on the hand."""
+    things = " and ".join(caught)
+    return (f"{things} {'hang' if len(caught) > 1 else 'hangs'} on the gripper {when}, though it holds nothing "
+            "(it came away with the fingers); no skill here can set it down: take it off the gripper and run again")
 
 
 def retreat_home(services, known: tuple[str, ...] = ()) -> bool:
