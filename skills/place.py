@@ -74,6 +74,11 @@ class _PlaceSkill(PlaceLookAhead, Skill):
         if self.inside:  # keep the object's footprint (in its new orientation) off the walls
             olo, ohi = obj.moved(from_bullet(obj.pose.position, target_orientation(obj, params))).aabb()
             mx, my = (ohi[0] - olo[0]) / 2 + 0.005, (ohi[1] - olo[1]) / 2 + 0.005
+        elif state.get(s).shape == "region":  # a flat mat or region: all of the footprint on it, with room to
+            # roll half a centimetre (at most a quarter of the region in): a strawberry let go with its centre
+            # 1.6 cm in rolled to 5 mm from the edge, half off the region (newcomer: the README's first run)
+            half = max(obj.size[0], obj.size[1]) / 2 + 0.005
+            mx, my = min(half, (hi[0] - lo[0]) / 4), min(half, (hi[1] - lo[1]) / 4)
         else:  # keep the centre 1.5 cm (at most a quarter of the surface) in from the edge
             mx = my = min(0.015, (hi[0] - lo[0]) / 4, (hi[1] - lo[1]) / 4)
         lo = (max(lo[0], WORKSPACE[0][0] - mx), max(lo[1], WORKSPACE[0][1] - my))

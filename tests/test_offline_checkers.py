@@ -151,3 +151,17 @@ def test_a_pour_into_a_container_turns_the_can_upside_down():
     for roll, ok in ((2.14, False), (2.45, True)):
         tipped = world.with_pose("can", Pose(0.6, -0.2, 0.2, roll, 0.0, 0.0)).with_pose("soup", in_bowl)
         assert c.evaluate("action_check1", tipped) is ok, roll
+
+
+def test_on_a_flat_region_means_on_it_not_straddling_its_edge():
+    # newcomer: the README's first run left the strawberry's centre 5 mm inside the region's edge, half of
+    # it off the region, and its checker held. At most a quarter of the thing's width may lie over the edge.
+    pad = obj("light_grey_region", "region", 0.55, 0.0, (0.16, 0.16, 0.002), shape="region", fixed=True)
+    berry = obj("strawberry", "strawberry", 0.3, 0.3, (0.035, 0.035, 0.04))
+    world = scene(pad, berry)
+    _, c = answer("put the strawberry onto the light-grey region", world)
+    z = 0.002 + 0.02
+    assert goal_holds(c, world.with_pose("strawberry", Pose(0.55, 0.0, z)))
+    assert goal_holds(c, world.with_pose("strawberry", Pose(0.55, -0.08 + 0.012, z)))  # 1.2 cm in: a quarter over
+    assert not goal_holds(c, world.with_pose("strawberry", Pose(0.55, -0.08 + 0.005, z)))  # 5 mm in: half off
+    assert not goal_holds(c, world.with_pose("strawberry", Pose(0.63 - 0.005, 0.0, z)))

@@ -21,6 +21,12 @@ PRELUDE = '''def within_rim(name, ref):
 
 def on(name, surface):
     b = modify_pose_bounds_to_be_ontop_of_object(state, env, init_bounds, name, surface)
+    if state.get(surface).shape == "region":
+        # a flat mat or region: the thing on it, not straddling its edge (a centre 5 mm inside it left half
+        # a strawberry off the region): at most a quarter of its width over the edge
+        k = max(state.get(name).size[0], state.get(name).size[1]) / 4
+        lo, hi = b
+        b = ((lo[0] + k, lo[1] + k) + lo[2:], (hi[0] - k, hi[1] - k) + hi[2:])
     return position_within_bounds(get_obj_center(state, env, name), b) and within_rim(name, surface)
 
 def inside(name, box):
