@@ -56,3 +56,12 @@ def test_a_goal_of_ones_own_on_a_task_scene_is_judged_by_the_robot(tmp_path):
     result = json.loads(proc.stdout)
     assert result["success"] and "robot's own judgement" in result["detector"]
     assert "orange is not resting on the plate" in result["detector"]  # what the task's detector would say
+
+
+def test_a_thing_moved_that_the_goal_never_named_is_explained_on_the_terminal(tmp_path):
+    # newcomer: FruitSort seed 2 also moved the strawberry; the progress said only "1 skeleton edit" and
+    # the reason was in report.md alone
+    proc = owl("run", "put the apple and the pear to the left of the line", "--task", "fruitsort", "--seed", "2",
+               "--out", str(tmp_path / "run"))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "1 skeleton edit (strawberry is in the way of pick(pear): move it to the table first)" in proc.stderr + proc.stdout

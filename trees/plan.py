@@ -91,9 +91,16 @@ class PlanBehaviour(WorkerBehaviour):
                           domain=tp.domain_pddl if tp else None, problem=tp.problem_pddl if tp else None)
         self.feedback_message = (f"{_count(len(result.actions()), 'step')}, "
                                  f"{_count(result.refinement.samples, 'continuous sample')} drawn") + (
-            f", {_count(len(result.edits), 'skeleton edit')}" if result.edits else "") + (
+            f", {_count(len(result.edits), 'skeleton edit')} ({_edits(result.edits)})" if result.edits else "") + (
             f", {_count(self._skipped, 'sketch action')} already done" if self._skipped else "")
         return py_trees.common.Status.SUCCESS
+
+
+def _edits(edits) -> str:
+    """The skeleton edits for the progress line: what was added to the sketch and why (newcomer: a
+    strawberry moved that the goal never named, and only report.md said why); at most two, then how many more."""
+    shown = "; ".join(str(e) for e in edits[:2])
+    return shown + (f"; and {len(edits) - 2} more" if len(edits) > 2 else "")
 
 
 def _sketch_carried_out(sketch: list[str], executed: list[str]) -> bool:
