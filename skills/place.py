@@ -35,7 +35,6 @@ ROOM_SHARE = 0.5  # ... for this share of the samples (the rest: one spot, so th
 FIT_MARGIN = 0.004  # m an object may seem wider than a container's opening (perceived sizes) and still be tried
 STAND_DROP = 0.025  # m: a fork stood on end in the mug let go 3.7-5 cm up bounced out over the rim, or tipped the mug
 RELEASE_PRESS = 0.007  # m the opened fingers may overlap a released object that stands, where they let go of it
-OPEN_JAM = 0.003  # m the opened fingers may overlap the table where they let go (more jams them)
 KEEP_SHARE = 0.5  # share of samples that keep the hanging orientation (the rest try resting faces)
 # Resting faces of a box-like body as (roll, pitch) in its own frame: +z up, upside down, on each side.
 FACES = ((0.0, 0.0), (math.pi, 0.0), (0.0, math.pi / 2), (0.0, -math.pi / 2), (math.pi / 2, 0.0), (-math.pi / 2, 0.0))
@@ -190,16 +189,6 @@ class _PlaceSkill(PlaceLookAhead, Skill):
         hit = model.in_collision(q_place)
         if hit:
             return Outcome.fail(f"placing {o} there collides with {hit}", hit.split("↔")[-1])
-        # Opened to let go there, the fingers must not swing into the table (or a mat on it): a hand
-        # tilted low on a can's side opened one finger into the table, which jammed the arm (SoupPour,
-        # UR5e seeds 1-2: the retreat 'blocked', the can let go but the hand stuck at the table). What
-        # moves is only nudged (the retreat's own check judges the object let go of).
-        jam = next((n for n in model.bodies if n != o and model.objects[n].fixed
-                    and cuts_into(model, n, [q_place], depth=OPEN_JAM)), None)
-        model.robot.reset_fingers(model.grip_angle)
-        model.set_arm(q0)
-        if jam is not None:
-            return Outcome.fail(f"the fingers would open into {jam} as they let go of {o}", jam)
         # A first, cheap look: the step's checkers on the object come to rest right under the release
         # pose (the drop itself is judged after physics).
         resting = model.state().with_pose(o, Pose(goal.x, goal.y, goal.z - drop, *goal.euler))
