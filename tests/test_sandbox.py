@@ -79,3 +79,18 @@ def goal_check0():
     for src in (escape, patch):
         with pytest.raises(UnsafeCodeError):
             CheckerSet.compile(src, berry_world, env_from_state(berry_world))
+
+
+def test_a_checker_answering_something_else_than_a_bool_is_false_and_logged_once(berry_world):
+    # break-it: `return get_opening(state, env, "mug")` (a tuple) counted as False with no logged line,
+    # unlike a checker that raises
+    src = '''
+def goal_check0():
+    return get_aabb_bounds(state, env, "strawberry")
+'''
+    c = CheckerSet.compile(src, berry_world, env_from_state(berry_world))
+    logged = []
+    c.on_error = logged.append
+    assert c.evaluate("goal_check0", berry_world) is False
+    assert c.evaluate("goal_check0", berry_world) is False
+    assert logged == ["goal_check0: returned tuple, not bool"]

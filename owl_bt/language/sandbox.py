@@ -206,7 +206,12 @@ class CheckerSet:
         except CheckerFailed:
             return False
         if not isinstance(result, bool | int) and type(result).__name__ != "bool_":
-            self.errors.append(f"{name}: returned {type(result).__name__}, not bool")
+            message = f"{name}: returned {type(result).__name__}, not bool"
+            self.errors.append(message)
+            key = (name, None, "not bool")
+            if self.on_error is not None and key not in self._seen:  # logged once, as a raising checker is
+                self._seen.add(key)
+                self.on_error(message)
             return False
         return bool(result)
 
