@@ -32,9 +32,11 @@ def test_a_mug_hanging_at_the_hand_is_caught_and_one_on_the_table_is_not():
         inside = hanging.with_pose("strawberry", Pose(x, y, z - mug.size[2] + 0.03, 0.0, 0.0, 0.0))
         assert caught_on_hand(hanging) == ("mug",)
         assert caught_on_hand(inside) == ("mug",)  # what is in it hangs with it, not on the hand
-        # held, it is carried: not caught
+        # held, it is carried, and so is what is in it: neither is caught
         held = inside.__class__(objects=inside.objects, robot=world.robot_state("mug"), source=inside.source)
         assert caught_on_hand(held) == ()
+        berry_at_hand = held.with_pose("strawberry", Pose(x, y, z - mug.size[2] / 2 + 0.01, 0.0, 0.0, 0.0))
+        assert caught_on_hand(berry_at_hand) == ()
     finally:
         world.close()
 

@@ -26,7 +26,7 @@ def caught_on_hand(world: WorldState) -> tuple[str, ...]:
     """Objects that hang on the arm or hand though it holds nothing (a mug that came away on the open
     fingers as they left the strawberry put in it): within CAUGHT_NEAR of the robot, and carried by
     nothing fixed — no chain of things each within CAUGHT_FREE of the next (what is in the mug is carried
-    with it) leads from it to the table. What the hand holds is not among them. A scene with one is not
+    with it) leads from it to the table or to what the hand holds, which is not among them. A scene with one is not
     at rest: no goal holds in it, and no skill can set the thing down (newcomer: "put the strawberry in
     the mug" ended with the mug in the air at home and was judged done)."""
     model = PlanningModel(world)
@@ -34,11 +34,13 @@ def caught_on_hand(world: WorldState) -> tuple[str, ...]:
         def near(a: int, b: int, d: float) -> bool:
             return bool(p.getClosestPoints(a, b, d, physicsClientId=model.cid))
 
-        bodies = {n: b for n, b in model.bodies.items() if n != model.held}
-        at_hand = [n for n, b in bodies.items() if not world.get(n).fixed and near(model.robot.body, b, CAUGHT_NEAR)]
+        bodies = model.bodies
+        at_hand = [n for n, b in bodies.items()
+                   if n != model.held and not world.get(n).fixed and near(model.robot.body, b, CAUGHT_NEAR)]
         if not at_hand:
             return ()
-        carried = {n for n in bodies if world.get(n).fixed}  # the table, regions: and what rests on them
+        # the table, regions and what the hand holds carry what rests on (or in) them: the soup in a held can
+        carried = {n for n in bodies if world.get(n).fixed or n == model.held}
         grew = True
         while grew:
             new = {n for n, b in bodies.items() if n not in carried and any(near(b, bodies[c], CAUGHT_FREE) for c in carried)}
