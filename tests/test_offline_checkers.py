@@ -165,3 +165,9 @@ def test_on_a_flat_region_means_on_it_not_straddling_its_edge():
     assert goal_holds(c, world.with_pose("strawberry", Pose(0.55, -0.08 + 0.012, z)))  # 1.2 cm in: a quarter over
     assert not goal_holds(c, world.with_pose("strawberry", Pose(0.55, -0.08 + 0.005, z)))  # 5 mm in: half off
     assert not goal_holds(c, world.with_pose("strawberry", Pose(0.63 - 0.005, 0.0, z)))
+    # a strip narrower than the thing (a red line): its centre on the strip's middle half, not never
+    line = obj("red_line", "line", 0.55, -0.2, (0.66, 0.012, 0.002), shape="region", fixed=True)
+    world = scene(line, berry)
+    _, c = answer("put the strawberry on the red line", world)
+    assert goal_holds(c, world.with_pose("strawberry", Pose(0.5, -0.2 + 0.002, z)))
+    assert not goal_holds(c, world.with_pose("strawberry", Pose(0.5, -0.2 + 0.005, z)))

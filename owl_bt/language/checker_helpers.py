@@ -23,10 +23,12 @@ def on(name, surface):
     b = modify_pose_bounds_to_be_ontop_of_object(state, env, init_bounds, name, surface)
     if state.get(surface).shape == "region":
         # a flat mat or region: the thing on it, not straddling its edge (a centre 5 mm inside it left half
-        # a strawberry off the region): at most a quarter of its width over the edge
-        k = max(state.get(name).size[0], state.get(name).size[1]) / 4
+        # a strawberry off the region): at most a quarter of its width over the edge (on a strip narrower
+        # than the thing, a red line, its centre on the strip's middle half)
+        w = max(state.get(name).size[0], state.get(name).size[1]) / 4
         lo, hi = b
-        b = ((lo[0] + k, lo[1] + k) + lo[2:], (hi[0] - k, hi[1] - k) + hi[2:])
+        k = [min(w, (hi[i] - lo[i]) / 4) for i in range(2)]
+        b = ((lo[0] + k[0], lo[1] + k[1]) + lo[2:], (hi[0] - k[0], hi[1] - k[1]) + hi[2:])
     return position_within_bounds(get_obj_center(state, env, name), b) and within_rim(name, surface)
 
 def inside(name, box):

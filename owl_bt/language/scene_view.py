@@ -73,8 +73,8 @@ def within_rim(a: Thing, b: Thing) -> bool:
     bowl), and well on b when b is a flat mat or region (at most a quarter of a's width over its edge) — the
     offline checkers' `within_rim` and `on`; True for anything else."""
     if b.shape == "region" and b.lo and a.pose and a.size:
-        k = max(a.size[:2]) / 4
-        return all(b.lo[i] + k <= a.pose[i] <= b.hi[i] - k for i in range(2))
+        k = [min(max(a.size[:2]) / 4, (b.hi[i] - b.lo[i]) / 4) for i in range(2)]
+        return all(b.lo[i] + k[i] <= a.pose[i] <= b.hi[i] - k[i] for i in range(2))
     if b.shape != "cylinder" or not b.size or not a.pose or max(b.size[:2]) > 1.1 * min(b.size[:2]):
         return True
     return math.dist(a.pose[:2], b.pose[:2]) <= min(b.size[:2]) / 2 - 0.02
