@@ -19,6 +19,7 @@ import numpy as np
 import pybullet as p
 
 from owl_bt.state import ObjectState, Pose, rotation_matrix
+from owl_bt.tamp.hand_sweep import hand_sweep
 from owl_bt.tamp.operators import OperatorSchema
 from owl_bt.tamp.planning_model import PlanningModel
 from sim.bullet import from_bullet, to_bullet
@@ -189,6 +190,9 @@ class _PlaceSkill(PlaceLookAhead, Skill):
         hit = model.in_collision(q_place)
         if hit:
             return Outcome.fail(f"placing {o} there collides with {hit}", hit.split("↔")[-1])
+        jam = hand_sweep(model.robot.spec.name, model.objects).cuts(q_place, model.grip_angle)
+        if jam:
+            return Outcome.fail(f"letting go of {o} there, a finger would open into the {jam}", s)
         # A first, cheap look: the step's checkers on the object come to rest right under the release
         # pose (the drop itself is judged after physics).
         resting = model.state().with_pose(o, Pose(goal.x, goal.y, goal.z - drop, *goal.euler))

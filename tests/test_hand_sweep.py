@@ -1,0 +1,81 @@
+"""Letting go where the opening fingers would swing into the table is refused (SoupPour seed 2: the
+can gripped low on its side, the hand turned ~80°, put down 5 cm over the table; on the arm the right
+finger pressed 690 N into the table and the retreat was blocked). The check runs in a client of its
+own: the planning model's state is not touched (real pybullet, real skills)."""
+
+from __future__ import annotations
+
+import math
+
+import pybullet as p
+
+from owl_bt.tamp.hand_sweep import hand_sweep
+from owl_bt.tamp.planning_model import PlanningModel
+from sim import tasks
+from sim.world import SimWorld
+from skills.motions import reach
+
+# found by the refiner for SoupPour seed 2 (UR5e): a grasp low on the can's side, and a place of it
+# on the table that ends with the fingers opening down into the table
+PICK = {"yaw": 2.7512344736844714, "tilt": 1.3947538311679262, "axis": "about",
+        "offset": [0.0032677789819341276, 0.0004389301332161313, 0.01988067616295898], "preshape": False}
+PLACE = {"face": 3, "dyaw": -2.9504283556270923, "clearance": 0.009247149613592045,
+         "x": 0.34915533558273576, "y": 0.08657956648503967}
+
+
+def _souppour() -> PlanningModel:
+    world = SimWorld()
+    try:
+        tasks.get("souppour").build(world, 2)
+        return PlanningModel(world.ground_truth())
+    finally:
+        world.close()
+
+
+def _poses(model: PlanningModel) -> dict:
+    return {n: p.getBasePositionAndOrientation(b, physicsClientId=model.cid) for n, b in model.bodies.items()}
+
+
+def test_a_release_whose_fingers_open_into_the_table_is_refused(skills):
+    model = _souppour()
+    try:
+        assert skills["pick"].simulate(model, ("tomato_soup_can",), PICK).ok
+        out = skills["place_ontop"].simulate(model, ("tomato_soup_can", "table"), PLACE)
+        assert not out.ok and "finger would open into the table" in out.reason, out.reason
+    finally:
+        model.close()
+
+
+def _clearance(sweep, q: tuple[float, ...], angle: float) -> float:
+    """Least distance (m; negative: overlap) of the moving finger links to the table, fingers at angle."""
+    sweep.robot.reset_arm(q)
+    sweep.robot.reset_fingers(angle)
+    return min(c[8] for link in sweep.links for c in p.getClosestPoints(
+        sweep.robot.body, sweep.fixed["table"], 0.2, linkIndexA=link, physicsClientId=sweep.cid))
+
+
+def test_the_sweep_tells_fingers_opening_into_the_table_from_ones_opening_over_it(skills):
+    model = _souppour()
+    try:
+        sweep = hand_sweep(model.robot.spec.name, model.objects)
+        top = model.objects["table"].aabb()[1][2]
+        # pointing straight down, the pads 2 cm over the table: opening moves the fingers sideways
+        q = reach(model, ((0.45, -0.25, top + 0.02), p.getQuaternionFromEuler((math.pi, 0.0, 0.0))))
+        assert q is not None and sweep.cuts(q, 0.6) is None
+        # turned 80° about its y axis the fingers open up and down: 6 cm up the gripping hand is
+        # clear of the table by more than 5 mm, but the lower finger opens into it; 8 cm up it does not
+        turned = p.getQuaternionFromEuler((math.pi, math.radians(80), 0.0))
+        q = reach(model, ((0.45, -0.25, top + 0.06), turned))
+        assert q is not None and _clearance(sweep, q, 0.6) > 0.005
+        poses = {n: p.getBasePositionAndOrientation(b, physicsClientId=model.cid) for n, b in model.bodies.items()}
+        joints = model.robot.arm_q(), model.robot.finger_joints()
+        assert sweep.cuts(q, 0.6) == "table"
+        # asked in its own client: nothing in the planning model moved
+        assert poses == {n: p.getBasePositionAndOrientation(b, physicsClientId=model.cid) for n, b in model.bodies.items()}
+        assert joints == (model.robot.arm_q(), model.robot.finger_joints())
+        q = reach(model, ((0.45, -0.25, top + 0.08), turned))
+        assert q is not None and sweep.cuts(q, 0.6) is None
+        # the same client serves the next question about this robot and table
+        assert hand_sweep(model.robot.spec.name, model.objects) is sweep
+    finally:
+        model.close()
