@@ -116,6 +116,7 @@ def _run_in(cfg: EpisodeConfig, task, skills, folder: RunFolder, on_tick) -> Epi
             rng=np.random.default_rng(cfg.seed),
             budget=cfg.budget,
             max_skeletons=cfg.skeletons,
+            plan_time=cfg.plan_time,
             log=folder.log.info,
             on_step=_after_step(task, world, injector),
             on_step_start=injector.step_started if injector else (lambda action, commands: None),
@@ -125,7 +126,7 @@ def _run_in(cfg: EpisodeConfig, task, skills, folder: RunFolder, on_tick) -> Epi
         folder.log.info("start", instruction=cfg.instruction, task=task.name, seed=cfg.seed, vlm=cfg.vlm,
                         perception=cfg.perception, robot=cfg.robot, backend=cfg.backend, speed=cfg.speed,
                         dry_run=cfg.backend != "sim" and not cfg.execute, method=cfg.method, budget=cfg.budget,
-                        skeletons=cfg.skeletons, max_attempts=cfg.max_attempts, **scene_file,
+                        skeletons=cfg.skeletons, max_attempts=cfg.max_attempts, plan_time=cfg.plan_time, **scene_file,
                         **({"faults": fault_spec.to_dict()} if fault_spec else {}))
         save_png(render(world.cid).rgb, str(folder.path / "initial.png"))
         t0 = time.monotonic()

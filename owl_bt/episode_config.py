@@ -18,6 +18,7 @@ from sim.scene_file import Scene, load_scene
 from skills.hardware import BACKENDS, ROBOT_OF
 
 MAX_INSTRUCTION = 1000  # characters: a goal, not a document (a 100 kB one grounded to 6000 actions and never planned)
+PLAN_TIME = 900.0  # s: a planning round (all its skeletons) longer than this ends the run (Mug2 rounds: 1-9 min on a busy machine)
 PERCEPTION_SOURCES = ("camera", "sim-state")  # camera: the RGB-D pipeline (default); sim-state: ground truth, for debugging
 
 @dataclass
@@ -33,6 +34,7 @@ class EpisodeConfig:
     budget: int = 500
     scene: Path | None = None  # a user scene file (sim/scene_file.py) instead of the benchmark task
     skeletons: int = 5  # skeletons tried per planning round (SPEC §5)
+    plan_time: float = PLAN_TIME  # seconds one planning round may take before the run gives up
     robot: str = "ur5e"  # the arm (sim.robot.ROBOTS: ur5e, kinova-gen3; alias ur5)
     speed: float = 1.0  # share of the joints' velocity limits the safety guard allows, (0, 1]
     backend: str = "sim"  # sim, or hardware: kortex (Kinova Gen3), rtde (UR5) — skills/hardware.py
@@ -64,6 +66,7 @@ def validate(cfg: EpisodeConfig) -> tasks.Task | Scene:
     if not 0.0 < cfg.speed <= 1.0:
         raise UsageError(f"--speed must be a share of the velocity limits in (0, 1], got {cfg.speed}")
     check_budgets(cfg.budget, cfg.skeletons)
+    check_plan_time(cfg.plan_time)
     if cfg.perception not in PERCEPTION_SOURCES:
         raise UsageError(f"unknown perception source {cfg.perception!r}; available: {', '.join(PERCEPTION_SOURCES)}")
     try:
@@ -99,6 +102,12 @@ def same_words(a: str, b: str) -> bool:
 
 
 MAX_BUDGET, MAX_SKELETONS = 100_000, 100  # far above the reference's 500 and 5; what episodes.jsonl can record
+
+
+def check_plan_time(seconds: float) -> None:
+    """--plan-time: more than 0 seconds, at most a day; else UsageError (exit 2)."""
+    if not 0.0 < seconds <= 86_400.0:
+        raise UsageError(f"--plan-time must be more than 0 and at most 86400 seconds (a day), got {seconds:g}")
 
 
 def check_budgets(budget: int, skeletons: int) -> None:

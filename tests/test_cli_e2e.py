@@ -65,3 +65,23 @@ def test_a_thing_moved_that_the_goal_never_named_is_explained_on_the_terminal(tm
                "--out", str(tmp_path / "run"))
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "1 skeleton edit (strawberry is in the way of pick(pear): move it to the table first)" in proc.stderr + proc.stdout
+
+
+def test_a_planning_round_past_its_time_limit_ends_the_run_without_replanning(tmp_path):
+    # Gen3 Mug2 seed 5 replanned for an hour: a round that runs out of --plan-time ends the run, named
+    out = tmp_path / "run"
+    proc = owl("run", INSTRUCTION, "--task", "berry1", "--plan-time", "0.01", "--max-attempts", "3", "--out", str(out),
+               "--json")
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    result = json.loads(proc.stdout)
+    assert result["success"] is False and result["attempts"] == 1
+    assert "planning stopped at its time limit (0.01 s, --plan-time)" in result["failure"]
+    start = json.loads((out / "events.jsonl").read_text().splitlines()[0])
+    assert start["plan_time"] == 0.01
+
+
+@pytest.mark.parametrize("value", ["0", "-5", "100000"])
+def test_a_plan_time_out_of_range_is_a_usage_error(tmp_path, value):
+    proc = owl("run", INSTRUCTION, "--plan-time", value, "--out", str(tmp_path / "run"))
+    assert proc.returncode == 2 and "--plan-time must be more than 0" in proc.stderr, proc.stderr
+    assert not (tmp_path / "run").exists()

@@ -5,6 +5,7 @@ five skeletons with failure-driven edits (SPEC §5; `owl_bt.tamp.search`)."""
 from __future__ import annotations
 
 import dataclasses
+import time
 from dataclasses import dataclass
 
 import py_trees
@@ -70,12 +71,21 @@ class PlanBehaviour(WorkerBehaviour):
                   reason="their constraints already hold in the observed state")
             sketch = sketch[skip:]
         self._skipped = skip
+        deadline = time.monotonic() + s.plan_time
+        out_of_time = lambda: time.monotonic() > deadline  # noqa: E731
         result = planner_for(c, plan, s)(self._world, s.skills, sketch, goal, s.rng, s.budget, s.max_skeletons,
-                                         self.cancelled, finish=go_home, kept=kept)
+                                         lambda: self.cancelled() or out_of_time(), finish=go_home, kept=kept)
         s.counters["skeletons"] += result.skeletons
         s.counters["samples"] += result.samples
         for note in result.edits:
             s.log("skeleton_edit", edit=note)
+        if result.failure is not None and out_of_time() and not self.cancelled():
+            # another round would take as long: the run ends here (newcomer runs replanned for an hour)
+            return Failure("plan", f"planning stopped at its time limit ({s.plan_time:g} s, --plan-time) after "
+                           f"{_count(result.samples, 'continuous sample')} over {_count(result.skeletons, 'skeleton')}, "
+                           f"still at {result.failure.action or 'the start'}",
+                           result.failure.action, result.failure.offending_objects,
+                           {"retryable": False, "timeout_s": s.plan_time, "samples": result.samples})
         if result.failure is not None:  # each checker it names says what it tests ('action_check1 (put the apple …)')
             why = name_checkers(result.failure.reason, c.checkers.sources, c.sketch)
             return dataclasses.replace(result.failure, reason=why)

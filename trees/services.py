@@ -34,6 +34,7 @@ class Services:
     rng: np.random.Generator
     budget: int = 500
     max_skeletons: int = 5
+    plan_time: float = 900.0  # seconds a planning round may take (owl_bt.episode_config.PLAN_TIME)
     log: Callable[..., None] = field(default=lambda event, **kw: None)
     on_step: Callable[[str], None] = field(default=lambda action: None)
     on_step_start: Callable[[str, list], None] = field(default=lambda action, commands: None)

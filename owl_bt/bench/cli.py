@@ -30,7 +30,7 @@ LOCK_NAME = ".bench.lock"
 def bench_command(out: Console, err: Console, method: str, tasks: str, seeds: int | None, seed_list: str | None,
                   out_dir: Path, jobs: int | None, max_attempts: int, budget: int, report_only: bool, quiet: bool,
                   perception: str = "camera", robot: str = "ur5e", faults: str | None = None, fault_seed: int = 0,
-                  skeletons: int = 5) -> int:
+                  skeletons: int = 5, plan_time: float = 900.0) -> int:
     """Run (or with `report_only` only summarise) a bench; prints summary.md and one last line on stdout."""
     if report_only:
         check_out(out_dir, create=False)
@@ -43,7 +43,7 @@ def bench_command(out: Console, err: Console, method: str, tasks: str, seeds: in
               + (f" ({len(loaded.problems)} lines not counted)" if loaded.problems else ""))
         return 0
     cfg = make_config(method, tasks, seeds, seed_list, out_dir, jobs, budget, max_attempts, perception, robot, faults,
-                      fault_seed, skeletons)
+                      fault_seed, skeletons, plan_time)
     with _locked(cfg.out):
         loaded = _read(cfg.out, err)
         check_same_setup(cfg, loaded.records)

@@ -15,7 +15,8 @@ from owl_bt.errors import UsageError
 class BenchConfig:
     """method: a name in `methods.METHODS`; tasks: task names; seeds: the seeds run per task;
     out: the bench folder; jobs: worker processes; budget: continuous samples per action;
-    max_attempts: perceive→plan→execute rounds per episode; skeletons: task plans tried per planning round."""
+    max_attempts: perceive→plan→execute rounds per episode; skeletons: task plans tried per planning round;
+    plan_time: wall-clock seconds a planning round may take before the episode ends failed."""
 
     method: str
     tasks: tuple[str, ...]
@@ -29,6 +30,7 @@ class BenchConfig:
     faults: str = ""  # injected faults (owl_bt.faults, canonical text); each episode then also runs with them
     fault_seed: int = 0
     skeletons: int = 5
+    plan_time: float = 900.0  # seconds a planning round may take (owl_bt.episode_config.PLAN_TIME)
 
     @property
     def methods(self) -> tuple[str, ...]:
@@ -170,7 +172,7 @@ def _episode_options(cfg: BenchConfig) -> dict[str, int]:
 
 def make_config(method: str, tasks: str, seeds: int | None, seed_list: str | None, out: Path, jobs: int | None,
                 budget: int, max_attempts: int, perception: str = "camera", robot: str = "ur5e",
-                faults: str | None = None, fault_seed: int = 0, skeletons: int = 5) -> BenchConfig:
+                faults: str | None = None, fault_seed: int = 0, skeletons: int = 5, plan_time: float = 900.0) -> BenchConfig:
     """Check every argument (raises UsageError), then create the bench folder."""
     name = methods.get(method).name
     task_names = parse_tasks(tasks)
@@ -182,9 +184,10 @@ def make_config(method: str, tasks: str, seeds: int | None, seed_list: str | Non
     if n_jobs > MAX_JOBS_PER_CORE * cores:
         raise UsageError(f"--jobs must be at most {MAX_JOBS_PER_CORE * cores} ({MAX_JOBS_PER_CORE} per core on this "
                          f"machine's {cores}; each worker is a whole simulator), got {n_jobs}")
-    from owl_bt.episode_config import check_budgets
+    from owl_bt.episode_config import check_budgets, check_plan_time
 
     check_budgets(budget, skeletons)
+    check_plan_time(plan_time)
     if max_attempts < 1:
         raise UsageError("--max-attempts must be at least 1")
     from owl_bt.episode_config import PERCEPTION_SOURCES
@@ -202,7 +205,7 @@ def make_config(method: str, tasks: str, seeds: int | None, seed_list: str | Non
     if spec:
         _check_fault_records(out, fault_method(name), spec.text(), spec.seed)
     return BenchConfig(name, task_names, seed_values, check_out(out), n_jobs, budget, max_attempts, perception, arm,
-                       spec.text(), spec.seed, skeletons)
+                       spec.text(), spec.seed, skeletons, plan_time)
 
 
 def _check_fault_records(out: Path, method: str, text: str, seed: int) -> None:

@@ -60,6 +60,7 @@ class Record(BaseModel):
     budget: Count | None = None
     max_attempts: Count | None = None
     max_skeletons: Count | None = None
+    plan_time_s: Seconds | None = None  # --plan-time the episode ran with
 
 
 @dataclass

@@ -92,6 +92,7 @@ def plan_jobs(cfg: BenchConfig) -> list[Job]:
                 rel = f"runs/{variant}/{task.name}-s{seed}"
                 base = EpisodeConfig(task.instruction, task.name, seed, (cfg.out / rel).absolute(),
                                      max_attempts=cfg.max_attempts, budget=cfg.budget, skeletons=cfg.skeletons,
+                                     plan_time=cfg.plan_time,
                                      perception=cfg.perception,
                                      robot=cfg.robot)
                 if variant != method.name:
@@ -365,7 +366,8 @@ def _ordered(job: Job, summary: dict[str, Any], episode_s: float) -> dict[str, A
     rec.update({k: summary.get(k) for k in FIELDS[3:]})
     rec.update({k: v for k, v in summary.items() if k not in rec})
     rec.update(vlm=job.cfg.vlm, robot=job.cfg.robot, perception=job.cfg.perception, budget=job.cfg.budget,
-               max_attempts=job.cfg.max_attempts, max_skeletons=job.cfg.skeletons, episode_s=round(episode_s, 3))
+               max_attempts=job.cfg.max_attempts, max_skeletons=job.cfg.skeletons,
+               plan_time_s=job.cfg.plan_time, episode_s=round(episode_s, 3))
     rec.setdefault("error", False)
     if not rec.get("interrupted"):
         rec.pop("interrupted", None)

@@ -57,6 +57,8 @@ def bench(
     budget: int = typer.Option(500, "--budget", help="Continuous samples drawn per action, ≥ 1 (the reference method uses 500)."),
     skeletons: int = typer.Option(5, "--skeletons", help="Skeletons (task plans) tried per planning round, ≥ 1 (the "
                                   "reference method uses 5)."),
+    plan_time: float = typer.Option(900.0, "--plan-time", metavar="SECONDS",
+                                    help="Wall-clock seconds one planning round may take; past it the episode ends failed."),
     report_only: bool = typer.Option(False, "--report-only", help="Run nothing; rewrite the summary of --out's episodes.jsonl "
                                      "(lines that are corrupt or wrongly typed are named on stderr and not counted)."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar on stderr (default: a bar of episodes done, "
@@ -85,7 +87,7 @@ def bench(
         folder = out_path(out_dir)
         assert folder is not None  # the option has a default
         code = bench_command(out, err, method, tasks, seeds, seed_list, folder, jobs, max_attempts, budget, report_only, quiet,
-                             perception, robot, faults, fault_seed or 0, skeletons)
+                             perception, robot, faults, fault_seed or 0, skeletons, plan_time)
     except OwlError as exc:
         raise fail(exc) from None
     raise typer.Exit(code)

@@ -65,6 +65,9 @@ def run(
                                "reference method uses 500)."),
     skeletons: int = typer.Option(5, "--skeletons", help="Skeletons (task plans) tried per planning round (the reference "
                                   "method uses 5)."),
+    plan_time: float = typer.Option(900.0, "--plan-time", metavar="SECONDS",
+                                    help="Wall-clock seconds one planning round may take (all its skeletons); past it "
+                                    "the run ends failed rather than replan."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress lines on stderr."),
     audio: str | None = typer.Option(None, "--audio", metavar="WAV",
                                       help="Say the goal in a WAV file (16 kHz mono 16-bit) instead of typing it."),
@@ -160,7 +163,8 @@ def run(
                                   {k: getattr(EpisodeConfig, k) for k in ("budget", "skeletons", "max_attempts")})
             budget, skeletons, max_attempts = limits["budget"], limits["skeletons"], limits["max_attempts"]
         cfg = EpisodeConfig(instruction, task or "berry1", seed, out_folder, gui, vlm, perception or "camera", max_attempts, budget,
-                            scene=scene, skeletons=skeletons, robot=robot or {"kortex": "kinova-gen3"}.get(backend, "ur5e"),
+                            scene=scene, skeletons=skeletons, plan_time=plan_time,
+                            robot=robot or {"kortex": "kinova-gen3"}.get(backend, "ur5e"),
                             backend=backend, ip=ip, execute=execute,
                             speed=(1.0 if backend == "sim" else 0.25) if speed is None else speed, confirm=_confirm_first_motion,
                             faults=faults, fault_seed=fault_seed or 0)
