@@ -71,6 +71,7 @@ class PlanBehaviour(WorkerBehaviour):
                   reason="their constraints already hold in the observed state")
             sketch = sketch[skip:]
         self._skipped = skip
+        errors_before = len(c.checkers.errors)
         deadline = time.monotonic() + s.plan_time
         out_of_time = lambda: time.monotonic() > deadline  # noqa: E731
         result = planner_for(c, plan, s)(self._world, s.skills, sketch, goal, s.rng, s.budget, s.max_skeletons,
@@ -88,7 +89,7 @@ class PlanBehaviour(WorkerBehaviour):
                            {"retryable": False, "timeout_s": s.plan_time, "samples": result.samples})
         if result.failure is not None:  # each checker it names says what it tests ('action_check1 (put the apple …)')
             why = name_checkers(result.failure.reason, c.checkers.sources, c.sketch)
-            return dataclasses.replace(result.failure, reason=why)
+            return dataclasses.replace(result.failure, reason=why + _raised(c.checkers.errors[errors_before:]))
         return Plan(result.task_plan, result.refinement, tuple(result.edits))
 
     def finish(self, result) -> py_trees.common.Status:
@@ -104,6 +105,16 @@ class PlanBehaviour(WorkerBehaviour):
             f", {_count(len(result.edits), 'skeleton edit')} ({_edits(result.edits)})" if result.edits else "") + (
             f", {_count(self._skipped, 'sketch action')} already done" if self._skipped else "")
         return py_trees.common.Status.SUCCESS
+
+
+def _raised(errors: list[str]) -> str:
+    """'; checkers that raised (counted as not satisfied): …' for the failure line, at most two distinct
+    errors, or '' (break-it: a checker failing with a NameError showed only as 'not satisfied')."""
+    distinct = list(dict.fromkeys(errors))
+    if not distinct:
+        return ""
+    more = f"; and {len(distinct) - 2} more" if len(distinct) > 2 else ""
+    return f"; checkers that raised (counted as not satisfied): {'; '.join(distinct[:2])}{more}"
 
 
 def _edits(edits) -> str:
