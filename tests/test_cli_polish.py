@@ -358,6 +358,16 @@ def test_the_oracle_with_a_goal_of_ones_own_is_refused(tmp_path):
         assert not (tmp_path / "r").exists()
 
 
+def test_the_oracle_method_with_a_model_backend_is_refused(tmp_path):
+    # break-it: `run --method oracle --vlm offline` ran the oracle's answers and never said --vlm was ignored
+    for vlm in ("offline", "openai"):
+        res = here("run", "--task", "citrus", "--method", "oracle", "--vlm", vlm, "--out", str(tmp_path / "r"))
+        assert res.exit_code == 2, res.output
+        assert last_line(res.stderr) == (f"owl-bt: --method oracle answers with each task's hand-written sketch and "
+                                         f"checkers, not a model: it cannot be combined with --vlm {vlm}; leave --vlm out")
+        assert not (tmp_path / "r").exists()
+
+
 def test_a_round_trip_whose_end_state_holds_at_the_start_is_carried_out(tmp_path):
     # Break-it: "…, then put it back" holds at the start; the plan stage found "nothing to do: the goal
     # already holds", moved nothing and said success. The sketch's first place asks for a state that does not

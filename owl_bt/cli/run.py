@@ -40,8 +40,8 @@ def run(
     out_dir: str | None = typer.Option(None, "--out", "-o", metavar="DIR", help="Run folder (default runs/<time>-<slug>/)."),
     as_json: bool = typer.Option(False, "--json", help="One JSON object with the result on stdout (the account on stderr)."),
     gui: bool = typer.Option(False, "--gui", help="Show the pybullet GUI and run in real time (needs a display)."),
-    vlm: choices.Vlm = typer.Option(
-        "offline", "--vlm", case_sensitive=False,
+    vlm: choices.Vlm | None = typer.Option(
+        None, "--vlm", case_sensitive=False, show_default=False,
         help="Constraint generator: offline (default, no network), openai (an OpenAI-compatible endpoint: "
         "OPENAI_BASE_URL, OPENAI_API_KEY, OWL_BT_VLM_MODEL or owl-bt.toml), replay (see --replay) or oracle (the task's "
         "hand-written answers to its own goal; another goal is refused)."
@@ -111,6 +111,10 @@ def run(
         raise fail(exc) from None
     if scene is not None and task is not None:
         raise fail(UsageError("--scene and --task are mutually exclusive: give one or the other"))
+    if method == "oracle" and vlm not in (None, "oracle"):  # break-it: --method oracle --vlm offline ran the oracle, unsaid
+        raise fail(UsageError(f"--method oracle answers with each task's hand-written sketch and checkers, not a model: "
+                              f"it cannot be combined with --vlm {vlm}; leave --vlm out"))
+    vlm = vlm or "offline"
     try:
         if scene is not None:
             check_regular_file(scene, "the scene file", SCENE_MAX_BYTES)
