@@ -388,3 +388,16 @@ def test_the_account_labels_the_last_attempt_and_what_the_attempts_executed(tmp_
     assert " checkers (attempt 4, the last) ─" in res.stdout
     assert " steps executed over the 4 attempts (the last found the goal already done) ─" in res.stdout
     assert " grounded plan" not in res.stdout
+
+
+def test_a_refused_run_with_json_says_why_on_stdout_as_json(tmp_path):
+    # break-it: `run "" --json` exited 2 with stdout empty: a caller parsing stdout had nothing to read
+    proc = owl("run", "put the banana on the moon", "--json", "--quiet", "--perception", "sim-state",
+               "--out", str(tmp_path / "r"))
+    assert proc.returncode == 2, proc.stderr
+    result = json.loads(proc.stdout)
+    assert result == {"success": False, "error": last_line(proc.stderr).removeprefix("owl-bt: "), "exit_code": 2}
+    assert result["error"].startswith("there is no 'banana' in the scene")
+    assert not (tmp_path / "r").exists() and not (tmp_path / "r.partial").exists()
+    empty = owl("run", "   ", "--json", "--out", str(tmp_path / "r"))
+    assert empty.returncode == 2 and json.loads(empty.stdout)["error"].startswith("the instruction is empty")

@@ -17,7 +17,8 @@ import typer
 from rich.syntax import Syntax
 
 from owl_bt.cli import choices
-from owl_bt.cli.base import OwlCommand, app, err, fail, out
+from owl_bt.cli.base import OwlCommand, app, err, out
+from owl_bt.cli.base import fail as base_fail
 from owl_bt.cli.display import check_display
 from owl_bt.cli.inputs import SCENE_MAX_BYTES, check_regular_file, file_option, out_path
 from owl_bt.cli.progress import Progress
@@ -98,6 +99,7 @@ def run(
                                  "(default: only the checkers)."),
 ) -> None:
     """Run a goal on the simulated arm: perceive → generate constraints → plan → execute (→ replan)."""
+    fail = _json_fail if as_json else base_fail  # with --json a refused run is a JSON object on stdout too
     from owl_bt.episode_config import EpisodeConfig, validate  # (owl_bt.episode takes seconds to import)
     from owl_bt.runfolder import check_run_folder, extra_files
 
@@ -325,3 +327,9 @@ def _live_or_lines(quiet: bool):
     return Progress()
 
 
+def _json_fail(exc: OwlError) -> typer.Exit:
+    """As `base.fail`, and one JSON object on stdout ({"success": false, "error": reason, "exit_code": code}) for
+    a caller reading --json (break-it: a usage error with --json left stdout empty)."""
+    print(json.dumps({"success": False, "error": exc.reason, "exit_code": exc.exit_code}))
+    sys.stdout.flush()
+    return base_fail(exc)
