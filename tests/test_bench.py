@@ -104,6 +104,9 @@ def test_summary_math_on_hand_written_episodes(tmp_path):
     ]
     for r in recs[:5]:
         r["code"] = "0.1.0+aaaaaaa"  # the oracle lines say no code (written before it was recorded)
+        r.update(vlm="offline", robot="ur5e", perception="camera", budget=500, max_skeletons=5, max_attempts=4,
+                 plan_time_s=900.0)
+    recs[4]["budget"] = 60  # one episode ran with another budget
     timed = [(0.4, 0.01, 1.0, 2.0), (0.6, 0.03, 3.0, 1.0), (0.5, 0.02, 2.0, 3.0)]  # seconds in each stage
     for r, (perceive, gc, plan, execute) in zip(recs[:3], timed, strict=True):
         r["stage_s"] = {"perceive": perceive, "generate-constraints": gc, "plan": plan, "execute": execute}
@@ -131,6 +134,9 @@ def test_summary_math_on_hand_written_episodes(tmp_path):
     assert "| task | perceive s | generate-constraints s | plan s | execute s | replan s |" in md  # where the time goes
     assert "| berry1 | 0.50 | 0.02 | 2.00 | 2.00 | 0.00 |" in md and "| **overall** | 0.50 | 0.02 | 2.00 | 2.00 | 0.00 |" in md
     assert md.count("| task | perceive s") == 1  # the oracle lines say nothing of their stages: no table for them
+    assert ("\n\nRun with: model offline, robot ur5e, perception camera, budget 500 or 60 samples per "
+            "action, skeletons 5 per round, attempts 4, plan time 900 s.\n\n| task") in md  # what each method's episodes ran with
+    assert "Reference row: oracle (\"Manual\").\n\n| task" in md  # (its lines recorded no settings)
     assert "Code: the episodes ran 2 versions, so the rows mix them: 0.1.0+aaaaaaa (5), unrecorded (2)." in md
     assert json.loads((tmp_path / "summary.json").read_text()) == json.loads(json.dumps(data))
     assert summarise([])["methods"] == {}

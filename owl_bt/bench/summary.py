@@ -100,12 +100,36 @@ def summarise(records: list[dict[str, Any]]) -> dict[str, Any]:
             description = _fault_description(m, [r for recs in by_method[m].values() for r in recs])
         result["methods"][m] = {
             "description": description, "reference": reference.LABELS.get(m),
+            "settings": _settings([r for recs in by_method[m].values() for r in recs]),
             "ref_model_share": reference.MODEL_SHARE.get(m), "tasks": tasks, "overall": overall,
         }
     faults = fault_recovery(by_method)
     if faults:
         result["faults"] = faults
     return result
+
+
+SETTINGS = (("vlm", "model", ""), ("robot", "robot", ""), ("perception", "perception", ""),
+            ("budget", "budget", " samples per action"), ("max_skeletons", "skeletons", " per round"),
+            ("max_attempts", "attempts", ""), ("plan_time_s", "plan time", " s"))
+
+
+def _settings(recs: list[dict[str, Any]]) -> dict[str, list]:
+    """{record field: its distinct values over `recs`, most episodes first} for the settings an episode
+    records (SETTINGS); a field no record has (older benches) is left out."""
+    out: dict[str, list] = {}
+    for key, _, _ in SETTINGS:
+        values = collections.Counter(json.dumps(r[key]) for r in recs if r.get(key) is not None)
+        if values:
+            out[key] = [json.loads(v) for v, _ in values.most_common()]
+    return out
+
+
+def _settings_line(settings: dict[str, list]) -> str:
+    """'Run with: model oracle, robot ur5e, …' ('a or b' where the episodes differ); '' when none is recorded."""
+    said = [f"{label} {' or '.join(f'{v:g}' if isinstance(v, float) else str(v) for v in settings[key])}{unit}"
+            for key, label, unit in SETTINGS if settings.get(key)]
+    return f"Run with: {', '.join(said)}." if said else ""
 
 
 def _fault_description(method: str, recs: list[dict[str, Any]]) -> str:
@@ -225,7 +249,8 @@ def render(data: dict[str, Any]) -> str:
         ref = f" Reference row: {d['reference']}." if d["reference"] else " The reference method published no figures for it."
         if d["ref_model_share"] is not None:
             ref += f" Reference model share: about {d['ref_model_share'] * 100:.0f} %."
-        lines += ["", f"## {m} — {d['description']}", "", ref.strip(), "",
+        run_with = _settings_line(d.get("settings") or {})
+        lines += ["", f"## {m} — {d['description']}", "", ref.strip(), *(["", run_with] if run_with else []), "",
                   "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
         for name, s in [*d["tasks"].items(), ("**overall**", d["overall"])]:
             share = None if s["model_share"] is None else 100 * s["model_share"]
