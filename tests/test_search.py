@@ -9,6 +9,7 @@ from owl_bt.failures import Failure
 from owl_bt.state import ObjectState, Pose, RobotState, WorldState
 from owl_bt.tamp import pddl
 from owl_bt.tamp.operators import GroundOp
+from owl_bt.tamp.refine import PlanWatch
 from owl_bt.tamp.search import SketchItem, plan, propose_edit, telling_failure
 from sim.robot import HOME
 
@@ -82,8 +83,10 @@ def test_unreachable_placement_regrasps_once_but_never_for_a_ball(schemas):
 def test_search_clears_an_occupied_region_and_succeeds(skills):
     world = _scene(BERRY, BLOCK)
     items = _sketch(GroundOp("pick", ("strawberry",)), GroundOp("place_ontop", ("strawberry", "region")))
-    res = plan(world, skills, items, [], np.random.default_rng(0), budget=300)
+    watch = PlanWatch()  # what a progress line reads while the round runs
+    res = plan(world, skills, items, [], np.random.default_rng(0), budget=300, watch=watch)
     assert res.failure is None, res.failure
+    assert (watch.skeleton, watch.samples) == (res.skeletons, res.samples) and watch.step == str(res.refinement.steps[-1].op)
     steps = [str(s.op) for s in res.refinement.steps]
     assert steps[:2] == ["pick(block)", "place_ontop(block, table)"] and steps[-1] == "place_ontop(strawberry, region)"
     assert res.skeletons == 2 and res.edits and len(res.failures) == 1

@@ -15,11 +15,13 @@ from owl_bt.language.checker_names import name_checkers
 from owl_bt.language.planning import planner_for
 from owl_bt.tamp import pddl
 from owl_bt.tamp.motion import densify, plan_motion
-from owl_bt.tamp.refine import Refinement
+from owl_bt.tamp.refine import PlanWatch, Refinement
 from owl_bt.tamp.search import SketchItem, arranged_by, plan
 from skills.base import Move
 from trees.recover import caught_on_hand, hanging
 from trees.worker import WorkerBehaviour
+
+PROGRESS_EVERY_S = 30.0  # seconds between progress lines while a planning round runs
 
 
 @dataclass
@@ -41,6 +43,19 @@ class PlanBehaviour(WorkerBehaviour):
         self._world, self._constraints = self.bb.world, self.bb.constraints
         self._executed = list(self.bb.get("executed")) if self.bb.exists("executed") else []
         self._skipped = 0
+        self._watch, self._started, self._told = PlanWatch(), time.monotonic(), 0
+
+    def progress(self) -> None:
+        """Every PROGRESS_EVERY_S of a long planning round, say where it is (the progress line shows
+        the feedback): newcomer runs sat at 'plan running' for minutes with no sign of life."""
+        elapsed = time.monotonic() - self._started
+        if elapsed < (self._told + 1) * PROGRESS_EVERY_S:
+            return
+        self._told = int(elapsed // PROGRESS_EVERY_S)
+        w = self._watch
+        at = f", sampling {w.step}" if w.step else ""
+        self.feedback_message = (f"{elapsed:.0f} s: skeleton {w.skeleton} of at most {self.services.max_skeletons}, "
+                                 f"{_count(w.samples, 'continuous sample')} drawn{at}")
 
     def work(self):
         s = self.services
@@ -75,7 +90,8 @@ class PlanBehaviour(WorkerBehaviour):
         deadline = time.monotonic() + s.plan_time
         out_of_time = lambda: time.monotonic() > deadline  # noqa: E731
         result = planner_for(c, plan, s)(self._world, s.skills, sketch, goal, s.rng, s.budget, s.max_skeletons,
-                                         lambda: self.cancelled() or out_of_time(), finish=go_home, kept=kept)
+                                         lambda: self.cancelled() or out_of_time(), finish=go_home, kept=kept,
+                                         watch=self._watch)
         s.counters["skeletons"] += result.skeletons
         s.counters["samples"] += result.samples
         for note in result.edits:

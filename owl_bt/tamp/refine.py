@@ -64,6 +64,17 @@ class GroundedStep:
 
 
 @dataclass
+class PlanWatch:
+    """What a planning round is doing, for a progress line read from another thread (plain fields,
+    each written whole): the skeleton being refined (1-based), continuous samples drawn so far in the
+    round, and the ground operator being sampled ('' between steps)."""
+
+    skeleton: int = 0
+    samples: int = 0
+    step: str = ""
+
+
+@dataclass
 class Refinement:
     steps: list[GroundedStep] = field(default_factory=list)
     samples: int = 0
@@ -119,12 +130,14 @@ def refine(
     rng: np.random.Generator,
     budget: int = SAMPLE_BUDGET,
     cancelled: Callable[[], bool] = lambda: False,
+    watch: PlanWatch | None = None,
 ) -> Refinement:
     """Bind the skeleton's continuous parameters; step_checkers maps skeleton index → checkers.
 
     Returns a Refinement whose failure (stage 'plan') names the step that ran out of budget, the
     most frequent reason, the objects blamed, and in `observed` what rested on or in the step's
-    target — what the failure-driven skeleton edits read.
+    target — what the failure-driven skeleton edits read. `watch`, when given, is kept up to date
+    (the step sampled, one more sample per draw).
     """
     out = Refinement()
     last = len(skeleton) - 1
@@ -147,8 +160,11 @@ def refine(
         model.step_checks = checks
         model.next_op = skeleton[idx + 1] if idx < last else None  # a sampler may look ahead (pick before a pour)
         try:
+            if watch is not None:
+                watch.step = str(op)
             step, reasons, blamed, used, hopeless = _sample_step(
-                model, op, skill, checks, hint, rng, share, cancelled, snap, _grasp_filter(skeleton, skills, idx, next_checks))
+                model, op, skill, checks, hint, rng, share, cancelled, snap, _grasp_filter(skeleton, skills, idx, next_checks),
+                watch)
         finally:
             model.step_checks = []
         spent[idx] += used
@@ -267,13 +283,15 @@ def _grasp_filter(skeleton: Sequence[GroundOp], skills: Mapping[str, object], id
     return None if fits is None else (lambda model: fits(model, nxt.args, checks))
 
 
-def _sample_step(model, op, skill, checks, hint, rng, share, cancelled, snap, grasp_filter=None):
+def _sample_step(model, op, skill, checks, hint, rng, share, cancelled, snap, grasp_filter=None, watch=None):
     reasons: collections.Counter[str] = collections.Counter()
     blamed: collections.Counter[str] = collections.Counter()
     for k in range(1, share + 1):
         if cancelled():
             reasons["cancelled"] += 1
             return None, reasons, blamed, k - 1, False
+        if watch is not None:
+            watch.samples += 1
         params = _guided(skill.sample(model, op.args, rng), hint, rng)
         if hasattr(skill, "orient"):  # a skill that can choose an orientation the step's checkers accept
             params = skill.orient(model, op.args, params, rng)

@@ -30,7 +30,7 @@ from owl_bt.state import WorldState
 from owl_bt.tamp import pddl
 from owl_bt.tamp.operators import GroundOp
 from owl_bt.tamp.planning_model import PlanningModel
-from owl_bt.tamp.refine import Checker, Refinement, refine
+from owl_bt.tamp.refine import Checker, PlanWatch, Refinement, refine
 
 MAX_SKELETONS = 5
 AWAY_MARGIN = 0.03  # metres: a moved-away object's centre stays this far outside the targets' boxes
@@ -83,6 +83,7 @@ def plan(
     finish: Callable[[PlanningModel, Refinement], None] | None = None,
     repair: Callable[[Failure, list[SketchItem], list], tuple[list[SketchItem], list] | None] | None = None,
     kept: frozenset[str] = frozenset(),
+    watch: PlanWatch | None = None,
 ) -> SearchResult:
     """Find a refined plan for `sketch` from `world`; the result's failure is the last round's.
     `finish(model, refinement)` may add to a successful refinement while its planning model (in
@@ -90,13 +91,15 @@ def plan(
     may answer a failed round with corrected checkers (new items and goal checkers) before any
     skeleton edit is tried (constraint repair during refinement, `owl_bt.language.refine_repair`).
     `kept`: objects put in place by sketch actions that a replan found done and dropped (edits leave
-    them where they are)."""
+    them where they are). `watch`: kept up to date for a progress line (`PlanWatch`)."""
     schemas = [k.schema for k in skills.values()]
     held = world.robot.held if world.robot else None
     items, failures, edits, samples, done = list(sketch), [], [], 0, set()
     if held is not None and items and items[0].op.name == "pick" and items[0].op.args[:1] == (held,):
         items = items[1:]  # the sketch's first pick is done already: a replan with the object in hand
     for n in range(1, max_skeletons + 1):
+        if watch is not None:
+            watch.skeleton = n
         try:
             tp = pddl.solve(world, schemas, [it.op for it in items], held=held)
         except pddl.NoTaskPlan as exc:
@@ -108,7 +111,7 @@ def plan(
                 step_checkers.setdefault(tp.sketch_steps[i], []).extend(it.checks)
         model = PlanningModel(world)
         try:
-            ref = refine(model, tp.steps, skills, step_checkers, goal_checkers, rng, budget, cancelled)
+            ref = refine(model, tp.steps, skills, step_checkers, goal_checkers, rng, budget, cancelled, watch)
             if ref.ok and finish is not None:
                 finish(model, ref)
         finally:
