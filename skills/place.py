@@ -19,11 +19,11 @@ import numpy as np
 import pybullet as p
 
 from owl_bt.state import ObjectState, Pose, rotation_matrix
-from owl_bt.tamp.hand_sweep import hand_sweep
+from owl_bt.tamp.hand_sweep import KEEP_CLEAR, hand_sweep
 from owl_bt.tamp.operators import OperatorSchema
 from owl_bt.tamp.planning_model import PlanningModel
 from sim.bullet import from_bullet, to_bullet
-from sim.robot import WORKSPACE
+from sim.robot import MAX_OPENING, WORKSPACE
 from skills.base import Grip, Move, Outcome, Skill
 from skills.motions import APPROACH, backed, cuts_into, pointing_down, raised, reach, straight, transit
 from skills.place_lookahead import PlaceLookAhead
@@ -35,6 +35,7 @@ ROOM_TRIES = 3  # spots drawn on a surface; the one farthest from other objects 
 ROOM_SHARE = 0.5  # ... for this share of the samples (the rest: one spot, so that "near X" stays likely)
 FIT_MARGIN = 0.004  # m an object may seem wider than a container's opening (perceived sizes) and still be tried
 STAND_DROP = 0.025  # m: a fork stood on end in the mug let go 3.7-5 cm up bounced out over the rim, or tipped the mug
+RELEASE_ROOM = 0.02  # m the fingers open wider than the grip to let go in a container (1 cm a side)
 RELEASE_PRESS = 0.007  # m the opened fingers may overlap a released object that stands, where they let go of it
 KEEP_SHARE = 0.5  # share of samples that keep the hanging orientation (the rest try resting faces)
 # Resting faces of a box-like body as (roll, pitch) in its own frame: +z up, upside down, on each side.
@@ -190,7 +191,13 @@ class _PlaceSkill(PlaceLookAhead, Skill):
         hit = model.in_collision(q_place)
         if hit:
             return Outcome.fail(f"placing {o} there collides with {hit}", hit.split("↔")[-1])
-        jam = hand_sweep(model.robot.spec.name, model.objects).cuts(q_place, model.grip_angle)
+        width = self._release_width(model)
+        wall = {s: model.state().get(s)} if self.inside else {}
+        jam = hand_sweep(model.robot.spec.name, model.objects).cuts(
+            q_place, model.grip_angle, 0.0 if width is None else model.robot.angle_for_opening(width), wall)
+        if jam in wall:
+            return Outcome.fail(f"letting go of {o} there, a finger would come within {KEEP_CLEAR * 1000:.0f} mm of "
+                                f"{jam}'s walls", s)
         if jam:
             return Outcome.fail(f"letting go of {o} there, a finger would open into the {jam}", s)
         # A first, cheap look: the step's checkers on the object come to rest right under the release
@@ -208,7 +215,7 @@ class _PlaceSkill(PlaceLookAhead, Skill):
         # Cheap before dear: release and settle first, judge the result (engineered constraints and
         # the step's generated checkers), and plan motions only for a result worth having.
         before = model.snapshot()
-        verdict = self._release_and_judge(model, o, s, goal, q_place, q_back)
+        verdict = self._release_and_judge(model, o, s, goal, q_place, q_back, width)
         after = model.snapshot()
         model.restore(before)
         model.drop_snapshot(before)
@@ -221,6 +228,8 @@ class _PlaceSkill(PlaceLookAhead, Skill):
         if retreat is not None:  # the released object stays put (at its release pose) as the hand leaves
             model.set_arm(q_place)
             model.detach()
+            if width is not None:
+                model.robot.reset_fingers(model.robot.angle_for_opening(width))
             # Opened where it let go, a finger may press a few millimetres on something that stands
             # (a stood-up mug's wall or handle: it is nudged, no more), not on something that rolls (a
             # mug on its side rolled into the next approach); then the hand must come clear, or it drags it.
@@ -229,6 +238,8 @@ class _PlaceSkill(PlaceLookAhead, Skill):
                 retreat = None
         model.restore(after)
         model.drop_snapshot(after)
+        if width is not None:  # opened fully once clear, as the commands end
+            model.robot.reset_fingers(0.0)
         if path is None:
             return Outcome.fail(f"no collision-free motion to above {s} holding {o}", s)
         if descent is None:
@@ -236,8 +247,9 @@ class _PlaceSkill(PlaceLookAhead, Skill):
         if retreat is None:
             return Outcome.fail(f"cannot retreat from {o}", o)
         final = model.state().get(o)
-        return Outcome(ok=True, commands=[Move(path), Move(descent, guarded=True), Grip("open"), Move(retreat)],
-                       expected={o: final.pose})
+        opened = [Grip("open")] if width is not None else []  # the rest of the way, clear of the container
+        return Outcome(ok=True, commands=[Move(path), Move(descent, guarded=True), Grip("open", width=width), Move(retreat),
+                                          *opened], expected={o: final.pose})
 
     def _drop(self, state, o: str, params: dict) -> float:
         """How far above its resting pose (metres) o is let go: the sampled clearance, but at most
@@ -249,10 +261,22 @@ class _PlaceSkill(PlaceLookAhead, Skill):
         on_end = hi[2] - lo[2] > 2 * max(hi[0] - lo[0], hi[1] - lo[1])
         return min(params["clearance"], STAND_DROP) if on_end else params["clearance"]
 
-    def _release_and_judge(self, model: PlanningModel, o: str, s: str, goal: Pose, q_place, q_pre) -> tuple | None:
-        """Open at q_place, retreat to q_pre, let physics settle; None when the result meets the
-        engineered constraints and the step's generated checkers, else (reason, blamed object)."""
-        model.release(q_place, q_pre)
+    def _release_width(self, model: PlanningModel) -> float | None:
+        """How far (metres between the pads) the fingers open to let go: into a container, only the grip's
+        width and RELEASE_ROOM (a mug is 6.4 cm across inside; fingers opened fully to 8.5 cm in it pressed
+        into its walls, and the mug came away with them); else None, fully."""
+        if not self.inside:
+            return None
+        angle = model.grip_angle[0] if isinstance(model.grip_angle, tuple) else model.grip_angle
+        width = model.robot.width_at(angle) + RELEASE_ROOM
+        return width if width < MAX_OPENING - 0.005 else None
+
+    def _release_and_judge(self, model: PlanningModel, o: str, s: str, goal: Pose, q_place, q_pre,
+                           width: float | None = None) -> tuple | None:
+        """Open at q_place (to `width` metres between the pads, None: fully), retreat to q_pre, let physics
+        settle; None when the result meets the engineered constraints and the step's generated checkers,
+        else (reason, blamed object)."""
+        model.release(q_place, q_pre, open_to=0.0 if width is None else model.robot.angle_for_opening(width))
         model.settle()
         final = model.state().get(o)
         if model.object_velocity(o) > REST_SPEED:

@@ -41,13 +41,18 @@ def test_a_mug_hanging_at_the_hand_is_caught_and_one_on_the_table_is_not():
         world.close()
 
 
-def test_the_run_that_lifted_the_mug_ends_failed_not_done(tmp_path):
-    # on this seed the open fingers lift the mug as they leave the strawberry in it (deterministic: were
-    # that ever to change, this case no longer tests anything and needs another)
+def test_the_run_that_lifted_the_mug_now_leaves_it_on_the_table(tmp_path):
+    # Mug2 seed 0, "put the strawberry in the mug": the fingers, let go around the strawberry deep in the mug
+    # (6.4 cm across inside, the fingers 8.5 cm open), pressed into its walls and lifted it as the hand left.
+    # Releases whose fingers come near the mug's walls are refused now (place_inside), and no plan lets go
+    # of the strawberry in it: the run fails before anything is lifted, and nothing is caught on the hand.
     out = tmp_path / "run"
-    result = run_episode(EpisodeConfig(instruction="put the strawberry in the mug", task="mug2", seed=0, out=out))
+    result = run_episode(EpisodeConfig(instruction="put the strawberry in the mug", task="mug2", seed=0, out=out,
+                                       max_attempts=1))
     events = [json.loads(line) for line in (out / "events.jsonl").read_text().splitlines()]
-    caught = [e for e in events if e["event"] == "failure" and (e.get("observed") or {}).get("caught")]
-    assert caught and "mug hangs on the gripper" in caught[0]["reason"]
+    assert not [e for e in events if e["event"] == "failure" and (e.get("observed") or {}).get("caught")]
     assert not result.success and not result.declared_success
-    assert [e for e in events if e["event"] == "replan"][-1]["give_up"]
+    failure = next(e for e in events if e["event"] == "failure")
+    assert failure["stage"] == "plan" and failure["action"] == "place_inside(strawberry, mug)"
+    assert any("within 5 mm of mug's walls" in reason for reason in failure["observed"]["reasons"])
+    assert "place_inside(strawberry, mug)" not in result.executed

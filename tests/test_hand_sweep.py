@@ -1,7 +1,8 @@
 """Letting go where the opening fingers would swing into the table is refused (SoupPour seed 2: the
 can gripped low on its side, the hand turned ~80°, put down 5 cm over the table; on the arm the right
 finger pressed 690 N into the table and the retreat was blocked). The check runs in a client of its
-own: the planning model's state is not touched (real pybullet, real skills)."""
+own: the planning model's state is not touched (real pybullet, real skills). So is letting go in a mug
+where the opening fingers would come within a few millimetres of its walls."""
 
 from __future__ import annotations
 
@@ -9,11 +10,13 @@ import math
 
 import pybullet as p
 
+from owl_bt.state import Pose
 from owl_bt.tamp.hand_sweep import hand_sweep
 from owl_bt.tamp.planning_model import PlanningModel
-from sim import tasks
+from sim import catalog, tasks
 from sim.world import SimWorld
 from skills.motions import reach
+from skills.place import RELEASE_ROOM
 
 # found by the refiner for SoupPour seed 2 (UR5e): a grasp low on the can's side, and a place of it
 # on the table that ends with the fingers opening down into the table
@@ -77,5 +80,33 @@ def test_the_sweep_tells_fingers_opening_into_the_table_from_ones_opening_over_i
         assert q is not None and sweep.cuts(q, 0.6) is None
         # the same client serves the next question about this robot and table
         assert hand_sweep(model.robot.spec.name, model.objects) is sweep
+    finally:
+        model.close()
+
+
+def test_fingers_let_go_deep_in_a_mug_come_too_near_its_walls_and_above_the_rim_do_not():
+    # a strawberry-wide grip (the fingers about 6 cm across outside) in a mug 6.4 cm across inside: the
+    # camera places its 4 mm walls to a few millimetres, and fingers a millimetre from the perceived wall
+    # sat in the real one as they opened (the mug came away with the hand)
+    world = SimWorld()
+    try:
+        world.add(catalog.make("mug"), Pose(0.5, 0.1, 0.046, 0.0, 0.0, 0.0))
+        world.settle(0.5)
+        state = world.ground_truth()
+    finally:
+        world.close()
+    model = PlanningModel(state)
+    try:
+        sweep = hand_sweep(model.robot.spec.name, model.objects)
+        (x, y, _), _, _ = model.opening("mug")
+        rim = state.get("mug").aabb()[1][2]
+        grip = model.robot.angle_for_opening(0.044)  # fingers closed on a 4.4 cm strawberry
+        release = model.robot.angle_for_opening(0.044 + RELEASE_ROOM)
+        down = p.getQuaternionFromEuler((math.pi, 0.0, 0.0))
+        deep = reach(model, ((x, y, rim - 0.03), down))
+        assert deep is not None and sweep.cuts(deep, grip, release, {"mug": state.get("mug")}) == "mug"
+        assert sweep.cuts(deep, grip, release) is None  # (the table is far below: only the mug is in the way)
+        above = reach(model, ((x, y, rim + 0.06), down))
+        assert above is not None and sweep.cuts(above, grip, release, {"mug": state.get("mug")}) is None
     finally:
         model.close()

@@ -295,18 +295,19 @@ class PlanningModel(ContainerGeometry):
                 out.append(name)
         return out
 
-    def release(self, q_place: tuple[float, ...], q_back: tuple[float, ...]) -> None:
+    def release(self, q_place: tuple[float, ...], q_back: tuple[float, ...], open_to: float = 0.0) -> None:
         """Let go of the held object the way the arm does, with physics running: the fingers open
         from the grip angle over OPEN_S with the arm still at q_place, then the hand backs out along
         the straight joint segment to q_back over RETREAT_S. Fingers that catch a mug's handle or
         rim push or drag it here as they would for real (an instant release followed by a teleported
-        hand predicted a stood-up mug that then came to rest 8–10 cm away). Joint values in radians."""
+        hand predicted a stood-up mug that then came to rest 8–10 cm away). Joint values in radians;
+        `open_to`: the finger angle the fingers open to (0: fully)."""
         self.set_arm(q_place)
         self.robot.command_arm(q_place)  # the motors hold the arm too (a stale target would jerk the hand)
         body = self.bodies[self.held]
         self.held, self.grasp, self.carried = None, None, {}
         self.robot.reset_fingers(self.grip_angle)
-        self.robot.command_fingers(0.0)
+        self.robot.command_fingers(open_to)
         # As on the arm, the fingers touch the object again only once they have opened off it: reset
         # to the grip angle they sit a little inside it, and pushed it 2-3 cm as they opened (a mug
         # planned 2.7 cm from where the arm then set it down).
