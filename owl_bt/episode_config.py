@@ -85,7 +85,8 @@ def validate(cfg: EpisodeConfig) -> tasks.Task | Scene:
     if cfg.vlm == "oracle" and getattr(task, "instruction", "") and not same_words(cfg.instruction, task.instruction):
         # newcomer: `run "put the lemon on the plate" --task citrus --vlm oracle` ran the task's own plan
         # (the orange too) and said success: the oracle knows one goal, the task's
-        raise UsageError(f"--vlm oracle answers only the task's own instruction (\"{task.instruction}\"), not this goal; "
+        flag = "--method oracle" if cfg.method == "oracle" else "--vlm oracle"  # (the method sets --vlm oracle)
+        raise UsageError(f"{flag} answers only the task's own instruction (\"{task.instruction}\"), not this goal; "
                          f"leave the goal out to run the task's, or use --vlm offline for your own")
     make_vlm(cfg.vlm, (task.oracle_sketch, task.oracle_checkers))
     fault_spec = parse_faults(cfg.faults, cfg.fault_seed)

@@ -353,7 +353,7 @@ def test_the_oracle_with_a_goal_of_ones_own_is_refused(tmp_path):
     for args in (["--vlm", "oracle"], ["--method", "oracle"]):
         res = here("run", "put the lemon on the plate", "--task", "citrus", *args, "--out", str(tmp_path / "r"))
         assert res.exit_code == 2, res.output
-        assert last_line(res.stderr).startswith("owl-bt: --vlm oracle answers only the task's own instruction "
+        assert last_line(res.stderr).startswith(f"owl-bt: {' '.join(args)} answers only the task's own instruction "
                                                 "(\"pack the citrus fruit onto the plate\"), not this goal")
         assert not (tmp_path / "r").exists()
 

@@ -100,7 +100,7 @@ class PlanBehaviour(WorkerBehaviour):
             # another round would take as long: the run ends here (newcomer runs replanned for an hour)
             return Failure("plan", f"planning stopped at its time limit ({s.plan_time:g} s, --plan-time) after "
                            f"{_count(result.samples, 'continuous sample')} over {_count(result.skeletons, 'skeleton')}, "
-                           f"still at {result.failure.action or 'the start'}",
+                           f"still at {result.failure.action or 'the start'} (a larger --plan-time lets it search longer)",
                            result.failure.action, result.failure.offending_objects,
                            {"retryable": False, "timeout_s": s.plan_time, "samples": result.samples})
         if result.failure is not None:  # each checker it names says what it tests ('action_check1 (put the apple …)')

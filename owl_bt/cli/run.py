@@ -32,7 +32,7 @@ from owl_bt.report.plain import plain_line
 def run(
     instruction: str = typer.Argument("", metavar="GOAL",
                                       help="The goal in plain words, e.g. \"put the strawberry onto the light-grey region\" "
-                                      "(leave out with --audio or --listen)."),
+                                      "(leave out with --audio or --listen; left out with --task, the task's own instruction)."),
     task: str | None = typer.Option(None, "--task", "-t", metavar="TASK",
                                     help="Benchmark scene to run in (see `owl-bt tasks`; default berry1)."),
     scene: str | None = typer.Option(None, "--scene", metavar="FILE",
@@ -218,6 +218,8 @@ def run(
         view.rule(f"grounded plan{last}")
     for i, a in enumerate(result.plan, 1):
         view.print(f"{i}. {a}", markup=False)
+    if not result.plan and not result.plan_was_done:  # newcomer: an empty heading after a planning failure
+        view.print("(none: no plan was found)" if not result.success else "(none: nothing to do)", markup=False)
     if result.history:
         view.rule("replanning")
         for line in result.history:
