@@ -207,7 +207,10 @@ def refine(
             continue
         if reasons:
             reason, count = reasons.most_common(1)[0]
-            why = f"no sample of {spent[idx]} satisfied all constraints; most often: {reason} ({count}×)"
+            # the reasons are those of the step's last try (after a regrasp or a backtrack, its earlier tries' are gone)
+            again = f", after {regrasps[idx]} regrasp{'s' if regrasps[idx] > 1 else ''}" if regrasps[idx] else ""
+            of = f" of the last {used}{again}" if used < spent[idx] else ""
+            why = f"no sample of {spent[idx]} satisfied all constraints; most often{of}: {reason} ({count}×)"
         else:  # (it used to say "most often: the step's sample budget was already spent (0×)")
             why = (f"its {spent[idx]} samples were all used while the steps before it were drawn again "
                    "(backtracking), none left for it")
