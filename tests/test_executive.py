@@ -131,6 +131,10 @@ def test_ctrl_c_on_a_real_run_stops_the_arm_and_writes_the_whole_folder(tmp_path
         proc.kill()
     assert proc.returncode == 130, stderr
     assert "stopped by Ctrl-C (SIGINT); the arm was stopped first" in stderr and "Traceback" not in stderr
+    # the progress lines do not call the stop a failure (break-it: "stop-arm failure — … the arm was stopped")
+    lines = [" ".join(line.split()) for line in stderr.splitlines()]
+    assert "stop-arm done — stop requested: the arm was stopped" in lines, stderr
+    assert not [line for line in lines if line.startswith(("stop-arm failure", "clear-fault failure"))], stderr
     assert out.is_dir() and not out.with_name("r.partial").exists()
     plan = json.loads((out / "plan.json").read_text())
     assert plan["result"]["interrupted"] is True and plan["result"]["success"] is False

@@ -114,6 +114,7 @@ class StopArm(OwlBehaviour):
         else:
             self.feedback_message = "no stop asked for"
         self.failure_means_all_well = not self.bb.arm.stop  # drawn "✓ not needed", not a red failure
+        self.failure_word = "done" if self.bb.arm.stop else ""  # it failed on purpose, having stopped the arm
         return py_trees.common.Status.FAILURE
 
 
@@ -158,6 +159,8 @@ class ClearFault(WorkerBehaviour):
     def update(self) -> py_trees.common.Status:
         if self.bb.arm.stop:
             self.bb.clearing = False
+            self.feedback_message = "not needed: the run is stopping"
+            self.failure_word = "skipped"
             return py_trees.common.Status.FAILURE
         if self._outcome is not None:
             return self._outcome

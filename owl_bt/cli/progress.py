@@ -42,7 +42,18 @@ class Progress:
             if self.seen.get(b.name) != key and b.status.name != "INVALID":
                 self.seen[b.name] = key
                 note = f" — {escape(b.feedback_message)}" if b.feedback_message else ""  # text, not markup
-                err.print(f"[dim]{b.name:<22}[/] {b.status.name.lower()}{note}", soft_wrap=True)
+                err.print(f"[dim]{b.name:<22}[/] {_word(b)}{note}", soft_wrap=True)
+
+
+def _word(b) -> str:
+    """The status as the line says it: a failure that means all is well (a guard not needed) or that is the
+    way a behaviour does its job (stop-arm fails, having stopped the arm, so that the tree ends) is not
+    called a failure (break-it: a Ctrl-C'd run printed "stop-arm failure — … the arm was stopped")."""
+    if b.status.name == "FAILURE":
+        if getattr(b, "failure_means_all_well", False):
+            return "not needed"
+        return getattr(b, "failure_word", "") or "failure"
+    return b.status.name.lower()
 
 
 _Progress = Progress  # the name it had in owl_bt/cli.py
