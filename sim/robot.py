@@ -286,17 +286,6 @@ class RobotModel:
                 return a0 + (a1 - a0) * (w0 - gap) / (w0 - w1)
         return table[-1][0]
 
-    def width_at(self, angle: float) -> float:
-        """The distance between the pads' surfaces (metres) at finger angle `angle` (radians), from
-        the same table as `angle_for_opening` (its inverse)."""
-        table = self._openings
-        if angle <= table[0][0]:
-            return max(0.0, table[0][1] - PAD_ORIGIN_OFFSET)
-        for (a0, w0), (a1, w1) in zip(table, table[1:], strict=False):
-            if a0 <= angle <= a1:
-                return max(0.0, w0 + (w1 - w0) * (angle - a0) / (a1 - a0) - PAD_ORIGIN_OFFSET)
-        return max(0.0, table[-1][1] - PAD_ORIGIN_OFFSET)
-
     # -- kinematic setting (planning model and initial state) --------------------------------
     def reset_arm(self, q: tuple[float, ...] | list[float]) -> None:
         for j, v in zip(self.arm, q, strict=True):

@@ -19,7 +19,7 @@ import numpy as np
 import pybullet as p
 
 from owl_bt.state import ObjectState, Pose, rotation_matrix
-from owl_bt.tamp.hand_sweep import KEEP_CLEAR, hand_sweep
+from owl_bt.tamp.hand_sweep import hand_sweep
 from owl_bt.tamp.operators import OperatorSchema
 from owl_bt.tamp.planning_model import PlanningModel
 from sim.bullet import from_bullet, to_bullet
@@ -35,7 +35,8 @@ ROOM_TRIES = 3  # spots drawn on a surface; the one farthest from other objects 
 ROOM_SHARE = 0.5  # ... for this share of the samples (the rest: one spot, so that "near X" stays likely)
 FIT_MARGIN = 0.004  # m an object may seem wider than a container's opening (perceived sizes) and still be tried
 STAND_DROP = 0.025  # m: a fork stood on end in the mug let go 3.7-5 cm up bounced out over the rim, or tipped the mug
-RELEASE_ROOM = 0.02  # m the fingers open wider than the grip to let go in a container (1 cm a side)
+RELEASE_ROOM = 0.02  # m the fingers open wider than the grip to let go in a container (1 cm a side) …
+MIN_RELEASE = 0.004  # m … and at least this much, or the release is refused (2 mm a side lets a grip go)
 RELEASE_PRESS = 0.007  # m the opened fingers may overlap a released object that stands, where they let go of it
 KEEP_SHARE = 0.5  # share of samples that keep the hanging orientation (the rest try resting faces)
 # Resting faces of a box-like body as (roll, pitch) in its own frame: +z up, upside down, on each side.
@@ -191,13 +192,18 @@ class _PlaceSkill(PlaceLookAhead, Skill):
         hit = model.in_collision(q_place)
         if hit:
             return Outcome.fail(f"placing {o} there collides with {hit}", hit.split("↔")[-1])
-        width = self._release_width(model)
-        wall = {s: model.state().get(s)} if self.inside else {}
-        jam = hand_sweep(model.robot.spec.name, model.objects).cuts(
-            q_place, model.grip_angle, 0.0 if width is None else model.robot.angle_for_opening(width), wall)
-        if jam in wall:
-            return Outcome.fail(f"letting go of {o} there, a finger would come within {KEEP_CLEAR * 1000:.0f} mm of "
-                                f"{jam}'s walls", s)
+        sweep = hand_sweep(model.robot.spec.name, model.objects)
+        width, open_to = None, 0.0  # fully open
+        grip = sweep.width(model.grip_angle)
+        if self.inside and grip + RELEASE_ROOM < MAX_OPENING - 0.005:
+            # in a container, open only the grip's width + RELEASE_ROOM, and only as far as its walls leave room
+            width = sweep.room(q_place, model.grip_angle, model.robot.angle_for_opening(grip + RELEASE_ROOM),
+                               model.state().get(s))
+            if width < grip + MIN_RELEASE:
+                return Outcome.fail(f"letting go of {o} there, the fingers cannot open {MIN_RELEASE * 1000:.0f} mm "
+                                    f"without pressing into {s}'s walls", s)
+            open_to = model.robot.angle_for_opening(width)
+        jam = sweep.cuts(q_place, model.grip_angle, open_to)
         if jam:
             return Outcome.fail(f"letting go of {o} there, a finger would open into the {jam}", s)
         # A first, cheap look: the step's checkers on the object come to rest right under the release
@@ -215,7 +221,7 @@ class _PlaceSkill(PlaceLookAhead, Skill):
         # Cheap before dear: release and settle first, judge the result (engineered constraints and
         # the step's generated checkers), and plan motions only for a result worth having.
         before = model.snapshot()
-        verdict = self._release_and_judge(model, o, s, goal, q_place, q_back, width)
+        verdict = self._release_and_judge(model, o, s, goal, q_place, q_back, open_to)
         after = model.snapshot()
         model.restore(before)
         model.drop_snapshot(before)
@@ -229,7 +235,7 @@ class _PlaceSkill(PlaceLookAhead, Skill):
             model.set_arm(q_place)
             model.detach()
             if width is not None:
-                model.robot.reset_fingers(model.robot.angle_for_opening(width))
+                model.robot.reset_fingers(open_to)
             # Opened where it let go, a finger may press a few millimetres on something that stands
             # (a stood-up mug's wall or handle: it is nudged, no more), not on something that rolls (a
             # mug on its side rolled into the next approach); then the hand must come clear, or it drags it.
@@ -261,22 +267,12 @@ class _PlaceSkill(PlaceLookAhead, Skill):
         on_end = hi[2] - lo[2] > 2 * max(hi[0] - lo[0], hi[1] - lo[1])
         return min(params["clearance"], STAND_DROP) if on_end else params["clearance"]
 
-    def _release_width(self, model: PlanningModel) -> float | None:
-        """How far (metres between the pads) the fingers open to let go: into a container, only the grip's
-        width and RELEASE_ROOM (a mug is 6.4 cm across inside; fingers opened fully to 8.5 cm in it pressed
-        into its walls, and the mug came away with them); else None, fully."""
-        if not self.inside:
-            return None
-        angle = model.grip_angle[0] if isinstance(model.grip_angle, tuple) else model.grip_angle
-        width = model.robot.width_at(angle) + RELEASE_ROOM
-        return width if width < MAX_OPENING - 0.005 else None
-
     def _release_and_judge(self, model: PlanningModel, o: str, s: str, goal: Pose, q_place, q_pre,
-                           width: float | None = None) -> tuple | None:
-        """Open at q_place (to `width` metres between the pads, None: fully), retreat to q_pre, let physics
-        settle; None when the result meets the engineered constraints and the step's generated checkers,
-        else (reason, blamed object)."""
-        model.release(q_place, q_pre, open_to=0.0 if width is None else model.robot.angle_for_opening(width))
+                           open_to: float = 0.0) -> tuple | None:
+        """Open at q_place (the fingers to driver angle `open_to`, radians; 0: fully), retreat to q_pre, let
+        physics settle; None when the result meets the engineered constraints and the step's generated
+        checkers, else (reason, blamed object)."""
+        model.release(q_place, q_pre, open_to=open_to)
         model.settle()
         final = model.state().get(o)
         if model.object_velocity(o) > REST_SPEED:

@@ -42,19 +42,12 @@ def test_a_mug_hanging_at_the_hand_is_caught_and_one_on_the_table_is_not():
 
 
 def test_the_run_that_lifted_the_mug_now_leaves_it_on_the_table(tmp_path):
-    # Mug2 seed 0, "put the strawberry in the mug": the fingers, let go around the strawberry deep in the mug
-    # (6.4 cm across inside, the fingers 8.5 cm open), pressed into its walls and lifted it as the hand left.
-    # Releases whose fingers come near the mug's walls are refused now (place_inside), and no plan lets go
-    # of the strawberry in it: the run fails before anything is lifted, and nothing is caught on the hand.
+    # Mug2 seed 0, "put the strawberry in the mug": the fingers, opened fully around the strawberry deep in the
+    # mug (6.4 cm across inside, the fingers 8.5 cm open), pressed into its wall and lifted it as the hand left.
+    # They now open only as far as the walls leave room (place_inside), and the mug stays on the table.
     out = tmp_path / "run"
-    result = run_episode(EpisodeConfig(instruction="put the strawberry in the mug", task="mug2", seed=0, out=out,
-                                       max_attempts=1))
+    result = run_episode(EpisodeConfig(instruction="put the strawberry in the mug", task="mug2", seed=0, out=out))
     events = [json.loads(line) for line in (out / "events.jsonl").read_text().splitlines()]
     assert not [e for e in events if e["event"] == "failure" and (e.get("observed") or {}).get("caught")]
-    assert not result.success and not result.declared_success
-    failure = next(e for e in events if e["event"] == "failure")
-    assert failure["stage"] == "plan" and failure["action"] == "place_inside(strawberry, mug)"
-    assert any("within 5 mm of mug's walls" in reason for reason in failure["observed"]["reasons"])
-    # the reasons counted are those of the last grasp's try, and the line says so (newcomer: 125 of 500 accounted for)
-    assert "no sample of 500 satisfied all constraints; most often of the last 125, after 3 regrasps: " in failure["reason"]
-    assert "place_inside(strawberry, mug)" not in result.executed
+    assert result.success and result.declared_success, result.failure
+    assert result.executed[-1] == "place_inside(strawberry, mug)"

@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 
 import pybullet as p
+import pytest
 
 from owl_bt.state import Pose
 from owl_bt.tamp.hand_sweep import hand_sweep
@@ -84,10 +85,9 @@ def test_the_sweep_tells_fingers_opening_into_the_table_from_ones_opening_over_i
         model.close()
 
 
-def test_fingers_let_go_deep_in_a_mug_come_too_near_its_walls_and_above_the_rim_do_not():
-    # a strawberry-wide grip (the fingers about 6 cm across outside) in a mug 6.4 cm across inside: the
-    # camera places its 4 mm walls to a few millimetres, and fingers a millimetre from the perceived wall
-    # sat in the real one as they opened (the mug came away with the hand)
+def test_fingers_let_go_deep_in_a_mug_open_only_as_far_as_its_walls_leave_room():
+    # a strawberry-wide grip (the fingers about 6 cm across outside) deep in a mug 6.4 cm across inside:
+    # fingers opened fully there sat in its 4 mm wall and lifted the mug away with the hand (Mug2 seed 0)
     world = SimWorld()
     try:
         world.add(catalog.make("mug"), Pose(0.5, 0.1, 0.046, 0.0, 0.0, 0.0))
@@ -100,13 +100,16 @@ def test_fingers_let_go_deep_in_a_mug_come_too_near_its_walls_and_above_the_rim_
         sweep = hand_sweep(model.robot.spec.name, model.objects)
         (x, y, _), _, _ = model.opening("mug")
         rim = state.get("mug").aabb()[1][2]
-        grip = model.robot.angle_for_opening(0.044)  # fingers closed on a 4.4 cm strawberry
-        release = model.robot.angle_for_opening(0.044 + RELEASE_ROOM)
+        grip = model.robot.angle_for_opening(0.044)  # the fingers closed on a 4.4 cm strawberry
+        assert sweep.width(grip) == pytest.approx(0.044, abs=0.001)
+        wide = model.robot.angle_for_opening(0.044 + RELEASE_ROOM)
         down = p.getQuaternionFromEuler((math.pi, 0.0, 0.0))
         deep = reach(model, ((x, y, rim - 0.03), down))
-        assert deep is not None and sweep.cuts(deep, grip, release, {"mug": state.get("mug")}) == "mug"
-        assert sweep.cuts(deep, grip, release) is None  # (the table is far below: only the mug is in the way)
+        assert deep is not None
+        room = sweep.room(deep, grip, wide, state.get("mug"))
+        assert 0.044 <= room < 0.044 + RELEASE_ROOM - 0.005  # the walls stop the fingers well short of 2 cm more
         above = reach(model, ((x, y, rim + 0.06), down))
-        assert above is not None and sweep.cuts(above, grip, release, {"mug": state.get("mug")}) is None
+        assert above is not None
+        assert sweep.room(above, grip, wide, state.get("mug")) == pytest.approx(0.044 + RELEASE_ROOM, abs=0.001)
     finally:
         model.close()

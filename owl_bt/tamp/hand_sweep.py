@@ -7,16 +7,14 @@ fingers or joints in the planning model perturbs its physics (later settles then
 nothing is refused), so it runs in a second pybullet DIRECT client that holds only the robot and
 copies of the fixed bodies (table, flat regions). The planning model is only read.
 
-`HandSweep.cuts(q, angle, open_to, keep_clear)` → the name of the fixed body a finger would cut into
-(or of the container let go in that a finger would come within KEEP_CLEAR of), or None. The released
-thing's container is copied in too, at its pose in the planning model: a finger a millimetre from a
-mug's perceived wall sat in its real one (4 mm thick) as it let go of a strawberry, and the mug came
-away with the hand.
+`HandSweep.cuts(q, angle, open_to)` → the name of the fixed body a finger would cut into, or None.
+`HandSweep.room(q, angle, open_to, container)` → how wide the fingers can open in a container before
+they press more than WALL_PRESS into its walls (the container is copied in at its pose in the planning model):
+fingers opened fully in a mug 6.4 cm across inside sat in its wall (4 mm thick) as they let go of a
+strawberry, and the mug came away with the hand.
 """
 
 from __future__ import annotations
-
-from collections.abc import Mapping
 
 import pybullet as p
 
@@ -24,11 +22,11 @@ from owl_bt.state import ObjectState
 from sim.bullet import connect, to_bullet
 from sim.catalog import spec_for_state
 from sim.objects import spawn
-from sim.robot import RobotModel
+from sim.robot import PAD_ORIGIN_OFFSET, RobotModel
 
-OPEN_STEPS = 5  # finger angles tried between the grip and fully open (both included)
+OPEN_STEPS = 6  # finger angles tried between the grip and the opening (both included)
 CUT_DEPTH = 0.003  # m a finger may press into something fixed as it opens (contact, not a jam)
-KEEP_CLEAR = 0.005  # m a finger keeps from a container it lets go in: the camera places its walls this well
+WALL_PRESS = 0.001  # m a finger opening in a container it lets go in may press into its perceived walls
 _CACHE_SIZE = 2  # sweeps kept alive (pybullet clients); one per robot and fixed scene is enough
 
 
@@ -52,28 +50,58 @@ class HandSweep:
             parent = p.getJointInfo(self.robot.body, parent, physicsClientId=self.cid)[16]
         return False
 
-    def cuts(self, q: tuple[float, ...], angle: float | tuple[float, ...], open_to: float = 0.0,
-             keep_clear: Mapping[str, ObjectState] | None = None) -> str | None:
+    def cuts(self, q: tuple[float, ...], angle: float | tuple[float, ...], open_to: float = 0.0) -> str | None:
         """As the fingers open from `angle` (radians: the driver angle, or every finger joint's, as
-        `RobotModel.finger_joints` gives them) to `open_to` (the driver angle; 0: fully open) with the
-        arm at q (radians): the name of a fixed body a finger would sit more than CUT_DEPTH metres
-        inside, or of a `keep_clear` object (name → state, e.g. the container let go in) a finger would
-        come nearer than KEEP_CLEAR to; else None."""
+        `RobotModel.finger_joints` gives them) to `open_to` (the driver angle; 0: fully open) with the arm
+        at q (radians): the name of a fixed body a finger would sit more than CUT_DEPTH metres inside at
+        some point, else None."""
+        for _ in self._opening(q, angle, open_to):
+            for name, body in self.fixed.items():
+                if self._nearer(body, -CUT_DEPTH):
+                    return name
+        return None
+
+    def width(self, angle: float | tuple[float, ...]) -> float:
+        """The distance between the pads' surfaces (metres) at finger angle(s) `angle`: a measured grip
+        leaves the mimic ratios (the driver angle of a golf ball's grip reads 1.6 cm; the pads are 4.3 cm apart)."""
+        self.robot.reset_fingers(angle)
+        return self.robot.opening() - PAD_ORIGIN_OFFSET
+
+    def room(self, q: tuple[float, ...], angle: float | tuple[float, ...], open_to: float, obj: ObjectState,
+             press: float = WALL_PRESS) -> float:
+        """How wide (metres between the pads) the fingers can open from `angle` towards the driver angle
+        `open_to` (radians) with the arm at q before a finger would press more than `press` metres into
+        `obj` (the container let go in): the width at the last of OPEN_STEPS steps that does not (the
+        grip's own when the first step already does)."""
+        body = self._body(obj)
+        reached = self.width(angle)
+        for _ in self._opening(q, angle, open_to):
+            if self._nearer(body, -press):
+                break
+            reached = self.robot.opening() - PAD_ORIGIN_OFFSET
+        return reached
+
+    def _driver(self, angle: float | tuple[float, ...]) -> float:
+        return angle[0] if isinstance(angle, tuple) else angle
+
+    def _opening(self, q: tuple[float, ...], angle: float | tuple[float, ...], open_to: float):
+        """Set the arm at q and the fingers at OPEN_STEPS angles from `angle` to `open_to`; yields the
+        driver angle of each (the grip's first)."""
         self.robot.reset_arm(q)
         grip = angle if isinstance(angle, tuple) else tuple(angle * m for m in self.robot.fingers.values())
         end = tuple(open_to * m for m in self.robot.fingers.values())
-        near = {name: self._body(obj) for name, obj in (keep_clear or {}).items()}
         for i in range(OPEN_STEPS):
             t = 1.0 - i / (OPEN_STEPS - 1)
             self.robot.reset_fingers(tuple(e + (g - e) * t for g, e in zip(grip, end, strict=True)))
-            for bodies, limit in ((self.fixed, -CUT_DEPTH), (near, KEEP_CLEAR)):
-                for name, body in bodies.items():
-                    for link in self.links:
-                        pts = p.getClosestPoints(self.robot.body, body, max(limit, 0.0), linkIndexA=link,
-                                                 physicsClientId=self.cid)
-                        if any(c[8] < limit for c in pts):
-                            return name
-        return None
+            yield open_to + (self._driver(angle) - open_to) * t
+
+    def _nearer(self, body: int, limit: float) -> bool:
+        """Is a finger link nearer than `limit` metres to `body` (negative: inside it by more than -limit)?"""
+        for link in self.links:
+            pts = p.getClosestPoints(self.robot.body, body, max(limit, 0.0), linkIndexA=link, physicsClientId=self.cid)
+            if any(c[8] < limit for c in pts):
+                return True
+        return False
 
     def _body(self, obj: ObjectState) -> int:
         """A body for the movable `obj` in this client, spawned once per name and shape, put at its pose."""
