@@ -17,6 +17,7 @@ from sim.robot import robot_spec
 from sim.scene_file import Scene, load_scene
 from skills.hardware import BACKENDS, ROBOT_OF
 
+ORACLE_CANNOT = ("no-disc", "direct", "cap", "cap-sample")  # methods whose questions the oracle's answers do not fit
 MAX_INSTRUCTION = 1000  # characters: a goal, not a document (a 100 kB one grounded to 6000 actions and never planned)
 PLAN_TIME = 900.0  # s: a planning round (all its skeletons) longer than this ends the run (Mug2 rounds: 1-9 min on a busy machine)
 PERCEPTION_SOURCES = ("camera", "sim-state")  # camera: the RGB-D pipeline (default); sim-state: ground truth, for debugging
@@ -82,7 +83,11 @@ def validate(cfg: EpisodeConfig) -> tasks.Task | Scene:
             raise UsageError(f"--backend {cfg.backend} drives the {ROBOT_OF[cfg.backend]}, not the {cfg.robot}: "
                              f"add --robot {ROBOT_OF[cfg.backend]}")
     task = scene or tasks.get(cfg.task)
-    if cfg.vlm == "oracle" and getattr(task, "instruction", "") and not same_words(cfg.instruction, task.instruction):
+    asks, _, backend = cfg.vlm.partition(":")[0].rpartition("/")  # ('no-cont', 'oracle') for 'no-cont/oracle'
+    if backend == "oracle" and asks in ORACLE_CANNOT:  # break-it: they failed at exit 1, "model answer rejected"
+        raise UsageError(f"--vlm oracle holds each task's plan sketch and checkers; --method {asks} asks the model for "
+                         f"something else: use --vlm offline or openai with it")
+    if backend == "oracle" and getattr(task, "instruction", "") and not same_words(cfg.instruction, task.instruction):
         # newcomer: `run "put the lemon on the plate" --task citrus --vlm oracle` ran the task's own plan
         # (the orange too) and said success: the oracle knows one goal, the task's
         flag = "--method oracle" if cfg.method == "oracle" else "--vlm oracle"  # (the method sets --vlm oracle)

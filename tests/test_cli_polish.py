@@ -401,3 +401,17 @@ def test_a_refused_run_with_json_says_why_on_stdout_as_json(tmp_path):
     assert not (tmp_path / "r").exists() and not (tmp_path / "r.partial").exists()
     empty = owl("run", "   ", "--json", "--out", str(tmp_path / "r"))
     assert empty.returncode == 2 and json.loads(empty.stdout)["error"].startswith("the instruction is empty")
+
+
+def test_the_oracle_with_another_method_still_answers_only_its_own_goal(tmp_path):
+    # break-it: `--method no-cont --vlm oracle` ran citrus's own plan (the orange onto the plate too) for "put
+    # the lemon on the plate" and said success; with direct, cap … the oracle's answers failed at exit 1
+    res = here("run", "put the lemon on the plate", "--task", "citrus", "--method", "no-cont", "--vlm", "oracle",
+               "--out", str(tmp_path / "r"))
+    assert res.exit_code == 2 and "answers only the task's own instruction" in last_line(res.stderr)
+    for method in ("no-disc", "direct", "cap", "cap-sample"):
+        res = here("run", "--task", "citrus", "--method", method, "--vlm", "oracle", "--out", str(tmp_path / "r"))
+        assert res.exit_code == 2, res.output
+        assert last_line(res.stderr) == (f"owl-bt: --vlm oracle holds each task's plan sketch and checkers; --method "
+                                         f"{method} asks the model for something else: use --vlm offline or openai with it")
+    assert not (tmp_path / "r").exists()
