@@ -94,3 +94,23 @@ def goal_check0():
     assert c.evaluate("goal_check0", berry_world) is False
     assert c.evaluate("goal_check0", berry_world) is False
     assert logged == ["goal_check0: returned tuple, not bool"]
+
+
+def test_a_raising_checker_is_quoted_by_the_line_python_counts(berry_world):
+    # break-it: a \x0b inside a string literal made splitlines() count one line more, and the error quoted
+    # the wrong source line
+    src = "def boom():\n    note = 'a\x0bb'\n    return 1 / 0 > 0\n"
+    cs = CheckerSet.compile(src, berry_world, env_from_state(berry_world))
+    assert cs.evaluate("boom", berry_world) is False
+    assert any("(line 3: return 1 / 0 > 0)" in e for e in cs.errors), cs.errors
+
+
+def test_checker_errors_in_a_planning_failure_are_one_short_printable_line():
+    # break-it: a raw ESC from the generated code reached the terminal, and a 9,000-character literal gave an
+    # 18,571-character last line
+    from trees.plan import RAISED_LIMIT, _raised
+
+    line = _raised([f"goal_check0: ValueError: \x1b[31m{'x' * 9000}\x1b[0m\nmore", "action_check1: KeyError: 'a'"] * 3)
+    assert "\x1b" not in line and "\n" not in line
+    assert line.startswith("; checkers that raised (counted as not satisfied): goal_check0: ValueError: xxx")
+    assert len(line) < 2 * RAISED_LIMIT + 100 and line.endswith("…; action_check1: KeyError: 'a'")

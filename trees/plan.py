@@ -13,6 +13,7 @@ import py_trees
 from owl_bt.failures import Failure
 from owl_bt.language.checker_names import name_checkers
 from owl_bt.language.planning import planner_for
+from owl_bt.report.plain import plain_line
 from owl_bt.tamp import pddl
 from owl_bt.tamp.motion import densify, plan_motion
 from owl_bt.tamp.refine import PlanWatch, Refinement
@@ -21,6 +22,7 @@ from skills.base import Move
 from trees.recover import caught_on_hand, hanging
 from trees.worker import WorkerBehaviour
 
+RAISED_LIMIT = 200  # characters of each checker error quoted in a planning failure (break-it: 18,571 characters)
 PROGRESS_EVERY_S = 30.0  # seconds between progress lines while a planning round runs
 
 
@@ -126,7 +128,7 @@ class PlanBehaviour(WorkerBehaviour):
 def _raised(errors: list[str]) -> str:
     """'; checkers that raised (counted as not satisfied): …' for the failure line, at most two distinct
     errors, or '' (break-it: a checker failing with a NameError showed only as 'not satisfied')."""
-    distinct = list(dict.fromkeys(errors))
+    distinct = list(dict.fromkeys(plain_line(e, RAISED_LIMIT) for e in errors))  # generated code's text: made safe
     if not distinct:
         return ""
     more = f"; and {len(distinct) - 2} more" if len(distinct) > 2 else ""

@@ -19,6 +19,7 @@ from __future__ import annotations
 import ast
 import collections
 import math
+import re
 import sys
 import time
 from collections.abc import Callable
@@ -165,7 +166,7 @@ class CheckerSet:
                 lineno = tb.tb_lineno
             tb = tb.tb_next
         if lineno is not None:
-            lines = self.source.splitlines()
+            lines = re.split(r"\r\n|\r|\n", self.source)  # as the compiler counts lines (not at \x0b, \x0c … too)
             text = lines[lineno - 1].strip() if 0 < lineno <= len(lines) else ""
             message += f" (line {lineno}: {text})"
         self.errors.append(message)
