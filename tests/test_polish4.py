@@ -141,7 +141,8 @@ def test_a_bench_rerun_with_other_episode_options_into_the_same_folder_is_refuse
     lines = (out / "episodes.jsonl").read_text()
     for args, option, value, recorded in ((["--budget", "60"], "--budget", "60", "50"),
                                           (["--budget", "50", "--max-attempts", "2"], "--max-attempts", "2", "4"),
-                                          (["--budget", "50", "--skeletons", "2"], "--skeletons", "2", "5")):
+                                          (["--budget", "50", "--skeletons", "2"], "--skeletons", "2", "5"),
+                                          (["--budget", "50", "--plan-time", "60"], "--plan-time", "60.0", "900.0")):
         again = owl(*common, *args)
         assert again.returncode == 2, again.stderr
         assert f"holds oracle episodes run with {option} {recorded} (e.g. berry1 seed 0), not {value}" in last_line(again.stderr)

@@ -66,13 +66,16 @@ def test_a_replay_reruns_the_recorded_method_budget_skeletons_and_attempts(tmp_p
     # a replay used to record and re-run only the language method in the VLM spec: a no-back run was
     # replayed with backtracking, --budget/--skeletons/--max-attempts fell back to their defaults, and
     # `-m no-back` on the replay was refused as "the recorded method (owl)"
+    # (break-it: --plan-time too; a run that ran out of it was replayed with the default and succeeded)
     first = owl("run", TASK, "--task", "berry1", "--perception", "sim-state", "-m", "no-back", "--budget", "40",
-                "--max-attempts", "2", "--out", str(tmp_path / "a"), "-q")
+                "--max-attempts", "2", "--plan-time", "300", "--out", str(tmp_path / "a"), "-q")
     assert first.returncode == 0, first.stderr
     again = owl("run", "--replay", str(tmp_path / "a"), "-m", "no-back", "--out", str(tmp_path / "b"), "-q")
     assert again.returncode == 0, again.stderr
     start = json.loads((tmp_path / "b" / "events.jsonl").read_text().splitlines()[0])
-    assert (start["method"], start["budget"], start["skeletons"], start["max_attempts"]) == ("no-back", 40, 1, 2)
-    for args, said in ((["--budget", "200"], "--budget (40)"), (["-m", "no-sample"], "recorded method (no-back)")):
+    assert (start["method"], start["budget"], start["skeletons"], start["max_attempts"], start["plan_time"]) == (
+        "no-back", 40, 1, 2, 300.0)
+    for args, said in ((["--budget", "200"], "--budget (40)"), (["--plan-time", "60"], "--plan-time (300.0)"),
+                       (["-m", "no-sample"], "recorded method (no-back)")):
         bad = owl("run", "--replay", str(tmp_path / "a"), *args, "--out", str(tmp_path / "c"), "-q")
         assert bad.returncode == 2 and said in bad.stderr and len(bad.stderr.strip().splitlines()) == 1, bad.stderr

@@ -135,7 +135,7 @@ def check_out(out: Path, create: bool = True) -> Path:
 
 def check_same_setup(cfg: BenchConfig, records: list[dict]) -> None:
     """A bench folder holds one setup: every recorded episode that says its robot or perception
-    source must match `cfg`, and every episode of `cfg`'s methods its --budget, --max-attempts and --skeletons
+    source must match `cfg`, and every episode of `cfg`'s methods its --budget, --max-attempts, --skeletons and --plan-time
     (else its rows would be mixed into the same tables, and its episodes taken as already done);
     raises UsageError naming the option and the recorded value."""
     for r in records:
@@ -158,16 +158,19 @@ def check_same_setup(cfg: BenchConfig, records: list[dict]) -> None:
                                  "or choose another --out")
 
 
-OPTION_OF = {"max_skeletons": "--skeletons"}  # a record's field → the option that set it ("skeletons" is a count)
+# a record's field → the option that set it ("skeletons" is a count)
+OPTION_OF = {"max_skeletons": "--skeletons", "plan_time_s": "--plan-time"}
 
 
-def _episode_options(cfg: BenchConfig) -> dict[str, int]:
+def _episode_options(cfg: BenchConfig) -> dict[str, float]:
     """The episode options a record of `cfg.method` says it ran with, after the method configured them."""
     from owl_bt.episode import EpisodeConfig
 
-    base = EpisodeConfig("", "berry1", 0, None, max_attempts=cfg.max_attempts, budget=cfg.budget, skeletons=cfg.skeletons)
+    base = EpisodeConfig("", "berry1", 0, None, max_attempts=cfg.max_attempts, budget=cfg.budget, skeletons=cfg.skeletons,
+                         plan_time=cfg.plan_time)
     run = methods.get(cfg.method).apply(base)
-    return {"budget": run.budget, "max_attempts": run.max_attempts, "max_skeletons": run.skeletons}
+    return {"budget": run.budget, "max_attempts": run.max_attempts, "max_skeletons": run.skeletons,
+            "plan_time_s": run.plan_time}
 
 
 def make_config(method: str, tasks: str, seeds: int | None, seed_list: str | None, out: Path, jobs: int | None,

@@ -60,10 +60,10 @@ class Replayed:
     fault_seed: int
     perception: str | None = None  # the recorded perception source and arm (None: not recorded)
     robot: str | None = None
-    limits: dict[str, int] = field(default_factory=dict)  # recorded budget, skeletons, max_attempts (older runs: none)
+    limits: dict[str, float] = field(default_factory=dict)  # recorded budget, skeletons, max_attempts, plan_time (older runs: none)
 
-    def settings(self, given: dict[str, int], defaults: dict[str, int]) -> dict[str, int]:
-        """The budget, skeletons and max_attempts to replay with: the recorded ones; a value given on the
+    def settings(self, given: dict[str, float], defaults: dict[str, float]) -> dict[str, float]:
+        """The budget, skeletons, max_attempts and plan_time to replay with: the recorded ones; a value given on the
         command line (not its default) that differs from the recording raises UsageError."""
         out = dict(given)
         for key, value in self.limits.items():
@@ -153,8 +153,9 @@ def replayed(run_dir: Path, instruction: str, task: str | None, scene: Path | No
     return Replayed(plan.instruction, task or (None if scene else plan.task), plan.seed, f"replay:{run_dir.absolute()}",
                     rec["method"], recorded.spec if recorded else None, recorded.seed if recorded else 0,
                     *(start.get(k) if isinstance(start.get(k), str) else None for k in ("perception", "robot")),
-                    {k: v for k in ("budget", "skeletons", "max_attempts")
-                     if type(v := start.get(k)) is int and v >= 1})
+                    {**{k: v for k in ("budget", "skeletons", "max_attempts") if type(v := start.get(k)) is int and v >= 1},
+                     **({"plan_time": float(v)} if type(v := start.get("plan_time")) in (int, float) and 0 < v <= 86_400
+                        else {})})
 
 
 def _start_event(run_dir: Path) -> dict:

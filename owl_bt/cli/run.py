@@ -50,7 +50,7 @@ def run(
     replay: str | None = typer.Option(
         None, "--replay", metavar="RUN_DIR",
         help="Re-run a past run folder exactly: its instruction, task, seed, method, budget, skeletons, "
-        "attempts, recorded model answers and injected faults (and its perception source and arm unless given)."
+        "attempts, plan time, recorded model answers and injected faults (and its perception source and arm unless given)."
     ),
     method: choices.Method = typer.Option(
         "owl", "--method", "-m", case_sensitive=False,
@@ -165,9 +165,10 @@ def run(
             faults, fault_seed = rec.faults, rec.fault_seed  # the same faults at the same draws
             perception, robot = perception or rec.perception, robot or rec.robot
             method = rec.method if method == "owl" else method
-            limits = rec.settings({"budget": budget, "skeletons": skeletons, "max_attempts": max_attempts},
-                                  {k: getattr(EpisodeConfig, k) for k in ("budget", "skeletons", "max_attempts")})
+            limits = rec.settings({"budget": budget, "skeletons": skeletons, "max_attempts": max_attempts, "plan_time": plan_time},
+                                  {k: getattr(EpisodeConfig, k) for k in ("budget", "skeletons", "max_attempts", "plan_time")})
             budget, skeletons, max_attempts = limits["budget"], limits["skeletons"], limits["max_attempts"]
+            plan_time = limits["plan_time"]
         cfg = EpisodeConfig(instruction, task or "berry1", seed, out_folder, gui, vlm, perception or "camera", max_attempts, budget,
                             scene=scene, skeletons=skeletons, plan_time=plan_time,
                             robot=robot or {"kortex": "kinova-gen3"}.get(backend, "ur5e"),
