@@ -184,3 +184,27 @@ def test_what_stands_in_a_container_the_plan_moved_went_with_it_and_was_not_knoc
     assert Execute._moved_later(judge, pick, after, {"fork"}, [pick]) is None
     knocked = Execute._moved_later(judge, pick, after, {"fork", "knife"}, [pick])
     assert knocked is not None and knocked.offending_objects == ("knife",) and "pushed or knocked" in knocked.reason
+
+
+def test_a_second_ctrl_c_while_the_planner_winds_down_keeps_the_run_folder(tmp_path):
+    # break-it: a second Ctrl-C soon after the first removed the whole run folder ("stopped … before the run
+    # finished setting up"): it came while the tree waited for the planning worker to return
+    out = tmp_path / "r"
+    proc = subprocess.Popen([sys.executable, "-m", "owl_bt.cli", "run", "", "--task", "souppour", "--vlm", "oracle",
+                             "--perception", "sim-state", "--out", str(out)], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        for line in proc.stderr:
+            if "plan running" in " ".join(line.split()):
+                break
+        time.sleep(1.0)  # the planner is drawing samples
+        proc.send_signal(signal.SIGINT)
+        time.sleep(0.1)
+        proc.send_signal(signal.SIGINT)
+        stdout, stderr = proc.communicate(timeout=120)
+    finally:
+        proc.kill()
+    assert proc.returncode == 130, stderr
+    assert "Traceback" not in stderr and "was removed" not in stderr, stderr
+    assert out.is_dir() and not out.with_name("r.partial").exists()
+    assert json.loads((out / "plan.json").read_text())["result"]["interrupted"] is True

@@ -70,6 +70,7 @@ class _Sigint:
     def __init__(self, services: Services) -> None:
         self.services = services
         self.old: dict = {}
+        self.ticking = True  # False once the tree has ended: a further stop waits for the run's folder (owl_bt.cli)
 
     def __enter__(self) -> _Sigint:
         if threading.current_thread() is threading.main_thread():
@@ -82,6 +83,8 @@ class _Sigint:
 
     def _handle(self, signum, frame) -> None:
         if self.services.stop_request.is_set():
+            if not self.ticking:  # (break-it: a second Ctrl-C while the worker wound down removed the whole run folder)
+                return
             raise KeyboardInterrupt
         self.services.stopped_by = signal_words(signum)
         _stop(self.services)
@@ -116,7 +119,7 @@ def run_tree(services: Services, instruction: str, max_attempts: int = 4, on_tic
     shown = seed.attempt  # the attempt whose end is snapshotted next (for the run report)
     after_stop = 0
     done = (py_trees.common.Status.SUCCESS, py_trees.common.Status.FAILURE)
-    with _Sigint(services):
+    with _Sigint(services) as signals:
         try:
             while root.status not in done:
                 if services.stop_request.is_set():
@@ -142,6 +145,7 @@ def run_tree(services: Services, instruction: str, max_attempts: int = 4, on_tic
         except KeyboardInterrupt:  # a second Ctrl-C, or one raised inside a tick
             _stop(services)
             root.stop(py_trees.common.Status.INVALID)
+        signals.ticking = False
         worker.drain(DRAIN_S)  # nothing may touch the world once the caller closes it
     elapsed = time.monotonic() - start
     _fill(stats, starts, flags, elapsed)
