@@ -111,9 +111,9 @@ MAX_BUDGET, MAX_SKELETONS = 100_000, 100  # far above the reference's 500 and 5;
 
 
 def check_plan_time(seconds: float) -> None:
-    """--plan-time: more than 0 seconds, at most a day; else UsageError (exit 2)."""
-    if not 0.0 < seconds <= 86_400.0:
-        raise UsageError(f"--plan-time must be more than 0 and at most 86400 seconds (a day), got {seconds:g}")
+    """--plan-time: from 0.01 seconds to a day; else UsageError (exit 2)."""
+    if not 0.01 <= seconds <= 86_400.0:  # (NaN fails it too)
+        raise UsageError(f"--plan-time must be from 0.01 to 86400 seconds (a day), got {seconds!r}")
 
 
 def check_budgets(budget: int, skeletons: int) -> None:

@@ -82,8 +82,9 @@ def test_a_planning_round_past_its_time_limit_ends_the_run_without_replanning(tm
     assert start["plan_time"] == 0.01
 
 
-@pytest.mark.parametrize("value", ["0", "-5", "100000"])
+@pytest.mark.parametrize("value", ["0", "-5", "100000", "1e-320", "86400.0001", "nan"])
 def test_a_plan_time_out_of_range_is_a_usage_error(tmp_path, value):
     proc = owl("run", INSTRUCTION, "--plan-time", value, "--out", str(tmp_path / "run"))
-    assert proc.returncode == 2 and "--plan-time must be more than 0" in proc.stderr, proc.stderr
+    assert proc.returncode == 2 and "--plan-time must be from 0.01 to 86400 seconds" in proc.stderr, proc.stderr
+    assert f"got {float(value)!r}" in proc.stderr
     assert not (tmp_path / "run").exists()

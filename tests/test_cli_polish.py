@@ -401,6 +401,10 @@ def test_a_refused_run_with_json_says_why_on_stdout_as_json(tmp_path):
     assert not (tmp_path / "r").exists() and not (tmp_path / "r.partial").exists()
     empty = owl("run", "   ", "--json", "--out", str(tmp_path / "r"))
     assert empty.returncode == 2 and json.loads(empty.stdout)["error"].startswith("the instruction is empty")
+    for bad in (["--seed", "abc"], ["--robot", "abb"], ["--bogus"]):  # refused by the option parser itself
+        parsed = owl("run", "put the strawberry on the plate", "--json", *bad)
+        assert parsed.returncode == 2 and json.loads(parsed.stdout)["exit_code"] == 2, parsed.stdout + parsed.stderr
+        assert json.loads(parsed.stdout)["error"] == last_line(parsed.stderr).removeprefix("owl-bt: ")
 
 
 def test_the_oracle_with_another_method_still_answers_only_its_own_goal(tmp_path):

@@ -108,6 +108,12 @@ def _app() -> int:
         reason = reason.replace("Value error, ", "")  # typer's value checks word it as pydantic does
         ctx = getattr(exc, "ctx", None)
         see = f"; see {ctx.command_path} --help" if ctx is not None else ""
-        print(f"owl-bt: {reason[:1].lower()}{reason[1:].rstrip('.')}{see}", file=sys.stderr)
-        return int(getattr(exc, "exit_code", 2))
+        line = f"{reason[:1].lower()}{reason[1:].rstrip('.')}{see}"
+        code = int(getattr(exc, "exit_code", 2))
+        if sys.argv[1:2] == ["run"] and "--json" in sys.argv[2:]:  # as `run --json` answers its own refusals
+            import json
+
+            print(json.dumps({"success": False, "error": line, "exit_code": code}))  # (break-it: stdout was empty)
+        print(f"owl-bt: {line}", file=sys.stderr)
+        return code
     return code if isinstance(code, int) else 0
