@@ -76,6 +76,7 @@ def test_a_replay_reruns_the_recorded_method_budget_skeletons_and_attempts(tmp_p
     assert (start["method"], start["budget"], start["skeletons"], start["max_attempts"], start["plan_time"]) == (
         "no-back", 40, 1, 2, 300.0)
     for args, said in ((["--budget", "200"], "--budget (40)"), (["--plan-time", "60"], "--plan-time (300.0)"),
-                       (["-m", "no-sample"], "recorded method (no-back)")):
+                       (["-m", "no-sample"], "recorded method (no-back)"),
+                       (["--vlm", "offline"], "cannot be combined with --vlm offline")):
         bad = owl("run", "--replay", str(tmp_path / "a"), *args, "--out", str(tmp_path / "c"), "-q")
         assert bad.returncode == 2 and said in bad.stderr and len(bad.stderr.strip().splitlines()) == 1, bad.stderr

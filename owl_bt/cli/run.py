@@ -116,7 +116,7 @@ def run(
     if method == "oracle" and vlm not in (None, "oracle"):  # break-it: --method oracle --vlm offline ran the oracle, unsaid
         raise fail(UsageError(f"--method oracle answers with each task's hand-written sketch and checkers, not a model: "
                               f"it cannot be combined with --vlm {vlm}; leave --vlm out"))
-    vlm = vlm or "offline"
+    given_vlm, vlm = vlm, vlm or "offline"
     try:
         if scene is not None:
             check_regular_file(scene, "the scene file", SCENE_MAX_BYTES)
@@ -160,7 +160,7 @@ def run(
                               "\"put the strawberry onto the light-grey region\""))
     try:
         if replay is not None:
-            rec = replayed(replay, instruction, task, scene, vlm, faults, fault_seed, seed, method)
+            rec = replayed(replay, instruction, task, scene, given_vlm or "replay", faults, fault_seed, seed, method)
             instruction, task, seed, vlm = rec.instruction, rec.task, rec.seed, rec.vlm
             faults, fault_seed = rec.faults, rec.fault_seed  # the same faults at the same draws
             perception, robot = perception or rec.perception, robot or rec.robot
