@@ -4,6 +4,8 @@ run before it pays for them; `validate` checks one (a second at most)."""
 
 from __future__ import annotations
 
+import ipaddress
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -76,9 +78,14 @@ def validate(cfg: EpisodeConfig) -> tasks.Task | Scene:
         raise UsageError(str(exc.args[0])) from None
     if cfg.backend not in BACKENDS:
         raise UsageError(f"unknown backend {cfg.backend!r}; available: {', '.join(BACKENDS)}")
+    if cfg.backend == "sim" and cfg.execute:  # (break-it: taken silently)
+        raise UsageError("--execute moves a hardware arm (--backend kortex or rtde); the simulated arm always moves: "
+                         "leave --execute out")
     if cfg.backend != "sim":
         if not cfg.ip:
             raise UsageError(f"--backend {cfg.backend} needs the arm's address: --ip ADDRESS")
+        if re.fullmatch(r"[\d.]+", cfg.ip) and not _ipv4(cfg.ip):  # (break-it: 999.1.1.1 was taken)
+            raise UsageError(f"--ip {cfg.ip} is not an IPv4 address (four numbers 0-255, e.g. 192.168.1.10)")
         if cfg.robot != ROBOT_OF[cfg.backend]:
             raise UsageError(f"--backend {cfg.backend} drives the {ROBOT_OF[cfg.backend]}, not the {cfg.robot}: "
                              f"add --robot {ROBOT_OF[cfg.backend]}")
@@ -98,6 +105,14 @@ def validate(cfg: EpisodeConfig) -> tasks.Task | Scene:
     if fault_spec and cfg.backend != "sim":
         raise UsageError("--faults injects faults into the simulated arm; it cannot be used with a hardware --backend")
     return task
+
+
+def _ipv4(text: str) -> bool:
+    try:
+        ipaddress.IPv4Address(text)
+    except ValueError:
+        return False
+    return True
 
 
 def same_words(a: str, b: str) -> bool:

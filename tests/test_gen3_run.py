@@ -37,6 +37,8 @@ def test_hardware_usage_errors_are_one_line_and_leave_no_folder(tmp_path):
         (("--backend", "ros",), "invalid value for '--backend': 'ros' is not one of 'sim'"),
         (("--robot", "panda",), "invalid value for '--robot': 'panda' is not one of 'ur5e'"),
         (("--speed", "1.5",), "--speed"),
+        (("--execute",), "--execute moves a hardware arm"),  # break-it: both were taken silently
+        (("--backend", "rtde", "--ip", "999.1.1.1"), "--ip 999.1.1.1 is not an IPv4 address"),
     ]
     for i, (args, words) in enumerate(cases):
         out = tmp_path / f"r{i}"
