@@ -88,3 +88,13 @@ def test_a_plan_time_out_of_range_is_a_usage_error(tmp_path, value):
     assert proc.returncode == 2 and "--plan-time must be from 0.01 to 86400 seconds" in proc.stderr, proc.stderr
     assert f"got {float(value)!r}" in proc.stderr
     assert not (tmp_path / "run").exists()
+
+
+def test_a_long_planning_round_says_where_it_is(tmp_path):
+    # newcomer: the progress sat at 'plan running' (or at the stage before) for minutes with no sign of life
+    proc = owl("run", "", "--task", "souppour", "--vlm", "oracle", "--perception", "sim-state", "--plan-time", "12",
+               "--out", str(tmp_path / "run"))
+    assert proc.returncode == 1, proc.stderr
+    lines = [" ".join(line.split()) for line in proc.stderr.splitlines()]
+    said = [line for line in lines if line.startswith("plan running — 10 s (of at most 12): skeleton 1 of at most 5, ")]
+    assert said and " continuous samples drawn, sampling " in said[0], proc.stderr

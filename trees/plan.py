@@ -23,7 +23,7 @@ from trees.recover import caught_on_hand, hanging
 from trees.worker import WorkerBehaviour
 
 RAISED_LIMIT = 200  # characters of each checker error quoted in a planning failure (break-it: 18,571 characters)
-PROGRESS_EVERY_S = 30.0  # seconds between progress lines while a planning round runs
+PROGRESS_FIRST_S, PROGRESS_EVERY_S = 10.0, 30.0  # a long planning round's progress lines: the first after 10 s, then every 30 s
 
 
 @dataclass
@@ -48,15 +48,16 @@ class PlanBehaviour(WorkerBehaviour):
         self._watch, self._started, self._told = PlanWatch(), time.monotonic(), 0
 
     def progress(self) -> None:
-        """Every PROGRESS_EVERY_S of a long planning round, say where it is (the progress line shows
-        the feedback): newcomer runs sat at 'plan running' for minutes with no sign of life."""
+        """After PROGRESS_FIRST_S of a long planning round and every PROGRESS_EVERY_S after, say where it is
+        (the progress line shows the feedback): newcomer runs sat at 'plan running' for minutes, no sign of life."""
         elapsed = time.monotonic() - self._started
-        if elapsed < (self._told + 1) * PROGRESS_EVERY_S:
+        if elapsed < PROGRESS_FIRST_S + self._told * PROGRESS_EVERY_S:
             return
-        self._told = int(elapsed // PROGRESS_EVERY_S)
+        self._told = int((elapsed - PROGRESS_FIRST_S) // PROGRESS_EVERY_S) + 1
         w = self._watch
         at = f", sampling {w.step}" if w.step else ""
-        self.feedback_message = (f"{elapsed:.0f} s: skeleton {w.skeleton} of at most {self.services.max_skeletons}, "
+        self.feedback_message = (f"{elapsed:.0f} s (of at most {self.services.plan_time:g}): skeleton {w.skeleton} of at "
+                                 f"most {self.services.max_skeletons}, "
                                  f"{_count(w.samples, 'continuous sample')} drawn{at}")
 
     def work(self):
