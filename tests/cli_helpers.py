@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
+import time
 
 from typer.testing import CliRunner
 
@@ -16,6 +18,26 @@ def owl(*args: str, env: dict | None = None, stdin: str | None = None, timeout: 
     """`python -m owl_bt.cli ARGS` in a subprocess (captured text output; env added to os.environ)."""
     return subprocess.run([sys.executable, "-m", "owl_bt.cli", *args], capture_output=True, text=True, timeout=timeout,
                           input=stdin, env={**os.environ, **(env or {})}, **popen)
+
+
+def interrupted(*args: str, after: str, pauses: tuple[float, ...] = (0.05,), timeout: float = 120) -> tuple[int, str, str]:
+    """`python -m owl_bt.cli ARGS` in a subprocess: once a stderr line (its spaces collapsed) contains `after`,
+    Ctrl-C (SIGINT) after each of `pauses` (seconds) in turn. Returns (exit code, stdout, all of stderr)."""
+    proc = subprocess.Popen([sys.executable, "-m", "owl_bt.cli", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+    seen = []
+    try:
+        for line in proc.stderr:
+            seen.append(line)
+            if after in " ".join(line.split()):
+                break
+        for pause in pauses:
+            time.sleep(pause)
+            proc.send_signal(signal.SIGINT)
+        stdout, rest = proc.communicate(timeout=timeout)
+    finally:
+        proc.kill()
+    return proc.returncode, stdout, "".join(seen) + rest
 
 
 def here(*args: str):

@@ -17,6 +17,7 @@ from types import SimpleNamespace
 import numpy as np
 import py_trees
 import pytest
+from cli_helpers import interrupted
 
 from owl_bt.faults import seed_for
 from owl_bt.state import RobotState, WorldState
@@ -117,19 +118,10 @@ def test_ctrl_c_stops_the_arm_first_then_the_tree_while_it_ticks_at_10_hz():
 @pytest.mark.slow
 def test_ctrl_c_on_a_real_run_stops_the_arm_and_writes_the_whole_folder(tmp_path):
     out = tmp_path / "r"
-    proc = subprocess.Popen([sys.executable, "-m", "owl_bt.cli", "run", BERRY, "--task", "berry1", "--vlm", "oracle",
-                             "--perception", "sim-state", "--out", str(out)], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
-    try:
-        for line in proc.stderr:
-            if "execute running" in " ".join(line.split()):
-                break
-        time.sleep(0.05)  # the arm is moving (a step takes about half a second)
-        proc.send_signal(signal.SIGINT)
-        stdout, stderr = proc.communicate(timeout=120)
-    finally:
-        proc.kill()
-    assert proc.returncode == 130, stderr
+    # the arm is moving (a step takes about half a second)
+    code, stdout, stderr = interrupted("run", BERRY, "--task", "berry1", "--vlm", "oracle", "--perception", "sim-state",
+                                       "--out", str(out), after="execute running", pauses=(0.05,))
+    assert code == 130, stderr
     assert "stopped by Ctrl-C (SIGINT); the arm was stopped first" in stderr and "Traceback" not in stderr
     # the progress lines do not call the stop a failure (break-it: "stop-arm failure — … the arm was stopped")
     lines = [" ".join(line.split()) for line in stderr.splitlines()]
@@ -190,21 +182,9 @@ def test_a_second_ctrl_c_while_the_planner_winds_down_keeps_the_run_folder(tmp_p
     # break-it: a second Ctrl-C soon after the first removed the whole run folder ("stopped … before the run
     # finished setting up"): it came while the tree waited for the planning worker to return
     out = tmp_path / "r"
-    proc = subprocess.Popen([sys.executable, "-m", "owl_bt.cli", "run", "", "--task", "souppour", "--vlm", "oracle",
-                             "--perception", "sim-state", "--out", str(out)], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
-    try:
-        for line in proc.stderr:
-            if "plan running" in " ".join(line.split()):
-                break
-        time.sleep(1.0)  # the planner is drawing samples
-        proc.send_signal(signal.SIGINT)
-        time.sleep(0.1)
-        proc.send_signal(signal.SIGINT)
-        stdout, stderr = proc.communicate(timeout=120)
-    finally:
-        proc.kill()
-    assert proc.returncode == 130, stderr
+    code, stdout, stderr = interrupted("run", "", "--task", "souppour", "--vlm", "oracle", "--perception", "sim-state",
+                                       "--out", str(out), after="plan running", pauses=(1.0, 0.1))
+    assert code == 130, stderr
     assert "Traceback" not in stderr and "was removed" not in stderr, stderr
     assert out.is_dir() and not out.with_name("r.partial").exists()
     assert json.loads((out / "plan.json").read_text())["result"]["interrupted"] is True
