@@ -111,9 +111,9 @@ def _app() -> int:
         line = f"{reason[:1].lower()}{reason[1:].rstrip('.')}{see}"
         code = int(getattr(exc, "exit_code", 2))
         if sys.argv[1:2] == ["run"] and "--json" in sys.argv[2:]:  # as `run --json` answers its own refusals
-            import json
+            from owl_bt.cli.base import print_refusal_json
 
-            print(json.dumps({"success": False, "error": line, "exit_code": code}))  # (break-it: stdout was empty)
+            print_refusal_json(line, code)  # (break-it: stdout was empty)
         print(f"owl-bt: {line}", file=sys.stderr)
         return code
     return code if isinstance(code, int) else 0

@@ -30,6 +30,15 @@ err = make_console(stderr=True)
 __all__ = ["OwlCommand", "app", "err", "fail", "out", "stops_handled_here"]
 
 
+def print_refusal_json(reason: str, code: int) -> None:
+    """`run --json`'s answer to a refused run on stdout: {"success": false, "error": reason, "exit_code": code}."""
+    import json
+    import sys
+
+    print(json.dumps({"success": False, "error": reason, "exit_code": code}))
+    sys.stdout.flush()
+
+
 def fail(exc: OwlError) -> typer.Exit:
     """Print `exc`'s one-line reason on stderr (as text, never markup); the Exit to raise with its code."""
     err.print(f"owl-bt: {exc.reason}", markup=False, soft_wrap=True)

@@ -17,7 +17,7 @@ import typer
 from rich.syntax import Syntax
 
 from owl_bt.cli import choices
-from owl_bt.cli.base import OwlCommand, app, err, out
+from owl_bt.cli.base import OwlCommand, app, err, out, print_refusal_json
 from owl_bt.cli.base import fail as base_fail
 from owl_bt.cli.display import check_display
 from owl_bt.cli.inputs import SCENE_MAX_BYTES, check_regular_file, file_option, out_path
@@ -333,6 +333,5 @@ def _live_or_lines(quiet: bool):
 def _json_fail(exc: OwlError) -> typer.Exit:
     """As `base.fail`, and one JSON object on stdout ({"success": false, "error": reason, "exit_code": code}) for
     a caller reading --json (break-it: a usage error with --json left stdout empty)."""
-    print(json.dumps({"success": False, "error": exc.reason, "exit_code": exc.exit_code}))
-    sys.stdout.flush()
+    print_refusal_json(exc.reason, exc.exit_code)
     return base_fail(exc)
