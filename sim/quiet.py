@@ -8,12 +8,21 @@ import os
 import sys
 from collections.abc import Iterator
 
+from owl_bt.output_lock import OUTPUT_LOCK
+
 _LIBC = ctypes.CDLL(None)
 
 
 @contextlib.contextmanager
 def quiet() -> Iterator[None]:
-    """Point file descriptors 1 and 2 at /dev/null for the block, then restore them."""
+    """Point file descriptors 1 and 2 at /dev/null for the block, then restore them. The process's
+    console output waits meanwhile (OUTPUT_LOCK, held for the block): the redirection is the whole
+    process's, and a line another thread printed in it was lost."""
+    with OUTPUT_LOCK:
+        yield from _quiet()
+
+
+def _quiet() -> Iterator[None]:
     fds = []
     for stream in (sys.stdout, sys.stderr):
         try:

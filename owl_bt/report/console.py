@@ -4,14 +4,18 @@ On a terminal rich follows the terminal's width. Elsewhere (a pipe, a log file, 
 assume 80 columns and wrap every longer line; there lines are printed whole instead (soft wrap) and
 rules, tables and code blocks are WIDTH columns wide. `COLUMNS`, when set, wins as rich documents.
 Only what goes through these consoles changes: `--json` output is printed with `print`, so stdout
-stays exactly one JSON object.
+stays exactly one JSON object. They write under `OUTPUT_LOCK` (owl_bt/output_lock.py), so that no line
+is printed into the moment another thread has the process's output pointed at /dev/null.
 """
 
 from __future__ import annotations
 
 import os
+import sys
 
 from rich.console import Console
+
+from owl_bt.output_lock import OUTPUT_LOCK
 
 WIDTH = 120  # columns of rules and tables when the output is not a terminal
 
@@ -19,18 +23,41 @@ WIDTH = 120  # columns of rules and tables when the output is not a terminal
 MIN_COLUMNS = 20  # a COLUMNS below this (or not a number) is ignored: rich printed nothing at all for COLUMNS=0
 
 
+class HeldStream:
+    """sys.stdout or sys.stderr as it is at each call (a test runner swaps them), written and
+    flushed under OUTPUT_LOCK; everything else (isatty, fileno, encoding) is the stream's own."""
+
+    def __init__(self, stderr: bool) -> None:
+        self._stderr = stderr
+
+    @property
+    def stream(self):
+        return sys.stderr if self._stderr else sys.stdout
+
+    def write(self, text: str) -> int:
+        with OUTPUT_LOCK:
+            return self.stream.write(text)
+
+    def flush(self) -> None:
+        with OUTPUT_LOCK:
+            self.stream.flush()
+
+    def __getattr__(self, name: str):
+        return getattr(self.stream, name)
+
+
 def make_console(stderr: bool = False) -> Console:
     """A Console on stdout (or stderr) that wraps at the terminal's width on a terminal and does
     not wrap text (WIDTH columns for rules and tables) when the stream is not a terminal."""
     columns = os.environ.get("COLUMNS")
     if columns is not None and not (columns.strip().isdigit() and int(columns) >= MIN_COLUMNS):
-        terminal = Console(stderr=stderr).is_terminal
+        terminal = Console(file=HeldStream(stderr)).is_terminal
         try:
             width = os.get_terminal_size(2 if stderr else 1).columns if terminal else WIDTH
         except OSError:
             width = WIDTH
-        return Console(stderr=stderr, highlight=False, width=max(width, MIN_COLUMNS), soft_wrap=not terminal)
-    console = Console(stderr=stderr, highlight=False)
+        return Console(file=HeldStream(stderr), highlight=False, width=max(width, MIN_COLUMNS), soft_wrap=not terminal)
+    console = Console(file=HeldStream(stderr), highlight=False)
     if console.is_terminal or columns:
         return console
-    return Console(stderr=stderr, highlight=False, width=WIDTH, soft_wrap=True)
+    return Console(file=HeldStream(stderr), highlight=False, width=WIDTH, soft_wrap=True)
