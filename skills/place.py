@@ -7,8 +7,9 @@ an orientation that is either the one it hangs in now turned about z, or one of 
 (upright, upside down, on a side) with any yaw — which is how a mug lying on its side gets stood
 up, or a fork gets stood in a mug (reorientation). Controller: free motion to 10 cm above, straight
 descent, open, straight retreat; then physics settles the object in the planning model and the
-engineered constraints are checked: it comes to rest, on (or inside) the target. Generated
-checkers are evaluated by the refiner on the resulting state.
+engineered constraints are checked: it comes to rest, on (or inside) the target, and on the table
+1 cm clear of other movable things. Generated checkers are evaluated by the refiner on the
+resulting state.
 """
 
 from __future__ import annotations
@@ -22,10 +23,11 @@ from owl_bt.state import ObjectState, Pose, rotation_matrix
 from owl_bt.tamp.hand_sweep import hand_sweep
 from owl_bt.tamp.operators import OperatorSchema
 from owl_bt.tamp.planning_model import PlanningModel
-from sim.bullet import from_bullet, to_bullet
+from sim.bullet import from_bullet
 from sim.robot import MAX_OPENING, WORKSPACE
 from skills.base import Grip, Move, Outcome, Skill
 from skills.motions import APPROACH, backed, cuts_into, pointing_down, raised, reach, straight, transit
+from skills.place_geometry import FACES, footprint_axis, gap_to_box, reach_in_opening, target_orientation
 from skills.place_lookahead import PlaceLookAhead
 
 REST_SPEED = 0.02  # m/s: slower than this after settling counts as at rest
@@ -38,21 +40,8 @@ STAND_DROP = 0.025  # m: a fork stood on end in the mug let go 3.7-5 cm up bounc
 RELEASE_ROOM = 0.02  # m the fingers open wider than the grip to let go in a container (1 cm a side) …
 MIN_RELEASE = 0.004  # m … and at least this much, or the release is refused (2 mm a side lets a grip go)
 RELEASE_PRESS = 0.007  # m the opened fingers may overlap a released object that stands, where they let go of it
+TABLE_GAP = 0.01  # m: set down on the table, an object comes to rest at least this far from other movable things
 KEEP_SHARE = 0.5  # share of samples that keep the hanging orientation (the rest try resting faces)
-# Resting faces of a box-like body as (roll, pitch) in its own frame: +z up, upside down, on each side.
-FACES = ((0.0, 0.0), (math.pi, 0.0), (0.0, math.pi / 2), (0.0, -math.pi / 2), (math.pi / 2, 0.0), (-math.pi / 2, 0.0))
-
-
-def target_orientation(obj: ObjectState, params: dict) -> tuple[float, float, float, float]:
-    """World quaternion of the placed object: the held orientation turned by `dyaw` about z, or
-    resting face `face` (index into FACES) turned to yaw `dyaw`."""
-    if params.get("face") is None:
-        zq = p.getQuaternionFromEuler((0, 0, params["dyaw"]))
-        return p.multiplyTransforms((0, 0, 0), zq, (0, 0, 0), to_bullet(obj.pose)[1])[1]
-    roll, pitch = FACES[params["face"]]
-    return p.getQuaternionFromEuler((roll, pitch, params["dyaw"]))
-
-
 class _PlaceSkill(PlaceLookAhead, Skill):
     inside = False
     faces = FACES  # (the look-ahead's)
@@ -93,7 +82,7 @@ class _PlaceSkill(PlaceLookAhead, Skill):
         for _ in range(ROOM_TRIES if rng.random() < ROOM_SHARE else 1):
             x = rng.uniform(min(cx, lo[0] + mx), max(cx, hi[0] - mx))
             y = rng.uniform(min(cy, lo[1] + my), max(cy, hi[1] - my))
-            room = min((_gap(x, y, b) for b in others), default=math.inf)
+            room = min((gap_to_box(x, y, b) for b in others), default=math.inf)
             if room > best:
                 best, params["x"], params["y"] = room, x, y
         return params
@@ -129,7 +118,7 @@ class _PlaceSkill(PlaceLookAhead, Skill):
         knife opposite the fork). `state`: the model's state now. Returns params with x, y and dyaw set."""
         floor, radius, _ = cavity
         obj = state.get(o)
-        axis = _footprint_axis(obj, {**params, "dyaw": 0.0})
+        axis = footprint_axis(obj, {**params, "dyaw": 0.0})
         inside = [n for n in model.objects if n not in (o, s) and model.in_cavity(n, s)]
         away = None
         if inside:  # the direction from the axis to where the contents stand, averaged
@@ -139,7 +128,7 @@ class _PlaceSkill(PlaceLookAhead, Skill):
         a = rng.uniform(-math.pi, math.pi) if away is None else away + rng.uniform(-math.pi / 4, math.pi / 4)
         turn = a + math.pi / 2 - axis + (math.pi if rng.random() < 0.5 else 0.0)
         params = {**params, "dyaw": math.atan2(math.sin(turn), math.cos(turn))}
-        r = _reach_in_opening(obj, params, radius, a) * math.sqrt(rng.uniform(WALL_SIDE, 1.0))
+        r = reach_in_opening(obj, params, radius, a) * math.sqrt(rng.uniform(WALL_SIDE, 1.0))
         params["x"], params["y"] = floor[0] + r * math.cos(a), floor[1] + r * math.sin(a)
         return params
 
@@ -162,7 +151,7 @@ class _PlaceSkill(PlaceLookAhead, Skill):
         floor, radius, _ = cavity
         dx, dy = params["x"] - floor[0], params["y"] - floor[1]
         r = math.hypot(dx, dy)
-        reach_r = _reach_in_opening(state.get(o), params, radius, math.atan2(dy, dx))
+        reach_r = reach_in_opening(state.get(o), params, radius, math.atan2(dy, dx))
         if r <= reach_r:
             return params
         k = reach_r / r
@@ -282,6 +271,9 @@ class _PlaceSkill(PlaceLookAhead, Skill):
         verdict = self.engineered(model, o, s)
         if verdict:
             return (verdict, s)
+        crowded = None if self.inside or model.state().get(s).category != "table" else _crowded(model, o)
+        if crowded:
+            return (f"{o} would come to rest less than {TABLE_GAP * 100:.0f} cm from {crowded}", crowded)
         state = model.state()
         failed = [name for name, check in model.step_checks if not check(state)]
         if failed:
@@ -344,43 +336,26 @@ class PlaceInsideSkill(_PlaceSkill):
         return None if inside else f"{o} does not end up inside {s}"
 
 
+def _crowded(model: PlanningModel, o: str) -> str | None:
+    """The movable object (not one inside o) that o, at rest in the planning model, is within TABLE_GAP
+    of, else None. The table has room, and a perception error of a few millimetres turns a near miss
+    into touching: a mug set down 1 mm from a knife's tip (UR5e Mug2 seed 4) had the knife's end under
+    its base, and lifting the knife later tipped the mug over, throwing out the fork inside it."""
+    inside = set(model.contents(o))
+    for other, bid in model.bodies.items():
+        if other == o or other in inside or model.objects[other].fixed:
+            continue
+        if p.getClosestPoints(model.bodies[o], bid, TABLE_GAP, physicsClientId=model.cid):
+            return other
+    return None
+
+
 def _rolls(obj: ObjectState, pose: Pose) -> bool:
     """Would `obj`, resting as `pose` says (world frame), roll when nudged: a ball, or a cylinder lying
     on its side?"""
     if obj.shape == "sphere":
         return True
     return obj.shape == "cylinder" and abs(rotation_matrix(*pose.euler)[2][2]) < 0.9
-
-
-def _extents(obj: ObjectState, params: dict) -> list[tuple[float, float]]:
-    """The xy projections (m) of o's three box edges (full lengths) when turned as `params` say."""
-    q = target_orientation(obj, params)
-    m = p.getMatrixFromQuaternion(q)
-    return [(m[j] * obj.size[j], m[3 + j] * obj.size[j]) for j in range(3)]
-
-
-def _footprint_axis(obj: ObjectState, params: dict) -> float:
-    """Direction (rad, world frame) of the long side of o's footprint when turned as `params` say."""
-    ex, ey = max(_extents(obj, params), key=lambda v: math.hypot(*v))
-    return math.atan2(ey, ex)
-
-
-def _reach_in_opening(obj: ObjectState, params: dict, radius: float, a: float, margin: float = 0.006) -> float:
-    """How far (m) from a round opening's axis, in direction `a` (rad), o's centre may be when
-    turned as `params` say, for its footprint (a box) to stay `margin` inside the wall of radius
-    `radius`: a knife on end, its blade along the wall, stands much nearer it than its width
-    suggests. 0 when it only just fits at the axis."""
-    er, et = (math.cos(a), math.sin(a)), (-math.sin(a), math.cos(a))
-    half_r = sum(abs(v[0] * er[0] + v[1] * er[1]) for v in _extents(obj, params)) / 2
-    half_t = sum(abs(v[0] * et[0] + v[1] * et[1]) for v in _extents(obj, params)) / 2
-    room = (radius - margin) ** 2 - half_t ** 2
-    return max(0.0, math.sqrt(room) - half_r) if room > 0 else 0.0
-
-
-def _gap(x: float, y: float, box) -> float:
-    """Horizontal distance (metres) from the point (x, y) to the axis-aligned box `box` (0 inside)."""
-    (ax, ay, _), (bx, by, _) = box
-    return math.hypot(max(ax - x, 0.0, x - bx), max(ay - y, 0.0, y - by))
 
 
 def is_inside(state, o: str, c: str) -> bool:
