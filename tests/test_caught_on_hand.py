@@ -11,7 +11,7 @@ from owl_bt.episode import EpisodeConfig, run_episode
 from owl_bt.state import Pose
 from sim import tasks
 from sim.world import SimWorld
-from trees.recover import caught_on_hand
+from trees.recover import caught_on_hand, hanging
 
 
 def _scene():
@@ -51,3 +51,24 @@ def test_the_run_that_lifted_the_mug_now_leaves_it_on_the_table(tmp_path):
     assert not [e for e in events if e["event"] == "failure" and (e.get("observed") or {}).get("caught")]
     assert result.success and result.declared_success, result.failure
     assert result.executed[-1] == "place_inside(strawberry, mug)"
+
+
+def test_a_mug_hanging_on_the_held_orange_is_caught_and_one_left_on_the_table_is_not():
+    # Gen3 Mug2 seed 8: the orange, wedged in the mug's mouth, was lifted and the mug came with it; the
+    # replans then looked for motions around the hanging mug for 40 minutes
+    world = _scene()
+    try:
+        state = world.ground_truth()
+        (x, y, z), _ = world.robot.tcp_pose()
+        mug, orange = state.get("mug"), state.get("orange")
+        held = state.with_pose("orange", Pose(x, y, z, 0.0, 0.0, 0.0))
+        held = held.__class__(objects=held.objects, robot=world.robot_state("orange"), source=held.source)
+        assert caught_on_hand(held) == ()  # lifted clear of the mug, which stays on the table
+        # the mug up around the orange's lower half, its rim against it, clear of the table
+        rim = z - orange.size[2] / 4
+        hung = held.with_pose("mug", Pose(x, y, rim - mug.size[2] / 2, 0.0, 0.0, 0.0))
+        assert caught_on_hand(hung) == ("mug",)
+        line = hanging(("mug",), "after pick(orange)", "orange")
+        assert line.startswith("mug hangs on the orange in the gripper after pick(orange)")
+    finally:
+        world.close()

@@ -214,7 +214,7 @@ class Execute(WorkerBehaviour):
                            {"held_check": True}, kind=POSTCONDITION)
         caught = caught_on_hand(obs)
         if caught:
-            return Failure("monitor", hanging(caught, f"after {step.op}"), str(step.op), caught,
+            return Failure("monitor", hanging(caught, f"after {step.op}", held), str(step.op), caught,
                            {"caught": list(caught), "held_check": True}, kind=POSTCONDITION)
         unseen = [a for a in (*step.op.args, *step.expected) if a not in obs.objects and a != "table"]
         if unseen:

@@ -65,9 +65,9 @@ class PlanBehaviour(WorkerBehaviour):
         c = self._constraints
         held_now = self._world.robot.held if self._world.robot else None
         holds = list(c.action_checkers().values())  # the states the sketch asks for on the way
-        caught = caught_on_hand(self._world) if held_now is None else ()
+        caught = caught_on_hand(self._world)
         if caught:  # not at rest: no goal holds, and no skill takes a thing off the fingers
-            return Failure("plan", hanging(caught, "now"), "", caught, {"caught": list(caught), "retryable": False})
+            return Failure("plan", hanging(caught, "now", held_now), "", caught, {"caught": list(caught), "retryable": False})
         if held_now is None and all(c.checkers.evaluate(n, self._world) for n in c.goal_checkers()) and (
                 _sketch_carried_out([str(a.op) for a in c.sketch.actions], self._executed)
                 or all(c.checkers.evaluate(n, self._world) for n in holds)):

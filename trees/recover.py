@@ -23,24 +23,29 @@ CAUGHT_FREE = 0.01  # m: … when nothing else (the table, another object) is th
 
 
 def caught_on_hand(world: WorldState) -> tuple[str, ...]:
-    """Objects that hang on the arm or hand though it holds nothing (a mug that came away on the open
-    fingers as they left the strawberry put in it): within CAUGHT_NEAR of the robot, and carried by
-    nothing fixed — no chain of things each within CAUGHT_FREE of the next (what is in the mug is carried
-    with it) leads from it to the table or to what the hand holds, which is not among them. A scene with one is not
-    at rest: no goal holds in it, and no skill can set the thing down (newcomer: "put the strawberry in
-    the mug" ended with the mug in the air at home and was judged done)."""
+    """Objects that hang on the arm or hand, or on what it holds (a mug that came away on the open
+    fingers as they left the strawberry put in it; a mug lifted with the orange wedged in its mouth):
+    within CAUGHT_NEAR of the robot (or CAUGHT_FREE of what it holds), and carried by nothing fixed —
+    no chain of things each within CAUGHT_FREE of the next (what is in the mug is carried with it)
+    leads from it to the table or to what rides on the held object (its centre over the held object's
+    footprint and above its bottom: the soup in a held can). The held object carries nothing else: a
+    thing that hangs below it hangs on the hand. A scene with one is not at rest: no goal holds in it,
+    and no skill can set the thing down (newcomer: "put the strawberry in the mug" ended with the mug
+    in the air at home and was judged done; Gen3 Mug2 seed 8 planned for 40 minutes around a mug
+    hanging on the held orange)."""
     model = PlanningModel(world)
     try:
         def near(a: int, b: int, d: float) -> bool:
             return bool(p.getClosestPoints(a, b, d, physicsClientId=model.cid))
 
         bodies = model.bodies
-        at_hand = [n for n, b in bodies.items()
-                   if n != model.held and not world.get(n).fixed and near(model.robot.body, b, CAUGHT_NEAR)]
+        held = bodies.get(model.held) if model.held is not None else None
+        at_hand = [n for n, b in bodies.items() if n != model.held and not world.get(n).fixed and (
+            near(model.robot.body, b, CAUGHT_NEAR) or (held is not None and near(held, b, CAUGHT_FREE)))]
         if not at_hand:
             return ()
-        # the table, regions and what the hand holds carry what rests on (or in) them: the soup in a held can
-        carried = {n for n in bodies if world.get(n).fixed or n == model.held}
+        # the table, regions and what rides on the held object carry what rests on (or in) them
+        carried = {n for n in bodies if world.get(n).fixed} | set(_riders(world, model.held))
         grew = True
         while grew:
             new = {n for n, b in bodies.items() if n not in carried and any(near(b, bodies[c], CAUGHT_FREE) for c in carried)}
@@ -51,10 +56,24 @@ def caught_on_hand(world: WorldState) -> tuple[str, ...]:
         model.close()
 
 
-def hanging(caught: tuple[str, ...], when: str) -> str:
-    """The one-line reason for objects caught on the hand."""
+def _riders(world: WorldState, held: str | None) -> list[str]:
+    """Movable objects whose centre is over the held object's footprint (its box in x, y) and above its
+    bottom: what it carries (the soup in a held can, a fork leaning in a held mug). World frame."""
+    if held is None:
+        return []
+    (ax, ay, az), (bx, by, _) = world.get(held).aabb()
+    return [n for n, o in world.objects.items() if n != held and not o.fixed
+            and ax <= o.pose.x <= bx and ay <= o.pose.y <= by and o.pose.z > az]
+
+
+def hanging(caught: tuple[str, ...], when: str, held: str | None = None) -> str:
+    """The one-line reason for objects caught on the hand (or on the held object `held`)."""
     things = " and ".join(caught)
-    return (f"{things} {'hang' if len(caught) > 1 else 'hangs'} on the gripper {when}, though it holds nothing "
+    verb = "hang" if len(caught) > 1 else "hangs"
+    if held is not None:
+        return (f"{things} {verb} on the {held} in the gripper {when} (it came away with it); no skill here can "
+                f"set {'them' if len(caught) > 1 else 'it'} down: take it off and run again")
+    return (f"{things} {verb} on the gripper {when}, though it holds nothing "
             "(it came away with the fingers); no skill here can set it down: take it off the gripper and run again")
 
 
