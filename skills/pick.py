@@ -25,7 +25,10 @@ from skills.base import Grip, Move, Outcome, Skill
 from skills.motions import APPROACH, backed, cuts_into, pointing_down, raised, reach, straight, touching_now, transit
 
 LIFT = 0.12  # metres
-SUPPORT_CLEARANCE = 0.002  # metres the closed fingers keep above what the object rests on
+BALL_OFFSET = 0.002  # metres a ball's grasp may be off its middle
+SUPPORT_CLEARANCE = 0.002  # metres the closed fingers keep above what the object rests on ...
+WALL_CLEARANCE = 0.01  # ... and from a movable support's wall or rim beside it: a few millimetres of perception error
+# and the fingers pinch it with the object (Gen3 Mug2 seeds 8, 9: the orange lifted off the mug's mouth took the mug along)
 SIDE_SHARE = 0.25  # share of grasps from the side for an object standing taller than SIDE_MIN_HEIGHT ...
 POUR_SIDE_SHARE = 0.8  # ... when it is to be poured next (from above, the palm covers its mouth)
 SIDE_MIN_HEIGHT = 0.06  # metres
@@ -92,6 +95,9 @@ class PickSkill(Skill):
         if obj.category not in CONTAINER_CATEGORIES or rng.random() < 0.7:
             # near the middle: up to 40 % of an elongated half-size, 25 % otherwise
             local = tuple(rng.uniform(-1, 1) * h * (0.4 if h > 1.5 * short else 0.25) for h in (hx, hy))
+            if obj.shape == "sphere":  # the closing pads centre a ball: held off its middle, it is only pushed
+                # (Gen3 Mug2 seed 9: an orange gripped 7 mm off centre was pushed into the mug's rim and jammed there)
+                local = tuple(rng.uniform(-BALL_OFFSET, BALL_OFFSET) for _ in range(2))
             # A thin object (a fork flat on the table) is pinched by the fingertips, which swing down to
             # 1.8 cm below the TCP as they close: hold the TCP just high enough for them to clear the table.
             lift = FINGERTIP_DROP + 0.002 - hz
@@ -146,9 +152,13 @@ class PickSkill(Skill):
         supports = [s for s in touching_now(model, o) if s != o]
         scrape = next((s for s in supports if p.getClosestPoints(model.robot.body, model.bodies[s], SUPPORT_CLEARANCE,
                                                                  physicsClientId=model.cid)), None)
+        walled = next((s for s in supports if not model.objects[s].fixed and _near_wall(model, o, s)), None)
         model.robot.reset_fingers(0.0)
         if scrape is not None:
             return Outcome.fail(f"the closing fingers would dig into {scrape} under {o}", o)
+        if walled is not None:
+            return Outcome.fail(f"the closed fingers would come within {WALL_CLEARANCE * 100:.0f} cm of {walled}'s "
+                                f"rim or wall beside {o} and could take it along", o)
         # from above for a hand pointing down; a hand held sideways comes in along its fingers
         q_pre = reach(model, raised(target, APPROACH) if pointing_down(target) else backed(target, APPROACH), seed=q_grasp)
         if q_pre is None:
@@ -195,6 +205,15 @@ class PickSkill(Skill):
         shape = [Grip("open", width=preshape)] if preshape is not None else []
         return Outcome(ok=True, commands=[Move(path), *shape, Move(approach), Grip("close", expect=o), Move(lift)],
                        expected={o: model.pose(o)})
+
+
+def _near_wall(model: PlanningModel, o: str, s: str) -> bool:
+    """Are the fingers, as the arm and fingers are now set, within WALL_CLEARANCE of a part of movable
+    support s that rises beside o (more than 5 mm above o's lowest point, world frame: a mug's rim
+    around the orange in its mouth), rather than lying under it (a plate under a strawberry)?"""
+    floor = model.lowest_point(o)[2] + 0.005
+    return any(c[6][2] > floor for c in p.getClosestPoints(model.robot.body, model.bodies[s], WALL_CLEARANCE,
+                                                           physicsClientId=model.cid))
 
 
 def _rim_grasp(model: PlanningModel, o: str, rng: np.random.Generator) -> dict | None:
