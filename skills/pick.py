@@ -210,8 +210,12 @@ class PickSkill(Skill):
 def _near_wall(model: PlanningModel, o: str, s: str) -> bool:
     """Are the fingers, as the arm and fingers are now set, within WALL_CLEARANCE of a part of movable
     support s that rises beside o (more than 5 mm above o's lowest point, world frame: a mug's rim
-    around the orange in its mouth), rather than lying under it (a plate under a strawberry)?"""
-    floor = model.lowest_point(o)[2] + 0.005
+    around the orange in its mouth), rather than lying under it (a plate under a strawberry)? Only for
+    an s that reaches lower than o (o rests on or in it): not the ball inside a mug being picked."""
+    low = model.lowest_point(o)[2]
+    if model.lowest_point(s)[2] > low - 0.005:  # not under o: something o touches beside it, or its contents
+        return False
+    floor = low + 0.005
     return any(c[6][2] > floor for c in p.getClosestPoints(model.robot.body, model.bodies[s], WALL_CLEARANCE,
                                                            physicsClientId=model.cid))
 
