@@ -42,6 +42,8 @@ MIN_RELEASE = 0.004  # m … and at least this much, or the release is refused (
 RELEASE_PRESS = 0.007  # m the opened fingers may overlap a released object that stands, where they let go of it
 TABLE_GAP = 0.01  # m: set down on the table, an object comes to rest at least this far from other movable things
 KEEP_SHARE = 0.5  # share of samples that keep the hanging orientation (the rest try resting faces)
+
+
 class _PlaceSkill(PlaceLookAhead, Skill):
     inside = False
     faces = FACES  # (the look-ahead's)
