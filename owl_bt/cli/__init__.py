@@ -30,9 +30,25 @@ def _stopped_starting_up(signum: int, frame: object) -> None:
     os._exit(130)
 
 
+def _reopen_closed_streams() -> None:
+    """Point a standard stream the caller closed (`>&-`, `2>&-`) at /dev/null, as if it were sent there:
+    with stdout closed, importing py_trees raised on `sys.stdout.encoding` (None); with stderr closed, the
+    program ended at its first line, so `run --json 2>&-` printed no JSON (break-it)."""
+    for fd, name in ((1, "stdout"), (2, "stderr")):
+        try:
+            os.fstat(fd)
+        except OSError:
+            null = os.open(os.devnull, os.O_WRONLY)  # the lowest free descriptor: fd itself, when it is closed
+            if null != fd:
+                os.dup2(null, fd)
+                os.close(null)
+            setattr(sys, name, open(fd, "w", closefd=False))  # the process's stream, kept open
+
+
 _STDERR = 2  # the terminal's stderr, kept: pybullet's import points fd 2 at /dev/null for a moment (sim.quiet)
 PROGRAM = os.path.basename(sys.argv[0]) == "owl-bt" or sys.argv[0] == "-m"  # the program starting, not an import
 if PROGRAM:
+    _reopen_closed_streams()
     _STDERR = os.dup(2)
     for _sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):  # SIGHUP: the terminal closed (ssh dropped)
         signal.signal(_sig, _stopped_starting_up)
