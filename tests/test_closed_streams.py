@@ -30,3 +30,25 @@ def test_with_stderr_closed_a_refused_json_run_still_answers_on_stdout() -> None
     assert done.returncode == 2
     answer = json.loads(done.stdout)
     assert answer["success"] is False and answer["exit_code"] == 2 and "nosuch" in answer["error"]
+
+
+def _owl_in(tmp_path: Path, args: str, redirect: str) -> subprocess.CompletedProcess:
+    """As _owl, run in `tmp_path` (its run folders go there) with the repository on the path."""
+    line = f"PYTHONPATH={shlex.quote(str(ROOT))} {shlex.quote(sys.executable)} -m owl_bt.cli {args} {redirect}"
+    return subprocess.run(["bash", "-c", line], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+
+
+def test_with_stderr_on_a_full_disk_the_run_goes_on_and_answers_on_stdout(tmp_path: Path) -> None:
+    # break-it: `2>/dev/full` ended the run at its first progress line, exit 1 and nothing on stdout
+    done = _owl_in(tmp_path, "run --task berry1 --json --out out", "2>/dev/full")
+    assert done.returncode == 0
+    assert json.loads(done.stdout)["success"] is True
+    assert (tmp_path / "out" / "events.jsonl").is_file() and not (tmp_path / "out.partial").exists()
+
+
+def test_with_the_reader_of_stderr_gone_the_run_folder_is_still_finished(tmp_path: Path) -> None:
+    # break-it: `2>&1 | head -1` raised SystemExit from rich mid-run and left out.partial behind
+    done = _owl_in(tmp_path, "run --task berry1 --out out", "2>&1 | head -1; exit ${PIPESTATUS[0]}")
+    assert done.stdout.startswith("owl-bt: no goal given")
+    assert done.returncode == 1  # stdout went with it: nothing more could be said
+    assert (tmp_path / "out" / "events.jsonl").is_file() and not (tmp_path / "out.partial").exists()

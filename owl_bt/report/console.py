@@ -36,14 +36,43 @@ class HeldStream:
 
     def write(self, text: str) -> int:
         with OUTPUT_LOCK:
-            return self.stream.write(text)
+            try:
+                return self.stream.write(text)
+            except OSError:
+                if not self._stderr:
+                    raise
+                _stderr_gone()
+                return len(text)
 
     def flush(self) -> None:
         with OUTPUT_LOCK:
-            self.stream.flush()
+            try:
+                self.stream.flush()
+            except OSError:
+                if not self._stderr:
+                    raise
+                _stderr_gone()
 
     def __getattr__(self, name: str):
         return getattr(self.stream, name)
+
+
+def _stderr_gone() -> None:
+    """Standard error cannot be written (its reader went away, `2>&1 | head -1`; a full disk,
+    `2>/dev/full`): it only ever carries the account, so the run goes on without it. fd 2 is pointed
+    at /dev/null, so later writes (and the interpreter's last flush) do not fail again; the run's
+    result still reaches stdout, the run folder and the exit code."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, sys.stderr.fileno())
+    except (OSError, ValueError, AttributeError):
+        pass
+    finally:
+        os.close(devnull)
+    try:
+        sys.stderr.flush()  # what was buffered goes to /dev/null now
+    except (OSError, ValueError):
+        pass
 
 
 def make_console(stderr: bool = False) -> Console:
