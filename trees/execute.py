@@ -94,10 +94,11 @@ class HeldWatch:
 class Execute(WorkerBehaviour):
     stage = "execute"
     writes = ("executed", "step")
-    reads = ("plan", "world")
+    reads = ("plan", "world", "constraints")
 
     def before(self) -> None:
         self._plan = self.bb.plan
+        self._constraints = self.bb.constraints if self.bb.exists("constraints") else None
         self._world = self.bb.world if self.bb.exists("world") else None
         self._known = tuple(self._world.objects) if self._world is not None else ()
         self._done: list[str] = list(self.bb.get("executed")) if self.bb.exists("executed") else []
@@ -222,7 +223,7 @@ class Execute(WorkerBehaviour):
                            tuple(dict.fromkeys(unseen)), {"seen": sorted(obs.objects)}, kind=POSTCONDITION)
         failed = [name for name, check in step.checks if not check(obs)]
         if failed and not step.expected:
-            return Failure("monitor", f"after {step.op}, {', '.join(failed)} no longer holds", str(step.op),
+            return Failure("monitor", f"after {step.op}, {self._meant(failed)} no longer holds", str(step.op),
                            step.op.args, {"failed": failed, "poses": {a: obs.get(a).pose.rounded() for a in step.op.args
                                                                       if a in obs.objects}}, kind=POSTCONDITION)
         for name, pose in step.expected.items():
@@ -246,7 +247,7 @@ class Execute(WorkerBehaviour):
                 return Failure(
                     "monitor",
                     f"{name} came to rest at ({got.x:.2f}, {got.y:.2f}), {err * 100:.0f} cm from where it was planned"
-                    + _turned(got, pose) + (f"; {', '.join(failed)} no longer holds" if failed else ""),
+                    + _turned(got, pose) + (f"; {self._meant(failed)} no longer holds" if failed else ""),
                     str(step.op), (name,), {"pose": got.rounded(), "planned": pose.rounded(), "failed": failed},
                     kind=POSTCONDITION,
                 )
@@ -255,6 +256,13 @@ class Execute(WorkerBehaviour):
                                "the rest of the plan expects it", str(step.op), (name,),
                                {"pose": got.rounded(), "planned": pose.rounded()}, kind=PRECONDITION)
         return self._moved_later(step, obs, later, done if done is not None else [step])
+
+    def _meant(self, failed: list[str]) -> str:
+        """The failed checkers by name, each with what its sketch line said it stands for: "action_check1
+        (pour(mug, table): tip the mug … so the golf ball rolls out)" — a checker's name alone told the
+        user (and the replan) nothing of what went wrong."""
+        return ", ".join(f"{name} ({meaning})" if (meaning := checker_meaning(self._constraints, name)) else name
+                         for name in failed)
 
     def _later_targets(self, done: list | None) -> set[str]:
         """Objects a step after `done` puts something into or onto (its arguments after the first)."""
@@ -309,6 +317,25 @@ def _angle(got, planned) -> float:
 
     qa, qb = p.getQuaternionFromEuler(got.euler), p.getQuaternionFromEuler(planned.euler)
     return math.degrees(2.0 * math.acos(min(1.0, abs(sum(a * b for a, b in zip(qa, qb, strict=True))))))
+
+
+def checker_meaning(constraints, name: str) -> str:
+    """What the sketch said checker `name` stands for: "<op>: <description>" of sketch action i for
+    `action_check<i>`, the goal's description for `goal_check<i>`; '' when unknown (no constraints,
+    an unnumbered name, no description). `constraints`: owl_bt.language.constraints.Constraints or None."""
+    sketch = getattr(constraints, "sketch", None)
+    if sketch is None:
+        return ""
+    for prefix in ("action_check", "goal_check"):
+        number = name.removeprefix(prefix)
+        if number != name and number.isdigit():
+            if prefix == "goal_check":
+                return f"the goal: {sketch.goal_description}" if sketch.goal_description else ""
+            index = int(number)
+            if index < len(sketch.actions) and sketch.actions[index].description:
+                action = sketch.actions[index]
+                return f"{action.op}: {action.description}"
+    return ""
 
 
 def _turned(got, planned) -> str:
