@@ -160,3 +160,18 @@ def test_a_step_no_sample_can_do_ends_the_round_at_once(skills):
     res = plan(world, skills, items, [], np.random.default_rng(0), budget=500)
     assert res.failure is not None and res.failure.observed.get("hopeless") and res.skeletons == 1
     assert res.failure.reason.startswith("apple does not fit into mug") and res.samples < 50
+
+
+def test_a_pick_never_moves_aside_what_the_picked_object_rests_in(schemas):
+    # break-it: "red_bowl is in the way of pick(strawberry)" moved the strawberry's own bowl, and the
+    # strawberry with it: pointless. A neighbour beside the bowl is still moved aside.
+    # (off the bowl's middle: the bowl's centre is not inside the strawberry's box)
+    bowl = ObjectState("red_bowl", "bowl", Pose(0.45, 0.25, 0.025), (0.16, 0.16, 0.05), shape="cylinder", mass=0.3)
+    berry = ObjectState("strawberry", "strawberry", Pose(0.45, 0.29, 0.03), (0.044, 0.044, 0.05), shape="sphere",
+                        mass=0.02, kind="strawberry")
+    world = _scene(berry, bowl, BLOCK)
+    items = _sketch(GroundOp("pick", ("strawberry",)), GroundOp("place_ontop", ("strawberry", "region")))
+    tp = pddl.solve(world, schemas, [i.op for i in items])
+    assert propose_edit(world, items, tp, _failure(tp, 0, {"strawberry": []}, ("red_bowl",)), set()) is None
+    edited, note = propose_edit(world, items, tp, _failure(tp, 0, {"strawberry": []}, ("red_bowl", "block")), set())
+    assert [str(i.op) for i in edited][:2] == ["pick(block)", "place_ontop(block, table)"] and "block" in note

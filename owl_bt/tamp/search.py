@@ -164,6 +164,11 @@ def propose_edit(
     blamed = [b for b in blamed if b not in arranged and b not in inside]
     if op.name == "pick":
         in_target = [b for b in in_target if b not in inside]
+        # what the picked object rests on or in (the strawberry's own bowl) carries it along when moved:
+        # moving it aside never clears the way to the pick
+        holders = _holders(world, op.args[0]) if op.args[0] in world.objects else set()
+        in_target = [b for b in in_target if b not in holders]
+        blamed = [b for b in blamed if b not in holders]
     container = "Container" in _types(world, target)
     if op.name == "pour" and container:  # what lies in a container is no obstacle to pouring more into it
         in_target = [b for b in in_target if not _below_rim(world, b, target)]
@@ -219,6 +224,23 @@ def _inside(world: WorldState, holder: str) -> list[str]:
     lo, hi = world.get(holder).aabb()
     return [n for n in world.movable() if n != holder
             and all(lo[i] < world.get(n).pose.position[i] < hi[i] for i in range(3))]
+
+
+def _holders(world: WorldState, obj: str) -> set[str]:
+    """Movable objects `obj` rests on or in: its centre over their footprint and its bottom between
+    their bottom and 1 cm above their top (a strawberry in a bowl, on a plate)."""
+    o = world.get(obj)
+    x, y, _ = o.pose.position
+    bottom = o.aabb()[0][2]
+    out = set()
+    for n in world.movable():
+        if n == obj:
+            continue
+        h = world.get(n)
+        lo, hi = h.aabb()
+        if h.over_footprint(x, y) and lo[2] - 0.005 <= bottom <= hi[2] + 0.01:
+            out.add(n)
+    return out
 
 
 def _sketch_index_at(tp: pddl.TaskPlan, idx: int) -> int:
