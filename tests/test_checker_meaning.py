@@ -1,29 +1,20 @@
-"""A monitor failure names what a failed checker stands for (its sketch line), not only its name:
-"action_check1 no longer holds" told the user nothing (break-it, Mug3's pour)."""
+"""A monitor failure names what a failed checker tests, not only its name: "action_check1 no longer
+holds" told the user (and the replan) nothing (break-it, Mug3's pour). On the real simulator and planner,
+with a knock injected after each step."""
 
 from __future__ import annotations
 
-from types import SimpleNamespace
+import json
 
-from owl_bt.language.parser import parse_sketch
-from owl_bt.tamp.operators import GroundOp
-from trees.execute import checker_meaning
-
-OPS = [GroundOp("pick", ("mug",)), GroundOp("pour", ("mug", "table")), GroundOp("place_ontop", ("mug", "table"))]
-SKETCH = parse_sketch("Plan:\npick(mug); grasp the mug\npour(mug, table); tip it so the golf ball rolls out\n"
-                      "place_ontop(mug, table)\nachieve_goal(mug, golf_ball); the ball out of the mug\n",
-                      OPS, ["mug", "table", "golf_ball"])
+from owl_bt.episode import EpisodeConfig, run_episode
+from sim import tasks
 
 
-def test_an_action_checker_is_told_by_its_sketch_line() -> None:
-    constraints = SimpleNamespace(sketch=SKETCH)
-    assert checker_meaning(constraints, "action_check1") == "pour(mug, table): tip it so the golf ball rolls out"
-    assert checker_meaning(constraints, "goal_check0") == "the goal: the ball out of the mug"
-
-
-def test_without_a_line_that_says_it_the_name_stands_alone() -> None:
-    constraints = SimpleNamespace(sketch=SKETCH)
-    assert checker_meaning(constraints, "action_check2") == ""  # its line has no description
-    assert checker_meaning(constraints, "action_check9") == ""  # no such action
-    assert checker_meaning(constraints, "in_mug") == ""  # a helper, not a numbered checker
-    assert checker_meaning(None, "action_check1") == ""
+def test_a_knocked_orange_fails_its_step_with_what_its_checker_tests(tmp_path) -> None:
+    out = tmp_path / "run"
+    run_episode(EpisodeConfig(tasks.get("citrus").instruction, "citrus", 0, out, faults="knock=1.0", fault_seed=0,
+                              max_attempts=2))
+    events = [json.loads(line) for line in (out / "events.jsonl").read_text().splitlines()]
+    held = [e["reason"] for e in events if e["event"] == "failure" and "no longer holds" in e.get("reason", "")]
+    assert held, [e.get("reason") for e in events if e["event"] == "failure"]
+    assert "action_check3 (put the orange on the plate)" in held[0]

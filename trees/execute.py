@@ -21,6 +21,7 @@ import time
 import py_trees
 
 from owl_bt.failures import EXECUTION, POSTCONDITION, PRECONDITION, Failure
+from owl_bt.language.checker_names import name_checkers
 from skills.backend import ArmFault
 from trees.observe import confirmed_observation
 from trees.recover import caught_on_hand, hanging, retreat_home
@@ -258,11 +259,12 @@ class Execute(WorkerBehaviour):
         return self._moved_later(step, obs, later, done if done is not None else [step])
 
     def _meant(self, failed: list[str]) -> str:
-        """The failed checkers by name, each with what its sketch line said it stands for: "action_check1
-        (pour(mug, table): tip the mug … so the golf ball rolls out)" — a checker's name alone told the
-        user (and the replan) nothing of what went wrong."""
-        return ", ".join(f"{name} ({meaning})" if (meaning := checker_meaning(self._constraints, name)) else name
-                         for name in failed)
+        """The failed checkers by name, each followed by what it tests ('action_check1 (tip the mug
+        well past horizontal … so the golf ball rolls out)'): a checker's name alone told the user (and
+        the replan) nothing of what went wrong."""
+        c = self._constraints
+        text = ", ".join(failed)
+        return name_checkers(text, c.checkers.sources, c.sketch) if c is not None else text
 
     def _later_targets(self, done: list | None) -> set[str]:
         """Objects a step after `done` puts something into or onto (its arguments after the first)."""
@@ -317,25 +319,6 @@ def _angle(got, planned) -> float:
 
     qa, qb = p.getQuaternionFromEuler(got.euler), p.getQuaternionFromEuler(planned.euler)
     return math.degrees(2.0 * math.acos(min(1.0, abs(sum(a * b for a, b in zip(qa, qb, strict=True))))))
-
-
-def checker_meaning(constraints, name: str) -> str:
-    """What the sketch said checker `name` stands for: "<op>: <description>" of sketch action i for
-    `action_check<i>`, the goal's description for `goal_check<i>`; '' when unknown (no constraints,
-    an unnumbered name, no description). `constraints`: owl_bt.language.constraints.Constraints or None."""
-    sketch = getattr(constraints, "sketch", None)
-    if sketch is None:
-        return ""
-    for prefix in ("action_check", "goal_check"):
-        number = name.removeprefix(prefix)
-        if number != name and number.isdigit():
-            if prefix == "goal_check":
-                return f"the goal: {sketch.goal_description}" if sketch.goal_description else ""
-            index = int(number)
-            if index < len(sketch.actions) and sketch.actions[index].description:
-                action = sketch.actions[index]
-                return f"{action.op}: {action.description}"
-    return ""
 
 
 def _turned(got, planned) -> str:
