@@ -104,7 +104,7 @@ class PlanBehaviour(WorkerBehaviour):
             return Failure("plan", f"planning stopped at its time limit ({s.plan_time:g} s, --plan-time) after "
                            f"{_count(result.samples, 'continuous sample')} over {_count(result.skeletons, 'skeleton')}, "
                            f"still at {result.failure.action or 'the start'} (a larger --plan-time lets it search longer)",
-                           result.failure.action, result.failure.offending_objects,
+                           "", result.failure.offending_objects,  # no action failed: the search stopped (no "pick(x) failed")
                            {"retryable": False, "timeout_s": s.plan_time, "samples": result.samples})
         if result.failure is not None:  # each checker it names says what it tests ('action_check1 (put the apple …)')
             why = name_checkers(result.failure.reason, c.checkers.sources, c.sketch)
