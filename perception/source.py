@@ -58,6 +58,7 @@ def _png(rgb: np.ndarray) -> bytes:
 
 
 HAND_POINTS = 150  # points a held object needs for its pose to come from the camera rather than the hand
+ROUND_SHAPES = ("cylinder", "sphere")  # held, their turn in the hand comes from the hand once first seen held
 
 
 class CameraSource:
@@ -162,7 +163,17 @@ class CameraSource:
         state = tracked.states[name]
         obj_r = np.asarray(rotation_matrix(*state.pose.euler))
         if seen is not None and seen.points >= HAND_POINTS:
-            self._in_hand[name] = (hand_r.T @ obj_r, hand_r.T @ (np.asarray(state.pose.position) - hand_p))
+            rel_p = hand_r.T @ (np.asarray(state.pose.position) - hand_p)
+            if name not in self._in_hand or state.shape not in ROUND_SHAPES:
+                self._in_hand[name] = (hand_r.T @ obj_r, rel_p)
+                return
+            # A round body's turn in the hand stays the one first seen held: fitted again from a tilted,
+            # half-hidden view it came out 70° less tipped than it was (Mug3, the mug held over the table
+            # after its pour: "not tipped"), while a grasp does not turn what it holds. Where it is, the
+            # camera still says.
+            self._in_hand[name] = (self._in_hand[name][0], rel_p)
+            rpy = euler(hand_r @ self._in_hand[name][0])
+            tracked.states[name] = replace(state, pose=Pose(*state.pose.position, *rpy))
             return
         if name not in self._in_hand:
             self._in_hand[name] = (hand_r.T @ obj_r, np.zeros(3))
