@@ -116,3 +116,12 @@ def test_a_place_said_of_the_robot_off_the_table_is_refused_in_one_line(text, re
         plan_for(text, TESTER)
     assert "\n" not in str(err.value)
     assert goals("put the apple near the robot", TESTER)[0][3] == (("front", ()),)
+
+
+def test_a_colour_and_thing_may_name_a_place_and_a_phrase_nothing_fits_is_asked_about():
+    # newcomer: "put the strawberry on the grey thing" ended in "IndexError: list index out of range"
+    scene_ = [*SCENE, REGION]
+    assert goals("put the strawberry on the grey thing", scene_)[0][:3] == ("strawberry", "ontop", "light_grey_region")
+    assert goals("put the strawberry on the grey one", scene_)[0][:3] == ("strawberry", "ontop", "light_grey_region")
+    with pytest.raises(GroundingError, match="nothing in the scene fits it"):
+        goals("put the strawberry on the purple thing", scene_)

@@ -95,7 +95,9 @@ def find_mentions(toks: list[str], scene: SceneAliases, skip: set[int]) -> list[
             i += 1  # the modal verb
             continue
         if toks[i] in V.COLOURS and words[i + 1:i + 2] and words[i + 1] in V.GENERIC | {"one"} and not skip & {i, i + 1}:
-            names = [n for n, t in scene.things.items() if not t.fixed and toks[i] in t.colour.split("_")]
+            coloured = [n for n, t in scene.things.items() if toks[i] in t.colour.split("_") and t.category != "table"]
+            # what is red among the things, else the red place ("on the grey one": the light-grey region)
+            names = [n for n in coloured if not scene.things[n].fixed] or coloured
             out.append(Mention(i, i + 2, names, toks[i + 1] != words[i + 1] or toks[i + 1] in {"stuff"}, True))
             i += 2  # "the red things", "the red one": what is red
             continue

@@ -96,7 +96,10 @@ class References:
             if not names:
                 raise GroundingError(f"no {' '.join(toks[m.start:m.end])} fits in the {box.name.replace('_', ' ')}")
         if m.generic:  # "the red things": the red items, not the red bowl they go into
-            names = self._items(names, {n for x in self._ments if x is not m for n in x.names})
+            # … unless only a place fits ("on the grey thing": the light-grey region)
+            names = self._items(names, {n for x in self._ments if x is not m for n in x.names}) or names
+        if not names:
+            raise GroundingError(f"which object is {' '.join(toks[m.start:m.end])!r}? nothing in the scene fits it; name it")
         before = toks[max(0, m.start - 3):m.start]
         if m.start in self._nearest:
             word, refm = self._nearest[m.start]
