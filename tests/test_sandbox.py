@@ -114,3 +114,37 @@ def test_checker_errors_in_a_planning_failure_are_one_short_printable_line():
     assert "\x1b" not in line and "\n" not in line
     assert line.startswith("; checkers that raised (counted as not satisfied): goal_check0: ValueError: xxx")
     assert len(line) < 2 * RAISED_LIMIT + 100 and line.endswith("…; action_check1: KeyError: 'a'")
+
+
+def test_the_limit_is_the_checkers_own_cpu_time_not_the_machines_load(berry_world):
+    # newcomer: beside a benchmark, a trivial checker passed 50 ms of wall clock and counted as False,
+    # so a run's outcome hung on the machine's load. Two busy threads here take the interpreter from it
+    # for two thirds of the time: its wall clock triples, its CPU time does not.
+    import threading
+    import time
+
+    src = "def work():\n    x = 0\n    for i in range(3000):\n        x += i\n    return x > 0\n"
+    cs = CheckerSet.compile(src, berry_world, env_from_state(berry_world))
+    start = time.thread_time()
+    assert cs.evaluate("work", berry_world) is True
+    alone = time.thread_time() - start
+    cs.time_limit_s = 1.6 * alone
+    stop = threading.Event()
+
+    def busy() -> None:
+        while not stop.is_set():
+            sum(range(1000))
+
+    hogs = [threading.Thread(target=busy, daemon=True) for _ in range(2)]
+    for t in hogs:
+        t.start()
+    try:
+        wall = time.monotonic()
+        ok = [cs.evaluate("work", berry_world) for _ in range(5)]
+        wall = (time.monotonic() - wall) / 5
+    finally:
+        stop.set()
+        for t in hogs:
+            t.join()
+    assert wall > cs.time_limit_s  # (the load is real: each call took longer than the limit by the wall clock)
+    assert all(ok), cs.errors

@@ -62,7 +62,8 @@ ALLOWED_ATTRS = frozenset(n for n in dir(math) if not n.startswith("_") and n no
     "table_lower", "table_upper", "items", "keys", "values", "append", "count", "index",
 }
 MAX_CONSTANT = 10**6
-TIME_LIMIT_S = 0.05
+TIME_LIMIT_S = 0.05  # seconds of the calling thread's CPU time per checker call
+WALL_BACKSTOP_S = 1.0  # … and of wall clock, whatever the load
 REJECTED_KEPT = 50  # states kept per checker while rejections are recorded
 
 
@@ -224,14 +225,20 @@ class CheckerSet:
         for obj in state.objects.values():
             g[obj.name] = ObjectHandle.of(obj)
         limit = time_limit_s or self.time_limit_s
-        deadline = time.monotonic() + limit
+        # The limit is the calling thread's CPU time: on a busy machine (a benchmark beside it) a trivial
+        # checker's wall clock passed 50 ms and it counted as False, so a run's outcome hung on the load
+        # (newcomer). A wall-clock backstop still ends one starved of the CPU.
+        deadline = time.thread_time() + limit
+        backstop = time.monotonic() + max(WALL_BACKSTOP_S, limit)
         previous = sys.gettrace()
 
         def tracer(frame, event, arg):
             if frame.f_code.co_filename != "<checker>":
                 return None
-            if time.monotonic() > deadline:
-                raise CheckerTimeout(f"{name} exceeded {limit * 1000:.0f} ms")
+            if time.thread_time() > deadline:
+                raise CheckerTimeout(f"{name} exceeded {limit * 1000:.0f} ms of CPU time")
+            if time.monotonic() > backstop:
+                raise CheckerTimeout(f"{name} exceeded {max(WALL_BACKSTOP_S, limit):g} s of wall clock")
             return tracer
 
         sys.settrace(tracer)
