@@ -284,12 +284,19 @@ class _PlaceSkill(PlaceLookAhead, Skill):
 
     def engineered(self, model: PlanningModel, o: str, s: str) -> str | None:
         """The operator's own effect, checked after settling; None when it holds, else the reason."""
-        if not model.touching(o, s):
-            return f"{o} does not end up resting on {s}"
         state = model.state()
+        if not model.touching(o, s) and not (state.get(s).category == "table" and _on_a_marker(model, o)):
+            return f"{o} does not end up resting on {s}"
         if not state.get(s).over_footprint(*state.get(o).pose.position[:2]):
             return f"{o} ends up on the edge of {s}, its centre not over it"
         return None
+
+
+def _on_a_marker(model: PlanningModel, o: str) -> bool:
+    """Does o rest on a flat marker (a region, mat or line lying on the table)? On the table, then: "the
+    middle of the table" in Berry1 is the light-grey region's place (newcomer)."""
+    state = model.state()
+    return any(t.shape == "region" and t.fixed and model.touching(o, n) for n, t in state.objects.items())
 
 
 class PlaceOntopSkill(_PlaceSkill):
