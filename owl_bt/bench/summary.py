@@ -92,7 +92,11 @@ def summarise(records: list[dict[str, Any]]) -> dict[str, Any]:
         overall = stats([r for recs in by_method[m].values() for r in recs])
         wr = [s["wall_ratio"] for s in tasks.values() if s["wall_ratio"] is not None]
         sr = [s["samples_ratio"] for s in tasks.values() if s["samples_ratio"] is not None]
-        overall.update(ref_success_pct=reference.SUCCESS_OVERALL_PCT.get(m), ref_wall_s=None, ref_samples=None,
+        # the reference's overall figure is over its ten tasks: beside a run of fewer, the mean of theirs
+        every = {t.lower() for t in reference.TASKS} <= {t.lower() for t in tasks}
+        refs = [s["ref_success_pct"] for s in tasks.values() if s["ref_success_pct"] is not None]
+        ref_overall = reference.SUCCESS_OVERALL_PCT.get(m) if every else _mean(refs) if refs else None
+        overall.update(ref_success_pct=ref_overall, ref_wall_s=None, ref_samples=None,
                        wall_ratio=_mean(wr), samples_ratio=_mean(sr))
         meta = methods.METHODS.get(m)
         description = meta.description if meta else ""
@@ -260,8 +264,9 @@ def render(data: dict[str, Any]) -> str:
             row += [_f(s["samples_ratio"], 2), _f(s["wall_ratio"], 2)] if ratios else []
             row += [_f(s["skeletons_mean"]), _f(s["queries_mean"]), _f(share, 0), str(s["errors"])]
             lines.append("| " + " | ".join(row) + " |")
-        lines += ["", f"Safety-guard rejections: {d['overall']['guard_rejections']} over {d['overall']['episodes']} "
-                      "episodes (target 0)."]
+        n = d["overall"]["episodes"]
+        lines += ["", f"Safety-guard rejections: {d['overall']['guard_rejections']} over {n} "
+                      f"episode{'' if n == 1 else 's'} (target 0)."]
         lines += _stage_table(d)
     skipped = data.get("skipped") or []
     if skipped:
