@@ -125,3 +125,10 @@ def test_a_colour_and_thing_may_name_a_place_and_a_phrase_nothing_fits_is_asked_
     assert goals("put the strawberry on the grey one", scene_)[0][:3] == ("strawberry", "ontop", "light_grey_region")
     with pytest.raises(GroundingError, match="nothing in the scene fits it"):
         goals("put the strawberry on the purple thing", scene_)
+
+
+def test_the_robots_left_is_the_left():
+    # newcomer: "… to the robot's left side of the red line" was "did not understand: \"robot's\"", though
+    # every report says left and right are the robot's
+    assert goals("put the apple to the robot's left of the plate") == goals("put the apple to the left of the plate")
+    assert goals("move the lemon to the robot's right side of the plate") == goals("move the lemon to the right side of the plate")
