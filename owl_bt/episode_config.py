@@ -58,7 +58,8 @@ def validate(cfg: EpisodeConfig) -> tasks.Task | Scene:
         cfg.instruction = scene.instruction
     if not cfg.instruction or not cfg.instruction.strip():
         raise UsageError("the instruction is empty: say what the robot should do, e.g. "
-                         "\"put the strawberry onto the light-grey region\"")
+                         "\"put the strawberry onto the light-grey region\", or name a task (--task berry1) to run "
+                         "its own instruction")
     if len(cfg.instruction) > MAX_INSTRUCTION:
         raise UsageError(f"the instruction is {len(cfg.instruction)} characters long; say the goal in at most "
                          f"{MAX_INSTRUCTION}")
