@@ -329,13 +329,22 @@ class PlaceInsideSkill(_PlaceSkill):
         open_world=True,
     )
 
-    def simulate(self, model: PlanningModel, args: tuple[str, ...], params: dict) -> Outcome:
+    def never(self, model: PlanningModel, args: tuple[str, ...]) -> str | None:
+        """Refinement hook, asked before any sample is drawn: why no draw can put o into c (o's two
+        smaller extents, its slimmest cross-section, do not pass c's round opening, m), else None."""
         o, c = args
-        cavity = model.cavity(c)
-        narrowest = min(model.state().get(o).size)
-        if cavity is not None and narrowest > 2 * cavity[1] + FIT_MARGIN:  # in no orientation at all
-            return Outcome.hopeless_fail(f"{o} does not fit into {c}: {narrowest * 100:.1f} cm across at its "
-                                         f"narrowest, {c}'s opening {2 * cavity[1] * 100:.1f} cm")
+        opening = model.opening(c)  # however c lies now (a mug on its side is stood up first)
+        a, b = sorted(model.state().get(o).size)[:2]
+        if opening is not None and b > 2 * opening[2] + FIT_MARGIN:  # in no orientation at all
+            across = f"{a * 100:.1f} cm across at its narrowest" if a > 2 * opening[2] + FIT_MARGIN else \
+                f"{a * 100:.1f} × {b * 100:.1f} cm at its slimmest cross-section"
+            return f"{o} does not fit into {c}: {across}, {c}'s opening {2 * opening[2] * 100:.1f} cm"
+        return None
+
+    def simulate(self, model: PlanningModel, args: tuple[str, ...], params: dict) -> Outcome:
+        why = self.never(model, args)
+        if why:
+            return Outcome.hopeless_fail(why)
         return super().simulate(model, args, params)
 
     def engineered(self, model: PlanningModel, o: str, s: str) -> str | None:

@@ -140,6 +140,12 @@ def refine(
     (the step sampled, one more sample per draw).
     """
     out = Refinement()
+    for op in skeleton:  # a step no draw can do (the power drill into the mug) fails before any is drawn
+        never = getattr(skills[op.name], "never", None)
+        why = never(model, op.args) if never is not None else None
+        if why:
+            out.failure = Failure("plan", why, str(op), observed={"samples": 0, "hopeless": True})
+            return out
     last = len(skeleton) - 1
     snaps: list = []
     spent: collections.Counter[int] = collections.Counter()

@@ -1,0 +1,15 @@
+"""A step no draw can do is said before any sample is drawn: "put the power drill in the mug" (Mug1, the
+mug on its side) spent 70 s and 4286 samples on grasps of the drill and ended "no inverse-kinematics
+solution for the grasp on power_drill" — nothing said the drill cannot go into a mug (newcomer). On the
+real simulator, planner and offline grounder."""
+
+from __future__ import annotations
+
+from owl_bt.episode import EpisodeConfig, run_episode
+
+
+def test_a_drill_that_fits_no_mug_fails_before_a_sample_and_says_why(tmp_path) -> None:
+    result = run_episode(EpisodeConfig("put the power drill in the mug", "mug1", 0, tmp_path / "run"))
+    assert not result.success and result.samples == 0
+    assert "place_inside(power_drill, mug) failed — power_drill does not fit into mug" in result.failure
+    assert "at its slimmest cross-section" in result.failure and result.attempts == 2  # a hopeless repeat ends it
