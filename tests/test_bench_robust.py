@@ -364,3 +364,15 @@ def test_a_bench_stopped_by_a_signal_to_its_whole_group_leaves_no_partial_folder
     # no folder of the unrecorded episode: neither a `.partial` one nor the whole one a stopped episode
     # writes as it ends (break-it: that one stayed, complete-looking, though episodes.jsonl did not list it)
     assert not list(out.glob("runs/*/*")), list(out.glob("runs/**/*"))
+
+
+def test_json_nested_too_deeply_is_a_damaged_line_not_a_traceback(tmp_path):
+    # break-it: 1000 levels of [[[…]]] on one line raised RecursionError out of --report-only and resumes;
+    # a number over Python's 4300 digits is the same kind of damage
+    path = tmp_path / episodes.FILENAME
+    path.write_text("\n".join([json.dumps(_rec(0)), "[" * 1000 + "]" * 1000, '{"seed": ' + "9" * 5000 + "}",
+                               json.dumps(_rec(1))]) + "\n")
+    loaded = episodes.read(path)
+    assert [r["seed"] for r in loaded.records] == [0, 1]
+    assert loaded.problems[0] == f"{path}:2: not valid JSON (nested too deeply); skipped"
+    assert loaded.problems[1].startswith(f"{path}:3: not valid JSON (Exceeds the limit (4300 digits) for integer string")

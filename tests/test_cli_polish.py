@@ -121,6 +121,9 @@ def test_replay_refuses_what_would_make_it_another_run(faulty_run, extra, why):
 
 @pytest.mark.parametrize(("damage", "why"), [
     (lambda text, plan: text[:120], "is not valid JSON ("),
+    # break-it: these raised RecursionError / ValueError as tracebacks
+    (lambda text, plan: "[" * 1000 + "]" * 1000, "is not valid JSON (nested too deeply; edited?)"),
+    (lambda text, plan: text.replace('"seed": 0', '"seed": ' + "9" * 5000, 1), "is not valid JSON (Exceeds the limit"),
     (lambda text, plan: json.dumps({**plan, "seed": "zero"}), "field 'seed': input should be a valid integer, got \"zero\""),
     (lambda text, plan: json.dumps({**plan, "seed": True}), "field 'seed': input should be a valid integer, got true"),
     (lambda text, plan: json.dumps({k: v for k, v in plan.items() if k != "instruction"}), "field 'instruction' is missing"),

@@ -20,6 +20,8 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from owl_bt import safe_json
+
 FILENAME = "episodes.jsonl"
 Key = tuple[str, int, str]
 
@@ -102,7 +104,7 @@ def read(path: Path) -> Loaded:
             continue
         where = f"{path}:{number}"
         try:
-            obj = json.loads(raw.decode("utf-8"))
+            obj = safe_json.loads(raw.decode("utf-8"))
         except UnicodeDecodeError:
             out.problems.append(f"{where}: not UTF-8 text; skipped")
             continue

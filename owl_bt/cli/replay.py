@@ -12,6 +12,7 @@ from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from owl_bt import safe_json
 from owl_bt.cli.inputs import SCENE_MAX_BYTES, check_regular_file
 from owl_bt.errors import UsageError
 
@@ -85,12 +86,14 @@ def read_plan(run_dir: Path) -> _Plan:
     except OSError as exc:
         raise UsageError(f"--replay: cannot read {path}: {exc.strerror}") from None
     try:
-        data = json.loads(raw.decode("utf-8"))
+        data = safe_json.loads(raw.decode("utf-8"))
     except UnicodeDecodeError:
         raise UsageError(f"--replay: {path} is not UTF-8 text") from None
     except json.JSONDecodeError as exc:
         raise UsageError(f"--replay: {path} is not valid JSON ({exc.msg}: line {exc.lineno}, column {exc.colno}; "
                          "cut short or edited?)") from None
+    except ValueError as exc:  # nested too deeply, a number too long
+        raise UsageError(f"--replay: {path} is not valid JSON ({exc}; edited?)") from None
     if not isinstance(data, dict):
         raise UsageError(f"--replay: {path} is not a run's plan (a JSON object), it holds a {type(data).__name__}")
     try:
@@ -162,7 +165,7 @@ def _start_event(run_dir: Path) -> dict:
     """The `start` event events.jsonl begins with ({} when it cannot be read: an older or hand-made folder)."""
     try:
         with open(run_dir / "events.jsonl", encoding="utf-8") as f:
-            start = json.loads(f.readline())
+            start = safe_json.loads(f.readline())
     except (OSError, ValueError):
         return {}
     return start if isinstance(start, dict) and start.get("event") == "start" else {}

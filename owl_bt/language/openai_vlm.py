@@ -19,6 +19,7 @@ from pathlib import Path
 
 import openai
 
+from owl_bt import safe_json
 from owl_bt.errors import ModelAnswerError, OwlError
 from owl_bt.language.settings import VLMSettings
 from owl_bt.language.vlm import CallRecord
@@ -43,7 +44,7 @@ class ResponseCache:
             return None
         path = self.folder / key[:2] / f"{key}.json"
         try:
-            return json.loads(path.read_text(encoding="utf-8"))
+            return safe_json.loads(path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             return None
 

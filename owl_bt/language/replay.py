@@ -8,10 +8,10 @@ divergence, so a re-run stays reproducible as far as it can and says where it wa
 
 from __future__ import annotations
 
-import json
 import time
 from pathlib import Path
 
+from owl_bt import safe_json
 from owl_bt.errors import ModelAnswerError, UsageError
 from owl_bt.language.vlm import CallRecord
 
@@ -33,7 +33,7 @@ class ReplayVLM:
         """From a run folder (its transcript.json) or a transcript file; raises UsageError."""
         file = path / "transcript.json" if path.is_dir() else path
         try:
-            data = json.loads(file.read_text(encoding="utf-8"))
+            data = safe_json.loads(file.read_text(encoding="utf-8"))
         except FileNotFoundError:
             raise UsageError(f"no transcript to replay at {file}") from None
         except (OSError, ValueError) as exc:
@@ -67,7 +67,7 @@ def recorded_run(run_dir: Path) -> dict:
     if not (run_dir / "transcript.json").is_file():
         raise UsageError(f"--replay: {run_dir} has no transcript.json (the run never asked the model)")
     try:
-        plan = json.loads((run_dir / "plan.json").read_text(encoding="utf-8"))
+        plan = safe_json.loads((run_dir / "plan.json").read_text(encoding="utf-8"))
         rec = {"instruction": str(plan["instruction"]), "task": str(plan["task"]), "seed": int(plan["seed"]), "method": "owl"}
     except FileNotFoundError:
         raise UsageError(f"--replay: {run_dir} has no plan.json (an unfinished run?)") from None
@@ -87,7 +87,7 @@ def recorded_method(events: Path) -> str:
             raise IsADirectoryError(0, "not a regular file")
         with open(events, encoding="utf-8") as f:
             first = f.readline(1 << 20)  # the first event; never a whole huge file
-        start = json.loads(first)
+        start = safe_json.loads(first)
     except FileNotFoundError:
         why = "is missing"
     except UnicodeDecodeError:

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import datetime as dt
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from owl_bt import safe_json
 
 
 @dataclass
@@ -53,8 +54,8 @@ def read_events(path: Path) -> RunLog:
     last: dt.datetime | None = None
     for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
         try:
-            ev = json.loads(line)
-        except json.JSONDecodeError:
+            ev = safe_json.loads(line)
+        except ValueError:
             continue
         if not isinstance(ev, dict):
             continue

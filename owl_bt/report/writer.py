@@ -16,6 +16,7 @@ import subprocess
 import traceback
 from pathlib import Path
 
+from owl_bt import safe_json
 from owl_bt.language.checker_names import called_helpers, count_line, split_checkers
 from owl_bt.report.events import RunLog, read_events, stage_times
 from owl_bt.report.html import markdown_to_html
@@ -30,8 +31,8 @@ DIRECTIONS = ("Directions are the robot's: \"left of\" is the robot's left (+y),
 
 def _json(path: Path) -> dict | list | None:
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError):
+        return safe_json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
         return None
 
 
