@@ -21,6 +21,8 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
+import pydantic
+
 from owl_bt.errors import UsageError
 
 DEFAULT_CACHE = Path("~/.cache/owl-bt/vlm")
@@ -42,6 +44,37 @@ class VLMSettings:
 
 
 SETTINGS_MAX_BYTES = 1 << 20  # a [vlm] table is a few lines
+MAX_RETRIES = 10  # bounded: each waits longer (exponential backoff)
+
+
+class _VLMTable(pydantic.BaseModel):
+    """The settings file's [vlm] table, checked key by key (an unknown key is refused, as a scene file's
+    is; a number where a text belongs is not taken for one: break-it, `base_url = 5` was a traceback)."""
+
+    model_config = pydantic.ConfigDict(extra="forbid", strict=True)
+
+    base_url: str | None = None
+    model: str | None = None
+    timeout_s: float = pydantic.Field(60.0, gt=0, le=3600, allow_inf_nan=False)
+    max_retries: int = pydantic.Field(3, ge=0, le=MAX_RETRIES)
+    temperature: float = pydantic.Field(0.0, ge=0, le=2, allow_inf_nan=False)
+    cache_dir: str | None = None
+
+
+def _check_url(url: str, where: str) -> None:
+    """Raise UsageError unless `url` is an http(s) address with a host (no spaces or control characters:
+    a trailing newline from a CRLF .env file was a traceback from the HTTP client)."""
+    from urllib.parse import urlsplit
+
+    bad = next((c for c in url if c.isspace() or ord(c) < 32 or ord(c) == 127), None)
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 (raises ValueError for a port that is not a number)
+    except ValueError as exc:
+        raise UsageError(f"{where} is not a URL ({url!r}: {exc})") from None
+    if bad is not None or parts.scheme not in ("http", "https") or not parts.hostname:
+        why = f"it holds {bad!r}" if bad is not None else "give http://host[:port]/path"
+        raise UsageError(f"{where} is not a URL ({url!r}: {why})")
 
 
 def load_settings(env: dict[str, str] | None = None, path: Path | None = None) -> VLMSettings:
@@ -59,28 +92,34 @@ def load_settings(env: dict[str, str] | None = None, path: Path | None = None) -
             table = tomllib.loads(path.read_text(encoding="utf-8-sig")).get("vlm", {})
         except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
             raise UsageError(f"settings file {path} is not valid TOML: {exc}") from None
+        except RecursionError:  # tomllib recurses per level: 3000 nested arrays
+            raise UsageError(f"settings file {path} is not valid TOML: nested too deeply") from None
         except OSError as exc:
             raise UsageError(f"cannot read the settings file {path}: {exc.strerror or exc}") from None
         if not isinstance(table, dict):
             raise UsageError(f"settings file {path}: [vlm] must be a table")
         if "api_key" in table:
             raise UsageError(f"settings file {path}: put the key in OPENAI_API_KEY, not in the file")
-    base_url = env.get("OPENAI_BASE_URL") or table.get("base_url") or None
-    model = env.get("OWL_BT_VLM_MODEL") or table.get("model") or (None if base_url else OPENAI_DEFAULT_MODEL)
+    try:
+        file = _VLMTable.model_validate(table)
+    except pydantic.ValidationError as exc:
+        e = exc.errors()[0]
+        where = ".".join(str(x) for x in e["loc"]) or "[vlm]"
+        why = f"{e['msg'][:1].lower()}{e['msg'][1:]}"
+        if e["type"] == "extra_forbidden":
+            why = f"not a setting (the [vlm] keys are {', '.join(_VLMTable.model_fields)}, and api_key in the environment)"
+        raise UsageError(f"settings file {path}: [vlm] {where}: {why}") from None
+    base_url = env.get("OPENAI_BASE_URL") or file.base_url or None
+    if base_url is not None:
+        _check_url(base_url, "OPENAI_BASE_URL" if env.get("OPENAI_BASE_URL") else f"settings file {path}: [vlm] base_url")
+    model = env.get("OWL_BT_VLM_MODEL") or file.model or (None if base_url else OPENAI_DEFAULT_MODEL)
     key = env.get("OPENAI_API_KEY", "")
     if not model:
         raise UsageError(f"the openai VLM backend at {base_url} needs a model: set OWL_BT_VLM_MODEL or [vlm] model")
     if base_url is None and not key:
         raise UsageError("the openai VLM backend needs OPENAI_API_KEY (or OPENAI_BASE_URL for a local server)")
-    cache = env.get("OWL_BT_VLM_CACHE") or table.get("cache_dir") or str(DEFAULT_CACHE)
-    try:
-        timeout = float(table.get("timeout_s", 60.0))
-        retries = int(table.get("max_retries", 3))
-        temperature = float(table.get("temperature", 0.0))
-    except (TypeError, ValueError) as exc:
-        raise UsageError(f"settings file {path}: {exc}") from None
-    if timeout <= 0 or retries < 0:
-        raise UsageError(f"settings file {path}: timeout_s must be > 0 and max_retries ≥ 0")
+    cache = env.get("OWL_BT_VLM_CACHE") or file.cache_dir or str(DEFAULT_CACHE)
+    timeout, retries, temperature = file.timeout_s, file.max_retries, file.temperature
     return VLMSettings(
         base_url=base_url, model=str(model), api_key=key, timeout_s=timeout, max_retries=retries,
         temperature=temperature, cache_dir=None if cache.lower() == "off" else Path(cache).expanduser(),
