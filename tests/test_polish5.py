@@ -296,6 +296,17 @@ def test_a_nonsense_columns_still_prints_the_reason(tmp_path, columns):
     assert listed.returncode == 0 and "berry1     put the strawberry onto the light-grey region" in listed.stdout
 
 
+def test_a_huge_columns_is_taken_as_500(tmp_path):
+    """Break-it: COLUMNS=99999999999 ended a run that had succeeded in a MemoryError traceback (rules padded
+    to that width); COLUMNS=10000000 wrote 120 MB. A run's output is now a few kilobytes."""
+    proc = cli_owl("run", "", "--task", "berry1", "--perception", "sim-state", "--out", str(tmp_path / "r"),
+                   env={"COLUMNS": "99999999999"})
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr[-2000:]
+    assert len(proc.stdout) < 100_000 and proc.stdout.strip().endswith("success: true")
+    rules = [line for line in proc.stdout.splitlines() if "plan sketch" in line]
+    assert rules and max(len(line) for line in rules) <= 500
+
+
 def test_output_that_cannot_be_written_is_one_line_not_a_traceback():
     """Break-it: `owl-bt tasks > /dev/full` (and skills, bench --help) ended in an OSError traceback; a
     reader that went away (`| head -1`) is left quietly."""

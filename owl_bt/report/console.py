@@ -20,6 +20,7 @@ from owl_bt.output_lock import OUTPUT_LOCK
 WIDTH = 120  # columns of rules and tables when the output is not a terminal
 
 
+MAX_COLUMNS = 500  # a larger COLUMNS is taken as this (break-it: COLUMNS=99999999999)
 MIN_COLUMNS = 20  # a COLUMNS below this (or not a number) is ignored: rich printed nothing at all for COLUMNS=0
 
 
@@ -86,6 +87,8 @@ def make_console(stderr: bool = False) -> Console:
         except OSError:
             width = WIDTH
         return Console(file=HeldStream(stderr), highlight=False, width=max(width, MIN_COLUMNS), soft_wrap=not terminal)
+    if columns is not None and int(columns) > MAX_COLUMNS:  # a rule that wide was 120 MB, or a MemoryError
+        return Console(file=HeldStream(stderr), highlight=False, width=MAX_COLUMNS)
     console = Console(file=HeldStream(stderr), highlight=False)
     if console.is_terminal or columns:
         return console
