@@ -132,3 +132,16 @@ def test_the_robots_left_is_the_left():
     # every report says left and right are the robot's
     assert goals("put the apple to the robot's left of the plate") == goals("put the apple to the left of the plate")
     assert goals("move the lemon to the robot's right side of the plate") == goals("move the lemon to the right side of the plate")
+
+
+@pytest.mark.parametrize("text", [
+    "put the strawberry onto the light-grey region and off the light-grey region",
+    "put the strawberry onto the light grey region but off the light grey region",
+    "put the strawberry off the light-grey region and onto the light-grey region"])
+def test_on_and_off_the_same_place_is_asked_about_not_half_dropped(text):
+    # break-it: the "off" half was dropped and the run said success
+    with pytest.raises(GroundingError, match="asks for the strawberry both on and off the light grey region; say one"):
+        goals(text, [*SCENE, REGION])
+    # taking it off one place and putting it on another is no contradiction
+    assert goals("move the apple off the plate onto the light grey region", [*SCENE, REGION])[0][:3] == \
+        ("apple", "ontop", "light_grey_region")

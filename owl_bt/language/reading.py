@@ -276,6 +276,9 @@ class Reader(ClauseRelations, SpecialClauses, References):
                     spatial.append(("middle", ()))  # centred on the support (not on "the region in the middle of …")
             if how is None and support_rel:
                 how = support_rel[0]
+            if source and dest and support_ref in source:  # break-it: "onto the region and off the region" dropped "off"
+                raise GroundingError(f"{' '.join(toks)!r} asks for the {' and '.join(_w(x) for x in moved)} both on and off "
+                                     f"the {_w(support_ref)}; say one")
             implied = None if dest or support_ref or spatial or state else "back" if "back" in toks else \
                 "down" if "down" in toks and verb else None  # "put it back": where it was; "set it down": the table
             if implied is None:
