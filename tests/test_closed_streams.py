@@ -50,5 +50,13 @@ def test_with_the_reader_of_stderr_gone_the_run_folder_is_still_finished(tmp_pat
     # break-it: `2>&1 | head -1` raised SystemExit from rich mid-run and left out.partial behind
     done = _owl_in(tmp_path, "run --task berry1 --out out", "2>&1 | head -1; exit ${PIPESTATUS[0]}")
     assert done.stdout.startswith("owl-bt: no goal given")
-    assert done.returncode == 1  # stdout went with it: nothing more could be said
+    assert done.returncode == 0  # stdout went with it once the task was done: the account is lost, not the task
     assert (tmp_path / "out" / "events.jsonl").is_file() and not (tmp_path / "out.partial").exists()
+
+
+def test_with_the_reader_of_stdout_gone_a_done_task_still_exits_0(tmp_path: Path) -> None:
+    # break-it: `run … | head -1` ended 1 ("the task was not done") with no reason, the task done
+    done = _owl_in(tmp_path, "run --task berry1 --perception sim-state --out out", "| head -1; exit ${PIPESTATUS[0]}")
+    assert done.returncode == 0, done.stderr[-1500:]
+    assert done.stdout.count("\n") == 1 and "Traceback" not in done.stderr
+    assert (tmp_path / "out" / "plan.json").is_file() and not (tmp_path / "out.partial").exists()

@@ -25,6 +25,7 @@ from owl_bt.cli.progress import Progress
 from owl_bt.cli.replay import replayed
 from owl_bt.errors import OwlError, UsageError
 from owl_bt.language.checker_names import called_helpers, count_line, split_checkers
+from owl_bt.report.console import LOST, lose_stdout_quietly
 from owl_bt.report.plain import plain_line
 
 
@@ -203,6 +204,7 @@ def run(
                              "`owl-bt tasks` lists them)")
         raise fail(exc) from None
     view = err if as_json else out  # with --json, stdout carries the JSON object only
+    LOST.stdout_ok = True  # the task has ended: a reader of stdout gone now costs the account, not the exit code
     last = f" (attempt {result.attempts}, the last)" if result.attempts > 1 else ""  # break-it: attempts were unlabelled
     view.rule(f"plan sketch{last}")
     view.print(result.sketch or "(none)", markup=False)
@@ -251,11 +253,14 @@ def run(
                f"{result.failure} (the robot's own account; the task's detector says: {result.detector_reason})"
                if result.judged else result.failure)
         err.print(f"owl-bt: task not done: {why}", markup=False, soft_wrap=True)
-    if as_json:
-        print(json.dumps(result.summary()))
-    else:
-        print(f"success: {'true' if result.success else 'false'}")
-    sys.stdout.flush()
+    try:
+        if as_json:
+            print(json.dumps(result.summary()))
+        else:
+            print(f"success: {'true' if result.success else 'false'}")
+        sys.stdout.flush()
+    except BrokenPipeError:  # `run … | head -1`: the reader took what it wanted; the task's exit code stands
+        lose_stdout_quietly()
     code = 130 if result.interrupted else (0 if result.success else 1)  # a signal always ends in 130
     if program or any(t.name == "owl-replan-prompt" and t.is_alive() for t in threading.enumerate()):
         # the run folder is written and the output flushed; leave without the interpreter's shutdown: it

@@ -24,6 +24,18 @@ MAX_COLUMNS = 500  # a larger COLUMNS is taken as this (break-it: COLUMNS=999999
 MIN_COLUMNS = 20  # a COLUMNS below this (or not a number) is ignored: rich printed nothing at all for COLUMNS=0
 
 
+class _Lost:
+    """Whether stdout's loss is survived: `run` sets it once its task has ended, so that a reader gone
+    (`owl-bt run … | head -1`) costs the rest of the account, not the exit code (break-it: a task done
+    ended 1 with no reason)."""
+
+    stdout_ok = False  # set: a write to a closed stdout points it at /dev/null and goes on
+    stdout_lost = False  # … and that happened
+
+
+LOST = _Lost()
+
+
 class HeldStream:
     """sys.stdout or sys.stderr as it is at each call (a test runner swaps them), written and
     flushed under OUTPUT_LOCK; everything else (isatty, fileno, encoding) is the stream's own."""
@@ -39,41 +51,50 @@ class HeldStream:
         with OUTPUT_LOCK:
             try:
                 return self.stream.write(text)
-            except OSError:
-                if not self._stderr:
+            except OSError as exc:
+                if not self._stderr and not (LOST.stdout_ok and isinstance(exc, BrokenPipeError)):
                     raise
-                _stderr_gone()
+                _gone(self.stream)
                 return len(text)
 
     def flush(self) -> None:
         with OUTPUT_LOCK:
             try:
                 self.stream.flush()
-            except OSError:
-                if not self._stderr:
+            except OSError as exc:
+                if not self._stderr and not (LOST.stdout_ok and isinstance(exc, BrokenPipeError)):
                     raise
-                _stderr_gone()
+                _gone(self.stream)
 
     def __getattr__(self, name: str):
         return getattr(self.stream, name)
 
 
-def _stderr_gone() -> None:
-    """Standard error cannot be written (its reader went away, `2>&1 | head -1`; a full disk,
-    `2>/dev/full`): it only ever carries the account, so the run goes on without it. fd 2 is pointed
-    at /dev/null, so later writes (and the interpreter's last flush) do not fail again; the run's
-    result still reaches stdout, the run folder and the exit code."""
+def _gone(stream) -> None:
+    """`stream` (sys.stderr, or sys.stdout once LOST.stdout_ok) cannot be written: its reader went away
+    (`2>&1 | head -1`) or its disk is full (`2>/dev/full`). stderr only ever carries the account, so the
+    run goes on without it; its result still reaches stdout, the run folder and the exit code. The file
+    descriptor is pointed at /dev/null so that later writes (and the interpreter's last flush) do not
+    fail again."""
     devnull = os.open(os.devnull, os.O_WRONLY)
     try:
-        os.dup2(devnull, sys.stderr.fileno())
+        os.dup2(devnull, stream.fileno())
     except (OSError, ValueError, AttributeError):
         pass
     finally:
         os.close(devnull)
+    if stream is sys.stdout:
+        LOST.stdout_lost = True
     try:
-        sys.stderr.flush()  # what was buffered goes to /dev/null now
+        stream.flush()  # what was buffered goes to /dev/null now
     except (OSError, ValueError):
         pass
+
+
+def lose_stdout_quietly() -> None:
+    """sys.stdout's reader went away (BrokenPipeError from a plain print): as HeldStream does once
+    LOST.stdout_ok is set."""
+    _gone(sys.stdout)
 
 
 def make_console(stderr: bool = False) -> Console:
