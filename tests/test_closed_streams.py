@@ -10,6 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from cli_helpers import interrupted
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -60,3 +62,12 @@ def test_with_the_reader_of_stdout_gone_a_done_task_still_exits_0(tmp_path: Path
     assert done.returncode == 0, done.stderr[-1500:]
     assert done.stdout.count("\n") == 1 and "Traceback" not in done.stderr
     assert (tmp_path / "out" / "plan.json").is_file() and not (tmp_path / "out.partial").exists()
+
+
+def test_a_json_run_stopped_while_setting_up_still_answers_on_stdout(tmp_path: Path) -> None:
+    # break-it: `timeout -s TERM 1.5 owl-bt run … --json` printed nothing on stdout (exit 130)
+    code, stdout, stderr = interrupted("run", "", "--task", "berry1", "--json", "--out", str(tmp_path / "r"),
+                                       after="setup running")
+    assert code == 130, stderr[-1500:]
+    answer = json.loads(stdout.strip().splitlines()[-1])
+    assert answer["success"] is False and "stopped by Ctrl-C (SIGINT)" in (answer.get("error") or answer.get("failure", ""))

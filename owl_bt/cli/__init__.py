@@ -26,6 +26,11 @@ def _stopped_starting_up(signum: int, frame: object) -> None:
         folders.STOPPED_BY = folders.signal_words(signum)  # which signal, for the one line the folder's writer says
         signal.default_int_handler(signum, frame)
     name = "Ctrl-C (SIGINT)" if signum == signal.SIGINT else signal.Signals(signum).name
+    if sys.argv[1:2] == ["run"] and "--json" in sys.argv[2:]:  # as a refused run answers (break-it: stdout was empty)
+        try:
+            os.write(1, f'{{"success": false, "error": "stopped by {name} while setting up", "exit_code": 130}}\n'.encode())
+        except OSError:
+            pass
     os.write(_STDERR, f"owl-bt: stopped by {name}\n".encode())
     os._exit(130)
 
