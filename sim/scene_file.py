@@ -108,6 +108,7 @@ def load_scene(path: str | Path) -> Scene:
     instruction = data.get("instruction", "")
     if not isinstance(instruction, str):
         raise UsageError(f"{path}: instruction must be a string")
+    instruction = _checked_instruction(path, instruction)
     entries = data.get("object", [])
     if not isinstance(entries, list) or not entries:
         raise UsageError(f"{path}: the scene has no objects; add [[object]] tables with a kind and a pose")
@@ -201,3 +202,20 @@ def _check_overlaps(path: Path, objects: list[SceneObject]) -> None:
             if all(alo[k] < bhi[k] - TOUCH and blo[k] < ahi[k] - TOUCH for k in range(3)):
                 if not (_in_cavity(a, b) or _in_cavity(b, a)):
                     raise UsageError(f"{path}: {a.spec.name!r} and {b.spec.name!r} overlap; move one of them")
+
+
+def _checked_instruction(path: Path, text: str) -> str:
+    """The scene's instruction as a typed goal is taken (break-it: it skipped those checks): terminal
+    escapes and control characters dropped, at least one word, at most MAX_INSTRUCTION characters;
+    raises UsageError naming the file."""
+    import re
+
+    from owl_bt.episode_config import MAX_INSTRUCTION
+    from owl_bt.report.plain import plain_line
+
+    text = plain_line(text, limit=None)
+    if text and not re.search(r"[^\W\d_]", text):
+        raise UsageError(f"{path}: the instruction has no words ({text[:40]!r}); say what the robot should do")
+    if len(text) > MAX_INSTRUCTION:
+        raise UsageError(f"{path}: the instruction is {len(text)} characters long; say the goal in at most {MAX_INSTRUCTION}")
+    return text
