@@ -144,6 +144,23 @@ def test_a_damaged_plan_json_is_named_in_one_line(faulty_run, tmp_path, damage, 
     assert not (tmp_path / "r").exists() and not (tmp_path / "r.partial").exists()
 
 
+@pytest.mark.parametrize(("key", "value"), [("budget", -3), ("budget", 10**8), ("max_attempts", "x"), ("plan_time", 1e-9)])
+def test_a_damaged_recorded_limit_is_named_not_replaced_or_blamed_on_an_option(faulty_run, tmp_path, key, value):
+    # break-it: budget -3 and max_attempts "x" were replayed as the defaults without a word; a budget of 10^8
+    # was blamed on --budget, which was not given
+    out, _ = faulty_run
+    copy = tmp_path / "copy"
+    shutil.copytree(out, copy)
+    lines = (copy / "events.jsonl").read_text().splitlines()
+    start = json.loads(lines[0])
+    lines[0] = json.dumps({**start, key: value})
+    (copy / "events.jsonl").write_text("\n".join(lines) + "\n")
+    res = here("run", "--replay", str(copy), "--out", str(tmp_path / "r"))
+    assert res.exit_code == 2, res.output
+    assert last_line(res.stderr).startswith(f"owl-bt: --replay: {copy / 'events.jsonl'} records {key} = "), res.stderr
+    assert not (tmp_path / "r").exists()
+
+
 @pytest.mark.slow
 def test_feedback_at_the_replan_prompt_is_one_line_of_text(tmp_path):
     out = tmp_path / "r"

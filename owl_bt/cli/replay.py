@@ -156,9 +156,28 @@ def replayed(run_dir: Path, instruction: str, task: str | None, scene: Path | No
     return Replayed(plan.instruction, task or (None if scene else plan.task), plan.seed, f"replay:{run_dir.absolute()}",
                     rec["method"], recorded.spec if recorded else None, recorded.seed if recorded else 0,
                     *(start.get(k) if isinstance(start.get(k), str) else None for k in ("perception", "robot")),
-                    {**{k: v for k in ("budget", "skeletons", "max_attempts") if type(v := start.get(k)) is int and v >= 1},
-                     **({"plan_time": float(v)} if type(v := start.get("plan_time")) in (int, float) and 0 < v <= 86_400
-                        else {})})
+                    _recorded_limits(run_dir, start))
+
+
+def _recorded_limits(run_dir: Path, start: dict) -> dict[str, float]:
+    """The budget, skeletons, max_attempts and plan_time the `start` event recorded (those it has: older
+    runs have none); one no run can have is damage, refused naming the file (break-it: a budget of -3 was
+    replayed as the default 500 without a word, one of 10^8 blamed --budget, which was not given)."""
+    from owl_bt.episode_config import MAX_BUDGET, MAX_SKELETONS
+
+    ranges = {"budget": (1, MAX_BUDGET), "skeletons": (1, MAX_SKELETONS), "max_attempts": (1, 1000),
+              "plan_time": (0.01, 86_400.0)}
+    out: dict[str, float] = {}
+    for key, (lo, hi) in ranges.items():
+        if key not in start:
+            continue
+        v = start[key]
+        number = type(v) is int or (key == "plan_time" and type(v) is float)
+        if not number or not lo <= v <= hi:
+            raise UsageError(f"--replay: {run_dir / 'events.jsonl'} records {key} = {str(v)[:40]}, which no run has "
+                             f"(from {lo:g} to {hi:g}); is its first line damaged?")
+        out[key] = float(v) if key == "plan_time" else v
+    return out
 
 
 def _start_event(run_dir: Path) -> dict:
