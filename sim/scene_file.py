@@ -127,11 +127,17 @@ def _object(path: Path, i: int, entry: object) -> SceneObject:
         raise UsageError(f"{where}: unknown key {sorted(unknown)[0]!r}; an object has: {', '.join(sorted(OBJECT_KEYS))}")
     kind = entry.get("kind")
     known = sorted(k for k in catalog.KINDS if k != "table")
+    if kind is None:
+        raise UsageError(f"{where}: needs a kind (one of: {', '.join(known)})")
     if not isinstance(kind, str) or kind not in known:
         raise UsageError(f"{where}: unknown kind {kind!r}; known kinds: {', '.join(known)}")
     name = entry.get("name", kind)
     if not isinstance(name, str) or not name.isidentifier():
         raise UsageError(f"{where}: name {name!r} must be a word of letters, digits and underscores")
+    if name != kind and name in catalog.KINDS:  # an apple named "bowl": "the bowl" could then not be said
+        article = "an" if kind[0] in "aeiou" else "a"
+        raise UsageError(f"{where}: {article} {kind} cannot be named {name!r}, the name of another kind; name it e.g. "
+                         f"'{kind}_2' or 'my_{kind}'")
     if len(name) > MAX_NAME:  # it is said in every failure line and prompt that names the object
         raise UsageError(f"{where}: name {name[:20]!r}… is {len(name)} characters long; give at most {MAX_NAME}")
     colour = entry.get("colour")
