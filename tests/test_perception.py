@@ -192,14 +192,19 @@ def test_a_vision_model_names_what_no_detector_labelled():
     assert math.dist(got.state.pose.position, truth.pose.position) < 0.01
 
 
+def _hand_source(world, held: list) -> CameraSource:
+    """The camera source of `world` with the arm's measured state: `held[0]` names what the hand holds."""
+    camera, pipeline = sim_camera_pipeline(world)
+    return CameraSource(camera, pipeline, robot=lambda: RobotState(world.robot.arm_q(), held=held[0]),
+                        tcp=world.robot.tcp_pose)
+
+
 def test_a_held_object_the_camera_cannot_see_follows_the_hand():
     world = SimWorld()
     held: list[str | None] = [None]
     try:
         tasks.get("berry1").build(world, 0)
-        camera, pipeline = sim_camera_pipeline(world)
-        src = CameraSource(camera, pipeline, robot=lambda: RobotState(world.robot.arm_q(), held=held[0]),
-                           tcp=world.robot.tcp_pose)
+        src = _hand_source(world, held)
         before = src.observe().world.objects["strawberry"]
         # "picked": out of the camera's sight, in the hand; then the wrist turns by 90°
         p.resetBasePositionAndOrientation(world.body_id("strawberry"), (0.5, 0.0, -3.0), (0, 0, 0, 1), physicsClientId=world.cid)
@@ -265,9 +270,7 @@ def test_a_held_round_body_keeps_the_turn_it_was_first_seen_held_with():
     held: list[str | None] = [None]
     try:
         tasks.get("mug3").build(world, 2)
-        camera, pipeline = sim_camera_pipeline(world)
-        src = CameraSource(camera, pipeline, robot=lambda: RobotState(world.robot.arm_q(), held=held[0]),
-                           tcp=world.robot.tcp_pose)
+        src = _hand_source(world, held)
         src.observe()
         mug, ball = world.body_id("mug"), world.body_id("golf_ball")
         p.resetBasePositionAndOrientation(ball, (0.3, 0.35, 0.021), (0, 0, 0, 1), physicsClientId=world.cid)
