@@ -145,3 +145,18 @@ def test_on_and_off_the_same_place_is_asked_about_not_half_dropped(text):
     # taking it off one place and putting it on another is no contradiction
     assert goals("move the apple off the plate onto the light grey region", [*SCENE, REGION])[0][:3] == \
         ("apple", "ontop", "light_grey_region")
+
+
+@pytest.mark.parametrize(("text", "names"), [
+    ("put the apple next to the strawberry, then put the lemon between them", "1: apple"),
+    ("put the lemon between it and the apple", "1: apple"),
+    ("put the lemon between the apple and the apple", "1: apple"),
+    ("put the lemon between the apple", "1: apple"),
+])
+def test_between_what_is_not_two_things_is_asked_about(text, names):
+    # newcomer: "between them" after one object, and "between the plates" in a scene of one, ended in
+    # "IndexError: tuple index out of range"
+    with pytest.raises(GroundingError, match=f"'between' needs two things, and .* names {names}; name the two"):
+        goals(text, [*SCENE, REGION])
+    assert goals("put the lemon between the apple and the strawberry", [*SCENE, REGION])[0][3] == \
+        (("between", ("apple", "strawberry")),)

@@ -19,6 +19,7 @@ from __future__ import annotations
 import abc
 import threading
 import time
+import traceback
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
@@ -30,6 +31,7 @@ from trees.blackboard import client
 from trees.services import Services
 
 _POOL = ThreadPoolExecutor(max_workers=1, thread_name_prefix="owl-worker")
+TRACEBACK_KEPT = 4000  # characters of an unexpected error's traceback kept in its failure record (its last frames)
 _LOCAL = threading.local()  # the cancel token of the work running on this worker thread
 _BUSY = [0]  # works submitted and not yet returned (for the tick-rate measurement)
 _BUSY_LOCK = threading.Lock()
@@ -124,7 +126,9 @@ class WorkerBehaviour(OwlBehaviour, abc.ABC):
             return self.fail(Failure(self.stage, exc.reason, offending_objects=tuple(absent.values()),
                                      observed={"retryable": retry, **absent}))
         except Exception as exc:  # a bug or library error: typed, logged, never a traceback on screen
-            return self.fail(Failure(self.stage, f"{type(exc).__name__}: {exc}"))
+            # … but kept for whoever mends it: in the failure record's `observed` (events.jsonl, plan.json)
+            where = "".join(traceback.format_exception(exc))[-TRACEBACK_KEPT:]
+            return self.fail(Failure(self.stage, f"{type(exc).__name__}: {exc}", observed={"traceback": where}))
         return self.finish(result)
 
     def terminate(self, new_status: py_trees.common.Status) -> None:

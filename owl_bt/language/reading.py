@@ -267,7 +267,12 @@ class Reader(ClauseRelations, SpecialClauses, References):
                             how = "inside" if container(self.scene.things[held[0]]) else "ontop"
                             support_ref = held[0]
                     if r == "between":
-                        spatial.append((r, tuple(names[:2])))
+                        two = list(dict.fromkeys(names))  # "between them", "between the plates": two things, not one
+                        if len(two) != 2:
+                            raise GroundingError(f"'between' needs two things, and {' '.join(toks[s:])!r} names "
+                                                 f"{len(two) or 'none'}{': ' + ', '.join(_w(x) for x in two) if two else ''}"
+                                                 f"; name the two; {ADVICE}")
+                        spatial.append((r, tuple(two)))
                     else:
                         spatial += [(r, (x,)) for x in names]
                 elif kind == "absolute":
