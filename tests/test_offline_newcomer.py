@@ -160,3 +160,14 @@ def test_between_what_is_not_two_things_is_asked_about(text, names):
         goals(text, [*SCENE, REGION])
     assert goals("put the lemon between the apple and the strawberry", [*SCENE, REGION])[0][3] == \
         (("between", ("apple", "strawberry")),)
+
+
+@pytest.mark.parametrize(("text", "half"), [
+    ("put the lemon on the left half of the plate", "half_left"), ("put the lemon onto the right half of the plate", "half_right"),
+    ("put the lemon on the back half of the plate and the lime in the big bowl", "half_back")])
+def test_a_half_of_a_plate_is_that_half_of_it(text, half):
+    # newcomer: "on the left half of the plate" put the lemon at the far left of the table and said success
+    got = goals(text, [*SCENE, REGION])
+    assert got[0][:4] == ("lemon", "ontop", "plate", ((half, ()),))
+    assert goals("put the lemon on the left half of the table", [*SCENE, REGION])[0][:4] == \
+        goals("put the lemon on the left side of the table", [*SCENE, REGION])[0][:4]

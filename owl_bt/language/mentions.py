@@ -32,7 +32,26 @@ def tokens_of(text: str) -> list[str]:
     text = re.sub(r"\bmaking sure\b", "make sure", text)  # "…, making sure the mug is upright": a state
     text = re.sub(r"\bcan (you|i|we|they|it|be|one)\b", r"could \1", text)  # the modal verb, not a can
     text = re.sub(r"\b(i|you|we|they|one) can\b", r"\1 could", text)
-    return re.findall(r"[^\W\d_]+(?:'[^\W\d_]+)?|\d+|[.,;!?()]", text)  # digits kept: "2 apples" counts
+    return _half_of(re.findall(r"[^\W\d_]+(?:'[^\W\d_]+)?|\d+|[.,;!?()]", text))  # digits kept: "2 apples" counts
+
+
+_HALVES = {"left": "left", "right": "right", "back": "back", "rear": "back", "front": "front"}
+_NP_END = {".", ",", ";", "!", "?", "(", ")", "and", "then", "but", "before", "after", "next", "near", "beside", "behind"}
+
+
+def _half_of(toks: list[str]) -> list[str]:
+    """"on the left half of the plate" read as "on the plate, to the left" (the plate's left half), which the
+    reader knows; it read "the far left of the table" and dropped the plate (newcomer)."""
+    for i in range(len(toks) - 2):
+        if toks[i] in _HALVES and toks[i + 1] in {"half", "part"} and toks[i + 2] == "of":
+            start = i - 1 if i > 0 and toks[i - 1] == "the" else i
+            end = i + 3 + (toks[i + 3:i + 4] in (["the"], ["a"]))
+            while end < len(toks) and toks[end] not in _NP_END and end - i < 8:
+                end += 1
+            noun = toks[i + 3:end]
+            rest = _half_of(toks[end:])
+            return toks[:start] + noun + [",", "to", "the", _HALVES[toks[i]]] + rest
+    return toks
 
 
 class SceneAliases:
