@@ -336,9 +336,9 @@ class PlaceInsideSkill(_PlaceSkill):
         opening = model.opening(c)  # however c lies now (a mug on its side is stood up first)
         a, b = sorted(model.state().get(o).size)[:2]
         if opening is not None and b > 2 * opening[2] + FIT_MARGIN:  # in no orientation at all
-            across = f"{a * 100:.1f} cm across at its narrowest" if a > 2 * opening[2] + FIT_MARGIN else \
-                f"{a * 100:.1f} × {b * 100:.1f} cm at its slimmest cross-section"
-            return f"{o} does not fit into {c}: {across}, {c}'s opening {2 * opening[2] * 100:.1f} cm"
+            across = f"{a * 100:.1f} cm across at its narrowest, wider than" if a > 2 * opening[2] + FIT_MARGIN else \
+                f"{a * 100:.1f} × {b * 100:.1f} cm at its slimmest cross-section, whose {b * 100:.1f} cm side cannot pass"
+            return f"{o} does not fit into {c}: {across} {c}'s opening, {2 * opening[2] * 100:.1f} cm across"
         return None
 
     def simulate(self, model: PlanningModel, args: tuple[str, ...], params: dict) -> Outcome:

@@ -12,4 +12,5 @@ def test_a_drill_that_fits_no_mug_fails_before_a_sample_and_says_why(tmp_path) -
     result = run_episode(EpisodeConfig("put the power drill in the mug", "mug1", 0, tmp_path / "run"))
     assert not result.success and result.samples == 0
     assert "place_inside(power_drill, mug) failed — power_drill does not fit into mug" in result.failure
-    assert "at its slimmest cross-section" in result.failure and result.attempts == 2  # a hopeless repeat ends it
+    assert "whose 19.0 cm side cannot pass mug's opening, 6.4 cm across" in result.failure
+    assert result.attempts == 1  # no replan: it would find the same

@@ -46,13 +46,14 @@ def test_an_attempt_failing_as_an_earlier_one_did_with_the_same_constraints_ends
 
 
 def test_a_hopeless_failure_repeated_ends_the_run_at_its_second_occurrence(tmp_path):
-    """An apple wider than the mug's opening cannot go in however the draws fall (the planner marks
-    it hopeless): the run stopped only at attempt 3, as for a sampled failure (newcomer)."""
+    """An apple wider than the mug's opening cannot go in however the draws fall: the run stopped only at
+    attempt 3, as for a sampled failure (newcomer); now the planner says so before drawing, and no replan
+    follows."""
     proc = owl("run", "put the apple into the mug", "--scene", FRUIT_BOWL, "--perception", "sim-state", "--json",
                "--quiet", "--out", str(tmp_path / "r"))
     assert proc.returncode == 1, proc.stderr
-    assert json.loads(proc.stdout)["attempts"] == 2
-    assert "does not fit into mug" in last_line(proc.stderr) and "the same failure as attempt 1" in last_line(proc.stderr)
+    assert json.loads(proc.stdout)["attempts"] == 1  # judged before any sample; a replan would find the same
+    assert "does not fit into mug" in last_line(proc.stderr) and "wider than mug's opening" in last_line(proc.stderr)
 
 
 def test_the_report_prints_each_function_once_and_counts_checkers_as_the_console_does(plate_run):

@@ -144,7 +144,8 @@ def refine(
         never = getattr(skills[op.name], "never", None)
         why = never(model, op.args) if never is not None else None
         if why:
-            out.failure = Failure("plan", why, str(op), observed={"samples": 0, "hopeless": True})
+            # (a replan would find the same: the run ends here)
+            out.failure = Failure("plan", why, str(op), observed={"samples": 0, "hopeless": True, "retryable": False})
             return out
     last = len(skeleton) - 1
     snaps: list = []
