@@ -60,6 +60,8 @@ def scene_run(tmp_path_factory):
     out = base / "r"
     proc = owl("run", "", "--scene", str(scene), "--perception", "sim-state", "--budget", "100", "--quiet", "--out", str(out))
     assert proc.returncode == 0, proc.stderr
+    # newcomer: the task's instruction was echoed for `run "" --task …`, the scene file's never
+    assert 'owl-bt: no goal given; using the scene file\'s instruction: "put the apple into the red bowl"' in proc.stderr
     return scene, out
 
 

@@ -156,6 +156,15 @@ def run(
         instruction = named.instruction
         err.print(f"owl-bt: no goal given; using the {named.name} task's instruction: \"{instruction}\"",
                   markup=False, soft_wrap=True)
+    elif not instruction.strip() and scene is not None and replay is None and scene.is_file():  # as for a task (newcomer)
+        from sim.scene_file import load_scene
+
+        try:
+            said = load_scene(scene).instruction
+        except OwlError:
+            said = ""  # the scene's own refusal comes, as it would, when the run loads it
+        if said:
+            err.print(f"owl-bt: no goal given; using the scene file's instruction: \"{said}\"", markup=False, soft_wrap=True)
     if instruction.strip() and not re.search(r"[^\W\d_]", instruction):  # only emoji, digits or punctuation
         raise fail(UsageError(f"the goal has no words ({instruction.strip()[:40]!r}); say what the robot should do, e.g. "
                               "\"put the strawberry onto the light-grey region\""))
