@@ -256,7 +256,31 @@ class Execute(WorkerBehaviour):
                 return Failure("monitor", f"{name} came to rest at ({got.x:.2f}, {got.y:.2f}), {err * 100:.1f} cm from where "
                                "the rest of the plan expects it", str(step.op), (name,),
                                {"pose": got.rounded(), "planned": pose.rounded()}, kind=PRECONDITION)
-        return self._moved_later(step, obs, later, done if done is not None else [step])
+        return self._undone(step, obs, done or [step]) or self._moved_later(step, obs, later, done if done is not None else [step])
+
+    def _undone(self, step, obs, done: list) -> Failure | None:
+        """A lasting effect of an earlier step of this plan (a skill's `effect_seen`: the mug emptied by
+        its pour) no longer seen after this one, while no step since has put anything into or onto that
+        object: the golf ball was taken to have fallen out where the camera could not see, and was seen
+        back in the mug once it stood upright; the fork then went in on top of it, and every replan
+        failed to get the fork out again (Gen3 Mug3 seeds 5 and 7). POSTCONDITION of the earlier step."""
+        for i, st in enumerate(done[:-1]):
+            seen = getattr(self.services.skills[st.op.name], "effect_seen", None)
+            if seen is None or not st.op.args:
+                continue
+            o = st.op.args[0]
+            if any(o in later.op.args[1:] for later in done[i + 1:]):  # filled or covered on purpose since
+                continue
+            if o not in obs.objects or seen(obs, st.op.args):
+                continue
+            # (its box is not enough: a ball by a mug's handle lies within the mug's box, not in it)
+            lo, hi = obs.get(o).aabb()
+            inside = [n for n in obs.movable() if n != o and lo[2] < obs.get(n).pose.z < hi[2]
+                      and obs.get(o).over_footprint(*obs.get(n).pose.position[:2])]
+            if inside:
+                return Failure("monitor", f"after {step.op}, {', '.join(inside)} is inside {o} again: {st.op} did not last",
+                               str(st.op), (o, *inside), {"undone": str(st.op)}, kind=POSTCONDITION)
+        return None
 
     def _meant(self, failed: list[str]) -> str:
         """The failed checkers by name, each followed by what it tests ('action_check1 (tip the mug
