@@ -65,8 +65,8 @@ def validate(cfg: EpisodeConfig) -> tasks.Task | Scene:
                          f"{MAX_INSTRUCTION}")
     if cfg.seed < 0:
         raise UsageError(f"--seed must be 0 or more, got {cfg.seed}")
-    if cfg.max_attempts < 1:
-        raise UsageError("--max-attempts must be at least 1")
+    if not 1 <= cfg.max_attempts <= MAX_ATTEMPTS:
+        raise UsageError(f"--max-attempts must be from 1 to {MAX_ATTEMPTS}, got {cfg.max_attempts}")
     if not 0.0 < cfg.speed <= 1.0:
         raise UsageError(f"--speed must be a share of the velocity limits in (0, 1], got {cfg.speed}")
     check_budgets(cfg.budget, cfg.skeletons)
@@ -123,6 +123,7 @@ def same_words(a: str, b: str) -> bool:
     return norm(a) == norm(b)
 
 
+MAX_ATTEMPTS = 1000  # attempts a run may be given (a replay refuses a recorded number past it as damage)
 MAX_BUDGET, MAX_SKELETONS = 100_000, 100  # far above the reference's 500 and 5; what episodes.jsonl can record
 
 

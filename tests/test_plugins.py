@@ -109,3 +109,18 @@ def test_without_the_plugin_the_same_answers_are_refused():
     assert res.status.name == "FAILURE"
     assert "push" in res.blackboard["failure"].reason and res.blackboard["failure"].stage == "constraints"
     assert truth.get("sponge").pose.y > 0.15  # nothing moved it
+
+
+def test_a_plugin_schema_the_planner_cannot_use_is_named():
+    # break-it: a plugin whose schema was a string ended `owl-bt skills` and `run` in a traceback; one with no
+    # effects failed the run later as "constraints: failed — ValueError …"
+    from owl_bt.tamp.operators import OperatorSchema
+    from skills.registry import _schema_problem
+
+    good = load_skills()["pick"].schema
+    assert _schema_problem(good) is None
+    assert _schema_problem("not a schema") == "its schema is a str, not an owl_bt.tamp.operators.OperatorSchema"
+    named = OperatorSchema("Pick Up!", good.params, good.pre, good.add, good.delete, "x")
+    assert "not a lower-case identifier" in _schema_problem(named)
+    assert _schema_problem(OperatorSchema("nudge", good.params, good.pre, (), (), "x")) == \
+        "its operator 'nudge' has no effects (add or delete literals)"

@@ -45,3 +45,12 @@ def test_an_endpoint_that_is_no_url_is_named(tmp_path, url, why):
     with pytest.raises(UsageError, match=f"^OPENAI_BASE_URL is not a URL .*{why}"):
         load_settings({**ENV, "OPENAI_BASE_URL": url, "OWL_BT_CONFIG": str(tmp_path / "none.toml")})
     assert load_settings({**ENV, "OWL_BT_CONFIG": str(tmp_path / "none.toml")}).base_url == "http://127.0.0.1:9/v1"
+
+
+def test_a_key_an_http_header_cannot_carry_and_a_control_character_in_the_cache_folder_are_refused(tmp_path):
+    # break-it: 'é' failed the run after set-up with a codec error; a NUL in cache_dir as "embedded null byte"
+    none = str(tmp_path / "none.toml")
+    with pytest.raises(UsageError, match="^OPENAI_API_KEY holds a character an HTTP header cannot carry"):
+        load_settings({**ENV, "OPENAI_API_KEY": "é", "OWL_BT_CONFIG": none})
+    with pytest.raises(UsageError, match="holds a control character"):
+        load_settings({**ENV, "OWL_BT_VLM_CACHE": "a\x00b", "OWL_BT_CONFIG": none})

@@ -160,3 +160,15 @@ def test_a_stream_that_ends_mid_speech_keeps_what_was_said():
     pcm = utterance((stream[i:i + fb] for i in range(0, len(stream) - fb + 1, fb)), ep)
     assert len(pcm) / (2 * SAMPLE_RATE) > goal.seconds - 0.6
     assert utterance(iter([bytes(fb)] * 100), Endpointer(sample_rate=SAMPLE_RATE)) == b""  # silence only
+
+
+@pytest.mark.parametrize(("url", "key", "why"), [
+    ("http://[::1/v1", "x", "OPENAI_BASE_URL is not a URL"), ("http://127.0.0.1:9/v1\n", "x", "OPENAI_BASE_URL is not a URL"),
+    ("ftp://x", "x", "OPENAI_BASE_URL is not a URL"), ("http://127.0.0.1:9/v1", "é", "OPENAI_API_KEY holds a character"),
+    ("http://127.0.0.1:9/v1", "sk-1\n", "OPENAI_API_KEY holds a character")])
+def test_the_openai_transcriber_checks_its_endpoint_and_key_as_the_vlm_does(url, key, why):
+    # break-it: these were tracebacks from the HTTP client (or "cannot be reached" for ftp://)
+    from owl_bt.speech.asr import OpenAITranscriber
+
+    with pytest.raises(UsageError, match=f"^{why}"):
+        OpenAITranscriber([SceneName("plate", "plate", "white")], base_url=url, api_key=key)

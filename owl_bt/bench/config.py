@@ -191,9 +191,10 @@ def make_config(method: str, tasks: str, seeds: int | None, seed_list: str | Non
 
     check_budgets(budget, skeletons)
     check_plan_time(plan_time)
-    if max_attempts < 1:
-        raise UsageError("--max-attempts must be at least 1")
-    from owl_bt.episode_config import PERCEPTION_SOURCES
+    from owl_bt.episode_config import MAX_ATTEMPTS, PERCEPTION_SOURCES
+
+    if not 1 <= max_attempts <= MAX_ATTEMPTS:
+        raise UsageError(f"--max-attempts must be from 1 to {MAX_ATTEMPTS}, got {max_attempts}")
     from sim.robot import robot_spec
 
     if perception not in PERCEPTION_SOURCES:

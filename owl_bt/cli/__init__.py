@@ -28,7 +28,7 @@ def _stopped_starting_up(signum: int, frame: object) -> None:
     name = "Ctrl-C (SIGINT)" if signum == signal.SIGINT else signal.Signals(signum).name
     if sys.argv[1:2] == ["run"] and "--json" in sys.argv[2:]:  # as a refused run answers (break-it: stdout was empty)
         try:
-            os.write(1, f'{{"success": false, "error": "stopped by {name} while setting up", "exit_code": 130}}\n'.encode())
+            os.write(_STDOUT, f'{{"success": false, "error": "stopped by {name} while setting up", "exit_code": 130}}\n'.encode())
         except OSError:
             pass
     os.write(_STDERR, f"owl-bt: stopped by {name}\n".encode())
@@ -51,10 +51,12 @@ def _reopen_closed_streams() -> None:
 
 
 _STDERR = 2  # the terminal's stderr, kept: pybullet's import points fd 2 at /dev/null for a moment (sim.quiet)
+_STDOUT = 1  # … and its stdout (fd 1 too): where `run --json` answers a stop during set-up
 PROGRAM = os.path.basename(sys.argv[0]) == "owl-bt" or sys.argv[0] == "-m"  # the program starting, not an import
 if PROGRAM:
     _reopen_closed_streams()
     _STDERR = os.dup(2)
+    _STDOUT = os.dup(1)
     for _sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):  # SIGHUP: the terminal closed (ssh dropped)
         signal.signal(_sig, _stopped_starting_up)
 

@@ -163,9 +163,9 @@ def _recorded_limits(run_dir: Path, start: dict) -> dict[str, float]:
     """The budget, skeletons, max_attempts and plan_time the `start` event recorded (those it has: older
     runs have none); one no run can have is damage, refused naming the file (break-it: a budget of -3 was
     replayed as the default 500 without a word, one of 10^8 blamed --budget, which was not given)."""
-    from owl_bt.episode_config import MAX_BUDGET, MAX_SKELETONS
+    from owl_bt.episode_config import MAX_ATTEMPTS, MAX_BUDGET, MAX_SKELETONS
 
-    ranges = {"budget": (1, MAX_BUDGET), "skeletons": (1, MAX_SKELETONS), "max_attempts": (1, 1000),
+    ranges = {"budget": (1, MAX_BUDGET), "skeletons": (1, MAX_SKELETONS), "max_attempts": (1, MAX_ATTEMPTS),
               "plan_time": (0.01, 86_400.0)}
     out: dict[str, float] = {}
     for key, (lo, hi) in ranges.items():

@@ -61,7 +61,15 @@ class _VLMTable(pydantic.BaseModel):
     cache_dir: str | None = None
 
 
-def _check_url(url: str, where: str) -> None:
+def check_key(key: str) -> None:
+    """Raise UsageError unless `key` (OPENAI_API_KEY) can go in an HTTP header: printable ASCII (break-it:
+    'é' failed the run after set-up with a codec error, a newline as 'cannot reach the model')."""
+    if key and not all(32 < ord(c) < 127 for c in key):
+        raise UsageError("OPENAI_API_KEY holds a character an HTTP header cannot carry (a space, a newline or a "
+                         "non-ASCII letter); copy the key again")
+
+
+def check_url(url: str, where: str) -> None:
     """Raise UsageError unless `url` is an http(s) address with a host (no spaces or control characters:
     a trailing newline from a CRLF .env file was a traceback from the HTTP client)."""
     from urllib.parse import urlsplit
@@ -111,14 +119,17 @@ def load_settings(env: dict[str, str] | None = None, path: Path | None = None) -
         raise UsageError(f"settings file {path}: [vlm] {where}: {why}") from None
     base_url = env.get("OPENAI_BASE_URL") or file.base_url or None
     if base_url is not None:
-        _check_url(base_url, "OPENAI_BASE_URL" if env.get("OPENAI_BASE_URL") else f"settings file {path}: [vlm] base_url")
+        check_url(base_url, "OPENAI_BASE_URL" if env.get("OPENAI_BASE_URL") else f"settings file {path}: [vlm] base_url")
     model = env.get("OWL_BT_VLM_MODEL") or file.model or (None if base_url else OPENAI_DEFAULT_MODEL)
     key = env.get("OPENAI_API_KEY", "")
+    check_key(key)
     if not model:
         raise UsageError(f"the openai VLM backend at {base_url} needs a model: set OWL_BT_VLM_MODEL or [vlm] model")
     if base_url is None and not key:
         raise UsageError("the openai VLM backend needs OPENAI_API_KEY (or OPENAI_BASE_URL for a local server)")
     cache = env.get("OWL_BT_VLM_CACHE") or file.cache_dir or str(DEFAULT_CACHE)
+    if any(ord(c) < 32 for c in cache):  # a NUL ended the run later as "embedded null byte"
+        raise UsageError(f"the response cache folder {cache!r} holds a control character (OWL_BT_VLM_CACHE or [vlm] cache_dir)")
     timeout, retries, temperature = file.timeout_s, file.max_retries, file.temperature
     return VLMSettings(
         base_url=base_url, model=str(model), api_key=key, timeout_s=timeout, max_retries=retries,

@@ -90,8 +90,14 @@ class OpenAITranscriber:
             raise UsageError("--asr openai needs OPENAI_API_KEY (and OPENAI_BASE_URL for a server other than OpenAI's)")
         from openai import OpenAI
 
+        from owl_bt.language.settings import check_key, check_url
+
+        check_key(api_key)  # as the VLM's are (break-it: tracebacks from the HTTP client)
+        base_url = base_url or os.environ.get("OPENAI_BASE_URL") or None
+        if base_url is not None:
+            check_url(base_url, "OPENAI_BASE_URL")
         self.model = model or os.environ.get("OWL_BT_ASR_MODEL") or DEFAULT_OPENAI_MODEL
-        self._client = OpenAI(api_key=api_key, base_url=base_url or os.environ.get("OPENAI_BASE_URL") or None,
+        self._client = OpenAI(api_key=api_key, base_url=base_url,
                               timeout=timeout_s, max_retries=1)
         self._prompt = "A goal for a robot arm at a table with: " + ", ".join(o.name.replace("_", " ") for o in objects)
 
