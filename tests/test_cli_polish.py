@@ -130,6 +130,10 @@ def test_replay_refuses_what_would_make_it_another_run(faulty_run, extra, why):
     (lambda text, plan: json.dumps([plan]), "is not a run's plan (a JSON object), it holds a list"),
     (lambda text, plan: json.dumps({**plan, "result": {"faults": {"spec": 3, "seed": 0}}}),
      "field 'result.faults.spec': input should be a valid string, got 3"),
+    # break-it: these were blamed on --faults (not given) and on a typed instruction
+    (lambda text, plan: json.dumps({**plan, "result": {**plan["result"], "faults": {**plan["result"]["faults"], "spec": "zzz=2"}}}),
+     "records faults no run can have (--faults: unknown fault kind 'zzz'"),
+    (lambda text, plan: json.dumps({**plan, "instruction": "put " * 2000}), "records an instruction of 8000 characters"),
 ])
 def test_a_damaged_plan_json_is_named_in_one_line(faulty_run, tmp_path, damage, why):
     out, _ = faulty_run

@@ -124,6 +124,7 @@ def replayed(run_dir: Path, instruction: str, task: str | None, scene: Path | No
         raise UsageError(f"--replay: {run_dir} has no transcript.json (the run never asked the model)")
     check_regular_file(run_dir / "transcript.json", "--replay: the transcript", TRANSCRIPT_MAX_BYTES)
     plan = read_plan(run_dir)
+    _recorded_values(run_dir, plan)
     rec = recorded_run(run_dir)  # the comparison method, from the VLM spec its events.jsonl starts with
     if vlm != "replay":  # (break-it: --vlm offline was taken silently, and the recording's oracle answered)
         raise UsageError(f"--replay answers from the recording; it cannot be combined with --vlm {vlm}")
@@ -157,6 +158,25 @@ def replayed(run_dir: Path, instruction: str, task: str | None, scene: Path | No
                     rec["method"], recorded.spec if recorded else None, recorded.seed if recorded else 0,
                     *(start.get(k) if isinstance(start.get(k), str) else None for k in ("perception", "robot")),
                     _recorded_limits(run_dir, start))
+
+
+def _recorded_values(run_dir: Path, plan: _Plan) -> None:
+    """The recorded instruction and faults checked as a command line's are, a problem named as plan.json's
+    (break-it: a damaged fault spec was blamed on --faults, which was not given; a 92,000-character
+    instruction was refused as if typed)."""
+    from owl_bt.episode_config import MAX_INSTRUCTION
+    from owl_bt.faults import parse_faults
+
+    path = run_dir / "plan.json"
+    if len(plan.instruction) > MAX_INSTRUCTION:
+        raise UsageError(f"--replay: {path} records an instruction of {len(plan.instruction)} characters; no run takes "
+                         f"more than {MAX_INSTRUCTION} (damaged?)")
+    faults = plan.result.faults if plan.result is not None else None
+    if faults is not None:
+        try:
+            parse_faults(faults.spec, faults.seed)
+        except UsageError as exc:
+            raise UsageError(f"--replay: {path} records faults no run can have ({exc.reason}); damaged?") from None
 
 
 def _recorded_limits(run_dir: Path, start: dict) -> dict[str, float]:
