@@ -82,6 +82,9 @@ def validate(cfg: EpisodeConfig) -> tasks.Task | Scene:
     if cfg.backend == "sim" and cfg.execute:  # (break-it: taken silently)
         raise UsageError("--execute moves a hardware arm (--backend kortex or rtde); the simulated arm always moves: "
                          "leave --execute out")
+    if cfg.backend == "sim" and cfg.ip:  # (break-it: taken silently, as --execute was)
+        raise UsageError(f"--ip is the address of a hardware arm (--backend kortex or rtde); the simulated arm has none: "
+                         f"leave --ip {cfg.ip} out")
     if cfg.backend != "sim":
         if not cfg.ip:
             raise UsageError(f"--backend {cfg.backend} needs the arm's address: --ip ADDRESS")
