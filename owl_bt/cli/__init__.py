@@ -107,10 +107,10 @@ def main() -> None:
 
 def _stdout_gone() -> int:
     """Standard output cannot be written: point it at /dev/null (so the interpreter's last flush does not
-    fail again with a traceback); the exit code, 1."""
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    os.dup2(devnull, sys.stdout.fileno())
-    os.close(devnull)
+    fail again with a traceback; `owl_bt.report.console` does it); the exit code, 1."""
+    from owl_bt.report.console import lose_stdout_quietly
+
+    lose_stdout_quietly()
     return 1
 
 
