@@ -1,5 +1,5 @@
 """The helper functions the offline grounder's checkers call (on, inside, side, between, aligned,
-far, upright, off, part, middle, tipped_over; and, in EXTRA, depth and upside_down, put there only
+far, upright, off, part, middle, tipped_over; and, in EXTRA, depth, apart and upside_down, put there only
 when a checker calls them), as the source text put before its checkers: they run in the sandbox
 with the codebook's functions (`get_obj_center`, `modify_pose_bounds_to_be_…`, `position_within_bounds`),
 `state`, `init_state`, `env` and `init_bounds` in scope."""
@@ -9,6 +9,7 @@ from __future__ import annotations
 # m: how far past the reference's edge across ("behind the bowl": the bowl's width in y) a thing beside it may
 # still be, its centre: a person means the strip in line with the reference, not a diagonal 15 cm off
 SIDE_SLACK = 0.03
+FAR_APART = 0.25  # m between the centres of a thing put "far from" another and that other (a third of the table's width)
 
 PRELUDE = '''def within_rim(name, ref):
     # a round plate or bowl: the centre well inside its rim, not in the corners of its box
@@ -151,6 +152,12 @@ EXTRA = {
     return position_within_bounds(get_obj_center(state, env, name), b)
 
 ''',
+    "apart": '''def apart(name, ref):
+    # "far from": the centres at least FAR_APART m apart across the table
+    p, r = get_obj_center(state, env, name), get_obj_center(state, env, ref)
+    return math.hypot(p[0] - r[0], p[1] - r[1]) >= FAR_APART
+
+'''.replace("FAR_APART", repr(FAR_APART)),
     "upside_down": '''def upside_down(name):
     # the opposite of upright: its own +z axis within ~18 degrees of straight down
     p = get_obj_center(state, env, name)

@@ -20,7 +20,8 @@ def _value(tok: str) -> int | None:
 
 def count_before(toks: list[str], start: int) -> tuple[int, int] | None:
     """(how many, the token index the number starts at) for the object phrase starting at token `start`:
-    "two fruits" (the number right before it) or "two of the fruits"; None when no number is said."""
+    "two fruits" (the number right before it) or "two of the fruits"; a negative count for all but that
+    many ("all but two fruits", "all except one of the cans"); None when no number is said."""
     j = start - 1
     if j >= 1 and toks[j] in SUPERLATIVES:
         j -= 1  # "the two biggest fruits"
@@ -29,6 +30,8 @@ def count_before(toks: list[str], start: int) -> tuple[int, int] | None:
     elif j >= 1 and toks[j] == "of":
         j -= 1  # "two of fruits"
     if j >= 0 and _value(toks[j]) is not None:
+        if j >= 2 and toks[j - 2] in {"all", "every", "each"} and toks[j - 1] in {"but", "except", "save"}:
+            return -_value(toks[j]), j - 2  # "all but two fruits": all of them except two
         return _value(toks[j]), j
     if j >= 1 and " ".join(toks[j - 1:j + 1]) + " of" in NUMBERS:  # "a couple of the fruits"
         return NUMBERS[" ".join(toks[j - 1:j + 1]) + " of"], j - 1
@@ -44,8 +47,16 @@ def take(names: list[str], count: int, phrase: str, noun: str, by: str = "") -> 
     """(the first `count` of `names` — which the caller has sorted nearest the robot's base first, or by the
     superlative `by` — and a note saying so, "" when all are taken): "one of the 2 asked for by 'two
     fruits': the 2 nearest the robot of the scene's 3 fruits" (it said "the first 2 of the scene's 3", and
-    the scene's order was perception's alphabetical one); raises GroundingError when the scene has fewer
-    than `count`."""
+    the scene's order was perception's alphabetical one); a negative `count` leaves out that many, the
+    last of `names` ("all but two fruits": the two farthest from the robot stay); raises GroundingError
+    when the scene has fewer than `count`, or leaves nothing."""
+    if count < 0:
+        keep = len(names) + count
+        if keep < 1:
+            raise GroundingError(f"{phrase!r} leaves none of the scene's {len(names)} {plural(noun)}; say which")
+        rule = "farthest from the robot" if not by else f"last by {by!r}"
+        return names[:keep], (f"{'the one' if keep == 1 else f'one of the {keep}'} asked for by {phrase!r}: the "
+                              f"{-count if count < -1 else ''} {rule} of the scene's {len(names)} {plural(noun)} stay")
     if count > len(names):
         have = ", ".join(f"the {n.replace('_', ' ')}" for n in names) or "none"
         raise GroundingError(f"{phrase!r} asks for {count} but the scene has only {len(names)} ({have}); say which")

@@ -29,10 +29,41 @@ def tokens_of(text: str) -> list[str]:
     for a, b in (("it's", "it is"), ("let's", "let us"), ("that's", "that is"), ("i'd", "i would"), ("don't", "do not"),
                  ("can't", "cannot"), ("i'm", "i am")):
         text = re.sub(rf"\b{re.escape(a)}\b", b, text)
+    # "near where the other fruit are": near them (what is said of where a thing is now, not was)
+    text = re.sub(r"\b(near|next to|beside|close to|by|alongside) where ((?:[^\W\d_]+ ){1,5}?)(?:is|are|sits?|lies?|stands?)"
+                  r"(?! (?:initially|originally|at first|at the start|to begin with))\b", r"\1 \2", text)
     text = re.sub(r"\bmaking sure\b", "make sure", text)  # "…, making sure the mug is upright": a state
     text = re.sub(r"\bcan (you|i|we|they|it|be|one)\b", r"could \1", text)  # the modal verb, not a can
     text = re.sub(r"\b(i|you|we|they|one) can\b", r"\1 could", text)
-    return _half_of(re.findall(r"[^\W\d_]+(?:'[^\W\d_]+)?|\d+|[.,;!?()]", text))  # digits kept: "2 apples" counts
+    toks = re.findall(r"[^\W\d_]+(?:'[^\W\d_]+)?|\d+|[.,;!?()]", text)  # digits kept: "2 apples" counts
+    return _bare_centre(_half_of(_robot_side(toks)))
+
+
+_SIDES = {"left", "right"}
+_SUPPORT_WORDS = {"on", "onto", "in", "into", "inside", "atop", "upon"}
+_CLAUSE_END = {".", ";", "!", "?", "then", "and", ","}
+
+
+def _robot_side(toks: list[str]) -> list[str]:
+    """"on the robot's right side of the plate": the robot's own left and right are the only ones the
+    reader knows ("right of" is always the robot's), so the word goes (newcomer)."""
+    return [t for i, t in enumerate(toks) if not (t == "robot's" and toks[i + 1:i + 2] and toks[i + 1] in _SIDES)]
+
+
+def _bare_centre(toks: list[str]) -> list[str]:
+    """"put the apple in the center": of the table, when the clause names no other support before it
+    ("put the apple on the plate in the middle" is left to the reader)."""
+    out = list(toks)
+    i = 0
+    while i + 2 < len(out):
+        if out[i] in {"in", "at"} and out[i + 1] == "the" and out[i + 2] in V.CENTRE and out[i + 3:i + 4] != ["of"]:
+            j = i - 1
+            while j >= 0 and out[j] not in _CLAUSE_END and out[j] not in _SUPPORT_WORDS:
+                j -= 1
+            if j < 0 or out[j] in _CLAUSE_END:
+                out[i + 3:i + 3] = ["of", "the", "table"]
+        i += 1
+    return out
 
 
 _HALVES = {"left": "left", "right": "right", "back": "back", "rear": "back", "front": "front"}

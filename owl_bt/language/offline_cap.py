@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 import re
 
+from owl_bt.language.checker_helpers import FAR_APART
 from owl_bt.language.offline_plan import Plan
 from owl_bt.language.scene_view import Thing
 
@@ -73,6 +74,9 @@ def _point(obj: str, support: str, rels, by: dict[str, Thing], planned: dict[str
             s = by[refs[0]]
             dx, dy = {"left_of": (0, 1), "right_of": (0, -1), "behind": (1, 0), "in_front_of": (-1, 0)}.get(refs[1], (0, 0))
             x, y = x + dx * (s.hi[0] - s.lo[0]) / 4, y + dy * (s.hi[1] - s.lo[1]) / 4
+        elif kind == "apart" and rc is not None:  # far from it: the corner of the reach farthest from it
+            x, y = max(((cx, cy) for cx in (REACH[0][0], REACH[1][0]) for cy in (REACH[0][1], REACH[1][1])),
+                       key=lambda c: math.dist(c, rc))
         elif kind == "off" and r is not None and r.lo[1] - 0.05 <= y <= r.hi[1] + 0.05:
             y = r.lo[1] - 0.1 if r.lo[1] - 0.1 > REACH[0][1] else r.hi[1] + 0.1
     x, y = min(max(x, REACH[0][0]), REACH[1][0]), min(max(y, REACH[0][1]), REACH[1][1])
@@ -109,6 +113,8 @@ def _free_spot(obj: str, start: tuple[float, float], support: Thing, rels, by: d
                 r = by[rel[-1]]
                 if r.lo[0] - me - 0.03 < x < r.hi[0] + me + 0.03 and r.lo[1] - me - 0.03 < y < r.hi[1] + me + 0.03:
                     return False
+            if rel[0] == "apart" and math.dist((x, y), planned.get(rel[-1], _centre(by[rel[-1]]))) < FAR_APART + 0.02:
+                return False
             if rel[0] == "side" and rel[1] == "near" and math.dist((x, y), planned.get(rel[2], _centre(by[rel[2]]))) > 0.15:
                 return False
             if rel[0] == "side" and rel[1] in HELPER:

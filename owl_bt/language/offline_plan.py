@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from owl_bt.language.checker_helpers import EXTRA, PRELUDE, SIDE_SLACK  # the checkers' helper functions (re-exported)
+from owl_bt.language.checker_helpers import EXTRA, FAR_APART, PRELUDE, SIDE_SLACK  # the checkers' helper functions (re-exported)
 from owl_bt.language.goals import Goal, Reading
 from owl_bt.language.scene_view import Thing, container, held_in, inside, resting_on, within_rim
 
@@ -61,6 +61,8 @@ def predicates(g: Goal, things: dict[str, Thing], during: bool = False) -> list[
             out.append(f'aligned("{g.obj}", "{refs[0]}")')
         elif rel == "off":
             out.append(f'off("{g.obj}", "{refs[0]}")')
+        elif rel == "apart":
+            out.append(f'apart("{g.obj}", "{refs[0]}")')
         elif rel in ("far_left", "far_right"):
             out.append(f'far("{g.obj}", {rel == "far_left"})')
         elif rel in ("back", "front"):
@@ -91,6 +93,7 @@ def _holds_now(g: Goal, things: dict[str, Thing]) -> bool:
         ok = {"at_initial": r is t, "left_of": r and t.lo[1] > r.hi[1], "right_of": r and t.hi[1] < r.lo[1],
               "behind": r and t.lo[0] > r.hi[0], "in_front_of": r and t.hi[0] < r.lo[0],
               "near": r and r.lo[0] - near <= t.pose[0] <= r.hi[0] + near and r.lo[1] - near <= t.pose[1] <= r.hi[1] + near,
+              "apart": r and math.dist(t.pose[:2], r.pose[:2]) >= FAR_APART + 0.02,
               "off": r and (t.hi[0] + 0.04 < r.lo[0] or t.lo[0] - 0.04 > r.hi[0] or t.hi[1] + 0.04 < r.lo[1]
                             or t.lo[1] - 0.04 > r.hi[1])}.get(rel)
         across = {"left_of": 0, "right_of": 0, "behind": 1, "in_front_of": 1}.get(rel)
@@ -277,7 +280,8 @@ def _support_of(name: str, by: dict[str, Thing], table: str) -> str:
 
 def _where(g: Goal) -> str:
     words = {"left_of": "left of", "right_of": "right of", "behind": "behind", "in_front_of": "in front of", "near": "near",
-             "aligned": "in line with", "between": "between", "off": "clear of"}
+             "aligned": "in line with", "between": "between", "off": "clear of",
+             "apart": "far from"}
     parts = []
     for rel, refs in g.spatial:
         if rel in ("far_left", "far_right", "back", "front"):

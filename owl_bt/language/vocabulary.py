@@ -22,7 +22,8 @@ SPATIAL = {
     "to the right side of": "right_of", "right next to": "near", "right beside": "near", "right by": "near",
     "to its left": "left_of", "on its left": "left_of", "to its right": "right_of", "on its right": "right_of",
     "where": "at_initial",  # "where X is initially / was / started"
-    "away from": "off", "clear of": "off", "closer to": "near", "nearer to": "near", "nearer": "near", "closer": "near",
+    "away from": "off", "clear of": "off", "far from": "apart", "far away from": "apart", "a long way from": "apart",
+    "closer to": "near", "nearer to": "near", "nearer": "near", "closer": "near",
 }
 # "every fruit except the apple", "the lemon, not the lime": the object after it is left out
 EXCEPT = {"except", "excluding", "not"}
