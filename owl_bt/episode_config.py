@@ -67,8 +67,8 @@ def validate(cfg: EpisodeConfig) -> tasks.Task | Scene:
         raise UsageError(f"--seed must be 0 or more, got {cfg.seed}")
     if not 1 <= cfg.max_attempts <= MAX_ATTEMPTS:
         raise UsageError(f"--max-attempts must be from 1 to {MAX_ATTEMPTS}, got {cfg.max_attempts}")
-    if not 0.0 < cfg.speed <= 1.0:
-        raise UsageError(f"--speed must be a share of the velocity limits in (0, 1], got {cfg.speed}")
+    if not MIN_SPEED <= cfg.speed <= 1.0:  # (NaN fails it too; 1e-9 ran a motion for ever)
+        raise UsageError(f"--speed must be a share of the joints' velocity limits from {MIN_SPEED} to 1, got {cfg.speed!r}")
     check_budgets(cfg.budget, cfg.skeletons)
     check_plan_time(cfg.plan_time)
     if cfg.perception not in PERCEPTION_SOURCES:
@@ -126,6 +126,7 @@ def same_words(a: str, b: str) -> bool:
     return norm(a) == norm(b)
 
 
+MIN_SPEED = 0.01  # the slowest share of the velocity limits a run may be given
 MAX_ATTEMPTS = 1000  # attempts a run may be given (a replay refuses a recorded number past it as damage)
 MAX_BUDGET, MAX_SKELETONS = 100_000, 100  # far above the reference's 500 and 5; what episodes.jsonl can record
 

@@ -25,6 +25,7 @@ that fires is logged (`fault_injected` event) and kept in `FaultInjector.injecte
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -67,6 +68,9 @@ def _num(v: float) -> str:
     return f"{v:g}"
 
 
+_RATE = re.compile(r"[-+]?[0-9]*\.?[0-9]+", re.ASCII)  # a plain decimal: 0.2, .5, 1
+
+
 def parse_faults(spec: str | None, seed: int = 0) -> FaultSpec:
     """`grasp-slip=0.2,knock=0.1` → FaultSpec; None or '' → no faults. Raises UsageError (one line, exit 2)."""
     if seed is None or seed < 0:
@@ -89,6 +93,8 @@ def parse_faults(spec: str | None, seed: int = 0) -> FaultSpec:
         if kind in rates:
             raise UsageError(f"--faults: {kind} is given twice; {USAGE}")
         try:
+            if not _RATE.fullmatch(value.strip()):  # (float() also takes "1_0", "１", "nan", "1e-1")
+                raise ValueError(value)
             rate = float(value)
         except ValueError:
             raise UsageError(f"--faults: the rate of {kind} must be a number, got {value.strip()!r}; {USAGE}") from None

@@ -334,7 +334,7 @@ def test_a_speed_too_small_to_finish_a_motion_is_a_usage_error(tmp_path):
     proc = owl("run", "put the strawberry onto the light-grey region", "--task", "berry1", "--perception", "sim-state",
                "--speed", "1e-9", "-q", "--out", str(tmp_path / "r"), timeout=60)
     assert proc.returncode == 2
-    assert "invalid value for '--speed'" in last_line(proc.stderr) and "0.01" in last_line(proc.stderr)
+    assert "--speed must be a share of the joints' velocity limits from 0.01 to 1" in last_line(proc.stderr)
     assert not (tmp_path / "r").exists()
 
 

@@ -82,7 +82,7 @@ def run(
     robot: choices.Robot | None = typer.Option(
         None, "--robot", case_sensitive=False,
         help="The arm: ur5e (also ur5, ur) or kinova-gen3 (also gen3, kinova); default ur5e, or the arm of --backend."),
-    speed: float | None = typer.Option(None, "--speed", min=0.01, max=1.0, metavar="SHARE",  # 1e-9 ran a motion for ever
+    speed: float | None = typer.Option(None, "--speed", metavar="SHARE",  # checked by EpisodeConfig
                                        help="Share of the joints' velocity limits the safety guard allows, "
                                        "0.01–1 (default 1 in simulation, 0.25 on hardware)."),
     backend: choices.ArmBackend = typer.Option(

@@ -97,20 +97,31 @@ def lose_stdout_quietly() -> None:
     _gone(sys.stdout)
 
 
+class _Console(Console):
+    """rich's Console, but a reader gone away raises BrokenPipeError rather than rich's SystemExit(1): the
+    command decides what that means (`owl-bt tasks | head -1` did what it was asked: exit 0; `run … | head -1`
+    keeps the task's exit code)."""
+
+    def on_broken_pipe(self) -> None:
+        self.quiet = True
+        _gone(sys.stdout)
+        raise BrokenPipeError("standard output's reader went away")
+
+
 def make_console(stderr: bool = False) -> Console:
     """A Console on stdout (or stderr) that wraps at the terminal's width on a terminal and does
     not wrap text (WIDTH columns for rules and tables) when the stream is not a terminal."""
     columns = os.environ.get("COLUMNS")
     if columns is not None and not (columns.strip().isdigit() and int(columns) >= MIN_COLUMNS):
-        terminal = Console(file=HeldStream(stderr)).is_terminal
+        terminal = _Console(file=HeldStream(stderr)).is_terminal
         try:
             width = os.get_terminal_size(2 if stderr else 1).columns if terminal else WIDTH
         except OSError:
             width = WIDTH
-        return Console(file=HeldStream(stderr), highlight=False, width=max(width, MIN_COLUMNS), soft_wrap=not terminal)
+        return _Console(file=HeldStream(stderr), highlight=False, width=max(width, MIN_COLUMNS), soft_wrap=not terminal)
     if columns is not None and int(columns) > MAX_COLUMNS:  # a rule that wide was 120 MB, or a MemoryError
-        return Console(file=HeldStream(stderr), highlight=False, width=MAX_COLUMNS)
-    console = Console(file=HeldStream(stderr), highlight=False)
+        return _Console(file=HeldStream(stderr), highlight=False, width=MAX_COLUMNS)
+    console = _Console(file=HeldStream(stderr), highlight=False)
     if console.is_terminal or columns:
         return console
-    return Console(file=HeldStream(stderr), highlight=False, width=WIDTH, soft_wrap=True)
+    return _Console(file=HeldStream(stderr), highlight=False, width=WIDTH, soft_wrap=True)
