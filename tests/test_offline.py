@@ -149,6 +149,14 @@ def test_the_object_in_the_hand_is_placed_first():
     assert [f"{s.op}({', '.join(s.args)})" for s in plan.steps][:2] == ["pick(lime)", "place_ontop(lime, plate)"]
 
 
+def test_an_object_in_the_hand_visits_its_places_in_the_order_said():
+    # owl BerryCook seed 0: held when a replan came, the strawberry went to the bowl first, the pan after
+    text = "cook the strawberry by putting it in the plate, then finally place it in the big bowl"
+    steps = [f"{s.op}({', '.join(s.args)})" for s in plan_for(text, SCENE, held="strawberry").steps]
+    assert steps == ["pick(strawberry)", "place_ontop(strawberry, plate)", "pick(strawberry)",
+                     "place_inside(strawberry, big_bowl)"]
+
+
 def test_an_object_in_the_hand_that_no_goal_names_is_put_down_first():
     # Mug1 seed 7: a pick of the power drill (in the way of the mug) failed in the lift and left it in the
     # hand; the replan's sketch began with pick(mug), and the planner put the drill into the mug to free the hand
