@@ -43,6 +43,8 @@ RIM_WALL = 0.004  # metres: a container's wall thickness, taken as its catalogue
 RIM_DEPTH = (0.008, 0.02)  # metres below the rim, along its axis, that the pads pinch the wall
 RIM_UPRIGHT = 0.9  # a container whose opening's axis points this far up (cosine) stands upright
 RIM_CLEARANCE = 0.012  # metres between each pre-shaped pad and the wall it straddles
+CLEAR_TRIES = 20  # grasps the sampler draws until one whose open hand clears the object itself ...
+CUT_DEPTH = 0.002  # ... by this many metres of overlap (as the simulated check: "the open fingers cut into it")
 PRESS_SHARE = 2.0  # ... and at most this many times the thickness of a thin support (4 mm for a 2 mm mat)
 
 
@@ -60,6 +62,18 @@ class PickSkill(Skill):
     )
 
     def sample(self, model: PlanningModel, args: tuple[str, ...], rng: np.random.Generator) -> dict:
+        """One grasp of args[0] (params: yaw, tilt rad; axis; offset m, world frame, from its centre; preshape;
+        for a rim grasp an opening m). A grasp generator: of up to CLEAR_TRIES draws, the first whose open
+        hand clears the object itself (`_hand_clears`: the object's own shape, nothing else — a mug lying
+        or upside down fits between the 85 mm fingers only where its handle and wall let it); the arm's
+        reach, the table and the other objects are judged per sample by `simulate`."""
+        for _ in range(CLEAR_TRIES):
+            params = self._draw(model, args, rng)
+            if _hand_clears(model, args[0], params):
+                break
+        return params
+
+    def _draw(self, model: PlanningModel, args: tuple[str, ...], rng: np.random.Generator) -> dict:
         obj = model.state().get(args[0])
         yaw = rng.uniform(-math.pi, math.pi)
         u = rng.random()
@@ -127,14 +141,7 @@ class PickSkill(Skill):
         if model.held is not None:
             return Outcome.fail(f"hand is not empty (holding {model.held})", model.held)
         obj = model.state().get(o)
-        # TCP z axis points down (roll = π), turned by yaw and tilted about the closing axis.
-        if params.get("axis") == "about":
-            quat = p.getQuaternionFromEuler((math.pi + params["tilt"], 0.0, params["yaw"]))
-        else:
-            quat = p.getQuaternionFromEuler((math.pi, params["tilt"], params["yaw"]))
-        opos = obj.pose.position
-        pos = tuple(c + d for c, d in zip(opos, params["offset"], strict=True))
-        target = (pos, quat)
+        target = _grasp_target(obj, params)
         q0 = model.robot.arm_q()
         q_grasp = reach(model, target, seed=q0)
         if q_grasp is None:
@@ -207,6 +214,39 @@ class PickSkill(Skill):
                        expected={o: model.pose(o)})
 
 
+def _grasp_target(obj, params: dict) -> tuple[tuple[float, ...], tuple[float, ...]]:
+    """The TCP pose (position m, quaternion xyzw; world frame) of pick params on obj: the TCP z axis
+    points down (roll = π), turned by yaw and tilted about (or across) the closing axis."""
+    if params.get("axis") == "about":
+        quat = p.getQuaternionFromEuler((math.pi + params["tilt"], 0.0, params["yaw"]))
+    else:
+        quat = p.getQuaternionFromEuler((math.pi, params["tilt"], params["yaw"]))
+    return tuple(c + d for c, d in zip(obj.pose.position, params["offset"], strict=True)), quat
+
+
+def _hand_clears(model: PlanningModel, o: str, params: dict) -> bool:
+    """Does the open (or pre-shaped) hand at the grasp `params` clear o itself (by CUT_DEPTH), and will its
+    fingers close squarely on o (`_between_pads`: on it, across the pads' width, not at a slant, near the
+    middle)? Judged
+    without the arm's inverse kinematics: the arm, as it is, is moved bodily (its base) so that its TCP
+    sits at the grasp, and only the gripper's links are tested against o; then all is put back."""
+    robot, cid = model.robot, model.cid
+    obj = model.state().get(o)
+    base = p.getBasePositionAndOrientation(robot.body, physicsClientId=cid)
+    fingers = robot.finger_joints()
+    tcp_inv = p.invertTransform(*robot.tcp_pose())
+    moved = p.multiplyTransforms(*_grasp_target(obj, params), *p.multiplyTransforms(*tcp_inv, *base))
+    try:
+        p.resetBasePositionAndOrientation(robot.body, *moved, physicsClientId=cid)
+        width = params.get("opening") or (_preshape_width(model, obj) if params.get("preshape") else None)
+        angle = robot.angle_for_opening(width) if width is not None else 0.0
+        robot.reset_fingers(angle)
+        return not robot.gripper_inside(model.bodies[o], CUT_DEPTH) and _between_pads(model, o, angle)[0] is None
+    finally:
+        p.resetBasePositionAndOrientation(robot.body, *base, physicsClientId=cid)
+        robot.reset_fingers(fingers)
+
+
 def _near_wall(model: PlanningModel, o: str, s: str) -> bool:
     """Are the fingers, as the arm and fingers are now set, within WALL_CLEARANCE of a part of movable
     support s that rises beside o (more than 5 mm above o's lowest point, world frame: a mug's rim
@@ -272,12 +312,19 @@ def _fit_between_pads(model: PlanningModel, o: str, q: tuple[float, ...], angle:
     from both sides, the width they measure must fit the opening with 6 mm to spare, and the open
     fingers must not already cut into o (its real shape — a mug's handle, a rim — not its box)."""
     model.set_arm(q)
+    model.robot.reset_fingers(angle)
+    if any(c[8] < -CUT_DEPTH for c in p.getClosestPoints(model.robot.body, model.bodies[o], 0.0, physicsClientId=model.cid)):
+        return f"the open fingers cut into {o} at this grasp", 0.0
+    return _between_pads(model, o, angle)
+
+
+def _between_pads(model: PlanningModel, o: str, angle: float) -> tuple[str | None, float]:
+    """_fit_between_pads's test of the fingers as they are now (the hand wherever the arm or its moved base
+    put it), opened to `angle`: (None, width m) when they will close squarely on o, else (the reason, 0)."""
     cid, body, target = model.cid, model.robot.body, model.bodies[o]
     model.robot.reset_fingers(0.0)
     open_pads = [p.getLinkState(body, link, physicsClientId=cid)[4] for link in model.robot.pads]
     model.robot.reset_fingers(angle)
-    if any(c[8] < -0.002 for c in p.getClosestPoints(body, target, 0.0, physicsClientId=cid)):
-        return f"the open fingers cut into {o} at this grasp", 0.0
     tcp, tquat = model.robot.tcp_pose()  # midway between the open pads; its x axis closes them
     rot = p.getMatrixFromQuaternion(tquat)
     closing, lateral, approach = (rot[0], rot[3], rot[6]), (rot[1], rot[4], rot[7]), (rot[2], rot[5], rot[8])

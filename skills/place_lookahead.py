@@ -29,6 +29,7 @@ class PlaceLookAhead:
         at the present spot (they are about where, not how)."""
         o, s = args
         state = model.state()
+        model.reachable = None
         if not checks or model.held != o or state.get(o).shape == "sphere":
             return None
         x, y = state.get(o).pose.x, state.get(o).pose.y
@@ -45,12 +46,13 @@ class PlaceLookAhead:
         # may meet the table at one spot and clear it at another, where the arm reaches differently)
         draws = np.random.default_rng(len(model.objects))
         spots = [(x, y), *((d["x"], d["y"]) for d in (self.sample(model, args, draws) for _ in range(3)))]
-        wanted = [self._resting_pose(state, o, s, {"face": f, "dyaw": float(d), "x": sx, "y": sy})
+        wanted = [{"face": f, "dyaw": float(d), "x": sx, "y": sy}
                   for sx, sy in spots for f in faces for d in np.linspace(-math.pi, math.pi, 8, endpoint=False)]
         q0 = model.robot.arm_q()
         movable = tuple(n for n, obj in model.objects.items() if not obj.fixed)  # (judged against the table alone)
         try:
-            for rest in wanted:
+            for params in wanted:
+                rest = self._resting_pose(state, o, s, params)
                 target = model.tcp_for_object(Pose(rest.x, rest.y, rest.z + 0.01, *rest.euler), model.grasp)
                 m = p.getMatrixFromQuaternion(target[1])
                 if m[8] > 0.3 or target[0][2] < 0.02:  # the fingers would point up, or the hand sit in the table
@@ -59,6 +61,7 @@ class PlaceLookAhead:
                 # the wrist of a hand held level low beside a mug stood up meets the table (Coffee: 4 × 125
                 # placements refused so before the regrasp skeleton was tried)
                 if q is not None and model.in_collision(q, ignore=movable) is None:
+                    model.reachable = (o, model.grasp, params)  # the place's sampler starts from it (REACHABLE_SHARE)
                     return None
         finally:
             model.set_arm(q0)

@@ -62,6 +62,8 @@ class PlanningModel(ContainerGeometry):
         # controller can judge a result before it plans dear motions for it
         self.step_checks: list = []
         self.next_op = None  # the skeleton's step after the one being sampled (set by the refiner), or None
+        # (object, grasp, place params) the place look-ahead found reachable from the grasp just made, or None
+        self.reachable: tuple | None = None
         if world.robot and world.robot.held in self.bodies:  # already in the hand: keep the observed grasp
             self.attach(world.robot.held)
         self.limits = self.robot.limits
