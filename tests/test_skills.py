@@ -69,20 +69,24 @@ def test_pour_tips_the_ball_out_of_the_mug_only_when_tilted_enough(skills):
     model = PlanningModel(world)
     try:
         model.next_op = GroundOp("pour", ("mug", "table"))  # as the refiner says it while it draws the pick
-        _picked(model, skills, "mug", np.random.default_rng(0), accept=lambda m: not _hand_over_mouth(m, "mug"))
-        assert model.carried == {"golf_ball": model.carried["golf_ball"]}  # the ball travels with the mug
-        snap = model.snapshot()
-        params = {"x": 0.55, "y": 0.15, "z": 0.2, "dyaw": 0.0}
-        gentle = skills["pour"].simulate(model, ("mug", "table"), {**params, "tilt": 0.3})
-        assert not gentle.ok and "not tilted far enough" in gentle.reason
-        model.restore(snap)
-        reasons = []
-        for z, tilt, dyaw in [(z, t, d) for z in (0.2, 0.28) for t in (1.9, -1.9, 2.3, -2.3) for d in (0.0, 1.57)]:
-            poured = skills["pour"].simulate(model, ("mug", "table"), {**params, "z": z, "tilt": tilt, "dyaw": dyaw})
+        start, rng, reasons = model.snapshot(), np.random.default_rng(0), []
+        for _grasp in range(4):  # (a grid of pours: some grasps reach none of its tilts)
+            model.restore(start)
+            _picked(model, skills, "mug", rng, accept=lambda m: not _hand_over_mouth(m, "mug"))
+            assert model.carried == {"golf_ball": model.carried["golf_ball"]}  # the ball travels with the mug
+            snap = model.snapshot()
+            params = {"x": 0.55, "y": 0.15, "z": 0.2, "dyaw": 0.0}
+            gentle = skills["pour"].simulate(model, ("mug", "table"), {**params, "tilt": 0.3})
+            assert not gentle.ok and "not tilted far enough" in gentle.reason
+            model.restore(snap)
+            for z, tilt, dyaw in [(z, t, d) for z in (0.2, 0.28) for t in (1.9, -1.9, 2.3, -2.3) for d in (0.0, 1.57)]:
+                poured = skills["pour"].simulate(model, ("mug", "table"), {**params, "z": z, "tilt": tilt, "dyaw": dyaw})
+                if poured.ok:
+                    break
+                reasons.append(poured.reason)
+                model.restore(snap)
             if poured.ok:
                 break
-            reasons.append(poured.reason)
-            model.restore(snap)
         assert poured.ok, reasons
         assert "golf_ball" not in model.contents("mug") and model.held == "mug"
     finally:
