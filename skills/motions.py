@@ -44,11 +44,32 @@ def transit(model: PlanningModel, q_from: tuple[float, ...], q_to: tuple[float, 
     return None if path is None else tuple(densify(path))
 
 
+CARTESIAN_STEP = 0.02  # metres between the IK points of a straight TCP line
+
+
 def straight(model: PlanningModel, q_from: tuple[float, ...], q_to: tuple[float, ...], ignore: tuple[str, ...] = ()):
     """Joint-interpolated short segment (approach/retreat), or None when it collides."""
     if not segment_free(model, q_from, q_to, ignore):
         return None
     return tuple(densify([q_from, q_to], 0.02))
+
+
+def cartesian(model: PlanningModel, q_from: tuple[float, ...], start: Transform, end: Transform,
+              ignore: tuple[str, ...] = (), step: float = CARTESIAN_STEP):
+    """Waypoints moving the TCP in a straight line from `start` (where q_from puts it) to `end`, same
+    orientation (world frame, m): IK every `step` metres, each seeded from the last, so the arm keeps its
+    branch; each segment collision free. None when a point has no IK or a segment collides. (A joint-space
+    segment to the far end may swing a level wrist held low through the table.)"""
+    n = max(1, math.ceil(math.dist(start[0], end[0]) / step))
+    qs = [tuple(q_from)]
+    for k in range(1, n + 1):
+        point = tuple(a + (b - a) * k / n for a, b in zip(start[0], end[0], strict=True))
+        q = reach(model, (point, end[1]), seed=qs[-1])
+        if q is None or not segment_free(model, qs[-1], q, ignore):
+            model.set_arm(q_from)
+            return None
+        qs.append(q)
+    return tuple(densify(qs, 0.02))
 
 
 def touching_now(model: PlanningModel, name: str) -> tuple[str, ...]:

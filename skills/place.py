@@ -26,7 +26,7 @@ from owl_bt.tamp.planning_model import PlanningModel
 from sim.bullet import from_bullet
 from sim.robot import MAX_OPENING, WORKSPACE
 from skills.base import Grip, Move, Outcome, Skill
-from skills.motions import APPROACH, backed, cuts_into, pointing_down, raised, reach, straight, transit
+from skills.motions import APPROACH, backed, cartesian, cuts_into, pointing_down, raised, reach, straight, transit
 from skills.place_geometry import FACES, footprint_axis, gap_to_box, reach_in_opening, target_orientation
 from skills.place_lookahead import PlaceLookAhead
 
@@ -245,12 +245,19 @@ class _PlaceSkill(PlaceLookAhead, Skill):
             return Outcome.fail(*verdict)
         path = transit(model, q0, q_pre)
         descent = straight(model, q_pre, q_place) if path is not None else None
-        retreat = straight(model, q_place, q_back, ignore=(o,)) if descent is not None else None
-        if retreat is not None:  # the released object stays put (at its release pose) as the hand leaves
+        retreat = None
+        if descent is not None:  # the released object stays put (at its release pose) as the hand leaves
             model.set_arm(q_place)
-            model.detach()
+            model.detach()  # (carried along, it met the table: Coffee seed 8)
             if width is not None:
                 model.robot.reset_fingers(open_to)
+            retreat = straight(model, q_place, q_back, ignore=(o,))
+            if retreat is None and not pointing_down(target):
+                # a joint-space segment swung the level wrist, held low beside the stood-up mug, through the
+                # table (Coffee seed 8: 24 of 26 retreats); back out along a straight line instead
+                retreat = cartesian(model, q_place, target, backed(target, APPROACH), ignore=(o,))
+                model.set_arm(q_place)
+        if retreat is not None:
             # Opened where it let go, a finger may press a few millimetres on something that stands
             # (a stood-up mug's wall or handle: it is nudged, no more), not on something that rolls (a
             # mug on its side rolled into the next approach); then the hand must come clear, or it drags it.
@@ -259,6 +266,8 @@ class _PlaceSkill(PlaceLookAhead, Skill):
                 retreat = None
         model.restore(after)
         model.drop_snapshot(after)
+        if retreat is not None:
+            model.set_arm(retreat[-1])  # (a straight-line retreat ends at q_back's pose by other joints)
         if width is not None:  # opened fully once clear, as the commands end
             model.robot.reset_fingers(0.0)
         if path is None:

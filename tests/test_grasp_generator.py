@@ -93,3 +93,35 @@ def test_the_place_after_the_pick_starts_from_what_the_look_ahead_found_reachabl
     for n in near:
         assert n["face"] == spot["face"] and abs(n["dyaw"] - spot["dyaw"]) <= a
         assert abs(n["x"] - spot["x"]) <= d and abs(n["y"] - spot["y"]) <= d
+
+
+def test_a_straight_line_retreat_keeps_the_tcp_on_the_line_and_its_turn(coffee):
+    """Coffee seed 8: a level hand held low beside the stood-up mug backed out by one joint-space segment
+    swung its wrist through the table (24 of 26 retreats refused); `cartesian` backs out along the line."""
+    import math
+
+    import pybullet as p
+
+    from skills.motions import backed, cartesian, reach
+
+    model = PlanningModel(coffee)
+    try:
+        level = p.getQuaternionFromEuler((math.pi / 2, 0.0, 0.0))  # the fingers pointing along +y, level
+        start = ((0.5, -0.1, 0.1), level)
+        q0 = reach(model, start)
+        assert q0 is not None
+        end = backed(start, 0.1)
+        path = cartesian(model, q0, start, end)
+        assert path is not None and len(path) >= 5
+        for q in path:
+            model.set_arm(q)
+            pos, quat = model.robot.tcp_pose()
+            # on the segment start → end (within the IK's 5 mm), the hand not turned
+            t = sum((a - b) * (c - b) for a, b, c in zip(pos, start[0], end[0], strict=True)) / 0.01
+            on = [b + min(1.0, max(0.0, t)) * (c - b) for b, c in zip(start[0], end[0], strict=True)]
+            assert math.dist(pos, on) <= 0.006
+            assert 2 * math.acos(min(1.0, abs(sum(x * y for x, y in zip(quat, level, strict=True))))) <= 0.06
+        model.set_arm(path[-1])
+        assert math.dist(model.robot.tcp_pose()[0], end[0]) <= 0.006
+    finally:
+        model.close()
