@@ -27,12 +27,12 @@ from sim.bullet import from_bullet
 from sim.robot import MAX_OPENING, WORKSPACE
 from skills.base import Grip, Move, Outcome, Skill
 from skills.motions import APPROACH, backed, cartesian, cuts_into, pointing_down, raised, reach, straight, transit
-from skills.place_geometry import FACES, footprint_axis, gap_to_box, reach_in_opening, target_orientation
+from skills.place_geometry import FACES, gap_to_box, target_orientation
 from skills.place_lookahead import PlaceLookAhead
+from skills.place_opening import PlaceOpening
 
 REST_SPEED = 0.02  # m/s: slower than this after settling counts as at rest
 CAVITY_SHARE = 0.8  # share of place_inside samples drawn over the container's opening (the rest: its box)
-WALL_SIDE = 0.4  # inside a container, spots are drawn over the outer part of the disc (r² ≥ this share of the reach²)
 ROOM_TRIES = 3  # spots drawn on a surface; the one farthest from other objects is kept ...
 ROOM_SHARE = 0.5  # ... for this share of the samples (the rest: one spot, so that "near X" stays likely)
 FIT_MARGIN = 0.004  # m an object may seem wider than a container's opening (perceived sizes) and still be tried
@@ -46,7 +46,7 @@ REACHABLE_SHARE = 0.5  # share of samples drawn around what the look-ahead found
 REACHABLE_SPREAD = (0.03, 0.3)  # ... within these metres of its spot and radians of its yaw
 
 
-class _PlaceSkill(PlaceLookAhead, Skill):
+class _PlaceSkill(PlaceOpening, PlaceLookAhead, Skill):
     inside = False
     faces = FACES  # (the look-ahead's)
 
@@ -134,54 +134,6 @@ class _PlaceSkill(PlaceLookAhead, Skill):
             if all(check(resting) for _, check in model.step_checks):  # (a new face: its own footprint)
                 return self._into_opening(model, state, o, s, {**params, "face": face})
         return params
-
-    @staticmethod
-    def _spot_in_opening(model: PlanningModel, state, o: str, s: str, params: dict, cavity,
-                         rng: np.random.Generator) -> dict:
-        """A spot (x, y, world frame, m) and yaw over container s's opening for o, turned as `params`
-        say: its footprint's long side along the wall, towards the wall (as things put in a cup
-        lean: the middle stays free for the next), on the side away from what is already inside (a
-        knife opposite the fork). `state`: the model's state now. Returns params with x, y and dyaw set."""
-        floor, radius, _ = cavity
-        obj = state.get(o)
-        axis = footprint_axis(obj, {**params, "dyaw": 0.0})
-        inside = [n for n in model.objects if n not in (o, s) and model.in_cavity(n, s)]
-        away = None
-        if inside:  # the direction from the axis to where the contents stand, averaged
-            dx = sum(model.lowest_point(n)[0] + state.get(n).pose.x for n in inside) / (2 * len(inside)) - floor[0]
-            dy = sum(model.lowest_point(n)[1] + state.get(n).pose.y for n in inside) / (2 * len(inside)) - floor[1]
-            away = math.atan2(-dy, -dx) if math.hypot(dx, dy) > 0.003 else None
-        a = rng.uniform(-math.pi, math.pi) if away is None else away + rng.uniform(-math.pi / 4, math.pi / 4)
-        turn = a + math.pi / 2 - axis + (math.pi if rng.random() < 0.5 else 0.0)
-        params = {**params, "dyaw": math.atan2(math.sin(turn), math.cos(turn))}
-        r = reach_in_opening(obj, params, radius, a) * math.sqrt(rng.uniform(WALL_SIDE, 1.0))
-        params["x"], params["y"] = floor[0] + r * math.cos(a), floor[1] + r * math.sin(a)
-        return params
-
-    @staticmethod
-    def _fits_opening(obj: ObjectState, params: dict, cavity) -> bool:
-        """Does obj, turned as `params` say (face, dyaw), have a horizontal footprint (its box, world
-        axes) that passes through the container opening `cavity` (PlanningModel.cavity) with 5 mm
-        to spare on each side?"""
-        olo, ohi = obj.moved(from_bullet(obj.pose.position, target_orientation(obj, params))).aabb()
-        return math.hypot(ohi[0] - olo[0], ohi[1] - olo[1]) <= 2 * cavity[1] - 0.01
-
-    def _into_opening(self, model: PlanningModel, state, o: str, s: str, params: dict) -> dict:
-        """Into a container with an opening: a spot the guided sampler drew inside the container's
-        box but off its opening (by the handle, over the wall) is pulled in towards the axis until
-        o's footprint clears the wall; else params unchanged (a fork released over the wall
-        leaned on the mug's outside)."""
-        cavity = model.cavity(s) if self.inside else None
-        if cavity is None or "x" not in params:
-            return params
-        floor, radius, _ = cavity
-        dx, dy = params["x"] - floor[0], params["y"] - floor[1]
-        r = math.hypot(dx, dy)
-        reach_r = reach_in_opening(state.get(o), params, radius, math.atan2(dy, dx))
-        if r <= reach_r:
-            return params
-        k = reach_r / r
-        return {**params, "x": floor[0] + dx * k, "y": floor[1] + dy * k}
 
     def _resting_pose(self, state, o: str, s: str, params: dict) -> Pose:
         """Where o would rest (world frame) when released per `params` and nothing moved on landing."""

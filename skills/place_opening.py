@@ -1,0 +1,73 @@
+"""The place skills' container openings (mixed into skills/place.py's place skills): a spot over a
+container's opening for the object turned as drawn, whether its footprint passes through the opening,
+and a spot drawn over the wall pulled in over the opening.
+
+Frames: world (m, rad); `cavity` as PlanningModel.cavity gives it: (floor point, radius, depth).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from owl_bt.state import ObjectState
+from owl_bt.tamp.planning_model import PlanningModel
+from sim.bullet import from_bullet
+from skills.place_geometry import footprint_axis, reach_in_opening, target_orientation
+
+WALL_SIDE = 0.4  # inside a container, spots are drawn over the outer part of the disc (r² ≥ this share of the reach²)
+
+
+class PlaceOpening:
+    """Opening helpers of a place skill (`inside` says whether it places into a container)."""
+
+    inside = False
+
+    @staticmethod
+    def _spot_in_opening(model: PlanningModel, state, o: str, s: str, params: dict, cavity,
+                         rng: np.random.Generator) -> dict:
+        """A spot (x, y, world frame, m) and yaw over container s's opening for o, turned as `params`
+        say: its footprint's long side along the wall, towards the wall (as things put in a cup
+        lean: the middle stays free for the next), on the side away from what is already inside (a
+        knife opposite the fork). `state`: the model's state now. Returns params with x, y and dyaw set."""
+        floor, radius, _ = cavity
+        obj = state.get(o)
+        axis = footprint_axis(obj, {**params, "dyaw": 0.0})
+        inside = [n for n in model.objects if n not in (o, s) and model.in_cavity(n, s)]
+        away = None
+        if inside:  # the direction from the axis to where the contents stand, averaged
+            dx = sum(model.lowest_point(n)[0] + state.get(n).pose.x for n in inside) / (2 * len(inside)) - floor[0]
+            dy = sum(model.lowest_point(n)[1] + state.get(n).pose.y for n in inside) / (2 * len(inside)) - floor[1]
+            away = math.atan2(-dy, -dx) if math.hypot(dx, dy) > 0.003 else None
+        a = rng.uniform(-math.pi, math.pi) if away is None else away + rng.uniform(-math.pi / 4, math.pi / 4)
+        turn = a + math.pi / 2 - axis + (math.pi if rng.random() < 0.5 else 0.0)
+        params = {**params, "dyaw": math.atan2(math.sin(turn), math.cos(turn))}
+        r = reach_in_opening(obj, params, radius, a) * math.sqrt(rng.uniform(WALL_SIDE, 1.0))
+        params["x"], params["y"] = floor[0] + r * math.cos(a), floor[1] + r * math.sin(a)
+        return params
+
+    @staticmethod
+    def _fits_opening(obj: ObjectState, params: dict, cavity) -> bool:
+        """Does obj, turned as `params` say (face, dyaw), have a horizontal footprint (its box, world
+        axes) that passes through the container opening `cavity` (PlanningModel.cavity) with 5 mm
+        to spare on each side?"""
+        olo, ohi = obj.moved(from_bullet(obj.pose.position, target_orientation(obj, params))).aabb()
+        return math.hypot(ohi[0] - olo[0], ohi[1] - olo[1]) <= 2 * cavity[1] - 0.01
+
+    def _into_opening(self, model: PlanningModel, state, o: str, s: str, params: dict) -> dict:
+        """Into a container with an opening: a spot the guided sampler drew inside the container's
+        box but off its opening (by the handle, over the wall) is pulled in towards the axis until
+        o's footprint clears the wall; else params unchanged (a fork released over the wall
+        leaned on the mug's outside)."""
+        cavity = model.cavity(s) if self.inside else None
+        if cavity is None or "x" not in params:
+            return params
+        floor, radius, _ = cavity
+        dx, dy = params["x"] - floor[0], params["y"] - floor[1]
+        r = math.hypot(dx, dy)
+        reach_r = reach_in_opening(state.get(o), params, radius, math.atan2(dy, dx))
+        if r <= reach_r:
+            return params
+        k = reach_r / r
+        return {**params, "x": floor[0] + dx * k, "y": floor[1] + dy * k}
