@@ -298,11 +298,23 @@ class RunFolder:
             from owl_bt.report.writer import write_report
 
             write_report(self.path)  # a report that cannot be made says so in report.md
-            if self.final.exists():
-                self.final.rmdir()  # empty (checked in __init__)
-            os.replace(self.path, self.final)
+            final, moved = self.final, False
+            if final.exists():
+                try:
+                    final.rmdir()  # empty (checked in __init__)
+                except OSError:  # (break-it: a traceback, and the finished run left as .partial)
+                    if any(final.iterdir()):  # something wrote into it while the run went on: the next free name
+                        final = _unused(final)
+                    else:  # a mount point (busy): the run's files go into it
+                        for entry in sorted(self.path.iterdir()):
+                            shutil.move(str(entry), str(final / entry.name))
+                        self.path.rmdir()
+                        moved = True
+            if not moved:
+                os.replace(self.path, final)
         LIVE.discard(self.path)
-        return self.final
+        self.final = final
+        return final
 
 
 def _unused(final: Path) -> Path:

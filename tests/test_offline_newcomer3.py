@@ -90,3 +90,30 @@ def test_far_from_a_thing_for_code_as_policies_is_a_spot_that_far():
 
 def test_far_from_the_robot_is_still_the_back_of_the_table():
     assert goals("put the apple far from the robot", SCENE)[0][3] == (("back", ()),)
+
+
+def test_all_but_the_n_biggest_leaves_the_biggest():
+    """Break-it: "all but the two biggest fruits" moved the two biggest; "all but two biggest" the others."""
+    for text in ("put all but the two biggest fruits on the plate", "put all but two biggest fruits on the plate"):
+        assert {g[0] for g in goals(text)} == {"strawberry", "lime"}, text  # the apple and the lemon stay
+
+
+def test_everything_but_two_fruits_is_everything_else():
+    moved = {g[0] for g in goals("put everything but two fruits on the plate")}
+    assert {"spoon", "ketchup"} <= moved and len(moved & {"apple", "strawberry", "lemon", "lime"}) == 2
+
+
+def test_them_after_two_objects_is_both():
+    g = goals("put the lemon and the lime on the table and then put the apple near them")[-1]
+    assert g[0] == "apple" and {r for _, refs in g[3] for r in refs} == {"lemon", "lime"}
+
+
+@pytest.mark.parametrize("text", ["put the lemon near the lemon", "put the lemon far from the lemon",
+                                  "put the lemon to the robot's left of the lemon", "put the lemon near where the lemon is"])
+def test_a_thing_placed_relative_to_itself_is_refused(text):
+    with pytest.raises(GroundingError, match="cannot put the lemon .*itself; name another object"):
+        goals(text)
+
+
+def test_leaving_a_thing_where_it_is_is_still_its_own_place():
+    assert goals("leave the lemon where it is")[0][3] == (("at_initial", ("lemon",)),)

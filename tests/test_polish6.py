@@ -39,9 +39,46 @@ def test_plain_fault_rates_are_read():
     assert parse_faults("knock=.5, grasp-slip=1,miss-detect=0").rates == {"knock": 0.5, "grasp-slip": 1.0, "miss-detect": 0.0}
 
 
-@pytest.mark.parametrize("command", ["tasks", "skills"])
+@pytest.mark.parametrize("command", ["tasks", "skills", "run --help", "--help"])
 def test_a_listing_whose_reader_had_enough_exits_0(command):
     line = f"{shlex.quote(sys.executable)} -m owl_bt.cli {command} | head -1; exit ${{PIPESTATUS[0]}}"
     done = subprocess.run(["bash", "-c", line], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert done.stdout.count("\n") == 1 and "Traceback" not in done.stderr
+
+
+def test_an_out_folder_written_into_during_the_run_keeps_its_files_and_the_run_takes_the_next_name(tmp_path):
+    """Break-it: `mkdir race; (sleep 4; echo hi > race/notes.txt) & owl-bt run … -o race` ended in a
+    traceback ("Directory not empty") with the finished run left as race.partial."""
+    from owl_bt.runfolder import RunFolder
+
+    final = tmp_path / "race"
+    final.mkdir()
+    folder = RunFolder(final, "x")
+    (final / "notes.txt").write_text("hi")
+    done = folder.finish()
+    assert done == tmp_path / "race-2" and (done / "events.jsonl").is_file() and (done / "report.md").is_file()
+    assert (final / "notes.txt").read_text() == "hi" and not list(tmp_path.glob("*.partial"))
+
+
+def test_an_out_folder_that_cannot_be_removed_receives_the_run(tmp_path, monkeypatch):
+    """Break-it: `-o` an empty mount point: rmdir says 'Device or resource busy' (EBUSY), a traceback, the
+    finished run left as .partial (and deleted by the next run). Its files now go into the folder itself."""
+    import errno
+    import pathlib
+
+    from owl_bt.runfolder import RunFolder
+
+    final = tmp_path / "mp"
+    final.mkdir()
+    rmdir = pathlib.Path.rmdir
+
+    def busy(self):  # as a mount point answers (this machine's tests may not mount one)
+        if self == final:
+            raise OSError(errno.EBUSY, "Device or resource busy", str(self))
+        return rmdir(self)
+
+    monkeypatch.setattr(pathlib.Path, "rmdir", busy)
+    folder = RunFolder(final, "x")
+    assert folder.finish() == final
+    assert (final / "events.jsonl").is_file() and (final / "report.md").is_file() and not list(tmp_path.glob("*.partial"))

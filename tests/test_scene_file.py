@@ -79,6 +79,10 @@ BAD = {
     "colour not a word": ('[[object]]\nkind = "apple"\ncolour = [1, 2]\n', "unknown colour [1, 2]"),
     "no objects": ('instruction = "do it"\n', "no objects"),
     "unknown key": ('[[object]]\nkind = "apple"\nsize = 3\n', "unknown key 'size'"),
+    # break-it: goals are read in lower case, so "the Big_Apple" could not be named; "robot", "it", "two" are words
+    # goals use for other things
+    "capitals": ('[[object]]\nkind = "apple"\nname = "Big_Apple"\n', "name 'Big_Apple' must be lower case, e.g. 'big_apple'"),
+    "reserved": ('[[object]]\nkind = "apple"\nname = "robot"\n', "name 'robot' is a word goals use for something else"),
 }
 
 

@@ -95,8 +95,8 @@ def main() -> None:
         code = _app()
     except BrokenPipeError:  # the reader went away (`owl-bt tasks | head -1`): nothing more to say to it
         code = _stdout_gone()
-        if sys.argv[1:2] in (["tasks"], ["skills"]):  # a listing the reader had enough of did what it was asked
-            code = 0
+        if sys.argv[1:2] in (["tasks"], ["skills"]) or {"--help", "-h"} & set(sys.argv[1:]):
+            code = 0  # a listing or a help the reader had enough of did what it was asked (`doctor` had not finished)
     except OSError as exc:  # stdout on a full disk (`> /dev/full`): a stream's write names no file
         from owl_bt.runfolder import NO_SPACE
 

@@ -11,6 +11,7 @@ from owl_bt.language.vocabulary import SUPERLATIVES
 NUMBERS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10,
            "a couple of": 2, "a pair of": 2}
 WORDS = {w for p in NUMBERS for w in p.split()} - {"a", "of"}
+_ALL = {"all", "every", "each", "everything"}
 _LEADS = {"the", "these", "those", "my", "your"}  # "two of the fruits", "three of those cans"
 
 
@@ -30,8 +31,9 @@ def count_before(toks: list[str], start: int) -> tuple[int, int] | None:
     elif j >= 1 and toks[j] == "of":
         j -= 1  # "two of fruits"
     if j >= 0 and _value(toks[j]) is not None:
-        if j >= 2 and toks[j - 2] in {"all", "every", "each"} and toks[j - 1] in {"but", "except", "save"}:
-            return -_value(toks[j]), j - 2  # "all but two fruits": all of them except two
+        k = j - 1 - (j >= 1 and toks[j - 1] == "the")  # "all but (the) two biggest fruits"
+        if k >= 1 and toks[k - 1] in _ALL and toks[k] in {"but", "except", "save"}:
+            return -_value(toks[j]), k - 1  # "all but two fruits": all of them except two
         return _value(toks[j]), j
     if j >= 1 and " ".join(toks[j - 1:j + 1]) + " of" in NUMBERS:  # "a couple of the fruits"
         return NUMBERS[" ".join(toks[j - 1:j + 1]) + " of"], j - 1
@@ -54,9 +56,12 @@ def take(names: list[str], count: int, phrase: str, noun: str, by: str = "") -> 
         keep = len(names) + count
         if keep < 1:
             raise GroundingError(f"{phrase!r} leaves none of the scene's {len(names)} {plural(noun)}; say which")
-        rule = "farthest from the robot" if not by else f"last by {by!r}"
+        left = "" if count == -1 else f"{-count} "
+        if by:  # "all but the two biggest": the two biggest stay
+            return names[-count:], (f"{'the one' if keep == 1 else f'one of the {keep}'} asked for by {phrase!r}: the "
+                                    f"{left}{by} of the scene's {len(names)} {plural(noun)} stay")
         return names[:keep], (f"{'the one' if keep == 1 else f'one of the {keep}'} asked for by {phrase!r}: the "
-                              f"{-count if count < -1 else ''} {rule} of the scene's {len(names)} {plural(noun)} stay")
+                              f"{left}farthest from the robot of the scene's {len(names)} {plural(noun)} stay")
     if count > len(names):
         have = ", ".join(f"the {n.replace('_', ' ')}" for n in names) or "none"
         raise GroundingError(f"{phrase!r} asks for {count} but the scene has only {len(names)} ({have}); say which")

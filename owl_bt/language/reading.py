@@ -254,7 +254,8 @@ class Reader(ClauseRelations, SpecialClauses, References):
                     if not names and set(toks[e:e + 2]) & {"it", "them"} and said:
                         names = said[-1:]  # "the fork right of the spoon and aligned with it": this unit's last reference
                     elif not names and (set(toks[e:e + 2]) & {"it", "them"} or "its" in toks[s:e]) and self.last:
-                        names = [x for x in self.last if x not in moved][:1]  # "… (then) the plate next to it"
+                        names = [x for x in self.last if x not in moved]  # "… (then) the plate next to it"
+                        names = names if "them" in toks[e:e + 2] else names[:1]  # (break-it: "near them" was the first)
                     table = self.scene.table()
                     if r in ("left_of", "right_of") and (names == [table] or not names and "table" in toks[e:e + 3]):
                         spatial.append(("far_left" if r == "left_of" else "far_right", ()))  # "… left side of the table"
@@ -319,6 +320,10 @@ class Reader(ClauseRelations, SpecialClauses, References):
     def _goal(self, name: str, how: str | None, support: str | None, spatial, upright: bool, only: bool, state: bool) -> None:
         if support == name:
             raise GroundingError(f"cannot put the {name.replace('_', ' ')} {'in' if how == 'inside' else 'on'} itself")
+        for rel, refs in spatial:  # (break-it: "near the lemon" of the lemon was done, "far from" it failed for minutes)
+            if name in refs and rel != "at_initial":  # ("leave it where it is" is its own place)
+                raise GroundingError(f"cannot put the {_w(name)} {SELF_WORDS.get(rel, rel.replace('_', ' '))} itself; "
+                                     "name another object")
         existing = [g for g in self.goals if g.obj == name and g.how != "pour"]
         here = [g for g in self.goals[self._clause_goals:] if g.obj == name and g.how != "pour"]
         if here and how is None and support is None:  # "… on the mat, (with) the peach right of the apple"
@@ -391,6 +396,10 @@ class Reader(ClauseRelations, SpecialClauses, References):
                     self.unknown.append(t)
             elif t not in vocab and w not in vocab:
                 self.unknown.append(t)
+
+
+SELF_WORDS = {"near": "near", "left_of": "left of", "right_of": "right of", "behind": "behind", "in_front_of": "in front of",
+              "apart": "far from", "off": "clear of", "between": "between", "aligned": "in line with"}
 
 
 def _w(name: str) -> str:
