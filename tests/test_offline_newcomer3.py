@@ -117,3 +117,17 @@ def test_a_thing_placed_relative_to_itself_is_refused(text):
 
 def test_leaving_a_thing_where_it_is_is_still_its_own_place():
     assert goals("leave the lemon where it is")[0][3] == (("at_initial", ("lemon",)),)
+
+
+def test_between_is_on_the_stretch_between_not_in_a_corner_of_their_box():
+    """Newcomer: an apple in a corner of the box around the mug and the bowl was 'already between' them."""
+    a = obj("mug", "mug", 0.40, -0.25, (0.08, 0.08, 0.1), shape="cylinder")
+    b = obj("bowl", "bowl", 0.70, 0.22, (0.16, 0.16, 0.06), shape="cylinder")
+    apple = obj("apple", "apple", 0.40, 0.25, (0.07, 0.07, 0.07), shape="sphere")
+    world = scene(a, b, apple)
+    plan, c = answer("put the apple between the mug and the bowl", world)
+    assert plan.steps and not goal_holds(c, world)  # (the corner: it used to be 'already between')
+    assert goal_holds(c, world.with_pose("apple", Pose(0.55, -0.015, 0.035)))  # the middle of the line
+    assert goal_holds(c, world.with_pose("apple", Pose(0.55 + 0.03, -0.015 - 0.02, 0.035)))  # 3.6 cm off it
+    assert not goal_holds(c, world.with_pose("apple", Pose(0.55 + 0.06, -0.015 - 0.04, 0.035)))  # 7 cm off it
+    assert not goal_holds(c, world.with_pose("apple", Pose(0.42, -0.22, 0.035)))  # at the mug's end

@@ -85,10 +85,19 @@ def side(name, relation, ref):
     return position_within_bounds(p, b)
 
 def between(name, a, c):
+    # on the stretch between the two centres: its middle 70 %, within 5 cm of the line joining them
+    # (the box around both centres also held for a corner of it, far off the line)
     pa, pc = get_obj_center(state, env, a), get_obj_center(state, env, c)
     lo = (min(pa[0], pc[0]) - 0.05, min(pa[1], pc[1]) - 0.05, -1.0, -4.0, -4.0, -4.0)
     hi = (max(pa[0], pc[0]) + 0.05, max(pa[1], pc[1]) + 0.05, 3.0, 4.0, 4.0, 4.0)
-    return position_within_bounds(get_obj_center(state, env, name), (lo, hi))
+    p = get_obj_center(state, env, name)
+    dx, dy = pc[0] - pa[0], pc[1] - pa[1]
+    span = math.hypot(dx, dy)
+    if span < 1e-6:
+        return False
+    t = ((p[0] - pa[0]) * dx + (p[1] - pa[1]) * dy) / span ** 2
+    off = abs((p[0] - pa[0]) * dy - (p[1] - pa[1]) * dx) / span
+    return position_within_bounds(p, (lo, hi)) and 0.15 <= t <= 0.85 and off <= 0.05
 
 def aligned(name, ref):
     r = get_obj_center(init_state, env, ref)
