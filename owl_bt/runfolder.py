@@ -299,13 +299,15 @@ class RunFolder:
 
             write_report(self.path)  # a report that cannot be made says so in report.md
             final, moved = self.final, False
-            if final.exists():
+            if final.exists() or final.is_symlink():
                 try:
+                    if _holds_cwd(final):  # (`-o .`: removed, it left the caller's shell in a deleted folder)
+                        raise IsADirectoryError(final)
                     final.rmdir()  # empty (checked in __init__)
                 except OSError:  # (break-it: a traceback, and the finished run left as .partial)
-                    if any(final.iterdir()):  # something wrote into it while the run went on: the next free name
-                        final = _unused(final)
-                    else:  # a mount point (busy): the run's files go into it
+                    if not final.is_dir() or any(final.iterdir()) or not _writable(final):
+                        final = _unused(final)  # written into, or replaced by a file, meanwhile; or not ours to fill
+                    else:  # a mount point (busy), or the current folder: the run's files go into it
                         for entry in sorted(self.path.iterdir()):
                             shutil.move(str(entry), str(final / entry.name))
                         self.path.rmdir()
@@ -315,6 +317,26 @@ class RunFolder:
         LIVE.discard(self.path)
         self.final = final
         return final
+
+
+def _holds_cwd(folder: Path) -> bool:
+    """Is `folder` the current working folder or one that holds it?"""
+    try:
+        here = Path.cwd()
+    except OSError:
+        return False
+    return folder == here or folder in here.parents
+
+
+def _writable(folder: Path) -> bool:
+    """Can a file be made in `folder` (tried: permissions, read-only or immutable mounts)?"""
+    probe = folder / f".owl-bt-probe-{os.getpid()}"
+    try:
+        os.close(os.open(probe, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
+        probe.unlink()
+        return True
+    except OSError:
+        return False
 
 
 def _unused(final: Path) -> Path:

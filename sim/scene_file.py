@@ -134,10 +134,10 @@ def _object(path: Path, i: int, entry: object) -> SceneObject:
     name = entry.get("name", kind)
     if not isinstance(name, str) or not name.isidentifier():
         raise UsageError(f"{where}: name {name!r} must be a word of letters, digits and underscores")
+    if name.lower() in RESERVED_NAMES:  # "far from the robot" is the back of the table; "put it …" names the last object
+        raise UsageError(f"{where}: name {name!r} is a word goals use for something else; name it e.g. 'my_{name.lower()}'")
     if name != name.lower():  # goals are read in lower case: "the Big_Apple" could not be said (break-it)
         raise UsageError(f"{where}: name {name!r} must be lower case, e.g. {name.lower()!r}")
-    if name in RESERVED_NAMES:  # "far from the robot" is the back of the table; "put it …" names the last object
-        raise UsageError(f"{where}: name {name!r} is a word goals use for something else; name it e.g. 'my_{name}'")
     if name != kind and name in catalog.KINDS:  # an apple named "bowl": "the bowl" could then not be said
         article = "an" if kind[0] in "aeiou" else "a"
         raise UsageError(f"{where}: {article} {kind} cannot be named {name!r}, the name of another kind; name it e.g. "
@@ -152,7 +152,8 @@ def _object(path: Path, i: int, entry: object) -> SceneObject:
 
 
 RESERVED_NAMES = {"robot", "it", "its", "them", "they", "itself", "all", "every", "each", "everything", "one", "two",
-                  "three", "four", "five", "six", "seven", "eight", "nine", "ten", "both", "other", "rest"}
+                  "three", "four", "five", "six", "seven", "eight", "nine", "ten", "both", "other", "rest", "the", "a",
+                  "an", "and", "or", "of", "to", "on", "in", "into", "onto", "then", "near", "by"}
 
 
 def _pose(where: str, spec: ObjectSpec, raw: object) -> Pose | tuple[float, float] | None:

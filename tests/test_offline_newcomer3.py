@@ -108,7 +108,8 @@ def test_them_after_two_objects_is_both():
     assert g[0] == "apple" and {r for _, refs in g[3] for r in refs} == {"lemon", "lime"}
 
 
-@pytest.mark.parametrize("text", ["put the lemon near the lemon", "put the lemon far from the lemon",
+@pytest.mark.parametrize("text", ["put the lemon near the lemon", "put the lemon far from the lemon", "put the lemon near itself",
+                                  "put the lemon left of itself",
                                   "put the lemon to the robot's left of the lemon", "put the lemon near where the lemon is"])
 def test_a_thing_placed_relative_to_itself_is_refused(text):
     with pytest.raises(GroundingError, match="cannot put the lemon .*itself; name another object"):

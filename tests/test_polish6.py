@@ -82,3 +82,30 @@ def test_an_out_folder_that_cannot_be_removed_receives_the_run(tmp_path, monkeyp
     folder = RunFolder(final, "x")
     assert folder.finish() == final
     assert (final / "events.jsonl").is_file() and (final / "report.md").is_file() and not list(tmp_path.glob("*.partial"))
+
+
+def test_an_out_folder_replaced_by_a_file_during_the_run_is_kept_and_the_run_takes_the_next_name(tmp_path):
+    from owl_bt.runfolder import RunFolder
+
+    final = tmp_path / "o3"
+    final.mkdir()
+    folder = RunFolder(final, "x")
+    final.rmdir()
+    final.write_text("hi")  # (break-it: NotADirectoryError from iterdir(), a traceback and a .partial)
+    assert folder.finish() == tmp_path / "o3-2" and final.read_text() == "hi"
+    assert (tmp_path / "o3-2" / "events.jsonl").is_file() and not list(tmp_path.glob("*.partial"))
+
+
+def test_out_dot_fills_the_current_folder_instead_of_replacing_it(tmp_path, monkeypatch):
+    """Break-it: `-o .` in an empty folder removed it and renamed the run onto its name: the caller's shell
+    was left in a deleted folder, seeing nothing."""
+    import os
+
+    from owl_bt.runfolder import RunFolder
+
+    here = tmp_path / "empty"
+    here.mkdir()
+    monkeypatch.chdir(here)
+    inode = os.stat(here).st_ino
+    assert RunFolder(here, "x").finish() == here
+    assert os.stat(".").st_ino == inode and (here / "events.jsonl").is_file() and os.path.isfile("report.md")

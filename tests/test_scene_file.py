@@ -83,6 +83,8 @@ BAD = {
     # goals use for other things
     "capitals": ('[[object]]\nkind = "apple"\nname = "Big_Apple"\n', "name 'Big_Apple' must be lower case, e.g. 'big_apple'"),
     "reserved": ('[[object]]\nkind = "apple"\nname = "robot"\n', "name 'robot' is a word goals use for something else"),
+    "reserved in capitals": ('[[object]]\nkind = "apple"\nname = "Robot"\n', "name 'Robot' is a word goals use for something"),
+    "an article": ('[[object]]\nkind = "apple"\nname = "the"\n', "name 'the' is a word goals use for something else"),
 }
 
 

@@ -260,6 +260,9 @@ class Reader(ClauseRelations, SpecialClauses, References):
                     if r in ("left_of", "right_of") and (names == [table] or not names and "table" in toks[e:e + 3]):
                         spatial.append(("far_left" if r == "left_of" else "far_right", ()))  # "… left side of the table"
                         continue
+                    if not names and "itself" in toks[e:e + 2] and r != "at_initial" and moved:
+                        raise GroundingError(f"cannot put the {_w(moved[0])} {SELF_WORDS.get(r, r.replace('_', ' '))} "
+                                             "itself; name another object")  # (break-it: "needs an object after it")
                     if not names:
                         raise GroundingError(f"{' '.join(toks[s:e])!r} needs an object after it; {ADVICE}")
                     if r == "at_initial" and support_rel is None and how is None:
