@@ -197,19 +197,18 @@ class _PlaceSkill(PlaceOpening, PlaceLookAhead, Skill):
             return Outcome.fail(*verdict)
         path = transit(model, q0, q_pre)
         descent = straight(model, q_pre, q_place) if path is not None else None
-        retreat = None
-        if descent is not None:  # the released object stays put (at its release pose) as the hand leaves
+        retreat = straight(model, q_place, q_back, ignore=(o,)) if descent is not None else None
+        if descent is not None and retreat is None and not pointing_down(target):
+            # a joint-space segment swung the level wrist, held low beside the stood-up mug, through the
+            # table (Coffee seed 8: 24 of 26 retreats); back out along a straight line instead. (Judged, as the
+            # joint-space one, with the object still in the hand: judged let go, the knife's retreat in Mug2
+            # seed 0 lifted the mug off the table on the arm.)
+            retreat = cartesian(model, q_place, target, backed(target, APPROACH), ignore=(o,))
+        if retreat is not None:  # the released object stays put (at its release pose) as the hand leaves
             model.set_arm(q_place)
-            model.detach()  # (carried along, it met the table: Coffee seed 8)
+            model.detach()
             if width is not None:
                 model.robot.reset_fingers(open_to)
-            retreat = straight(model, q_place, q_back, ignore=(o,))
-            if retreat is None and not pointing_down(target):
-                # a joint-space segment swung the level wrist, held low beside the stood-up mug, through the
-                # table (Coffee seed 8: 24 of 26 retreats); back out along a straight line instead
-                retreat = cartesian(model, q_place, target, backed(target, APPROACH), ignore=(o,))
-                model.set_arm(q_place)
-        if retreat is not None:
             # Opened where it let go, a finger may press a few millimetres on something that stands
             # (a stood-up mug's wall or handle: it is nudged, no more), not on something that rolls (a
             # mug on its side rolled into the next approach); then the hand must come clear, or it drags it.

@@ -266,8 +266,10 @@ def test_a_bench_worker_that_dies_ends_its_episode_as_an_error_record(tmp_path):
 
 
 def test_scene_names_are_unique_ignoring_case_and_none_is_the_tables(tmp_path):
-    """Break-it: an apple named "Table" got as far as the constraints stage and failed there with KeyError: 'Table'."""
-    for name, why in (("Table", "(the table is 'table')"), ("BOWL", "(ignoring case)")):
+    """Break-it: an apple named "Table" got as far as the constraints stage and failed there with KeyError: 'Table'.
+    (Names are lower case since session 16: goals are read in lower case.)"""
+    for name, why in (("Table", "name 'Table' must be lower case"), ("BOWL", "name 'BOWL' must be lower case"),
+                      ("table", "cannot be named 'table', the name of another kind")):
         scene = tmp_path / f"{name}.toml"
         scene.write_text(f'instruction = "put the apple in the bowl"\n[[object]]\nkind = "apple"\nname = "{name}"\n'
                          '[[object]]\nkind = "bowl"\n')

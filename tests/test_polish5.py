@@ -320,7 +320,7 @@ def test_output_that_cannot_be_written_is_one_line_not_a_traceback():
     gone = subprocess.Popen([sys.executable, "-m", "owl_bt.cli", "tasks"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True)
     gone.stdout.close()  # before it writes a line
-    assert gone.wait(timeout=120) == 1
+    assert gone.wait(timeout=120) == 0  # a listing the reader had enough of did what it was asked (session 16)
     assert gone.stderr.read() == ""
 
 
