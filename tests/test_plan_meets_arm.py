@@ -165,7 +165,7 @@ def test_grasps_are_found_for_a_fork_leaning_on_its_edge_against_a_mug():
         world.close()
 
 
-@pytest.mark.parametrize(("seed", "draws"), [(3, 4), (8, 5)])
+@pytest.mark.parametrize(("seed", "draws"), [(3, 4), (8, 6)])  # (8, 5) before the grasp generator
 def test_a_stood_up_mug_is_let_go_of_though_the_opened_fingers_press_it_a_little(seed, draws):
     # Coffee: opened fully where it let go of the stood-up mug, a finger pressed its wall or handle 2-6 mm,
     # and 9 placements in 10 were refused as 'cannot retreat' though the hand then backed out clear
