@@ -16,7 +16,6 @@ from __future__ import annotations
 from owl_bt.errors import GroundingError, UnknownObjectError
 from owl_bt.language import vocabulary as V
 from owl_bt.language.clause_kinds import ADVICE, SpecialClauses
-from owl_bt.language.counts import WORDS, is_count
 from owl_bt.language.goals import Goal, Reading
 from owl_bt.language.mentions import SEPARATORS, Mention, SceneAliases, find_mentions, tokens_of
 from owl_bt.language.negation import negation
@@ -261,7 +260,7 @@ class Reader(ClauseRelations, SpecialClauses, References):
                         spatial.append(("far_left" if r == "left_of" else "far_right", ()))  # "… left side of the table"
                         continue
                     if not names and "itself" in toks[e:e + 2] and r != "at_initial" and moved:
-                        raise GroundingError(f"cannot put the {_w(moved[0])} {SELF_WORDS.get(r, r.replace('_', ' '))} "
+                        raise GroundingError(f"cannot put the {_w(moved[0])} {V.SELF_WORDS.get(r, r.replace('_', ' '))} "
                                              "itself; name another object")  # (break-it: "needs an object after it")
                     if not names:
                         raise GroundingError(f"{' '.join(toks[s:e])!r} needs an object after it; {ADVICE}")
@@ -325,7 +324,7 @@ class Reader(ClauseRelations, SpecialClauses, References):
             raise GroundingError(f"cannot put the {name.replace('_', ' ')} {'in' if how == 'inside' else 'on'} itself")
         for rel, refs in spatial:  # (break-it: "near the lemon" of the lemon was done, "far from" it failed for minutes)
             if name in refs and rel != "at_initial":  # ("leave it where it is" is its own place)
-                raise GroundingError(f"cannot put the {_w(name)} {SELF_WORDS.get(rel, rel.replace('_', ' '))} itself; "
+                raise GroundingError(f"cannot put the {_w(name)} {V.SELF_WORDS.get(rel, rel.replace('_', ' '))} itself; "
                                      "name another object")
         existing = [g for g in self.goals if g.obj == name and g.how != "pour"]
         here = [g for g in self.goals[self._clause_goals:] if g.obj == name and g.how != "pour"]
@@ -381,28 +380,6 @@ class Reader(ClauseRelations, SpecialClauses, References):
             raise GroundingError(f"nothing in the scene fits inside the {target.replace('_', ' ')}")
         cands.sort(key=lambda n: self.scene.things[n].volume)
         return cands if set(toks) & V.QUANT_ALL else cands[:1]
-
-    def _check_words(self, toks: list[str], covered: set[int], allowed: set[str] = frozenset(), liquids_ok: bool = False) -> None:
-        # (a manner verb — "cook", "tidy" — only as the head of "… by putting …": alone it says no placement)
-        vocab = (V.FILLER | V.COLOURS | V.LOCATION_WORDS | V.DESCRIBING | V.QUANT_ALL | V.QUANT_ONE | V.END_WORDS
-                 | V.FINAL_ONLY | set(V.SUPERLATIVES) | V.SETUP | allowed)
-        for i, t in enumerate(toks):
-            if i in covered or t in SEPARATORS or t == ",":
-                continue
-            w = V.singular(t)
-            if liquids_ok and t in V.LIQUIDS:
-                continue
-            if w in V.KNOWN_NOUNS or w in V.ONTOLOGY or t in V.SYNONYMS or w in V.MARKER_NOUNS:
-                self.absent.append(w)
-            elif (t in WORDS or t.isdigit()) and t not in vocab:  # "two fruits": a count of the phrase after it
-                if not is_count(toks, i, {m.start for m in find_mentions(toks, self.scene, set())}):
-                    self.unknown.append(t)
-            elif t not in vocab and w not in vocab:
-                self.unknown.append(t)
-
-
-SELF_WORDS = {"near": "near", "left_of": "left of", "right_of": "right of", "behind": "behind", "in_front_of": "in front of",
-              "apart": "far from", "off": "clear of", "between": "between", "aligned": "in line with"}
 
 
 def _w(name: str) -> str:

@@ -9,8 +9,8 @@ import math
 
 from owl_bt.errors import GroundingError
 from owl_bt.language import vocabulary as V
-from owl_bt.language.counts import count_before, take
-from owl_bt.language.mentions import Mention, find_mentions
+from owl_bt.language.counts import WORDS, count_before, is_count, take
+from owl_bt.language.mentions import SEPARATORS, Mention, find_mentions
 from owl_bt.language.scene_view import container, fits_in, held_in, inside, measure, resting_on
 from owl_bt.language.sequencing import Clause
 from owl_bt.language.superlatives import DISTANCE
@@ -156,6 +156,24 @@ class References:
             return first
         before = self.mentioned + [n for m in self._ments if m.start < at for n in m.names]
         return next((n for n in reversed(before) if n not in moved and fits(n)), first)
+
+    def _check_words(self, toks: list[str], covered: set[int], allowed: set[str] = frozenset(), liquids_ok: bool = False) -> None:
+        # (a manner verb — "cook", "tidy" — only as the head of "… by putting …": alone it says no placement)
+        vocab = (V.FILLER | V.COLOURS | V.LOCATION_WORDS | V.DESCRIBING | V.QUANT_ALL | V.QUANT_ONE | V.END_WORDS
+                 | V.FINAL_ONLY | set(V.SUPERLATIVES) | V.SETUP | allowed)
+        for i, t in enumerate(toks):
+            if i in covered or t in SEPARATORS or t == ",":
+                continue
+            w = V.singular(t)
+            if liquids_ok and t in V.LIQUIDS:
+                continue
+            if w in V.KNOWN_NOUNS or w in V.ONTOLOGY or t in V.SYNONYMS or w in V.MARKER_NOUNS:
+                self.absent.append(w)
+            elif (t in WORDS or t.isdigit()) and t not in vocab:  # "two fruits": a count of the phrase after it
+                if not is_count(toks, i, {m.start for m in find_mentions(toks, self.scene, set())}):
+                    self.unknown.append(t)
+            elif t not in vocab and w not in vocab:
+                self.unknown.append(t)
 
 
 def _from_base(pose: tuple | None) -> float:

@@ -186,3 +186,8 @@ def singular(word: str) -> str:
     if word.endswith("s") and len(word) > 3:
         return word[:-1]
     return word
+
+
+# how a relation is said in a refusal ("cannot put the lemon far from itself")
+SELF_WORDS = {"near": "near", "left_of": "left of", "right_of": "right of", "behind": "behind", "in_front_of": "in front of",
+              "apart": "far from", "off": "clear of", "between": "between", "aligned": "in line with"}
