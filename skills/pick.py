@@ -227,8 +227,7 @@ def _grasp_target(obj, params: dict) -> tuple[tuple[float, ...], tuple[float, ..
 def _hand_clears(model: PlanningModel, o: str, params: dict) -> bool:
     """Does the open (or pre-shaped) hand at the grasp `params` clear o itself (by CUT_DEPTH), and will its
     fingers close squarely on o (`_between_pads`: on it, across the pads' width, not at a slant, near the
-    middle)? Judged
-    without the arm's inverse kinematics: the arm, as it is, is moved bodily (its base) so that its TCP
+    middle)? Judged without the arm's inverse kinematics: the arm, as it is, is moved bodily (its base) so that its TCP
     sits at the grasp, and only the gripper's links are tested against o; then all is put back."""
     robot, cid = model.robot, model.cid
     obj = model.state().get(o)

@@ -19,20 +19,12 @@ def test_a_drill_that_fits_no_mug_fails_before_a_sample_and_says_why(tmp_path) -
 def test_a_box_passes_a_round_opening_only_by_its_diagonal(skills) -> None:
     """Newcomer: "put the sponge in the red mug" (a 6.5 × 3 cm cross-section, 7.2 cm corner to corner, and a
     6.4 cm opening) drew 6,816 samples over ten minutes; the check compared the 6.5 cm side alone."""
-    from owl_bt.state import Pose
-    from owl_bt.tamp.planning_model import PlanningModel
-    from sim import catalog
-    from sim.world import SimWorld
+    from test_skills import _scene
 
-    world = SimWorld()
-    try:
-        for kind, pose in (("mug", (0.5, 0.1, 0.046)), ("sponge", (0.5, -0.15, 0.016)), ("fork", (0.6, -0.1, 0.01)),
-                           ("golf_ball", (0.4, -0.1, 0.022))):
-            world.add(catalog.make(kind), Pose(*pose))
-        world.settle(0.5)
-        state = world.ground_truth()
-    finally:
-        world.close()
+    from owl_bt.tamp.planning_model import PlanningModel
+
+    state = _scene(("mug", (0.5, 0.1, 0.046)), ("sponge", (0.5, -0.15, 0.016)), ("fork", (0.6, -0.1, 0.01)),
+                   ("golf_ball", (0.4, -0.1, 0.022)))
     model = PlanningModel(state)
     try:
         never = skills["place_inside"].never
