@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from owl_bt.language import codebook as cb
 from owl_bt.state import Pose
@@ -35,3 +36,15 @@ def test_side_relations(berry_world):
     right = cb.modify_pose_bounds_to_be_right_of_object(berry_world, env, b0, "light_grey_region")
     assert left[0][1] >= 0.08 - 1e-6 and right[1][1] <= -0.08 + 1e-6
     assert left[0][0] == b0[0][0]  # the other horizontal axis is left free
+
+
+def test_sampling_from_empty_bounds_names_the_axis(berry_world):
+    # SoupPour's cap-sample answer: "the peach right of the apple" inside a mat whose right part the apple took
+    env = cb.env_from_state(berry_world)
+    b = cb.modify_pose_bounds_to_be_ontop_of_object(berry_world, env, cb.initial_bounds(env), "strawberry", "light_grey_region")
+    lo, hi = list(b[0]), list(b[1])
+    lo[1], hi[1] = hi[1] + 0.05, hi[1]  # nothing left along y
+    with pytest.raises(ValueError, match=r"empty along y \(from"):
+        cb.sample_ravenpose_uniformly_within_bounds((tuple(lo), tuple(hi)), np.random.default_rng(0))
+    x, y, *_ = cb.sample_ravenpose_uniformly_within_bounds(b, np.random.default_rng(0))  # a room left: drawn in it
+    assert b[0][0] <= x <= b[1][0] and b[0][1] <= y <= b[1][1]

@@ -147,9 +147,15 @@ def position_within_bounds(pose: tuple[float, ...] | Pose, bounds: Bounds) -> bo
 
 
 def sample_ravenpose_uniformly_within_bounds(bounds: Bounds, rng: np.random.Generator | None = None) -> tuple[float, ...]:
-    """A 6-D pose drawn uniformly from bounds (infinite sides are clipped to ±10 m / ±π)."""
+    """A 6-D pose (x, y, z m; roll, pitch, yaw rad; world frame) drawn uniformly from bounds (infinite
+    sides are clipped to ±10 m / ±π). Raises ValueError naming the axis when the bounds are empty
+    along one (two modify_pose_bounds_* calls that leave no room: numpy said only "high - low < 0")."""
     rng = rng or np.random.default_rng()
     lims = [10.0, 10.0, 10.0, math.pi, math.pi, math.pi]
+    for axis, lo, hi in zip(("x", "y", "z", "roll", "pitch", "yaw"), bounds[0], bounds[1], strict=True):
+        if lo > hi:
+            raise ValueError(f"the bounds are empty along {axis} (from {lo:.3f} to {hi:.3f}): the constraints that made "
+                             "them leave no room; loosen one")
     return tuple(
         float(rng.uniform(max(lo, -lim), min(hi, lim))) for lo, hi, lim in zip(bounds[0], bounds[1], lims, strict=True)
     )
