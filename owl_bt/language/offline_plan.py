@@ -15,6 +15,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+from owl_bt.language import vocabulary as V
 from owl_bt.language.checker_helpers import EXTRA, FAR_APART, PRELUDE, SIDE_SLACK  # the checkers' helper functions (re-exported)
 from owl_bt.language.goals import Goal, Reading
 from owl_bt.language.scene_view import Thing, container, held_in, inside, resting_on, within_rim
@@ -282,9 +283,6 @@ def _support_of(name: str, by: dict[str, Thing], table: str) -> str:
 
 
 def _where(g: Goal) -> str:
-    words = {"left_of": "left of", "right_of": "right of", "behind": "behind", "in_front_of": "in front of", "near": "near",
-             "aligned": "in line with", "between": "between", "off": "clear of",
-             "apart": "far from"}
     parts = []
     for rel, refs in g.spatial:
         if rel in ("far_left", "far_right", "back", "front"):
@@ -298,7 +296,7 @@ def _where(g: Goal) -> str:
         elif rel == "at_initial":  # its own start, or another object's ("where the lime is")
             parts.append("where it started" if refs == (g.obj,) else f"where the {_w(refs[0])} was at the start")
         else:
-            parts.append(f"{words[rel]} the {' and the '.join(map(_w, refs))}")
+            parts.append(f"{V.RELATION_WORDS[rel]} the {' and the '.join(map(_w, refs))}")
     if g.upright:
         parts.append("standing upright, opening up")
     return (", " + ", ".join(parts)) if parts else ""

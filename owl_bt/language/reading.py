@@ -260,7 +260,7 @@ class Reader(ClauseRelations, SpecialClauses, References):
                         spatial.append(("far_left" if r == "left_of" else "far_right", ()))  # "… left side of the table"
                         continue
                     if not names and "itself" in toks[e:e + 2] and r != "at_initial" and moved:
-                        raise GroundingError(f"cannot put the {_w(moved[0])} {V.SELF_WORDS.get(r, r.replace('_', ' '))} "
+                        raise GroundingError(f"cannot put the {_w(moved[0])} {V.RELATION_WORDS.get(r, r.replace('_', ' '))} "
                                              "itself; name another object")  # (break-it: "needs an object after it")
                     if not names:
                         raise GroundingError(f"{' '.join(toks[s:e])!r} needs an object after it; {ADVICE}")
@@ -324,7 +324,7 @@ class Reader(ClauseRelations, SpecialClauses, References):
             raise GroundingError(f"cannot put the {name.replace('_', ' ')} {'in' if how == 'inside' else 'on'} itself")
         for rel, refs in spatial:  # (break-it: "near the lemon" of the lemon was done, "far from" it failed for minutes)
             if name in refs and rel != "at_initial":  # ("leave it where it is" is its own place)
-                raise GroundingError(f"cannot put the {_w(name)} {V.SELF_WORDS.get(rel, rel.replace('_', ' '))} itself; "
+                raise GroundingError(f"cannot put the {_w(name)} {V.RELATION_WORDS.get(rel, rel.replace('_', ' '))} itself; "
                                      "name another object")
         existing = [g for g in self.goals if g.obj == name and g.how != "pour"]
         here = [g for g in self.goals[self._clause_goals:] if g.obj == name and g.how != "pour"]
