@@ -19,6 +19,7 @@ import numpy as np
 from perception.camera import RGBDFrame
 
 ROBOT = "robot"  # the kind a detector gives the robot's own body (removed before clustering)
+HIDDEN_FLAG = "partly hidden behind "  # an observation's flag, + what hides it (ROBOT, an object's name, "something")
 
 # Basic colour words with a typical rgb in [0, 1] (the fallback's vocabulary; a catalogue may pass its own).
 BASIC_COLOURS: dict[str, tuple[float, float, float]] = {

@@ -23,7 +23,7 @@ from perception import cloud as cl
 from perception.camera import RGBDFrame
 from perception.cloud import PLANE_DIST
 from perception.containers import rest_in_containers, stands_in
-from perception.detector import ROBOT, Detection, Detector, colour_name, dominant_colour, name_by_colour
+from perception.detector import HIDDEN_FLAG, ROBOT, Detection, Detector, colour_name, dominant_colour, name_by_colour
 from perception.fit import euler, principal_yaw
 from perception.shapes import ShapeLibrary
 
@@ -147,7 +147,7 @@ class Pipeline:
             flags.append("partly outside the image")
         occluder = _occluder(det.mask, frame)
         if occluder:
-            flags.append(f"partly hidden behind {occluder}")
+            flags.append(f"{HIDDEN_FLAG}{occluder}")
         if info.get("region"):
             sel = idx[np.abs(sc.height[idx]) <= 0.02]
             if len(sel) < 10:

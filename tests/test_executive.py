@@ -172,10 +172,14 @@ def test_what_stands_in_a_container_the_plan_moved_went_with_it_and_was_not_knoc
 
     before, after = scene(0.0), scene(0.12)
     pick = SimpleNamespace(op=GroundOp("pick", ("mug",)), expected={"mug": after.get("mug").pose})
-    judge = SimpleNamespace(_world=before)
+    judge = SimpleNamespace(_world=before, _robot_hidden=set())
     assert Execute._moved_later(judge, pick, after, {"fork"}, [pick]) is None
     knocked = Execute._moved_later(judge, pick, after, {"fork", "knife"}, [pick])
     assert knocked is not None and knocked.offending_objects == ("knife",) and "pushed or knocked" in knocked.reason
+    # seen partly behind the arm, its fit is no evidence of a push (BerryCook seed 0: the skillet under the
+    # lifted strawberry was fitted 6 cm and 66° off): judged again by a later look
+    judge._robot_hidden = {"knife"}
+    assert Execute._moved_later(judge, pick, after, {"fork", "knife"}, [pick]) is None
 
 
 def test_a_second_ctrl_c_while_the_planner_winds_down_keeps_the_run_folder(tmp_path):

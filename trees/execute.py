@@ -22,6 +22,7 @@ import py_trees
 
 from owl_bt.failures import EXECUTION, POSTCONDITION, PRECONDITION, Failure
 from owl_bt.language.checker_names import name_checkers
+from perception.detector import HIDDEN_FLAG, ROBOT
 from skills.backend import ArmFault
 from trees.observe import confirmed_observation
 from trees.recover import caught_on_hand, hanging, retreat_home
@@ -102,6 +103,7 @@ class Execute(WorkerBehaviour):
         self._constraints = self.bb.constraints if self.bb.exists("constraints") else None
         self._world = self.bb.world if self.bb.exists("world") else None
         self._known = tuple(self._world.objects) if self._world is not None else ()
+        self._robot_hidden: set[str] = set()  # objects the last look saw partly behind the arm
         self._done: list[str] = list(self.bb.get("executed")) if self.bb.exists("executed") else []
         self._current: str | None = None
         self._index = 0
@@ -166,6 +168,8 @@ class Execute(WorkerBehaviour):
 
     def _look(self):
         obs, _ = confirmed_observation(self.services.perception, self._known)
+        flags = getattr(obs, "flags", None) or {}
+        self._robot_hidden = {n for n, fl in flags.items() if f"{HIDDEN_FLAG}{ROBOT}" in fl}
         return obs.world
 
     def slipped(self, step, name: str) -> Failure:
@@ -319,6 +323,11 @@ class Execute(WorkerBehaviour):
                                kind=PRECONDITION)
             was, now = world.objects[name].pose, obs.objects[name].pose
             err = math.dist(was.position, now.position)
+            if err > MOVED_TOLERANCE and name in self._robot_hidden:
+                # partly behind the arm, its fit is no evidence (BerryCook seed 0: the skillet under the
+                # lifted strawberry was fitted 6 cm and 66° off, still; the replan cost a second): the
+                # looks after later steps, with the arm elsewhere, judge it again
+                continue
             if err > MOVED_TOLERANCE:
                 return Failure("monitor", f"{name} was moved during {step.op} (pushed or knocked): it is at "
                                f"({now.x:.2f}, {now.y:.2f}), {err * 100:.0f} cm from where the rest of the plan expects it",
