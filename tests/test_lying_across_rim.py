@@ -26,12 +26,12 @@ SEED = 4
 
 
 def knife_across_rim(world: SimWorld) -> None:
-    """Drop the knife sloping over the mug: its blade end 4.5 cm past the mug's axis, 15 cm up, its handle
+    """Drop the knife sloping over the mug: its blade end 4.5 cm past the mug's axis, 14 cm up, its handle
     end on the table (it settles on the rim and the fork, handle down, centre over the mug)."""
     cx, cy, _ = cavity_centre(world, "mug")
     length = world.bodies["knife"].spec.size()[0]
     d = (-1.0, 0.0)
-    tip = (cx + 0.045 * d[0], cy + 0.045 * d[1], 0.15)
+    tip = (cx + 0.045 * d[0], cy + 0.045 * d[1], 0.14)
     run = math.sqrt(length ** 2 - (tip[2] - 0.01) ** 2)
     foot = (tip[0] - run * d[0], tip[1] - run * d[1], 0.01)
     centre = tuple((a + b) / 2 for a, b in zip(tip, foot, strict=True))
