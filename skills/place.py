@@ -84,24 +84,15 @@ class _PlaceSkill(PlaceOpening, PlaceLookAhead, Skill):
         cx, cy = (lo[0] + hi[0]) / 2, (lo[1] + hi[1]) / 2
         # Often, of ROOM_TRIES spots, the one with the most room around it: a mug set down hard by the
         # mustard bottle left no way for the hand to put the fork into it later.
+        others = [state.get(n).aabb() for n in model.objects if n not in (o, s) and not state.get(n).fixed]
         best = -math.inf
         for _ in range(ROOM_TRIES if rng.random() < ROOM_SHARE else 1):
             x = rng.uniform(min(cx, lo[0] + mx), max(cx, hi[0] - mx))
             y = rng.uniform(min(cy, lo[1] + my), max(cy, hi[1] - my))
-            room = self.room(model, args, {"x": x, "y": y}, state)
+            room = min((gap_to_box(x, y, b) for b in others), default=math.inf)
             if room > best:
                 best, params["x"], params["y"] = room, x, y
         return params
-
-    @staticmethod
-    def room(model: PlanningModel, args: tuple[str, ...], spot: dict, state=None) -> float:
-        """The room a spot leaves around o (args (o, s); spot["x"], spot["y"] in metres, world frame):
-        the horizontal gap from it to the nearest box of another movable object (inf when there is
-        none). The refiner keeps the roomiest of a few spots it draws inside a checker's region, too."""
-        o, s = args
-        state = state or model.state()
-        others = [state.get(n).aabb() for n in model.objects if n not in (o, s) and not state.get(n).fixed]
-        return min((gap_to_box(spot["x"], spot["y"], b) for b in others), default=math.inf)
 
     @staticmethod
     def _reachable(model: PlanningModel, o: str, rng: np.random.Generator) -> dict | None:

@@ -30,7 +30,6 @@ Additions of ours:
 from __future__ import annotations
 
 import collections
-import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
@@ -47,11 +46,6 @@ Checker = Callable[[WorldState], bool]
 SAMPLE_BUDGET = 500
 GUIDED_SHARE = 0.8
 HINT_INSET = 0.02  # metres kept free along each edge of a guiding region (at most a quarter of it)
-# For a skill that can say how much room a spot leaves (a place: the gap to the nearest other object),
-# ROOM_SHARE of the guided redraws keep the roomiest of ROOM_TRIES spots, as its own draws do: Mug3's
-# mug set down 11 cm from the mustard bottle (its checker: within 15 cm) left the hand no way to put the
-# fork in (235 of 236 draws failed, on the bottle or the retreat)
-ROOM_TRIES, ROOM_SHARE = 3, 0.5
 BACKTRACKS = 2  # times an earlier placement may be redrawn because it blocks a later step
 REGRASPS = 3
 NUDGE = 0.004  # metres a placed object may come to rest off its planned spot; its constraints must allow that
@@ -111,29 +105,19 @@ def guide(state: WorldState, moved: str, checks: Sequence[tuple[str, Checker]]) 
     return (tuple(lo), tuple(hi))
 
 
-def _guided(params: dict, hint: Bounds | None, rng: np.random.Generator,
-            room: Callable[[dict], float] | None = None) -> dict:
-    """params with its spot (x, y, z; metres, world frame) redrawn inside `hint` for GUIDED_SHARE of
-    the draws. `room` (the skill's, optional): how much room a spot leaves around it; then, for
-    ROOM_SHARE of the redraws, the roomiest of ROOM_TRIES spots is kept."""
+def _guided(params: dict, hint: Bounds | None, rng: np.random.Generator) -> dict:
     if hint is None or "x" not in params or "y" not in params or rng.random() >= GUIDED_SHARE:
         return params
     if all(hint[0][i] <= params[k] <= hint[1][i] for i, k in enumerate(("x", "y"))):
         return params  # the skill's own draw already lies in the region (e.g. over a container's opening)
-    tries = ROOM_TRIES if room is not None and rng.random() < ROOM_SHARE else 1
-    best, out = -math.inf, params
-    for _ in range(tries):
-        spot = dict(params)
-        for i, key in enumerate(("x", "y", "z")):
-            lo, hi = hint[0][i], hint[1][i]
-            if key in spot and abs(lo) < 10 and abs(hi) < 10:
-                if i < 2:  # keep off the region's edges, where a released object is least stable
-                    inset = min(HINT_INSET, (hi - lo) / 4)
-                    lo, hi = lo + inset, hi - inset
-                spot[key] = float(rng.uniform(lo, hi))
-        score = room(spot) if tries > 1 else 0.0
-        if score > best:
-            best, out = score, spot
+    out = dict(params)
+    for i, key in enumerate(("x", "y", "z")):
+        lo, hi = hint[0][i], hint[1][i]
+        if key in out and abs(lo) < 10 and abs(hi) < 10:
+            if i < 2:  # keep off the region's edges, where a released object is least stable
+                inset = min(HINT_INSET, (hi - lo) / 4)
+                lo, hi = lo + inset, hi - inset
+            out[key] = float(rng.uniform(lo, hi))
     return out
 
 
@@ -312,15 +296,13 @@ def _grasp_filter(skeleton: Sequence[GroundOp], skills: Mapping[str, object], id
 def _sample_step(model, op, skill, checks, hint, rng, share, cancelled, snap, grasp_filter=None, watch=None):
     reasons: collections.Counter[str] = collections.Counter()
     blamed: collections.Counter[str] = collections.Counter()
-    gap = getattr(skill, "room", None)
-    room = None if gap is None else (lambda spot: gap(model, op.args, spot))
     for k in range(1, share + 1):
         if cancelled():
             reasons["cancelled"] += 1
             return None, reasons, blamed, k - 1, False
         if watch is not None:
             watch.samples += 1
-        params = _guided(skill.sample(model, op.args, rng), hint, rng, room=room)
+        params = _guided(skill.sample(model, op.args, rng), hint, rng)
         if hasattr(skill, "orient"):  # a skill that can choose an orientation the step's checkers accept
             params = skill.orient(model, op.args, params, rng)
         res = skill.simulate(model, op.args, params)
