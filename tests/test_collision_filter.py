@@ -9,19 +9,9 @@ from __future__ import annotations
 import random
 
 import pybullet as p
+from worlds import task_state
 
 from owl_bt.tamp.planning_model import PlanningModel
-from sim import tasks
-from sim.world import SimWorld
-
-
-def _world(task: str, seed: int):
-    world = SimWorld()
-    try:
-        tasks.get(task).build(world, seed)
-        return world.ground_truth()
-    finally:
-        world.close()
 
 
 def _exhaustive(model: PlanningModel, q, clearance: float) -> str | None:
@@ -35,7 +25,7 @@ def _exhaustive(model: PlanningModel, q, clearance: float) -> str | None:
 
 
 def test_the_box_test_misses_no_collision_with_compound_bodies():
-    model = PlanningModel(_world("souppour", 0))  # two hollow cans (25 parts each), a bowl, a mat
+    model = PlanningModel(task_state("souppour", 0))  # two hollow cans (25 parts each), a bowl, a mat
     try:
         rng = random.Random(3)
         home = model.robot.home
@@ -56,7 +46,7 @@ def test_the_box_test_misses_no_collision_with_compound_bodies():
 
 
 def test_a_grip_does_not_depend_on_where_the_arm_was_before():
-    world = _world("berrycook", 1)
+    world = task_state("berrycook", 1)
     q = (-0.29703, -0.74532, 1.43529, -2.52372, -2.16135, -2.02151)  # the hand round the strawberry
     outcomes = []
     for before in (None, tuple(v + 0.3 for v in q), tuple(v - 0.2 for v in q)):
