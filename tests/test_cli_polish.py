@@ -390,5 +390,8 @@ def test_the_account_labels_the_last_attempt_and_what_the_attempts_executed(tmp_
     res = owl("run", "", "--task", "berry2", "--faults", "grasp-slip=0.6", "--fault-seed", "2", "--out", str(tmp_path / "r"))
     assert res.returncode == 0, res.stderr
     assert " checkers (attempt 3, the last) ─" in res.stdout
-    assert " steps executed over the 3 attempts (the last found the goal already done) ─" in res.stdout
-    assert " grounded plan" not in res.stdout
+    if " steps executed over the 3 attempts (the last found the goal already done) ─" in res.stdout:
+        assert " grounded plan" not in res.stdout
+    else:  # the slipped strawberry came to rest elsewhere (it did on a loaded machine): attempt 3 moved it itself
+        assert " grounded plan (attempt 3, the last) ─" in res.stdout
+        assert "place_ontop(strawberry" in res.stdout.split(" grounded plan (attempt 3, the last) ─")[1]
