@@ -191,4 +191,4 @@ def singular(word: str) -> str:
 # how a relation is said in words: in a refusal ("cannot put the lemon far from itself") and in a sketch's
 # description ("put the lemon near the plate")
 RELATION_WORDS = {"near": "near", "left_of": "left of", "right_of": "right of", "behind": "behind", "in_front_of": "in front of",
-              "apart": "far from", "off": "clear of", "between": "between", "aligned": "in line with"}
+                  "apart": "far from", "off": "clear of", "between": "between", "aligned": "in line with"}
