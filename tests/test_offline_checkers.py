@@ -6,6 +6,8 @@ side. Scenes are written by hand (none is a benchmark task); the checker code ru
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from owl_bt.language.codebook import env_from_state
 from owl_bt.language.constraints import describe_objects
 from owl_bt.language.offline import plan_for
@@ -85,6 +87,16 @@ def test_what_a_container_is_emptied_of_stays_out():
     done = world.with_pose("spoon", Pose(0.5, -0.1, 0.08, 0.0, -1.2, 0.0)).with_pose("golf_ball", fallen)
     assert goal_holds(c, done)
     assert not goal_holds(c, done.with_pose("golf_ball", ball.pose))  # the ball back in the mug
+
+
+def test_a_wide_container_is_filled_beside_what_is_in_it_not_poured_out():
+    # a newcomer's scene: a strawberry in a skillet, "put the lemon into the pan" planned a pour of the skillet
+    skillet = obj("skillet", "skillet", 0.5, 0.0, (0.343, 0.22, 0.04), shape="cylinder")
+    berry = obj("strawberry", "strawberry", 0.37, 0.04, (0.044, 0.044, 0.047), shape="sphere", z0=0.012)
+    for holder in (skillet, replace(BOWL, pose=Pose(0.5, 0.0, 0.03))):
+        inner = replace(berry, pose=Pose(holder.pose.x - (0.06 if holder is skillet else 0.0), 0.03, 0.035))
+        plan, c = answer(f"put the lemon into the {holder.name}", scene(holder, inner, LEMON))
+        assert [f"{s.op}({', '.join(s.args)})" for s in plan.steps] == ["pick(lemon)", f"place_inside(lemon, {holder.name})"]
 
 
 def test_a_placement_another_goes_beside_leaves_room_on_that_side():

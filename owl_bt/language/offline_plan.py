@@ -2,7 +2,8 @@
 
 Ordering and preparation follow from the scene, not from any task: a container that receives
 something is set in place (and upright) before it is filled — carrying a filled mug spills it; what
-rests on a goal's target or on an object to be moved is moved off first; a container holding
+rests on a goal's target or on an object to be moved is moved off first; a deep container (a mug,
+whose contents lie in the way of what goes in; a bowl or a skillet has room beside them) holding
 something the goal does not name is poured out onto the table first (and what fell out must stay
 out); a goal placed relative to another moved object comes after it, and that object's placement
 leaves room on that side of a bounded support; objects already where a goal wants them are left
@@ -18,7 +19,7 @@ from dataclasses import dataclass, field
 from owl_bt.language import vocabulary as V
 from owl_bt.language.checker_helpers import EXTRA, FAR_APART, PRELUDE, SIDE_SLACK  # the checkers' helper functions (re-exported)
 from owl_bt.language.goals import Goal, Reading
-from owl_bt.language.scene_view import Thing, container, held_in, inside, resting_on, within_rim
+from owl_bt.language.scene_view import Thing, container, deep, held_in, inside, resting_on, within_rim
 
 
 @dataclass
@@ -166,7 +167,7 @@ def make_plan(reading: Reading, things: list[Thing], held: str | None = None) ->
         if name in emptied or name in placed:
             return
         i = pending(name)
-        foreign = [t.name for t in things if inside(t, by[name]) and t.name not in goal_objs]
+        foreign = [t.name for t in things if inside(t, by[name]) and t.name not in goal_objs] if deep(by[name]) else []
         if foreign and table:
             if i is not None:
                 done.add(i)

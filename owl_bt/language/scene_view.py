@@ -86,6 +86,12 @@ def container(t: Thing) -> bool:
     return t.category in ONTOLOGY["container"]
 
 
+def deep(t: Thing) -> bool:
+    """t is at least as tall as it is wide in its own frame (a mug, a can): whatever lies in it lies in the way
+    of what goes in next, where a wide, shallow container (a bowl, a skillet) has room beside it."""
+    return len(t.size) == 3 and t.size[2] >= min(t.size[:2])
+
+
 def resting_on(a: Thing, b: Thing) -> bool:
     """a rests on (or, for a container, sits in the opening of) b."""
     if a.name == b.name or a.fixed or not over(a, b):
