@@ -183,3 +183,20 @@ def test_on_a_flat_region_means_on_it_not_straddling_its_edge():
     _, c = answer("put the strawberry on the red line", world)
     assert goal_holds(c, world.with_pose("strawberry", Pose(0.5, -0.2 + 0.002, z)))
     assert not goal_holds(c, world.with_pose("strawberry", Pose(0.5, -0.2 + 0.005, z)))
+
+
+def test_near_a_spread_group_means_near_as_many_as_one_place_can_be():
+    # a newcomer's "near where the other fruit are" with the fruit spread over the table asked to be near
+    # each at once; the pre-check found no such place and the run sampled for 71 s
+    apple = obj("apple", "apple", 0.4, -0.2, (0.07, 0.07, 0.07), shape="sphere")
+    pear = obj("pear", "pear", 0.45, -0.3, (0.07, 0.07, 0.09), shape="sphere")
+    plum = obj("plum", "plum", 0.75, 0.3, (0.05, 0.05, 0.05), shape="sphere")
+    world = scene(apple, pear, plum, LIME)
+    plan, c = answer("put the lime near where the other fruit are", world)
+    assert "near the apple" in plan.steps[1].text and "near the pear" in plan.steps[1].text
+    assert "near the plum" not in plan.steps[1].text and "the plum is too far" in plan.steps[1].text
+    assert goal_holds(c, world.with_pose("lime", Pose(0.5, -0.22, 0.025)))
+    assert not goal_holds(c, world.with_pose("lime", Pose(0.75, 0.2, 0.025)))  # by the plum alone
+    close = scene(apple, pear, replace(plum, pose=Pose(0.55, -0.25, 0.025)), LIME)
+    plan, c = answer("put the lime near where the other fruit are", close)  # all three close: near each
+    assert plan.steps[1].text.count("near the") == 3

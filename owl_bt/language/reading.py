@@ -21,7 +21,7 @@ from owl_bt.language.mentions import SEPARATORS, Mention, SceneAliases, find_men
 from owl_bt.language.negation import negation
 from owl_bt.language.references import References
 from owl_bt.language.relations import ClauseRelations
-from owl_bt.language.scene_view import Thing, container, fits_in, measure
+from owl_bt.language.scene_view import Thing, container, fits_in, measure, near_group
 from owl_bt.language.sequencing import split_clauses, unit_ranks
 from owl_bt.language.suggest import did_you_mean
 from owl_bt.language.suggest import phrase as suggestion
@@ -277,6 +277,7 @@ class Reader(ClauseRelations, SpecialClauses, References):
                                                  f"; name the two; {ADVICE}")
                         spatial.append((r, tuple(two)))
                     else:
+                        names = self._near_most(names, moved) if r == "near" and len(names) > 1 else names
                         spatial += [(r, (x,)) for x in names]
                 elif kind == "absolute":
                     spatial.append(self._absolute(r, s, spatial))
@@ -318,6 +319,17 @@ class Reader(ClauseRelations, SpecialClauses, References):
         """A surface one puts things on, not into (a plate, a mat, a region, the table): not a container."""
         t = self.scene.things[name]
         return not container(t) and (t.fixed or t.category in V.ONTOLOGY["surface"])
+
+    def _near_most(self, names: list[str], moved: list[str]) -> list[str]:
+        """Near a spread group ("near where the other fruit are"): as many of them as one place can be near,
+        the others named in the moved objects' notes."""
+        kept = near_group([self.scene.things[x] for x in names], self.scene.things.get(moved[0]) if moved else None)
+        if len(kept) < len(names):
+            far = " and the ".join(_w(x) for x in names if x not in kept)
+            why = f"the {far} {'are' if ' and ' in far else 'is'} too far from the rest for one place near them all"
+            for x in moved:
+                self._chosen[x] = "; ".join(filter(None, (self._chosen.get(x), why)))
+        return kept
 
     def _goal(self, name: str, how: str | None, support: str | None, spatial, upright: bool, only: bool, state: bool) -> None:
         if support == name:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
+from itertools import combinations
 
 _LINE = re.compile(
     r"^- (\w+) \(category: (\w+), colour: (\w*)(?:, (fixed|movable))?(?:, shape: (\w+))?\)"
@@ -78,6 +79,26 @@ def within_rim(a: Thing, b: Thing) -> bool:
     if b.shape != "cylinder" or not b.size or not a.pose or max(b.size[:2]) > 1.1 * min(b.size[:2]):
         return True
     return math.dist(a.pose[:2], b.pose[:2]) <= min(b.size[:2]) / 2 - 0.02
+
+
+def near_group(refs: list[Thing], mover: Thing | None = None, reach: float = 0.15, room: float = 0.06) -> list[str]:
+    """The names of the most of `refs` one thing can be near at once ("near where the other fruit are",
+    the fruit spread over the table): the largest subset whose boxes, each widened by `reach` m (the
+    checkers' `near`), share a patch at least `room` m across in x and y; of equal subsets, the one with the
+    largest shared patch. All of them when they are close together; when no two are, the one nearest
+    `mover` (else the first). Order kept; things without a box are kept."""
+    def patch(group: tuple[Thing, ...]) -> float:
+        w = [min(t.hi[i] for t in group) - max(t.lo[i] for t in group) + 2 * reach for i in range(2)]
+        return w[0] * w[1] if min(w) >= room else -1.0
+
+    boxed = [t for t in refs if t.lo]
+    for n in range(len(boxed), 1, -1):
+        best = max(combinations(boxed, n), key=patch)
+        if patch(best) > 0:
+            return [t.name for t in refs if t in best or not t.lo]
+    if boxed and mover is not None and mover.pose:
+        boxed = [min(boxed, key=lambda t: math.dist(t.pose[:2], mover.pose[:2]) if t.pose else math.inf)]
+    return [t.name for t in refs if not t.lo or t is boxed[0]] if boxed else [t.name for t in refs]
 
 
 def container(t: Thing) -> bool:
