@@ -76,7 +76,10 @@ def plan_motion(
     """Joint waypoints from q1 to q2 (radians) avoiding collisions, or None when none is found within
     `budget` collision checks. The held object (model.held) is carried along and checked too, and when
     it carries something it is kept upright all the way. The same query gives the same path."""
-    if model.in_collision(q1, ignore) is not None or model.in_collision(q2, ignore) is not None:
+    if not _free(model, q1, ignore) or not _free(model, q2, ignore):
+        # the validity checker's own test (a held container spilling included): RRT-Connect given a goal it
+        # judges invalid waits for a valid one, sleeping, with no validity checks counted against the budget,
+        # until WALL_CAP_S (Mug3 seed 1 spent minutes there, 30 s per query)
         return None
     ends = (tuple(q1), tuple(q2))
     if segment_free(model, q1, q2, ignore, ends):
