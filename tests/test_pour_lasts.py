@@ -1,7 +1,9 @@
 """A pour's lasting effect (the mug emptied) is watched by the steps after it: Gen3 Mug3 seeds 5 and 7 took
 the golf ball to have fallen out where the camera could not see it, saw it back in the mug once the mug
 stood upright, and put the fork in on top of it; every replan then failed to get the fork out. Now the
-step after the pour fails at once (POSTCONDITION of the pour) and the replan pours again. Real skills and
+step after the pour fails at once (POSTCONDITION of the pour) and the replan pours again. And a ball poured
+out where a later step sets the mug down fails the pour's step before the mug comes down on it
+(PRECONDITION, `trees.blocked`). Real skills and
 a real Mug3 scene; the monitor's check itself (`Execute._undone`)."""
 
 from __future__ import annotations
@@ -14,7 +16,8 @@ from owl_bt.tamp.refine import GroundedStep
 from sim import tasks
 from sim.world import SimWorld
 from skills.registry import load_skills
-from trees.execute import Execute
+from trees.blocked import blocked_later
+from trees.execute import Execute, held_after
 
 
 def _step(name: str, *args: str) -> GroundedStep:
@@ -41,3 +44,27 @@ def test_a_ball_back_in_the_poured_mug_fails_the_next_step_but_not_once_the_fork
     assert Execute._undone(monitor, place, by_handle, [pour, place]) is None
     fork_in = _step("place_inside", "fork", "mug")  # the mug filled on purpose since: no longer the pour's to judge
     assert Execute._undone(monitor, fork_in, with_ball, [pour, place, _step("pick", "fork"), fork_in]) is None
+
+
+def test_a_ball_poured_out_onto_where_the_mug_is_to_stand_fails_the_pour_before_the_mug_comes_down():
+    world = SimWorld()
+    try:
+        tasks.get("mug3").build(world, 1)
+        start = world.ground_truth()
+    finally:
+        world.close()
+    skills = load_skills()
+    holds = lambda st: held_after(skills[st.op.name].schema, st.op.args)  # noqa: E731
+    spot = Pose(0.62, -0.27, 0.045, 0.0, 0.0, 2.5)  # where the plan sets the mug upright
+    place = GroundedStep(GroundOp("place_ontop", ("mug", "table")), {}, [], {"mug": spot}, 0)
+    fork = GroundedStep(GroundOp("place_inside", ("fork", "mug")), {}, [], {"fork": Pose(0.62, -0.27, 0.1, 3.1, 1.57, 1.5)}, 0)
+    pour = _step("pour", "mug", "table")
+    landed = start.with_pose("golf_ball", Pose(0.63, -0.26, 0.021))  # rolled to there
+    failed = blocked_later(pour, [place, _step("pick", "fork"), fork], landed, "mug", holds)
+    assert failed is not None and failed.kind == "PRECONDITION" and failed.action == "pour(mug, table)"
+    assert failed.reason == "golf_ball lies at (0.63, -0.26), where place_ontop(mug, table) would set mug down"
+    elsewhere = start.with_pose("golf_ball", Pose(0.45, -0.1, 0.021))
+    assert blocked_later(pour, [place, _step("pick", "fork"), fork], elsewhere, "mug", holds) is None
+    # the mug stood there with the ball in it (not poured yet): what lies in a step's own arguments is not in the way
+    stood = start.with_pose("mug", spot).with_pose("golf_ball", Pose(0.62, -0.27, 0.021))
+    assert blocked_later(place, [_step("pick", "fork"), fork], stood, None, holds) is None

@@ -7,8 +7,9 @@ compared with what the step should have produced: the object held after a pick; 
 object released and the constraints the planner accepted for that step (its generated checkers, and
 the goal checkers after the last step) still holding on the observed state — where it came to rest
 may differ from the plan by a few centimetres (a round object rolls) as long as the constraints hold
-(POSTCONDITION failures); an object a later step acts on that is no longer where the plan expects it
-is a PRECONDITION failure of the rest of the plan. A backend error is an EXECUTION failure. After a
+(POSTCONDITION failures); an object a later step acts on that is no longer where the plan expects it,
+or an object lying where a later step sets something down (trees.blocked), is a PRECONDITION failure
+of the rest of the plan. A backend error is an EXECUTION failure. After a
 failure the arm goes home (trees.recover) before the replan looks again — except when the arm is in
 fault: the safety guard clears it first.
 """
@@ -24,6 +25,7 @@ from owl_bt.failures import EXECUTION, POSTCONDITION, PRECONDITION, Failure
 from owl_bt.language.checker_names import name_checkers
 from perception.detector import HIDDEN_FLAG, ROBOT
 from skills.backend import ArmFault
+from trees.blocked import blocked_later
 from trees.observe import confirmed_observation
 from trees.recover import caught_on_hand, hanging, retreat_home
 from trees.safety import arm_fault
@@ -260,7 +262,15 @@ class Execute(WorkerBehaviour):
                 return Failure("monitor", f"{name} came to rest at ({got.x:.2f}, {got.y:.2f}), {err * 100:.1f} cm from where "
                                "the rest of the plan expects it", str(step.op), (name,),
                                {"pose": got.rounded(), "planned": pose.rounded()}, kind=PRECONDITION)
-        return self._undone(step, obs, done or [step]) or self._moved_later(step, obs, later, done if done is not None else [step])
+        return (self._undone(step, obs, done or [step]) or self._moved_later(step, obs, later, done if done is not None else [step])
+                or self._blocked(step, obs, held, done))
+
+    def _blocked(self, step, obs, held: str | None, done: list | None) -> Failure | None:
+        if done is None or getattr(self, "_plan", None) is None:
+            return None
+        skills = self.services.skills
+        return blocked_later(step, self._plan.refinement.steps[len(done):], obs, held,
+                             lambda st: held_after(skills[st.op.name].schema, st.op.args))
 
     def _undone(self, step, obs, done: list) -> Failure | None:
         """A lasting effect of an earlier step of this plan (a skill's `effect_seen`: the mug emptied by
