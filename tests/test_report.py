@@ -69,6 +69,22 @@ def test_successful_run_folder_has_the_report_and_tree_drawings(success_run):
     assert "<table>" in html and '<img alt="after" src="final.png"' in html and '<code class="language-python">' in html
 
 
+def test_the_plans_own_samples_are_told_apart_from_the_runs(success_run, tmp_path):
+    # newcomer: the header said 644 samples and the plan's rows added up to 11, with nothing to say why
+    import shutil
+
+    out = tmp_path / "run"
+    shutil.copytree(success_run, out)
+    plan = json.loads((out / "plan.json").read_text())
+    kept = sum(s["samples"] for s in plan["steps"])
+    plan["result"]["samples"] = kept + 633  # as after backtracking
+    (out / "plan.json").write_text(json.dumps(plan))
+    write_report(out)
+    md = (out / "report.md").read_text()
+    assert "| samples (all attempts) |" in md
+    assert f"The kept steps drew {kept} of the run's {kept + 633} samples; the others went to draws refused" in md
+
+
 def test_failed_run_reports_each_attempt_its_failure_and_tree(tmp_path):
     """One sample per action on a cluttered task (no plan is found, twice): both attempts, their typed
     failures with evidence, the replan lines and the tree at the end of attempt 1 are in the report."""

@@ -94,7 +94,7 @@ def build_markdown(folder: Path, log: RunLog) -> str:
         f"arm `{start.get('robot', '?')}` on `{start.get('backend', 'sim')}`"
         + (" (dry run: the arm was not moved)" if start.get("dry_run") else ""),
         "",
-        "| attempts | wall clock | model time | samples | skeletons | model queries | tick rate |",
+        "| attempts | wall clock | model time | samples (all attempts) | skeletons | model queries | tick rate |",
         "|---|---|---|---|---|---|---|",
         f"| {result.get('attempts', len(log.attempts))} | {result.get('wall_s', '?')} s | {result.get('model_s', '?')} s "
         f"| {result.get('samples', '?')} | {result.get('skeletons', '?')} | {result.get('queries', '?')} "
@@ -134,8 +134,13 @@ def build_markdown(folder: Path, log: RunLog) -> str:
     md += [f"Executed: {', '.join(f'`{a}`' for a in executed) or nothing}", ""]
     steps = plan.get("steps") or []
     if steps:
-        md += ["Grounded plan of the last attempt (sampled parameters):", "", "| # | action | samples | parameters |",
-               "|---|---|---|---|"]
+        kept = sum(s.get("samples") or 0 for s in steps)
+        total = result.get("samples")
+        rest = (f" The kept steps drew {kept} of the run's {total} samples; the others went to draws refused on the way "
+                "(backtracking to earlier steps, other skeletons, earlier attempts)." if isinstance(total, int) and total > kept
+                else "")
+        md += ["Grounded plan of the last attempt (sampled parameters; samples: the draws of each step's kept "
+               f"refinement).{rest}", "", "| # | action | samples | parameters |", "|---|---|---|---|"]
         for i, s in enumerate(steps, 1):
             params = ", ".join(f"{k}={_short(v)}" for k, v in (s.get("params") or {}).items())
             md.append(f"| {i} | `{_cell(s.get('action'))}` | {s.get('samples', '')} | {_cell(params)} |")
