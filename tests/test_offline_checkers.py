@@ -200,3 +200,15 @@ def test_near_a_spread_group_means_near_as_many_as_one_place_can_be():
     close = scene(apple, pear, replace(plum, pose=Pose(0.55, -0.25, 0.025)), LIME)
     plan, c = answer("put the lime near where the other fruit are", close)  # all three close: near each
     assert plan.steps[1].text.count("near the") == 3
+
+
+def test_each_goal_checker_is_labelled_with_its_own_part_of_the_goal():
+    # newcomer: a failed goal_check2 was labelled with the start of the whole goal, not the part it tests
+    from owl_bt.language.checker_names import name_checkers
+
+    world = scene(PLATE, LIME, LEMON, BOWL)
+    plan, c = answer("put the lemon on the plate and the lime into the bowl", world)
+    assert len(plan.goal_checks) == 2
+    line = name_checkers("goal_check1 not satisfied", c.sources)
+    assert line == "goal_check1 (the lime is in the bowl) not satisfied"
+    assert name_checkers("goal_check0", c.sources) == "goal_check0 (the lemon is on the plate)"

@@ -39,6 +39,7 @@ class Plan:
     goal_checks: list[str]
     deciding: list[str]
     meaning: str
+    goal_texts: list[str] = field(default_factory=list)  # what each goal check tests, in words
 
 
 def _w(name: str) -> str:
@@ -241,23 +242,27 @@ def make_plan(reading: Reading, things: list[Thing], held: str | None = None) ->
         if g.final or i not in done:
             emit(i)
     finals = [g for g in goals if g.final]
-    checks = []
+    checks, texts = [], []
     for g in finals:
         expr = predicates(g, by)
         if g.only:
             others = {x.support for x in goals if x.obj == g.obj and x.support != g.support and x.how == "inside"}
             expr += [f'not inside("{g.obj}", "{o}")' for o in sorted(others)]
         checks.append(expr)
+        texts.append(_meaning(g))
     for name in sorted(reading.upright_needed):
         if not any(g.obj == name for g in finals):
             checks.append([f'upright("{name}")'])
+            texts.append(f"the {_w(name)} stands upright")
     for what, box in poured_out:  # tipped out to make room: not back in at the end
         checks.append([f'not inside("{what}", "{box}")'])
+        texts.append(f"the {_w(what)} stays out of the {_w(box)}")
     deciding = list(dict.fromkeys([g.obj for g in goals] + [c for g in goals for c in g.contents] + [w for w, _ in poured_out]
                                   + [g.support for g in finals]
                                   + [r for g in finals for _, refs in g.spatial for r in refs]))
     meaning = "; ".join(_meaning(g) for g in finals) or "the containers stand upright"
-    return Plan(steps, [" and ".join(c) if len(c) == 1 else "all([" + ", ".join(c) + "])" for c in checks], deciding, meaning)
+    return Plan(steps, [" and ".join(c) if len(c) == 1 else "all([" + ", ".join(c) + "])" for c in checks], deciding, meaning,
+                texts)
 
 
 HALF = {"half_left": "left_of", "half_right": "right_of", "half_back": "behind", "half_front": "in_front_of"}
@@ -316,7 +321,8 @@ def code(plan: Plan, wanted: list[tuple[int, str, str]]) -> str:
     calls = " ".join(plan.goal_checks + [c for s in plan.steps for c in s.check])
     body = [PRELUDE] + [text for name, text in EXTRA.items() if f"{name}(" in calls]
     for i, expr in enumerate(plan.goal_checks):
-        body.append(f"def goal_check{i}():\n    return {expr}\n")
+        said = f"    # {plan.goal_texts[i]}\n" if i < len(plan.goal_texts) and len(plan.goal_checks) > 1 else ""
+        body.append(f"def goal_check{i}():\n{said}    return {expr}\n")
     used: set[int] = set()
     for idx, op, desc in wanted:
         k = next((j for j, s in enumerate(plan.steps) if j not in used and f"{s.op}({', '.join(s.args)})" == op
