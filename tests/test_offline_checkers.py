@@ -244,3 +244,14 @@ def test_each_other_of_one_thing_is_refused_with_the_reason():
         assert str(exc).startswith("'each other' needs two things or more")
     else:
         raise AssertionError("grounded")
+
+
+def test_a_container_moved_before_it_is_filled_against_the_order_said_says_why():
+    # newcomer: "first put the lime into the bowl, then put the bowl next to the plate" was reordered silently
+    world = scene(PLATE, LIME, BOWL)
+    plan, _ = answer("first put the lime into the bowl, then put the bowl next to the plate", world)
+    assert [f"{s.op}({', '.join(s.args)})" for s in plan.steps] == [
+        "pick(bowl)", "place_ontop(bowl, table)", "pick(lime)", "place_inside(lime, bowl)"]
+    assert plan.steps[1].text.endswith("(before the lime goes in: a container is set in place empty, not carried filled)")
+    plan, _ = answer("put the bowl next to the plate, then put the lime into the bowl", world)
+    assert "before the lime goes in" not in plan.steps[1].text  # said in that order: nothing to explain

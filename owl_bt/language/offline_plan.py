@@ -163,11 +163,16 @@ def make_plan(reading: Reading, things: list[Thing], held: str | None = None) ->
         steps.append(Step("place_ontop", (name, g.support), f"set the empty {_w(name)} upright on the {_w(g.support)}"
                           + _where(g), predicates(g, by)))
 
-    def prepare(name: str) -> None:
-        """A container about to receive something: in place, upright, empty of what the goal does not name."""
+    def prepare(name: str, filling: Goal | None = None) -> None:
+        """A container about to receive something (`filling`'s object): in place, upright, empty of what the
+        goal does not name."""
         if name in emptied or name in placed:
             return
         i = pending(name)
+        k = next((j for j, x in enumerate(goals) if x is filling), None)
+        if i is not None and k is not None and i > k and filling.final:  # said after it: say why it comes first
+            goals[i].note = "; ".join(filter(None, (goals[i].note, f"before the {_w(filling.obj)} goes in: a container "
+                                                    "is set in place empty, not carried filled")))
         foreign = [t.name for t in things if inside(t, by[name]) and t.name not in goal_objs] if deep(by[name]) else []
         if foreign and table:
             if i is not None:
@@ -196,7 +201,7 @@ def make_plan(reading: Reading, things: list[Thing], held: str | None = None) ->
     def emit_goal(g: Goal) -> None:
         placed.add(g.obj)
         if g.how in ("inside", "pour") and container(by[g.support]) or g.support in reading.upright_needed:
-            prepare(g.support)
+            prepare(g.support, g)
         clear(g.support, g.obj)
         clear(g.obj, g.obj)
         if g.how == "pour":
