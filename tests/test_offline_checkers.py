@@ -255,3 +255,19 @@ def test_a_container_moved_before_it_is_filled_against_the_order_said_says_why()
     assert plan.steps[1].text.endswith("(before the lime goes in: a container is set in place empty, not carried filled)")
     plan, _ = answer("put the bowl next to the plate, then put the lime into the bowl", world)
     assert "before the lime goes in" not in plan.steps[1].text  # said in that order: nothing to explain
+
+
+def test_between_two_things_on_a_plate_is_on_the_plate():
+    # newcomer: "put the lemon and the orange on the plate, then put the plum between them" put the plum on
+    # the table, "between" fruit on the plate
+    orange = obj("orange", "orange", 0.4, -0.3, (0.07, 0.07, 0.07), shape="sphere")
+    plum = obj("plum", "plum", 0.7, -0.3, (0.05, 0.05, 0.05), shape="sphere")
+    plan, _ = answer("put the lemon and the orange on the plate, then put the plum between them",
+                     scene(PLATE, LEMON, orange, plum))
+    assert plan.steps[-1].line() == "place_ontop(plum, plate); put the plum on the plate, between the lemon and the orange"
+    on_plate = scene(PLATE, replace(LEMON, pose=Pose(0.55, 0.1, 0.045)), replace(orange, pose=Pose(0.55, 0.22, 0.055)),
+                     plum)
+    plan, _ = answer("put the plum between the lemon and the orange", on_plate)  # already there: the same
+    assert plan.steps[-1].args == ("plum", "plate")
+    plan, _ = answer("put the plum between the lemon and the orange", scene(PLATE, LEMON, orange, plum))
+    assert plan.steps[-1].args == ("plum", "table")  # both on the table

@@ -386,10 +386,26 @@ class Reader(ClauseRelations, SpecialClauses, References):
                                note=self._chosen.get(name, "")))
 
     def _default_support(self, name: str, spatial) -> str:
+        """The table; or, for "between" two things that both end on the same other surface (a plate, a mat —
+        not a container), that surface: the stretch between them is on it (newcomer: the plum was put on the
+        table "between" a lemon and an orange on the plate)."""
         table = self.scene.table()
         if table is None:
             raise GroundingError(f"no surface to put the {name.replace('_', ' ')} on; say where")
+        for rel, refs in spatial:
+            if rel == "between":
+                ends = {self._ends_on(r) for r in refs}
+                if len(ends) == 1 and (on := ends.pop()) not in (None, table) and not container(self.scene.things[on]):
+                    return on
         return table
+
+    def _ends_on(self, name: str) -> str | None:
+        """What `name` rests on at the end: its last goal's support so far, else what holds it now (None: the table
+        or nothing)."""
+        goal = next((g for g in reversed(self.goals) if g.obj == name and g.how == "ontop"), None)
+        if goal is not None:
+            return goal.support
+        return next(iter(self._holder(name)), None) if not any(g.obj == name for g in self.goals) else None
 
     def _fitting(self, toks: list[str], target: str | None) -> list[str]:
         if target is None:
