@@ -57,6 +57,18 @@ def _png(rgb: np.ndarray) -> bytes:
     return buf.getvalue()
 
 
+def settled(state):
+    """`state` (an ObjectState) with its pose and size rounded to a micrometre / microradian: open3d's parallel
+    reductions leave the last bits of a fit differing from run to run (1e-17 m), and the planner's physics and
+    inverse kinematics grew such a difference into a different plan (Coffee seed 5: 55 or 146 samples, run
+    after run of the same code on the same scene). The camera's own error is millimetres."""
+    from dataclasses import replace
+
+    pose = state.pose
+    fields = {k: round(getattr(pose, k), 6) + 0.0 for k in ("x", "y", "z", "roll", "pitch", "yaw")}
+    return replace(state, pose=replace(pose, **fields), size=tuple(round(v, 6) + 0.0 for v in state.size))
+
+
 HAND_POINTS = 150  # points a held object needs for its pose to come from the camera rather than the hand
 ROUND_SHAPES = ("cylinder", "sphere")  # held, their turn in the hand comes from the hand once first seen held
 
@@ -93,6 +105,8 @@ class CameraSource:
         except OSError as exc:
             raise PerceptionError(f"the camera gave no frame: {exc}") from None
         res = self.pipeline.perceive(frame)
+        for o in res.objects.values():
+            o.state = settled(o.state)
         known = any(not s.fixed for s in self.tracker.known.values()) or bool(self.tracker.gone)
         if res.failure and not (res.failure == NO_OBJECTS and known):  # nothing on the table but known things: kept
             self.last_annotated = annotate(frame, {}, note=f"perception failed: {res.failure}")
