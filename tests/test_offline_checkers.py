@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from owl_bt.errors import GroundingError
 from owl_bt.language.codebook import env_from_state
 from owl_bt.language.constraints import describe_objects
 from owl_bt.language.offline import plan_for
@@ -213,37 +212,6 @@ def test_each_goal_checker_is_labelled_with_its_own_part_of_the_goal():
     line = name_checkers("goal_check1 not satisfied", c.sources)
     assert line == "goal_check1 (the lime is in the bowl) not satisfied"
     assert name_checkers("goal_check0", c.sources) == "goal_check0 (the lemon is on the plate)"
-
-
-def test_things_put_next_to_each_other_or_in_a_row_go_by_the_one_before():
-    # newcomer: "next to each other" was refused ("needs an object after it") and "in a row" was 'row' (did you
-    # mean "now"?)
-    apple = obj("apple", "apple", 0.4, -0.3, (0.07, 0.07, 0.07), shape="sphere")
-    world = scene(PLATE, LIME, LEMON, apple)
-    for said in ("put the lime and the lemon next to each other", "put the lime and the lemon side by side",
-                 "put the lime and the lemon close to one another"):
-        plan, c = answer(said, world)
-        assert [f"{s.op}({', '.join(s.args)})" for s in plan.steps] == ["pick(lemon)", "place_ontop(lemon, table)"], said
-        assert goal_holds(c, world.with_pose("lemon", Pose(0.4, 0.2, 0.025)))  # by the lime, which stays
-        assert not goal_holds(c, world.with_pose("lemon", Pose(0.7, -0.3, 0.025)))
-    plan, c = answer("put the lime and the lemon side by side on the plate", world)
-    assert [s.op for s in plan.steps] == ["pick", "place_ontop", "pick", "place_ontop"] and plan.steps[3].text.endswith(
-        "near the lime")
-    plan, c = answer("put the apple, the lime and the lemon in a row", world)
-    assert [s.text for s in plan.steps if s.op != "pick"] == [
-        "put the lime on the table, near the apple, in line with the apple",
-        "put the lemon on the table, near the lime, in line with the apple"]
-    row = world.with_pose("lime", Pose(0.4, -0.18, 0.025)).with_pose("lemon", Pose(0.41, -0.06, 0.025))
-    assert goal_holds(c, row) and not goal_holds(c, row.with_pose("lemon", Pose(0.5, -0.1, 0.025)))  # out of line
-
-
-def test_each_other_of_one_thing_is_refused_with_the_reason():
-    try:
-        answer("put the lime next to each other", scene(PLATE, LIME, LEMON))
-    except GroundingError as exc:
-        assert str(exc).startswith("'each other' needs two things or more")
-    else:
-        raise AssertionError("grounded")
 
 
 def test_a_container_moved_before_it_is_filled_against_the_order_said_says_why():

@@ -32,9 +32,6 @@ def tokens_of(text: str) -> list[str]:
     # "near where the other fruit are": near them (what is said of where a thing is now, not was)
     text = re.sub(r"\b(near|next to|beside|close to|by|alongside) where ((?:[^\W\d_]+ ){1,5}?)(?:is|are|sits?|lies?|stands?)"
                   r"(?! (?:initially|originally|at first|at the start|to begin with))\b", r"\1 \2", text)
-    text = re.sub(r"\bside by side\b", "next to each other", text)  # (newcomer: refused)
-    text = re.sub(r"\bone another\b", "each other", text)
-    text = re.sub(r"\bin an? (?:row|line)\b", "in line with each other", text)  # (newcomer: 'row', did you mean "now"?)
     text = re.sub(r"\bmaking sure\b", "make sure", text)  # "…, making sure the mug is upright": a state
     text = re.sub(r"\bcan (you|i|we|they|it|be|one)\b", r"could \1", text)  # the modal verb, not a can
     text = re.sub(r"\b(i|you|we|they|one) can\b", r"\1 could", text)

@@ -231,7 +231,6 @@ class Reader(ClauseRelations, SpecialClauses, References):
                                          f"{' '.join(toks)!r} says only what to take; {ADVICE}")
             upright = upright_verb or any(rels[k][2:] == ("orient", "upright") for k, _ in urels)
             spatial = [("off", (source[0],))] if source and not dest else []
-            mutual: set[str] = set()  # relations said of the moved things among themselves ("next to each other")
             spatial += [("upside_down", ())] if any(rels[k][2:] == ("orient", "upside_down") for k, _ in urels) else []
             how = None
             for k, refs in dest:
@@ -247,9 +246,6 @@ class Reader(ClauseRelations, SpecialClauses, References):
                 elif kind == "spatial":
                     names = [x for m in refs for x in self._resolve(m, toks)]
                     names = [x for x in names if x not in moved] or names  # "the lemon behind all the fruit": not itself
-                    if not names and toks[e:e + 2] == ["each", "other"] and r in ("near", "aligned"):
-                        mutual.add(r)  # "the lemon and the orange next to each other": each one by the one before
-                        continue
                     if r == "at_initial" and not names:  # "where it was": the last object's place; "(put it) back
                         own = set(toks) & {"back", "leave", "keep", "stay", "stays"}  # / leave it where it is": its own
                         names = moved if own else [x for x in self.last if x not in moved] or moved
@@ -298,18 +294,13 @@ class Reader(ClauseRelations, SpecialClauses, References):
                 self._ask_where(toks, moved, dest, support_ref, spatial, upright or upright_verb, state)
             if how == "inside" and support_ref and self._flat(support_ref):
                 how = "ontop"  # "in the middle of the plate", "in the region": on it
-            if mutual and len(moved) < 2:
-                raise GroundingError(f"'each other' needs two things or more, and {' '.join(toks)!r} moves "
-                                     f"{len(moved) or 'none'}; {ADVICE}")
-            for i, name in enumerate(moved):
-                if mutual and i == 0 and support_ref is None and not spatial:
-                    continue  # the first stays where it is; the others come to it
+            for name in moved:
                 if implied == "back":  # on or in what held it at the start, where it was
                     was = self._holder(name) or [table]
                     how = "inside" if container(self.scene.things[was[0]]) and self._holder(name) else "ontop"
                     self._goal(name, how, was[0], [("at_initial", (name,))], upright, only, state)
                     continue
-                self._goal(name, how, support_ref, spatial + _each_other(mutual, moved, i), upright, only, state)
+                self._goal(name, how, support_ref, spatial, upright, only, state)
             if out:
                 self._provisional |= set(moved)
             if dest or support_ref:
@@ -421,11 +412,3 @@ class Reader(ClauseRelations, SpecialClauses, References):
 
 def _w(name: str) -> str:
     return name.replace("_", " ")
-
-
-def _each_other(mutual: set[str], moved: list[str], i: int) -> list[tuple[str, tuple[str, ...]]]:
-    """The spatial entries of the i-th moved thing for relations said of them among themselves: near the one
-    before it ("next to each other", "side by side"); in a row, also in line with the first."""
-    if not mutual or i == 0:
-        return []
-    return [("near", (moved[i - 1],))] + ([("aligned", (moved[0],))] if "aligned" in mutual else [])
