@@ -125,12 +125,13 @@ def make_plan(reading: Reading, things: list[Thing], held: str | None = None) ->
     def pending(name: str) -> int | None:
         return next((i for i, g in enumerate(goals) if i not in done and g.obj == name and g.final), None)
 
-    def clear(target: str, moving: str) -> None:
-        """Move what rests on `target` (not the table) out of the way first."""
+    def clear(target: str, moving: str, keep: frozenset[str] = frozenset()) -> None:
+        """Move what rests on `target` (not the table) out of the way first — but not `keep`, the things the
+        placement is said relative to ("between the lemon and the orange" on the plate: they stay on it)."""
         if by[target].category == "table":
             return
         for t in things:
-            if t.name in (cleared | {moving, target}) or t.fixed or not resting_on(t, by[target]) or inside(t, by[target]):
+            if t.name in (cleared | keep | {moving, target}) or t.fixed or not resting_on(t, by[target]) or inside(t, by[target]):
                 continue
             if any(inside(t, by[o]) for o in by if o != target):
                 continue
@@ -172,7 +173,7 @@ def make_plan(reading: Reading, things: list[Thing], held: str | None = None) ->
         k = next((j for j, x in enumerate(goals) if x is filling), None)
         if i is not None and k is not None and i > k and filling.final:  # said after it: say why it comes first
             goals[i].note = "; ".join(filter(None, (goals[i].note, f"before the {_w(filling.obj)} goes in: a container "
-                                                    "is set in place empty, not carried filled")))
+                                                    "is set in place before it is filled")))
         foreign = [t.name for t in things if inside(t, by[name]) and t.name not in goal_objs] if deep(by[name]) else []
         if foreign and table:
             if i is not None:
@@ -202,7 +203,7 @@ def make_plan(reading: Reading, things: list[Thing], held: str | None = None) ->
         placed.add(g.obj)
         if g.how in ("inside", "pour") and container(by[g.support]) or g.support in reading.upright_needed:
             prepare(g.support, g)
-        clear(g.support, g.obj)
+        clear(g.support, g.obj, frozenset(r for _, refs in g.spatial for r in refs))
         clear(g.obj, g.obj)
         if g.how == "pour":
             steps.append(Step("pick", (g.obj,), f"grasp the {_w(g.obj)} upright so nothing spills"))

@@ -81,18 +81,33 @@ def within_rim(a: Thing, b: Thing) -> bool:
     return math.dist(a.pose[:2], b.pose[:2]) <= min(b.size[:2]) / 2 - 0.02
 
 
+EXACT_GROUP = 10  # up to this many references every subset is tried (2^10); more are grown greedily
+
+
 def near_group(refs: list[Thing], mover: Thing | None = None, reach: float = 0.15, room: float = 0.06) -> list[str]:
     """The names of the most of `refs` one thing can be near at once ("near where the other fruit are",
     the fruit spread over the table): the largest subset whose boxes, each widened by `reach` m (the
     checkers' `near`), share a patch at least `room` m across in x and y; of equal subsets, the one with the
-    largest shared patch. All of them when they are close together; when no two are, the one nearest
-    `mover` (else the first). Order kept; things without a box are kept."""
+    largest shared patch (above EXACT_GROUP references, the largest grown greedily from each one, nearest
+    first). All of them when they are close together; when no two are, the one nearest `mover` (else the
+    first). Order kept; things without a box are kept."""
     def patch(group: tuple[Thing, ...]) -> float:
         w = [min(t.hi[i] for t in group) - max(t.lo[i] for t in group) + 2 * reach for i in range(2)]
         return w[0] * w[1] if min(w) >= room else -1.0
 
     boxed = [t for t in refs if t.lo]
-    for n in range(len(boxed), 1, -1):
+    if len(boxed) > EXACT_GROUP:  # (break-it: 24 strawberries took 103 s, every subset tried) grown from each one
+        grown = []
+        for seed in boxed:
+            group = [seed]
+            for t in sorted((t for t in boxed if t is not seed), key=lambda t: math.dist(t.pose[:2], seed.pose[:2])):
+                if patch((*group, t)) > 0:
+                    group.append(t)
+            grown.append(tuple(group))
+        best = max(grown, key=lambda g: (len(g), patch(g)))
+        if len(best) > 1:
+            return [t.name for t in refs if t in best or not t.lo]
+    for n in range(len(boxed), 1, -1) if len(boxed) <= EXACT_GROUP else ():
         best = max(combinations(boxed, n), key=patch)
         if patch(best) > 0:
             return [t.name for t in refs if t in best or not t.lo]
