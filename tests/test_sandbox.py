@@ -151,3 +151,30 @@ def test_the_limit_is_the_checkers_own_cpu_time_not_the_machines_load(berry_worl
             t.join()
     assert wall > cs.time_limit_s  # (the load is real: each call took longer than the limit by the wall clock)
     assert all(ok), cs.errors
+
+
+def test_a_garbage_collection_does_not_count_against_a_checker(berry_world):
+    # newcomer: "action_check3 exceeded 50 ms of CPU time (line 3: r = state.get(ref))": a collection of
+    # the whole heap, set off by the checker's allocations, ran on its thread's clock. Here each collection
+    # costs 80 ms of CPU (a callback), and the checker allocates enough to set one off.
+    import gc
+    import time
+
+    src = "def work():\n    xs = [(i, i) for i in range(5000)]\n    return len(xs) == 5000\n"
+    cs = CheckerSet.compile(src, berry_world, env_from_state(berry_world))
+
+    def slow(phase: str, info: dict) -> None:
+        if phase == "start":
+            end = time.thread_time() + 0.08
+            while time.thread_time() < end:
+                pass
+
+    gc.callbacks.append(slow)
+    threshold = gc.get_threshold()
+    gc.set_threshold(100)
+    try:
+        assert all(cs.evaluate("work", berry_world) for _ in range(3)), cs.errors[-1:]
+    finally:
+        gc.callbacks.remove(slow)
+        gc.set_threshold(*threshold)
+    assert gc.isenabled()

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import ast
 import collections
+import gc
 import math
 import re
 import sys
@@ -247,6 +248,11 @@ class CheckerSet:
                 raise CheckerTimeout(f"{name} exceeded {max(WALL_BACKSTOP_S, limit):g} s of wall clock")
             return tracer
 
+        # No garbage collection during the call: a full collection of the planner's heap, started by the
+        # checker's few allocations, ran on its thread's clock and a trivial line "exceeded 50 ms of CPU
+        # time" (newcomer: `r = state.get(ref)`), so the verdict hung on when Python chose to collect
+        collecting = gc.isenabled()
+        gc.disable()
         sys.settrace(tracer)
         try:
             return self._fns[name](*args)
@@ -255,6 +261,8 @@ class CheckerSet:
             raise CheckerFailed(self.errors[-1]) from None
         finally:
             sys.settrace(previous)
+            if collecting:
+                gc.enable()
 
     def as_callable(self, name: str) -> Callable[[WorldState], bool]:
         """`evaluate(name, ·)`; while `rejected` is a dict, the states it answers False on are kept
