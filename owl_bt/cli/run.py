@@ -223,7 +223,9 @@ def run(
                markup=False, soft_wrap=True)
     for name, src in result.checkers.items():
         if name not in helpers or (verbose and name in called):  # a helper nothing calls is not printed
-            view.print(Syntax(src, "python", theme="ansi_dark", word_wrap=True))
+            # to a file or a pipe, the code as it is: Syntax cut lines at the console's width (newcomer)
+            view.print(Syntax(src, "python", theme="ansi_dark", word_wrap=True) if view.is_terminal else src.rstrip("\n"),
+                       markup=False, highlight=False, soft_wrap=not view.is_terminal)
     if result.plan_was_done:  # the last attempt found its goal held: what is listed is what the attempts executed
         view.rule(f"steps executed over the {result.attempts} attempts (the last found the goal already done)")
     else:
