@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from owl_bt.errors import GroundingError
 from owl_bt.language.codebook import env_from_state
 from owl_bt.language.constraints import describe_objects
 from owl_bt.language.offline import plan_for
@@ -197,6 +198,12 @@ def test_near_a_spread_group_means_near_as_many_as_one_place_can_be():
     assert "near the plum" not in plan.steps[1].text and "the plum is too far" in plan.steps[1].text
     assert goal_holds(c, world.with_pose("lime", Pose(0.5, -0.22, 0.025)))
     assert not goal_holds(c, world.with_pose("lime", Pose(0.75, 0.2, 0.025)))  # by the plum alone
+    try:  # named one by one, none is dropped (break-it: the apple was, and the run said success)
+        answer("put the lime near the apple and the plum", world)
+    except GroundingError as exc:
+        assert str(exc).startswith("no one place is near the apple and the plum: they stand too far apart")
+    else:
+        raise AssertionError("grounded")
     close = scene(apple, pear, replace(plum, pose=Pose(0.55, -0.25, 0.025)), LIME)
     plan, c = answer("put the lime near where the other fruit are", close)  # all three close: near each
     assert plan.steps[1].text.count("near the") == 3

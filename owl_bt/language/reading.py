@@ -277,7 +277,8 @@ class Reader(ClauseRelations, SpecialClauses, References):
                                                  f"; name the two; {ADVICE}")
                         spatial.append((r, tuple(two)))
                     else:
-                        names = self._near_most(names, moved) if r == "near" and len(names) > 1 else names
+                        if r == "near" and len(names) > 1:
+                            names = self._near_most(names, moved, named=not any(m.many for m in refs))
                         spatial += [(r, (x,)) for x in names]
                 elif kind == "absolute":
                     spatial.append(self._absolute(r, s, spatial))
@@ -320,13 +321,18 @@ class Reader(ClauseRelations, SpecialClauses, References):
         t = self.scene.things[name]
         return not container(t) and (t.fixed or t.category in V.ONTOLOGY["surface"])
 
-    def _near_most(self, names: list[str], moved: list[str]) -> list[str]:
+    def _near_most(self, names: list[str], moved: list[str], named: bool = False) -> list[str]:
         """Near a spread group ("near where the other fruit are"): as many of them as one place can be near,
-        the others named in the moved objects' notes."""
+        the others named in the moved objects' notes. `named`: each was named ("near the apple and the pear"),
+        so none is dropped: GroundingError when no one place is near them all."""
         kept = near_group([self.scene.things[x] for x in names], self.scene.things.get(moved[0]) if moved else None)
+        if len(kept) < len(names) and named:  # (break-it: the apple was dropped and the run said success)
+            raise GroundingError(f"no one place is near {_listed(names)}: they stand too far apart; name fewer, or say "
+                                 f"'near the {_w(kept[0])}'")
         if len(kept) < len(names):
-            far = " and the ".join(_w(x) for x in names if x not in kept)
-            why = f"the {far} {'are' if ' and ' in far else 'is'} too far from the rest for one place near them all"
+            far = [x for x in names if x not in kept]
+            why = (f"{_listed(far)} {'are' if len(far) > 1 else 'is'} too far from {_listed(kept)} for one place near "
+                   "them all")
             for x in moved:
                 self._chosen[x] = "; ".join(filter(None, (self._chosen.get(x), why)))
         return kept
@@ -412,3 +418,9 @@ class Reader(ClauseRelations, SpecialClauses, References):
 
 def _w(name: str) -> str:
     return name.replace("_", " ")
+
+
+def _listed(names: list[str]) -> str:
+    """'the apple', 'the apple and the pear', 'the apple, the pear and the plum'."""
+    words = [f"the {_w(x)}" for x in names]
+    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
