@@ -59,9 +59,10 @@ def _png(rgb: np.ndarray) -> bytes:
 
 def settled(state):
     """`state` (an ObjectState) with its pose and size rounded to a micrometre / microradian: open3d's parallel
-    reductions leave the last bits of a fit differing from run to run (1e-17 m), and the planner's physics and
-    inverse kinematics grew such a difference into a different plan (Coffee seed 5: 55 or 146 samples, run
-    after run of the same code on the same scene). The camera's own error is millimetres."""
+    reductions leave the last bits of a fit differing from run to run (1e-17 m), and the grasp offsets the
+    planner drew from them differed too. One source of run-to-run variation gone; Bullet's collision pairs,
+    ordered by memory address, are another (left: fixing their order changed the grips on the arm). The
+    camera's own error is millimetres."""
     from dataclasses import replace
 
     pose = state.pose

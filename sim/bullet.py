@@ -19,10 +19,7 @@ def connect(gui: bool = False) -> int:
     if cid < 0:
         raise RuntimeError("pybullet could not connect (GUI needs a display; drop --gui)")
     p.setGravity(0, 0, -9.81, physicsClientId=cid)
-    # deterministicOverlappingPairs: Bullet orders colliding pairs by memory address otherwise, which differs
-    # from run to run with threads and allocation; the same grip on the same mug then turned it 8° in one run
-    # and not in the next (Coffee seed 5: 53 or 297 samples, same code, same scene, same inputs)
-    p.setPhysicsEngineParameter(numSolverIterations=50, deterministicOverlappingPairs=1, physicsClientId=cid)
+    p.setPhysicsEngineParameter(numSolverIterations=50, physicsClientId=cid)
     return cid
 
 
