@@ -16,6 +16,7 @@ from owl_bt.tamp.refine import GroundedStep
 from sim import tasks
 from sim.world import SimWorld
 from skills.registry import load_skills
+from tests.worlds import task_state
 from trees.blocked import blocked_later
 from trees.execute import Execute, held_after
 
@@ -47,12 +48,7 @@ def test_a_ball_back_in_the_poured_mug_fails_the_next_step_but_not_once_the_fork
 
 
 def test_a_ball_poured_out_onto_where_the_mug_is_to_stand_fails_the_pour_before_the_mug_comes_down():
-    world = SimWorld()
-    try:
-        tasks.get("mug3").build(world, 1)
-        start = world.ground_truth()
-    finally:
-        world.close()
+    start = task_state("mug3", 1)
     skills = load_skills()
     holds = lambda st: held_after(skills[st.op.name].schema, st.op.args)  # noqa: E731
     spot = Pose(0.62, -0.27, 0.045, 0.0, 0.0, 2.5)  # where the plan sets the mug upright
