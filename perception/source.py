@@ -16,7 +16,7 @@ from typing import Protocol
 import numpy as np
 
 from owl_bt.errors import OwlError
-from owl_bt.state import RobotState, WorldState
+from owl_bt.state import ObjectState, RobotState, WorldState
 from perception.pipeline import NO_OBJECTS
 from perception.vacancy import floor_verdict, seen_past
 
@@ -57,7 +57,7 @@ def _png(rgb: np.ndarray) -> bytes:
     return buf.getvalue()
 
 
-def settled(state):
+def settled(state: ObjectState) -> ObjectState:
     """`state` (an ObjectState) with its pose and size rounded to a micrometre / microradian: open3d's parallel
     reductions leave the last bits of a fit differing from run to run (1e-17 m), and the grasp offsets the
     planner drew from them differed too. One source of run-to-run variation gone; Bullet's collision pairs,

@@ -21,7 +21,7 @@ from owl_bt.language.mentions import SEPARATORS, Mention, SceneAliases, find_men
 from owl_bt.language.negation import negation
 from owl_bt.language.references import References
 from owl_bt.language.relations import ClauseRelations
-from owl_bt.language.scene_view import Thing, container, fits_in, measure, near_group
+from owl_bt.language.scene_view import Thing, container, fits_in, measure
 from owl_bt.language.sequencing import split_clauses, unit_ranks
 from owl_bt.language.suggest import did_you_mean
 from owl_bt.language.suggest import phrase as suggestion
@@ -321,22 +321,6 @@ class Reader(ClauseRelations, SpecialClauses, References):
         t = self.scene.things[name]
         return not container(t) and (t.fixed or t.category in V.ONTOLOGY["surface"])
 
-    def _near_most(self, names: list[str], moved: list[str], named: bool = False) -> list[str]:
-        """Near a spread group ("near where the other fruit are"): as many of them as one place can be near,
-        the others named in the moved objects' notes. `named`: each was named ("near the apple and the pear"),
-        so none is dropped: GroundingError when no one place is near them all."""
-        kept = near_group([self.scene.things[x] for x in names], self.scene.things.get(moved[0]) if moved else None)
-        if len(kept) < len(names) and named:  # (break-it: the apple was dropped and the run said success)
-            raise GroundingError(f"no one place is near {_listed(names)}: they stand too far apart; name fewer, or say "
-                                 f"'near the {_w(kept[0])}'")
-        if len(kept) < len(names):
-            far = [x for x in names if x not in kept]
-            why = (f"{_listed(far)} {'are' if len(far) > 1 else 'is'} too far from {_listed(kept)} for one place near "
-                   "them all")
-            for x in moved:
-                self._chosen[x] = "; ".join(filter(None, (self._chosen.get(x), why)))
-        return kept
-
     def _goal(self, name: str, how: str | None, support: str | None, spatial, upright: bool, only: bool, state: bool) -> None:
         if support == name:
             raise GroundingError(f"cannot put the {name.replace('_', ' ')} {'in' if how == 'inside' else 'on'} itself")
@@ -382,28 +366,6 @@ class Reader(ClauseRelations, SpecialClauses, References):
         self.goals.append(Goal(name, how or "ontop", support, list(spatial), upright, True, only,
                                note=self._chosen.get(name, "")))
 
-    def _default_support(self, name: str, spatial) -> str:
-        """The table; or, for "between" two things that both end on the same other surface (a plate, a mat —
-        not a container), that surface: the stretch between them is on it (newcomer: the plum was put on the
-        table "between" a lemon and an orange on the plate)."""
-        table = self.scene.table()
-        if table is None:
-            raise GroundingError(f"no surface to put the {name.replace('_', ' ')} on; say where")
-        for rel, refs in spatial:
-            if rel == "between":
-                ends = {self._ends_on(r) for r in refs}
-                if len(ends) == 1 and (on := ends.pop()) not in (None, table) and not container(self.scene.things[on]):
-                    return on
-        return table
-
-    def _ends_on(self, name: str) -> str | None:
-        """What `name` rests on at the end: its last goal's support so far, else what holds it now (None: the table
-        or nothing)."""
-        goal = next((g for g in reversed(self.goals) if g.obj == name and g.how == "ontop"), None)
-        if goal is not None:
-            return goal.support
-        return next(iter(self._holder(name)), None) if not any(g.obj == name for g in self.goals) else None
-
     def _fitting(self, toks: list[str], target: str | None) -> list[str]:
         if target is None:
             raise GroundingError(f"'fits' needs a container to fit into; {ADVICE}")
@@ -419,8 +381,3 @@ class Reader(ClauseRelations, SpecialClauses, References):
 def _w(name: str) -> str:
     return name.replace("_", " ")
 
-
-def _listed(names: list[str]) -> str:
-    """'the apple', 'the apple and the pear', 'the apple, the pear and the plum'."""
-    words = [f"the {_w(x)}" for x in names]
-    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]

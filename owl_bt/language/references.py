@@ -1,7 +1,8 @@
 """What the phrases of a clause refer to, for the offline grounder's Reader: an object phrase's
 objects (superlatives, 'one of', 'a', what "everything" sweeps up, what fits, a place describing
 where they are, an ambiguous singular), pronouns ('it' is not several objects), 'it' as a support, a
-forward 'it' and the destination a bare phrase after 'after'/'before' shares."""
+forward 'it' and the destination a bare phrase after 'after'/'before' shares; "near" a spread group (as
+many of it as one place can be near) and the support "between" two things on one plate means."""
 
 from __future__ import annotations
 
@@ -11,14 +12,14 @@ from owl_bt.errors import GroundingError
 from owl_bt.language import vocabulary as V
 from owl_bt.language.counts import WORDS, count_before, is_count, take
 from owl_bt.language.mentions import SEPARATORS, Mention, find_mentions
-from owl_bt.language.scene_view import container, fits_in, held_in, inside, measure, resting_on
+from owl_bt.language.scene_view import container, fits_in, held_in, inside, measure, near_group, resting_on
 from owl_bt.language.sequencing import Clause
 from owl_bt.language.superlatives import DISTANCE
 
 
 class References:
     """Mixin of `reading.Reader`: needs its scene, last, last_dest, goals, mentioned, _ments, _nearest,
-    _last_about, _located, _fitting_in and _clause."""
+    _last_about, _located, _fitting_in, _chosen and _clause."""
 
     def _partner_dest(self, clauses: list[Clause], n: int, dests: dict[int, tuple]) -> tuple | None:
         """The destination (how, support, spatial, upright) of the clause that clause n is attached to by
@@ -175,6 +176,44 @@ class References:
             elif t not in vocab and w not in vocab:
                 self.unknown.append(t)
 
+    def _near_most(self, names: list[str], moved: list[str], named: bool = False) -> list[str]:
+        """Near a spread group ("near where the other fruit are"): as many of them as one place can be near,
+        the others named in the moved objects' notes. `named`: each was named ("near the apple and the pear"),
+        so none is dropped: GroundingError when no one place is near them all."""
+        kept = near_group([self.scene.things[x] for x in names], self.scene.things.get(moved[0]) if moved else None)
+        if len(kept) < len(names) and named:  # (break-it: the apple was dropped and the run said success)
+            raise GroundingError(f"no one place is near {_listed(names)}: they stand too far apart; name fewer, or say "
+                                 f"'near the {kept[0].replace('_', ' ')}'")
+        if len(kept) < len(names):
+            far = [x for x in names if x not in kept]
+            why = (f"{_listed(far)} {'are' if len(far) > 1 else 'is'} too far from {_listed(kept)} for one place near "
+                   "them all")
+            for x in moved:
+                self._chosen[x] = "; ".join(filter(None, (self._chosen.get(x), why)))
+        return kept
+
+    def _default_support(self, name: str, spatial) -> str:
+        """The table; or, for "between" two things that both end on the same other surface (a plate, a mat —
+        not a container), that surface: the stretch between them is on it (newcomer: the plum was put on the
+        table "between" a lemon and an orange on the plate)."""
+        table = self.scene.table()
+        if table is None:
+            raise GroundingError(f"no surface to put the {name.replace('_', ' ')} on; say where")
+        for rel, refs in spatial:
+            if rel == "between":
+                ends = {self._ends_on(r) for r in refs}
+                if len(ends) == 1 and (on := ends.pop()) not in (None, table) and not container(self.scene.things[on]):
+                    return on
+        return table
+
+    def _ends_on(self, name: str) -> str | None:
+        """What `name` rests on at the end: its last goal's support so far, else what holds it now (None: the table
+        or nothing)."""
+        goal = next((g for g in reversed(self.goals) if g.obj == name and g.how == "ontop"), None)
+        if goal is not None:
+            return goal.support
+        return next(iter(self._holder(name)), None) if not any(g.obj == name for g in self.goals) else None
+
 
 def _from_base(pose: tuple | None) -> float:
     """How far (metres, on the table's plane) a pose is from the robot's base at the origin; inf with no pose."""
@@ -188,3 +227,9 @@ def _ambiguous(toks: list[str], m: Mention, names: list[str]) -> str:
     names = [f"the {n.replace('_', ' ')}" for n in names]
     which = ", ".join(names[:-1]) + " or " + names[-1]
     return f"{' '.join(toks[start:m.end])!r} could be {which}; name one"
+
+
+def _listed(names: list[str]) -> str:
+    """'the apple', 'the apple and the pear', 'the apple, the pear and the plum'."""
+    words = [f"the {x.replace('_', ' ')}" for x in names]
+    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
