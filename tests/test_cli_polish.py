@@ -396,11 +396,3 @@ def test_the_account_labels_the_last_attempt_and_what_the_attempts_executed(tmp_
         assert " grounded plan (attempt 3, the last) ─" in res.stdout
         assert "place_ontop(strawberry" in res.stdout.split(" grounded plan (attempt 3, the last) ─")[1]
 
-
-def test_the_checkers_printed_to_a_pipe_are_whole(tmp_path):
-    # newcomer: `run … > file` cut a checker's line at 120 columns with no mark that it was cut
-    proc = owl("run", "put the strawberry near where the other fruit are", "--task", "citrus", "--perception", "sim-state",
-               "--out", str(tmp_path / "r"), timeout=300)
-    assert proc.returncode == 0, proc.stderr
-    line = next(x for x in proc.stdout.splitlines() if x.strip().startswith("return all([on(\"strawberry\""))
-    assert len(line) > 120 and line.endswith(")])")
