@@ -27,7 +27,7 @@ from sim.catalog.layout import resting_pose
 from sim.tasks.common import cavity_centre
 from sim.world import SimWorld
 from skills.motions import reach
-from skills.pour import _finger_inside
+from skills.pour_grasp import finger_inside as _finger_inside
 from skills.registry import load_skills
 from skills.sim_backend import SimArmBackend
 from trees.plan import done_prefix

@@ -20,7 +20,7 @@ from sim import catalog, tasks
 from sim.world import SimWorld
 from skills.motions import reach
 from skills.pick import _fit_between_pads
-from skills.pour import _hand_over_mouth
+from skills.pour_grasp import hand_over_mouth as _hand_over_mouth
 
 UPRIGHT = """
 def goal_check0():

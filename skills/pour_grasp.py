@@ -1,0 +1,105 @@
+"""What a grasp lets a pour do (skills/pour.py): the pose of the held object tilted, how the hand
+swings round it, whether the hand covers its mouth or a finger sits inside it, and whether it can be
+tipped far enough to empty it at all. Looked at by the pour's sampler and by the pick before a pour
+(`PourSkill.grasp_fits`), so that no grasp is kept that no pour can use.
+
+Frames: world (m, rad); grasps as the planning model keeps them (object pose in the TCP frame).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pybullet as p
+
+from owl_bt.tamp.planning_model import PlanningModel
+from sim.bullet import to_bullet
+
+MIN_MOUTH_DOWN = 0.17  # the emptied object's axis ends at least this far (cosine) below horizontal (~100° tilt)
+TRAP_SHARE = 0.7  # contents wider than this share of the room the pads leave in a cavity catch on them
+HAND_LENGTH = 0.25  # m back from the TCP along the fingers that the hand and wrist take up
+MAX_FINGERS_UP = 0.3  # the fingers of a pouring hand point up at most this much (cosine with the vertical)
+
+
+def tilted(pose, dyaw: float, tilt: float) -> tuple[float, ...]:
+    """The quaternion of an object at `pose` (Pose) turned by dyaw (radians) about the vertical, then
+    tilted by `tilt` (radians) about the horizontal axis across that pour direction."""
+    quat0 = p.multiplyTransforms((0, 0, 0), p.getQuaternionFromEuler((0, 0, dyaw)), (0, 0, 0), to_bullet(pose)[1])[1]
+    turn = p.getQuaternionFromAxisAngle((-math.sin(dyaw), math.cos(dyaw), 0.0), tilt)
+    return p.multiplyTransforms((0, 0, 0), turn, (0, 0, 0), quat0)[1]
+
+
+def hand_sweep(model: PlanningModel, o: str, dyaw: float, tilt: float) -> tuple[float, float]:
+    """(lowest height (m) relative to the held o's centre that the TCP or the hand HAND_LENGTH behind it
+    reaches, most the fingers point up (cosine of the tool axis with the vertical)) as o, turned by `dyaw`
+    about the vertical, is tilted by `tilt` (radians) about its fixed centre (9 stages of the tilt);
+    (0, -1) without a grasp."""
+    if model.grasp is None:
+        return 0.0, -1.0
+    pose = model.state().get(o).pose
+    inv = p.invertTransform(*model.grasp)
+    lowest, up = math.inf, -1.0
+    for k in range(9):
+        tcp, quat = p.multiplyTransforms((0, 0, 0), tilted(pose, dyaw, tilt * k / 8), inv[0], inv[1])
+        axis = p.getMatrixFromQuaternion(quat)[8]  # the tool z axis points from the wrist to the fingers
+        lowest, up = min(lowest, tcp[2], tcp[2] - axis * HAND_LENGTH), max(up, axis)
+    return lowest, up
+
+
+def can_tip(model: PlanningModel, o: str) -> bool:
+    """Can the held o be tipped far enough to empty it (its axis MIN_MOUTH_DOWN below the horizon) in
+    some pour direction (16 tried, either way) without the fingers pointing up more than MAX_FINGERS_UP
+    on the way? A grasp from above on a mug's handle cannot: a tip past 100° turns the hand over."""
+    pose = model.state().get(o).pose
+    least = math.acos(-MIN_MOUTH_DOWN) + 0.05
+    for dyaw in np.linspace(-math.pi, math.pi, 16, endpoint=False):
+        for tilt in (least, -least, (least + math.pi) / 2, -(least + math.pi) / 2):
+            if p.getMatrixFromQuaternion(tilted(pose, dyaw, tilt))[8] > -MIN_MOUTH_DOWN:
+                continue  # (o did not start upright: this tip does not turn its mouth down)
+            if hand_sweep(model, o, float(dyaw), tilt)[1] <= MAX_FINGERS_UP:
+                return True
+    return False
+
+
+def hand_over_mouth(model: PlanningModel, o: str) -> bool:
+    """Does the hand sit over the held container's opening (a grasp from above on its body puts the
+    palm over a mug's mouth, and what is poured lands in it)? A ray up the container's axis from its
+    floor; False when o has no known opening or is not upright now."""
+    cavity = model.cavity(o)
+    if cavity is None:
+        return False
+    floor, _, depth = cavity
+    start = (floor[0], floor[1], floor[2] + depth - 0.005)  # from just under the rim: the contents are below
+    end = (floor[0], floor[1], floor[2] + depth + 0.15)
+    hit = p.rayTest(start, end, physicsClientId=model.cid)[0]
+    return hit[0] == model.robot.body
+
+
+def finger_inside(model: PlanningModel, o: str) -> bool:
+    """Does the hand narrow the held container's cavity enough to trap what is to be poured out?
+    Rays up the cavity at its axis and at half and 0.8 of its inner radius, from just over the floor
+    to the rim. A ray that meets one finger only is a finger inside (a grasp by the rim: a golf ball
+    wedges between it and the wall). Rays that meet both fingers are the pads of a grasp from outside
+    pressed into a thin wall: that traps only contents wider than TRAP_SHARE of the room left between
+    them (Mug3's golf ball caught on them; SoupPour's soup passes). False when o has no known opening
+    or is not upright now."""
+    cavity = model.cavity(o)
+    if cavity is None:
+        return False
+    (fx, fy, fz), radius, depth = cavity
+    rings = [(0.0, fx, fy)] + [(k, fx + k * radius * math.cos(a), fy + k * radius * math.sin(a))
+                               for k in (0.5, 0.8) for a in np.linspace(0, 2 * math.pi, 8, endpoint=False)]
+    hits = p.rayTestBatch([(x, y, fz + 0.005) for _, x, y in rings], [(x, y, fz + depth) for _, x, y in rings],
+                          physicsClientId=model.cid)
+    met = [(k, h[1]) for (k, _, _), h in zip(rings, hits, strict=True) if h[0] == model.robot.body]
+    if not met:
+        return False
+    left, right = model.robot.finger_links()
+    links = {link for _, link in met}
+    if not (links & left and links & right):
+        return True
+    room = 2 * radius * min(k for k, _ in met)
+    state = model.state()
+    widest = max((min(state.get(c).size) for c in (list(model.carried) or model.contents(o))), default=0.0)
+    return widest > TRAP_SHARE * room
