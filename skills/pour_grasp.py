@@ -1,7 +1,7 @@
 """What a grasp lets a pour do (skills/pour.py): the pose of the held object tilted, how the hand
-swings round it, whether the hand covers its mouth or a finger sits inside it, and whether it can be
-tipped far enough to empty it at all. Looked at by the pour's sampler and by the pick before a pour
-(`PourSkill.grasp_fits`), so that no grasp is kept that no pour can use.
+swings round it, and whether the hand covers its mouth or a finger sits inside it. Looked at by the
+pour's sampler and by the pick before a pour (`PourSkill.grasp_fits`), so that no grasp is kept that
+no pour can use.
 
 Frames: world (m, rad); grasps as the planning model keeps them (object pose in the TCP frame).
 """
@@ -45,21 +45,6 @@ def hand_sweep(model: PlanningModel, o: str, dyaw: float, tilt: float) -> tuple[
         axis = p.getMatrixFromQuaternion(quat)[8]  # the tool z axis points from the wrist to the fingers
         lowest, up = min(lowest, tcp[2], tcp[2] - axis * HAND_LENGTH), max(up, axis)
     return lowest, up
-
-
-def can_tip(model: PlanningModel, o: str) -> bool:
-    """Can the held o be tipped far enough to empty it (its axis MIN_MOUTH_DOWN below the horizon) in
-    some pour direction (16 tried, either way) without the fingers pointing up more than MAX_FINGERS_UP
-    on the way? A grasp from above on a mug's handle cannot: a tip past 100° turns the hand over."""
-    pose = model.state().get(o).pose
-    least = math.acos(-MIN_MOUTH_DOWN) + 0.05
-    for dyaw in np.linspace(-math.pi, math.pi, 16, endpoint=False):
-        for tilt in (least, -least, (least + math.pi) / 2, -(least + math.pi) / 2):
-            if p.getMatrixFromQuaternion(tilted(pose, dyaw, tilt))[8] > -MIN_MOUTH_DOWN:
-                continue  # (o did not start upright: this tip does not turn its mouth down)
-            if hand_sweep(model, o, float(dyaw), tilt)[1] <= MAX_FINGERS_UP:
-                return True
-    return False
 
 
 def hand_over_mouth(model: PlanningModel, o: str) -> bool:
