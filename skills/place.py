@@ -58,10 +58,12 @@ class _PlaceSkill(PlaceOpening, PlaceLookAhead, Skill):
         drop = rng.uniform(0.003, 0.05 if self.inside else 0.012)
         params = {"face": face, "dyaw": rng.uniform(-math.pi, math.pi), "clearance": drop}
         near = self._reachable(model, o, rng)
+        cavity = model.cavity(s) if self.inside else None
         if near is not None:
+            if cavity is not None:  # (the hint's own spot is the opening's middle)
+                return self._hinted_in_opening(model, state, o, s, {**params, **near}, cavity, rng)
             return {**params, **near}
         lo, hi = state.get(s).aabb()
-        cavity = model.cavity(s) if self.inside else None
         if cavity is not None and not self._fits_opening(obj, params, cavity):
             # into an opening: only orientations whose footprint passes through it (a knife on end)
             fitting = [f for f in (None, *range(len(FACES))) if self._fits_opening(obj, {**params, "face": f}, cavity)]

@@ -23,21 +23,25 @@ class PlaceLookAhead:
     def grasp_fits(self, model: PlanningModel, args: tuple[str, ...], checks=()) -> str | None:
         """Refinement hook, asked of the pick just before this place of the same object (args: the
         place's arguments, checks: its checkers): None when, from the grasp just made, some
-        orientation the checkers accept (resting at the object's present spot or three spots the
-        sampler draws, any of 8 yaws) can be reached with the hand not pointing up and the arm clear of
-        the table; else why not. No opinion (None) without checkers or when no orientation passes them
-        at the present spot (they are about where, not how)."""
+        orientation the checkers accept (resting at the object's present spot — over the middle of a
+        container's opening for place_inside — or three spots the sampler draws, any of 8 yaws) can
+        be reached with the hand not pointing up and the arm clear of the table; else why not. No
+        opinion (None) without checkers or when no orientation passes them at that first spot (they are
+        about where, not how)."""
         o, s = args
         state = model.state()
         model.reachable = None
         if not checks or model.held != o or state.get(o).shape == "sphere":
             return None
         x, y = state.get(o).pose.x, state.get(o).pose.y
+        cavity = model.cavity(s) if self.inside else None
+        if cavity is not None:  # into an opening: judged over its middle (at o's present spot, on the table,
+            # no face is inside it, and the look-ahead never helped a fork into a mug: Mug2, Mug3)
+            x, y = cavity[0][0], cavity[0][1]
         # roll and pitch of a resting pose do not change with its yaw: judge each face once, at yaw 0
         faces = [f for f in (None, *range(len(self.faces)))
                  if all(check(state.with_pose(o, self._resting_pose(state, o, s, {"face": f, "dyaw": 0.0, "x": x, "y": y})))
                         for _, check in checks)]
-        cavity = model.cavity(s) if self.inside else None
         if cavity is not None:  # into an opening: only the orientations that pass through it
             faces = [f for f in faces if self._fits_opening(state.get(o), {"face": f, "dyaw": 0.0}, cavity)] or faces
         if not faces:
