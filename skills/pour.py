@@ -5,15 +5,16 @@ frame, and the tilt of the hand, radians in [-π, π]; the open-world predicate 
 generated checker) judges the state at the tilted pose, after the contents have fallen.
 
 Sampler (broad, SPEC §5): o's centre over t's box (inner three quarters), 1–2 heights of o above
-t's top, any pour direction (`dyaw`) and any tilt. Ours, beyond it: the direction and tilt keep the
-fingers from pointing up (the wrist would hang under the hand), o's centre is raised until the hand
-stays HAND_CLEARANCE above the table all through the tilt, over a surface the spot is the roomiest of
-ROOM_TRIES, and into a container the mouth is aimed at its opening. Controller: free motion to the upright pose,
-then a slow tilt about the horizontal axis across the pour direction (24 waypoints, 2 s), then a
-1 s dwell while physics empties o. The hand keeps holding o; the next action moves on from the tilt.
-Engineered constraints: the hand does not sit over o's mouth (what falls out would land in the
-palm); the tilt takes the mouth below the horizon; o's mouth ends over t, 3 cm inside its rim;
-whatever was inside o has left it (physics). The cheap ones are judged before the physics.
+t's top, any pour direction (`dyaw`) and any tilt. Ours, beyond it: the tilt keeps the fingers from
+pointing up (the wrist would hang under the hand), o's centre is raised until the hand stays
+HAND_CLEARANCE above the table all through the tilt (but at most MAX_RISE), over a surface the spot
+is the roomiest of ROOM_TRIES, and into a container the mouth is aimed at its opening.
+Controller: free motion to the upright pose, then a slow tilt about the horizontal axis across the
+pour direction (24 waypoints, 2 s), then a 1 s dwell while physics empties o. The hand keeps holding
+o; the next action moves on from the tilt. Engineered constraints: the hand does not sit over o's
+mouth (what falls out would land in the palm); the tilt takes the mouth below the horizon; o's mouth
+ends over t, 3 cm inside its rim; whatever was inside o has left it (physics). The cheap ones are
+judged before the physics.
 """
 
 from __future__ import annotations
@@ -45,6 +46,7 @@ MAX_JOINT_JUMP = 0.6  # radians between neighbouring tilt waypoints: more means 
 HAND_CLEARANCE = 0.12  # m the TCP and the hand behind it stay above the table all through a tilt (the wrist
 # and forearm of a level hand hang lower: at 4 cm, a third of Mug3's pours still met the table with them)
 TURN_TRIES = 8  # pour directions and tilts drawn for one sample: the first keeping within MAX_FINGERS_UP is kept
+MAX_RISE = 0.25  # m: the highest a pour holds o's centre over t's top
 ROOM_TRIES = 3  # spots drawn for a pour onto a surface: the one farthest from other movable things is kept
 
 
@@ -93,17 +95,20 @@ class PourSkill(Skill):
         lo = (max(lo[0] + qx, WORKSPACE[0][0]), max(lo[1] + qy, WORKSPACE[0][1]), lo[2])
         hi = (min(hi[0] - qx, WORKSPACE[1][0]), min(hi[1] - qy, WORKSPACE[1][1]), hi[2])
         # A tilt that never turns the fingers up (ours: the wrist then hangs under the hand, and 40 % of
-        # Mug3's pours met the table with it): the other way round if this way does, of TURN_TRIES
+        # Mug3's pours met the table with it), the other way round if this way does, and o's centre high
+        # enough that the hand, swinging round o, stays HAND_CLEARANCE above the table: of TURN_TRIES, the
+        # first whose height for that is at most MAX_RISE (from 40 cm up the golf ball bounced off the table)
+        floor = _floor(state, t)
         for _ in range(TURN_TRIES):
             params = {"dyaw": rng.uniform(-math.pi, math.pi), "tilt": self._tilt(model, o, rng)}
             lowest, up = hand_sweep(model, o, params["dyaw"], params["tilt"])
             if up > MAX_FINGERS_UP:
                 params["tilt"] = -params["tilt"]
                 lowest, up = hand_sweep(model, o, params["dyaw"], params["tilt"])
-            if up <= MAX_FINGERS_UP:
+            lift = floor + HAND_CLEARANCE - lowest - hi[2]
+            if up <= MAX_FINGERS_UP and lift <= MAX_RISE:
                 break
-        # high enough that the hand, swinging round o as it tilts, stays clear of the table
-        params["z"] = hi[2] + max(rng.uniform(1.0, 2.0) * height, _floor(state, t) + HAND_CLEARANCE - lowest - hi[2])
+        params["z"] = hi[2] + min(max(rng.uniform(1.0, 2.0) * height, lift), MAX_RISE)
         # Over a surface, the spot of ROOM_TRIES with most room (ours: Mug3's pours met the fork and the
         # mustard bottle 1 time in 5)
         inside = set(model.carried) | set(model.contents(o))
