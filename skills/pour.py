@@ -45,7 +45,7 @@ SAG_SHARE = 0.9  # a pour is judged also at this share of its tilt (the grasp ma
 MAX_JOINT_JUMP = 0.6  # radians between neighbouring tilt waypoints: more means IK flipped branch
 HAND_CLEARANCE = 0.12  # m the TCP and the hand behind it stay above the table all through a tilt (the wrist
 # and forearm of a level hand hang lower: at 4 cm, a third of Mug3's pours still met the table with them)
-TURN_TRIES = 8  # pour directions and tilts drawn for one sample: the first keeping within MAX_FINGERS_UP is kept
+TURN_TRIES = 8  # tilts drawn for one sample: the first within MAX_FINGERS_UP and MAX_RISE is kept
 MAX_RISE = 0.25  # m: the highest a pour holds o's centre over t's top
 ROOM_TRIES = 3  # spots drawn for a pour onto a surface: the one farthest from other movable things is kept
 
