@@ -32,7 +32,7 @@ from sim.robot import WORKSPACE
 from skills.base import Move, Outcome, Skill
 from skills.motions import reach, transit
 from skills.place_geometry import gap_to_box
-from skills.pour_grasp import MAX_FINGERS_UP, MIN_MOUTH_DOWN, finger_inside, hand_over_mouth, hand_sweep, tilted
+from skills.pour_grasp import MAX_FINGERS_UP, MIN_MOUTH_DOWN, can_tip, finger_inside, hand_over_mouth, hand_sweep, tilted
 
 TILT_WAYPOINTS = 24
 TILT_SECONDS = 2.0
@@ -74,6 +74,8 @@ class PourSkill(Skill):
             return f"the hand would cover the mouth of {o} for the pour"
         if (model.carried or model.contents(o)) and finger_inside(model, o):
             return f"a finger inside {o} would trap what is to be poured out"
+        if (model.carried or model.contents(o)) and not can_tip(model, o):
+            return f"tipping {o} far enough to empty it would turn the fingers up at this grasp"
         return None
 
     def effect_seen(self, world: WorldState, args: tuple[str, ...]) -> bool:

@@ -1,7 +1,7 @@
 """What a grasp lets a pour do (skills/pour.py): the pose of the held object tilted, how the hand
-swings round it, and whether the hand covers its mouth or a finger sits inside it. Looked at by the
-pour's sampler and by the pick before a pour (`PourSkill.grasp_fits`), so that no grasp is kept that
-no pour can use.
+swings round it, whether the hand covers its mouth or a finger sits inside it, and whether it can be
+tipped far enough at all. Looked at by the pour's sampler and by the pick before a pour
+(`PourSkill.grasp_fits`), so that no grasp is kept that no pour can use.
 
 Frames: world (m, rad); grasps as the planning model keeps them (object pose in the TCP frame).
 """
@@ -20,6 +20,7 @@ MIN_MOUTH_DOWN = 0.17  # the emptied object's axis ends at least this far (cosin
 TRAP_SHARE = 0.7  # contents wider than this share of the room the pads leave in a cavity catch on them
 HAND_LENGTH = 0.25  # m back from the TCP along the fingers that the hand and wrist take up
 MAX_FINGERS_UP = 0.3  # the fingers of a pouring hand point up at most this much (cosine with the vertical)
+TIP_MARGIN = 0.17  # rad: a grasp for a pour must be able to tip its object this far past the least that empties it
 
 
 def tilted(pose, dyaw: float, tilt: float) -> tuple[float, ...]:
@@ -45,6 +46,19 @@ def hand_sweep(model: PlanningModel, o: str, dyaw: float, tilt: float) -> tuple[
         axis = p.getMatrixFromQuaternion(quat)[8]  # the tool z axis points from the wrist to the fingers
         lowest, up = min(lowest, tcp[2], tcp[2] - axis * HAND_LENGTH), max(up, axis)
     return lowest, up
+
+
+def can_tip(model: PlanningModel, o: str) -> bool:
+    """Can the held o, upright now, be tipped TIP_MARGIN past the least tilt that empties it (its axis
+    MIN_MOUTH_DOWN below the horizon) without the fingers pointing up more than MAX_FINGERS_UP on the way,
+    one way round or the other? Not from a grasp from above: its fingers point up past 107° of tilt, and a
+    mug so held and tipped kept the golf ball in on the arm and dropped it off the table on the next move
+    (Mug3 seed 6). True for an o not upright now (a pour has tipped it already)."""
+    if p.getMatrixFromQuaternion(to_bullet(model.state().get(o).pose)[1])[8] < 0.5:
+        return True
+    least = math.acos(-MIN_MOUTH_DOWN) + TIP_MARGIN
+    return any(hand_sweep(model, o, 0.0, sign * tilt)[1] <= MAX_FINGERS_UP
+               for tilt in np.linspace(least, math.pi, 6) for sign in (1.0, -1.0))
 
 
 def hand_over_mouth(model: PlanningModel, o: str) -> bool:
