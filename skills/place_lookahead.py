@@ -59,6 +59,7 @@ class PlaceLookAhead:
         # judged against the table alone, and a container it goes into (standing the fork in the mug by its
         # gripped end, the hand would go in too: Mug1 seed 0 was hinted so and its fork bounced out, twice)
         movable = tuple(n for n, obj in model.objects.items() if not obj.fixed and not (cavity is not None and n == s))
+        inside = tuple(model.contents(s)) if cavity is not None else ()  # (a hinted draw goes beside them)
         fits = clean = None
         unclean = 0
         try:
@@ -76,7 +77,7 @@ class PlaceLookAhead:
                 fits = fits or params
                 # the hint for the place's sampler (REACHABLE_SHARE): one clear of everything, of CLEAN_TRIES
                 # that fit (Mug1 seed 0: a hint whose hand met the power drill spent 57 of the fork's draws)
-                if model.in_collision(q) is None:
+                if model.in_collision(q, ignore=inside) is None:
                     clean = params
                     break
                 unclean += 1

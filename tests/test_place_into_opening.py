@@ -13,6 +13,7 @@ import numpy as np
 
 from owl_bt.state import Pose
 from owl_bt.tamp.planning_model import PlanningModel
+from skills.motions import reach
 from skills.place import is_inside
 from skills.place_geometry import FACES, footprint_axis
 from skills.registry import load_skills
@@ -63,5 +64,31 @@ def test_a_hinted_spot_in_the_opening_is_on_the_side_away_from_what_stands_in_it
             assert dx < 1e-9 and 0.005 < math.hypot(dx, dy) < radius
             along = footprint_axis(fork, params)  # the fork's long footprint side runs along the wall
             assert abs(math.cos(math.atan2(dy, dx) - along)) < 1e-6
+    finally:
+        model.close()
+
+
+def test_the_hint_is_a_way_of_standing_the_fork_in_the_mug_whose_hand_meets_nothing():
+    # the mustard bottle moved hard by the mug: some ways the table alone lets the hand reach meet it
+    skills = load_skills()
+    state = task_state("mug3", 0)
+    mug, bottle = state.get("mug").pose, state.get("mustard_bottle").pose
+    model = PlanningModel(state.with_pose("mustard_bottle", Pose(mug.x, mug.y - 0.1, bottle.z, *bottle.euler)))
+    try:
+        model.next_op = SimpleNamespace(name="place_inside", args=("fork", "mug"))
+        rng = np.random.default_rng(0)
+        snap = model.snapshot()
+        place, hints = skills["place_inside"], 0
+        for _ in range(40):
+            if skills["pick"].simulate(model, ("fork",), skills["pick"].sample(model, ("fork",), rng)).ok:
+                if place.grasp_fits(model, ("fork", "mug"), IN_MUG) is None and model.reachable is not None:
+                    rest = place._resting_pose(model.state(), "fork", "mug", model.reachable[2])
+                    target = model.tcp_for_object(Pose(rest.x, rest.y, rest.z + 0.01, *rest.euler), model.grasp)
+                    q = reach(model, target, seed=model.robot.arm_q())
+                    # (the golf ball in the mug aside: the hinted draws go to the side of the opening away from it)
+                    assert q is not None and model.in_collision(q, ignore=("golf_ball",)) is None
+                    hints += 1
+            model.restore(snap)
+        assert hints >= 2
     finally:
         model.close()
