@@ -64,3 +64,21 @@ def test_a_ball_poured_out_onto_where_the_mug_is_to_stand_fails_the_pour_before_
     # the mug stood there with the ball in it (not poured yet): what lies in a step's own arguments is not in the way
     stood = start.with_pose("mug", spot).with_pose("golf_ball", Pose(0.62, -0.27, 0.021))
     assert blocked_later(place, [_step("pick", "fork"), fork], stood, None, holds) is None
+
+
+def test_the_fork_just_put_into_the_mug_leaning_over_its_rim_is_not_in_the_knifes_way():
+    # Mug2 seed 6: the fork leant in the mug with its centre 3.5 cm off the mug's axis, outside what counts
+    # as inside it, and was taken to lie where the knife would go in: the last attempt failed
+    start = task_state("mug2", 6)
+    skills = load_skills()
+    holds = lambda st: held_after(skills[st.op.name].schema, st.op.args)  # noqa: E731
+    mug = start.get("mug").pose
+    leaning = start.with_pose("orange", Pose(0.7, -0.25, 0.04)).with_pose(
+        "fork", Pose(mug.x - 0.035, mug.y - 0.01, 0.1, 0.3, 1.3, 0.0))
+    knife_spot = Pose(mug.x - 0.03, mug.y - 0.01, 0.1, 3.1, 1.57, 1.5)
+    knife = GroundedStep(GroundOp("place_inside", ("knife", "mug")), {}, [], {"knife": knife_spot}, 0)
+    fork_in = _step("place_inside", "fork", "mug")
+    assert blocked_later(fork_in, [_step("pick", "knife"), knife], leaning, None, holds) is None
+    # the same fork lying there after some other step (not put into the mug by it) is in the way
+    failed = blocked_later(_step("place_ontop", "orange", "table"), [_step("pick", "knife"), knife], leaning, None, holds)
+    assert failed is not None and failed.reason.startswith("fork lies at")

@@ -20,9 +20,11 @@ def blocked_later(step, later_steps: list, obs: WorldState, held: str | None,
     """The first later step that sets an object down (its `expected` pose, world frame) where `obs` shows
     another object's centre, inside the box the set-down object would fill: a PRECONDITION failure of
     `step` (the one just done) naming both. Not counted: what the step acts on (its arguments), what lies
-    in those (a spoon already in the mug the fork goes into), what the hand holds, fixed objects, and what
-    an earlier later step moves first. `holds_after(st)`: what st leaves in the hand (a pick's expected
-    pose is where it grasps, not where it sets down)."""
+    in those (a spoon already in the mug the fork goes into), what `step` itself just put into or onto
+    one of them (the fork leaning in the mug, its centre outside the mug's box, where the knife goes
+    next), what the hand holds, fixed objects, and what an earlier later step moves first.
+    `holds_after(st)`: what st leaves in the hand (a pick's expected pose is where it grasps, not where
+    it sets down)."""
     moving: set[str] = set()
     for st in later_steps:
         for name, pose in st.expected.items():
@@ -31,7 +33,7 @@ def blocked_later(step, later_steps: list, obs: WorldState, held: str | None,
             lo, hi = replace(obs.get(name), pose=pose).aabb()
             for other, o in obs.objects.items():
                 if (other in st.op.args or other in moving or other == held or o.fixed
-                        or container_of(other, obs.objects) in st.op.args):
+                        or container_of(other, obs.objects) in st.op.args or _put_there(step, other, st)):
                     continue
                 x, y, z = o.pose.position
                 if lo[0] < x < hi[0] and lo[1] < y < hi[1] and lo[2] < z < hi[2]:
@@ -40,3 +42,10 @@ def blocked_later(step, later_steps: list, obs: WorldState, held: str | None,
                                    kind=PRECONDITION)
         moving |= {*st.op.args[:1], *st.expected}
     return None
+
+
+def _put_there(step, other: str, later) -> bool:
+    """Did `step` (the one just done) put `other` into or onto one of `later`'s arguments (Mug2 seed 6: the
+    fork, leaning in the mug with its centre over the rim, was taken to lie where the knife would go in,
+    and the run's last attempt failed)?"""
+    return bool(step.op.args) and step.op.args[0] == other and bool(set(step.op.args[1:]) & set(later.op.args))
