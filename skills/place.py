@@ -43,7 +43,8 @@ RELEASE_PRESS = 0.007  # m the opened fingers may overlap a released object that
 TABLE_GAP = 0.01  # m: set down on the table, an object comes to rest at least this far from other movable things
 KEEP_SHARE = 0.5  # share of samples that keep the hanging orientation (the rest try resting faces)
 REACHABLE_SHARE = 0.5  # share of samples drawn around what the look-ahead found reachable from this grasp ...
-REACHABLE_SPREAD = (0.03, 0.3)  # ... within these metres of its spot and radians of its yaw
+REACHABLE_SPREAD = (0.03, 0.3)  # ... within these metres of its spot and radians of its yaw, until ...
+HINT_MISSES = 20  # ... this many of those draws were refused (Coffee seed 8: all 141 were, the retreat blocked)
 
 
 class _PlaceSkill(PlaceOpening, PlaceLookAhead, Skill):
@@ -101,9 +102,10 @@ class _PlaceSkill(PlaceOpening, PlaceLookAhead, Skill):
         """For REACHABLE_SHARE of the samples, when the pick just before found from this very grasp an
         orientation and spot the arm reaches (`grasp_fits`, model.reachable): that face, its yaw and spot
         jittered by REACHABLE_SPREAD (ours: Coffee's mug held by its side reached upright in a narrow band of
-        yaws, and 125 broad draws failed before a regrasp); else None."""
+        yaws, and 125 broad draws failed before a regrasp), until HINT_MISSES of them were refused; else None."""
         hint = model.reachable
-        if hint is None or hint[0] != o or hint[1] != model.grasp or model.held != o or rng.random() >= REACHABLE_SHARE:
+        if (hint is None or hint[0] != o or hint[1] != model.grasp or model.held != o or rng.random() >= REACHABLE_SHARE
+                or model.hint_misses >= HINT_MISSES):
             return None
         d, a = REACHABLE_SPREAD
         h = hint[2]
@@ -147,6 +149,12 @@ class _PlaceSkill(PlaceOpening, PlaceLookAhead, Skill):
         return Pose(params["x"], params["y"], floor + turned.pose.z - lo[2], *turned.pose.euler)
 
     def simulate(self, model: PlanningModel, args: tuple[str, ...], params: dict) -> Outcome:
+        out = self._simulate(model, args, params)
+        if params.get("reachable") and not out.ok:
+            model.hint_misses += 1
+        return out
+
+    def _simulate(self, model: PlanningModel, args: tuple[str, ...], params: dict) -> Outcome:
         o, s = args
         if model.held != o:
             return Outcome.fail(f"{o} is not held", o)

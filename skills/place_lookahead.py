@@ -86,6 +86,6 @@ class PlaceLookAhead:
         finally:
             model.set_arm(q0)
         if fits is not None:
-            model.reachable = (o, model.grasp, clean or fits)
+            model.reachable, model.hint_misses = (o, model.grasp, clean or fits), 0
             return None
         return f"from this grasp {o} cannot be set down on {s} the way the next step needs"

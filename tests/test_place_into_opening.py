@@ -14,7 +14,7 @@ import numpy as np
 from owl_bt.state import Pose
 from owl_bt.tamp.planning_model import PlanningModel
 from skills.motions import reach
-from skills.place import is_inside
+from skills.place import HINT_MISSES, is_inside
 from skills.place_geometry import FACES, footprint_axis
 from skills.registry import load_skills
 from tests.worlds import task_state
@@ -90,5 +90,32 @@ def test_the_hint_is_a_way_of_standing_the_fork_in_the_mug_whose_hand_meets_noth
                     hints += 1
             model.restore(snap)
         assert hints >= 2
+    finally:
+        model.close()
+
+
+def test_the_place_stops_drawing_around_a_hint_once_enough_of_those_draws_were_refused():
+    # Coffee seed 8: all 141 draws around the hint were refused (the hand's retreat blocked), half the budget
+    skills = load_skills()
+    model = PlanningModel(task_state("mug3", 0))
+    try:
+        model.next_op = SimpleNamespace(name="place_inside", args=("fork", "mug"))
+        rng = np.random.default_rng(0)
+        place = skills["place_inside"]
+        start = model.snapshot()
+        for _ in range(40):
+            if (skills["pick"].simulate(model, ("fork",), skills["pick"].sample(model, ("fork",), rng)).ok
+                    and place.grasp_fits(model, ("fork", "mug"), IN_MUG) is None and model.reachable is not None):
+                break
+            model.restore(start)
+        assert model.reachable is not None
+        hinted = sum(bool(place.sample(model, ("fork", "mug"), rng).get("reachable")) for _ in range(40))
+        assert 10 <= hinted <= 30  # REACHABLE_SHARE of the draws
+        far = {**model.reachable[2], "x": 0.9, "y": 0.45, "reachable": True, "clearance": 0.01}  # out of reach
+        before = model.snapshot()
+        assert not place.simulate(model, ("fork", "mug"), far).ok and model.hint_misses == 1
+        model.restore(before)
+        model.hint_misses = HINT_MISSES
+        assert not any(place.sample(model, ("fork", "mug"), rng).get("reachable") for _ in range(40))
     finally:
         model.close()

@@ -74,6 +74,7 @@ class PlanningModel(ContainerGeometry):
         self.next_op = None  # the skeleton's step after the one being sampled (set by the refiner), or None
         # (object, grasp, place params) the place look-ahead found reachable from the grasp just made, or None
         self.reachable: tuple | None = None
+        self.hint_misses = 0  # place draws around `reachable` refused since it was found
         if world.robot and world.robot.held in self.bodies:  # already in the hand: keep the observed grasp
             self.attach(world.robot.held)
         self.limits = self.robot.limits
