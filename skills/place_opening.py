@@ -74,7 +74,10 @@ class PlaceOpening:
     def _fits_opening(obj: ObjectState, params: dict, cavity) -> bool:
         """Does obj, turned as `params` say (face, dyaw), have a horizontal footprint (its box, world
         axes) that passes through the container opening `cavity` (PlanningModel.cavity) with 5 mm
-        to spare on each side?"""
+        to spare on each side? A ball's footprint is its round one (by its box's diagonal, a 4.2 cm golf
+        ball never fitted a mug's 6.4 cm opening, and no draw put it in: break-it)."""
+        if obj.shape == "sphere":
+            return max(obj.size) <= 2 * cavity[1] - 0.01
         olo, ohi = obj.moved(from_bullet(obj.pose.position, target_orientation(obj, params))).aabb()
         return math.hypot(ohi[0] - olo[0], ohi[1] - olo[1]) <= 2 * cavity[1] - 0.01
 
