@@ -22,22 +22,29 @@ from tests.worlds import task_state
 IN_MUG = [("fork in mug", lambda state: is_inside(state, "fork", "mug"))]
 
 
+def _hinted_grasps(model: PlanningModel, skills, rng: np.random.Generator, tries: int = 40):
+    """Draw grasps of the fork (the place into the mug next); yield each time the place's look-ahead
+    leaves a hint (the model then holds the fork), then put the model back as it started."""
+    model.next_op = SimpleNamespace(name="place_inside", args=("fork", "mug"))
+    start = model.snapshot()
+    for _ in range(tries):
+        if (skills["pick"].simulate(model, ("fork",), skills["pick"].sample(model, ("fork",), rng)).ok
+                and skills["place_inside"].grasp_fits(model, ("fork", "mug"), IN_MUG) is None
+                and model.reachable is not None):
+            yield
+        model.restore(start)
+
+
 def test_the_look_ahead_of_a_place_into_the_mug_finds_a_reachable_way_to_stand_the_fork_in_it():
     skills = load_skills()
     model = PlanningModel(task_state("mug3", 0))
     try:
-        model.next_op = SimpleNamespace(name="place_inside", args=("fork", "mug"))
-        rng = np.random.default_rng(0)
-        snap = model.snapshot()
         hints = 0
-        for _ in range(40):
-            if skills["pick"].simulate(model, ("fork",), skills["pick"].sample(model, ("fork",), rng)).ok:
-                if skills["place_inside"].grasp_fits(model, ("fork", "mug"), IN_MUG) is None:
-                    assert model.reachable is not None and model.reachable[0] == "fork"  # (before: always None)
-                    face = model.reachable[2]["face"]
-                    assert face is not None and abs(abs(FACES[face][1]) - math.pi / 2) < 1e-9  # stood on end
-                    hints += 1
-            model.restore(snap)
+        for _ in _hinted_grasps(model, skills, np.random.default_rng(0)):  # (before: no hint, ever)
+            assert model.reachable[0] == "fork"
+            face = model.reachable[2]["face"]
+            assert face is not None and abs(abs(FACES[face][1]) - math.pi / 2) < 1e-9  # stood on end
+            hints += 1
         assert hints >= 2
     finally:
         model.close()
@@ -75,20 +82,14 @@ def test_the_hint_is_a_way_of_standing_the_fork_in_the_mug_whose_hand_meets_noth
     mug, bottle = state.get("mug").pose, state.get("mustard_bottle").pose
     model = PlanningModel(state.with_pose("mustard_bottle", Pose(mug.x, mug.y - 0.1, bottle.z, *bottle.euler)))
     try:
-        model.next_op = SimpleNamespace(name="place_inside", args=("fork", "mug"))
-        rng = np.random.default_rng(0)
-        snap = model.snapshot()
         place, hints = skills["place_inside"], 0
-        for _ in range(40):
-            if skills["pick"].simulate(model, ("fork",), skills["pick"].sample(model, ("fork",), rng)).ok:
-                if place.grasp_fits(model, ("fork", "mug"), IN_MUG) is None and model.reachable is not None:
-                    rest = place._resting_pose(model.state(), "fork", "mug", model.reachable[2])
-                    target = model.tcp_for_object(Pose(rest.x, rest.y, rest.z + 0.01, *rest.euler), model.grasp)
-                    q = reach(model, target, seed=model.robot.arm_q())
-                    # (the golf ball in the mug aside: the hinted draws go to the side of the opening away from it)
-                    assert q is not None and model.in_collision(q, ignore=("golf_ball",)) is None
-                    hints += 1
-            model.restore(snap)
+        for _ in _hinted_grasps(model, skills, np.random.default_rng(0)):
+            rest = place._resting_pose(model.state(), "fork", "mug", model.reachable[2])
+            target = model.tcp_for_object(Pose(rest.x, rest.y, rest.z + 0.01, *rest.euler), model.grasp)
+            q = reach(model, target, seed=model.robot.arm_q())
+            # (the golf ball in the mug aside: the hinted draws go to the side of the opening away from it)
+            assert q is not None and model.in_collision(q, ignore=("golf_ball",)) is None
+            hints += 1
         assert hints >= 2
     finally:
         model.close()
@@ -99,16 +100,9 @@ def test_the_place_stops_drawing_around_a_hint_once_enough_of_those_draws_were_r
     skills = load_skills()
     model = PlanningModel(task_state("mug3", 0))
     try:
-        model.next_op = SimpleNamespace(name="place_inside", args=("fork", "mug"))
         rng = np.random.default_rng(0)
         place = skills["place_inside"]
-        start = model.snapshot()
-        for _ in range(40):
-            if (skills["pick"].simulate(model, ("fork",), skills["pick"].sample(model, ("fork",), rng)).ok
-                    and place.grasp_fits(model, ("fork", "mug"), IN_MUG) is None and model.reachable is not None):
-                break
-            model.restore(start)
-        assert model.reachable is not None
+        next(_hinted_grasps(model, skills, rng))  # (the model holds the fork, with a hint)
         hinted = sum(bool(place.sample(model, ("fork", "mug"), rng).get("reachable")) for _ in range(40))
         assert 10 <= hinted <= 30  # REACHABLE_SHARE of the draws
         far = {**model.reachable[2], "x": 0.9, "y": 0.45, "reachable": True, "clearance": 0.01}  # out of reach
