@@ -63,13 +63,10 @@ class SpecialClauses:
         out_of = [m for m in ments if m.start > at and any(r[2] == "source" and r[1] <= m.start for r in rels)
                   and m not in into]  # "pour the soup from the can …": where it is poured from
         what = [m for m in ments if at < m.start and m not in into and m not in out_of]
-        self._check_words(toks, covered, allowed=V.POUR_FORMS | V.LIQUIDS)
-        if not into and toks[at] == "empty" and what:  # "empty the mug": onto the table
-            src = self._resolve(what[0], toks)[0]
-            contents = tuple(n for n, t in self.scene.things.items() if held_in(t, self.scene.things[src]))
-            self.goals.append(Goal(src, "pour", self.scene.table() or "table", contents=contents))
-            self.last = [src]  # "empty the mug and put the fork in it"
-            return
+        out = toks[at].startswith("empt") or "out" in toks[at:] or toks[-1] == "over"  # "… by tipping it over"
+        self._check_words(toks, covered, allowed=V.POUR_FORMS | V.LIQUIDS | {"out"} | ({"over"} if out else set()))
+        if not into and (out or out_of) and (what or out_of):
+            return self._empty(toks, what, out_of)
         if not into:
             raise GroundingError(f"pour into what? {' '.join(toks)!r}; {ADVICE}")
         target = self._resolve(into[0], toks)[0]
@@ -91,6 +88,33 @@ class SpecialClauses:
         self.goals.append(Goal(src, "pour", target, contents=contents))
         self.upright_needed.add(target)
         self.last = [src]
+
+    def _empty(self, toks: list[str], what: list, out_of: list) -> None:
+        """'empty the mug', 'pour out the mug', 'pour the golf ball out of the mug': tip the container's
+        contents out onto the table, then stand it back up (the goal's `upright`)."""
+        things = self.scene.things
+
+        def contents(c: str) -> tuple[str, ...]:  # what is in c (smaller than c: not the mug "in" its ball)
+            return tuple(n for n, t in things.items() if held_in(t, things[c]) and t.volume < things[c].volume)
+
+        if out_of:
+            src = self._resolve(out_of[0], toks)[0]
+        else:
+            src = self._resolve(what[0], toks)[0]
+            holder = next((t.name for t in things.values() if held_in(things[src], t) and not t.fixed
+                           and t.volume > things[src].volume), None)
+            if holder is not None and not contents(src):
+                src = holder  # "pour the golf ball out": out of what holds it
+            else:
+                what = what[1:]
+        named = tuple(n for m in what for n in self._resolve(m, toks) if n != src)
+        stray = [n for n in named if n not in contents(src)]
+        if stray:
+            raise GroundingError(f"the {stray[0].replace('_', ' ')} is not in the {src.replace('_', ' ')}; {ADVICE}")
+        if not named and not contents(src):
+            raise GroundingError(f"there is nothing in the {src.replace('_', ' ')} to pour out")
+        self.goals.append(Goal(src, "pour", self.scene.table() or "table", contents=named or contents(src), upright=True))
+        self.last = [src]  # "empty the mug and put the fork in it"
 
     def _intention(self, toks: list[str]) -> None:
         """The person's own plan: a container they will pour into must stand upright."""

@@ -55,6 +55,8 @@ def predicates(g: Goal, things: dict[str, Thing], during: bool = False) -> list[
         fall = "not inside" if not container(things[g.support]) else "inside"
         for c in g.contents:
             out.append(f'not inside("{c}", "{g.obj}")' if fall == "not inside" else f'inside("{c}", "{g.support}")')
+        if g.upright and not during:  # emptied onto the table: then stood back up
+            out.append(f'upright("{g.obj}")')
         return out
     out = [f'{"inside" if g.how == "inside" else "on"}("{g.obj}", "{g.support}")']
     for rel, refs in g.spatial:
@@ -206,9 +208,16 @@ def make_plan(reading: Reading, things: list[Thing], held: str | None = None) ->
         clear(g.support, g.obj, frozenset(r for _, refs in g.spatial for r in refs))
         clear(g.obj, g.obj)
         if g.how == "pour":
-            steps.append(Step("pick", (g.obj,), f"grasp the {_w(g.obj)} upright so nothing spills"))
             what = " and ".join(map(_w, g.contents)) or "contents"
             falls = "fall" if len(g.contents) != 1 else "falls"
+            if not container(by[g.support]) and table:  # emptying out onto the table, then standing it back up
+                steps.append(Step("pick", (g.obj,), f"grasp the {_w(g.obj)}, keeping it upright"))
+                steps.append(Step("pour", (g.obj, g.support), f"tip the {_w(g.obj)} over an empty part of the "
+                                  f"{_w(g.support)} so the {what} {falls} out", predicates(g, by, during=True)))
+                steps.append(Step("place_ontop", (g.obj, table), f"set the empty {_w(g.obj)} upright on the {_w(table)}",
+                                  [f'on("{g.obj}", "{table}")', f'upright("{g.obj}")']))
+                return
+            steps.append(Step("pick", (g.obj,), f"grasp the {_w(g.obj)} upright so nothing spills"))
             steps.append(Step("pour", (g.obj, g.support), f"hold the {_w(g.obj)} over the {_w(g.support)} and tip it "
                               f"upside down so the {what} {falls} in", predicates(g, by, during=True)))
             if table:
@@ -315,6 +324,8 @@ def _where(g: Goal) -> str:
 
 
 def _meaning(g: Goal) -> str:
+    if g.how == "pour" and g.upright:
+        return f"the {' and '.join(map(_w, g.contents)) or 'contents'} poured out of the {_w(g.obj)}, which stands upright"
     if g.how == "pour":
         return f"the {' and '.join(map(_w, g.contents)) or 'contents'} poured from the {_w(g.obj)} into the {_w(g.support)}"
     rel = "in" if g.how == "inside" else "on"

@@ -113,6 +113,9 @@ class Reader(ClauseRelations, SpecialClauses, References):
                 return self._intention(toks[k:])
         if "by" in toks:  # "cook the strawberry by putting it in the pan": the objects, then the how
             k = toks.index("by")
+            if 0 < k + 1 < len(toks) and toks[k + 1] in V.POUR_FORMS and toks[0] in V.ACTION_FORMS | {"remove", "clear"}:
+                # "take the ball out of the mug by pouring (it out)": the pour, said of the objects
+                return self._clause([toks[k + 1], *toks[1:k], *(t for t in toks[k + 2:] if t not in {"it", "them"})])
             if k + 1 < len(toks) and toks[k + 1] in V.ACTION_FORMS | V.POUR_FORMS:
                 head = find_mentions(toks[:k], self.scene, set())
                 if head:
