@@ -193,18 +193,19 @@ def _box3(obj: SceneObject) -> tuple[tuple[float, ...], tuple[float, ...]]:
 
 
 def _in_cavity(inner: SceneObject, outer: SceneObject) -> bool:
-    """Does inner's box centre sit in outer's cavity (a hollow container)?"""
+    """Does inner sit in outer's cavity (a hollow container): its box centre within the cavity's radius
+    of the axis, its bottom no lower than the cavity's floor (1 cm leeway: a can's soup rests on it)."""
     cav = outer.spec.extra.get("cavity")
     if cav is None or not isinstance(outer.pose, tuple | Pose):
         return False
     opose = outer.pose if isinstance(outer.pose, Pose) else resting_pose(outer.spec, *outer.pose)
     lo, hi = outer.spec.bounds()
-    local = [cav["centre"][0] - (lo[0] + hi[0]) / 2, cav["centre"][1] - (lo[1] + hi[1]) / 2, 0.0]
+    local = [cav["centre"][0] - (lo[0] + hi[0]) / 2, cav["centre"][1] - (lo[1] + hi[1]) / 2, cav["bottom"] - (lo[2] + hi[2]) / 2]
     rot = rotation_matrix(*opose.euler)
-    axis = [opose.position[i] + sum(rot[i][j] * local[j] for j in range(3)) for i in range(3)]
+    floor = [opose.position[i] + sum(rot[i][j] * local[j] for j in range(3)) for i in range(3)]  # on the axis
     (ilo, ihi) = _box3(inner)
     c = [(a + b) / 2 for a, b in zip(ilo, ihi, strict=True)]
-    return (c[0] - axis[0]) ** 2 + (c[1] - axis[1]) ** 2 <= cav["radius"] ** 2 and c[2] > opose.z - 0.02
+    return (c[0] - floor[0]) ** 2 + (c[1] - floor[1]) ** 2 <= cav["radius"] ** 2 and ilo[2] >= floor[2] - 0.01
 
 
 def _check_overlaps(path: Path, objects: list[SceneObject]) -> None:

@@ -123,3 +123,25 @@ def test_cli_scene_and_task_are_mutually_exclusive(tmp_path):
     proc = owl("run", "put the apple into the bowl", "--scene", str(EXAMPLE), "--task", "berry1")
     assert proc.returncode == 2
     assert "mutually exclusive" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def _on_floor(outer: str, inner: str, dz: float) -> str:
+    """A scene: `outer` resting at (0.5, 0), `inner` dz above the floor of outer's cavity (z its box centre)."""
+    from sim.catalog import make
+    from sim.catalog.layout import resting_pose
+
+    o, i = make(outer), make(inner)
+    (olo, ohi), (ilo, ihi) = o.bounds(), i.bounds()
+    floor = resting_pose(o, 0.5, 0.0).position[2] - (ohi[2] - olo[2]) / 2 + o.extra["cavity"]["bottom"]
+    z = floor + (ihi[2] - ilo[2]) / 2 + dz
+    return f'[[object]]\nkind = "{outer}"\npose = [0.5, 0.0]\n[[object]]\nkind = "{inner}"\npose = [0.5, 0.0, {z:.4f}, 0, 0, 0]\n'
+
+
+def test_something_may_start_inside_a_container_resting_on_its_floor(tmp_path):
+    """Break-it: soup resting on its can's floor was refused as overlapping (the check compared the soup's
+    centre with the can's); a golf ball sunk through the mug's floor is still refused."""
+    for outer, inner in [("tomato_soup_can", "soup"), ("mug", "golf_ball"), ("bowl", "strawberry")]:
+        scene = load_scene(scene_file(tmp_path, _on_floor(outer, inner, 0.0)))
+        assert [o.spec.name for o in scene.objects] == [outer, inner]
+    with pytest.raises(UsageError, match="'mug' and 'golf_ball' overlap"):
+        load_scene(scene_file(tmp_path, _on_floor("mug", "golf_ball", -0.02)))
