@@ -81,6 +81,22 @@ def touching_now(model: PlanningModel, name: str) -> tuple[str, ...]:
     return tuple(out)
 
 
+def sunk_into(model: PlanningModel, name: str, angle: float = 0.0) -> tuple[float, str]:
+    """How deep (metres, 0 when clear) the hand, as the arm is now with the fingers set to driver angle
+    `angle` (radians; 0 = fully open), overlaps `name`, and the arm link that does. The fingers are left
+    at `angle`."""
+    model.robot.reset_fingers(angle)
+    pts = p.getClosestPoints(model.robot.body, model.bodies[name], 0.0, physicsClientId=model.cid)
+    if not pts:
+        return 0.0, ""
+    c = min(pts, key=lambda c: c[8])
+    link = p.getJointInfo(model.robot.body, c[3], physicsClientId=model.cid)[12].decode() if c[3] >= 0 else "base"
+    return max(0.0, -c[8]), link
+
+
+RELEASE_PRESS = 0.007  # m the opened fingers may overlap a released object that stands, where they let go of it
+
+
 def cuts_into(model: PlanningModel, name: str, waypoints, angle: float = 0.0, depth: float = 0.002) -> bool:
     """Do the open fingers cut into `name` (by over 2 mm) anywhere along these arm waypoints? An
     approach that would shove it, or a retreat that would drag it along (a mug's handle hooked on a

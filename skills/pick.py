@@ -22,7 +22,19 @@ from owl_bt.tamp.planning_model import PlanningModel
 from sim.bullet import to_bullet
 from sim.robot import MAX_OPENING, PAD_ORIGIN_OFFSET
 from skills.base import Grip, Move, Outcome, Skill
-from skills.motions import APPROACH, backed, cuts_into, pointing_down, raised, reach, straight, touching_now, transit
+from skills.motions import (
+    APPROACH,
+    RELEASE_PRESS,
+    backed,
+    cuts_into,
+    pointing_down,
+    raised,
+    reach,
+    straight,
+    sunk_into,
+    touching_now,
+    transit,
+)
 
 LIFT = 0.12  # metres
 BALL_OFFSET = 0.002  # metres a ball's grasp may be off its middle
@@ -201,6 +213,14 @@ class PickSkill(Skill):
             # into a 2 mm mat): on the arm it then sticks there as it is lifted, and is yanked free
             # with a kick that throws out what is inside it.
             return Outcome.fail(f"the closing fingers would press {o} down onto its support", o)
+        # Slid into the hand as the fingers closed, o may sit so deep in it (a lying mug's handle in the palm) that
+        # the hand, opened again, still overlaps it: no place could then let go of it and back out (Coffee
+        # seed 8: 56 of one round's placements refused so, each for the grasp, never for where it went).
+        sunk, link = sunk_into(model, o)
+        model.robot.reset_fingers(model.grip_angle)
+        if sunk > RELEASE_PRESS:
+            return Outcome.fail(f"at this grasp {o} would sit {sunk * 1000:.0f} mm into the {link.replace('_', ' ')}: "
+                                "the opened hand could not let go of it", o)
         supports = touching_now(model, o)  # what it rests on once gripped (it may have settled onto it)
         q_lift = reach(model, raised(target, LIFT), seed=q_grasp)
         if q_lift is None:

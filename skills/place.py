@@ -26,7 +26,7 @@ from owl_bt.tamp.planning_model import PlanningModel
 from sim.bullet import from_bullet
 from sim.robot import MAX_OPENING, WORKSPACE
 from skills.base import Grip, Move, Outcome, Skill
-from skills.motions import APPROACH, backed, cartesian, cuts_into, pointing_down, raised, reach, straight, transit
+from skills.motions import APPROACH, RELEASE_PRESS, backed, cartesian, cuts_into, pointing_down, raised, reach, straight, transit
 from skills.place_geometry import FACES, gap_to_box, target_orientation
 from skills.place_lookahead import PlaceLookAhead
 from skills.place_opening import PlaceOpening
@@ -39,7 +39,6 @@ FIT_MARGIN = 0.004  # m an object may seem wider than a container's opening (per
 STAND_DROP = 0.025  # m: a fork stood on end in the mug let go 3.7-5 cm up bounced out over the rim, or tipped the mug
 RELEASE_ROOM = 0.02  # m the fingers open wider than the grip to let go in a container (1 cm a side) …
 MIN_RELEASE = 0.004  # m … and at least this much, or the release is refused (2 mm a side lets a grip go)
-RELEASE_PRESS = 0.007  # m the opened fingers may overlap a released object that stands, where they let go of it
 TABLE_GAP = 0.01  # m: set down on the table, an object comes to rest at least this far from other movable things
 KEEP_SHARE = 0.5  # share of samples that keep the hanging orientation (the rest try resting faces)
 REACHABLE_SHARE = 0.5  # share of samples drawn around what the look-ahead found reachable from this grasp ...

@@ -27,3 +27,19 @@ def task_state(task: str, seed: int):
         return world.ground_truth()
     finally:
         world.close()
+
+
+def perceived_state(task: str, seed: int):
+    """The WorldState the camera pipeline perceives in a benchmark task's initial scene for `seed` (what
+    a run plans in: poses and sizes off by perception's errors); the world is closed."""
+    from owl_bt.episode import sim_camera_pipeline
+    from perception.source import CameraSource
+    from sim import tasks
+
+    world = SimWorld()
+    try:
+        tasks.get(task).build(world, seed)
+        camera, pipeline = sim_camera_pipeline(world, seed)
+        return CameraSource(camera, pipeline, robot=lambda: world.robot_state(None)).observe().world
+    finally:
+        world.close()
