@@ -54,6 +54,17 @@ def test_superlatives_of_distance_take_their_reference():
         goals("put the closest fruit on the plate")
 
 
+def test_superlatives_of_distance_to_the_robot():
+    """Newcomer: "the fruit nearest to the robot" was refused ("the robot is no object in the scene"); it is
+    the one nearest the robot's base (the origin): apple 0.49 m, strawberry 0.51, lemon 0.65, lime 0.67."""
+    for text in ("put the fruit nearest to the robot on the plate", "put the fruit closest to the robot on the plate",
+                 "put the fruit that is nearest the robot on the plate", "put the closest fruit to the robot on the plate"):
+        assert [g[:3] for g in goals(text)] == [("apple", "ontop", "plate")], text
+    assert [g[:3] for g in goals("move the fruit farthest from the robot into the bowl")] == [("lime", "inside", "big_bowl")]
+    with pytest.raises(GroundingError, match="'behind the robot' is off the table"):
+        goals("put the lime behind the robot")
+
+
 @pytest.mark.parametrize("text", [
     "first put the strawberry in the bowl and after that on the plate",
     "put the strawberry on the plate after putting it in the bowl",

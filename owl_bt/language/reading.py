@@ -45,7 +45,7 @@ class Reader(ClauseRelations, SpecialClauses, References):
         self._named: list[str] = []  # …and by the clause being read
         self._ments: list[Mention] = []  # the mentions of the clause being read
         self._clause_goals = 0  # goals made before the clause being read
-        self._nearest: dict[int, tuple[str, Mention]] = {}  # distance superlatives of the clause being read
+        self._nearest: dict[int, tuple[str, Mention | None]] = {}  # distance superlatives of the clause being read
         self._gap: tuple | None = None  # the destination a bare object phrase of the clause being read shares
         self._chosen: dict[str, str] = {}  # object → which of a counted group it is ("two fruits")
         self._provisional: set[str] = set()  # objects taken out with no place said yet ("take the ball out")

@@ -104,8 +104,10 @@ class References:
         before = toks[max(0, m.start - 3):m.start]
         if m.start in self._nearest:
             word, refm = self._nearest[m.start]
-            r = self.scene.things[self._resolve(refm, toks)[0]]
             pick = V.SUPERLATIVES[word][1]
+            if refm is None:  # to the robot: its base, at the world's origin
+                return [pick(names, key=lambda n: _from_base(self.scene.things[n].pose))]
+            r = self.scene.things[self._resolve(refm, toks)[0]]
             return [pick((n for n in names if n != r.name), key=lambda n: measure(self.scene.things[n], "distance", r))]
         sup_word = next((w for w in before if w in V.SUPERLATIVES and w not in DISTANCE), "")
         sup = V.SUPERLATIVES[sup_word] if sup_word else None

@@ -229,7 +229,7 @@ def _robot_place(toks: list[str], taken: set[int]) -> None:
         if t != "robot" or i in taken:
             continue
         j = next((j for j in range(max(0, i - 4), i) if toks[j] in _PLACE_WORDS), i)  # "behind the robot"
-        if j == i:
+        if j == i or any(w in DISTANCE for w in toks[max(0, i - 4):i]):  # "the fruit nearest to the robot": a choice
             continue  # "robot, put the apple …": said to it, not a place
         said = " ".join(toks[j:i + 1])
         if any(w in toks[max(0, i - 4):i] for w in ("behind", "back", "beyond", "past")):
