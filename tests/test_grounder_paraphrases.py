@@ -65,6 +65,13 @@ def test_superlatives_of_distance_to_the_robot():
         goals("put the lime behind the robot")
 
 
+def test_it_after_a_superlative_of_distance_is_its_reference():
+    """Newcomer: "put the fruit nearest the plate onto it" asked "on what?" (no earlier clause for "it")."""
+    assert [g[:3] for g in goals("put the fruit nearest the plate onto it")] == [("strawberry", "ontop", "plate")]
+    with pytest.raises(GroundingError, match="^on what?"):
+        goals("put the fruit nearest to the robot onto it")
+
+
 @pytest.mark.parametrize("text", [
     "first put the strawberry in the bowl and after that on the plate",
     "put the strawberry on the plate after putting it in the bowl",

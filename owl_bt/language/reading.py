@@ -209,6 +209,11 @@ class Reader(ClauseRelations, SpecialClauses, References):
                 support_ref = self._antecedent(support_rel[0], moved, at)  # "inside of it"
             elif support_rel and not support_rel[1] and self.mentioned and toks[-1] in V.SUPPORT:
                 support_ref = self._antecedent(support_rel[0], moved, len(toks))  # "…, then put the fork in"
+            elif support_rel and not support_rel[1] and set(toks[first_rel:]) & {"it", "itself"} and any(
+                    r is not None for _w2, r in self._nearest.values()):
+                # "put the fruit nearest the plate onto it": the object the superlative was said of (newcomer)
+                ref = next(r for _w2, r in self._nearest.values() if r is not None)
+                support_ref = self._resolve(ref, toks)[0]
             if support_rel and not support_ref:
                 raise GroundingError(f"{'in' if support_rel[0] == 'inside' else 'on'} what? {' '.join(toks)!r}; {ADVICE}")
             moved = [x for x in moved if x not in left_out]
