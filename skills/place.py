@@ -166,6 +166,13 @@ class _PlaceSkill(PlaceOpening, PlaceLookAhead, Skill):
         if q_place is None:
             return Outcome.fail(f"no inverse-kinematics solution to put {o} there", s)
         hit = model.in_collision(q_place)
+        cavity = model.cavity(s) if self.inside else None
+        if (hit and cavity is not None and hit.split("↔")[-1] == s and self._fits_opening(model.state().get(o), params, cavity)
+                and not _on_end(model.state(), o, params)):  # (a fork on end let go from high bounces out: STAND_DROP)
+            above = self._over_rim(model, o, s, goal, q0)  # the hand does not fit in: let go from above the rim
+            if above is not None:
+                goal, q_place, lift = above
+                target, drop, hit = model.tcp_for_object(goal, model.grasp), drop + lift, None
         if hit:
             return Outcome.fail(f"placing {o} there collides with {hit}", hit.split("↔")[-1])
         sweep = hand_sweep(model.robot.spec.name, model.objects)
@@ -246,10 +253,7 @@ class _PlaceSkill(PlaceOpening, PlaceLookAhead, Skill):
         STAND_DROP for a thing stood on its end in a container (taller than twice its footprint)."""
         if not self.inside:
             return params["clearance"]
-        obj = state.get(o)
-        lo, hi = obj.moved(from_bullet(obj.pose.position, target_orientation(obj, params))).aabb()
-        on_end = hi[2] - lo[2] > 2 * max(hi[0] - lo[0], hi[1] - lo[1])
-        return min(params["clearance"], STAND_DROP) if on_end else params["clearance"]
+        return min(params["clearance"], STAND_DROP) if _on_end(state, o, params) else params["clearance"]
 
     def _release_and_judge(self, model: PlanningModel, o: str, s: str, goal: Pose, q_place, q_pre,
                            open_to: float = 0.0) -> tuple | None:
@@ -374,6 +378,13 @@ def _rolls(obj: ObjectState, pose: Pose) -> bool:
     if obj.shape == "sphere":
         return True
     return obj.shape == "cylinder" and abs(rotation_matrix(*pose.euler)[2][2]) < 0.9
+
+
+def _on_end(state, o: str, params: dict) -> bool:
+    """Would o, turned as `params` say, stand taller than twice its footprint (a fork on end)?"""
+    obj = state.get(o)
+    lo, hi = obj.moved(from_bullet(obj.pose.position, target_orientation(obj, params))).aabb()
+    return hi[2] - lo[2] > 2 * max(hi[0] - lo[0], hi[1] - lo[1])
 
 
 def is_inside(state, o: str, c: str) -> bool:

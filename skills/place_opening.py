@@ -11,12 +11,14 @@ import math
 
 import numpy as np
 
-from owl_bt.state import ObjectState
+from owl_bt.state import ObjectState, Pose
 from owl_bt.tamp.planning_model import PlanningModel
 from sim.bullet import from_bullet
 from skills.place_geometry import footprint_axis, reach_in_opening, target_orientation
 
 WALL_SIDE = 0.4  # inside a container, spots are drawn over the outer part of the disc (r² ≥ this share of the reach²)
+RIM_LIFT_STEP = 0.01  # m: a hand that meets the container's rim is raised by this much at a time ...
+RIM_LIFT_MAX = 0.12  # ... up to this far, to let go from above the rim (a golf ball into a mug: the fingers round it do not fit)
 
 
 class PlaceOpening:
@@ -97,3 +99,25 @@ class PlaceOpening:
             return params
         k = reach_r / r
         return {**params, "x": floor[0] + dx * k, "y": floor[1] + dy * k}
+
+    @staticmethod
+    def _over_rim(model: PlanningModel, o: str, s: str, goal: Pose, q0) -> tuple[Pose, tuple, float] | None:
+        """The hand at `goal` (o's release pose, world frame) meets container s: the release pose raised by
+        RIM_LIFT_STEP at a time until the arm and o touch nothing (within RIM_LIFT_MAX), as (goal, q, lift
+        in metres); None when none is. A ball held round its middle: the fingers are wider than the mug's
+        opening, so it is let go from above the rim and falls in (judged after physics, as every release)."""
+        from skills.motions import reach
+
+        for k in range(1, int(round(RIM_LIFT_MAX / RIM_LIFT_STEP)) + 1):
+            lift = k * RIM_LIFT_STEP
+            up = Pose(goal.x, goal.y, goal.z + lift, *goal.euler)
+            q = reach(model, model.tcp_for_object(up, model.grasp), seed=q0)
+            if q is None:
+                return None
+            hit = model.in_collision(q)
+            if hit is None:
+                return up, q, lift
+            if hit.split("↔")[-1] != s:
+                return None
+        return None
+
