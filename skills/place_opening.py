@@ -14,6 +14,7 @@ import numpy as np
 from owl_bt.state import ObjectState, Pose
 from owl_bt.tamp.planning_model import PlanningModel
 from sim.bullet import from_bullet
+from skills.motions import reach
 from skills.place_geometry import footprint_axis, reach_in_opening, target_orientation
 
 WALL_SIDE = 0.4  # inside a container, spots are drawn over the outer part of the disc (r² ≥ this share of the reach²)
@@ -106,8 +107,6 @@ class PlaceOpening:
         RIM_LIFT_STEP at a time until the arm and o touch nothing (within RIM_LIFT_MAX), as (goal, q, lift
         in metres); None when none is. A ball held round its middle: the fingers are wider than the mug's
         opening, so it is let go from above the rim and falls in (judged after physics, as every release)."""
-        from skills.motions import reach
-
         for k in range(1, int(round(RIM_LIFT_MAX / RIM_LIFT_STEP)) + 1):
             lift = k * RIM_LIFT_STEP
             up = Pose(goal.x, goal.y, goal.z + lift, *goal.euler)
