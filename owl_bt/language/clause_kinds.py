@@ -108,12 +108,14 @@ class SpecialClauses:
             else:
                 what = what[1:]
         named = tuple(n for m in what for n in self._resolve(m, toks) if n != src)
-        stray = [n for n in named if n not in contents(src)]
-        if stray:
-            raise GroundingError(f"the {stray[0].replace('_', ' ')} is not in the {src.replace('_', ' ')}; {ADVICE}")
-        if not named and not contents(src):
-            raise GroundingError(f"there is nothing in the {src.replace('_', ' ')} to pour out")
-        self.goals.append(Goal(src, "pour", self.scene.table() or "table", contents=named or contents(src), upright=True))
+        left = tuple(n for n in named if n in contents(src)) if named else contents(src)
+        table = self.scene.table() or "table"
+        # Out already (poured out before a replan, or never in): what is left of the goal is the container
+        # standing upright (newcomer: a replan after the pour gave up with "nothing in the mug to pour out",
+        # the mug still in the hand)
+        self.goals.append(Goal(src, "pour", table, contents=left, upright=True) if left
+                          else Goal(src, "ontop", next((n for n, t in things.items() if n != src and resting_on(things[src], t)),
+                                                       table), upright=True))
         self.last = [src]  # "empty the mug and put the fork in it"
 
     def _intention(self, toks: list[str]) -> None:
