@@ -63,6 +63,24 @@ def test_container_holding_something_is_poured_out(schemas):
     assert "pour" in note
 
 
+def test_a_grasp_kept_off_by_the_walls_of_its_container_pours_the_container_out_first(schemas):
+    """Newcomer: "take the golf ball out of the mug" drew 1,500 grasps that met the mug and no edit came (what
+    an object lies in is never moved aside for its pick); the mug is poured out first, once."""
+    mug = ObjectState("mug", "mug", Pose(0.6, -0.2, 0.045), (0.072, 0.072, 0.09), shape="cylinder", kind="")
+    ball = ObjectState("golf_ball", "golf_ball", Pose(0.6, -0.2, 0.03), (0.042, 0.042, 0.042), shape="sphere")
+    world = _scene(mug, ball)
+    items = _sketch(GroundOp("pick", ("golf_ball",)), GroundOp("place_ontop", ("golf_ball", "table")))
+    tp = pddl.solve(world, schemas, [i.op for i in items])
+    done: set = set()
+    edited, note = propose_edit(world, items, tp, _failure(tp, 0, {"golf_ball": []}, ("mug",)), done)
+    assert [str(i.op) for i in edited] == ["pick(mug)", "pour(mug, table)", "place_ontop(mug, table)",
+                                           "pick(golf_ball)", "place_ontop(golf_ball, table)"]
+    assert note == "golf_ball lies in mug, whose walls keep the hand off it: pour it out onto the table first"
+    assert edited[1].checks  # the ball must end out of the mug
+    again = propose_edit(world, items, tp, _failure(tp, 0, {"golf_ball": []}, ("mug",)), done)
+    assert again is None or "pour" not in again[1]
+
+
 def test_unreachable_placement_regrasps_once_but_never_for_a_ball(schemas):
     box = ObjectState("block", "block", Pose(0.45, 0.25, 0.042), (0.07, 0.07, 0.08), mass=0.2)
     world = _scene(box, BERRY)
