@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 from test_offline import SCENE, goals, thing
 
+from owl_bt.errors import GroundingError
 from owl_bt.language.offline import plan_for
 
 BALL = thing("ball", "golf_ball", "white", 0.7, 0.05, (0.04, 0.04, 0.04), z0=0.01)  # in the mug
@@ -50,3 +51,43 @@ def test_emptying_what_is_already_out_stands_the_container_up():
         assert [s.line().split(";")[0] for s in plan.steps] == ["pick(mug)", "place_ontop(mug, table)"], text
         assert 'upright("mug")' in plan.steps[1].check  # (the pick of what is in the hand is done already)
     assert plan_for("empty the mug", SCENE).steps == []  # empty and upright already: nothing to do
+
+
+PLUM = thing("plum", "plum", "purple", 0.6, 0.2, (0.05, 0.05, 0.05), z0=0.01)  # in the big bowl
+TWO = [*WITH_BALL, PLUM]
+
+
+def _steps(text, scene=TWO):
+    return [s.line().split(";")[0] for s in plan_for(text, scene).steps]
+
+
+EMPTY_MUG = ["pick(mug)", "pour(mug, table)", "place_ontop(mug, table)"]
+EMPTY_BOWL = ["pick(big_bowl)", "pour(big_bowl, table)", "place_ontop(big_bowl, table)"]
+
+
+@pytest.mark.parametrize(("text", "steps"), [
+    ("empty both containers", EMPTY_BOWL + EMPTY_MUG),  # (break-it: only one was emptied, and success claimed)
+    ("empty the mug and the big bowl", EMPTY_MUG + EMPTY_BOWL),
+    ("pour the ball out of the mug and the plum out of the big bowl", EMPTY_MUG + EMPTY_BOWL),
+    ("empty everything", EMPTY_BOWL + EMPTY_MUG),
+    ("pick up the mug and empty it", EMPTY_MUG),  # (break-it: "pour into what?")
+    ("tip over the mug", EMPTY_MUG),
+    ("empty the mug and put the ball back in it", EMPTY_MUG + ["pick(ball)", "place_inside(ball, mug)"]),
+])
+def test_emptying_several_containers_pronouns_and_what_comes_after(text, steps):
+    assert _steps(text) == steps
+
+
+def test_emptying_what_lies_in_nested_containers_takes_the_innermost():
+    """Break-it: "pour the golf ball out" with the mug standing in a bowl poured the bowl."""
+    bowl = thing("big_bowl", "bowl", "blue", 0.7, 0.05, (0.16, 0.16, 0.06))
+    scene = [t for t in WITH_BALL if t.name != "big_bowl"] + [bowl]
+    scene = [thing("mug", "mug", "green", 0.7, 0.05, (0.08, 0.08, 0.1), z0=0.005) if t.name == "mug" else t for t in scene]
+    assert _steps("pour the golf ball out", scene) == EMPTY_MUG
+
+
+def test_emptying_says_what_it_cannot_do():
+    with pytest.raises(GroundingError, match="the apple is not in the mug \\(the ball is\\)"):
+        goals("pour the apple out of the mug", WITH_BALL)
+    with pytest.raises(GroundingError, match="^'near the big bowl': the offline grounder empties a container onto a free"):
+        goals("empty the mug near the big bowl", WITH_BALL)

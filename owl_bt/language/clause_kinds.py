@@ -63,10 +63,28 @@ class SpecialClauses:
         out_of = [m for m in ments if m.start > at and any(r[2] == "source" and r[1] <= m.start for r in rels)
                   and m not in into]  # "pour the soup from the can …": where it is poured from
         what = [m for m in ments if at < m.start and m not in into and m not in out_of]
-        out = toks[at].startswith("empt") or "out" in toks[at:] or toks[-1] == "over"  # "… by tipping it over"
+        # "… by tipping it over", "tip over the mug"
+        out = toks[at].startswith("empt") or "out" in toks[at:] or toks[-1] == "over" or toks[at + 1:at + 2] == ["over"]
+        pronoun = not what and not out_of and bool(set(toks[at:]) & {"it", "them"}) and bool(self.last)  # "empty it"
         self._check_words(toks, covered, allowed=V.POUR_FORMS | V.LIQUIDS | {"out"} | ({"over"} if out else set()))
-        if not into and (out or out_of) and (what or out_of):
-            return self._empty(toks, what, out_of)
+        if not into and (out or out_of):
+            placed = [m for m in what if any(r[2] in ("spatial", "absolute") and r[1] <= m.start for r in rels)]
+            if placed:  # "empty the mug near the bowl": where it is poured is the planner's to find
+                rel = max((r for r in rels if r[2] in ("spatial", "absolute") and r[1] <= placed[0].start), key=lambda r: r[1])
+                said = " ".join(toks[rel[0]:placed[0].end])
+                raise GroundingError(f"'{said}': the offline grounder empties a container onto a free part of the "
+                                     f"table, nowhere in particular; leave the place out, or {ADVICE}")
+            if out_of:  # "pour the ball out of the mug and the plum out of the bowl": each out of the next one said
+                pairs = {}
+                for c in out_of:
+                    prev = max((d.start for d in out_of if d.start < c.start), default=-1)
+                    pairs[self._resolve(c, toks)[0]] = [n for m in what if prev < m.start < c.start for n in self._resolve(m, toks)]
+                return self._empty(toks, pairs)
+            named = [n for m in what for n in self._resolve(m, toks)] if what else list(self.last) if pronoun else []
+            if not named and set(toks) & (V.QUANT_ALL | V.GENERIC):  # "empty everything": each container holding something
+                named = [n for n in self.scene.things if self._holds_something(n)]
+            if named:
+                return self._empty(toks, {n: [] for n in named})
         if not into:
             raise GroundingError(f"pour into what? {' '.join(toks)!r}; {ADVICE}")
         target = self._resolve(into[0], toks)[0]
@@ -89,34 +107,42 @@ class SpecialClauses:
         self.upright_needed.add(target)
         self.last = [src]
 
-    def _empty(self, toks: list[str], what: list, out_of: list) -> None:
-        """'empty the mug', 'pour out the mug', 'pour the golf ball out of the mug': tip the container's
-        contents out onto the table, then stand it back up (the goal's `upright`)."""
+    def _contents(self, c: str) -> tuple[str, ...]:
+        """What lies in c (smaller than c: not the mug "in" the ball it holds)."""
         things = self.scene.things
+        return tuple(n for n, t in things.items() if held_in(t, things[c]) and t.volume < things[c].volume)
 
-        def contents(c: str) -> tuple[str, ...]:  # what is in c (smaller than c: not the mug "in" its ball)
-            return tuple(n for n, t in things.items() if held_in(t, things[c]) and t.volume < things[c].volume)
+    def _holds_something(self, c: str) -> bool:
+        return not self.scene.things[c].fixed and bool(self._contents(c))
 
-        if out_of:
-            src = self._resolve(out_of[0], toks)[0]
-        else:
-            src = self._resolve(what[0], toks)[0]
-            holder = next((t.name for t in things.values() if held_in(things[src], t) and not t.fixed
-                           and t.volume > things[src].volume), None)
-            if holder is not None and not contents(src):
-                src = holder  # "pour the golf ball out": out of what holds it
-            else:
-                what = what[1:]
-        named = tuple(n for m in what for n in self._resolve(m, toks) if n != src)
-        left = tuple(n for n in named if n in contents(src)) if named else contents(src)
-        table = self.scene.table() or "table"
-        # Out already (poured out before a replan, or never in): what is left of the goal is the container
-        # standing upright (newcomer: a replan after the pour gave up with "nothing in the mug to pour out",
-        # the mug still in the hand)
-        self.goals.append(Goal(src, "pour", table, contents=left, upright=True) if left
-                          else Goal(src, "ontop", next((n for n, t in things.items() if n != src and resting_on(things[src], t)),
-                                                       table), upright=True))
-        self.last = [src]  # "empty the mug and put the fork in it"
+    def _empty(self, toks: list[str], said: dict[str, list[str]]) -> None:
+        """'empty the mug', 'pour out the mug', 'pour the golf ball out of the mug', 'empty both containers',
+        'empty it': tip each container's contents out onto the table, then stand it back up (the goal's
+        `upright`). `said`: each object said → what was said to come out of it ('out of'); an object said
+        with nothing after it is a container, or what lies in one (the innermost: the mug, not the bowl round
+        it). What is out already (a replan after the pour) leaves the container standing upright."""
+        things, table = self.scene.things, self.scene.table() or "table"
+
+        def holder(n: str) -> str | None:
+            around = [t for t in things.values() if held_in(things[n], t) and not t.fixed and t.volume > things[n].volume]
+            return min(around, key=lambda t: t.volume).name if around else None
+
+        plan: dict[str, tuple[str, ...]] = {}
+        for n, out in said.items():
+            c = holder(n) if not out and not self._contents(n) and holder(n) else n
+            plan[c] = plan.get(c, ()) + tuple(out) + ((n,) if c != n else ())
+        for src, named in plan.items():
+            inside = self._contents(src)
+            left = tuple(n for n in named if n in inside) if named else inside
+            if named and not left and inside:  # the wrong thing named: say what is in it
+                raise GroundingError(f"the {named[0].replace('_', ' ')} is not in the {src.replace('_', ' ')} (the "
+                                     f"{' and the '.join(c.replace('_', ' ') for c in inside)} is); {ADVICE}")
+            # Out already (poured out before a replan, or never in): what is left of the goal is the container
+            # standing upright (newcomer: a replan after the pour gave up with "nothing in the mug to pour out")
+            support = next((n for n, t in things.items() if n != src and resting_on(things[src], t)), table)
+            self.goals.append(Goal(src, "pour", table, contents=left, upright=True) if left
+                              else Goal(src, "ontop", support, upright=True))
+        self.last = list(plan)  # "empty the mug and put the fork in it"
 
     def _intention(self, toks: list[str]) -> None:
         """The person's own plan: a container they will pour into must stand upright."""

@@ -227,7 +227,8 @@ def make_plan(reading: Reading, things: list[Thing], held: str | None = None) ->
                                   [f'on("{g.obj}", "{table}")'] + [f'off("{g.obj}", "{a}")' for a in away]))
             return
         moving = {x.obj for x in goals if x is not g}  # a relation to something the plan moves must be made anew
-        if g.final and _holds_now(g, by) and not any(r in moving for _, refs in g.spatial for r in refs):
+        poured = any(g.obj in x.contents for x in goals if x.how == "pour")  # "… put the ball back in it": it came out
+        if g.final and _holds_now(g, by) and not poured and not any(r in moving for _, refs in g.spatial for r in refs):
             return
         steps.append(Step("pick", (g.obj,), f"grasp the {_w(g.obj)}"))
         where = "into" if g.how == "inside" else "on"

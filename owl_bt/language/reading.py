@@ -100,6 +100,9 @@ class Reader(ClauseRelations, SpecialClauses, References):
             raise GroundingError(f"the offline grounder did not understand: {words}; {ADVICE}")
         if not self.goals and not self.upright_needed:
             raise GroundingError(f"the instruction asks for no placement the offline grounder can see; {ADVICE}")
+        for i, g in enumerate(self.goals):  # "empty the mug and put the ball back in it": the pour is a step on the way
+            if g.how == "pour" and any(later.obj in g.contents for later in self.goals[i + 1:]):
+                g.final = False
         return Reading(self.goals, self.upright_needed)
 
     def _clause(self, toks: list[str]) -> None:
