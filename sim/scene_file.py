@@ -192,20 +192,50 @@ def _box3(obj: SceneObject) -> tuple[tuple[float, ...], tuple[float, ...]]:
     return obj.spec.to_state(pose).aabb()
 
 
-def _in_cavity(inner: SceneObject, outer: SceneObject) -> bool:
-    """Does inner sit in outer's cavity (a hollow container): its box centre within the cavity's radius
-    of the axis, its bottom no lower than the cavity's floor (1 cm leeway: a can's soup rests on it)."""
+def _cavity_floor(outer: SceneObject) -> tuple[tuple[float, float, float], dict] | None:
+    """The middle of outer's cavity floor (world frame, m) and its cavity (radius, bottom, top: see
+    sim/catalog/parts.cavity), for a hollow container standing upright at an exact or resting pose; None
+    otherwise (a lying or tipped container holds nothing here: its walls are not where an upright one's are)."""
     cav = outer.spec.extra.get("cavity")
     if cav is None or not isinstance(outer.pose, tuple | Pose):
-        return False
+        return None
     opose = outer.pose if isinstance(outer.pose, Pose) else resting_pose(outer.spec, *outer.pose)
+    rot = rotation_matrix(*opose.euler)
+    if rot[2][2] < 0.95:
+        return None
     lo, hi = outer.spec.bounds()
     local = [cav["centre"][0] - (lo[0] + hi[0]) / 2, cav["centre"][1] - (lo[1] + hi[1]) / 2, cav["bottom"] - (lo[2] + hi[2]) / 2]
-    rot = rotation_matrix(*opose.euler)
-    floor = [opose.position[i] + sum(rot[i][j] * local[j] for j in range(3)) for i in range(3)]  # on the axis
+    x, y, z = (opose.position[i] + sum(rot[i][j] * local[j] for j in range(3)) for i in range(3))
+    return (x, y, z), cav
+
+
+def _in_cavity(inner: SceneObject, outer: SceneObject) -> bool:
+    """Does inner sit in outer's cavity (a hollow container standing upright): its bottom no lower than the
+    cavity's floor (3 mm leeway: a can's soup rests on it) and, when it is all below the rim, all of it
+    within the walls (2 mm leeway; break-it: a 7 cm apple "in" a mug with a 6.4 cm inside knocked the mug
+    over at the start), else its box centre (a fork leaning in it)."""
+    found = _cavity_floor(outer)
+    if found is None:
+        return False
+    floor, cav = found
     (ilo, ihi) = _box3(inner)
     c = [(a + b) / 2 for a, b in zip(ilo, ihi, strict=True)]
-    return (c[0] - floor[0]) ** 2 + (c[1] - floor[1]) ** 2 <= cav["radius"] ** 2 and ilo[2] >= floor[2] - 0.01
+    below_rim = ihi[2] <= floor[2] + cav["top"] - cav["bottom"]
+    off_axis = math.hypot(c[0] - floor[0], c[1] - floor[1])
+    reach = off_axis + (max(ihi[0] - ilo[0], ihi[1] - ilo[1]) / 2 if below_rim else 0.0)
+    return reach <= cav["radius"] + (0.002 if below_rim else 0.0) and ilo[2] >= floor[2] - 0.003
+
+
+def _inside_hint(a: SceneObject, b: SceneObject) -> str:
+    """', or to start the golf ball inside the mug, …' when one of the two is a container standing upright."""
+    for inner, outer in ((a, b), (b, a)):
+        found = _cavity_floor(outer)
+        if found is not None:
+            (x, y, z), cav = found
+            return (f", or to start the {inner.spec.name} inside the {outer.spec.name}, give it an exact pose within "
+                    f"{cav['radius'] * 100:.1f} cm of the axis at ({x:.3f}, {y:.3f}), its bottom no lower than the floor "
+                    f"at z {z:.3f} m")
+    return ""
 
 
 def _check_overlaps(path: Path, objects: list[SceneObject]) -> None:
@@ -217,7 +247,8 @@ def _check_overlaps(path: Path, objects: list[SceneObject]) -> None:
             (alo, ahi), (blo, bhi) = _box3(a), _box3(b)
             if all(alo[k] < bhi[k] - TOUCH and blo[k] < ahi[k] - TOUCH for k in range(3)):
                 if not (_in_cavity(a, b) or _in_cavity(b, a)):
-                    raise UsageError(f"{path}: {a.spec.name!r} and {b.spec.name!r} overlap; move one of them")
+                    raise UsageError(f"{path}: {a.spec.name!r} and {b.spec.name!r} overlap; move one of them"
+                                     + _inside_hint(a, b))
 
 
 def _checked_instruction(path: Path, text: str) -> str:

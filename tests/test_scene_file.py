@@ -133,8 +133,9 @@ def _on_floor(outer: str, inner: str, dz: float) -> str:
     o, i = make(outer), make(inner)
     (olo, ohi), (ilo, ihi) = o.bounds(), i.bounds()
     floor = resting_pose(o, 0.5, 0.0).position[2] - (ohi[2] - olo[2]) / 2 + o.extra["cavity"]["bottom"]
+    x = 0.5 - (olo[0] + ohi[0]) / 2 + o.extra["cavity"]["centre"][0]  # on the axis (a mug's handle is off it)
     z = floor + (ihi[2] - ilo[2]) / 2 + dz
-    return f'[[object]]\nkind = "{outer}"\npose = [0.5, 0.0]\n[[object]]\nkind = "{inner}"\npose = [0.5, 0.0, {z:.4f}, 0, 0, 0]\n'
+    return f'[[object]]\nkind = "{outer}"\npose = [0.5, 0.0]\n[[object]]\nkind = "{inner}"\npose = [{x:.4f}, 0.0, {z:.4f}, 0, 0, 0]\n'
 
 
 def test_something_may_start_inside_a_container_resting_on_its_floor(tmp_path):
@@ -145,3 +146,18 @@ def test_something_may_start_inside_a_container_resting_on_its_floor(tmp_path):
         assert [o.spec.name for o in scene.objects] == [outer, inner]
     with pytest.raises(UsageError, match="'mug' and 'golf_ball' overlap"):
         load_scene(scene_file(tmp_path, _on_floor("mug", "golf_ball", -0.02)))
+
+
+def test_what_starts_inside_must_fit_and_the_container_must_stand_upright(tmp_path):
+    """Break-it: a 7 cm apple "in" a mug (6.4 cm inside) and a ball 1.3 cm off the mug's axis (2 mm into its wall)
+    were accepted, and a ball in a lying mug was judged as if the mug stood; the refusal says where it would fit."""
+    mug = '[[object]]\nkind = "mug"\npose = [0.5, 0.0]\n'
+    for inner in ('kind = "apple"\npose = [0.487, 0.0, 0.045, 0, 0, 0]', 'kind = "golf_ball"\npose = [0.5, 0.0, 0.028, 0, 0, 0]'):
+        with pytest.raises(UsageError) as err:
+            load_scene(scene_file(tmp_path, mug + "[[object]]\n" + inner + "\n"))
+        assert "give it an exact pose within 3.2 cm of the axis at (0.487, 0.000)" in err.value.reason
+    load_scene(scene_file(tmp_path, mug + '[[object]]\nkind = "golf_ball"\npose = [0.487, 0.0, 0.028, 0, 0, 0]\n'))
+    lying = '[[object]]\nkind = "mug"\npose = [0.5, 0.0, 0.037, 1.5708, 0, 0]\n'
+    with pytest.raises(UsageError, match="overlap"):
+        load_scene(scene_file(tmp_path, lying + '[[object]]\nkind = "golf_ball"\npose = [0.487, 0.039, 0.05, 0, 0, 0]\n'))
+
