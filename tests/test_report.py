@@ -248,3 +248,18 @@ def test_an_attempt_whose_plan_is_empty_says_nothing_to_do():
     assert "**Plan**: nothing to do (the goal already holds)" in empty and "samples drawn): " not in "\n".join(empty)
     two = _attempt(Attempt(1, planned={"plan": ["pick(apple)", "place_ontop(apple, plate)"], "samples": 7}), {})
     assert "**Plan** (7 continuous samples drawn): `pick(apple)` → `place_ontop(apple, plate)`" in two
+
+
+def test_a_guard_whose_work_ran_and_failed_is_drawn_failed_not_unentered():
+    """Newcomer: every failed run's tree.png showed `task — not entered: its condition is false`."""
+    from owl_bt.report.snapshot import tree_snapshot
+
+    ran = py_trees.decorators.EternalGuard(name="task", child=py_trees.behaviours.Failure(name="work"),
+                                           condition=lambda: True)
+    shut = py_trees.decorators.EternalGuard(name="safety", child=py_trees.behaviours.Success(name="make safe"),
+                                            condition=lambda: False)
+    for guard in (ran, shut):
+        guard.setup_with_descendants()
+        guard.tick_once()
+    assert "task\\nfailure" in tree_snapshot(ran)["dot"]
+    assert "safety\\nnot entered: its condition is\\nfalse" in tree_snapshot(shut)["dot"]
