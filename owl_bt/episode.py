@@ -56,6 +56,7 @@ class EpisodeResult:
     stopped_by: str = ""  # the signal that stopped the run: 'Ctrl-C (SIGINT)', 'SIGTERM' ('' when none did)
     stopped_late: bool = False  # that signal came after the tree had ended (nothing was moving; the folder is whole)
     plan_was_done: bool = False  # the last attempt's plan was empty (its goal held): `plan` is then the steps executed
+    holding: str | None = None  # what the arm still held when the run ended (a failed run may leave it so)
 
     def summary(self) -> dict:
         extra = {"faults": self.faults} if self.faults else {}
@@ -68,7 +69,7 @@ class EpisodeResult:
             "model_s": round(self.model_s, 3), "tick_hz": round(self.tick_hz, 1),
             "skeletons": self.skeletons, "queries": self.queries, "guard_rejections": self.guard_rejections,
             "executed": self.executed, "detector": self.detector_reason, "failure": self.failure, "run_dir": str(self.run_dir),
-            "interrupted": self.interrupted,
+            "interrupted": self.interrupted, "holding": self.holding,
         }
 
 
@@ -132,6 +133,7 @@ def _run_in(cfg: EpisodeConfig, task, skills, folder: RunFolder, on_tick) -> Epi
         t0 = time.monotonic()
         res = run_tree(services, cfg.instruction.strip(), cfg.max_attempts, on_tick)
         wall = time.monotonic() - t0
+        holding = _held_now(backend)
         world.settle(0.3)
         verdict = task.detect(world) if task.detect else None
         save_png(render(world.cid).rgb, str(folder.path / "final.png"))
@@ -173,7 +175,7 @@ def _run_in(cfg: EpisodeConfig, task, skills, folder: RunFolder, on_tick) -> Epi
         guard_rejections=guard.rejections,
         faults=({**fault_spec.to_dict(), "counts": injector.counts(), "injected": injector.injected}
                 if injector is not None else None),
-        tick=res.tick.to_dict(), stopped_by=res.stopped_by,
+        tick=res.tick.to_dict(), stopped_by=res.stopped_by, holding=holding,
     )
     note_late_stop(result)
     folder.write_json("plan.json", {
@@ -222,6 +224,14 @@ def _after_step(task, world: SimWorld, injector: FaultInjector | None):
         if injector is not None:
             injector.step_done(action)
     return after
+
+
+def _held_now(backend) -> str | None:
+    """The object the arm holds now, or None (also when the arm cannot say: a lost connection)."""
+    try:
+        return backend.state().held
+    except Exception:  # noqa: BLE001 — the run's account is written whatever the arm answers
+        return None
 
 
 def make_perception(name: str, world: SimWorld, backend: SimArmBackend, seed: int = 0):

@@ -198,3 +198,17 @@ def test_bench_summary_compares_success_with_and_without_faults(tmp_path):
     assert cfg.methods == ("oracle", "oracle+faults") and cfg.episodes == 4
     with pytest.raises(UsageError, match="already holds oracle\\+faults episodes"):
         make_config("oracle", "berry1", 2, None, tmp_path, 1, 500, 4, faults="knock=0.2", fault_seed=4)
+
+
+def test_a_run_that_ends_with_something_in_the_hand_says_so(tmp_path):
+    """Newcomer: runs that gave up mid-task left the mug in the gripper, and only the tree's `arm-status` line
+    told. A knock during the first pick, with one attempt allowed, ends the run holding the lemon."""
+    result = run_episode(EpisodeConfig(tasks.get("citrus").instruction, "citrus", 0, tmp_path / "run",
+                                       faults="knock=1.0", fault_seed=0, max_attempts=1))
+    assert not result.success and result.holding == "lemon", (result.failure, result.holding)
+    assert result.summary()["holding"] == "lemon"
+    assert "The arm still holds the lemon at the end." in (tmp_path / "run" / "report.md").read_text()
+    proc = subprocess.run([sys.executable, "-m", "owl_bt.cli", "run", tasks.get("citrus").instruction, "--task", "citrus",
+                           "--faults", "knock=1.0", "--fault-seed", "0", "--max-attempts", "1", "--out", str(tmp_path / "cli")],
+                          capture_output=True, text=True, timeout=300)
+    assert "the arm still holds the lemon: take it from the gripper" in proc.stdout

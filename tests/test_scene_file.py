@@ -135,7 +135,8 @@ def _on_floor(outer: str, inner: str, dz: float) -> str:
     floor = resting_pose(o, 0.5, 0.0).position[2] - (ohi[2] - olo[2]) / 2 + o.extra["cavity"]["bottom"]
     x = 0.5 - (olo[0] + ohi[0]) / 2 + o.extra["cavity"]["centre"][0]  # on the axis (a mug's handle is off it)
     z = floor + (ihi[2] - ilo[2]) / 2 + dz
-    return f'[[object]]\nkind = "{outer}"\npose = [0.5, 0.0]\n[[object]]\nkind = "{inner}"\npose = [{x:.4f}, 0.0, {z:.4f}, 0, 0, 0]\n'
+    return (f'[[object]]\nkind = "{outer}"\npose = [0.5, 0.0]\n'
+            f'[[object]]\nkind = "{inner}"\npose = [{x:.4f}, 0.0, {z:.4f}, 0, 0, 0]\n')
 
 
 def test_something_may_start_inside_a_container_resting_on_its_floor(tmp_path):

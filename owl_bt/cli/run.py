@@ -247,6 +247,9 @@ def run(
     view.print(f"detector: {result.detector_reason}", markup=False)
     if result.success and not result.executed:
         view.print("nothing was moved: the goal already held in the observed scene", markup=False)
+    if result.holding and not result.success:
+        view.print(f"the arm still holds the {result.holding.replace('_', ' ')}: take it from the gripper (or say where "
+                   "it goes) before the next run", markup=False)
     view.print(f"attempts: {result.attempts}  continuous samples drawn: {result.samples}  wall: {result.wall_s:.1f} s "
               f"(after {setup.seconds:.1f} s of set-up)  "
               f"tick rate: {result.tick_hz:.0f} Hz ({result.tick.get('busy_hz', 0):.0f} Hz while working)", markup=False)

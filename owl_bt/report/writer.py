@@ -105,6 +105,8 @@ def build_markdown(folder: Path, log: RunLog) -> str:
         md += [f"Detector: {result['detector']}", ""]
     if result.get("failure"):
         md += [f"Last failure: {result['failure']}", ""]
+    if result.get("holding") and not ok:
+        md += [f"The arm still holds the {str(result['holding']).replace('_', ' ')} at the end.", ""]
     md += ["## Goal", "", _fence(instruction), ""]
     if speech:
         audio = " ([goal.wav](goal.wav))" if (folder / "goal.wav").exists() else ""
