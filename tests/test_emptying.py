@@ -91,3 +91,9 @@ def test_emptying_says_what_it_cannot_do():
         goals("pour the apple out of the mug", WITH_BALL)
     with pytest.raises(GroundingError, match="^'near the big bowl': the offline grounder empties a container onto a free"):
         goals("empty the mug near the big bowl", WITH_BALL)
+
+
+def test_a_container_is_never_in_or_on_what_lies_in_it():
+    """Break-it: "pick up the mug and put it back where it was" with the golf ball in it answered "the robot has no
+    action place_ontop(mug, golf_ball)": the mug was taken to be in its own ball."""
+    assert goals("pick up the mug and put it back where it was", WITH_BALL)[0][:3] == ("mug", "ontop", "table")

@@ -63,8 +63,8 @@ class References:
 
     def _at(self, name: str, place: str) -> bool:
         """Whether object `name` is on or in `place` now."""
-        t, p = self.scene.things[name], self.scene.things[place]
-        return name != place and (resting_on(t, p) or held_in(t, p) or inside(t, p))
+        t, p = self.scene.things[name], self.scene.things[place]  # (never in what is smaller: the mug in its ball)
+        return name != place and (resting_on(t, p) or t.volume < p.volume and (held_in(t, p) or inside(t, p)))
 
     def _described_place(self, subject: list[Mention], dest: list, rels: list, toks: list[str]) -> tuple[list, tuple | None]:
         """Of two places after a unit's objects, the first may describe where they are ("put the fruit on the

@@ -129,8 +129,9 @@ def deep(t: Thing) -> bool:
 
 
 def resting_on(a: Thing, b: Thing) -> bool:
-    """a rests on (or, for a container, sits in the opening of) b."""
-    if a.name == b.name or a.fixed or not over(a, b):
+    """a rests on (or, for a container, sits in the opening of) b — never on what lies in it (break-it: the mug
+    "rested on" the golf ball inside it, and "put it back" set it down on the ball)."""
+    if a.name == b.name or a.fixed or not over(a, b) or held_in(b, a) and b.volume < a.volume:
         return False
     low = b.hi[2] - (0.05 if container(b) else 0.01)
     return low <= a.lo[2] <= b.hi[2] + 0.02
