@@ -153,9 +153,7 @@ def propose_edit(
     targets = {it.op.args[-1] for it in items if len(it.op.args) > 1}
     movable = set(world.movable())
     target = op.args[-1] if len(op.args) > 1 else op.args[0]
-    # (everything stands on the table: what is on it is in the way of nothing there; newcomer: "plate is in the way of
-    # pour(mug, table): move it to the table first")
-    in_target = [b for b in around.get(target, []) if b in movable] if target != table else []
+    in_target = [b for b in around.get(target, []) if b in movable]
     blamed = [b for b in failure.offending_objects if b in movable and b not in op.args]
     # What the sketch has put somewhere by then (a fork into the mug), or a replan found done already, is
     # arranged on purpose, not in the way; what it arranges only later (the knife lying on the fork that
