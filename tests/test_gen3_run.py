@@ -26,6 +26,10 @@ def test_gen3_hardware_dry_run_plans_checks_and_never_contacts_the_arm(tmp_path)
     start = events[0]
     assert (start["robot"], start["backend"], start["speed"], start["dry_run"]) == ("kinova-gen3", "kortex", 0.25, True)
     assert events[-1]["guard_rejections"] == 0
+    # and it says so on the console, not only in report.md (the account above it reads like a real run)
+    plain = owl("run", INSTRUCTION, "--vlm", "oracle", "--backend", "kortex", "--ip", "192.0.2.1", "--out", str(tmp_path / "p"))
+    assert "dry run: planned, checked and executed in simulation only; the kinova-gen3 at 192.0.2.1 was not contacted" \
+        in plain.stdout, plain.stdout
 
 
 def test_hardware_usage_errors_are_one_line_and_leave_no_folder(tmp_path):

@@ -200,7 +200,9 @@ def run(
     if progress is not None:  # seconds pass before the first tick: say what they are spent on
         err.print(f"[dim]{'setup':<22}[/] running — loading the planner and building the "
                   f"{cfg.task if scene is None else os.path.basename(str(scene))} scene (seed {cfg.seed}), the {cfg.robot} and its "
-                  f"{cfg.perception} perception", soft_wrap=True)
+                  f"{cfg.perception} perception"
+                  + (f"; a dry run: the {cfg.robot} at {cfg.ip} is not contacted (--execute moves it)"
+                     if cfg.backend != "sim" and not cfg.execute else ""), soft_wrap=True)
     try:
         from owl_bt.episode import run_episode
 
@@ -244,6 +246,9 @@ def run(
         from owl_bt.report.writer import DIRECTIONS  # the pictures show the robot's left on their right
 
         view.print(DIRECTIONS, markup=False, soft_wrap=True)
+    if cfg.backend != "sim" and not cfg.execute:  # (say so last too: the account above reads like a real run)
+        view.print(f"dry run: planned, checked and executed in simulation only; the {cfg.robot} at {cfg.ip} was not "
+                   "contacted or moved (add --execute to move it)", markup=False, soft_wrap=True)
     view.print(f"detector: {result.detector_reason}", markup=False)
     if result.success and not result.executed:
         view.print("nothing was moved: the goal already held in the observed scene", markup=False)
