@@ -82,3 +82,23 @@ def test_the_fork_just_put_into_the_mug_leaning_over_its_rim_is_not_in_the_knife
     # the same fork lying there after some other step (not put into the mug by it) is in the way
     failed = blocked_later(_step("place_ontop", "orange", "table"), [_step("pick", "knife"), knife], leaning, None, holds)
     assert failed is not None and failed.reason.startswith("fork lies at")
+
+
+def test_what_lies_in_a_container_a_later_step_moves_first_is_not_in_the_way():
+    # owl SoupPour seeds 2 and 3: the apple was planned onto the white mat where the soup can stood, the can poured
+    # and put aside first; the soup still in the can was taken to lie where the apple would go, three attempts running
+    start = task_state("souppour", 2)
+    skills = load_skills()
+    holds = lambda st: held_after(skills[st.op.name].schema, st.op.args)  # noqa: E731
+    can = start.get("tomato_soup_can").pose
+    pour = GroundedStep(GroundOp("pour", ("tomato_soup_can", "bowl")), {}, [], {"tomato_soup_can": Pose(0.55, 0.1, 0.2)}, 0)
+    aside = GroundedStep(GroundOp("place_ontop", ("tomato_soup_can", "table")), {}, [],
+                         {"tomato_soup_can": Pose(0.4, 0.25, 0.05)}, 0)
+    apple = GroundedStep(GroundOp("place_ontop", ("apple", "white_mat")), {}, [],
+                         {"apple": Pose(can.x, can.y, 0.04)}, 0)
+    later = [_step("pick", "tomato_soup_can"), pour, aside, _step("pick", "apple"), apple]
+    assert blocked_later(_step("place_ontop", "potted_meat_can", "table"), later, start, None, holds) is None
+    # the soup spilt there (in no container) is in the way
+    spilt = start.with_pose("tomato_soup_can", Pose(0.4, 0.25, 0.05))
+    failed = blocked_later(_step("place_ontop", "potted_meat_can", "table"), later[3:], spilt, None, holds)
+    assert failed is not None and failed.reason.startswith("soup lies at (0.50, -0.07), where place_ontop(apple, white_mat)")

@@ -22,7 +22,8 @@ def blocked_later(step, later_steps: list, obs: WorldState, held: str | None,
     `step` (the one just done) naming both. Not counted: what the step acts on (its arguments), what lies
     in those (a spoon already in the mug the fork goes into), what `step` itself just put into or onto
     one of them (the fork leaning in the mug, its centre outside the mug's box, where the knife goes
-    next), what the hand holds, fixed objects, and what an earlier later step moves first.
+    next), what the hand holds, fixed objects, and what an earlier later step moves first, with what lies
+    in it (the soup goes with its can: SoupPour's apple planned where the can stood).
     `holds_after(st)`: what st leaves in the hand (a pick's expected pose is where it grasps, not where
     it sets down)."""
     moving: set[str] = set()
@@ -33,7 +34,7 @@ def blocked_later(step, later_steps: list, obs: WorldState, held: str | None,
             lo, hi = replace(obs.get(name), pose=pose).aabb()
             for other, o in obs.objects.items():
                 if (other in st.op.args or other in moving or other == held or o.fixed
-                        or container_of(other, obs.objects) in st.op.args or _put_there(step, other, st)):
+                        or container_of(other, obs.objects) in {*st.op.args, *moving} or _put_there(step, other, st)):
                     continue
                 x, y, z = o.pose.position
                 if lo[0] < x < hi[0] and lo[1] < y < hi[1] and lo[2] < z < hi[2]:
