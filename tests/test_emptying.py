@@ -97,3 +97,14 @@ def test_a_container_is_never_in_or_on_what_lies_in_it():
     """Break-it: "pick up the mug and put it back where it was" with the golf ball in it answered "the robot has no
     action place_ontop(mug, golf_ball)": the mug was taken to be in its own ball."""
     assert goals("pick up the mug and put it back where it was", WITH_BALL)[0][:3] == ("mug", "ontop", "table")
+
+
+def test_emptying_what_is_no_container_says_what_to_say_instead():
+    plum_on_plate = [*SCENE, thing("plum", "plum", "purple", 0.45, 0.15, (0.05, 0.05, 0.05), z0=0.02)]
+    for text, says in [("empty the plate", "the plate is not a container to pour out; to take what is on it off, say "
+                                           "'clear the plate'"),
+                       ("empty the table", "the table is not a container to pour out; say where what is on it goes"),
+                       ("empty the apple", "the apple is not a container to pour out"),
+                       ("empty everything", "no container in the scene holds anything to pour out")]:
+        with pytest.raises(GroundingError, match=f"^{says}"):
+            goals(text, plum_on_plate)

@@ -7,7 +7,7 @@ from __future__ import annotations
 from owl_bt.errors import GroundingError
 from owl_bt.language import vocabulary as V
 from owl_bt.language.goals import Goal
-from owl_bt.language.scene_view import held_in, resting_on
+from owl_bt.language.scene_view import container, held_in, resting_on
 
 ADVICE = "rephrase it with simpler words (e.g. 'put the X onto the Y') or configure a VLM endpoint (--vlm openai)"
 
@@ -83,6 +83,8 @@ class SpecialClauses:
             named = [n for m in what for n in self._resolve(m, toks)] if what else list(self.last) if pronoun else []
             if not named and set(toks) & (V.QUANT_ALL | V.GENERIC):  # "empty everything": each container holding something
                 named = [n for n in self.scene.things if self._holds_something(n)]
+                if not named:
+                    raise GroundingError("no container in the scene holds anything to pour out")
             if named:
                 return self._empty(toks, {n: [] for n in named})
         if not into:
@@ -133,6 +135,12 @@ class SpecialClauses:
             plan[c] = plan.get(c, ()) + tuple(out) + ((n,) if c != n else ())
         for src, named in plan.items():
             inside = self._contents(src)
+            if things[src].fixed or not (container(things[src]) or inside):  # "empty the table", "empty the plate"
+                w = src.replace("_", " ")
+                on_it = [n for n, t in things.items() if n != src and not t.fixed and resting_on(t, things[src])]
+                how = ("say where what is on it goes (e.g. 'put everything in the bin')" if things[src].fixed else
+                       f"to take what is on it off, say 'clear the {w}'" if on_it else "")
+                raise GroundingError(f"the {w} is not a container to pour out" + (f"; {how}" if how else ""))
             left = tuple(n for n in named if n in inside) if named else inside
             if named and not left and inside:  # the wrong thing named: say what is in it
                 raise GroundingError(f"the {named[0].replace('_', ' ')} is not in the {src.replace('_', ' ')} (the "
