@@ -104,7 +104,7 @@ def test_emptying_what_is_no_container_says_what_to_say_instead():
     for text, says in [("empty the plate", "the plate is not a container to pour out; to take what is on it off, say "
                                            "'clear the plate'"),
                        ("empty the table", "the table is not a container to pour out; say where what is on it goes"),
-                       ("empty the apple", "the apple is not a container to pour out"),
+                       ("empty the apple", "the apple lies in no container: there is nothing to pour it out of"),
                        ("empty everything", "no container in the scene holds anything to pour out")]:
         with pytest.raises(GroundingError, match=f"^{says}"):
             goals(text, plum_on_plate)

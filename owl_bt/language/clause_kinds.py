@@ -131,6 +131,9 @@ class SpecialClauses:
 
         plan: dict[str, tuple[str, ...]] = {}
         for n, out in said.items():
+            if (not out and not self._contents(n) and not holder(n) and not things[n].fixed and not container(things[n])
+                    and not any(resting_on(t, things[n]) for t in things.values() if not t.fixed)):  # (a plate: below)
+                raise GroundingError(f"the {n.replace('_', ' ')} lies in no container: there is nothing to pour it out of")
             c = holder(n) if not out and not self._contents(n) and holder(n) else n
             plan[c] = plan.get(c, ()) + tuple(out) + ((n,) if c != n else ())
         for src, named in plan.items():
