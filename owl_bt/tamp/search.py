@@ -183,11 +183,8 @@ def propose_edit(
             continue
         done.add(key)
         if inside:
-            new = [SketchItem(GroundOp("pick", (target,)), why=f"empty {target}"),
-                   SketchItem(GroundOp("pour", (target, table)), [(f"{b} out of {target}", _out_of(b, target))],
-                              why=f"empty {target}"),
-                   SketchItem(GroundOp("place_ontop", (target, table)), why=f"empty {target}")]
-            return items[:at] + new + items[at:], f"{target} holds {b}: pour it out onto the {table} first"
+            return items[:at] + _poured_out(target, b, table) + items[at:], (f"{target} holds {b}: pour it out onto the "
+                                                                              f"{table} first")
         new = [SketchItem(GroundOp("pick", (b,)), why=f"clear {target}"),
                SketchItem(GroundOp("place_ontop", (b, table)), [(f"{b} away", _away(b, targets))], why=f"clear {target}")]
         return items[:at] + new + items[at:], f"{b} is in the way of {op}: move it to the {table} first"
@@ -199,11 +196,8 @@ def propose_edit(
     if walled and table is not None:
         h, o = walled[0], op.args[0]
         done.add(("pour", h))
-        new = [SketchItem(GroundOp("pick", (h,)), why=f"empty {h}"),
-               SketchItem(GroundOp("pour", (h, table)), [(f"{o} out of {h}", _out_of(o, h))], why=f"empty {h}"),
-               SketchItem(GroundOp("place_ontop", (h, table)), why=f"empty {h}")]
-        return items[:at] + new + items[at:], (f"{o} lies in {h}, whose walls keep the hand off it: pour it out onto the "
-                                               f"{table} first")
+        return items[:at] + _poured_out(h, o, table) + items[at:], (f"{o} lies in {h}, whose walls keep the hand off it: "
+                                                                    f"pour it out onto the {table} first")
     round_thing = world.get(op.args[0]).shape == "sphere"  # every grasp of a ball reaches every orientation
     # a pick whose grasps the next step's look-ahead refused (skills/place.py grasp_fits): regrasp too
     reasons = failure.observed.get("reasons") or {}
@@ -285,6 +279,14 @@ def _types(world: WorldState, name: str) -> set[str]:
 
     o = world.get(name)
     return static_types(o.category, o.fixed)
+
+
+def _poured_out(container: str, obj: str, table: str) -> list[SketchItem]:
+    """The sketch items that empty `container` onto `table` until `obj` is out of it, and set it down."""
+    return [SketchItem(GroundOp("pick", (container,)), why=f"empty {container}"),
+            SketchItem(GroundOp("pour", (container, table)), [(f"{obj} out of {container}", _out_of(obj, container))],
+                       why=f"empty {container}"),
+            SketchItem(GroundOp("place_ontop", (container, table)), why=f"empty {container}")]
 
 
 def _narrow(world: WorldState, container: str, obj: str) -> bool:
