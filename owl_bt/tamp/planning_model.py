@@ -175,9 +175,16 @@ class PlanningModel(ContainerGeometry):
         released contents fall out (off the container's walls and the hand, as they would). `arm`:
         joint values (radians) matching each pose, so that the hand turns with the object (its palm
         and fingers over a mug's mouth are in the way of what falls out). `watch`: called after every
-        physics step (the pour follows where the contents fall)."""
+        physics step (the pour follows where the contents fall).
+
+        The object is driven, not held: the fingers keep their angle and do not touch it (squeezing a
+        driven can with them made most of each step's cost), though they do meet what falls out."""
         body = self.bodies[self.held]
         self._put(self.held, *poses[0])
+        self.robot.command_fingers(self.robot.finger_joints())
+        pads = {(c[3], c[4]) for c in p.getClosestPoints(self.robot.body, body, 0.01, physicsClientId=self.cid)}
+        for link, part in pads:
+            p.setCollisionFilterPair(self.robot.body, body, link, part, 0, physicsClientId=self.cid)
         # Driven by a stiff fixed constraint to the world, as a hand would: the contents meet a
         # wall that moves smoothly, with a velocity, rather than one that jumps every step.
         cons = p.createConstraint(body, -1, -1, -1, p.JOINT_FIXED, (0, 0, 0), (0, 0, 0), poses[0][0],
@@ -200,6 +207,8 @@ class PlanningModel(ContainerGeometry):
                     watch()
         finally:
             p.removeConstraint(cons, physicsClientId=self.cid)
+            for link, part in pads:
+                p.setCollisionFilterPair(self.robot.body, body, link, part, 1, physicsClientId=self.cid)
             self._put(self.held, *poses[-1])
 
     def contents(self, name: str) -> list[str]:
