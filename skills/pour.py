@@ -40,8 +40,8 @@ DWELL_SECONDS = 1.0
 MOUTH_INSET = 0.03  # metres the poured object's mouth stays inside the target's rim
 AIM_SHARE = 0.4  # of a container's inner radius: how far off its axis a pour into it aims the mouth
 RIM_MARGIN = 0.015  # metres inside its rim (beyond their own radius) that poured contents must fall into a container
-SAG_SHARE = 0.9  # a pour is judged also at this share of its tilt (the grasp may sag): an empty object's
-# checkers, and a full one's contents leaving it
+SAG_SHARE = 0.9  # a pour is judged also at this share of its tilt (the grasp may sag): its checkers, and
+# a full object's contents leaving it
 MAX_JOINT_JUMP = 0.6  # radians between neighbouring tilt waypoints: more means IK flipped branch
 HAND_CLEARANCE = 0.12  # m the TCP and the hand behind it stay above the table all through a tilt (the wrist
 # and forearm of a level hand hang lower: at 4 cm, a third of Mug3's pours still met the table with them)
@@ -181,16 +181,7 @@ class PourSkill(Skill):
             # Nothing inside o: the pour moves o alone, so the state after it is o at its tilted pose,
             # judged before any inverse kinematics (a replan after a spill spent minutes of IK on
             # pours of the empty can whose checker wanted the spilt soup in the bowl).
-            # Judged also at SAG_SHARE of the full tilt: on the arm an empty mug planned just past its
-            # checker's tilt sagged in the fingers and ended a degree short of it (Mug3, UR5e seed 2).
-            before = model.pose(o)
-            failed = []
-            for at in (len(poses) - 1, round(SAG_SHARE * (len(poses) - 1))):
-                model.set_pose(o, from_bullet(*poses[at]))
-                failed = [name for name, check in model.step_checks if not check(model.state())]
-                if failed:
-                    break
-            model.set_pose(o, before)
+            failed = _failed_checks(model, o, poses)
             if failed:
                 return Outcome.fail(f"constraint {', '.join(failed)} not satisfied ({o} is empty)", t)
         q0 = model.robot.arm_q()
@@ -237,8 +228,7 @@ class PourSkill(Skill):
         near_rim = [c for c, ok in crossed.items() if not ok]
         if near_rim:
             return Outcome.fail(f"{', '.join(near_rim)} would fall into {t} too close to its rim", t)
-        state = model.state()
-        failed = [name for name, check in model.step_checks if not check(state)]
+        failed = _failed_checks(model, o, poses)  # the contents where they landed, o at both tilts
         if failed:
             return Outcome.fail(f"constraint {', '.join(failed)} not satisfied", t)
         landed = {c: model.pose(c) for c in contents}
@@ -257,6 +247,25 @@ class PourSkill(Skill):
         # land is judged by the generated checkers, not by a planned pose.
         return Outcome(ok=True, commands=[Move(path), Move(tuple(waypoints[1:]), times),
                                           Move((waypoints[-1],), (DWELL_SECONDS,))])
+
+
+def _failed_checks(model: PlanningModel, o: str, poses: list[tuple]) -> list[str]:
+    """Names of the step's checkers that fail with o at the end of its tilt path `poses` ((position,
+    quaternion), world frame), or else at SAG_SHARE of it; o is put back where it was. On the arm a
+    mug planned just past its checker's tilt sagged in the fingers and ended a degree short of it,
+    empty (Mug3, UR5e seed 2) and with the golf ball poured out of it (seed 7)."""
+    before = model.pose(o)
+    failed: list[str] = []
+    try:
+        for at in (len(poses) - 1, round(SAG_SHARE * (len(poses) - 1))):
+            model.set_pose(o, from_bullet(*poses[at]))
+            state = model.state()
+            failed = [name for name, check in model.step_checks if not check(state)]
+            if failed:
+                break
+    finally:
+        model.set_pose(o, before)
+    return failed
 
 
 def _floor(state: WorldState, t: str) -> float:
