@@ -108,3 +108,11 @@ def test_emptying_what_is_no_container_says_what_to_say_instead():
                        ("empty everything", "no container in the scene holds anything to pour out")]:
         with pytest.raises(GroundingError, match=f"^{says}"):
             goals(text, plum_on_plate)
+
+
+def test_emptying_onto_a_plate_puts_what_falls_out_on_it():
+    """Break-it: "empty the mug onto the plate" was met with the ball anywhere out of the mug (on the table
+    beside the plate), and asked for the plate to stand upright, as a bowl poured into must."""
+    plan = plan_for("empty the mug onto the plate", WITH_BALL)
+    assert [s.line().split(";")[0] for s in plan.steps] == ["pick(mug)", "pour(mug, plate)", "place_ontop(mug, table)"]
+    assert plan.goal_checks == ['on("ball", "plate")'] and 'on("ball", "plate")' in plan.steps[1].check

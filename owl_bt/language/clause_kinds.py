@@ -106,7 +106,8 @@ class SpecialClauses:
         src, contents = (holder, (x.name,)) if holder else (x.name, tuple(
             n for n, t in self.scene.things.items() if held_in(t, x)))
         self.goals.append(Goal(src, "pour", target, contents=contents))
-        self.upright_needed.add(target)
+        if container(self.scene.things[target]):  # a container poured into stands upright; a plate is flat
+            self.upright_needed.add(target)
         self.last = [src]
 
     def _contents(self, c: str) -> tuple[str, ...]:

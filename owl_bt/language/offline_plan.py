@@ -52,9 +52,9 @@ def predicates(g: Goal, things: dict[str, Thing], during: bool = False) -> list[
     if g.how == "pour":
         into = container(things[g.support])  # into a container: upside down, so nothing stays in on the arm
         out = [f'tipped_over("{g.obj}", "{g.support}", {-0.7 if into else -0.5})'] if during and (into or g.contents) else []
-        fall = "not inside" if not container(things[g.support]) else "inside"
-        for c in g.contents:
-            out.append(f'not inside("{c}", "{g.obj}")' if fall == "not inside" else f'inside("{c}", "{g.support}")')
+        for c in g.contents:  # into a container; onto a plate, on it; onto the table, anywhere out
+            out.append(f'inside("{c}", "{g.support}")' if into else f'not inside("{c}", "{g.obj}")'
+                       if things[g.support].category == "table" else f'on("{c}", "{g.support}")')
         if g.upright and not during:  # emptied onto the table: then stood back up
             out.append(f'upright("{g.obj}")')
         return out
