@@ -116,3 +116,16 @@ def test_emptying_onto_a_plate_puts_what_falls_out_on_it():
     plan = plan_for("empty the mug onto the plate", WITH_BALL)
     assert [s.line().split(";")[0] for s in plan.steps] == ["pick(mug)", "pour(mug, plate)", "place_ontop(mug, table)"]
     assert plan.goal_checks == ['on("ball", "plate")'] and 'on("ball", "plate")' in plan.steps[1].check
+
+
+@pytest.mark.parametrize("text", [
+    "put the strawberry in the mug, then empty the mug", "put the strawberry in the mug, then empty it",
+    "put the strawberry in the mug and then pour it out",
+])
+def test_filling_then_emptying_is_done_in_the_order_said(text):
+    """Break-it: "put X in the mug, then empty the mug" emptied the mug first and left X in it, meeting a goal
+    the person had undone; "… then empty it" was refused ("the strawberry lies in no container")."""
+    plan = plan_for(text, WITH_BALL)
+    assert [s.line().split(";")[0] for s in plan.steps] == [
+        "pick(strawberry)", "place_inside(strawberry, mug)", "pick(mug)", "pour(mug, table)", "place_ontop(mug, table)"]
+    assert plan.goal_checks == ['all([not inside("ball", "mug"), not inside("strawberry", "mug"), upright("mug")])']

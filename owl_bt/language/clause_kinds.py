@@ -81,6 +81,9 @@ class SpecialClauses:
                     pairs[self._resolve(c, toks)[0]] = [n for m in what if prev < m.start < c.start for n in self._resolve(m, toks)]
                 return self._empty(toks, pairs)
             named = [n for m in what for n in self._resolve(m, toks)] if what else list(self.last) if pronoun else []
+            into_last = [g.support for g in self.goals if g.obj in named and g.how == "inside"]
+            if pronoun and into_last and not any(container(self.scene.things[n]) for n in named):
+                named = list(dict.fromkeys(into_last))  # "put the fork in the mug, then empty it": the mug
             if not named and set(toks) & (V.QUANT_ALL | V.GENERIC):  # "empty everything": each container holding something
                 named = [n for n in self.scene.things if self._holds_something(n)]
                 if not named:

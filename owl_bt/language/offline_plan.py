@@ -173,6 +173,8 @@ def make_plan(reading: Reading, things: list[Thing], held: str | None = None) ->
             return
         i = pending(name)
         k = next((j for j, x in enumerate(goals) if x is filling), None)
+        if i is not None and k is not None and i > k and goals[i].how == "pour":
+            i = None  # "put the fork in the mug, then empty the mug": emptied after it is filled, as said
         if i is not None and k is not None and i > k and filling.final:  # said after it: say why it comes first
             goals[i].note = "; ".join(filter(None, (goals[i].note, f"before the {_w(filling.obj)} goes in: a container "
                                                     "is set in place before it is filled")))

@@ -103,6 +103,11 @@ class Reader(ClauseRelations, SpecialClauses, References):
         for i, g in enumerate(self.goals):  # "empty the mug and put the ball back in it": the pour is a step on the way
             if g.how == "pour" and any(later.obj in g.contents for later in self.goals[i + 1:]):
                 g.final = False
+            # "put the fork in the mug, then empty the mug": the fork comes out with the rest (was emptied first)
+            pour = next((later for later in self.goals[i + 1:] if later.how == "pour" and later.obj == g.support), None)
+            if g.how == "inside" and pour is not None:
+                g.final = False
+                pour.contents = pour.contents + (g.obj,) * (g.obj not in pour.contents)
         return Reading(self.goals, self.upright_needed)
 
     def _clause(self, toks: list[str]) -> None:
