@@ -13,6 +13,7 @@ from owl_bt.episode_config import EpisodeConfig, same_words, validate
 from owl_bt.errors import OwlError, UsageError
 from owl_bt.faults import FaultInjector, FaultyBackend, FaultyPerception, parse_faults
 from owl_bt.language.vlm import make_vlm
+from owl_bt.report.final_state import final_rows
 from owl_bt.runfolder import RunFolder
 from perception.source import SimStateSource
 from sim import tasks
@@ -130,12 +131,14 @@ def _run_in(cfg: EpisodeConfig, task, skills, folder: RunFolder, on_tick) -> Epi
                         skeletons=cfg.skeletons, max_attempts=cfg.max_attempts, plan_time=cfg.plan_time, **scene_file,
                         **({"faults": fault_spec.to_dict()} if fault_spec else {}))
         save_png(render(world.cid).rgb, str(folder.path / "initial.png"))
+        start_truth = world.ground_truth()
         t0 = time.monotonic()
         res = run_tree(services, cfg.instruction.strip(), cfg.max_attempts, on_tick)
         wall = time.monotonic() - t0
         holding = _held_now(backend)
         world.settle(0.3)
         verdict = task.detect(world) if task.detect else None
+        ended = final_rows(start_truth, world.ground_truth(), holding)
         save_png(render(world.cid).rgb, str(folder.path / "final.png"))
     finally:
         world.close()
@@ -191,6 +194,8 @@ def _run_in(cfg: EpisodeConfig, task, skills, folder: RunFolder, on_tick) -> Epi
     if services.transcripts:
         folder.write_json("transcript.json", services.transcripts)  # one list of messages per attempt
     folder.write_text("tree.txt", res.tree_text)
+    folder.log.info("final_state", objects=ended, source="the simulator" if cfg.backend == "sim" else
+                    "the simulated twin of the arm, not a camera's view of the real scene")
     folder.log.info("end", **result.summary())
     result.run_dir = folder.finish()
     return result

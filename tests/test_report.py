@@ -69,6 +69,11 @@ def test_successful_run_folder_has_the_report_and_tree_drawings(success_run):
     assert "<table>" in html and '<img alt="after" src="final.png"' in html and '<code class="language-python">' in html
 
 
+def test_the_report_says_where_everything_ended(success_run):
+    md = (success_run / "report.md").read_text()  # the final-state table (tests/test_final_state.py)
+    assert "Where everything ended (the simulator;" in md and "| strawberry | on the light grey region |" in md
+
+
 def test_the_plans_own_samples_are_told_apart_from_the_runs(success_run, tmp_path):
     # newcomer: the header said 644 samples and the plan's rows added up to 11, with nothing to say why
     import shutil

@@ -33,6 +33,7 @@ class RunLog:
     end: dict = field(default_factory=dict)
     attempts: list[Attempt] = field(default_factory=list)
     final_tree: dict | None = None
+    final_state: dict | None = None  # where everything ended ("final_state": objects, source)
     started: dt.datetime | None = None
     ended: dt.datetime | None = None
 
@@ -105,6 +106,8 @@ def read_events(path: Path) -> RunLog:
             if not ev.get("give_up"):
                 current = Attempt(len(log.attempts) + 1, start=when)
                 log.attempts.append(current)
+        elif kind == "final_state":
+            log.final_state = ev
         elif kind == "end":
             log.end, log.ended = ev, when
         last = when or last

@@ -18,6 +18,7 @@ from pathlib import Path
 
 from owl_bt import safe_json
 from owl_bt.language.checker_names import called_helpers, count_line, split_checkers
+from owl_bt.report import final_state
 from owl_bt.report.events import RunLog, read_events, stage_times
 from owl_bt.report.html import markdown_to_html
 from owl_bt.runfolder import NO_SPACE
@@ -134,6 +135,9 @@ def build_markdown(folder: Path, log: RunLog) -> str:
     executed = result.get("executed") or []
     nothing = "(nothing: the goal already held in the observed scene)" if result.get("success") else "(nothing)"
     md += [f"Executed: {', '.join(f'`{a}`' for a in executed) or nothing}", ""]
+    ended = log.final_state or {}
+    if isinstance(ended.get("objects"), list):
+        md += final_state.markdown([r for r in ended["objects"] if isinstance(r, dict)], str(ended.get("source", "")))
     steps = plan.get("steps") or []
     if steps:
         kept = sum(s.get("samples") or 0 for s in steps)

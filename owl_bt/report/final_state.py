@@ -1,0 +1,82 @@
+"""Where each object ended a run, for the report's final-state table: in or on what, how far it moved,
+whether it still stands upright, and flags for what a person would want pointed out (tipped over, fell
+off the table, still in the gripper). Judged with the offline grounder's own scene geometry
+(`owl_bt.language.scene_view`), on the simulator's state at the end of the run (DESIGN §6)."""
+
+from __future__ import annotations
+
+import math
+
+from owl_bt.language.constraints import describe_objects
+from owl_bt.language.scene_view import Thing, inside, read_objects, resting_on
+from owl_bt.state import WorldState
+
+OFF_TABLE = 0.05  # m below the table top: an object's bottom this low has fallen off it
+
+
+def final_rows(start: WorldState, end: WorldState, holding: str | None = None) -> list[dict]:
+    """One row per movable object of `end`, in its order: {"object", "where" (words: "in the bowl", "on the
+    white mat", "on the table", "in the gripper", "off the table"), "moved_cm" (its centre's distance from
+    where it was in `start`, cm, world frame; None when it is not in `start`), "tilt_deg" (its own up axis
+    from the vertical, degrees; None for a ball or a fruit, whose turn does not matter), "flags" (list of
+    words)}. `holding`: the object the gripper still holds, if any."""
+    things = {t.name: t for t in read_objects(describe_objects(end))}
+    before = {t.name: t for t in read_objects(describe_objects(start))}
+    table = next((t for t in things.values() if t.category == "table"), None)
+    rows = []
+    for t in things.values():
+        if t.fixed:
+            continue
+        flags = []
+        where = _where(t, things, table)
+        if t.name == holding:
+            where = "in the gripper"
+            flags.append("still held")
+        elif where == "off the table":
+            flags.append("fell off the table")
+        tilt = _tilt(t)
+        was = before.get(t.name)
+        if tilt is not None and was is not None and was.upright and not t.upright and t.name != holding:
+            flags.append("tipped over")
+        moved = round(100 * math.dist(t.pose[:3], was.pose[:3]), 1) if was is not None and was.pose else None
+        rows.append({"object": t.name, "where": where, "moved_cm": moved, "tilt_deg": tilt, "flags": flags})
+    return rows
+
+
+def _where(t: Thing, things: dict[str, Thing], table: Thing | None) -> str:
+    holders = [b for b in things.values() if inside(t, b)]
+    if holders:
+        return f"in the {_w(min(holders, key=lambda b: b.volume).name)}"
+    under = [b for b in things.values() if b.category != "table" and resting_on(t, b)]
+    if under:
+        return f"on the {_w(max(under, key=lambda b: b.hi[2]).name)}"
+    if table is not None and table.hi and t.lo and t.lo[2] < table.hi[2] - OFF_TABLE:
+        return "off the table"
+    if table is not None and table.hi and t.lo and t.lo[2] > table.hi[2] + 0.03:
+        return "above the table, on nothing listed (leaning or carried)"
+    return "on the table"
+
+
+def _tilt(t: Thing) -> float | None:
+    if t.shape == "sphere" or len(t.pose) < 5:
+        return None
+    up = max(-1.0, min(1.0, math.cos(t.pose[3]) * math.cos(t.pose[4])))
+    return round(math.degrees(math.acos(up)))
+
+
+def _w(name: str) -> str:
+    return name.replace("_", " ")
+
+
+def markdown(rows: list[dict], source: str) -> list[str]:
+    """The report's lines for `rows` (see `final_rows`): a table, then one line per flagged object."""
+    if not rows:
+        return []
+    md = [f"Where everything ended ({source}; moved: how far its centre went; tilt: its own up axis from the "
+          "vertical, for things whose turn matters):", "", "| object | where | moved | tilt | |", "|---|---|---|---|---|"]
+    for r in rows:
+        moved = "—" if r.get("moved_cm") is None else f"{r['moved_cm']} cm"
+        tilt = "—" if r.get("tilt_deg") is None else f"{r['tilt_deg']}°"
+        md.append(f"| {r.get('object')} | {r.get('where')} | {moved} | {tilt} | {', '.join(r.get('flags') or [])} |")
+    flagged = [f"- the {_w(str(r.get('object')))}: {', '.join(r['flags'])}" for r in rows if r.get("flags")]
+    return md + [""] + (["Look at:", *flagged, ""] if flagged else [])
