@@ -58,6 +58,8 @@ class EpisodeResult:
     stopped_late: bool = False  # that signal came after the tree had ended (nothing was moving; the folder is whole)
     plan_was_done: bool = False  # the last attempt's plan was empty (its goal held): `plan` is then the steps executed
     holding: str | None = None  # what the arm still held when the run ended (a failed run may leave it so)
+    sketch_attempt: int | None = None  # the attempt `sketch` and `checkers` came from (a later one may make none)
+    plan_attempt: int | None = None  # the attempt `plan` came from (None when it is the steps executed)
 
     def summary(self) -> dict:
         extra = {"faults": self.faults} if self.faults else {}
@@ -179,6 +181,8 @@ def _run_in(cfg: EpisodeConfig, task, skills, folder: RunFolder, on_tick) -> Epi
         faults=({**fault_spec.to_dict(), "counts": injector.counts(), "injected": injector.injected}
                 if injector is not None else None),
         tick=res.tick.to_dict(), stopped_by=res.stopped_by, holding=holding,
+        sketch_attempt=board.get("constraints_attempt") if constraints else None,
+        plan_attempt=board.get("plan_attempt") if board.get("plan") else None,
     )
     note_late_stop(result)
     folder.write_json("plan.json", {

@@ -21,8 +21,8 @@ from trees.worker import WorkerBehaviour
 
 class GenerateConstraints(WorkerBehaviour):
     stage = "constraints"
-    writes = ("constraints",)
-    reads = ("world", "scene_image", "instruction", "history", "missing")
+    writes = ("constraints", "constraints_attempt")  # the attempt that wrote them (a later one may make none)
+    reads = ("world", "scene_image", "instruction", "history", "missing", "attempt")
 
     def before(self) -> None:
         self._world, self._image, self._instruction = self.bb.world, self.bb.scene_image, self.bb.instruction
@@ -55,6 +55,7 @@ class GenerateConstraints(WorkerBehaviour):
 
     def finish(self, constraints) -> py_trees.common.Status:
         self.bb.constraints = constraints
+        self.bb.constraints_attempt = self.bb.get("attempt") if self.bb.exists("attempt") else 1
         if self._reused:
             self.feedback_message = "the goal holds (the previous attempt's checkers)"
             return py_trees.common.Status.SUCCESS

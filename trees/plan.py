@@ -38,8 +38,8 @@ class Plan:
 
 class PlanBehaviour(WorkerBehaviour):
     stage = "plan"
-    writes = ("plan",)
-    reads = ("world", "constraints", "executed")
+    writes = ("plan", "plan_attempt")  # the attempt that found it (a later one may find none)
+    reads = ("world", "constraints", "executed", "attempt")
 
     def before(self) -> None:
         self._world, self._constraints = self.bb.world, self.bb.constraints
@@ -115,6 +115,7 @@ class PlanBehaviour(WorkerBehaviour):
         if isinstance(result, Failure):
             return self.fail(result)
         self.bb.plan = result
+        self.bb.plan_attempt = self.bb.get("attempt") if self.bb.exists("attempt") else 1
         tp = result.task_plan
         self.services.log("planned", plan=result.actions(), samples=result.refinement.samples,
                           params=[{k: repr(v) for k, v in st.params.items()} for st in result.refinement.steps],

@@ -153,7 +153,8 @@ def run_tree(services: Services, instruction: str, max_attempts: int = 4, on_tic
     services.log("tick_rate", **stats.to_dict())
     log_snapshot(services.log, root, "final")
     text = tree_text(root)
-    keys = ("attempt", "plan", "constraints", "history", "failure", "failures", "executed", "interruption")
+    keys = ("attempt", "plan", "constraints", "history", "failure", "failures", "executed", "interruption",
+            "constraints_attempt", "plan_attempt")
     reader = client("runner-read", read=keys)
     board = {k: (reader.get(k) if reader.exists(k) else None) for k in keys}
     return RunResult(root.status, seed.attempt, stats.ticks, stats.hz, text, interrupted, board, stats, services.stopped_by)

@@ -217,9 +217,10 @@ def run(
     view = err if as_json else out  # with --json, stdout carries the JSON object only
     LOST.stdout_ok = True  # the task has ended: a reader of stdout gone now costs the account, not the exit code
     last = f" (attempt {result.attempts}, the last)" if result.attempts > 1 else ""  # break-it: attempts were unlabelled
-    view.rule(f"plan sketch{last}")
+    sketch_from = _from_attempt(result.sketch_attempt, result.attempts, "made no constraints")
+    view.rule(f"plan sketch{sketch_from or last}")
     view.print(result.sketch or "(none)", markup=False)
-    view.rule(f"checkers{last}")
+    view.rule(f"checkers{sketch_from or last}")
     helpers, called = split_checkers(result.checkers)[1], called_helpers(result.checkers)
     view.print(count_line(result.checkers, name_helpers=True, note="--verbose prints them" if called and not verbose else ""),
                markup=False, soft_wrap=True)
@@ -230,8 +231,8 @@ def run(
                        markup=False, highlight=False, soft_wrap=not view.is_terminal)
     if result.plan_was_done:  # the last attempt found its goal held: what is listed is what the attempts executed
         view.rule(f"steps executed over the {result.attempts} attempts (the last found the goal already done)")
-    else:
-        view.rule(f"grounded plan{last}")
+    else:  # break-it: a last attempt that failed before planning was shown an earlier attempt's plan as its own
+        view.rule(f"grounded plan{_from_attempt(result.plan_attempt, result.attempts, 'found no plan') or last}")
     for i, a in enumerate(result.plan, 1):
         view.print(f"{i}. {a}", markup=False)
     if not result.plan and not result.plan_was_done:  # newcomer: an empty heading after a planning failure
@@ -288,6 +289,13 @@ def run(
         sys.stderr.flush()
         os._exit(code)
     raise typer.Exit(code)
+
+
+def _from_attempt(made_in: int | None, attempts: int, none: str) -> str:
+    """A heading's note when what it shows came from an earlier attempt than the last: '' otherwise."""
+    if made_in is None or made_in >= attempts:
+        return ""
+    return f" (from attempt {made_in}; attempt {attempts}, the last, {none})"
 
 
 def _no_more_stops(result) -> tuple[bool, bool]:
