@@ -100,7 +100,11 @@ class PourSkill(Skill):
         # Mug3's pours met the table with it), the other way round if this way does, and o's centre high
         # enough that the hand, swinging round o, stays HAND_CLEARANCE above the table: of TURN_TRIES, the
         # first whose height for that is at most MAX_RISE (from 40 cm up the golf ball bounced off the table)
+        # With something in o, the turn must also end with o's mouth below the horizon (drawn so already
+        # for an upright o; for one held tipped by an earlier pour, half the turns brought its mouth up
+        # again and were spent as samples: 275 of 500 in a Mug3 replan).
         floor = _floor(state, t)
+        full = bool(model.carried or model.contents(o))
         for _ in range(TURN_TRIES):
             params = {"dyaw": rng.uniform(-math.pi, math.pi), "tilt": self._tilt(model, o, rng)}
             lowest, up = hand_sweep(model, o, params["dyaw"], params["tilt"])
@@ -108,7 +112,9 @@ class PourSkill(Skill):
                 params["tilt"] = -params["tilt"]
                 lowest, up = hand_sweep(model, o, params["dyaw"], params["tilt"])
             lift = floor + HAND_CLEARANCE - lowest - hi[2]
-            if up <= MAX_FINGERS_UP and lift <= MAX_RISE:
+            down = not full or p.getMatrixFromQuaternion(
+                tilted(state.get(o).pose, params["dyaw"], params["tilt"]))[8] <= -MIN_MOUTH_DOWN
+            if up <= MAX_FINGERS_UP and lift <= MAX_RISE and down:
                 break
         params["z"] = hi[2] + min(max(rng.uniform(1.0, 2.0) * height, lift), MAX_RISE)
         # Over a surface, the spot of ROOM_TRIES with most room (ours: Mug3's pours met the fork and the
