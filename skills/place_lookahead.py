@@ -22,7 +22,7 @@ CLEAN_TRIES = 12  # ways the table alone lets the hand reach, tried for one clea
 class PlaceLookAhead:
     """`grasp_fits` for a place skill (refinement hook, see owl_bt/tamp/refine.py `_grasp_filter`)."""
 
-    def grasp_fits(self, model: PlanningModel, args: tuple[str, ...], checks=()) -> str | None:
+    def grasp_fits(self, model: PlanningModel, args: tuple[str, ...], checks=(), region=None) -> str | None:
         """Refinement hook, asked of the pick just before this place of the same object (args: the
         place's arguments, checks: its checkers): None when, from the grasp just made, some
         orientation the checkers accept (resting at the object's present spot — over the middle of a
@@ -30,19 +30,27 @@ class PlaceLookAhead:
         be reached with the hand not pointing up and the arm clear of the table (and of the container
         for place_inside); else why not. No
         opinion (None) without checkers or when no orientation passes them at that first spot (they are
-        about where, not how)."""
+        about where, not how).
+
+        `region` ((lower xyz), (upper xyz), world frame, m): asked of a pick before a pour and then this
+        place (the refiner's hint of where the checkers want o): the orientations are judged at three
+        spots drawn in it instead of o's present spot (where "near the mustard bottle" fails), and only
+        its resting faces (the pour leaves o turned in the hand: "as it hangs" means nothing yet)."""
         o, s = args
         state = model.state()
         model.reachable = None
         if not checks or model.held != o or state.get(o).shape == "sphere":
             return None
         x, y = state.get(o).pose.x, state.get(o).pose.y
+        draws = np.random.default_rng(len(model.objects))
+        if region is not None:
+            x, y = (float(draws.uniform(region[0][i], region[1][i])) for i in range(2))
         cavity = model.cavity(s) if self.inside else None
         if cavity is not None:  # into an opening: judged over its middle (at o's present spot, on the table,
             # no face is inside it, and the look-ahead never helped a fork into a mug: Mug2, Mug3)
             x, y = cavity[0][0], cavity[0][1]
         # roll and pitch of a resting pose do not change with its yaw: judge each face once, at yaw 0
-        faces = [f for f in (None, *range(len(self.faces)))
+        faces = [f for f in ((None,) if region is None else ()) + tuple(range(len(self.faces)))
                  if all(check(state.with_pose(o, self._resting_pose(state, o, s, {"face": f, "dyaw": 0.0, "x": x, "y": y})))
                         for _, check in checks)]
         if cavity is not None:  # into an opening: only the orientations that pass through it
@@ -51,8 +59,10 @@ class PlaceLookAhead:
             return None
         # at its present spot, then at three the sampler draws (a level hand low beside a mug stood up
         # may meet the table at one spot and clear it at another, where the arm reaches differently)
-        draws = np.random.default_rng(len(model.objects))
         spots = [(x, y), *((d["x"], d["y"]) for d in (self.sample(model, args, draws) for _ in range(3)))]
+        if region is not None:
+            spots = [(x, y), *((float(draws.uniform(region[0][0], region[1][0])),
+                                float(draws.uniform(region[0][1], region[1][1]))) for _ in range(2))]
         wanted = [{"face": f, "dyaw": float(d), "x": sx, "y": sy}
                   for sx, sy in spots for f in faces for d in np.linspace(-math.pi, math.pi, 8, endpoint=False)]
         q0 = model.robot.arm_q()
