@@ -59,8 +59,9 @@ class PlaceLookAhead:
             return None
         # at its present spot, then at three the sampler draws (a level hand low beside a mug stood up
         # may meet the table at one spot and clear it at another, where the arm reaches differently)
-        spots = [(x, y), *((d["x"], d["y"]) for d in (self.sample(model, args, draws) for _ in range(3)))]
-        if region is not None:
+        if region is None:
+            spots = [(x, y), *((d["x"], d["y"]) for d in (self.sample(model, args, draws) for _ in range(3)))]
+        else:
             spots = [(x, y), *((float(draws.uniform(region[0][0], region[1][0])),
                                 float(draws.uniform(region[0][1], region[1][1]))) for _ in range(2))]
         wanted = [{"face": f, "dyaw": float(d), "x": sx, "y": sy}
