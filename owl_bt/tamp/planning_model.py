@@ -175,10 +175,9 @@ class PlanningModel(ContainerGeometry):
         released contents fall out (off the container's walls and the hand, as they would). `arm`:
         joint values (radians) matching each pose, so that the hand turns with the object (its palm
         and fingers over a mug's mouth are in the way of what falls out). `watch`: called after every
-        physics step (the pour follows where the contents fall).
-
-        The object is driven, not held: the fingers keep their angle and do not touch it (squeezing a
-        driven can with them made most of each step's cost), though they do meet what falls out."""
+        physics step (the pour follows where the contents fall). The object is driven, not held: the
+        fingers keep their angle and do not touch it (squeezing a driven can made most of each step's
+        cost), though they do meet what falls out."""
         body = self.bodies[self.held]
         self._put(self.held, *poses[0])
         self.robot.command_fingers(self.robot.finger_joints())
