@@ -18,7 +18,7 @@ import numpy as np
 from owl_bt.errors import OwlError
 from owl_bt.state import ObjectState, RobotState, WorldState
 from perception.pipeline import NO_OBJECTS
-from perception.vacancy import floor_verdict, seen_past
+from perception.vacancy import floor_verdict, seen_past, seen_past_around
 
 
 @dataclass
@@ -135,7 +135,9 @@ class CameraSource:
             middle = [replace(spot, pose=replace(spot.pose, x=box.pose.x, y=box.pose.y))] if box else []
             before = self._before_fell.get(name)
             floor = "empty" if box is None else floor_verdict(before, frame, box, spot.pose.z) if before else "hidden"
-            if floor == "empty" and all(seen_past(frame, s) for s in [spot, *middle]):
+            # on a flat surface it may have rolled: nowhere near the spot either (in a bowl it rolls to the middle)
+            clear = seen_past_around(frame, spot) if box is None else all(seen_past(frame, s) for s in [spot, *middle])
+            if floor == "empty" and clear:
                 self.tracker.still_inside(name, tracked)
         # what was poured out and is unseen is the pour's to judge (above), not gone
         skip = {held, *self._in_hand, *res.unmeasured, *self._hollow(tracked), *self.tracker.fell} - {None}

@@ -15,6 +15,8 @@ convention) for projection; depth in metres along the optical axis, 0 or NaN for
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
 from owl_bt.state import ObjectState, rotation_matrix
@@ -31,6 +33,8 @@ NEARER = (0.006, 0.04)  # m: depth come this much nearer where something came to
 ARRIVED_PIXELS = 12  # pixels come nearer so for something to have come (a 2.4 cm ball at 1 m: ~150)
 FLOOR_SHARE = 0.6  # of a container's half-width: the disc of its floor watched for arrivals
 HIDDEN_SHARE = 0.05  # of that disc's pixels hidden by something held above it: what is under it is not seen
+ROLL = 0.08  # m: how far from the spot under a mouth a thing poured onto a flat surface may roll (a ball: 5 cm seen)
+ROLL_STEP = 0.01  # m: spacing of the spots judged within that reach
 
 
 def seen_empty(state: ObjectState, frame: RGBDFrame) -> bool:
@@ -95,6 +99,22 @@ def seen_past(frame: RGBDFrame, state: ObjectState, margin: float = 0.005) -> bo
     patch = np.asarray(frame.depth, dtype=float)[i - 2:i + 3, j - 2:j + 3]
     depth = patch[np.isfinite(patch) & (patch > 0)]
     return depth.size > 0 and float(np.median(depth)) > z[0] + margin
+
+
+def seen_past_around(frame: RGBDFrame, state: ObjectState, reach: float = ROLL) -> bool:
+    """`seen_past` at `state`'s centre and at every spot of a grid (ROLL_STEP apart) within `reach` m
+    of it across, at the same height (world frame): True only when the camera sees past all of them,
+    so that a thing poured onto a flat surface, which rolls off the spot under the mouth, lies
+    nowhere near it. One spot hidden (by the container held above, say), out of the image or unread
+    gives False. (Mug3 seed 3: the golf ball rolled 5 cm from the spot, behind the upside-down mug
+    from the camera; the spot itself was seen empty, the ball was taken to be still in the mug and
+    every replan poured an empty mug again.)"""
+    step = np.arange(-reach, reach + 1e-9, ROLL_STEP)
+    gx, gy = np.meshgrid(step, step, indexing="ij")
+    disc = np.hypot(gx, gy) <= reach
+    x, y = state.pose.x, state.pose.y
+    return all(seen_past(frame, replace(state, pose=replace(state.pose, x=x + float(dx), y=y + float(dy))))
+               for dx, dy in zip(gx[disc], gy[disc], strict=True))
 
 
 def project(frame: RGBDFrame, world: np.ndarray, border: int = 0) -> tuple[np.ndarray, ...]:

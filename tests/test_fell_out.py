@@ -17,7 +17,7 @@ import pytest
 from owl_bt.episode import sim_camera_pipeline
 from owl_bt.state import ObjectState, Pose
 from perception.tracker import Tracked, Tracker
-from perception.vacancy import floor_verdict, seen_past
+from perception.vacancy import floor_verdict, seen_past, seen_past_around
 from sim import tasks
 from sim.world import SimWorld
 
@@ -105,5 +105,32 @@ def test_a_soup_come_to_rest_off_the_middle_of_the_bowl_is_seen_to_have_arrived(
         spot = replace(world.object_states()["soup"], pose=Pose(bowl.x, bowl.y, floor_z))
         assert seen_past(now, spot)  # the middle is seen empty (as before the fix, which then said: stayed in)
         assert floor_verdict(before, now, bowl_state, floor_z) == "arrived"
+    finally:
+        world.close()
+
+
+def test_a_ball_poured_onto_the_table_is_looked_for_where_it_may_have_rolled():
+    # Mug3 seed 3 (UR5e, oracle): the golf ball rolled 5 cm from the spot under the upside-down mug's
+    # mouth, behind the mug from the camera. The spot itself was seen empty, so the ball was taken to
+    # be still in the mug, and every replan poured an empty mug again (6,384 samples, failed).
+    world = SimWorld()
+    try:
+        tasks.get("mug3").build(world, 3)
+        camera, _ = sim_camera_pipeline(world, seed=3)
+        ball = world.object_states()["golf_ball"]
+        mug = world.body_id("mug")
+        p.resetBasePositionAndOrientation(mug, (0.45, -0.25, 0.045), (0, 0, 0, 1), physicsClientId=world.cid)
+        p.resetBasePositionAndOrientation(world.body_id("golf_ball"), (0.55, 0.25, 0.021), (0, 0, 0, 1),
+                                          physicsClientId=world.cid)
+        world.settle(0.3)
+        rolled_from = replace(ball, pose=Pose(0.55, 0.30, 0.021))  # the ball lies 5 cm from this spot, in view
+        frame = camera.capture()
+        assert seen_past(frame, rolled_from)  # the spot alone is seen empty
+        assert not seen_past_around(frame, rolled_from)  # but the ball is within rolling reach of it
+        far = replace(ball, pose=Pose(0.40, 0.05, 0.021))
+        assert seen_past_around(frame, far)  # bare table all round: it is not there
+        p.resetBasePositionAndOrientation(mug, (0.40, 0.05, 0.20), p.getQuaternionFromEuler((math.pi * 0.75, 0, 0)),
+                                          physicsClientId=world.cid)  # held tipped above that spot
+        assert not seen_past_around(camera.capture(), far)  # what is under it is hidden: not judged empty
     finally:
         world.close()
