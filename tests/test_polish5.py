@@ -214,6 +214,10 @@ def test_what_a_checker_tests_comes_from_its_docstring_comment_or_sketch_step():
     sources["action_check1"] = 'def action_check1():\n    """In the bowl.\n\n    More."""\n    return True\n'
     assert name_checkers("action_check1 failed; action_check7 too", sources, sketch) == (
         "action_check1 (in the bowl) failed; action_check7 too")
+    # a comment further down is about its own line, not the checker (Mug3: "tilted past ~1.2 rad" named a
+    # pour that failed because the ball stayed in): the sketch step says what it is for
+    sources["action_check1"] = "def action_check1():\n    b = 0.3\n    # tilted past b\n    return b > 1\n"
+    assert name_checkers("action_check1 failed", sources, sketch) == "action_check1 (put the apple in the bowl) failed"
 
 
 def test_a_healthy_run_says_the_failed_looking_safety_guard_means_all_is_well(scene_run):

@@ -67,7 +67,7 @@ _NAMED = re.compile(r"\b((?:goal|action)_check(\d+))\b(?! \()")  # a checker's n
 
 def what_it_tests(name: str, source: str, sketch=None) -> str:
     """What the checker `name` tests, in words taken from the checker itself: the first line of its
-    docstring, else its first comment, else (with the plan sketch, `owl_bt.language.parser.Sketch`) the
+    docstring, else a comment above its first statement, else (with the plan sketch, `owl_bt.language.parser.Sketch`) the
     description of the sketch action it belongs to (`action_check<i>`: action i) or of the goal
     (`goal_check<k>`); '' when there are none."""
     try:
@@ -77,7 +77,7 @@ def what_it_tests(name: str, source: str, sketch=None) -> str:
     doc = ast.get_docstring(fn) if fn is not None else None
     if doc and doc.strip():
         return doc.strip().splitlines()[0].strip().rstrip(".")
-    comment = next((m.group(1).strip() for m in re.finditer(r"#\s*(.*\S)", source)), "")
+    comment = _leading_comment(source, fn)
     if comment:
         return comment
     if sketch is None:
@@ -97,6 +97,16 @@ def name_checkers(text: str, sources: dict[str, str], sketch=None) -> str:
         words = what_it_tests(name, sources[name], sketch) if name in sources else ""
         return f"{name} ({plain(words)})" if words else name
     return _NAMED.sub(named, text)
+
+
+def _leading_comment(source: str, fn: ast.FunctionDef | None) -> str:
+    """The first comment between `fn`'s `def` line and its first statement (the whole source's first
+    comment when it does not parse), '' when there is none. A comment further down is about its own
+    line: Mug3's pour checker was named by "tilted past ~1.2 rad" when the ball was still in the mug."""
+    lines = textwrap.dedent(source).splitlines()
+    if fn is not None and fn.body:
+        lines = lines[fn.lineno:fn.body[0].lineno - 1]
+    return next((m.group(1).strip() for line in lines for m in [re.search(r"#\s*(.*\S)", line)] if m), "")
 
 
 def plain(words: str, limit: int = 80) -> str:
