@@ -1,4 +1,4 @@
-"""The pick before a pour looks past it to the place after it (refine `_after_pour`): judged in the region
+"""The pick before a pour looks past it to the place after it (`owl_bt.tamp.grasp_lookahead.after_pour`): judged in the region
 the place's checkers want (Mug3: near the mustard bottle) rather than at the mug's present spot, where they
 fail and the look-ahead had no opinion, it leaves the place's sampler a spot and face the arm reaches from
 this grasp. Mug3's UR5e runs failed on seeds 3 and 7 with 500 draws a skeleton of the mug set down near the
@@ -48,8 +48,8 @@ def test_the_look_ahead_past_a_pour_leaves_a_reachable_spot_where_the_checkers_w
 
 
 def test_the_refiner_binds_the_place_after_a_pour_to_the_pick_before_it():
+    from owl_bt.tamp.grasp_lookahead import after_pour
     from owl_bt.tamp.operators import GroundOp
-    from owl_bt.tamp.refine import _after_pour
 
     state = perceived_state("mug3", 7)
     model = PlanningModel(state)
@@ -57,9 +57,9 @@ def test_the_refiner_binds_the_place_after_a_pour_to_the_pick_before_it():
         near = ("near", lambda s: True)
         skeleton = [GroundOp("pick", ("mug",)), GroundOp("pour", ("mug", "table")), GroundOp("place_ontop", ("mug", "table")),
                     GroundOp("pick", ("fork",)), GroundOp("place_inside", ("fork", "mug"))]
-        place, checks, _ = _after_pour(model, skeleton, 0, {2: [near]}, [])
+        place, checks, _ = after_pour(model, skeleton, 0, {2: [near]}, [])
         assert place == skeleton[2] and checks == [near]
-        assert _after_pour(model, skeleton, 3, {}, []) is None  # a pick with no pour after it
-        assert _after_pour(model, skeleton, 1, {}, []) is None  # not a pick
+        assert after_pour(model, skeleton, 3, {}, []) is None  # a pick with no pour after it
+        assert after_pour(model, skeleton, 1, {}, []) is None  # not a pick
     finally:
         model.close()

@@ -38,6 +38,7 @@ import numpy as np
 from owl_bt.failures import Failure
 from owl_bt.language.codebook import Bounds, record_bounds
 from owl_bt.state import WorldState
+from owl_bt.tamp.grasp_lookahead import after_pour, grasp_filter
 from owl_bt.tamp.operators import GroundOp
 from owl_bt.tamp.planning_model import PlanningModel
 from sim.robot import WORKSPACE
@@ -46,7 +47,6 @@ Checker = Callable[[WorldState], bool]
 SAMPLE_BUDGET = 500
 GUIDED_SHARE = 0.8
 HINT_INSET = 0.02  # metres kept free along each edge of a guiding region (at most a quarter of it)
-PREFER_TRIES = 30  # grasps of a pick before a pour the later place's look-ahead may refuse (then any will do)
 BACKTRACKS = 2  # times an earlier placement may be redrawn because it blocks a later step
 REGRASPS = 3
 NUDGE = 0.004  # metres a placed object may come to rest off its planned spot; its constraints must allow that
@@ -172,7 +172,7 @@ def refine(
                 watch.step = str(op)
             step, reasons, blamed, used, hopeless = _sample_step(
                 model, op, skill, checks, hint, rng, share, cancelled, snap,
-                _grasp_filter(skeleton, skills, idx, next_checks, _after_pour(model, skeleton, idx, step_checkers, goal_checkers)),
+                grasp_filter(skeleton, skills, idx, next_checks, after_pour(model, skeleton, idx, step_checkers, goal_checkers)),
                 watch)
         finally:
             model.step_checks = []
@@ -280,52 +280,6 @@ def _culprit(steps: Sequence[GroundedStep], op: GroundOp, blamed: collections.Co
         if st.op.name != "pick" and st.op.args and st.op.args[0] in op.args[1:]:
             return j
     return None
-
-
-def _after_pour(model, skeleton: Sequence[GroundOp], idx: int, step_checkers, goal_checkers) -> tuple | None:
-    """For a pick, then a pour of the same object, then a place of it: (that place, its checkers, the
-    region they want the object in (`guide`), or None); else None."""
-    op = skeleton[idx]
-    if (op.name != "pick" or idx + 2 >= len(skeleton) or skeleton[idx + 1].name != "pour"
-            or skeleton[idx + 1].args[:1] != op.args[:1] or skeleton[idx + 2].args[:1] != op.args[:1]
-            or not skeleton[idx + 2].name.startswith("place")):
-        return None
-    checks = list(step_checkers.get(idx + 2, ())) + (list(goal_checkers) if idx + 2 == len(skeleton) - 1 else [])
-    return skeleton[idx + 2], checks, guide(model.state(), op.args[0], checks) if checks else None
-
-
-def _grasp_filter(skeleton: Sequence[GroundOp], skills: Mapping[str, object], idx: int, checks=(), later=None):
-    """For a pick followed by a step on the same object whose skill has `grasp_fits(model, args,
-    checks)` (pour: the palm must not cover the mouth; place: the object can be set down as the
-    step's checkers want from this grasp), that check bound to the next step's arguments and
-    checkers; else None.
-
-    `later` (`_after_pour`): a place after the pour, looked at too, as a preference only — for the
-    first PREFER_TRIES grasps — so that the place's sampler gets its hint of a reachable way down
-    (Mug3: the mug held as the pour wanted could not be stood up near the mustard bottle, 500 draws
-    of three skeletons in a row, and the run failed so on UR5e seeds 3 and 7)."""
-    op = skeleton[idx]
-    if op.name != "pick" or idx + 1 >= len(skeleton) or skeleton[idx + 1].args[:1] != op.args[:1]:
-        return None
-    nxt = skeleton[idx + 1]
-    fits = getattr(skills[nxt.name], "grasp_fits", None)
-    first = None if fits is None else (lambda model: fits(model, nxt.args, checks))
-    place, place_checks, region = later if later is not None else (None, (), None)
-    ahead = getattr(skills[place.name], "grasp_fits", None) if place is not None else None
-    if ahead is None:
-        return first
-    tried = [0]
-
-    def both(model) -> str | None:
-        why = first(model) if first is not None else None
-        if why or tried[0] >= PREFER_TRIES:
-            return why
-        tried[0] += 1
-        if ahead(model, place.args, place_checks, region=region):
-            return f"from this grasp {op.args[0]} could not then be set down as {place} needs, after the pour"
-        return None
-
-    return both
 
 
 def _sample_step(model, op, skill, checks, hint, rng, share, cancelled, snap, grasp_filter=None, watch=None):
