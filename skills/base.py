@@ -53,7 +53,9 @@ class Outcome:
     ok: success; commands: what to send to the backend; reason: why not (one line); offending:
     objects that blocked it; expected: object poses the step should produce (for monitoring);
     hopeless: no other sample of the step, grasp or skeleton edit can do better (an apple wider
-    than the mug's opening), so the planning round ends at once.
+    than the mug's opening), so the planning round ends at once; regrasp: the grasp the step was
+    given is what failed (the hand kept a pour's contents in), so after a few such failures
+    refinement tries another grasp rather than spend the step's samples on this one.
     """
 
     ok: bool
@@ -62,10 +64,11 @@ class Outcome:
     offending: tuple[str, ...] = ()
     expected: dict[str, Pose] = field(default_factory=dict)
     hopeless: bool = False
+    regrasp: bool = False
 
     @classmethod
-    def fail(cls, reason: str, *offending: str) -> Outcome:
-        return cls(ok=False, reason=reason, offending=tuple(o for o in offending if o))
+    def fail(cls, reason: str, *offending: str, regrasp: bool = False) -> Outcome:
+        return cls(ok=False, reason=reason, offending=tuple(o for o in offending if o), regrasp=regrasp)
 
     @classmethod
     def hopeless_fail(cls, reason: str) -> Outcome:

@@ -21,6 +21,9 @@ TRAP_SHARE = 0.7  # contents wider than this share of the room the pads leave in
 HAND_LENGTH = 0.25  # m back from the TCP along the fingers that the hand and wrist take up
 MAX_FINGERS_UP = 0.3  # the fingers of a pouring hand point up at most this much (cosine with the vertical)
 TIP_MARGIN = 0.17  # rad: a grasp for a pour must be able to tip its object this far past the least that empties it
+MOUTH_GRID = 0.003  # m between the rays up through a mouth that find the way out the hand leaves
+MOUTH_REACH = 0.06  # m above the rim within which the hand is in the way of what leaves by the mouth
+PASS_SHARE = 1.1  # the way out must be this many times as wide as the widest of the contents
 
 
 def tilted(pose, dyaw: float, tilt: float) -> tuple[float, ...]:
@@ -102,3 +105,35 @@ def finger_inside(model: PlanningModel, o: str) -> bool:
     state = model.state()
     widest = max((min(state.get(c).size) for c in (list(model.carried) or model.contents(o))), default=0.0)
     return widest > TRAP_SHARE * room
+
+
+def mouth_passage(model: PlanningModel, o: str) -> float:
+    """Width (m) of the widest clear way out of the held container's mouth: the diameter of the
+    largest circle inside the rim through which rays up from just under the rim to MOUTH_REACH above
+    it (MOUTH_GRID apart) meet no part of the robot. The whole mouth's width when nothing is over it;
+    inf when o has no known opening. (Mug3 seed 0: a grasp from above on the mug's side put the palm
+    and knuckles 2 cm over two thirds of the mouth, clear of its middle, so `hand_over_mouth` passed
+    it; the golf ball stayed in for 42 pours out of 42.) Assumes o upright, as before a pour."""
+    cavity = model.cavity(o)
+    if cavity is None:
+        return math.inf
+    (fx, fy, fz), radius, depth = cavity
+    step = np.arange(-radius, radius + 1e-9, MOUTH_GRID)
+    gx, gy = (g.ravel() for g in np.meshgrid(step, step, indexing="ij"))
+    keep = np.hypot(gx, gy) <= radius
+    gx, gy = gx[keep], gy[keep]
+    rim = fz + depth
+    hits = p.rayTestBatch([(fx + x, fy + y, rim - 0.005) for x, y in zip(gx, gy, strict=True)],
+                          [(fx + x, fy + y, rim + MOUTH_REACH) for x, y in zip(gx, gy, strict=True)],
+                          physicsClientId=model.cid)
+    blocked = np.array([h[0] == model.robot.body for h in hits])
+    if not blocked.any():
+        return 2 * radius
+    if blocked.all():
+        return 0.0
+    free = np.stack([gx[~blocked], gy[~blocked]], 1)
+    walls = np.stack([gx[blocked], gy[blocked]], 1)
+    to_hand = np.min(np.linalg.norm(free[:, None, :] - walls[None, :, :], axis=2), axis=1) - MOUTH_GRID / 2
+    to_rim = radius - np.linalg.norm(free, axis=1)
+    return float(2 * max(0.0, np.max(np.minimum(to_hand, to_rim))))
+

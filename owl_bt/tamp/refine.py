@@ -49,6 +49,7 @@ GUIDED_SHARE = 0.8
 HINT_INSET = 0.02  # metres kept free along each edge of a guiding region (at most a quarter of it)
 BACKTRACKS = 2  # times an earlier placement may be redrawn because it blocks a later step
 REGRASPS = 3
+REGRASP_AFTER = 4  # failures a skill lays on the grasp (`Outcome.regrasp`) before that grasp is given up
 NUDGE = 0.004  # metres a placed object may come to rest off its planned spot; its constraints must allow that
 
 
@@ -173,7 +174,7 @@ def refine(
             step, reasons, blamed, used, hopeless = _sample_step(
                 model, op, skill, checks, hint, rng, share, cancelled, snap,
                 grasp_filter(skeleton, skills, idx, next_checks, after_pour(model, skeleton, idx, step_checkers, goal_checkers)),
-                watch)
+                watch, REGRASP_AFTER if can_regrasp and regrasps[idx] < REGRASPS else None)
         finally:
             model.step_checks = []
         spent[idx] += used
@@ -282,9 +283,14 @@ def _culprit(steps: Sequence[GroundedStep], op: GroundOp, blamed: collections.Co
     return None
 
 
-def _sample_step(model, op, skill, checks, hint, rng, share, cancelled, snap, grasp_filter=None, watch=None):
+def _sample_step(model, op, skill, checks, hint, rng, share, cancelled, snap, grasp_filter=None, watch=None,
+                 regrasp_after: int | None = None):
+    """Draw and simulate up to `share` samples of `op`: (GroundedStep | None, failure reasons, objects
+    blamed, samples used, hopeless). With `regrasp_after`, it stops early once that many failures were
+    the grasp's (`Outcome.regrasp`), so that the caller regrasps."""
     reasons: collections.Counter[str] = collections.Counter()
     blamed: collections.Counter[str] = collections.Counter()
+    grasp_bound = 0
     for k in range(1, share + 1):
         if cancelled():
             reasons["cancelled"] += 1
@@ -315,6 +321,10 @@ def _sample_step(model, op, skill, checks, hint, rng, share, cancelled, snap, gr
             if res.hopeless:  # no other draw can do better: the step fails at once
                 model.restore(snap)
                 return None, reasons, blamed, k, True
+            grasp_bound += res.regrasp
+            if regrasp_after is not None and grasp_bound >= regrasp_after:
+                model.restore(snap)
+                return None, reasons, blamed, k, False
         model.restore(snap)
     return None, reasons, blamed, share, False
 
