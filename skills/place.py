@@ -201,8 +201,22 @@ class _PlaceSkill(PlaceOpening, PlaceLookAhead, Skill):
         # Let go and back out the way the fingers point from: for a hand held sideways (a mug
         # stood up from lying) straight up would drag the object along between the fingers.
         q_back = q_pre if pointing_down(target) else reach(model, backed(target, APPROACH), seed=q_place) or q_pre
-        # Cheap before dear: release and settle first, judge the result (engineered constraints and
-        # the step's generated checkers), and plan motions only for a result worth having.
+        # Cheap before dear: the straight ways in and out first (Mug3 seed 7: 46 forks set in the mug could
+        # not back out, each after its release was simulated and a motion there planned), then release and
+        # settle, judge the result (engineered constraints and the step's generated checkers), and plan the
+        # free motion only for a result worth having.
+        descent = straight(model, q_pre, q_place)
+        retreat = straight(model, q_place, q_back, ignore=(o,)) if descent is not None else None
+        if descent is not None and retreat is None and not pointing_down(target):
+            # a joint-space segment swung the level wrist, held low beside the stood-up mug, through the
+            # table (Coffee seed 8: 24 of 26 retreats); back out along a straight line instead. (Judged, as the
+            # joint-space one, with the object still in the hand: judged let go, the knife's retreat in Mug2
+            # seed 0 lifted the mug off the table on the arm.)
+            retreat = cartesian(model, q_place, target, backed(target, APPROACH), ignore=(o,))
+        if descent is None:
+            return Outcome.fail(f"the descent onto {s} is blocked", s)
+        if retreat is None:
+            return Outcome.fail(f"cannot retreat from {o}", o)
         before = model.snapshot()
         verdict = self._release_and_judge(model, o, s, goal, q_place, q_back, open_to)
         after = model.snapshot()
@@ -212,37 +226,27 @@ class _PlaceSkill(PlaceOpening, PlaceLookAhead, Skill):
             model.drop_snapshot(after)
             return Outcome.fail(*verdict)
         path = transit(model, q0, q_pre)
-        descent = straight(model, q_pre, q_place) if path is not None else None
-        retreat = straight(model, q_place, q_back, ignore=(o,)) if descent is not None else None
-        if descent is not None and retreat is None and not pointing_down(target):
-            # a joint-space segment swung the level wrist, held low beside the stood-up mug, through the
-            # table (Coffee seed 8: 24 of 26 retreats); back out along a straight line instead. (Judged, as the
-            # joint-space one, with the object still in the hand: judged let go, the knife's retreat in Mug2
-            # seed 0 lifted the mug off the table on the arm.)
-            retreat = cartesian(model, q_place, target, backed(target, APPROACH), ignore=(o,))
-        if retreat is not None:  # the released object stays put (at its release pose) as the hand leaves
-            model.set_arm(q_place)
-            model.detach()
-            if width is not None:
-                model.robot.reset_fingers(open_to)
-            # Opened where it let go, a finger may press a few millimetres on something that stands
-            # (a stood-up mug's wall or handle: it is nudged, no more), not on something that rolls (a
-            # mug on its side rolled into the next approach); then the hand must come clear, or it drags it.
-            press = 0.002 if _rolls(model.state().get(o), rest) else RELEASE_PRESS
-            if cuts_into(model, o, retreat[:1], depth=press) or cuts_into(model, o, retreat[1:]):
-                retreat = None
+        # the released object stays put (at its release pose) as the hand leaves
+        model.set_arm(q_place)
+        model.detach()
+        if width is not None:
+            model.robot.reset_fingers(open_to)
+        # Opened where it let go, a finger may press a few millimetres on something that stands
+        # (a stood-up mug's wall or handle: it is nudged, no more), not on something that rolls (a
+        # mug on its side rolled into the next approach); then the hand must come clear, or it drags it.
+        press = 0.002 if _rolls(model.state().get(o), rest) else RELEASE_PRESS
+        if cuts_into(model, o, retreat[:1], depth=press) or cuts_into(model, o, retreat[1:]):
+            retreat = None
         model.restore(after)
         model.drop_snapshot(after)
         if retreat is not None:
             model.set_arm(retreat[-1])  # (a straight-line retreat ends at q_back's pose by other joints)
         if width is not None:  # opened fully once clear, as the commands end
             model.robot.reset_fingers(0.0)
-        if path is None:
-            return Outcome.fail(f"no collision-free motion to above {s} holding {o}", s)
-        if descent is None:
-            return Outcome.fail(f"the descent onto {s} is blocked", s)
         if retreat is None:
             return Outcome.fail(f"cannot retreat from {o}", o)
+        if path is None:
+            return Outcome.fail(f"no collision-free motion to above {s} holding {o}", s)
         final = model.state().get(o)
         opened = [Grip("open")] if width is not None else []  # the rest of the way, clear of the container
         return Outcome(ok=True, commands=[Move(path), Move(descent, guarded=True), Grip("open", width=width), Move(retreat),
