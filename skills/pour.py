@@ -80,15 +80,17 @@ class PourSkill(Skill):
         pour's arguments): None when the grasp leaves o's mouth free, else why not (looking ahead
         saves whole pours per grasp)."""
         o = args[0]
-        if (model.carried or model.contents(o)) and hand_over_mouth(model, o):
-            return f"the hand would cover the mouth of {o} for the pour"
-        if (model.carried or model.contents(o)) and finger_inside(model, o):
-            return f"a finger inside {o} would trap what is to be poured out"
         inside = list(model.carried) or model.contents(o)
-        widest = max((min(model.state().get(c).size) for c in inside), default=0.0)
-        if inside and mouth_passage(model, o) < PASS_SHARE * widest:
+        if not inside:  # nothing to pour out: any grasp does
+            return None
+        if hand_over_mouth(model, o):
+            return f"the hand would cover the mouth of {o} for the pour"
+        if finger_inside(model, o):
+            return f"a finger inside {o} would trap what is to be poured out"
+        widest = max(min(model.state().get(c).size) for c in inside)
+        if mouth_passage(model, o) < PASS_SHARE * widest:
             return f"the hand over the mouth of {o} would leave {', '.join(inside)} too narrow a way out"
-        if (model.carried or model.contents(o)) and not can_tip(model, o):
+        if not can_tip(model, o):
             return f"tipping {o} far enough to empty it would turn the fingers up at this grasp"
         return None
 
