@@ -1,8 +1,8 @@
 """pick(o): grasp a movable object from above and lift it (SPEC §2.1: Kin(q, o, g, p)).
 
-Sampler: grasps near the middle of the object's box (offsets in its frame; for a container 30 %
-anywhere in its box — rim grasps) — mostly top-down with any yaw, some tilted up to 0.35 rad, some up
-to 0.9 rad about or across the closing axis (what standing a lying mug up, or a fork into a mug,
+Sampler: grasps near the middle of the object's box (offsets in its frame; an upright container held from the
+side near its axis; from above, 30 % anywhere in its box — rim grasps) — mostly top-down with any yaw,
+some tilted up to 0.35 rad, some up to 0.9 rad about or across the closing axis (what standing a lying mug up, or a fork into a mug,
 needs after a turn of the wrist), and for things standing over 6 cm tall a quarter from the side
 (what pouring from a can needs) — whose width across the fingers fits the 85 mm opening; optionally
 pre-shaped (opened only 3 cm wider than the object). Controller: free motion to a pre-grasp 10 cm
@@ -119,8 +119,9 @@ class PickSkill(Skill):
             tilt, axis = (math.pi / 2 if rng.random() < 0.5 else -math.pi / 2) + rng.uniform(-0.2, 0.2), "about"
         hx, hy, hz = (s / 2 for s in obj.size)
         short = min(hx, hy, hz)
-        # Heights from the middle up: a tall object is held where the palm clears its top.
-        if obj.category not in CONTAINER_CATEGORIES or rng.random() < 0.7:
+        # Heights from the middle up: a tall object is held where the palm clears its top. From the side, a container too is held
+        # near its middle: by the edge of its wall (Mug3 seed 0: 3.5 cm off a 3.6 cm mug's axis) it held in plans, not on the arm.
+        if side or obj.category not in CONTAINER_CATEGORIES or rng.random() < 0.7:
             # near the middle: up to 40 % of an elongated half-size, 25 % otherwise
             local = tuple(rng.uniform(-1, 1) * h * (0.4 if h > 1.5 * short else 0.25) for h in (hx, hy))
             if obj.shape == "sphere":  # the closing pads centre a ball: held off its middle, it is only pushed
@@ -134,8 +135,7 @@ class PickSkill(Skill):
             local = (rng.uniform(-hx, hx), rng.uniform(-hy, hy), rng.uniform(0.0, 0.8) * hz)
         if side and poured:  # high enough that the wrist, level behind, clears the table
             local = (*local[:2], rng.uniform(0.3, 0.7) * hz)
-        pour_next = nxt is not None and nxt.name == "pour" and nxt.args[:1] == args[:1]  # (the palm would cover the mouth)
-        rimmed = not (side or pour_next) and model.opening(args[0]) is not None  # (no draw for anything else)
+        rimmed = not (side or poured) and model.opening(args[0]) is not None  # (poured: the palm would cover the mouth)
         rim = _rim_grasp(model, args[0], rng) if rimmed and rng.random() < RIM_SHARE else None
         if rim is not None:  # by the wall at its rim, one pad inside, however the container lies
             return rim
@@ -143,6 +143,9 @@ class PickSkill(Skill):
         offset = tuple(sum(rot[3 * i + j] * local[j] for j in range(3)) for i in range(3))
         # at or above the centre, so that the finger pads clear what the object stands on
         offset = (offset[0], offset[1], abs(offset[2]))
+        mouth = model.opening(args[0]) if side else None
+        if mouth is not None and mouth[1][2] >= RIM_UPRIGHT:  # round an upright container's axis, not its box's middle
+            offset = (offset[0] + mouth[0][0] - obj.pose.x, offset[1] + mouth[0][1] - obj.pose.y, offset[2])  # (a handle)
         if along:
             t = rng.uniform(-0.4, 0.4) * max(obj.size) / 2
             offset = (long_axis[0] * t, long_axis[1] * t, long_axis[2] * t + rng.uniform(0.0, 0.012))
