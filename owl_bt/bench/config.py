@@ -164,7 +164,7 @@ OPTION_OF = {"max_skeletons": "--skeletons", "plan_time_s": "--plan-time"}
 
 def _episode_options(cfg: BenchConfig) -> dict[str, float]:
     """The episode options a record of `cfg.method` says it ran with, after the method configured them."""
-    from owl_bt.episode import EpisodeConfig
+    from owl_bt.episode_config import EpisodeConfig
 
     base = EpisodeConfig("", "berry1", 0, None, max_attempts=cfg.max_attempts, budget=cfg.budget, skeletons=cfg.skeletons,
                          plan_time=cfg.plan_time)

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from owl_bt.errors import UsageError
 
 if TYPE_CHECKING:  # only for the annotations: the CLI reads the names for its --help without loading the simulator
-    from owl_bt.episode import EpisodeConfig
+    from owl_bt.episode_config import EpisodeConfig
 
 
 @dataclass(frozen=True)

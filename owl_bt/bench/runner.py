@@ -36,7 +36,7 @@ from typing import Any
 from owl_bt.bench import episodes, methods
 from owl_bt.bench.config import BenchConfig
 from owl_bt.code_version import code_version
-from owl_bt.episode import EpisodeConfig
+from owl_bt.episode_config import EpisodeConfig
 from owl_bt.errors import DiskFullError, OwlError
 from owl_bt.runfolder import Interrupted, disk_error, remove_leftover, signal_words
 
