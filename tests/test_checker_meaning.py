@@ -13,8 +13,10 @@ from sim import tasks
 
 def test_a_knocked_orange_fails_its_step_with_what_its_checker_tests(tmp_path) -> None:
     seen = []
-    for fault_seed in range(12):  # (which object a knock hits, and when, depends on the plan: a knocked one that
-        out = tmp_path / f"run{fault_seed}"  # an earlier step had placed breaks that step's checker)
+    # (which object a knock hits, and when, depends on the plan: a knocked one that an earlier step had placed
+    # breaks that step's checker; at 16df0b3 fault seeds 7 and 8 do, so they are tried first, then the rest)
+    for fault_seed in (7, 8, *range(7), *range(9, 12)):
+        out = tmp_path / f"run{fault_seed}"
         run_episode(EpisodeConfig(tasks.get("citrus").instruction, "citrus", 0, out, faults="knock=1.0",
                                   fault_seed=fault_seed, max_attempts=1))
         events = [json.loads(line) for line in (out / "events.jsonl").read_text().splitlines()]
