@@ -10,7 +10,6 @@ import numpy as np
 import pybullet as p
 import pytest
 
-from owl_bt.episode import EpisodeConfig, run_episode
 from owl_bt.failures import Failure
 from owl_bt.language.constraints import generate
 from owl_bt.language.scripted import ScriptedVLM
@@ -337,15 +336,3 @@ def test_an_empty_pour_planned_just_past_its_checkers_tilt_is_refused():
         model.close()
     finally:
         world.close()
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("name,seed", [("souppour", 1)])
-def test_the_pour_task_is_solved_with_the_oracle_answers(name, seed, tmp_path):
-    # As tests/test_oracle_tasks.py does for the other eight tasks (the simulator's state as
-    # perception; the camera's path is measured by the benchmark).
-    task = tasks.get(name)
-    result = run_episode(EpisodeConfig(task.instruction, task=name, seed=seed, out=tmp_path / "run", vlm="oracle",
-                                        perception="sim-state"))
-    assert result.success, f"{name} seed {seed}: {result.detector_reason}; {result.failure}; history {result.history}"
-    assert result.declared_success
