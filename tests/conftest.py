@@ -28,3 +28,10 @@ def berry_world() -> WorldState:
         return world.ground_truth()
     finally:
         world.close()
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Run the tests marked `slow` (end-to-end episodes of tens of seconds to minutes) first, in their
+    collection order, then the rest: with `-n` (pytest-xdist) the short tests then fill in around the long
+    ones instead of leaving one worker alone with a long episode at the end of the run."""
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)

@@ -15,10 +15,17 @@ import pytest
 from owl_bt.episode import EpisodeConfig, run_episode
 from sim import tasks
 
-TASKS = ["berry1", "citrus", "berry2", "berrycook", "fruitsort", "coffee", "mug1", "mug2", "souppour"]
-# Mug3 on seeds 0 and 2: on seed 1 (at 479d26f, the simulator's state as perception) the mug is set down 1.4 cm
-# off plan, the replan's fork then bounces out of the mug, and the run fails — a known defect the benchmark shows.
-CASES = [(name, seed) for name in TASKS for seed in (0, 1)] + [("mug3", 0), ("mug3", 2)]
+# Longest first (slow tests run first, tests/conftest.py), so that these episodes start early and the short
+# tests fill in around them: the container tasks, then the fruit tasks.
+TASKS = ["souppour", "mug2", "mug3", "mug1", "coffee", "fruitsort", "berrycook", "berry2", "citrus", "berry1"]
+# Seeds 0 and 1, except:
+# - Mug3 on seeds 0 and 2: on seed 1 (at 479d26f, the simulator's state as perception) the mug is set down 1.4 cm
+#   off plan, the replan's fork then bounces out of the mug, and the run fails — a known defect the benchmark shows.
+# - Mug2 on seeds 0 and 2: seed 1 succeeds but takes almost four minutes (3,891 samples at 2570700: the knife turns
+#   27° in the hand, and the replans with it held that way spend 500 samples before putting it down to regrasp),
+#   which alone kept the suite over its time. The benchmark runs every seed.
+SEEDS = {"mug2": (0, 2), "mug3": (0, 2)}
+CASES = [(name, seed) for name in TASKS for seed in SEEDS.get(name, (0, 1))]
 
 
 @pytest.mark.slow

@@ -38,6 +38,7 @@ def _inside_can(world: SimWorld) -> bool:
     return math.dist(can.position[:2], soup.position[:2]) < 0.033 and abs(soup.z - can.z) < 0.05
 
 
+@pytest.mark.slow
 def test_the_soup_can_is_lifted_with_the_soup_in_it_and_tipped_empty_on_the_arm():
     # SoupPour, seed 0: grasped from above or at a slant, the Robotiq's knuckles close over the can's
     # rim and press it 6-11 mm down into the 2 mm mat. The planning model lifted it anyway; on the arm
@@ -77,6 +78,7 @@ def test_the_soup_can_is_lifted_with_the_soup_in_it_and_tipped_empty_on_the_arm(
         world.close()
 
 
+@pytest.mark.slow
 def test_a_grasp_from_outside_that_leaves_room_is_not_taken_for_a_finger_inside():
     # The pads of a side grasp press into the can's thin wall; rays up the cavity took them for a
     # finger inside, and every side grasp (the only ones that leave the mouth free and do not press
