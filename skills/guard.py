@@ -74,7 +74,7 @@ class SafetyGuard:
             raise ValueError(f"speed must be in (0, 1] (a share of the velocity limits), got {self.speed}")
         self.spec = robot_spec(self.robot)
         self._cid = connect(gui=False)
-        self._model = RobotModel.load(self._cid, robot=self.spec)
+        self._model = RobotModel.load(self._cid, robot=self.spec, visual=False)
         self._table = None
         if self.table:
             cx, cy = catalog.TABLE_CENTRE

@@ -35,7 +35,7 @@ class HandSweep:
 
     def __init__(self, robot: str, fixed: dict[str, ObjectState]) -> None:
         self.cid = connect(gui=False)
-        self.robot = RobotModel.load(self.cid, robot=robot)
+        self.robot = RobotModel.load(self.cid, robot=robot, visual=False)
         self.fixed = {name: spawn(self.cid, spec_for_state(obj), obj.pose) for name, obj in fixed.items()}
         self._movable: dict[tuple, int] = {}
         movers = {j for j in self.robot.fingers}

@@ -59,7 +59,7 @@ class PlanningModel(ContainerGeometry):
             spec = spec_for_state(obj)
             self.bodies[name] = spawn(self.cid, spec, obj.pose)
             self._learn_shape(name, spec)
-        self.robot = RobotModel.load(self.cid, robot=world.robot.arm if world.robot else DEFAULT_ROBOT)
+        self.robot = RobotModel.load(self.cid, robot=world.robot.arm if world.robot else DEFAULT_ROBOT, visual=False)
         q = world.robot.joints if world.robot else self.robot.home
         self.robot.reset_arm(q)
         self.held: str | None = None
