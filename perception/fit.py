@@ -227,6 +227,19 @@ class ModelFitter:
         return Fit(Rh, th, s, cost + _tilt_cost(Rh), rmse, see, inl)
 
 
+    def track(self, pts: np.ndarray, frame: RGBDFrame, prev: Fit, iters: int = 4) -> Fit:
+        """The pose of `prev` (this model's fit to the same object in an earlier frame) refined on `pts`
+        (N×3 world points, m), its scale kept: what `fit` would find when the object has stayed where it
+        was or moved a little, at a fraction of its cost. The caller judges it by its cost against the
+        earlier one's (a moved or turned object fits worse and needs the full search)."""
+        fine = pts[np.linspace(0, len(pts) - 1, min(len(pts), FINE_POINTS)).astype(int)]
+        R, t, s, _ = self.refine(fine, prev.R, prev.t, prev.scale, iters, False)
+        R, t, s, res = self.refine(pts, R, t, s, 2, False)
+        see = self.see_through(frame, R, t, s)
+        cost, rmse, inl = self.score(res, see)
+        return Fit(R, t, s, cost + _tilt_cost(R), rmse, see, inl)
+
+
 def near_depth(frame: RGBDFrame) -> np.ndarray:
     """The nearest depth reading in each pixel's 3×3 neighbourhood (inf where none), cached on the
     frame: a model point at a silhouette is judged against the object, not the table beside it."""
