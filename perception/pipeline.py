@@ -28,7 +28,7 @@ from perception.fit import Fit, ModelFitter, euler, principal_yaw
 from perception.shapes import ShapeLibrary
 
 NO_OBJECTS = "no objects found on the table"
-TRACK_SLACK = 0.0005  # m of fit cost a tracked pose may exceed the last full fit's by (see `Pipeline._tracked`)
+TRACK_SLACK, TRACK_MOVE = 0.0005, 0.02  # m of fit cost a tracked pose may exceed the last full fit's by, m it may lie from it
 MIN_POINTS = 25  # fewer points than this: the size is not estimated (the catalogue size is kept)
 MIN_CLUSTER = 40  # an unlabelled cluster needs this many points to count as an object
 REST_SNAP = 0.01  # m: an object whose lowest point is this close above/below a support rests on it
@@ -193,15 +193,15 @@ class Pipeline:
                                **base)
 
     def _tracked(self, det: Detection, fitter: ModelFitter, pts: np.ndarray, frame: RGBDFrame) -> Fit | None:
-        """The object's last full fit refined on its new points (`ModelFitter.track`), when that fits them
-        as well as the full fit fitted its own (cost within TRACK_SLACK, no more free space seen through):
-        between the steps of a plan most objects have not moved, and the full search over orientations
-        was about a fifth of a fruit task's wall clock. None: search afresh (first sight, moved, turned)."""
+        """The object's last full fit refined on its new points (`ModelFitter.track`) if it fits them as well as the full
+        fit did its own (cost within TRACK_SLACK, no more free space seen through, within TRACK_MOVE): most objects stay put
+        between steps, and the full search was a fifth of a fruit task's wall clock. None: search afresh (new, moved)."""
         last = self._fits.get(det.name)
         if last is None or last[0] != det.kind:
             return None
-        fit = fitter.track(pts, frame, last[1])
-        return fit if fit.cost <= last[1].cost + TRACK_SLACK and fit.see_through <= last[1].see_through + 0.02 else None
+        fit, was = fitter.track(pts, frame, last[1]), last[1]
+        ok = fit.cost <= was.cost + TRACK_SLACK and fit.see_through <= was.see_through + 0.02
+        return fit if ok and float(np.linalg.norm(fit.t - was.t)) <= TRACK_MOVE else None
 
     def _marker(self, det: Detection, sc: cl.SceneCloud, sel: np.ndarray, model, flags: list[str]) -> PerceivedObject:
         pts = sc.points[sel]
