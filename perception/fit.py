@@ -227,7 +227,6 @@ class ModelFitter:
         cost, rmse, inl = self.score(res_h, see)
         return Fit(Rh, th, s, cost + _tilt_cost(Rh), rmse, see, inl)
 
-
     def track(self, pts: np.ndarray, frame: RGBDFrame, prev: Fit, iters: int = 4) -> Fit:
         """The pose of `prev` (this model's fit to the same object in an earlier frame) refined on `pts`
         (N×3 world points, m), its scale kept: what `fit` would find when the object has stayed where it
