@@ -27,7 +27,6 @@ SCALE_PRIOR = 0.1  # weight of the prior that holds the scales at 1 (see `refine
 SEE_THROUGH = 0.008  # m: observed depth this far behind a model surface point is free-space evidence against it
 COARSE_POINTS, FINE_POINTS = 100, 300
 YAWS = 6  # yaw hypotheses per up axis
-TRACK_NEAR = 0.95  # share of an object's points a tracked pose must have within MAX_CORR of its surface
 
 
 @dataclass
@@ -226,22 +225,6 @@ class ModelFitter:
         see = self.see_through(frame, Rh, th, s)
         cost, rmse, inl = self.score(res_h, see)
         return Fit(Rh, th, s, cost + _tilt_cost(Rh), rmse, see, inl)
-
-    def track(self, pts: np.ndarray, frame: RGBDFrame, prev: Fit, iters: int = 4) -> Fit:
-        """The pose of `prev` (this model's fit to the same object in an earlier frame) refined on `pts`
-        (N×3 world points, m), its scale kept: what `fit` would find when the object has stayed where it
-        was or moved a little, at a fraction of its cost. The caller judges it by its cost against the
-        earlier one's (a moved or turned object fits worse and needs the full search); cost is inf when
-        the refinement lost the points (under TRACK_NEAR of them within MAX_CORR of the model's surface:
-        point-to-plane residuals alone can be small for a pose a metre away, Berry1 seed 4)."""
-        fine = pts[np.linspace(0, len(pts) - 1, min(len(pts), FINE_POINTS)).astype(int)]
-        R, t, s, _ = self.refine(fine, prev.R, prev.t, prev.scale, iters, False)
-        R, t, s, res = self.refine(pts, R, t, s, 2, False)
-        _, j = self.tree.query(((pts - t) @ R) / s, k=1, workers=1)
-        near = float(np.mean(_rows_norm((self.model.points[j] * s) @ R.T + t - pts) < MAX_CORR))
-        see = self.see_through(frame, R, t, s)
-        cost, rmse, inl = self.score(res, see)
-        return Fit(R, t, s, cost + _tilt_cost(R) if near >= TRACK_NEAR else math.inf, rmse, see, inl)
 
 
 def near_depth(frame: RGBDFrame) -> np.ndarray:

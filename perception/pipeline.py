@@ -24,11 +24,10 @@ from perception.camera import RGBDFrame
 from perception.cloud import PLANE_DIST
 from perception.containers import rest_in_containers, stands_in
 from perception.detector import HIDDEN_FLAG, ROBOT, Detection, Detector, colour_name, dominant_colour, name_by_colour
-from perception.fit import Fit, ModelFitter, euler, principal_yaw
+from perception.fit import euler, principal_yaw
 from perception.shapes import ShapeLibrary
 
 NO_OBJECTS = "no objects found on the table"
-TRACK_SLACK, TRACK_MOVE = 0.0005, 0.02  # m of fit cost a tracked pose may exceed the last full fit's by, m it may lie from it
 MIN_POINTS = 25  # fewer points than this: the size is not estimated (the catalogue size is kept)
 MIN_CLUSTER = 40  # an unlabelled cluster needs this many points to count as an object
 REST_SNAP = 0.01  # m: an object whose lowest point is this close above/below a support rests on it
@@ -78,7 +77,6 @@ class Pipeline:
                  namer=None) -> None:
         self.detector, self.shapes, self.palette, self.namer = detector, shapes, palette, namer
         self.rng = np.random.default_rng(seed)
-        self._fits: dict[str, tuple[str, Fit]] = {}  # name → (kind, its last full fit): see `_tracked`
 
     def prepare(self, kinds) -> None:
         """Load the shape models of `kinds` now (start-up), so that no frame pays for it."""
@@ -176,10 +174,7 @@ class Pipeline:
         few = len(sel) < MIN_POINTS
         if few:
             flags.append(f"seen by only {len(sel)} points: catalogue size kept")
-        fit = self._tracked(det, fitter, pts, frame)
-        if fit is None:
-            fit = fitter.fit(pts, frame, sc.table_z, self.rng, yaw0=base["yaw_estimate"], with_scale=not few)
-            self._fits[det.name] = (det.kind, fit)
+        fit = fitter.fit(pts, frame, sc.table_z, self.rng, yaw0=base["yaw_estimate"], with_scale=not few)
         size = tuple(float(v) for v in np.asarray(model.size) * fit.scale)
         pose = Pose(*(float(v) for v in fit.t), *euler(fit.R))
         state = ObjectState(
@@ -191,17 +186,6 @@ class Pipeline:
         low = tuple(float(v) for v in world[int(np.argmin(world[:, 2]))])
         return PerceivedObject(state, len(sel), flags, fit_rmse=fit.rmse, source=det.source, lowest=low[2], low_point=low,
                                **base)
-
-    def _tracked(self, det: Detection, fitter: ModelFitter, pts: np.ndarray, frame: RGBDFrame) -> Fit | None:
-        """The object's last full fit refined on its new points (`ModelFitter.track`) if it fits them as well as the full
-        fit did its own (cost within TRACK_SLACK, no more free space seen through, within TRACK_MOVE): most objects stay put
-        between steps, and the full search was a fifth of a fruit task's wall clock. None: search afresh (new, moved)."""
-        last = self._fits.get(det.name)
-        if last is None or last[0] != det.kind:
-            return None
-        fit, was = fitter.track(pts, frame, last[1]), last[1]
-        ok = fit.cost <= was.cost + TRACK_SLACK and fit.see_through <= was.see_through + 0.02
-        return fit if ok and float(np.linalg.norm(fit.t - was.t)) <= TRACK_MOVE else None
 
     def _marker(self, det: Detection, sc: cl.SceneCloud, sel: np.ndarray, model, flags: list[str]) -> PerceivedObject:
         pts = sc.points[sel]
