@@ -175,9 +175,9 @@ def _with_gripper(arm: dict, flange: str, stem: str) -> str:
 @cache
 def collision_only(urdf: str) -> str:
     """Path of a copy of the URDF at `urdf` without its <visual> elements, written once beside it. For
-    the bodies that are never rendered (the planner's, the hand sweep's, the safety guard's): pybullet
-    loads the UR5e + Robotiq's 0.03-0.04 s instead of 0.1-0.3 s (parsing the visual meshes), six to
-    eight times an episode, and its links, joints, collision shapes and inertias are the same."""
+    the bodies never rendered (the planner's, the hand sweep's, the safety guard's): pybullet loads the
+    UR5e + Robotiq's in 0.03-0.04 s instead of 0.1-0.3 s (the visual meshes are parsed), eight times an
+    episode (six planning models, the sweep, the guard); links, joints, collision shapes, inertias the same."""
     doc = read_urdf(urdf)
     for link in _as_list(doc["robot"]["link"]):
         link.pop("visual", None)
