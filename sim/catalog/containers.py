@@ -35,9 +35,11 @@ def mug(name: str = "mug") -> ObjectSpec:
 
 def bowl(name: str = "bowl") -> ObjectSpec:
     """A bowl: a 1 cm-thick floor 10 cm across and a flared 5 mm wall up to 16 cm across at its 6 cm
-    rim; 16 × 16 × 6 cm, 250 g, white unless coloured."""
+    rim; 16 × 16 × 6 cm, 250 g, white unless coloured. The wall starts 2 mm up, inside the floor's
+    edge, so only the floor stands on the table: with the wall's 16 lower edges on it too, a resting
+    bowl kept 34 contact points, which made each physics step five times as dear as an empty table."""
     floor = Part("cylinder", (0.05, 0.01), offset=(0.0, 0.0, 0.005))
-    walls = flared_ring(0.05, 0.08, 0.005, 0.06)
+    walls = flared_ring(0.05, 0.08, 0.005, 0.058, z0=0.002)
     return ObjectSpec(
         name=name, category="bowl", parts=(floor, *walls), rgba=COLOURS["white"], colour="white", mass=0.25,
         friction=0.9, extra=cavity(0.07, 0.01, 0.06),
