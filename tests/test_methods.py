@@ -7,12 +7,14 @@ import pytest
 
 from owl_bt.bench import methods
 from owl_bt.episode import EpisodeConfig
-from owl_bt.errors import ModelAnswerError, UnsafeCodeError
+from owl_bt.errors import GroundingError, ModelAnswerError, UnsafeCodeError
 from owl_bt.language import cap
 from owl_bt.language.codebook import env_from_state
 from owl_bt.language.constraints import generate
 from owl_bt.language.vlm import make_vlm
 from owl_bt.tamp.grounding import ground
+from sim import tasks
+from sim.world import SimWorld
 
 TASK = "put the strawberry onto the light-grey region at the center of the table"
 
@@ -46,6 +48,21 @@ def test_language_side_of_the_methods(berry_world, schemas):
     assert "Goal:" in direct.transcript[0]["answer"] and "On(strawberry, light_grey_region)" in direct.transcript[0]["answer"]
     nodisc = _gen("no-disc", berry_world, schemas)
     assert [a.op.name for a in nodisc.sketch.actions] == ["place_ontop"] and nodisc.action_checkers() == {0: "action_check0"}
+
+
+def test_direct_says_why_it_cannot_judge_a_fit(schemas):
+    # The direct prompt names the objects without sizes: "whatever fits" cannot be judged from it,
+    # and the answer says so, not that nothing fits (Mug1's fork does).
+    world = SimWorld()
+    try:
+        tasks.get("mug1").build(world, 0)
+        mugs = world.ground_truth()
+    finally:
+        world.close()
+    goal = "put whatever object fits inside the mug into it"
+    with pytest.raises(GroundingError, match="needs the objects' sizes, and this prompt gives none"):
+        _gen("direct", mugs, schemas, goal)
+    assert "place_inside(fork, mug)" in [str(a.op) for a in _gen("owl", mugs, schemas, goal).sketch.actions]
 
 
 def test_cap_runs_gen_plan_in_the_sandbox(berry_world, schemas):
