@@ -81,12 +81,19 @@ class ObjectState:
     def aabb(self) -> tuple[tuple[float, float, float], tuple[float, float, float]]:
         """Axis-aligned box (lower xyz, upper xyz) in the world frame, metres.
 
-        Accounts for yaw about z and for any roll/pitch by bounding the rotated box corners (a
-        round thing's — a sphere within 15 % of the same size every way — is the same in any orientation).
+        Accounts for yaw about z and for any roll/pitch by bounding the rotated box corners. A round
+        thing's is its own: a sphere's (within 15 % of the same size every way) is the same in any
+        orientation, and a cylinder's (round across its axis, within 15 %) bounds the cylinder, not its
+        turned box — a plate 22 cm across, seen at some yaw, had a box 29 cm wide, and "the apple next
+        to the plate" held for an apple 18 cm from the plate's rim.
         """
         hx, hy, hz = (s / 2.0 for s in self.size)
         if self.shape == "sphere" and max(self.size) < 1.15 * min(self.size):  # a ball's box does not grow as it rolls
             ext = [hx, hy, hz]
+        elif self.shape == "cylinder" and max(hx, hy) < 1.15 * min(hx, hy):
+            rot = rotation_matrix(self.pose.roll, self.pose.pitch, self.pose.yaw)
+            r = max(hx, hy)  # the axis is the body's z: a circle of radius r spans r·sin(angle to the world axis)
+            ext = [abs(rot[i][2]) * hz + r * math.sqrt(max(0.0, 1.0 - rot[i][2] ** 2)) for i in range(3)]
         else:
             rot = rotation_matrix(self.pose.roll, self.pose.pitch, self.pose.yaw)
             ext = [sum(abs(rot[i][j]) * h for j, h in enumerate((hx, hy, hz))) for i in range(3)]
