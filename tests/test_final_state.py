@@ -45,3 +45,18 @@ def test_each_object_says_where_it_ended_and_what_to_look_at():
     md = "\n".join(markdown(list(rows.values()), "the simulator"))
     assert "| apple | in the bowl |" in md and "- the golf ball: fell off the table" in md and "- the mug: tipped over" in md
 
+
+
+def test_a_fork_stood_up_in_a_mug_is_in_it_not_tipped_over():
+    # (newcomer: Mug1 succeeded, and the report said "Look at: the fork: tipped over")
+    world = world_with(("mug", (0.55, 0.15, 0.045)), ("fork", (0.4, -0.1, 0.007)))
+    try:
+        start = world.ground_truth()
+    finally:
+        world.close()
+    mug = start.get("mug").pose
+    end = _moved(start, fork=Pose(mug.x, mug.y, 0.097, 0.0, math.pi / 2 - 0.05, 0.0))
+    rows = {r["object"]: r for r in final_rows(start, end)}
+    assert rows["fork"]["where"] == "in the mug" and rows["fork"]["tilt_deg"] > 80 and rows["fork"]["flags"] == []
+    fallen = {r["object"]: r for r in final_rows(start, _moved(start, fork=Pose(0.4, -0.1, 0.012, math.pi / 2, 0.0, 0.0)))}
+    assert fallen["fork"]["flags"] == ["tipped over"]  # on its edge on the table: still pointed out

@@ -36,7 +36,8 @@ def final_rows(start: WorldState, end: WorldState, holding: str | None = None) -
             flags.append("fell off the table")
         tilt = _tilt(t)
         was = before.get(t.name)
-        if tilt is not None and was is not None and was.upright and not t.upright and t.name != holding:
+        if (tilt is not None and was is not None and was.upright and not t.upright and t.name != holding
+                and not where.startswith("in the ")):  # (a fork stood up in a mug is put there, not tipped over)
             flags.append("tipped over")
         moved = round(100 * math.dist(t.pose[:3], was.pose[:3]), 1) if was is not None and was.pose else None
         rows.append({"object": t.name, "where": where, "moved_cm": moved, "tilt_deg": tilt, "flags": flags})
