@@ -14,6 +14,8 @@ from owl_bt.language.codebook import env_from_state
 from owl_bt.language.sandbox import CheckerSet
 
 SENTINEL = "owl_sandbox_probe.txt"
+DOUBLED = ("row = [0.5]\nfor i in range(16):\n    row = row + row\nother = row[0:len(row) - 1] + [1.5]\nrows = [row]\n"
+           "for i in range(16):\n    rows = rows + rows\n")  # 65,536 references to one 65,536-long list: within the size cap
 
 
 def fn(body: str, extra: str = "") -> str:
@@ -78,6 +80,20 @@ CONTAINED = {
     "max over a huge range": fn("return max(range(10 ** 4 * 10 ** 4 * 10 ** 4)) > 0"),
     "deep recursion with work": fn("return f(0)", "def f(n):\n    return f(n + 1) + sum(range(1000))\n"),
     "printf padding": fn("w = 1000 * 200000\nreturn len('%0*d' % (w, 1)) + len('%0*d' % (w, 1)) > 0"),
+    # C-level work the trace cannot stop, each on data within the size cap (break-it, issue 4)
+    "round to ten million digits": fn("n = 1000000 * 10\nreturn round(7, -n) >= 0"),
+    "sum of lists": fn("n = 1000 * 100\nrow = [0.0 for i in range(n)]\nrows = [row for i in range(300)]\n"
+                       "return len(sum(rows, [])) > 0"),
+    "search of nested lists": fn(DOUBLED + "return other in rows"),
+    "count over nested lists": fn(DOUBLED + "return rows.count(other) > 0"),
+    "index over nested lists": fn(DOUBLED + "return rows.index(other) > 0"),
+    "search one level deeper": fn(DOUBLED + "rows2 = rows[0:len(rows) - 1] + [other]\nbig = [rows]\nfor i in range(16):\n"
+                                  "    big = big + big\nreturn rows2 in big"),
+    "comparison of nested lists": fn(DOUBLED + "rows2 = rows[0:len(rows) - 1] + [other]\nreturn rows < rows2"),
+    "chained comparison": fn(DOUBLED + "rows2 = rows[0:len(rows) - 1] + [other]\nreturn 0 < 1 < rows == rows2"),
+    "max over nested lists": fn(DOUBLED + "return max(rows) is None"),
+    "min by a nested key": fn("return min(range(100), key=k) > 0",
+                              "def k(i):\n" + "".join(f"    {ln}\n" for ln in DOUBLED.splitlines()) + "    return rows\n"),
 }
 
 
@@ -107,3 +123,20 @@ def test_runtime_corpus_is_contained(berry_world, tmp_path, monkeypatch):
 
 def test_corpus_is_large_enough():
     assert len(STATIC) + len(CONTAINED) >= 30
+
+
+def test_an_object_named_like_the_codes_own_names_does_not_replace_them(berry_world):
+    """(break-it) The sandbox binds each object's name to its handle; a name the code already uses (its
+    own function, `math`, `state`, a helper) keeps its meaning."""
+    from dataclasses import replace
+
+    from owl_bt.state import WorldState
+
+    berry = berry_world.get("strawberry")
+    objects = {**berry_world.objects, "middle": replace(berry, name="middle"), "math": replace(berry, name="math"),
+               "state": replace(berry, name="state")}
+    world = WorldState(objects=objects, robot=berry_world.robot, source=berry_world.source)
+    src = fn("return middle() == 2 and math.hypot(3, 4) == 5 and state.get('strawberry').pose.x > 0",
+             "def middle():\n    return 2\n")
+    cs = CheckerSet.compile(src, world, env_from_state(world))
+    assert cs.evaluate("goal_check0", world) is True, cs.errors

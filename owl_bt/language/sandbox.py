@@ -63,6 +63,16 @@ ALLOWED_ATTRS = frozenset(n for n in dir(math) if not n.startswith("_") and n no
     "table_lower", "table_upper", "items", "keys", "values", "append", "count", "index",
 }
 MAX_CONSTANT = 10**6
+
+
+def reserved_names() -> frozenset[str]:
+    """Names checker code has bound already (context, builtins, codebook helpers, math, Python's
+    keywords, the forbidden ones): an object named so could not be named in checker code — a scene
+    file's apple named 'state' hid the state from every checker (break-it)."""
+    import keyword
+
+    return frozenset(CONTEXT) | frozenset(SAFE_BUILTINS) | frozenset(HELPERS) | FORBIDDEN | frozenset(keyword.kwlist)
+
 TIME_LIMIT_S = 0.05  # seconds of the calling thread's CPU time per checker call
 WALL_BACKSTOP_S = 1.0  # … and of wall clock, whatever the load
 CLOCK_EVERY = 8  # trace events (lines, calls) between two readings of the clocks
@@ -156,6 +166,7 @@ class CheckerSet:
     time_limit_s: float = TIME_LIMIT_S
     _fns: dict[str, Callable] = field(default_factory=dict)
     _globals: dict = field(default_factory=dict)
+    _bound: frozenset = frozenset()  # names the code's globals hold that no object handle may replace
     source: str = ""
     # called once per distinct error (checker, line, kind) with the error line: the event log's hook
     on_error: Callable[[str], None] | None = None
@@ -189,7 +200,7 @@ class CheckerSet:
             docstring = isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)
             if not (isinstance(node, ast.FunctionDef) or docstring):
                 raise UnsafeCodeError(f"checker code has top-level statements besides functions (line {node.lineno})")
-        g: dict = {"__builtins__": {**SAFE_BUILTINS, "range": guards.bounded_range}, "math": math, **HELPERS,
+        g: dict = {"__builtins__": {**SAFE_BUILTINS, **guards.BUILTINS, "range": guards.bounded_range}, "math": math, **HELPERS,
                    **guards.GLOBALS}
         g.update({"env": env, "init_state": guards.read_only(init_state), "init_bounds": initial_bounds(env)})
         # vetted above; defines functions only (no defaults, no top-level calls), with +, *, ** guarded
@@ -198,6 +209,7 @@ class CheckerSet:
                   init_state=init_state, env=env, time_limit_s=time_limit_s, source=source)
         out._globals = g
         out._fns = {n: g[n] for n in names}
+        out._bound = frozenset(g) | frozenset(g["__builtins__"]) | {"state"}
         return out
 
     def names(self) -> list[str]:
@@ -225,7 +237,8 @@ class CheckerSet:
         g = self._globals
         g["state"] = guards.read_only(state)
         for obj in state.objects.values():
-            g[obj.name] = ObjectHandle.of(obj)
+            if obj.name not in self._bound:  # (an object named like a function the code defines: the function)
+                g[obj.name] = ObjectHandle.of(obj)
         limit = time_limit_s or self.time_limit_s
         # The limit is the calling thread's CPU time: on a busy machine (a benchmark beside it) a trivial
         # checker's wall clock passed 50 ms and it counted as False, so a run's outcome hung on the load
