@@ -136,6 +136,9 @@ def _object(path: Path, i: int, entry: object) -> SceneObject:
         raise UsageError(f"{where}: name {name!r} must be a word of letters, digits and underscores")
     if name.lower() in RESERVED_NAMES:  # "far from the robot" is the back of the table; "put it …" names the last object
         raise UsageError(f"{where}: name {name!r} is a word goals use for something else; name it e.g. 'my_{name.lower()}'")
+    if name in _checker_names():
+        raise UsageError(f"{where}: name {name!r} is a word the constraint code uses for something else; name it e.g. "
+                         f"'my_{name}'")
     if name != name.lower():  # goals are read in lower case: "the Big_Apple" could not be said (break-it)
         raise UsageError(f"{where}: name {name!r} must be lower case, e.g. {name.lower()!r}")
     if name != kind and name in catalog.KINDS:  # an apple named "bowl": "the bowl" could then not be said
@@ -154,6 +157,12 @@ def _object(path: Path, i: int, entry: object) -> SceneObject:
 RESERVED_NAMES = {"robot", "it", "its", "them", "they", "itself", "all", "every", "each", "everything", "one", "two",
                   "three", "four", "five", "six", "seven", "eight", "nine", "ten", "both", "other", "rest", "the", "a",
                   "an", "and", "or", "of", "to", "on", "in", "into", "onto", "then", "near", "by"}
+
+
+def _checker_names() -> frozenset[str]:
+    from owl_bt.language.sandbox import reserved_names  # (the language layer, loaded only for a scene file)
+
+    return reserved_names()
 
 
 def _pose(where: str, spec: ObjectSpec, raw: object) -> Pose | tuple[float, float] | None:

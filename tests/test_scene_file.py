@@ -85,6 +85,11 @@ BAD = {
     "reserved": ('[[object]]\nkind = "apple"\nname = "robot"\n', "name 'robot' is a word goals use for something else"),
     "reserved in capitals": ('[[object]]\nkind = "apple"\nname = "Robot"\n', "name 'Robot' is a word goals use for something"),
     "an article": ('[[object]]\nkind = "apple"\nname = "the"\n', "name 'the' is a word goals use for something else"),
+    # break-it: an apple named "state" hid the state from every checker, and the run blamed the planner
+    "the checkers' state": ('[[object]]\nkind = "apple"\nname = "state"\n', "name 'state' is a word the constraint code uses"),
+    "math": ('[[object]]\nkind = "apple"\nname = "math"\n', "name 'math' is a word the constraint code uses"),
+    "a builtin": ('[[object]]\nkind = "apple"\nname = "min"\n', "name 'min' is a word the constraint code uses"),
+    "a keyword": ('[[object]]\nkind = "apple"\nname = "lambda"\n', "name 'lambda' is a word the constraint code uses"),
 }
 
 
