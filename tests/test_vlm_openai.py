@@ -126,3 +126,32 @@ def test_settings_come_from_the_file_and_the_environment(tmp_path):
     cfg.write_text("[vlm\n")
     with pytest.raises(UsageError, match="not valid TOML"):
         load_settings({}, cfg)
+
+
+def test_a_rejected_answer_is_not_kept_in_the_cache(berry_world, schemas, tmp_path):
+    # (break-it) the rejected answers were cached, so the same command failed again after the
+    # endpoint was fixed, without asking it
+    script = [Reply(answer("berry1_sketch_malformed.txt"))] * 3 + [Reply(answer("berry1_sketch.txt")),
+                                                                   Reply(answer("berry1_checkers.txt"))]
+    with ChatServer(script) as server:  # (one endpoint: its address is part of the cache key)
+        with pytest.raises(ModelAnswerError, match="rejected after 3 tries"):
+            _generate(_vlm(server, tmp_path), berry_world, schemas)
+        c = _generate(_vlm(server, tmp_path), berry_world, schemas)  # the endpoint fixed, the same command again
+    assert len(server.requests) == 5 and [call.cached for call in c.calls] == [False, False]
+    assert len(c.sketch.actions) == 2
+
+
+def test_an_empty_or_oversized_answer_is_asked_again(berry_world, schemas):
+    script = [Reply(""), Reply("Plan:\n" + "x" * 300_000), Reply(answer("berry1_sketch.txt")), Reply(answer("berry1_checkers.txt"))]
+    with ChatServer(script) as server:
+        c = _generate(_vlm(server, None), berry_world, schemas)
+    assert len(c.sketch.actions) == 2 and c.queries == 4
+    assert "empty answer" in server.requests[1]["body"]["messages"][-1]["content"]
+    assert "characters long" in server.requests[2]["body"]["messages"][-1]["content"]
+
+
+@pytest.mark.parametrize("body", [b'{"id": "x", "object": "chat.completion", "choices": [', b"<html>502 Bad Gateway</html>"])
+def test_a_body_that_is_not_json_is_an_unusable_response(berry_world, schemas, body):
+    with ChatServer([Reply(raw=body)]) as server, \
+            pytest.raises(ModelEndpointError, match=f"the model at {server.base_url} sent an unusable response"):
+        _generate(_vlm(server, None, retries=0), berry_world, schemas)

@@ -154,7 +154,10 @@ def _ask(vlm: VLM, prompt: str, images: list[bytes], parse, retries: int, log: l
     messages = [{"role": "user", "content": prompt}]
     for attempt in range(retries + 1):
         t0 = time.monotonic()
-        answer = vlm.complete(messages, images)
+        try:
+            answer, unusable = vlm.complete(messages, images), None
+        except ModelAnswerError as exc:  # an empty or oversized answer: asked again, like one that does not parse
+            answer, unusable = "", exc
         stats["model_s"] += time.monotonic() - t0
         stats["queries"] += 1
         entry = {"prompt": messages[-1]["content"], "answer": answer}
@@ -164,8 +167,13 @@ def _ask(vlm: VLM, prompt: str, images: list[bytes], parse, retries: int, log: l
             stats["calls"].append(call)
         log.append(entry)
         try:
+            if unusable is not None:
+                raise unusable
             return parse(answer), messages + [{"role": "assistant", "content": answer}]
         except (ModelAnswerError, UnsafeCodeError) as exc:
+            forget = getattr(vlm, "forget_last", None)
+            if forget is not None and unusable is None:  # not kept in the response cache: a re-run asks again
+                forget()
             if attempt == retries:
                 raise type(exc)(f"model answer rejected after {retries + 1} tries: {exc.reason}") from None
             messages += [

@@ -11,6 +11,7 @@ and whether it came from the cache are kept in `last_call` for the event log and
 from __future__ import annotations
 
 import base64
+import contextlib
 import hashlib
 import json
 import os
@@ -23,6 +24,8 @@ from owl_bt import safe_json
 from owl_bt.errors import ModelAnswerError, OwlError
 from owl_bt.language.settings import VLMSettings
 from owl_bt.language.vlm import CallRecord
+
+MAX_ANSWER_CHARS = 200_000  # characters of one answer (a sketch or checkers: a few thousand)
 
 
 class ModelEndpointError(OwlError):
@@ -47,6 +50,12 @@ class ResponseCache:
             return safe_json.loads(path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             return None
+
+    def drop(self, key: str) -> None:
+        """Forget the answer to `key` (one the caller rejected: a re-run asks the model again)."""
+        if self.folder is not None:
+            with contextlib.suppress(OSError):
+                (self.folder / key[:2] / f"{key}.json").unlink()
 
     def put(self, key: str, record: dict) -> None:
         if self.folder is None:
@@ -92,12 +101,13 @@ class OpenAIVLM:
         )
         self.cache = ResponseCache(settings.cache_dir)
         self.last_call: CallRecord | None = None
+        self.last_key: str | None = None  # the cache key of the last request
         self.where = settings.base_url or "api.openai.com"
 
     def complete(self, messages: list[dict], images: list[bytes] | None = None) -> str:
         request = {"model": self.settings.model, "messages": with_images(messages, list(images or [])),
                    "temperature": self.settings.temperature}
-        key = ResponseCache.key({"base_url": self.where, **request})
+        key = self.last_key = ResponseCache.key({"base_url": self.where, **request})
         t0 = time.monotonic()
         hit = self.cache.get(key)
         if hit is not None and isinstance(hit.get("answer"), str):
@@ -116,7 +126,7 @@ class OpenAIVLM:
             raise ModelEndpointError(f"the model at {self.where} answered HTTP {exc.status_code}"
                                      f"{' after retries' if exc.status_code in (408, 409, 429) or exc.status_code >= 500 else ''}: "
                                      f"{_short(exc.message)}") from None
-        except openai.OpenAIError as exc:  # malformed JSON and the like
+        except (openai.OpenAIError, ValueError) as exc:  # malformed JSON (JSONDecodeError), HTML and the like
             raise ModelEndpointError(f"the model at {self.where} sent an unusable response: {_short(str(exc))}") from None
         latency = time.monotonic() - t0
         choices = completion.choices or []
@@ -129,9 +139,18 @@ class OpenAIVLM:
         )
         if not text or not text.strip():
             raise ModelAnswerError("the model returned an empty answer")
+        if len(text) > MAX_ANSWER_CHARS:  # (a 10 MB answer made a run folder its own --replay refused)
+            raise ModelAnswerError(f"the answer is {len(text):,} characters long; answer in at most {MAX_ANSWER_CHARS:,}")
         self.cache.put(key, {"answer": text, "prompt_tokens": self.last_call.prompt_tokens,
                              "completion_tokens": self.last_call.completion_tokens, "model": self.last_call.model})
         return text
+
+
+    def forget_last(self) -> None:
+        """Drop the last answer from the cache: the caller rejected it (a bad sketch stays a miss, so a
+        re-run after the endpoint is fixed asks again; break-it: it replayed the rejected answer)."""
+        if self.last_key is not None:
+            self.cache.drop(self.last_key)
 
 
 def _short(text: str, limit: int = 160) -> str:
