@@ -133,3 +133,21 @@ def test_a_part_of_a_support_is_on_it_and_a_part_of_a_container_is_asked_about()
                                                                    True, False)]
     with pytest.raises(GroundingError, match="^the left inside the big bowl: the offline grounder puts things in a container"):
         goals("put the apple in the bowl on the left")
+
+
+@pytest.mark.parametrize(("text", "reason"), [
+    ("put the green strawberry on the plate", "'green strawberry': none is green here — the strawberry is red"),
+    ("put the apple in the red bowl", "'red bowl': none is red here — the big bowl is blue"),
+    ("put the apple on the dark plate", "'dark plate': none is dark here — the plate is white"),
+    ("put the purple fruit on the plate", "'purple fruit': none is purple here \\(the apple is red, the strawberry is red"),
+])
+def test_a_colour_the_object_does_not_have_is_named_not_passed_over(text, reason):
+    # (break-it: "the dark-grey region" put the strawberry on the light-grey one and said success)
+    with pytest.raises(GroundingError, match=reason):
+        goals(text)
+
+
+@pytest.mark.parametrize("text", ["put the red strawberry on the white plate", "put the yellow fruit in the blue bowl",
+                                  "put the silver spoon on the plate"])
+def test_a_colour_the_object_has_is_read(text):
+    assert goals(text)

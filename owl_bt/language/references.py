@@ -164,6 +164,7 @@ class References:
         # (a manner verb — "cook", "tidy" — only as the head of "… by putting …": alone it says no placement)
         vocab = (V.FILLER | V.COLOURS | V.LOCATION_WORDS | V.DESCRIBING | V.QUANT_ALL | V.QUANT_ONE | V.END_WORDS
                  | V.FINAL_ONLY | set(V.SUPERLATIVES) | V.SETUP | allowed)
+        self._check_colours(toks, covered)
         for i, t in enumerate(toks):
             if i in covered or t in SEPARATORS or t == ",":
                 continue
@@ -177,6 +178,30 @@ class References:
                     self.unknown.append(t)
             elif t not in vocab and w not in vocab:
                 self.unknown.append(t)
+
+    def _check_colours(self, toks: list[str], covered: set[int]) -> None:
+        """A colour word left over before an object phrase is one the object does not have ("the dark-grey
+        region" for the light-grey one, "the blue bowl" for the white one): GroundingError naming the
+        colour it has (break-it: the words were passed over and the run said success)."""
+        starts = {m.start: m for m in find_mentions(toks, self.scene, set())}
+        for i, t in enumerate(toks):
+            if i in covered or t not in V.COLOURS:
+                continue
+            k = i + 1  # the phrase may start within the colours ("dark grey region": at "grey")
+            while k < len(toks) and k not in starts and toks[k] in V.COLOURS:
+                k += 1
+            m = starts.get(k)
+            colours = {n: self.scene.things[n].colour for n in m.names} if m else {}
+            if not colours or "" in colours.values() or any(_same_colour(t, c) for c in colours.values()):
+                continue
+            phrase = " ".join(toks[i:m.end])
+            told = {n.replace("_", " "): c.replace("_", " ") for n, c in colours.items()}
+            if len(told) == 1:
+                (name, colour), = told.items()
+                raise GroundingError(f"'{phrase}': none is {t} here — the {name} is {colour}; leave the colour out or name "
+                                     "another object")
+            said = ", ".join(f"the {n} is {c}" for n, c in told.items())
+            raise GroundingError(f"'{phrase}': none is {t} here ({said}); leave the colour out or name another object")
 
     def _near_most(self, names: list[str], moved: list[str], named: bool = False) -> list[str]:
         """Near a spread group ("near where the other fruit are"): as many of them as one place can be near,
@@ -235,3 +260,9 @@ def _listed(names: list[str]) -> str:
     """'the apple', 'the apple and the pear', 'the apple, the pear and the plum'."""
     words = [f"the {x.replace('_', ' ')}" for x in names]
     return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
+
+
+def _same_colour(word: str, colour: str) -> bool:
+    """Whether a colour word fits a colour name ('red' fits 'dark_red'; 'gray' is 'grey')."""
+    norm = {"gray": "grey", "gold": "golden"}
+    return norm.get(word, word) in {norm.get(c, c) for c in colour.split("_")}
