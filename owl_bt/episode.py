@@ -60,6 +60,7 @@ class EpisodeResult:
     holding: str | None = None  # what the arm still held when the run ended (a failed run may leave it so)
     sketch_attempt: int | None = None  # the attempt `sketch` and `checkers` came from (a later one may make none)
     plan_attempt: int | None = None  # the attempt `plan` came from (None when it is the steps executed)
+    replay_divergences: int = 0  # --replay: recorded answers given to prompts the recording does not have
 
     def summary(self) -> dict:
         extra = {"faults": self.faults} if self.faults else {}
@@ -73,6 +74,7 @@ class EpisodeResult:
             "skeletons": self.skeletons, "queries": self.queries, "guard_rejections": self.guard_rejections,
             "executed": self.executed, "detector": self.detector_reason, "failure": self.failure, "run_dir": str(self.run_dir),
             "interrupted": self.interrupted, "holding": self.holding,
+            **({"replay_divergences": self.replay_divergences} if self.replay_divergences else {}),
         }
 
 
@@ -183,7 +185,10 @@ def _run_in(cfg: EpisodeConfig, task, skills, folder: RunFolder, on_tick) -> Epi
         tick=res.tick.to_dict(), stopped_by=res.stopped_by, holding=holding,
         sketch_attempt=board.get("constraints_attempt") if constraints else None,
         plan_attempt=board.get("plan_attempt") if board.get("plan") else None,
+        replay_divergences=getattr(services.vlm, "divergences", 0),
     )
+    if result.replay_divergences:
+        folder.log.warning("replay_diverged", answers=result.replay_divergences)
     note_late_stop(result)
     folder.write_json("plan.json", {
         "instruction": cfg.instruction, "task": task.name, "seed": cfg.seed, **scene_file, "plan": plan,

@@ -80,3 +80,24 @@ def test_a_replay_reruns_the_recorded_method_budget_skeletons_and_attempts(tmp_p
                        (["--vlm", "offline"], "cannot be combined with --vlm offline")):
         bad = owl("run", "--replay", str(tmp_path / "a"), *args, "--out", str(tmp_path / "c"), "-q")
         assert bad.returncode == 2 and said in bad.stderr and len(bad.stderr.strip().splitlines()) == 1, bad.stderr
+
+
+def test_a_replay_of_an_edited_folder_says_it_is_not_exact(tmp_path):
+    # (break-it: plan.json's instruction edited to "put the banana on the plate", and the replay ran the
+    # recorded answers silently and said success)
+    import shutil
+
+    first = owl("run", TASK, "--task", "berry1", "--perception", "sim-state", "--out", str(tmp_path / "a"), "-q")
+    assert first.returncode == 0, first.stderr
+    shutil.copytree(tmp_path / "a", tmp_path / "e")
+    plan = json.loads((tmp_path / "e" / "plan.json").read_text())
+    plan["instruction"] = "put the strawberry onto the light-grey region"
+    (tmp_path / "e" / "plan.json").write_text(json.dumps(plan))
+    same = owl("run", "--replay", str(tmp_path / "a"), "--out", str(tmp_path / "b"), "-q", "--json")
+    edited = owl("run", "--replay", str(tmp_path / "e"), "--out", str(tmp_path / "c"), "-q", "--json")
+    assert same.returncode == 0 and "not an exact replay" not in same.stderr, same.stderr
+    assert "replay_divergences" not in json.loads(same.stdout.splitlines()[-1])
+    assert "owl-bt: not an exact replay: 2 recorded answers went to prompts the recording does not have" in edited.stderr
+    assert json.loads(edited.stdout.splitlines()[-1])["replay_divergences"] == 2
+    events = [json.loads(line) for line in (tmp_path / "c" / "events.jsonl").read_text().splitlines()]
+    assert [e["answers"] for e in events if e["event"] == "replay_diverged"] == [2]

@@ -260,6 +260,10 @@ def run(
               f"(after {setup.seconds:.1f} s of set-up)  "
               f"tick rate: {result.tick_hz:.0f} Hz ({result.tick.get('busy_hz', 0):.0f} Hz while working)", markup=False)
     view.print(f"run folder: {result.run_dir}", markup=False, soft_wrap=True)
+    if result.replay_divergences:  # (break-it: a hand-edited folder replayed silently and claimed success)
+        n = result.replay_divergences
+        err.print(f"owl-bt: not an exact replay: {n} recorded answer{'s' if n > 1 else ''} went to prompts the recording "
+                  "does not have (the run folder was edited, or the code has changed since)", markup=False, soft_wrap=True)
     program, late = _no_more_stops(result)  # a signal while the folder was written or the account printed
     if late:
         done = "the task was done" if result.success else "the task was not done"
