@@ -73,6 +73,16 @@ def test_names_and_magnitudes_that_would_break_the_summary_are_refused(tmp_path)
         "'task'", "'method'", "'wall_s'", "'samples'", "'stage_s", "'stage_s", "'code'", "'code'", "'max_skeletons'"]
 
 
+def test_a_line_of_an_unknown_task_or_method_is_not_counted(tmp_path):
+    # (break-it: a line of task "nosuch" had its own row in summary.md and counted in the overall row)
+    path = tmp_path / episodes.FILENAME
+    lines = [_rec(0), _rec(1, task="nosuch"), _rec(2, method="bogus"), _rec(3, method="owl+faults"), _rec(4, method="oracle")]
+    path.write_text("\n".join(json.dumps(r) for r in lines) + "\n")
+    loaded = episodes.read(path)
+    assert [r["seed"] for r in loaded.records] == [0, 3, 4]
+    assert loaded.problems == [f"{path}:2: unknown task 'nosuch'; skipped", f"{path}:3: unknown method 'bogus'; skipped"]
+
+
 def test_report_only_warns_per_line_and_counts_only_checked_lines(tmp_path):
     lines = [json.dumps(_rec(0, success=False)), json.dumps(_rec(1, success="true")), json.dumps(_rec(2, wall_s=[1]))]
     (tmp_path / episodes.FILENAME).write_text("\n".join(lines) + '\n{"task": "berry1", "seed": 3, "meth')

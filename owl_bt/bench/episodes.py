@@ -122,6 +122,10 @@ def read(path: Path) -> Loaded:
         except ValidationError as exc:
             out.problems.append(f"{where}: {_why(exc)}; skipped")
             continue
+        unknown = _unknown(obj)
+        if unknown:  # (break-it: a line of task "nosuch" had its own row and counted in the overall one)
+            out.problems.append(f"{where}: {unknown}; skipped")
+            continue
         k = key(obj)
         if k in first:
             out.problems.append(f"{where}: repeats episode {k} of line {first[k]}; skipped (the first is kept)")
@@ -129,6 +133,19 @@ def read(path: Path) -> Loaded:
         first[k] = number
         out.records.append(obj)
     return out
+
+
+def _unknown(obj: dict[str, Any]) -> str:
+    """'' when the line's task is a benchmark task and its method a comparison method (with '+faults'
+    when faults were injected); else what is unknown."""
+    from owl_bt.bench.config import FAULTS_SUFFIX
+    from owl_bt.bench.methods import METHODS
+    from sim.tasks import TASKS
+
+    method = obj["method"].removesuffix(FAULTS_SUFFIX)
+    if obj["task"] not in TASKS:
+        return f"unknown task {obj['task']!r}"
+    return "" if method in METHODS else f"unknown method {obj['method']!r}"
 
 
 def load(path: Path) -> list[dict[str, Any]]:
