@@ -89,6 +89,12 @@ def test_cap_runs_gen_plan_in_the_sandbox(berry_world, schemas):
         cap.compile_plan(fixed.replace("return [", "x = 1 / 0\n    return ["), berry_world, env, ops)
     with pytest.raises(UnsafeCodeError):
         cap.compile_plan("```python\nimport os\ndef gen_plan(initial):\n    return []\n```", berry_world, env, ops)
+    # (break-it: 5,000 steps were accepted and planned for until the time limit)
+    many = ('```python\ndef gen_plan(initial):\n    out = []\n    for i in range(40):\n'
+            '        out = out + [("pick", "strawberry"), ("place_ontop", "strawberry", "light_grey_region", (0.5, 0.0))]\n'
+            '    return out\n```')
+    with pytest.raises(ModelAnswerError, match="returned 80 steps; at most 60"):
+        cap.compile_plan(many, berry_world, env, ops)
     offline = _gen("cap-sample", berry_world, schemas)
     assert offline.queries == 1 and "def gen_plan(initial)" in offline.transcript[0]["answer"]
     assert offline.sample_total == 2500 and _gen("cap", berry_world, schemas).sample_total is None

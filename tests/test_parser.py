@@ -69,3 +69,9 @@ def test_inline_code_bold_steps_and_quoted_names():
     assert s.actions[1].description == "centre it"
     with pytest.raises(ModelAnswerError, match="ambiguous or unknown"):
         parse_sketch("Plan:\nplace(berry, berry)\nachieve_goal(berry); x", OPS, NAMES)
+
+
+def test_a_sketch_longer_than_the_cap_is_sent_back():
+    lines = "".join("pick(berry); grab it\nplace_ontop(berry, pad); put it down\n" for _ in range(31))
+    with pytest.raises(ModelAnswerError, match="more than 60 actions"):
+        parse_sketch(f"Plan:\n{lines}achieve_goal(berry); done\n", OPS, NAMES)

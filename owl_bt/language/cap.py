@@ -21,7 +21,7 @@ from typing import NamedTuple
 from owl_bt.errors import ModelAnswerError, UnsafeCodeError
 from owl_bt.language import codebook
 from owl_bt.language.cap_plan import FixedStep
-from owl_bt.language.parser import Sketch, SketchAction, extract_code
+from owl_bt.language.parser import MAX_ACTIONS, Sketch, SketchAction, extract_code
 from owl_bt.language.sandbox import CheckerFailed, CheckerSet
 from owl_bt.state import WorldState
 from owl_bt.tamp.operators import GroundOp
@@ -65,6 +65,8 @@ def compile_plan(answer: str, world: WorldState, env: codebook.Env, ground_ops: 
         raise ModelAnswerError(f"gen_plan(initial) failed: {exc}") from None
     if not isinstance(plan, list | tuple) or not plan:
         raise ModelAnswerError("gen_plan(initial) must return a non-empty list of steps")
+    if len(plan) > MAX_ACTIONS:  # (break-it: 5,000 steps were accepted and planned for until the time limit)
+        raise ModelAnswerError(f"gen_plan(initial) returned {len(plan)} steps; at most {MAX_ACTIONS}")
     known = {(g.name, g.args) for g in ground_ops}
     actions, checks, fixed = [], [], []
     for i, step in enumerate(plan):

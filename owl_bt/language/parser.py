@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from owl_bt.errors import ModelAnswerError
 from owl_bt.tamp.operators import GroundOp
 
+MAX_ACTIONS = 60  # actions in a plan sketch (the longest benchmark sketch has 12): a longer one is sent back
 _BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)]|step\s*\d+[:.)])\s*", re.IGNORECASE)
 _CALL = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)\s*\(([^()]*)\)\s*(?:[;:—-]+\s*(.*))?$")
 
@@ -72,6 +73,8 @@ def parse_sketch(text: str, ground_ops: Sequence[GroundOp], object_names: Sequen
         if (name, args) not in known:
             raise ModelAnswerError(f"{name}({', '.join(args)}) is not one of the ground operators listed")
         actions.append(SketchAction(GroundOp(name, args), desc))
+        if len(actions) > MAX_ACTIONS:
+            raise ModelAnswerError(f"the plan has more than {MAX_ACTIONS} actions; give a shorter one")
     if not actions:
         raise ModelAnswerError("the Plan: block has no actions")
     raise ModelAnswerError("the plan does not end with achieve_goal(<objects>); <meaning>")
