@@ -102,8 +102,10 @@ def validate(cfg: EpisodeConfig) -> tasks.Task | Scene:
         # newcomer: `run "put the lemon on the plate" --task citrus --vlm oracle` ran the task's own plan
         # (the orange too) and said success: the oracle knows one goal, the task's
         flag = "--method oracle" if cfg.method == "oracle" else "--vlm oracle"  # (the method sets --vlm oracle)
+        own = "leave --method oracle out" if cfg.method == "oracle" else "use --vlm offline"  # (newcomer: adding
+        # --vlm offline to --method oracle, as this said, was refused next)
         raise UsageError(f"{flag} answers only the task's own instruction (\"{task.instruction}\"), not this goal; "
-                         f"leave the goal out to run the task's, or use --vlm offline for your own")
+                         f"leave the goal out to run the task's, or {own} for your own")
     make_vlm(cfg.vlm, (task.oracle_sketch, task.oracle_checkers))
     fault_spec = parse_faults(cfg.faults, cfg.fault_seed)
     if fault_spec and cfg.backend != "sim":

@@ -34,4 +34,6 @@ if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
   .venv/bin/python -m pip install -qq -e ".[test,ur]"  # -qq: errors only (a pip set up with missing local indexes warns for each package)
   touch "$stamp"
   echo "setup: done; try  .venv/bin/owl-bt --help" >&2
+else
+  echo "setup: up to date (.venv has owl-bt; nothing to install)" >&2
 fi

@@ -175,11 +175,11 @@ def _pose(where: str, spec: ObjectSpec, raw: object) -> Pose | tuple[float, floa
     vals = [float(v) for v in raw]
     pose = resting_pose(spec, vals[0], vals[1]) if len(vals) == 2 else Pose(*vals)
     if not on_table(footprint(spec, pose)):
-        raise UsageError(f"{where}: pose ({vals[0]}, {vals[1]}) is off the table (x 0.2–0.9, y −0.45–0.45 m, "
+        raise UsageError(f"{where}: pose ({vals[0]}, {vals[1]}) is off the table (x 0.2 to 0.9, y -0.45 to 0.45 m, "
                          "with the whole object on it)")
     if not spec.region and not (REACH[0][0] <= pose.x <= REACH[0][1] and REACH[1][0] <= pose.y <= REACH[1][1]):
-        raise UsageError(f"{where}: pose ({vals[0]}, {vals[1]}) is out of the arm's reach (x {REACH[0][0]}–{REACH[0][1]}, "
-                         f"y {REACH[1][0]}–{REACH[1][1]} m)")
+        raise UsageError(f"{where}: pose ({vals[0]}, {vals[1]}) is out of the arm's reach (x {REACH[0][0]} to {REACH[0][1]}, "
+                         f"y {REACH[1][0]} to {REACH[1][1]} m)")
     if len(vals) == 6 and not 0.0 <= pose.z <= 0.5:
         raise UsageError(f"{where}: z = {pose.z} m is below the table top or more than 0.5 m above it")
     return (vals[0], vals[1]) if len(vals) == 2 else pose

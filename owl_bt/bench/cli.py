@@ -138,7 +138,8 @@ def _what_will_run(cfg, todo: set[tuple[str, int, str]]) -> str:
     from owl_bt.bench import reference
 
     if not todo:
-        return f"owl-bt: bench: all {cfg.episodes} episodes are recorded in {cfg.out / episodes.FILENAME}; nothing to run"
+        said = "the episode is" if cfg.episodes == 1 else f"all {cfg.episodes} episodes are"
+        return f"owl-bt: bench: {said} recorded in {cfg.out / episodes.FILENAME}; nothing to run"
     seeds = f"{len(cfg.seeds)} seed{'s' if len(cfg.seeds) != 1 else ''}"
     what = f"{len(cfg.tasks)} task{'s' if len(cfg.tasks) != 1 else ''} × {seeds}" + (
         f" × {len(cfg.methods)} ({' and '.join(cfg.methods)})" if len(cfg.methods) > 1 else f", method {cfg.method}")

@@ -133,6 +133,9 @@ def _settings_line(settings: dict[str, list]) -> str:
     """'Run with: model oracle, robot ur5e, …' ('a or b' where the episodes differ); '' when none is recorded."""
     said = [f"{label} {' or '.join(f'{v:g}' if isinstance(v, float) else str(v) for v in settings[key])}{unit}"
             for key, label, unit in SETTINGS if settings.get(key)]
+    if settings.get("budget") == [1]:  # (newcomer: cap said "budget 1 samples per action", its picks drew 3)
+        said = [s.replace("budget 1 samples per action", "budget 1 sample per action (a pick's grasps are the "
+                          "robot's choice, drawn beyond it)") for s in said]
     return f"Run with: {', '.join(said)}." if said else ""
 
 

@@ -99,7 +99,7 @@ def run(
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Also print the helper functions the checkers call "
                                  "(default: only the checkers)."),
 ) -> None:
-    """Run a goal on the simulated arm: perceive → generate constraints → plan → execute (→ replan)."""
+    """Run a goal on the arm (simulated unless --backend): perceive → generate constraints → plan → execute (→ replan)."""
     fail = _json_fail if as_json else base_fail  # with --json a refused run is a JSON object on stdout too
     from owl_bt.episode_config import EpisodeConfig, validate  # (owl_bt.episode takes seconds to import)
     from owl_bt.runfolder import check_run_folder, extra_files

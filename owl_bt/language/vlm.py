@@ -78,7 +78,8 @@ def make_vlm(name: str, oracle: tuple[str, str] | None = None) -> VLM:
         from owl_bt.language.scripted import ScriptedVLM
 
         if not oracle or not all(oracle):
-            raise UsageError("the oracle backend needs a benchmark task with hand-written answers (--task)")
+            raise UsageError("the oracle holds hand-written answers for the benchmark tasks only (--task); for a scene "
+                             "file or a goal of your own use --vlm offline or openai")
         vlm = ScriptedVLM("oracle", *oracle)
     elif backend == "openai":
         from owl_bt.language.openai_vlm import OpenAIVLM
