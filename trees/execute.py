@@ -17,6 +17,7 @@ fault: the safety guard clears it first.
 from __future__ import annotations
 
 import math
+import re
 import time
 
 import py_trees
@@ -251,11 +252,17 @@ class Execute(WorkerBehaviour):
             if name == should_hold:
                 continue
             if failed or err > POSE_TOLERANCE_MAX:
+                turned = _turned(got, pose) if obs.get(name).shape != "sphere" else ""  # (a plum's turn says nothing)
+                rest = f"{name} came to rest at ({got.x:.2f}, {got.y:.2f}), {err * 100:.0f} cm from where it was planned{turned}"
+                others = [o for o in self._checked(failed) if o != name and o in obs.objects]
+                if failed and err <= POSE_TOLERANCE_MAX:  # as planned: what broke is what the checkers test (newcomer:
+                    reason = f"after {step.op}, {self._meant(failed)} no longer holds ({rest})"  # it blamed the plum alone)
+                else:
+                    reason = rest + (f"; {self._meant(failed)} no longer holds" if failed else "")
                 return Failure(
-                    "monitor",
-                    f"{name} came to rest at ({got.x:.2f}, {got.y:.2f}), {err * 100:.0f} cm from where it was planned"
-                    + _turned(got, pose) + (f"; {self._meant(failed)} no longer holds" if failed else ""),
-                    str(step.op), (name,), {"pose": got.rounded(), "planned": pose.rounded(), "failed": failed},
+                    "monitor", reason, str(step.op), (name, *others),
+                    {"pose": got.rounded(), "planned": pose.rounded(), "failed": failed,
+                     **({"poses": {o: obs.get(o).pose.rounded() for o in others}} if others else {})},
                     kind=POSTCONDITION,
                 )
             if name in later and err > (TARGET_TOLERANCE if name in self._later_targets(done) else PLAN_TOLERANCE):
@@ -303,6 +310,19 @@ class Execute(WorkerBehaviour):
         c = self._constraints
         text = ", ".join(failed)
         return name_checkers(text, c.checkers.sources, c.sketch) if c is not None else text
+
+    def _checked(self, failed: list[str]) -> list[str]:
+        """The objects failed checkers are about: action_checkK's sketch action K's, goal_checkK's goal objects."""
+        c, out = self._constraints, []
+        if c is None:
+            return []
+        for name in failed:
+            m = re.fullmatch(r"action_check(\d+)", name)
+            if m and int(m.group(1)) < len(c.sketch.actions):
+                out += list(c.sketch.actions[int(m.group(1))].op.args[:1])
+            elif name.startswith("goal_check"):
+                out += list(c.sketch.goal_objects)
+        return list(dict.fromkeys(out))
 
     def _later_targets(self, done: list | None) -> set[str]:
         """Objects a step after `done` puts something into or onto (its arguments after the first)."""
