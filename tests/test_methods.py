@@ -13,8 +13,7 @@ from owl_bt.language.codebook import env_from_state
 from owl_bt.language.constraints import generate
 from owl_bt.language.vlm import make_vlm
 from owl_bt.tamp.grounding import ground
-from sim import tasks
-from sim.world import SimWorld
+from tests.worlds import task_state
 
 TASK = "put the strawberry onto the light-grey region at the center of the table"
 
@@ -53,12 +52,7 @@ def test_language_side_of_the_methods(berry_world, schemas):
 def test_direct_says_why_it_cannot_judge_a_fit(schemas):
     # The direct prompt names the objects without sizes: "whatever fits" cannot be judged from it,
     # and the answer says so, not that nothing fits (Mug1's fork does).
-    world = SimWorld()
-    try:
-        tasks.get("mug1").build(world, 0)
-        mugs = world.ground_truth()
-    finally:
-        world.close()
+    mugs = task_state("mug1", 0)
     goal = "put whatever object fits inside the mug into it"
     with pytest.raises(GroundingError, match="needs the objects' sizes, and this prompt gives none"):
         _gen("direct", mugs, schemas, goal)

@@ -14,8 +14,8 @@ from owl_bt.language.constraints import generate
 from owl_bt.language.vlm import make_vlm
 from owl_bt.state import Pose, rotation_matrix
 from owl_bt.tamp.grounding import ground
-from sim import catalog, tasks
-from sim.world import SimWorld
+from sim import catalog
+from tests.worlds import task_state
 
 
 def _surface(spec, pose: Pose) -> np.ndarray:
@@ -49,12 +49,7 @@ def test_a_round_things_box_bounds_the_thing_not_its_turned_box(kind, rpy, slack
 
 
 def test_next_to_a_round_plate_is_measured_from_its_rim(schemas):
-    world = SimWorld()
-    try:
-        tasks.get("citrus").build(world, 0)
-        state = world.ground_truth()
-    finally:
-        world.close()
+    state = task_state("citrus", 0)
     plate, apple = state.get("plate"), state.get("apple")
     turned = state.with_pose("plate", plate.pose.__class__(*plate.pose.position, 0.0, 0.0, 0.785))
     assert np.allclose(turned.get("plate").aabb(), plate.aabb(), atol=1e-4)
