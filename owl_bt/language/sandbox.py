@@ -9,7 +9,8 @@ attributes only from an allow-list, no huge constants or power/repeat blow-ups, 
 values or top-level statements (nothing runs at definition time).
 
 Dynamic: each call runs under a trace hook that stops it after a wall-clock limit (default 50 ms);
-`+`, `*`, `**` and `range` are guarded against C-level blow-ups (`owl_bt.language.guards`); the
+`+`, `*`, `**`, comparisons, `range`, `min`/`max`, `sum` and `round` are guarded against C-level
+blow-ups the hook cannot see (`owl_bt.language.guards`); the
 state the checker sees is read-only. An exception inside a checker makes it
 return False and is recorded, never raised into the planner.
 """
@@ -63,6 +64,10 @@ ALLOWED_ATTRS = frozenset(n for n in dir(math) if not n.startswith("_") and n no
     "table_lower", "table_upper", "items", "keys", "values", "append", "count", "index",
 }
 MAX_CONSTANT = 10**6
+TIME_LIMIT_S = 0.05  # seconds of the calling thread's CPU time per checker call
+WALL_BACKSTOP_S = 1.0  # … and of wall clock, whatever the load
+CLOCK_EVERY = 8  # trace events (lines, calls) between two readings of the clocks
+REJECTED_KEPT = 50  # states kept per checker while rejections are recorded
 
 
 def reserved_names() -> frozenset[str]:
@@ -72,11 +77,6 @@ def reserved_names() -> frozenset[str]:
     import keyword
 
     return frozenset(CONTEXT) | frozenset(SAFE_BUILTINS) | frozenset(HELPERS) | FORBIDDEN | frozenset(keyword.kwlist)
-
-TIME_LIMIT_S = 0.05  # seconds of the calling thread's CPU time per checker call
-WALL_BACKSTOP_S = 1.0  # … and of wall clock, whatever the load
-CLOCK_EVERY = 8  # trace events (lines, calls) between two readings of the clocks
-REJECTED_KEPT = 50  # states kept per checker while rejections are recorded
 
 
 class CheckerTimeout(Exception):
