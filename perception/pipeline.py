@@ -83,7 +83,9 @@ class Pipeline:
         for kind in kinds:
             self.shapes.fitter(kind)
 
-    def perceive(self, frame: RGBDFrame) -> Perception:
+    def perceive(self, frame: RGBDFrame, held: str | None = None) -> Perception:
+        """`held`: the object the hand holds, if any: a long one, half hidden by the fingers, is also fitted
+        from starts slid along it (`perception.fit._slid`)."""
         out = Perception()
         t0 = time.perf_counter()
         bad = _check_frame(frame)
@@ -116,7 +118,7 @@ class Pipeline:
         pixmap[sc.pixel] = np.arange(len(sc.pixel))
         claimed = np.zeros(len(sc.points), dtype=bool)
         for det in dets:
-            obj = self._object(det, frame, sc, pixmap, claimed)
+            obj = self._object(det, frame, sc, pixmap, claimed, slide=det.name == held)
             if obj is None:
                 out.unmeasured.append(det.name)
                 continue
@@ -136,7 +138,7 @@ class Pipeline:
 
     # -- one detection ---------------------------------------------------------------------------
     def _object(self, det: Detection, frame: RGBDFrame, sc: cl.SceneCloud, pixmap: np.ndarray,
-                claimed: np.ndarray) -> PerceivedObject | None:
+                claimed: np.ndarray, slide: bool = False) -> PerceivedObject | None:
         idx = pixmap[np.flatnonzero(det.mask)]
         idx = idx[idx >= 0]
         claimed[idx] = True  # whatever a detector labelled is not an unknown object, even if not used for the fit
@@ -174,7 +176,7 @@ class Pipeline:
         few = len(sel) < MIN_POINTS
         if few:
             flags.append(f"seen by only {len(sel)} points: catalogue size kept")
-        fit = fitter.fit(pts, frame, sc.table_z, self.rng, yaw0=base["yaw_estimate"], with_scale=not few)
+        fit = fitter.fit(pts, frame, sc.table_z, self.rng, yaw0=base["yaw_estimate"], with_scale=not few, slide=slide)
         size = tuple(float(v) for v in np.asarray(model.size) * fit.scale)
         pose = Pose(*(float(v) for v in fit.t), *euler(fit.R))
         state = ObjectState(

@@ -105,15 +105,15 @@ class CameraSource:
             frame = self.camera.capture()
         except OSError as exc:
             raise PerceptionError(f"the camera gave no frame: {exc}") from None
-        res = self.pipeline.perceive(frame)
+        robot = self._robot()
+        held = robot.held if robot else None
+        res = self.pipeline.perceive(frame, held)
         for o in res.objects.values():
             o.state = settled(o.state)
         known = any(not s.fixed for s in self.tracker.known.values()) or bool(self.tracker.gone)
         if res.failure and not (res.failure == NO_OBJECTS and known):  # nothing on the table but known things: kept
             self.last_annotated = annotate(frame, {}, note=f"perception failed: {res.failure}")
             raise PerceptionError(res.failure)
-        robot = self._robot()
-        held = robot.held if robot else None
         unlabelled = {n for n, o in res.objects.items() if o.source == "colour"}
         tracked = self.tracker.update({n: o.state for n, o in res.objects.items()}, unlabelled, res.unmeasured,
                                       held, {n: o.flags for n, o in res.objects.items()})
