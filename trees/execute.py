@@ -9,9 +9,8 @@ the goal checkers after the last step) still holding on the observed state — w
 may differ from the plan by a few centimetres (a round object rolls) as long as the constraints hold
 (POSTCONDITION failures); an object a later step acts on that is no longer where the plan expects it,
 or an object lying where a later step sets something down (trees.blocked), is a PRECONDITION failure
-of the rest of the plan. A backend error is an EXECUTION failure. After a
-failure the arm goes home (trees.recover) before the replan looks again — except when the arm is in
-fault: the safety guard clears it first.
+of the rest of the plan. A backend error is an EXECUTION failure. After a failure the arm goes home
+(trees.recover) before the replan looks again — except in a fault: the safety guard clears it first.
 """
 
 from __future__ import annotations
@@ -37,8 +36,8 @@ SETTLE_S = 0.5  # seconds the arm holds still after a step before the scene is o
 LOOK_AGAIN_S = 1.0  # seconds more before a second look, when the first finds the step's effects off
 GRASP_TOLERANCE = 0.05  # metres (xy): a held object farther than this from its planned pose slipped in the grasp
 GRASP_TURN_TOLERANCE = 25.0  # degrees: a held object (not a ball) turned more than this sits in another grasp
-# Perception sources whose orientation of a held object is trusted for that: the camera pipeline's is
-# not (the fingers hide much of it, and a symmetric shape's fit can turn freely about its axis).
+# Sources whose orientation of a held object is trusted for that: not the camera pipeline's (the fingers
+# hide much of it, and a symmetric shape's fit can turn freely about its axis).
 ORIENTATION_SOURCES = frozenset({"sim-state"})
 # (the camera places an object the fingers hide between them until it sees it: allow for that)
 MOVED_TOLERANCE = 0.04  # metres: an object not yet acted on seen this far from where the attempt saw it was moved
@@ -255,10 +254,9 @@ class Execute(WorkerBehaviour):
                 turned = _turned(got, pose) if obs.get(name).shape != "sphere" else ""  # (a plum's turn says nothing)
                 rest = f"{name} came to rest at ({got.x:.2f}, {got.y:.2f}), {err * 100:.0f} cm from where it was planned{turned}"
                 others = [o for o in self._checked(failed) if o != name and o in obs.objects]
-                if failed and err <= POSE_TOLERANCE_MAX:  # as planned: what broke is what the checkers test (newcomer:
-                    reason = f"after {step.op}, {self._meant(failed)} no longer holds ({rest})"  # it blamed the plum alone)
-                else:
-                    reason = rest + (f"; {self._meant(failed)} no longer holds" if failed else "")
+                # placed as planned: lead with the broken checkers (newcomer: it blamed the plum alone)
+                reason = (f"after {step.op}, {self._meant(failed)} no longer holds ({rest})" if failed and err <= POSE_TOLERANCE_MAX
+                          else rest + (f"; {self._meant(failed)} no longer holds" if failed else ""))
                 return Failure(
                     "monitor", reason, str(step.op), (name, *others),
                     {"pose": got.rounded(), "planned": pose.rounded(), "failed": failed,
@@ -314,9 +312,7 @@ class Execute(WorkerBehaviour):
     def _checked(self, failed: list[str]) -> list[str]:
         """The objects failed checkers are about: action_checkK's sketch action K's, goal_checkK's goal objects."""
         c, out = self._constraints, []
-        if c is None:
-            return []
-        for name in failed:
+        for name in failed if c is not None else []:
             m = re.fullmatch(r"action_check(\d+)", name)
             if m and int(m.group(1)) < len(c.sketch.actions):
                 out += list(c.sketch.actions[int(m.group(1))].op.args[:1])
