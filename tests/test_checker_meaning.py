@@ -45,5 +45,5 @@ def test_the_objects_a_failed_checker_is_about_come_from_the_sketch() -> None:
                           "achieve_goal(pear, plum); both on the plate\n", ops, ["plum", "pear", "plate"])
     monitor = SimpleNamespace(_constraints=SimpleNamespace(sketch=sketch))
     assert Execute._checked(monitor, ["action_check1"]) == ["pear"]
-    assert Execute._checked(monitor, ["action_check3", "goal_check0"]) == ["plum", "pear"]
+    assert Execute._checked(monitor, ["action_check3", "goal_check0", "action_check1"]) == ["plum", "pear"]
     assert Execute._checked(SimpleNamespace(_constraints=None), ["action_check1"]) == []
