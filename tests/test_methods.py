@@ -54,7 +54,7 @@ def test_direct_says_why_it_cannot_judge_a_fit(schemas):
     # and the answer says so, not that nothing fits (Mug1's fork does).
     mugs = task_state("mug1", 0)
     goal = "put whatever object fits inside the mug into it"
-    with pytest.raises(GroundingError, match="needs the objects' sizes, and this prompt gives none"):
+    with pytest.raises(GroundingError, match="needs the objects' sizes; this prompt gives none"):
         _gen("direct", mugs, schemas, goal)
     assert "place_inside(fork, mug)" in [str(a.op) for a in _gen("owl", mugs, schemas, goal).sketch.actions]
 

@@ -385,10 +385,8 @@ class Reader(ClauseRelations, SpecialClauses, References):
     def _fitting(self, toks: list[str], target: str | None) -> list[str]:
         if target is None:
             raise GroundingError(f"'fits' needs a container to fit into; {ADVICE}")
-        c = self.scene.things[target]
-        if not c.size:  # the prompt gave names only (the direct method's): no sizes to judge a fit by
-            raise GroundingError(f"what fits inside the {target.replace('_', ' ')} needs the objects' sizes, and this "
-                                 f"prompt gives none; {ADVICE}")
+        if not (c := self.scene.things[target]).size:  # names only (the direct method's prompt): no sizes to judge a fit by
+            raise GroundingError(f"what fits inside the {_w(target)} needs the objects' sizes; this prompt gives none; {ADVICE}")
         involved = {g.obj for g in self.goals} | {target}
         cands = [n for n in self.scene.movable() if n not in involved and fits_in(self.scene.things[n], c)]
         if not cands:
