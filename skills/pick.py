@@ -35,6 +35,7 @@ from skills.motions import (
     touching_now,
     transit,
 )
+from skills.pour_grasp import mouth_covered_before_grip
 
 LIFT = 0.12  # metres
 BALL_OFFSET = 0.002  # metres a ball's grasp may be off its middle
@@ -200,6 +201,8 @@ class PickSkill(Skill):
         model.robot.reset_fingers(0.0)
         if approach is None or cuts_into(model, o, approach, angle):
             return Outcome.fail(f"the approach to {o} is blocked", o)
+        if covered := mouth_covered_before_grip(model, o, q_grasp, angle):  # cheap before dear: a ray, not a grip
+            return Outcome.fail(covered, o)
         # The fingers close under physics, as the arm's do: o slides onto the middle of the hand and
         # turns between the pads, and the plan goes on from the grasp it really ends up in.
         before = model.pose(o)
@@ -279,9 +282,8 @@ def _near_wall(model: PlanningModel, o: str, s: str) -> bool:
     low = model.lowest_point(o)[2]
     if model.lowest_point(s)[2] > low - 0.005:  # not under o: something o touches beside it, or its contents
         return False
-    floor = low + 0.005
-    return any(c[6][2] > floor for c in p.getClosestPoints(model.robot.body, model.bodies[s], WALL_CLEARANCE,
-                                                           physicsClientId=model.cid))
+    return any(c[6][2] > low + 0.005 for c in p.getClosestPoints(model.robot.body, model.bodies[s], WALL_CLEARANCE,
+                                                                 physicsClientId=model.cid))
 
 
 def _rim_grasp(model: PlanningModel, o: str, rng: np.random.Generator) -> dict | None:
@@ -324,14 +326,11 @@ def _preshape_width(model: PlanningModel, obj) -> float | None:
     r = p.getMatrixFromQuaternion(to_bullet(obj.pose)[1])
     half = [s / 2 for s in obj.size]
     extent = 2 * sum(abs(sum(closing[i] * r[3 * i + j] for i in range(3))) * half[j] for j in range(3))
-    width = extent + 0.03
-    return width if width < MAX_OPENING - 0.015 else None
+    return extent + 0.03 if extent + 0.03 < MAX_OPENING - 0.015 else None
 
 
 def _fit_between_pads(model: PlanningModel, o: str, q: tuple[float, ...], angle: float = 0.0) -> tuple[str | None, float]:
-    """(None, width in metres) when the open fingers at q straddle o and will close on it; else
-    (the reason, 0).
-
+    """(None, width in metres) when the open fingers at q straddle o and will close on it; else (the reason, 0).
     Rays cast between the open finger pads (at three heights along the approach axis) must hit o
     from both sides, the width they measure must fit the opening with 6 mm to spare, and the open
     fingers must not already cut into o (its real shape — a mug's handle, a rim — not its box)."""

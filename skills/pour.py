@@ -35,6 +35,7 @@ from skills.place_geometry import gap_to_box
 from skills.pour_grasp import (
     MAX_FINGERS_UP,
     MIN_MOUTH_DOWN,
+    MOUTH_COVERED,
     PASS_SHARE,
     can_tip,
     finger_inside,
@@ -84,7 +85,7 @@ class PourSkill(Skill):
         if not inside:  # nothing to pour out: any grasp does
             return None
         if hand_over_mouth(model, o):
-            return f"the hand would cover the mouth of {o} for the pour"
+            return MOUTH_COVERED.format(o)
         if finger_inside(model, o):
             return f"a finger inside {o} would trap what is to be poured out"
         widest = max(min(model.state().get(c).size) for c in inside)
