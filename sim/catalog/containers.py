@@ -14,17 +14,13 @@ MUG_R = 0.036  # outer radius, m (7.2 cm across: fits the 85 mm gripper with 7.5
 MUG_H = 0.09  # height, m
 MUG_WALL = 0.004  # m
 MUG_FLOOR = 0.006  # m
-MUG_RIM_STEP = 0.001  # m every other wall box stops short of the rim (see `mug`)
 
 
 def mug(name: str = "mug") -> ObjectSpec:
     """A mug: a hollow cylinder 7.2 cm across and 9 cm tall with 4 mm walls (inside 6.4 cm across,
-    8.4 cm deep) and a handle sticking out 2.6 cm along +x; 9.8 × 7.2 × 9.0 cm overall, 300 g.
-    Every other wall box ends 1 mm below the rim: upside down (Coffee) the mug stands on 8 of its
-    16, with 24 contact points on the table instead of 64, and each physics step with it costs
-    0.45 ms instead of 0.80 (the planning model's grips of it are most of Coffee's wall clock)."""
+    8.4 cm deep) and a handle sticking out 2.6 cm along +x; 9.8 × 7.2 × 9.0 cm overall, 300 g."""
     floor = Part("cylinder", (MUG_R - 0.002, MUG_FLOOR), offset=(0.0, 0.0, MUG_FLOOR / 2))
-    walls = ring(MUG_R, MUG_WALL, MUG_H - MUG_FLOOR, z0=MUG_FLOOR, rim_step=MUG_RIM_STEP)
+    walls = ring(MUG_R, MUG_WALL, MUG_H - MUG_FLOOR, z0=MUG_FLOOR)
     hx = MUG_R + 0.026  # the handle's outer face, m
     handle = (
         Part("box", (0.030, 0.012, 0.008), offset=(MUG_R + 0.011, 0.0, 0.070)),

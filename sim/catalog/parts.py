@@ -37,19 +37,16 @@ def flat_bottom(radius: float, z_bottom: float, rgba: Rgba | None = None) -> Par
     return Part("cylinder", (radius, 0.004), offset=(0.0, 0.0, z_bottom + 0.002), rgba=rgba)
 
 
-def ring(r_out: float, wall: float, height: float, z0: float = 0.0, n: int = 16, rgba: Rgba | None = None,
-         rim_step: float = 0.0) -> tuple[Part, ...]:
+def ring(r_out: float, wall: float, height: float, z0: float = 0.0, n: int = 16, rgba: Rgba | None = None) -> tuple[Part, ...]:
     """An upright cylindrical wall of n boxes: outer radius r_out (the polygon's apothem, so the
     bounding box is exactly 2·r_out wide when n is a multiple of 4), thickness `wall`, from z0 up
-    by `height`. `rim_step` (m): every other box ends that much lower, so that the container standing
-    upside down rests on n/2 of them rather than on all n (4 contact points each, every physics step)."""
+    by `height`."""
     chord = 2 * r_out * math.tan(math.pi / n)
     r_mid = r_out - wall / 2
     parts = []
     for k in range(n):
         a = 2 * math.pi * k / n
-        h = height - (rim_step if k % 2 else 0.0)
-        parts.append(Part("box", (wall, chord, h), offset=(r_mid * math.cos(a), r_mid * math.sin(a), z0 + h / 2),
+        parts.append(Part("box", (wall, chord, height), offset=(r_mid * math.cos(a), r_mid * math.sin(a), z0 + height / 2),
                           rgba=rgba, rpy=(0.0, 0.0, a)))
     return tuple(parts)
 
