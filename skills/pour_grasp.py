@@ -75,7 +75,9 @@ def mouth_covered_before_grip(model: PlanningModel, o: str, q: tuple[float, ...]
     middle of the mouth is not something the grip's few millimetres and degrees change: in Mug3 seeds
     0-2 and SoupPour seeds 3 and 7, 105 of 404 grips were of grasps so judged, and every one of them
     failed at the grip or was refused by the pour after it, for its mouth. A grip is 192 physics
-    steps, this check nine rays (`_mouth_shut`). None when the pour has no objection so far, or no pour
+    steps, this check nine rays (`hand_over_mouth` with SHUT_MARGIN: one ray up the axis, before
+    the grip, refused Mug3 seed 0's grasp from above on the mug's side that the grip then slid off
+    the middle of the mouth). None when the pour has no objection so far, or no pour
     comes next; the model is left with nothing held."""
     nxt = model.next_op
     if nxt is None or nxt.name != "pour" or tuple(nxt.args[:1]) != (o,):
@@ -83,40 +85,28 @@ def mouth_covered_before_grip(model: PlanningModel, o: str, q: tuple[float, ...]
     model.set_arm(q)
     model.attach(o, angle=angle)
     try:
-        covered = bool(model.carried) and _mouth_shut(model, o)  # carried: what is inside o, to pour out
+        covered = bool(model.carried) and hand_over_mouth(model, o, SHUT_MARGIN)  # carried: what is inside o, to pour out
     finally:
         model.detach()
     return MOUTH_COVERED.format(o) if covered else None
 
 
-def _mouth_shut(model: PlanningModel, o: str) -> bool:
-    """`hand_over_mouth` with room for the grip to move o in the hand: rays up through the middle of
-    o's mouth and through 8 points SHUT_MARGIN (or half its inner radius) round it all meet the hand.
-    (One ray up the axis, before the grip, refused Mug3 seed 0's grasp from above on the mug's side
-    that the grip then slid off the middle of the mouth.)"""
+def hand_over_mouth(model: PlanningModel, o: str, margin: float = 0.0) -> bool:
+    """Does the hand sit over the held container's opening (a grasp from above on its body puts the
+    palm over a mug's mouth, and what is poured lands in it)? A ray up the container's axis from just
+    under its rim; with `margin` (m), 8 more round it at that distance (at most half the inner radius),
+    all of which must meet the hand too. False when o has no known opening or is not upright now."""
     cavity = model.cavity(o)
     if cavity is None:
         return False
     (x, y, z), radius, depth = cavity
-    r = min(SHUT_MARGIN, radius / 2)
-    spots = [(x, y)] + [(x + r * math.cos(a), y + r * math.sin(a)) for a in np.linspace(0, 2 * math.pi, 8, endpoint=False)]
+    r = min(margin, radius / 2)
+    spots = [(x, y)] + ([(x + r * math.cos(a), y + r * math.sin(a)) for a in np.linspace(0, 2 * math.pi, 8, endpoint=False)]
+                        if r > 0 else [])
+    # from just under the rim: the contents are below
     hits = p.rayTestBatch([(u, v, z + depth - 0.005) for u, v in spots], [(u, v, z + depth + 0.15) for u, v in spots],
                           physicsClientId=model.cid)
     return all(h[0] == model.robot.body for h in hits)
-
-
-def hand_over_mouth(model: PlanningModel, o: str) -> bool:
-    """Does the hand sit over the held container's opening (a grasp from above on its body puts the
-    palm over a mug's mouth, and what is poured lands in it)? A ray up the container's axis from its
-    floor; False when o has no known opening or is not upright now."""
-    cavity = model.cavity(o)
-    if cavity is None:
-        return False
-    floor, _, depth = cavity
-    start = (floor[0], floor[1], floor[2] + depth - 0.005)  # from just under the rim: the contents are below
-    end = (floor[0], floor[1], floor[2] + depth + 0.15)
-    hit = p.rayTest(start, end, physicsClientId=model.cid)[0]
-    return hit[0] == model.robot.body
 
 
 def finger_inside(model: PlanningModel, o: str) -> bool:
