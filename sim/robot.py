@@ -73,7 +73,9 @@ class RobotSpec:
     and move within (rad), inside the arm's own limits; velocity_limits: rad/s per joint at 100 %;
     base_links: the links near the base that the wrist and gripper must never touch; mount: where
     its base stands in the world frame (m; the table's near edge is at x = 0.2); position_gain: the
-    simulated joints' position-loop gain (pybullet's `positionGain`; None: pybullet's default, 0.1)."""
+    simulated joints' position-loop gain (pybullet's `positionGain`; None: pybullet's default, 0.1);
+    closed_form_ik: the arm's module in `ur_analytic_ik` (every closed-form IK solution of the flange,
+    in UR's base frame), or None: pybullet's iterative IK (`owl_bt.tamp.kinematics`)."""
 
     name: str
     urdf: Callable[[], str]
@@ -84,6 +86,7 @@ class RobotSpec:
     base_links: tuple[str, ...]
     mount: tuple[float, float, float] = (0.0, 0.0, 0.0)
     position_gain: float | None = None
+    closed_form_ik: str | None = None
 
     @property
     def dof(self) -> int:
@@ -91,7 +94,7 @@ class RobotSpec:
 
 
 UR5E = RobotSpec("ur5e", lambda: ur5e_robotiq_urdf(), ARM_JOINTS, HOME, PLANNING_LIMITS, UR_VELOCITY_LIMITS,
-                 ("base_link", "base_link_inertia", "shoulder_link", "upper_arm_link"))
+                 ("base_link", "base_link_inertia", "shoulder_link", "upper_arm_link"), closed_form_ik="ur5e")
 # Tool pointing straight down 0.31 m above the table, 0.22 m in front of the base, fingers closing
 # along y as the UR5e's home (joints 1, 3, 5 at zero: the arm in its x-z plane, elbow up).
 GEN3_HOME = (0.0, -0.2, 0.0, 2.0, 0.0, math.pi - 1.8, math.pi / 2)

@@ -22,10 +22,11 @@ from skills.place import RELEASE_ROOM
 # found by the refiner for SoupPour seed 2 (UR5e): a grasp low on the can's side, and a place of it
 # on the table that ends with the fingers opening down into the table (the place moved 4 cm and 0.4 rad
 # when the arm came to be set in one call: the simulated grip, no longer hanging on where the arm had
-# been before, holds the can a few millimetres otherwise)
+# been before, holds the can a few millimetres otherwise; and again, by 0.08 rad and 0.2 mm, with the
+# UR5e's closed-form IK, which puts the hand exactly where pybullet's iterative IK put it within 5 mm)
 PICK = {"yaw": 2.7512344736844714, "tilt": 1.3947538311679262, "axis": "about",
-        "offset": [0.0032677789819341276, 0.0004389301332161313, 0.01988067616295898], "preshape": False}
-PLACE = {"face": 3, "dyaw": -2.5371221337970344, "clearance": 0.005178335005859267,
+        "offset": [0.0032677789819341276, 0.0004389301332161313, 0.0199], "preshape": False}
+PLACE = {"face": 3, "dyaw": -2.6179938779914944, "clearance": 0.005178335005859267,
          "x": 0.39042804005318416, "y": 0.07387101941797487}
 
 
