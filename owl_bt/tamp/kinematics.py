@@ -28,7 +28,9 @@ def solve_ik(
     rng: np.random.Generator | None = None,
 ) -> tuple[float, ...] | None:
     """Arm joints (radians) that put the TCP at target (position, quaternion xyzw; world frame),
-    or None when no verified solution is found. Leaves the arm at the solution (or at seed)."""
+    or None when no verified solution is found. Leaves the arm at the solution (or at seed). The
+    answer is the arm's closed-form solution nearest `seed` when its spec names one (`attempts` and
+    `rng` unused), else pybullet's IK from `seed`, then from `attempts` - 1 random restarts near it."""
     robot = model.robot
     start = tuple(seed) if seed is not None else robot.arm_q()
     if robot.spec.closed_form_ik is not None:
