@@ -1,8 +1,8 @@
 """The planning model: a separate pybullet client built from a perceived `WorldState` (DESIGN §3).
 
 Controllers are "executed in the planning model" here: the arm is set kinematically, a held object
-follows the TCP through its grasp transform, and physics runs only to let a released object settle.
-Nothing here reads the simulator that the robot acts in.
+follows the TCP through its grasp transform, and physics runs where contact decides what happens (a
+grip, a release, a pour). Nothing here reads the simulator that the robot acts in.
 """
 
 from __future__ import annotations
@@ -24,10 +24,9 @@ SPILL_TILT = 0.6  # radians a container carrying something may tilt on the way b
 Transform = tuple[tuple[float, float, float], tuple[float, float, float, float]]
 
 
-# The box the tool and a held object must stay in, (lo, hi) xyz in metres, world frame: the safety
-# guard's WORKSPACE_BOX (skills/guard.py: x −0.30…1.00, y ±0.70, z −0.01…1.00) shrunk by 2 cm at the
-# sides and 5 cm under the ceiling, so the guard never refuses a planned path (tests/test_motion.py
-# keeps the two in step).
+# The box the tool and a held object must stay in, (lo, hi) xyz in metres, world frame: the guard's
+# WORKSPACE_BOX (skills/guard.py: x −0.30…1.00, y ±0.70, z −0.01…1.00) shrunk by 2 cm at the sides and
+# 5 cm under the ceiling, so the guard never refuses a planned path (tests/test_motion.py checks it).
 PLANNING_BOX = ((-0.28, -0.68, -0.01), (0.98, 0.68, 0.95))
 GRIP_ANGLE = 0.5  # rad: the fingers of a hand holding something whose grip was not measured
 OPEN_S, RETREAT_S = 0.6, 0.3  # seconds a release takes: fingers opening, then backing out
@@ -36,9 +35,8 @@ CLOSE_S, CLOSE_FORCE = 0.8, 60.0  # a grip: seconds the fingers close for, and t
 
 def _near_any(box: tuple, boxes, gap: float) -> bool:
     """Do axis-aligned box `box` ((lo xyz), (hi xyz), metres) and any of `boxes` come within `gap` m
-    of each other (overlap counts)? Conservative: boxes within gap may still be farther apart. (Written
-    out rather than sim.catalog.layout.overlaps, which loops over the axes: on this hot path that made a
-    collision check 190 µs instead of 125.)"""
+    of each other (overlap counts)? Conservative: boxes within gap may still be farther apart. (Not
+    sim.catalog.layout.overlaps, whose loop over the axes made a collision check 190 µs, not 125.)"""
     (ax, ay, az), (bx, by, bz) = box
     return any(lo[0] - gap <= bx and ax <= hi[0] + gap and lo[1] - gap <= by and ay <= hi[1] + gap
                and lo[2] - gap <= bz and az <= hi[2] + gap for lo, hi in boxes)
@@ -169,15 +167,17 @@ class PlanningModel(ContainerGeometry):
         self.carried = {}
 
     def pour_motion(self, poses: list[tuple], seconds: float, dwell: float, arm: list | None = None,
-                    watch: Callable[[], None] | None = None) -> None:
+                    watch: Callable[[], None] | None = None, settled: Callable[[], bool] | None = None) -> None:
         """Move the held object through `poses` ((position, quaternion) of its body, world frame)
-        over `seconds`, then hold the last for `dwell` s, stepping physics all along so that its
+        over `seconds`, then hold the last for up to `dwell` s, stepping physics all along so that its
         released contents fall out (off the container's walls and the hand, as they would). `arm`:
         joint values (radians) matching each pose, so that the hand turns with the object (its palm
         and fingers over a mug's mouth are in the way of what falls out). `watch`: called after every
-        physics step (the pour follows where the contents fall). The object is driven, not held: the
-        fingers keep their angle and do not touch it (squeezing a driven can made most of each step's
-        cost), though they do meet what falls out."""
+        physics step (the pour follows where the contents fall); `settled`: after every step of the
+        dwell, which ends once it returns True (what fell out has come to rest). The object is driven,
+        not held: the fingers keep their angle and do not touch it (squeezing a driven can made most of
+        each step's cost), though they do meet what falls out."""
+        watch, settled = watch or (lambda: None), settled or (lambda: False)
         body = self.bodies[self.held]
         self._put(self.held, *poses[0])
         self.robot.command_fingers(self.robot.finger_joints())
@@ -198,12 +198,12 @@ class PlanningModel(ContainerGeometry):
                 p.changeConstraint(cons, pos, quat, maxForce=5000.0, physicsClientId=self.cid)
                 for _ in range(per):
                     p.stepSimulation(physicsClientId=self.cid)
-                    if watch is not None:
-                        watch()
+                    watch()
             for _ in range(int(dwell / TIME_STEP)):
                 p.stepSimulation(physicsClientId=self.cid)
-                if watch is not None:
-                    watch()
+                watch()
+                if settled():
+                    break
         finally:
             p.removeConstraint(cons, physicsClientId=self.cid)
             for link, part in pads:
