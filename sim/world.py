@@ -6,6 +6,9 @@ perception builds a `WorldState` from it (DESIGN §3). Detectors read it to judg
 
 from __future__ import annotations
 
+import math
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import pybullet as p
@@ -17,6 +20,8 @@ from sim.objects import ObjectSpec, spawn
 from sim.robot import RobotModel
 
 TIME_STEP = 1.0 / 240.0  # seconds per physics step
+REST_SPEED, REST_SPIN = 0.002, 0.05  # m/s and rad/s under which an object lies still (`asleep_at_rest`)
+AWAKE_NEAR = 0.03  # m: what is this near the arm stays awake (`asleep_at_rest`)
 
 
 @dataclass
@@ -38,6 +43,7 @@ class SimWorld:
         self.table = spawn(self.cid, tab, Pose(cx, cy, catalog.TABLE_TOP_Z - tab.size()[2] / 2))
         self.robot = RobotModel.load(self.cid, robot=robot)
         self.steps = 0
+        self._poses: dict[int, tuple] = {}  # each object's pose at the last `asleep_at_rest`
 
     # -- building -------------------------------------------------------------------------
     def add(self, spec: ObjectSpec, pose: Pose) -> int:
@@ -58,6 +64,46 @@ class SimWorld:
         for _ in range(n):
             p.stepSimulation(physicsClientId=self.cid)
         self.steps += n
+
+    @contextmanager
+    def asleep_at_rest(self) -> Iterator[None]:
+        """Within it, every object that lies still sleeps: physics skips it until something moving
+        touches it, which wakes it (Bullet's islands). All are woken on leaving. Objects resting on the
+        table made most of a step's cost while the arm moved (Mug3: 0.30 ms a step, 0.01 ms with them
+        asleep). Only for stretches where nothing is moved but by physics (no pose resets).
+
+        Lying still: slower than REST_SPEED and REST_SPIN now, at the same pose (within 0.1 mm) as at the
+        last entry (so through a stretch of physics: an object just let go is slow but may not be
+        supported), and neither within AWAKE_NEAR of the arm nor touching, through other objects, what is."""
+        cid = self.cid
+        poses = {b.id: p.getBasePositionAndOrientation(b.id, physicsClientId=cid) for b in self.bodies.values()}
+        before, self._poses = self._poses, poses
+        frontier = [b.id for b in self.bodies.values() if p.getDynamicsInfo(b.id, -1, physicsClientId=cid)[0] > 0.0
+                    and p.getClosestPoints(self.robot.body, b.id, AWAKE_NEAR, physicsClientId=cid)]
+        moving = {self.robot.body, *frontier}
+        while frontier:  # and what touches those (not through a fixed body: the table, a mat)
+            for c in p.getContactPoints(bodyA=frontier.pop(), physicsClientId=cid):
+                if c[2] not in moving and p.getDynamicsInfo(c[2], -1, physicsClientId=cid)[0] > 0.0:
+                    moving.add(c[2])
+                    frontier.append(c[2])
+        asleep = []
+        for body in (b.id for b in self.bodies.values()):
+            if body in moving or p.getDynamicsInfo(body, -1, physicsClientId=cid)[0] == 0.0:
+                continue
+            lin, ang = p.getBaseVelocity(body, physicsClientId=cid)
+            was = before.get(body)
+            if was is None or math.dist(was[0], poses[body][0]) > 1e-4 or math.dist(was[1], poses[body][1]) > 1e-4:
+                continue
+            if math.hypot(*lin) < REST_SPEED and math.hypot(*ang) < REST_SPIN:
+                for state in (p.ACTIVATION_STATE_ENABLE_SLEEPING, p.ACTIVATION_STATE_SLEEP):  # (not enabled: woken at once)
+                    p.changeDynamics(body, -1, activationState=state, physicsClientId=cid)
+                asleep.append(body)
+        try:
+            yield
+        finally:
+            for body in asleep:
+                for state in (p.ACTIVATION_STATE_DISABLE_SLEEPING, p.ACTIVATION_STATE_WAKE_UP):
+                    p.changeDynamics(body, -1, activationState=state, physicsClientId=cid)
 
     # -- reading (ground truth) --------------------------------------------------------------
     def body_id(self, name: str) -> int:
