@@ -11,19 +11,14 @@ import pybullet as p
 
 from owl_bt.state import Pose
 from owl_bt.tamp.planning_model import PlanningModel
-from sim import tasks
-from sim.world import TIME_STEP, SimWorld
+from sim.world import TIME_STEP
 from skills.pour import DWELL_SECONDS, REST_SPEED, REST_STEPS, TILT_SECONDS, _at_rest
+from tests.worlds import task_state
 
 
 def _can_over_bowl(seed: int) -> PlanningModel:
     """SoupPour's planning model with the soup can held 12 cm above the bowl's rim beside its axis."""
-    world = SimWorld()
-    try:
-        tasks.get("souppour").build(world, seed)
-        model = PlanningModel(world.ground_truth())
-    finally:
-        world.close()
+    model = PlanningModel(task_state("souppour", seed))
     bowl, can = model.pose("bowl"), model.pose("tomato_soup_can")
     top = model.state().get("bowl").aabb()[1][2]
     model.set_pose("tomato_soup_can", replace(can, x=bowl.x - 0.05, y=bowl.y, z=top + 0.12))
@@ -70,12 +65,7 @@ def test_the_dwell_ends_once_the_poured_soup_has_come_to_rest_where_the_whole_dw
 
 
 def test_contents_still_moving_are_not_at_rest_and_contents_lying_still_are_after_rest_steps():
-    world = SimWorld()
-    try:
-        tasks.get("souppour").build(world, 8)
-        model = PlanningModel(world.ground_truth())
-    finally:
-        world.close()
+    model = PlanningModel(task_state("souppour", 8))
     try:
         model.set_pose("soup", Pose(0.30, -0.30, 0.05, 0.0, 0.0, 0.0))  # spilt: dropped onto the table
         settled = _at_rest(model, ["soup"])
