@@ -69,7 +69,7 @@ class SimWorld:
     def asleep_at_rest(self) -> Iterator[None]:
         """Within it, every object that lies still sleeps: physics skips it until something moving
         touches it, which wakes it (Bullet's islands). All are woken on leaving. Objects resting on the
-        table made most of a step's cost while the arm moved (Mug3: 0.30 ms a step, 0.01 ms with them
+        table made most of a step's cost while the arm moved (SoupPour: 0.60 ms a step, 0.19 with them
         asleep). Only for stretches where nothing is moved but by physics (no pose resets).
 
         Lying still: slower than REST_SPEED and REST_SPIN now, at the same pose (within 0.1 mm) as at the
