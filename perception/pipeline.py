@@ -25,6 +25,7 @@ from perception.cloud import PLANE_DIST
 from perception.containers import rest_in_containers, stands_in
 from perception.detector import HIDDEN_FLAG, ROBOT, Detection, Detector, colour_name, dominant_colour, name_by_colour
 from perception.fit import euler, principal_yaw
+from perception.refit import FitMemory
 from perception.shapes import ShapeLibrary
 
 NO_OBJECTS = "no objects found on the table"
@@ -53,6 +54,7 @@ class PerceivedObject:
     source: str = "segmentation"
     lowest: float | None = None  # m: the fitted shape's lowest point (world z)
     low_point: tuple[float, float, float] | None = None  # m: where that lowest point is (world x, y, z)
+    refitted: bool = False  # fitted from its last fit, its points unmoved since (`perception.refit`)
 
 
 @dataclass
@@ -77,6 +79,7 @@ class Pipeline:
                  namer=None) -> None:
         self.detector, self.shapes, self.palette, self.namer = detector, shapes, palette, namer
         self.rng = np.random.default_rng(seed)
+        self.fits = FitMemory()  # each object's last fit: a look at an unmoved object refines it (perception.refit)
 
     def prepare(self, kinds) -> None:
         """Load the shape models of `kinds` now (start-up), so that no frame pays for it."""
@@ -176,7 +179,8 @@ class Pipeline:
         few = len(sel) < MIN_POINTS
         if few:
             flags.append(f"seen by only {len(sel)} points: catalogue size kept")
-        fit = fitter.fit(pts, frame, sc.table_z, self.rng, yaw0=base["yaw_estimate"], with_scale=not few, slide=slide)
+        fit, refitted = self.fits.fit(det.name, det.kind, fitter, pts, frame, not few, may_refit=not slide, full=lambda: fitter.fit(
+            pts, frame, sc.table_z, self.rng, yaw0=base["yaw_estimate"], with_scale=not few, slide=slide))
         size = tuple(float(v) for v in np.asarray(model.size) * fit.scale)
         pose = Pose(*(float(v) for v in fit.t), *euler(fit.R))
         state = ObjectState(
@@ -187,7 +191,7 @@ class Pipeline:
         world = (model.points * fit.scale) @ fit.R.T + fit.t
         low = tuple(float(v) for v in world[int(np.argmin(world[:, 2]))])
         return PerceivedObject(state, len(sel), flags, fit_rmse=fit.rmse, source=det.source, lowest=low[2], low_point=low,
-                               **base)
+                               refitted=refitted, **base)
 
     def _marker(self, det: Detection, sc: cl.SceneCloud, sel: np.ndarray, model, flags: list[str]) -> PerceivedObject:
         pts = sc.points[sel]

@@ -11,6 +11,7 @@ from __future__ import annotations
 import io
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cache, partial
 from typing import Protocol
 
 import numpy as np
@@ -23,18 +24,33 @@ from perception.vacancy import floor_verdict, seen_past, seen_past_around
 
 @dataclass
 class Observation:
-    """A perceived state and the RGB image (PNG bytes) it came from. From the camera also:
-    annotated_png (the image with labelled boxes), flags (name → caveats: occluded, kept from an
-    earlier round, inside a container …), kept (names carried over unseen), missing (labelled but
-    never measured, or gone from where they were kept: not in `world`), timings (s per pipeline step)."""
+    """A perceived state and the RGB image it came from. `image`: PNG bytes, or the RGB (H×W×3 uint8) that
+    `image_png` encodes when first asked for; from the camera also `annotated` (the image with labelled
+    boxes: PNG bytes, or what makes them, called by `annotated_png` when first asked for), flags (name →
+    caveats: occluded, kept from an earlier round, inside a container …), kept (names carried over
+    unseen), missing (labelled but never measured, or gone from where they were kept: not in `world`),
+    timings (s per pipeline step). Images are made only when read: a look while the arm works (the
+    execute subtree's monitor) reads none, and encoding them cost a tenth of that look."""
 
     world: WorldState
-    image_png: bytes
-    annotated_png: bytes | None = None
+    image: bytes | np.ndarray
+    annotated: bytes | Callable[[], bytes] | None = None
     flags: dict[str, list[str]] = field(default_factory=dict)
     kept: list[str] = field(default_factory=list)
     missing: list[str] = field(default_factory=list)
     timings: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def image_png(self) -> bytes:
+        if not isinstance(self.image, bytes):
+            self.image = _png(self.image)
+        return self.image
+
+    @property
+    def annotated_png(self) -> bytes | None:
+        if callable(self.annotated):
+            self.annotated = self.annotated()
+        return self.annotated
 
 
 class PerceptionError(OwlError):
@@ -89,7 +105,7 @@ class CameraSource:
 
         self.camera, self.pipeline, self._robot, self._tcp = camera, pipeline, robot, tcp
         self.tracker = Tracker()
-        self.last_annotated: bytes | None = None
+        self._annotated: Callable[[], bytes] | None = None  # makes the latest labelled image (`last_annotated`)
         self.out_dir = None
         self._in_hand: dict[str, tuple] = {}  # held object's (rotation, centre) in the hand frame, m
         self._previous = None  # the last frame observed (RGBDFrame)
@@ -112,7 +128,7 @@ class CameraSource:
             o.state = settled(o.state)
         known = any(not s.fixed for s in self.tracker.known.values()) or bool(self.tracker.gone)
         if res.failure and not (res.failure == NO_OBJECTS and known):  # nothing on the table but known things: kept
-            self.last_annotated = annotate(frame, {}, note=f"perception failed: {res.failure}")
+            self._annotated = cache(partial(annotate, frame, {}, note=f"perception failed: {res.failure}"))
             raise PerceptionError(res.failure)
         unlabelled = {n for n, o in res.objects.items() if o.source == "colour"}
         tracked = self.tracker.update({n: o.state for n, o in res.objects.items()}, unlabelled, res.unmeasured,
@@ -146,9 +162,14 @@ class CameraSource:
         self._previous = frame
         flags = {n: f for n, f in tracked.flags.items() if f}
         note = f"missing: {', '.join(tracked.missing)}" if tracked.missing else ""
-        self.last_annotated = annotate(frame, tracked.states, flags, note)
+        self._annotated = cache(partial(annotate, frame, dict(tracked.states), flags, note))
         world = WorldState(objects=tracked.states, robot=robot, source=self.name)
-        return Observation(world, _png(frame.rgb), self.last_annotated, flags, tracked.kept, tracked.missing, res.timings)
+        return Observation(world, frame.rgb, self._annotated, flags, tracked.kept, tracked.missing, res.timings)
+
+    @property
+    def last_annotated(self) -> bytes | None:
+        """The latest frame's labelled image (PNG bytes), also when that round failed; None before any frame."""
+        return self._annotated() if self._annotated is not None else None
 
 
     def _hollow(self, tracked) -> set[str]:
@@ -222,4 +243,4 @@ class SimStateSource:
         from sim.camera import render
 
         frame = render(self.world.cid)
-        return Observation(self.world.ground_truth(held=self._held()), _png(frame.rgb))
+        return Observation(self.world.ground_truth(held=self._held()), frame.rgb)
