@@ -38,13 +38,13 @@ from skills.motions import (
 from skills.pour_grasp import mouth_covered_before_grip
 
 LIFT = 0.12  # metres
-BALL_OFFSET = 0.002  # metres a ball's grasp may be off its middle
-SUPPORT_CLEARANCE = 0.002  # metres the closed fingers keep above what the object rests on ...
-WALL_CLEARANCE = 0.01  # ... and from a movable support's wall or rim beside it: a few millimetres of perception error
-# and the fingers pinch it with the object (Gen3 Mug2 seeds 8, 9: the orange lifted off the mug's mouth took the mug along)
-SIDE_SHARE = 0.25  # share of grasps from the side for an object standing taller than SIDE_MIN_HEIGHT ...
+BALL_OFFSET, BALL_HEIGHT = 0.002, 0.75  # a ball's grasp (world frame: its turn means nothing): m off its middle; up to
+# this share of its radius above (others 0.4: an orange in a mug's mouth held only from 0.4 up; Mug2 seed 3)
+SUPPORT_CLEARANCE, WALL_CLEARANCE = 0.002, 0.01  # metres the closed fingers keep above what the object rests on, and
+# from a movable support's wall or rim beside it: a few millimetres of perception error and the fingers pinch it with
+# the object (Gen3 Mug2 seeds 8, 9: the orange lifted off the mug's mouth took the mug along)
+SIDE_SHARE, SIDE_MIN_HEIGHT = 0.25, 0.06  # share of grasps from the side for an object standing taller (m) ...
 POUR_SIDE_SHARE = 0.8  # ... when it is to be poured next (from above, the palm covers its mouth)
-SIDE_MIN_HEIGHT = 0.06  # metres
 FINGERTIP_DROP = 0.018  # metres the closed fingertips reach below the TCP (the Robotiq's swing)
 SLANT_TOL = 0.006  # metres the object's middle may shift across the pads' width
 PAD_SPAN = 0.006  # metres either side of the pads' centre line that the object must fill
@@ -131,7 +131,8 @@ class PickSkill(Skill):
             # A thin object (a fork flat on the table) is pinched by the fingertips, which swing down to
             # 1.8 cm below the TCP as they close: hold the TCP just high enough for them to clear the table.
             lift = FINGERTIP_DROP + 0.002 - hz
-            local += (rng.uniform(lift, lift + 0.008) if lift > 0 else rng.uniform(0.0, 0.4 * hz),)
+            up = BALL_HEIGHT if obj.shape == "sphere" else 0.4
+            local += (rng.uniform(lift, lift + 0.008) if lift > 0 else rng.uniform(0.0, up * hz),)
         else:  # a container also anywhere in its box (SPEC §5): by the rim, one finger inside
             local = (rng.uniform(-hx, hx), rng.uniform(-hy, hy), rng.uniform(0.0, 0.8) * hz)
         if side and poured:  # high enough that the wrist, level behind, clears the table
@@ -140,7 +141,7 @@ class PickSkill(Skill):
         rim = _rim_grasp(model, args[0], rng) if rimmed and rng.random() < RIM_SHARE else None
         if rim is not None:  # by the wall at its rim, one pad inside, however the container lies
             return rim
-        rot = p.getMatrixFromQuaternion(to_bullet(obj.pose)[1])
+        rot = p.getMatrixFromQuaternion(to_bullet(obj.pose)[1]) if obj.shape != "sphere" else (1, 0, 0, 0, 1, 0, 0, 0, 1)
         offset = tuple(sum(rot[3 * i + j] * local[j] for j in range(3)) for i in range(3))
         # at or above the centre, so that the finger pads clear what the object stands on
         offset = (offset[0], offset[1], abs(offset[2]))
