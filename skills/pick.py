@@ -1,6 +1,6 @@
 """pick(o): grasp a movable object from above and lift it (SPEC §2.1: Kin(q, o, g, p)).
 
-Sampler: grasps near the middle of the object's box (offsets in its frame; an upright container held from
+Sampler: grasps near the middle of the object's box (offsets in its frame, a ball's in the world's; an upright container held from
 the side near its axis; from above, 30 % anywhere in its box — rim grasps) — mostly top-down with any
 yaw, some tilted up to 0.35 rad, some up to 0.9 rad about or across the closing axis (what standing a
 lying mug up, or a fork into a mug, needs after a turn of the wrist), and for things standing over 6 cm
