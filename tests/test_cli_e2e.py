@@ -96,10 +96,10 @@ def test_a_plan_time_out_of_range_is_a_usage_error(tmp_path, value):
 def test_a_long_planning_round_says_where_it_is(tmp_path):
     # newcomer: the progress sat at 'plan running' (or at the stage before) for minutes with no sign of life.
     # The round must outlast 10 s whatever the planner's speed: a real task's hard seed did (SoupPour seed 0, then
-    # Mug2 seed 8) until planner speed-ups solved it sooner. Here no grasp on the pinned strawberry fits (about
-    # 400 samples/s, each refused by the box it would hit), one skeleton gives no edit to move a box, and the budget
-    # is the largest allowed: the round can only end at --plan-time.
-    scene = Path(__file__).resolve().parent / "fixtures" / "pinned_strawberry.toml"
+    # Mug2 seed 8) until planner speed-ups solved it sooner, and so did the pinned strawberry until balls were
+    # grasped higher. No grasp reaches a strawberry down in a mug (3,000 draws, none), one skeleton gives no edit
+    # to take it out, and the budget is the largest allowed: the round can only end at --plan-time.
+    scene = Path(__file__).resolve().parent / "fixtures" / "strawberry_in_mug.toml"
     proc = owl("run", "put the strawberry onto the light-grey region", "--scene", str(scene), "--perception", "sim-state",
                "--skeletons", "1", "--budget", "100000", "--plan-time", "12", "--max-attempts", "1",
                "--out", str(tmp_path / "run"))
