@@ -319,12 +319,10 @@ def test_a_goal_that_already_holds_says_nothing_was_moved(tmp_path):
 
 
 def test_a_step_left_without_samples_by_backtracking_says_so(tmp_path):
-    # Break-it: this failure read "no sample of 3 satisfied all constraints; most often: the step's sample
-    # budget was already spent (0×)", a reason that contradicts itself.
-    scene = Path(__file__).resolve().parents[1] / "examples" / "fruit_bowl.toml"
-    said = []
-    # Which tiny budget runs out in backtracking moves with the samplers (2 before session 16's grasp generator,
-    # 3 until balls were grasped higher, 2 since): the smallest four, none may say "(0×)" and one must say why.
+    # Break-it: this failure read "no sample of 3 satisfied all constraints; most often: the step's sample budget was
+    # already spent (0×)", self-contradictory. The tiny budget that runs out in backtracking moves with the samplers
+    # (2, 3 from session 16, 2 since balls are grasped higher): of 1-4, none may say "(0×)" and one must say why.
+    scene, said = Path(__file__).resolve().parents[1] / "examples" / "fruit_bowl.toml", []
     for budget in ("1", "2", "3", "4"):
         res = owl("run", "put the red bowl onto the plate", "--scene", str(scene), "--max-attempts", "1", "--budget", budget,
                   "--perception", "sim-state", "--out", str(tmp_path / f"run{budget}"))
