@@ -17,6 +17,7 @@ from perception.camera import RGBDFrame
 WORKSPACE = ((0.15, -0.50, -0.05), (0.95, 0.50, 0.9))
 MAX_RANGE = 4.0  # m: readings beyond this are treated as no reading
 PLANE_DIST = 0.006  # m: a point this close to the table plane belongs to it (markers are 2 mm thick)
+REFINE_ROUNDS = 10  # least-squares rounds at most, each over the points within PLANE_DIST of the last plane
 ABOVE = 0.007  # m: points higher than this above the plane are candidate object points (≈ 3 σ of depth noise)
 CLUSTER_EPS = 0.012  # m: DBSCAN neighbourhood
 CLUSTER_MIN = 8  # points: DBSCAN core size
@@ -129,7 +130,8 @@ def dbscan(pts: np.ndarray, max_core: int = 4000) -> np.ndarray:
 
 def table_plane(pts: np.ndarray) -> np.ndarray:
     """The dominant near-horizontal plane of `pts` by RANSAC (open3d `segment_plane` on at most 20,000
-    of them, refined by least squares on its inliers); (a, b, c, d) with the normal pointing up."""
+    of them, refined by least squares on its inliers until they no longer change, so that the plane does
+    not depend on RANSAC's thread timing); (a, b, c, d) with the normal pointing up."""
     step = max(1, len(pts) // 20000)
     pc = o3d.geometry.PointCloud(o3d.utility.Vector3dVector(pts[::step]))
     if len(pc.points) < 50:
@@ -144,14 +146,30 @@ def table_plane(pts: np.ndarray) -> np.ndarray:
         n, d = -n, -d
     if n[2] < 0.95 or len(inliers) < 0.2 * len(pc.points):
         raise CloudError("no table plane in view (no large horizontal surface found)")
-    sub = pts[::step]
-    sel = sub[np.abs(sub @ n + d) < PLANE_DIST]
-    if len(sel) > 50:  # least-squares refinement: z = αx + βy + γ over the inliers
+    return refine_plane(pts[::step], n, d)
+
+
+def refine_plane(pts: np.ndarray, n: np.ndarray, d: float) -> np.ndarray:
+    """Least squares (z = αx + βy + γ) over the N×3 `pts` within PLANE_DIST of the plane n·x + d = 0
+    (unit normal up, metres), repeated until those inliers stop changing (at most REFINE_ROUNDS);
+    (a, b, c, d) with the normal pointing up. Planes a little apart end in the same one: open3d runs
+    RANSAC's iterations on several threads that share one random stream, so on a loaded machine it
+    returns a slightly different plane from the same points (SoupPour seed 3: the can's fitted yaw
+    then moved 1°, the plan changed and the episode failed)."""
+    inside = np.abs(pts @ n + d) < PLANE_DIST
+    for _ in range(REFINE_ROUNDS):
+        sel = pts[inside]
+        if len(sel) <= 50:
+            break
         a = np.c_[sel[:, 0], sel[:, 1], np.ones(len(sel))]
         coef, *_ = np.linalg.lstsq(a, sel[:, 2], rcond=None)
         n = np.array([-coef[0], -coef[1], 1.0])
         s = np.linalg.norm(n)
         n, d = n / s, -coef[2] / s
+        now = np.abs(pts @ n + d) < PLANE_DIST
+        if np.array_equal(now, inside):
+            break
+        inside = now
     return np.array([*n, d])
 
 
