@@ -321,13 +321,13 @@ def test_a_goal_that_already_holds_says_nothing_was_moved(tmp_path):
 def test_a_step_left_without_samples_by_backtracking_says_so(tmp_path):
     # Break-it: this failure read "no sample of 3 satisfied all constraints; most often: the step's sample budget was
     # already spent (0×)", self-contradictory. The tiny budget that runs out in backtracking moves with the samplers
-    # (2, 3 from session 16, 2 since balls are grasped higher): of 1-4, none may say "(0×)" and one must say why.
+    # (and with the machine: 3 succeeds on some CPUs): of 1-4, no failure may say "(0×)" and one must say why.
     scene, said = Path(__file__).resolve().parents[1] / "examples" / "fruit_bowl.toml", []
     for budget in ("1", "2", "3", "4"):
         res = owl("run", "put the red bowl onto the plate", "--scene", str(scene), "--max-attempts", "1", "--budget", budget,
                   "--perception", "sim-state", "--out", str(tmp_path / f"run{budget}"))
-        assert res.returncode == 1, res.stderr
-        said.append(last_line(res.stderr))
+        assert res.returncode in (0, 1), res.stderr
+        said += [last_line(res.stderr)] if res.returncode else []
     assert not any("(0×)" in line for line in said), said
     assert any("were all used while the steps before it were drawn again (backtracking)" in line for line in said), said
 
