@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from unified_planning.model import FNode, InstantaneousAction
 from unified_planning.plans import ActionInstance
-from unified_planning.shortcuts import CompilationKind, Compiler, Equals, Not, get_environment
+from unified_planning.shortcuts import CompilationKind, Equals, Not, get_environment
 
 from owl_bt.state import WorldState
 from owl_bt.tamp import pddl
@@ -70,8 +70,7 @@ def ground(world: WorldState, schemas: Sequence[OperatorSchema], held: str | Non
     for act in pb.actions:
         for p, q in itertools.combinations(act.parameters, 2):
             act.add_precondition(Not(Equals(p, q)))
-    with pddl.fd_scratch(), Compiler(name=grounder or _grounder(), problem_kind=pb.kind,
-                                     compilation_kind=CompilationKind.GROUNDING) as comp:
+    with pddl.fd_scratch(), pddl.engine(grounder or _grounder()) as comp:
         res = comp.compile(pb, CompilationKind.GROUNDING)
     facts = {f for f, v in pb.explicit_initial_values.items() if v.is_true()}
     initial = {_atom(f, names) for f in facts}
