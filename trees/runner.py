@@ -141,7 +141,7 @@ def run_tree(services: Services, instruction: str, max_attempts: int = 4, on_tic
                     log_snapshot(services.log, root, f"end of attempt {shown}")
                     shown = seed.attempt
                 deadline = max(deadline + TICK_PERIOD_S, time.monotonic() - TICK_PERIOD_S)
-                time.sleep(max(0.0, deadline - time.monotonic()))
+                worker.wait_finished(deadline - time.monotonic())  # (a work returning ticks the tree at once)
         except KeyboardInterrupt:  # a second Ctrl-C, or one raised inside a tick
             _stop(services)
             root.stop(py_trees.common.Status.INVALID)

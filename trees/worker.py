@@ -35,6 +35,16 @@ TRACEBACK_KEPT = 4000  # characters of an unexpected error's traceback kept in i
 _LOCAL = threading.local()  # the cancel token of the work running on this worker thread
 _BUSY = [0]  # works submitted and not yet returned (for the tick-rate measurement)
 _BUSY_LOCK = threading.Lock()
+_FINISHED = threading.Event()  # set when a work returns: the tick loop need not sleep out its period
+
+
+def wait_finished(timeout: float) -> bool:
+    """Sleep up to `timeout` seconds, or until a worker's work returns (True then), so that the tree
+    ticks at once on news instead of at the next period: stage to stage, an episode waited half a
+    period (25 ms) each time for nothing."""
+    fired = _FINISHED.wait(max(0.0, timeout))
+    _FINISHED.clear()
+    return fired
 
 
 def busy() -> bool:
@@ -108,6 +118,7 @@ class WorkerBehaviour(OwlBehaviour, abc.ABC):
             _LOCAL.token = None
             with _BUSY_LOCK:
                 _BUSY[0] -= 1
+            _FINISHED.set()
 
     def update(self) -> py_trees.common.Status:
         if self._pending:
