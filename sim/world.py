@@ -60,6 +60,15 @@ class SimWorld:
         self.robot.command_fingers(self.robot.finger_joints())
         self.step(int(seconds / TIME_STEP))
 
+    def at_rest(self) -> bool:
+        """True when every movable object is slower than REST_SPEED (m/s) and REST_SPIN (rad/s) now."""
+        cid = self.cid
+        for b in self.bodies.values():
+            lin, ang = p.getBaseVelocity(b.id, physicsClientId=cid)
+            if math.hypot(*lin) >= REST_SPEED or math.hypot(*ang) >= REST_SPIN:
+                return False
+        return True
+
     def step(self, n: int = 1) -> None:
         for _ in range(n):
             p.stepSimulation(physicsClientId=self.cid)

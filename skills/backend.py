@@ -50,3 +50,14 @@ class ArmBackend(Protocol):
     def stop(self) -> None:
         """Stop all motion now (safe to call from any thread, any time)."""
         ...
+
+
+def hold_still(backend: ArmBackend, seconds: float) -> None:
+    """Hold the arm where it is for up to `seconds` (s) so that what it let go comes to rest before a
+    look: the backend's own `hold_still` when it has one (the simulator ends it once everything lies
+    still), else a motionless trajectory that long. Raises ArmFault as `execute_trajectory` does."""
+    own = getattr(backend, "hold_still", None)
+    if own is not None:
+        own(seconds)
+    else:
+        backend.execute_trajectory([backend.state().joints], times=[seconds])

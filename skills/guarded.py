@@ -78,6 +78,15 @@ class GuardedBackend:
             self._log("arm_fault", kind=type(exc).__name__, reason=str(exc))
             raise
 
+    def hold_still(self, seconds: float) -> None:
+        """Hold still up to `seconds`: the inner backend's own `hold_still` (no motion, so nothing for
+        the guard to check), else, and in a dry run, a motionless trajectory through the guard."""
+        own = getattr(self.inner, "hold_still", None)
+        if own is None or self.dry_run:
+            return self.execute_trajectory([self.inner.state().joints], times=[seconds])
+        with self._watch():
+            own(seconds)
+
     def gripper(self, command: str, width: float | None = None) -> GripResult:
         if command not in ("open", "close"):
             self.guard.rejections += 1

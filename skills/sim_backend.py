@@ -11,6 +11,7 @@ it then holds still and refuses every command with `ArmFaulted` until `clear_fau
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from collections.abc import Sequence
 
@@ -34,6 +35,7 @@ FINGERS_S = 0.8  # seconds the fingers are given to close or open
 MAX_SPEED = 1.5  # rad/s: the fastest any joint is driven (below every joint's limit)
 MIN_SPEED = 0.05  # rad/s a joint may always move at in a synchronised move, to hold its place
 STALL_STEPS = 48  # physics steps (0.2 s) without joint motion: a guarded move has met resistance
+STILL_STEPS = 24  # physics steps (0.1 s) every object must lie still for to end a `hold_still` early
 
 
 def corners(start: Sequence[float], waypoints: Sequence[Sequence[float]], tol: float = 1e-3) -> list[int]:
@@ -131,6 +133,21 @@ class SimArmBackend:
             return self._follow(waypoints, times, guarded)
         with self.world.asleep_at_rest():  # what lies still costs no physics until the arm touches it
             self._follow(waypoints, times, guarded)
+
+    def hold_still(self, seconds: float) -> None:
+        """Hold the arm where it is for `seconds` of simulated time at most, ending once every object has
+        lain still (`SimWorld.at_rest`) for STILL_STEPS: the executive's look after a step waits for what was
+        let go to come to rest, and a fixed half second was mostly waiting on nothing. Raises ArmFault."""
+        self._refuse_in_fault()
+        self.robot.command_arm(self.robot.arm_q(), max_velocity=MAX_SPEED)
+        self.robot.command_fingers(self._finger_target(), force=60.0)
+        still = 0
+        with contextlib.nullcontext() if self.held is not None else self.world.asleep_at_rest():
+            for _ in range(int(seconds / TIME_STEP)):
+                self._step()
+                still = still + 1 if self.world.at_rest() else 0
+                if still >= STILL_STEPS:
+                    return
 
     def _follow(self, waypoints: Sequence[Sequence[float]], times: Sequence[float] | None, guarded: bool) -> None:
         start = self.world.steps

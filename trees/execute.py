@@ -24,7 +24,7 @@ import py_trees
 from owl_bt.failures import EXECUTION, POSTCONDITION, PRECONDITION, Failure
 from owl_bt.language.checker_names import name_checkers
 from perception.detector import HIDDEN_FLAG, ROBOT
-from skills.backend import ArmFault
+from skills.backend import ArmFault, hold_still
 from trees.blocked import blocked_later
 from trees.observe import confirmed_observation
 from trees.recover import caught_on_hand, hanging, retreat_home
@@ -32,7 +32,7 @@ from trees.safety import arm_fault
 from trees.worker import WorkerBehaviour
 
 POSE_TOLERANCE_MAX = 0.10  # metres: beyond this the object went somewhere else entirely
-SETTLE_S = 0.5  # seconds the arm holds still after a step before the scene is observed
+SETTLE_S = 0.5  # seconds at most the arm holds still after a step before the scene is observed (sim: till all lies still)
 LOOK_AGAIN_S = 1.0  # seconds more before a second look, when the first finds the step's effects off
 GRASP_TOLERANCE = 0.05  # metres (xy): a held object farther than this from its planned pose slipped in the grasp
 GRASP_TURN_TOLERANCE = 25.0  # degrees: a held object (not a ball) turned more than this sits in another grasp
@@ -177,7 +177,7 @@ class Execute(WorkerBehaviour):
     def slipped(self, step, name: str) -> Failure:
         """The held object left the hand during the step: where it came to rest (EXECUTION)."""
         try:
-            self.services.backend.execute_trajectory([self.services.backend.state().joints], times=[SETTLE_S])
+            hold_still(self.services.backend, SETTLE_S)
         except ArmFault:
             pass
         world = self._look()
@@ -195,7 +195,7 @@ class Execute(WorkerBehaviour):
         executed so far, this one included."""
         backend = self.services.backend
         try:  # hold still a moment so that what was let go has come to rest before we look
-            backend.execute_trajectory([backend.state().joints], times=[SETTLE_S])
+            hold_still(backend, SETTLE_S)
         except ArmFault as exc:
             return Failure("execute", str(exc), str(step.op), step.op.args)
         failure = self._check(step, self._look(), later, done)
