@@ -34,9 +34,8 @@ CLOSE_S, CLOSE_FORCE = 0.8, 60.0  # a grip: seconds the fingers close for, and t
 
 
 def _near_any(box: tuple, boxes, gap: float) -> bool:
-    """Do axis-aligned box `box` ((lo xyz), (hi xyz), metres) and any of `boxes` come within `gap` m
-    of each other (overlap counts)? Conservative: boxes within gap may still be farther apart. (Not
-    sim.catalog.layout.overlaps, whose loop over the axes made a collision check 190 µs, not 125.)"""
+    """Do axis-aligned box `box` ((lo xyz), (hi xyz), metres) and any of `boxes` come within `gap` m of each
+    other (overlap counts)? Conservative. (Not sim.catalog.layout.overlaps: its loop over axes cost 65 µs a check.)"""
     (ax, ay, az), (bx, by, bz) = box
     return any(lo[0] - gap <= bx and ax <= hi[0] + gap and lo[1] - gap <= by and ay <= hi[1] + gap
                and lo[2] - gap <= bz and az <= hi[2] + gap for lo, hi in boxes)
@@ -233,16 +232,13 @@ class PlanningModel(ContainerGeometry):
     def in_collision(self, q: tuple[float, ...] | list[float], ignore: tuple[str, ...] = (), margin: float = 0.0,
                      clearance: float = 0.0) -> str | None:
         """Name of what the arm (or the held object) would touch at q (within `margin` m, and `clearance`
-        m more of a movable object), else None.
-
-        Checks the arm and gripper against every object and the table (except `ignore`), the held
-        object against everything but the gripper, the held object against the arm links it can swing
-        into (those before the last wrist link, which turns with the hand; not those it touched as it
-        was gripped), and the gripper against the arm's base links.
-        """
+        m more of a movable object), else None. Checks the arm and gripper against every object and the
+        table (except `ignore`), the held object against everything but the gripper, the held object
+        against the arm links it can swing into (those before the last wrist link, which turns with the
+        hand; not those it touched as it was gripped), and the gripper against the arm's base links."""
         self.set_arm(q)
         cid, body = self.cid, self.robot.body
-        arm_boxes = [p.getAABB(body, link, physicsClientId=cid) for link in self._solid_links]
+        boxes = {link: p.getAABB(body, link, physicsClientId=cid) for link in self._solid_links}
         held_box = self._bound(self.held) if self.held is not None else None
         for name, bid in self.bodies.items():
             if name in ignore or name == self.held or name in self.carried:
@@ -251,18 +247,21 @@ class PlanningModel(ContainerGeometry):
             box = self._bound(name)
             # bounding boxes first: an exact distance query costs 10-200 µs a body (a can's 25 parts
             # against 20 arm links), a box test well under one, and most bodies are far from the arm
-            if _near_any(box, arm_boxes, near) and p.getClosestPoints(body, bid, near, physicsClientId=cid):
+            if _near_any(box, boxes.values(), near) and p.getClosestPoints(body, bid, near, physicsClientId=cid):
                 return name
             if (held_box is not None and _near_any(box, (held_box,), near)
                     and p.getClosestPoints(self.bodies[self.held], bid, near, physicsClientId=cid)):
                 return f"{self.held}↔{name}"
+        # exact queries only for links whose boxes meet (a held mug's 21 parts against every link cost most)
         if self.held is not None:  # a long held thing (a fork) swung into the forearm stalls the arm
-            for c in p.getClosestPoints(self.bodies[self.held], body, margin, physicsClientId=cid):
-                if c[4] < self.robot.arm[-1] and c[4] not in self.grasp_touch:
+            for link, box in boxes.items():
+                if (link < self.robot.arm[-1] and link not in self.grasp_touch and _near_any(box, (held_box,), margin)
+                        and p.getClosestPoints(self.bodies[self.held], body, margin, linkIndexB=link, physicsClientId=cid)):
                     return f"{self.held}↔the arm"
         for glink in (self.robot.arm[-1], self.robot.gripper_links[0]):  # wrist/gripper vs base links
             for blink in self._base_links:
-                if p.getClosestPoints(body, body, 0.0, linkIndexA=glink, linkIndexB=blink, physicsClientId=cid):
+                if (glink in boxes and blink in boxes and _near_any(boxes[glink], (boxes[blink],), 0.0)
+                        and p.getClosestPoints(body, body, 0.0, linkIndexA=glink, linkIndexB=blink, physicsClientId=cid)):
                     return "self"
         # the safety guard's box: the tool and a held object stay inside it
         (lx, ly, lz), (hx, hy, hz) = PLANNING_BOX
