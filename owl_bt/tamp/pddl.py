@@ -37,11 +37,12 @@ from owl_bt.tamp.operators import GroundOp, OperatorSchema, static_types
 up.shortcuts.get_environment().credits_stream = None
 
 
-def engine(name: str):
+def engine(name: str) -> up.engines.Engine:
     """A new unified-planning engine (planner or compiler) registered as `name`, made directly from its
     class: the factory's OneshotPlanner/Compiler walk `inspect.stack()` to print credits even when they
-    are silenced, about 40 ms a call on the worker thread (an eighth of an oracle's constraint generation). Like the factory given a name, it warns rather than fails on an unsupported problem kind.
-    Raises KeyError for an unknown name."""
+    are silenced, about 40 ms a call on the worker thread (an eighth of an oracle's constraint generation).
+    Like the factory given a name, it warns rather than fails on an unsupported problem kind. Raises
+    KeyError for an unknown name."""
     made = up.shortcuts.get_environment().factory.engine(name)()
     made.error_on_failed_checks = False
     return made
