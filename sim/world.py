@@ -61,13 +61,12 @@ class SimWorld:
         self.step(int(seconds / TIME_STEP))
 
     def at_rest(self) -> bool:
-        """True when every movable object is slower than REST_SPEED (m/s) and REST_SPIN (rad/s) now."""
-        cid = self.cid
-        for b in self.bodies.values():
-            lin, ang = p.getBaseVelocity(b.id, physicsClientId=cid)
-            if math.hypot(*lin) >= REST_SPEED or math.hypot(*ang) >= REST_SPIN:
-                return False
-        return True
+        """True when every object is slower than REST_SPEED (m/s) and REST_SPIN (rad/s) now."""
+        return all(self._slow(b.id) for b in self.bodies.values())
+
+    def _slow(self, body: int) -> bool:
+        lin, ang = p.getBaseVelocity(body, physicsClientId=self.cid)
+        return math.hypot(*lin) < REST_SPEED and math.hypot(*ang) < REST_SPIN
 
     def step(self, n: int = 1) -> None:
         for _ in range(n):
@@ -99,11 +98,10 @@ class SimWorld:
         for body in (b.id for b in self.bodies.values()):
             if body in moving or p.getDynamicsInfo(body, -1, physicsClientId=cid)[0] == 0.0:
                 continue
-            lin, ang = p.getBaseVelocity(body, physicsClientId=cid)
             was = before.get(body)
             if was is None or math.dist(was[0], poses[body][0]) > 1e-4 or math.dist(was[1], poses[body][1]) > 1e-4:
                 continue
-            if math.hypot(*lin) < REST_SPEED and math.hypot(*ang) < REST_SPIN:
+            if self._slow(body):
                 for state in (p.ACTIVATION_STATE_ENABLE_SLEEPING, p.ACTIVATION_STATE_SLEEP):  # (not enabled: woken at once)
                     p.changeDynamics(body, -1, activationState=state, physicsClientId=cid)
                 asleep.append(body)
