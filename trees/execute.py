@@ -27,6 +27,7 @@ from perception.detector import HIDDEN_FLAG, ROBOT
 from skills.backend import ArmFault, hold_still
 from trees.blocked import blocked_later
 from trees.observe import confirmed_observation
+from trees.pose_diff import angle_between, far_shift, turned_phrase
 from trees.recover import caught_on_hand, hanging, retreat_home
 from trees.safety import arm_fault
 from trees.worker import WorkerBehaviour
@@ -35,9 +36,11 @@ POSE_TOLERANCE_MAX = 0.10  # metres: beyond this the object went somewhere else 
 SETTLE_S = 0.5  # seconds at most the arm holds still after a step before the scene is observed (sim: till all lies still)
 LOOK_AGAIN_S = 1.0  # seconds more before a second look, when the first finds the step's effects off
 GRASP_TOLERANCE = 0.05  # metres (xy): a held object farther than this from its planned pose slipped in the grasp
-GRASP_TURN_TOLERANCE = 25.0  # degrees: a held object (not a ball) turned more than this sits in another grasp
-# Sources whose orientation of a held object is trusted for that: not the camera pipeline's (the fingers
-# hide much of it, and a symmetric shape's fit can turn freely about its axis).
+GRASP_TURN_TOLERANCE = 0.01  # metres: a long held object turned in the fingers so that its far ends moved this
+# much sits in another grasp (`far_shift`; the camera sees a held fork's turn to 2-3°, 3-5 mm at its ends) …
+GRASP_ANGLE_TOLERANCE = 25.0  # … and degrees: a compact one (not a ball) turned more than this, seen by a source
+# trusted for the orientation of a held object: not the camera pipeline's (the fingers hide much of it, and a
+# symmetric shape's fit can turn freely about its axis)
 ORIENTATION_SOURCES = frozenset({"sim-state"})
 # (the camera places an object the fingers hide between them until it sees it: allow for that)
 MOVED_TOLERANCE = 0.04  # metres: an object not yet acted on seen this far from where the attempt saw it was moved
@@ -242,16 +245,15 @@ class Execute(WorkerBehaviour):
             if name == should_hold and drift > GRASP_TOLERANCE:
                 return Failure("monitor", f"{name} sits {drift * 100:.0f} cm off the planned grasp", str(step.op), (name,),
                                {"pose": got.rounded(), "planned": pose.rounded()}, kind=POSTCONDITION)
-            turn = _angle(got, pose)
-            if (name == should_hold and turn > GRASP_TURN_TOLERANCE and obs.get(name).shape != "sphere"
-                    and obs.source in ORIENTATION_SOURCES):
-                # turned in the fingers: the places after were planned for the grasp it was meant to have
-                return Failure("monitor", f"{name} sits turned {turn:.0f}° from the planned grasp", str(step.op), (name,),
-                               {"pose": got.rounded(), "planned": pose.rounded()}, kind=POSTCONDITION)
+            if name == should_hold:  # turned in the fingers: the places after were planned for the grasp it was meant to have
+                turned = self._turned_in_hand(name, got, pose, obs)
+                if turned:
+                    return Failure("monitor", f"{name} sits turned in the fingers: {turned}", str(step.op), (name,),
+                                   {"pose": got.rounded(), "planned": pose.rounded()}, kind=POSTCONDITION)
             if name == should_hold:
                 continue
             if failed or err > POSE_TOLERANCE_MAX:
-                turned = _turned(got, pose) if obs.get(name).shape != "sphere" else ""  # (a plum's turn says nothing)
+                turned = turned_phrase(got, pose) if obs.get(name).shape != "sphere" else ""  # (a plum's turn says nothing)
                 rest = f"{name} came to rest at ({got.x:.2f}, {got.y:.2f}), {err * 100:.0f} cm from where it was planned{turned}"
                 others = [o for o in self._checked(failed) if o != name and o in obs.objects]
                 # placed as planned: lead with the broken checkers (newcomer: it blamed the plum alone)
@@ -360,6 +362,19 @@ class Execute(WorkerBehaviour):
                                {"pose": now.rounded(), "planned": was.rounded()}, kind=PRECONDITION)
         return None
 
+    @staticmethod
+    def _turned_in_hand(name: str, got, planned, obs) -> str:
+        """How the held object `name` (seen at `got`) has turned from its planned pose, or '' when not
+        beyond the tolerances: a long thing's far ends (any source), else the turn itself when the
+        source's orientation of a held object is trusted."""
+        shift = far_shift(got, planned, obs.get(name).size)
+        if shift is not None:
+            return f"its far end is {shift * 100:.1f} cm off the planned grasp" if shift > GRASP_TURN_TOLERANCE else ""
+        turn = angle_between(got, planned)
+        if turn > GRASP_ANGLE_TOLERANCE and obs.get(name).shape != "sphere" and obs.source in ORIENTATION_SOURCES:
+            return f"{turn:.0f}° from the planned grasp"
+        return ""
+
     def finish(self, result) -> py_trees.common.Status:
         self.bb.executed = list(self._done)
         self.bb.step = None
@@ -369,20 +384,6 @@ class Execute(WorkerBehaviour):
         done = f"{steps} step{'' if steps == 1 else 's'} done"
         self.feedback_message = done if steps else "nothing to do: the goal already holds"
         return py_trees.common.Status.SUCCESS
-
-
-def _angle(got, planned) -> float:
-    """The angle (degrees) between two poses' orientations."""
-    import pybullet as p
-
-    qa, qb = p.getQuaternionFromEuler(got.euler), p.getQuaternionFromEuler(planned.euler)
-    return math.degrees(2.0 * math.acos(min(1.0, abs(sum(a * b for a, b in zip(qa, qb, strict=True))))))
-
-
-def _turned(got, planned) -> str:
-    """', turned N° from the planned orientation' when the object is seen turned by over 20°, else ''."""
-    angle = _angle(got, planned)
-    return f", turned {angle:.0f}° from the planned orientation" if angle > 20 else ""
 
 
 def held_after(schema, args: tuple[str, ...]) -> str | None:
