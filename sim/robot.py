@@ -46,6 +46,7 @@ FINGER_MIMIC = {
     "right_inner_finger_joint": -1.0,
 }
 FINGER_CLOSED = 0.8  # finger_joint at fully closed, radians
+FINGER_SPEED = 1.5  # rad/s: the finger motors' speed limit
 TCP_OFFSET = 0.145  # metres from the gripper base to the middle of the finger pads
 HOME = (0.0, -1.9, 1.9, -1.571, -1.571, 0.0)  # tool pointing down above the table, radians
 # Joint limits we plan within (tighter than the UR's ±2π so that paths stay sensible).
@@ -388,5 +389,5 @@ class RobotModel:
         for j, v in zip(self.fingers, self._finger_values(angle), strict=True):
             p.setJointMotorControl2(
                 self.body, j, p.POSITION_CONTROL, targetPosition=v, force=force,
-                maxVelocity=1.5, physicsClientId=self.cid,
+                maxVelocity=FINGER_SPEED, physicsClientId=self.cid,
             )

@@ -1,8 +1,9 @@
 """The pybullet implementation of `ArmBackend`.
 
 Trajectories run under position control with physics stepping (240 Hz). Grasping is by a fixed
-constraint that is created only when, after the fingers close, the object touches a finger link on
-*each* side (left and right); it is removed on open. Objects are never teleported.
+constraint that is created only when, after the fingers close (until they meet resistance, then a short
+squeeze: `sim.grip`), the object touches a finger link on *each* side (left and right); it is removed on
+open. Objects are never teleported.
 
 Like a real arm it can be in a fault (`report_fault`, raised by fault injection, `owl_bt.faults`):
 it then holds still and refuses every command with `ArmFaulted` until `clear_fault()` resets it.
@@ -18,6 +19,7 @@ from collections.abc import Sequence
 import pybullet as p
 
 from owl_bt.state import RobotState
+from sim.grip import ClosingFingers
 from sim.robot import FINGER_CLOSED
 from sim.world import TIME_STEP, SimWorld
 from skills.backend import ArmBlocked, ArmFault, GripResult
@@ -196,7 +198,11 @@ class SimArmBackend:
         self._refuse_in_fault()
         if command == "close":
             self.robot.command_fingers(FINGER_CLOSED, force=60.0)
-            self._run_fingers()
+            closing = ClosingFingers(self.robot, FINGERS_S)
+            while True:
+                self._step()
+                if closing.step_done():
+                    break
             obj = self._between_fingers()
             if obj is not None:
                 self._attach(obj)

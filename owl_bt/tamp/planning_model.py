@@ -16,6 +16,7 @@ from owl_bt.state import ObjectState, Pose, RobotState, WorldState
 from owl_bt.tamp.container_geometry import ContainerGeometry
 from sim.bullet import body_pose, connect, to_bullet
 from sim.catalog import spec_for_state
+from sim.grip import ClosingFingers
 from sim.objects import spawn
 from sim.robot import DEFAULT_ROBOT, FINGER_CLOSED, RobotModel
 from sim.world import TIME_STEP
@@ -24,13 +25,12 @@ SPILL_TILT = 0.6  # radians a container carrying something may tilt on the way b
 Transform = tuple[tuple[float, float, float], tuple[float, float, float, float]]
 
 
-# The box the tool and a held object must stay in, (lo, hi) xyz in metres, world frame: the guard's
-# WORKSPACE_BOX (skills/guard.py: x −0.30…1.00, y ±0.70, z −0.01…1.00) shrunk by 2 cm at the sides and
-# 5 cm under the ceiling, so the guard never refuses a planned path (tests/test_motion.py checks it).
+# The box the tool and a held object must stay in, (lo, hi) xyz in metres, world frame: the guard's WORKSPACE_BOX (skills/
+# guard.py) shrunk by 2 cm at the sides and 5 cm under the ceiling: the guard never refuses a planned path (test_motion.py).
 PLANNING_BOX = ((-0.28, -0.68, -0.01), (0.98, 0.68, 0.95))
 GRIP_ANGLE = 0.5  # rad: the fingers of a hand holding something whose grip was not measured
 OPEN_S, RETREAT_S = 0.6, 0.3  # seconds a release takes: fingers opening, then backing out
-CLOSE_S, CLOSE_FORCE = 0.8, 60.0  # a grip: seconds the fingers close for, and their force (N), as the arm's
+CLOSE_S, CLOSE_FORCE = 0.8, 60.0  # a grip: seconds the fingers close for at most, and their force (N), as the arm's
 
 
 def _near_any(box: tuple, boxes, gap: float) -> bool:
@@ -125,10 +125,9 @@ class PlanningModel(ContainerGeometry):
         p.resetBaseVelocity(body, (0, 0, 0), (0, 0, 0), physicsClientId=self.cid)
 
     def attach(self, name: str, angle: float | tuple[float, ...] | None = None) -> None:
-        """Hold `name` with its current pose relative to the TCP (kinematic grasp); what lies inside
-        it (its contents, e.g. a ball in a mug) is carried along rigidly until `release_contents`.
-        angle: the finger angle (rad) it is gripped at, or every finger joint's (pick measures them),
-        default GRIP_ANGLE."""
+        """Hold `name` with its current pose relative to the TCP (kinematic grasp); what lies inside it (its
+        contents, e.g. a ball in a mug) is carried along rigidly until `release_contents`. angle: the finger
+        angle (rad) it is gripped at, or every finger joint's (pick measures them), default GRIP_ANGLE."""
         tpos, tquat = self.robot.tcp_pose()
         opos, oquat = p.getBasePositionAndOrientation(self.bodies[name], physicsClientId=self.cid)
         inv = p.invertTransform(tpos, tquat)
@@ -288,10 +287,10 @@ class PlanningModel(ContainerGeometry):
 
     def grip(self, o: str, q: tuple[float, ...], angle: float = 0.0) -> list[str]:
         """Close the fingers on `o` the way the arm does, with physics running: the arm held at q
-        (radians), the fingers from `angle` (rad; 0 = open, more when pre-shaped) closed with
-        CLOSE_FORCE for CLOSE_S. `o` slides onto the middle of the hand and turns between the pads as
-        it would for real (a fork lying flat tips as the fingertips swing under it), and the grasp
-        transform is the one the object ends up in.
+        (radians), the fingers from `angle` (rad; 0 = open, more when pre-shaped) closed with CLOSE_FORCE
+        till they meet resistance, then squeezed on (`sim.grip.ClosingFingers`; CLOSE_S at most). `o` slides
+        onto the middle of the hand and turns between the pads as it would for real (a fork lying flat
+        tips as the fingertips swing under it), and the grasp transform is the one the object ends up in.
 
         Returns the objects the closed fingers hold between them, firmest first (see
         `between_fingers`). When `o` is among them it is held (attached); else the hand is left
@@ -300,9 +299,11 @@ class PlanningModel(ContainerGeometry):
         self.robot.command_arm(q)  # the motors hold q too (a stale target would jerk the hand every step)
         self.robot.reset_fingers(angle)
         self.robot.command_fingers(FINGER_CLOSED, force=CLOSE_FORCE)
-        for _ in range(int(CLOSE_S / TIME_STEP)):
+        closing, done = ClosingFingers(self.robot, CLOSE_S), False
+        while not done:
             self.robot.reset_arm(q)
             p.stepSimulation(physicsClientId=self.cid)
+            done = closing.step_done()
         held = self.between_fingers()
         if o in held:
             self.attach(o, angle=self.robot.finger_angle())
@@ -375,8 +376,8 @@ class PlanningModel(ContainerGeometry):
                 p.setCollisionFilterPair(self.robot.body, body, link, part, int(enable), physicsClientId=self.cid)
 
     def settle(self, seconds: float = 0.6) -> None:
-        """Let released objects come to rest (the arm is held still by its motors; a held object
-        and what it carries stay in the hand)."""
+        """Let released objects come to rest (the arm is held still by its motors; a held object and what
+        it carries stay in the hand)."""
         self.robot.command_arm(self.robot.arm_q())
         self.robot.command_fingers(self.robot.finger_joints())
         q = self.robot.arm_q()
