@@ -36,7 +36,8 @@ WAYPOINT_TIMEOUT = 3.0  # seconds of simulated time per waypoint
 FINGERS_S = 0.8  # seconds the fingers are given to close or open
 MAX_SPEED = 1.5  # rad/s: the fastest any joint is driven (below every joint's limit)
 MIN_SPEED = 0.05  # rad/s a joint may always move at in a synchronised move, to hold its place
-STALL_STEPS = 48  # physics steps (0.2 s) without joint motion: a guarded move has met resistance
+STALL_STEPS = 48  # physics steps (0.2 s) without joint motion: a guarded move has met resistance …
+HELD_CONTACT_N = 15.0  # … or N the held object presses on something with (the hardware backends' contact force)
 STILL_STEPS = 24  # physics steps (0.1 s) every object must lie still for to end a `hold_still` early
 
 
@@ -129,7 +130,8 @@ class SimArmBackend:
     def execute_trajectory(self, waypoints: Sequence[Sequence[float]], times: Sequence[float] | None = None,
                            guarded: bool = False) -> None:
         """Follow the waypoints; raises ArmFault when one is not reached in time. `guarded`: stop
-        quietly where the arm stalls against something (a held object meeting its support)."""
+        quietly where the arm stalls against something, or where the held object presses on something
+        with HELD_CONTACT_N (a held object meeting its support, or a mug's rim on the way in)."""
         self._refuse_in_fault()
         if self.held is not None:  # (what it carries meets what lies still: both awake, as in the planning model)
             return self._follow(waypoints, times, guarded)
@@ -177,7 +179,7 @@ class SimArmBackend:
                 if max(abs(a - b) for a, b in zip(now, q, strict=True)) < (FINAL_TOL if i == len(waypoints) - 1 else JOINT_TOL):
                     break
                 still = still + 1 if max(abs(a - b) for a, b in zip(now, before, strict=True)) < 1e-4 else 0
-                if guarded and still > STALL_STEPS:
+                if guarded and (still > STALL_STEPS or self._held_pressed() > HELD_CONTACT_N):
                     self.robot.command_arm(now)
                     return
             else:
@@ -188,6 +190,14 @@ class SimArmBackend:
             if times is not None:  # not before its time: hold the waypoint until then
                 while (self.world.steps - start) * TIME_STEP < times[i]:
                     self._step()
+
+    def _held_pressed(self) -> float:
+        """The force (N) with which the held object presses on anything but the hand: what a wrist
+        force sensor feels of a held object meeting something (0 when nothing is held)."""
+        if self.held is None:
+            return 0.0
+        contacts = p.getContactPoints(bodyA=self.world.body_id(self.held), physicsClientId=self.world.cid)
+        return sum(c[9] for c in contacts if c[2] != self.robot.body)
 
     def _finger_target(self) -> float | tuple[float, ...]:
         # Holding: keep the fingers where they closed on the object (the constraint carries it), so
