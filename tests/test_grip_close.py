@@ -20,6 +20,14 @@ from skills.sim_backend import FINGERS_S, SimArmBackend
 from tests.worlds import world_with
 
 
+def _planned_pick(world):
+    """The planner's step picking the potted-meat can (real planner, seed 0)."""
+    result = plan(world.ground_truth(), load_skills(), [SketchItem(GroundOp("pick", ("potted_meat_can",)))], [],
+                  np.random.default_rng(0), 500, 1)
+    assert result.failure is None, result.failure and result.failure.line()
+    return result.refinement.steps[0]
+
+
 def _close_steps(world, backend) -> int:
     start = world.steps
     backend.gripper("close")
@@ -42,11 +50,7 @@ def test_closing_on_nothing_ends_once_the_fingers_have_closed_and_squeezed():
 def test_a_pick_closes_only_until_the_pads_meet_the_can_and_the_plan_foresaw_the_grasp():
     world = world_with(("potted_meat_can", (0.5, 0.05, 0.0415)))
     try:
-        skills = load_skills()
-        result = plan(world.ground_truth(), skills, [SketchItem(GroundOp("pick", ("potted_meat_can",)))], [],
-                      np.random.default_rng(0), 500, 1)
-        assert result.failure is None, result.failure and result.failure.line()
-        step = result.refinement.steps[0]
+        step = _planned_pick(world)
         backend = SimArmBackend(world)
         closing = None
         for cmd in step.commands:
@@ -72,12 +76,8 @@ def test_a_guarded_descent_stops_where_the_held_can_presses_on_the_table():
     # grasp. With force sensing the descent ends at the contact, the grasp as it was.
     world = world_with(("potted_meat_can", (0.5, 0.05, 0.0415)))
     try:
-        skills = load_skills()
-        result = plan(world.ground_truth(), skills, [SketchItem(GroundOp("pick", ("potted_meat_can",)))], [],
-                      np.random.default_rng(0), 500, 1)
-        assert result.failure is None, result.failure and result.failure.line()
         backend = SimArmBackend(world)
-        assert skills["pick"].execute(backend, result.refinement.steps[0].commands) is None
+        assert load_skills()["pick"].execute(backend, _planned_pick(world).commands) is None
         model = PlanningModel(world.ground_truth(backend.held))
         tcp = world.robot.tcp_pose()
         low = reach(model, raised(tcp, -0.2), seed=world.robot.arm_q())  # 20 cm down: 8 cm through the table
