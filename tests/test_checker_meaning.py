@@ -22,7 +22,7 @@ def test_a_knocked_orange_fails_its_step_with_what_its_checker_tests(tmp_path) -
                                   fault_seed=fault_seed, max_attempts=1))
         events = [json.loads(line) for line in (out / "events.jsonl").read_text().splitlines()]
         seen += [e.get("reason") for e in events if e["event"] == "failure"]
-        failures = [e for e in events if e["event"] == "failure" and "no longer holds" in e.get("reason", "")]
+        failures = [e for e in events if e["event"] == "failure" and "no longer hold" in e.get("reason", "")]
         held = [e["reason"] for e in failures]
         if held:
             break
@@ -47,3 +47,14 @@ def test_the_objects_a_failed_checker_is_about_come_from_the_sketch() -> None:
     assert Execute._checked(monitor, ["action_check1"]) == ["pear"]
     assert Execute._checked(monitor, ["action_check3", "goal_check0", "action_check1"]) == ["plum", "pear"]
     assert Execute._checked(SimpleNamespace(_constraints=None), ["action_check1"]) == []
+
+
+def test_several_broken_checkers_no_longer_hold_one_no_longer_holds() -> None:
+    # newcomer: "action_check5 (put the fork into the mug), action_check3 (…) no longer holds"
+    from types import SimpleNamespace
+
+    from trees.execute import Execute
+
+    plain = SimpleNamespace(_constraints=None)
+    assert Execute._broken(plain, ["action_check5"]) == "action_check5 no longer holds"
+    assert Execute._broken(plain, ["action_check5", "action_check3"]) == "action_check5, action_check3 no longer hold"

@@ -233,7 +233,7 @@ class Execute(WorkerBehaviour):
                            tuple(dict.fromkeys(unseen)), {"seen": sorted(obs.objects)}, kind=POSTCONDITION)
         failed = [name for name, check in step.checks if not check(obs)]
         if failed and not step.expected:
-            return Failure("monitor", f"after {step.op}, {self._meant(failed)} no longer holds", str(step.op),
+            return Failure("monitor", f"after {step.op}, {self._broken(failed)}", str(step.op),
                            step.op.args, {"failed": failed, "poses": {a: obs.get(a).pose.rounded() for a in step.op.args
                                                                       if a in obs.objects}}, kind=POSTCONDITION)
         for name, pose in step.expected.items():
@@ -257,8 +257,8 @@ class Execute(WorkerBehaviour):
                 rest = f"{name} came to rest at ({got.x:.2f}, {got.y:.2f}), {err * 100:.0f} cm from where it was planned{turned}"
                 others = [o for o in self._checked(failed) if o != name and o in obs.objects]
                 # placed as planned: lead with the broken checkers (newcomer: it blamed the plum alone)
-                reason = (f"after {step.op}, {self._meant(failed)} no longer holds ({rest})" if failed and err <= POSE_TOLERANCE_MAX
-                          else rest + (f"; {self._meant(failed)} no longer holds" if failed else ""))
+                reason = (f"after {step.op}, {self._broken(failed)} ({rest})" if failed and err <= POSE_TOLERANCE_MAX
+                          else rest + (f"; {self._broken(failed)}" if failed else ""))
                 return Failure(
                     "monitor", reason, str(step.op), (name, *others),
                     {"pose": got.rounded(), "planned": pose.rounded(), "failed": failed,
@@ -303,13 +303,13 @@ class Execute(WorkerBehaviour):
                                str(st.op), (o, *inside), {"undone": str(st.op)}, kind=POSTCONDITION)
         return None
 
-    def _meant(self, failed: list[str]) -> str:
-        """The failed checkers by name, each followed by what it tests ('action_check1 (tip the mug
-        well past horizontal … so the golf ball rolls out)'): a checker's name alone told the user (and
+    def _broken(self, failed: list[str]) -> str:
+        """'<the failed checkers> no longer hold(s)', each named with what it tests ('action_check1 (tip the
+        mug well past horizontal … so the golf ball rolls out)'): a checker's name alone told the user (and
         the replan) nothing of what went wrong."""
-        c = self._constraints
-        text = ", ".join(failed)
-        return name_checkers(text, c.checkers.sources, c.sketch) if c is not None else text
+        c, text = self._constraints, ", ".join(failed)
+        named = name_checkers(text, c.checkers.sources, c.sketch) if c is not None else text
+        return f"{named} no longer hold{'s' if len(failed) == 1 else ''}"
 
     def _checked(self, failed: list[str]) -> list[str]:
         """The objects failed action checkers are about: action_checkK's sketch action K's moved object (a goal
