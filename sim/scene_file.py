@@ -182,6 +182,8 @@ def _pose(where: str, spec: ObjectSpec, raw: object) -> Pose | tuple[float, floa
                          f"y {REACH[1][0]} to {REACH[1][1]} m)")
     if len(vals) == 6 and not 0.0 <= pose.z <= 0.5:
         raise UsageError(f"{where}: z = {pose.z} m is below the table top or more than 0.5 m above it")
+    if len(vals) == 6 and any(abs(a) > 2 * math.pi for a in vals[3:]):  # (break-it: a roll of 1e308 was taken)
+        raise UsageError(f"{where}: roll, pitch and yaw are radians, each within ±2π (6.283); got {vals[3:]}")
     return (vals[0], vals[1]) if len(vals) == 2 else pose
 
 

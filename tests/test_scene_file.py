@@ -75,6 +75,8 @@ BAD = {
                   "two objects are called 'apple'"),
     "malformed": ('[[object]]\nkind = "apple\npose = [0.5, 0.1]\n', "not valid TOML"),
     "bad pose": ('[[object]]\nkind = "apple"\npose = [0.5]\n', "pose must be [x, y]"),
+    # break-it: a roll of 1e308 (finite, so not caught as inf) was taken and the run went ahead
+    "huge angle": ('[[object]]\nkind = "apple"\npose = [0.5, 0.0, 0.03, 1e308, 0, 0]\n', "each within ±2π"),
     "bad colour": ('[[object]]\nkind = "apple"\ncolour = "mauve"\n', "unknown colour 'mauve'"),
     "colour not a word": ('[[object]]\nkind = "apple"\ncolour = [1, 2]\n', "unknown colour [1, 2]"),
     "no objects": ('instruction = "do it"\n', "no objects"),
