@@ -71,7 +71,9 @@ def test_the_place_after_the_pick_starts_from_what_the_look_ahead_found_reachabl
                budget=500, max_skeletons=1)
     assert res.failure is None, res.failure.line()
     pick, place = res.refinement.steps
-    assert place.samples <= 10, place.samples  # 125 broad draws failed here before, then a regrasp
+    # 125 broad draws failed here before, then a regrasp (10 at most before grips closed only until the fingers
+    # met resistance; 19 since, the mug held a little otherwise)
+    assert place.samples <= 25, place.samples
     up = place.expected["mug"]
     assert abs(up.roll) < 0.2 and abs(up.pitch) < 0.2
 

@@ -19,8 +19,10 @@ from skills.pour_grasp import MOUTH_COVERED, finger_inside, hand_over_mouth, mou
 from skills.registry import load_skills
 from tests.worlds import perceived_state
 
-FROM_ABOVE = {"yaw": -2.2026, "tilt": -0.2797, "axis": "about",
-              "offset": (-0.008095961326677368, -0.003410232430292557, 0.010394145114783307), "preshape": False}
+# (since grips close only until the fingers meet resistance, the first recorded grasp, -2.2026 yaw and -0.2797 tilt,
+# leaves the mug where the old checks catch the hand; this one is found near it, fitted from a fresh model)
+FROM_ABOVE = {"yaw": -2.528278862690762, "tilt": -0.4243113893042332, "axis": "about",
+              "offset": (-0.013064559718387304, 0.0020404494252734802, 0.010285008330913177), "preshape": False}
 
 
 def test_a_hand_over_part_of_the_mouth_leaves_the_ball_too_narrow_a_way_out():

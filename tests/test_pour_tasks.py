@@ -68,12 +68,13 @@ def test_the_soup_can_is_lifted_with_the_soup_in_it_and_tipped_empty_on_the_arm(
         assert _inside_can(world), (world.pose("soup"), world.pose("tomato_soup_can"))
         can = world.body_id("tomato_soup_can")
         inv = p.invertTransform(*p.getBasePositionAndOrientation(can, physicsClientId=world.cid))
-        # the pads' middles, in the can's frame: outside its 3.3 cm wall, but for the few tenths of a
-        # millimetre that pybullet's contacts sink in (0.14 mm with draw 1 since the closed-form IK)
+        # the pads' middles, in the can's frame: outside its 3.3 cm wall (they swung 1-2 cm through it), but for
+        # the fraction of a millimetre that pybullet's contacts sink in (0.14 mm with draw 1 since the closed-form
+        # IK, 0.51 mm since the fingers squeeze 0.15 s after meeting the can)
         for pad in world.robot.pads:
             x, y, _ = p.multiplyTransforms(*inv, p.getLinkState(world.robot.body, pad, physicsClientId=world.cid)[4],
                                            (0, 0, 0, 1))[0]
-            assert math.hypot(x, y) > 0.033 - 0.0005, math.hypot(x, y)
+            assert math.hypot(x, y) > 0.033 - 0.001, math.hypot(x, y)
         assert skills["pour"].execute(backend, result.refinement.steps[1].commands) is None
         assert world.pose("tomato_soup_can").z > 0.1 and not _inside_can(world)  # tipped in the air, emptied
     finally:
