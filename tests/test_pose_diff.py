@@ -60,3 +60,7 @@ def test_the_monitor_trusts_the_camera_on_a_long_things_turn_but_not_on_a_compac
     # ground truth is trusted on any turn beyond 25°
     assert Execute._turned_in_hand("thing", can_turned, planned, scene(can_turned, CAN, "sim-state")) == \
         "40° from the planned grasp"
+    # a roll about a fork's length moves no end, but ground truth still counts it past 25° (as before)
+    rolled = turned(planned, (math.radians(40.0), 0.0, 0.0))
+    assert Execute._turned_in_hand("thing", rolled, planned, scene(rolled, FORK, "camera")) == ""
+    assert Execute._turned_in_hand("thing", rolled, planned, scene(rolled, FORK, "sim-state")) == "40° from the planned grasp"

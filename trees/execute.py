@@ -38,7 +38,7 @@ LOOK_AGAIN_S = 1.0  # seconds more before a second look, when the first finds th
 GRASP_TOLERANCE = 0.05  # metres (xy): a held object farther than this from its planned pose slipped in the grasp
 GRASP_TURN_TOLERANCE = 0.01  # metres: a long held object turned in the fingers so that its far ends moved this
 # much sits in another grasp (`far_shift`; the camera sees a held fork's turn to 2-3°, 3-5 mm at its ends) …
-GRASP_ANGLE_TOLERANCE = 25.0  # … and degrees: a compact one (not a ball) turned more than this, seen by a source
+GRASP_ANGLE_TOLERANCE = 25.0  # … and degrees: any (not a ball) turned more than this, seen by a source
 # trusted for the orientation of a held object: not the camera pipeline's (the fingers hide much of it, and a
 # symmetric shape's fit can turn freely about its axis)
 ORIENTATION_SOURCES = frozenset({"sim-state"})
@@ -365,11 +365,11 @@ class Execute(WorkerBehaviour):
     @staticmethod
     def _turned_in_hand(name: str, got, planned, obs) -> str:
         """How the held object `name` (seen at `got`) has turned from its planned pose, or '' when not
-        beyond the tolerances: a long thing's far ends (any source), else the turn itself when the
-        source's orientation of a held object is trusted."""
+        beyond the tolerances: a long thing's far ends (any source), or the turn itself when the source's
+        orientation of a held object is trusted."""
         shift = far_shift(got, planned, obs.get(name).size)
-        if shift is not None:
-            return f"its far end is {shift * 100:.1f} cm off the planned grasp" if shift > GRASP_TURN_TOLERANCE else ""
+        if shift is not None and shift > GRASP_TURN_TOLERANCE:
+            return f"its far end is {shift * 100:.1f} cm off the planned grasp"
         turn = angle_between(got, planned)
         if turn > GRASP_ANGLE_TOLERANCE and obs.get(name).shape != "sphere" and obs.source in ORIENTATION_SOURCES:
             return f"{turn:.0f}° from the planned grasp"
