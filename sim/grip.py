@@ -10,6 +10,8 @@ were refused for it.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from sim.robot import FINGER_SPEED
 from sim.world import TIME_STEP
 
@@ -37,3 +39,10 @@ class ClosingFingers:
         if self.met is None and self.steps > FIRST_STEPS and moved < SLOWED * FINGER_SPEED * TIME_STEP:
             self.met = self.steps
         return self.steps >= self.limit or (self.met is not None and (self.steps - self.met) * TIME_STEP >= SQUEEZE_S)
+
+    def run(self, step: Callable[[], None]) -> int:
+        """Call `step` (one physics step) until the close is done; returns the steps taken."""
+        while True:
+            step()
+            if self.step_done():
+                return self.steps

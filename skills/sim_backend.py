@@ -208,11 +208,7 @@ class SimArmBackend:
         self._refuse_in_fault()
         if command == "close":
             self.robot.command_fingers(FINGER_CLOSED, force=60.0)
-            closing = ClosingFingers(self.robot, FINGERS_S)
-            while True:
-                self._step()
-                if closing.step_done():
-                    break
+            ClosingFingers(self.robot, FINGERS_S).run(self._step)
             obj = self._between_fingers()
             if obj is not None:
                 self._attach(obj)

@@ -299,11 +299,7 @@ class PlanningModel(ContainerGeometry):
         self.robot.command_arm(q)  # the motors hold q too (a stale target would jerk the hand every step)
         self.robot.reset_fingers(angle)
         self.robot.command_fingers(FINGER_CLOSED, force=CLOSE_FORCE)
-        closing, done = ClosingFingers(self.robot, CLOSE_S), False
-        while not done:
-            self.robot.reset_arm(q)
-            p.stepSimulation(physicsClientId=self.cid)
-            done = closing.step_done()
+        ClosingFingers(self.robot, CLOSE_S).run(lambda: (self.robot.reset_arm(q), p.stepSimulation(physicsClientId=self.cid)))
         held = self.between_fingers()
         if o in held:
             self.attach(o, angle=self.robot.finger_angle())
