@@ -9,7 +9,9 @@ import subprocess
 from importlib import metadata
 from pathlib import Path
 
-_ROOT = Path(__file__).resolve().parents[1]  # the checkout that holds owl_bt/ (also when run by PYTHONPATH)
+_ROOT = (
+    Path(__file__).resolve().parents[1]
+)  # the checkout that holds owl_bt/ (also when run by PYTHONPATH)
 
 
 @functools.cache
@@ -28,14 +30,18 @@ def code_version() -> str:
     dirty = _git("status", "--porcelain", "--untracked-files=no")
     if not dirty:
         return f"{version}+{commit}"
-    edits = hashlib.sha1(_git("diff", "HEAD").encode()).hexdigest()[:8]  # two different edits: two versions
+    edits = hashlib.sha1(_git("diff", "HEAD").encode()).hexdigest()[
+        :8
+    ]  # two different edits: two versions
     return f"{version}+{commit}.dirty-{edits}"
 
 
 def _git(*args: str) -> str:
     """`git -C <checkout> ARGS`'s stripped output; '' when git is missing, fails or takes over 5 s."""
     try:
-        done = subprocess.run(["git", "-C", str(_ROOT), *args], capture_output=True, text=True, timeout=5, check=False)
+        done = subprocess.run(
+            ["git", "-C", str(_ROOT), *args], capture_output=True, text=True, timeout=5, check=False
+        )
     except (OSError, subprocess.SubprocessError):
         return ""
     return done.stdout.strip() if done.returncode == 0 else ""

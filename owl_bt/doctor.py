@@ -35,7 +35,9 @@ def _robot_models() -> str:
         for name in ROBOTS:
             model = RobotModel.load(cid, robot=name)
             model.reset_arm([0.0] * model.spec.dof)
-            notes.append(f"{name} ({model.spec.dof} joints, tool {model.tcp_pose()[0][2]:.3f} m up at q = 0)")
+            notes.append(
+                f"{name} ({model.spec.dof} joints, tool {model.tcp_pose()[0][2]:.3f} m up at q = 0)"
+            )
         return ", ".join(notes)
     finally:
         p.disconnect(cid)
@@ -94,8 +96,10 @@ def _ur_arm(ip: str) -> str:
         status = gripper.get("STA")
     finally:
         gripper.close()
-    return (f"answers; joints (deg) {', '.join(f'{math.degrees(v):.1f}' for v in q)}"
-            f"{'; PROTECTIVE/EMERGENCY STOP active' if stopped else ''}; gripper {'active' if status == 3 else 'not activated'}")
+    return (
+        f"answers; joints (deg) {', '.join(f'{math.degrees(v):.1f}' for v in q)}"
+        f"{'; PROTECTIVE/EMERGENCY STOP active' if stopped else ''}; gripper {'active' if status == 3 else 'not activated'}"
+    )
 
 
 def run_doctor(out: Console, backend: str | None, ip: str | None) -> int:
@@ -107,7 +111,14 @@ def run_doctor(out: Console, backend: str | None, ip: str | None) -> int:
     if ip and backend is None:
         raise UsageError("--ip needs --backend kortex or --backend rtde")
     checks: list[tuple[str, Callable[[], str], bool]] = [
-        ("python", lambda: sys.version.split()[0] + ("" if sys.version_info >= (3, 11) else " (3.11 or newer needed)"), True),
+        (
+            "python",
+            lambda: (
+                sys.version.split()[0]
+                + ("" if sys.version_info >= (3, 11) else " (3.11 or newer needed)")
+            ),
+            True,
+        ),
         ("pybullet", lambda: _version("pybullet"), True),
         ("ompl (motion planning)", lambda: _version("ompl"), True),
         ("fast downward (task planning)", lambda: _version("up_fast_downward"), True),

@@ -51,16 +51,32 @@ class EpisodeResult:
     skeletons: int = 0  # task-plan skeletons handed to refinement
     queries: int = 0  # model (VLM) queries
     guard_rejections: int = 0  # commands the safety guard refused (target: 0)
-    faults: dict | None = None  # injected faults: spec, seed, counts per kind, every fault that fired
+    faults: dict | None = (
+        None  # injected faults: spec, seed, counts per kind, every fault that fired
+    )
     tick: dict = field(default_factory=dict)  # tick timing (trees.runner.TickStats)
-    judged: bool = True  # a task's detector judged this goal (False: a user scene or a goal of one's own)
-    stopped_by: str = ""  # the signal that stopped the run: 'Ctrl-C (SIGINT)', 'SIGTERM' ('' when none did)
-    stopped_late: bool = False  # that signal came after the tree had ended (nothing was moving; the folder is whole)
+    judged: bool = (
+        True  # a task's detector judged this goal (False: a user scene or a goal of one's own)
+    )
+    stopped_by: str = (
+        ""  # the signal that stopped the run: 'Ctrl-C (SIGINT)', 'SIGTERM' ('' when none did)
+    )
+    stopped_late: bool = (
+        False  # that signal came after the tree had ended (nothing was moving; the folder is whole)
+    )
     plan_was_done: bool = False  # the last attempt's plan was empty (its goal held): `plan` is then the steps executed
-    holding: str | None = None  # what the arm still held when the run ended (a failed run may leave it so)
-    sketch_attempt: int | None = None  # the attempt `sketch` and `checkers` came from (a later one may make none)
-    plan_attempt: int | None = None  # the attempt `plan` came from (None when it is the steps executed)
-    replay_divergences: int = 0  # --replay: recorded answers given to prompts the recording does not have
+    holding: str | None = (
+        None  # what the arm still held when the run ended (a failed run may leave it so)
+    )
+    sketch_attempt: int | None = (
+        None  # the attempt `sketch` and `checkers` came from (a later one may make none)
+    )
+    plan_attempt: int | None = (
+        None  # the attempt `plan` came from (None when it is the steps executed)
+    )
+    replay_divergences: int = (
+        0  # --replay: recorded answers given to prompts the recording does not have
+    )
 
     def summary(self) -> dict:
         extra = {"faults": self.faults} if self.faults else {}
@@ -68,12 +84,23 @@ class EpisodeResult:
 
     def _summary(self) -> dict:
         return {
-            "success": self.success, "declared_success": self.declared_success, "attempts": self.attempts,
-            "wall_s": round(self.wall_s, 3), "samples": self.samples, "plan": self.plan,
-            "model_s": round(self.model_s, 3), "tick_hz": round(self.tick_hz, 1),
-            "skeletons": self.skeletons, "queries": self.queries, "guard_rejections": self.guard_rejections,
-            "executed": self.executed, "detector": self.detector_reason, "failure": self.failure, "run_dir": str(self.run_dir),
-            "interrupted": self.interrupted, "holding": self.holding,
+            "success": self.success,
+            "declared_success": self.declared_success,
+            "attempts": self.attempts,
+            "wall_s": round(self.wall_s, 3),
+            "samples": self.samples,
+            "plan": self.plan,
+            "model_s": round(self.model_s, 3),
+            "tick_hz": round(self.tick_hz, 1),
+            "skeletons": self.skeletons,
+            "queries": self.queries,
+            "guard_rejections": self.guard_rejections,
+            "executed": self.executed,
+            "detector": self.detector_reason,
+            "failure": self.failure,
+            "run_dir": str(self.run_dir),
+            "interrupted": self.interrupted,
+            "holding": self.holding,
             **({"replay_divergences": self.replay_divergences} if self.replay_divergences else {}),
         }
 
@@ -93,23 +120,37 @@ def _run_in(cfg: EpisodeConfig, task, skills, folder: RunFolder, on_tick) -> Epi
     try:
         try:
             task.build(world, cfg.seed)
-        except (OwlError, ValueError, TypeError) as exc:  # a scene that cannot be built: a usage error
+        except (
+            OwlError,
+            ValueError,
+            TypeError,
+        ) as exc:  # a scene that cannot be built: a usage error
             world.close()
             folder.discard()
-            reason = exc.reason if isinstance(exc, OwlError) else f"the scene cannot be built: {exc}"
+            reason = (
+                exc.reason if isinstance(exc, OwlError) else f"the scene cannot be built: {exc}"
+            )
             raise UsageError(reason) from None
         guard = SafetyGuard(robot=cfg.robot, speed=cfg.speed)
         inner = SimArmBackend(world, realtime=cfg.gui)
         if cfg.backend != "sim" and cfg.execute:
             try:
                 hardware = TwinBackend(open_hardware(cfg.backend, cfg.ip, guard), inner)
-            except ArmFault as exc:  # a missing vendor library or an arm that does not answer: nothing moved
+            except (
+                ArmFault
+            ) as exc:  # a missing vendor library or an arm that does not answer: nothing moved
                 folder.discard()
                 raise UsageError(str(exc)) from None
         fault_spec = parse_faults(cfg.faults, cfg.fault_seed)
-        injector = FaultInjector(fault_spec, world, inner, cfg.seed, log=folder.log.info) if fault_spec else None
+        injector = (
+            FaultInjector(fault_spec, world, inner, cfg.seed, log=folder.log.info)
+            if fault_spec
+            else None
+        )
         arm = FaultyBackend(inner, injector) if injector else inner
-        backend = GuardedBackend(hardware or arm, guard, log=folder.log.info, confirm=cfg.confirm if hardware else None)
+        backend = GuardedBackend(
+            hardware or arm, guard, log=folder.log.info, confirm=cfg.confirm if hardware else None
+        )
         perception = make_perception(cfg.perception, world, inner, cfg.seed)
         if injector is not None:
             perception = FaultyPerception(perception, injector)
@@ -128,12 +169,28 @@ def _run_in(cfg: EpisodeConfig, task, skills, folder: RunFolder, on_tick) -> Epi
             on_step_start=injector.step_started if injector else (lambda action, commands: None),
             ask=cfg.ask,
         )
-        scene_file = folder.keep_scene(cfg.scene) if cfg.scene is not None else {}  # what --replay checks
-        folder.log.info("start", instruction=cfg.instruction, task=task.name, seed=cfg.seed, vlm=cfg.vlm,
-                        perception=cfg.perception, robot=cfg.robot, backend=cfg.backend, speed=cfg.speed,
-                        dry_run=cfg.backend != "sim" and not cfg.execute, method=cfg.method, budget=cfg.budget,
-                        skeletons=cfg.skeletons, max_attempts=cfg.max_attempts, plan_time=cfg.plan_time, **scene_file,
-                        **({"faults": fault_spec.to_dict()} if fault_spec else {}))
+        scene_file = (
+            folder.keep_scene(cfg.scene) if cfg.scene is not None else {}
+        )  # what --replay checks
+        folder.log.info(
+            "start",
+            instruction=cfg.instruction,
+            task=task.name,
+            seed=cfg.seed,
+            vlm=cfg.vlm,
+            perception=cfg.perception,
+            robot=cfg.robot,
+            backend=cfg.backend,
+            speed=cfg.speed,
+            dry_run=cfg.backend != "sim" and not cfg.execute,
+            method=cfg.method,
+            budget=cfg.budget,
+            skeletons=cfg.skeletons,
+            max_attempts=cfg.max_attempts,
+            plan_time=cfg.plan_time,
+            **scene_file,
+            **({"faults": fault_spec.to_dict()} if fault_spec else {}),
+        )
         save_png(render(world.cid).rgb, str(folder.path / "initial.png"))
         start_truth = world.ground_truth()
         t0 = time.monotonic()
@@ -161,28 +218,55 @@ def _run_in(cfg: EpisodeConfig, task, skills, folder: RunFolder, on_tick) -> Epi
     last_failure = board.get("failure") or board.get("interruption")
     judged = verdict is not None
     if verdict is None:  # a user scene: nothing to judge by but the robot's own account
-        verdict = tasks.Verdict(declared, "no success detector for a user scene; success is the robot's own judgement")
+        verdict = tasks.Verdict(
+            declared, "no success detector for a user scene; success is the robot's own judgement"
+        )
     elif not same_words(cfg.instruction, task.instruction) and cfg.vlm != "oracle":
         # a goal of the person's own on a task's scene: the task's detector judges the task's goal, not this
         # one (the oracle answers the task's goal whatever the words)
         judged = False
-        verdict = tasks.Verdict(declared, "success is the robot's own judgement (the task's detector judges its own "
-                                          f"instruction, not this one; it says: {verdict.reason})")
+        verdict = tasks.Verdict(
+            declared,
+            "success is the robot's own judgement (the task's detector judges its own "
+            f"instruction, not this one; it says: {verdict.reason})",
+        )
     result = EpisodeResult(
-        success=declared and verdict.success, declared_success=declared, detector_reason=verdict.reason,
-        attempts=res.attempts, wall_s=wall, samples=services.counters["samples"], plan=plan,
+        success=declared and verdict.success,
+        declared_success=declared,
+        detector_reason=verdict.reason,
+        attempts=res.attempts,
+        wall_s=wall,
+        samples=services.counters["samples"],
+        plan=plan,
         sketch=constraints.sketch.text() if constraints else "",
         checkers=dict(constraints.checkers.sources) if constraints else {},
-        tree_text=res.tree_text, tick_hz=res.tick_hz, run_dir=folder.final,
-        history=list(board.get("history") or []), executed=executed, plan_was_done=plan_was_done,
-        failure=(f"stopped by {res.stopped_by or 'Ctrl-C'} (the arm was stopped first)" if res.interrupted else
-                 last_failure.line() if last_failure and not declared else None),
-        interrupted=res.interrupted, judged=judged, model_s=services.counters["model_s"],
-        skeletons=services.counters["skeletons"], queries=services.counters["queries"],
+        tree_text=res.tree_text,
+        tick_hz=res.tick_hz,
+        run_dir=folder.final,
+        history=list(board.get("history") or []),
+        executed=executed,
+        plan_was_done=plan_was_done,
+        failure=(
+            f"stopped by {res.stopped_by or 'Ctrl-C'} (the arm was stopped first)"
+            if res.interrupted
+            else last_failure.line()
+            if last_failure and not declared
+            else None
+        ),
+        interrupted=res.interrupted,
+        judged=judged,
+        model_s=services.counters["model_s"],
+        skeletons=services.counters["skeletons"],
+        queries=services.counters["queries"],
         guard_rejections=guard.rejections,
-        faults=({**fault_spec.to_dict(), "counts": injector.counts(), "injected": injector.injected}
-                if injector is not None else None),
-        tick=res.tick.to_dict(), stopped_by=res.stopped_by, holding=holding,
+        faults=(
+            {**fault_spec.to_dict(), "counts": injector.counts(), "injected": injector.injected}
+            if injector is not None
+            else None
+        ),
+        tick=res.tick.to_dict(),
+        stopped_by=res.stopped_by,
+        holding=holding,
         sketch_attempt=board.get("constraints_attempt") if constraints else None,
         plan_attempt=board.get("plan_attempt") if board.get("plan") else None,
         replay_divergences=getattr(services.vlm, "divergences", 0),
@@ -190,21 +274,40 @@ def _run_in(cfg: EpisodeConfig, task, skills, folder: RunFolder, on_tick) -> Epi
     if result.replay_divergences:
         folder.log.warning("replay_diverged", answers=result.replay_divergences)
     note_late_stop(result)
-    folder.write_json("plan.json", {
-        "instruction": cfg.instruction, "task": task.name, "seed": cfg.seed, **scene_file, "plan": plan,
-        "sketch": result.sketch, "checkers": result.checkers,
-        "steps": [
-            {"action": str(s.op), "samples": s.samples, "params": {k: _jsonable(v) for k, v in s.params.items()}}
-            for s in (board["plan"].refinement.steps if board.get("plan") else [])
-        ],
-        "failures": [f.to_dict() for f in (board.get("failures") or [])],
-        "result": result.summary(),
-    })
+    folder.write_json(
+        "plan.json",
+        {
+            "instruction": cfg.instruction,
+            "task": task.name,
+            "seed": cfg.seed,
+            **scene_file,
+            "plan": plan,
+            "sketch": result.sketch,
+            "checkers": result.checkers,
+            "steps": [
+                {
+                    "action": str(s.op),
+                    "samples": s.samples,
+                    "params": {k: _jsonable(v) for k, v in s.params.items()},
+                }
+                for s in (board["plan"].refinement.steps if board.get("plan") else [])
+            ],
+            "failures": [f.to_dict() for f in (board.get("failures") or [])],
+            "result": result.summary(),
+        },
+    )
     if services.transcripts:
-        folder.write_json("transcript.json", services.transcripts)  # one list of messages per attempt
+        folder.write_json(
+            "transcript.json", services.transcripts
+        )  # one list of messages per attempt
     folder.write_text("tree.txt", res.tree_text)
-    folder.log.info("final_state", objects=ended, source="the simulator" if cfg.backend == "sim" else
-                    "the simulated twin of the arm, not a camera's view of the real scene")
+    folder.log.info(
+        "final_state",
+        objects=ended,
+        source="the simulator"
+        if cfg.backend == "sim"
+        else "the simulated twin of the arm, not a camera's view of the real scene",
+    )
     folder.log.info("end", **result.summary())
     result.run_dir = folder.finish()
     return result
@@ -217,26 +320,37 @@ def note_late_stop(result: EpisodeResult) -> None:
 
     if runfolder.LATE_STOP and not result.interrupted:
         result.interrupted, result.stopped_by, result.stopped_late = True, runfolder.LATE_STOP, True
-        result.failure = result.failure or f"stopped by {runfolder.LATE_STOP} after the run had ended (the arm was still)"
+        result.failure = (
+            result.failure
+            or f"stopped by {runfolder.LATE_STOP} after the run had ended (the arm was still)"
+        )
 
 
 def _refuse_unknown_object(board, res, executed: list[str], folder: RunFolder) -> None:
     """A first attempt that ended because the instruction names an object the scene lacks (and did
     nothing): a usage error naming it and the scene's objects (exit 2), and no run folder."""
     failure = board.get("failure")
-    if (res.status.name != "SUCCESS" and not res.interrupted and res.attempts == 1 and not executed and failure is not None
-            and failure.observed.get("unknown_object")):
+    if (
+        res.status.name != "SUCCESS"
+        and not res.interrupted
+        and res.attempts == 1
+        and not executed
+        and failure is not None
+        and failure.observed.get("unknown_object")
+    ):
         folder.discard()
         raise UsageError(failure.reason)
 
 
 def _after_step(task, world: SimWorld, injector: FaultInjector | None):
     """After each executed step: the task's detector watches (if it does), then a fault may be injected."""
+
     def after(action: str) -> None:
         if task.observe:
             task.observe(world)
         if injector is not None:
             injector.step_done(action)
+
     return after
 
 
@@ -278,7 +392,9 @@ def sim_camera_pipeline(world: SimWorld, seed: int = 0, noise: bool = True):
     global _SHAPES
     if _SHAPES is None:  # shape models are sampled once per process
         _SHAPES = ShapeLibrary(catalog.make)
-    camera = SimCamera(lambda: render_head(world.cid), labels, noise=DepthNoise() if noise else None, seed=seed)
+    camera = SimCamera(
+        lambda: render_head(world.cid), labels, noise=DepthNoise() if noise else None, seed=seed
+    )
     return camera, Pipeline(SegmentationDetector(), _SHAPES, catalog.COLOURS, seed=seed)
 
 
@@ -291,5 +407,3 @@ def _jsonable(v):
     if isinstance(v, tuple | list):
         return [_jsonable(x) for x in v]
     return v
-
-

@@ -19,10 +19,19 @@ from sim.robot import robot_spec
 from sim.scene_file import Scene, load_scene
 from skills.hardware import BACKENDS, ROBOT_OF
 
-ORACLE_CANNOT = ("no-disc", "direct", "cap", "cap-sample")  # methods whose questions the oracle's answers do not fit
+ORACLE_CANNOT = (
+    "no-disc",
+    "direct",
+    "cap",
+    "cap-sample",
+)  # methods whose questions the oracle's answers do not fit
 MAX_INSTRUCTION = 1000  # characters: a goal, not a document (a 100 kB one grounded to 6000 actions and never planned)
 PLAN_TIME = 900.0  # s: a planning round (all its skeletons) longer than this ends the run (Mug2 rounds: 1-9 min on a busy machine)
-PERCEPTION_SOURCES = ("camera", "sim-state")  # camera: the RGB-D pipeline (default); sim-state: ground truth, for debugging
+PERCEPTION_SOURCES = (
+    "camera",
+    "sim-state",
+)  # camera: the RGB-D pipeline (default); sim-state: ground truth, for debugging
+
 
 @dataclass
 class EpisodeConfig:
@@ -42,12 +51,22 @@ class EpisodeConfig:
     speed: float = 1.0  # share of the joints' velocity limits the safety guard allows, (0, 1]
     backend: str = "sim"  # sim, or hardware: kortex (Kinova Gen3), rtde (UR5) — skills/hardware.py
     ip: str | None = None  # the arm's address (hardware backends)
-    execute: bool = False  # hardware: really move the arm (default: a dry run that never contacts it)
-    confirm: Callable[[Any], bool] | None = None  # hardware --execute: asked once with the first motion
-    faults: str | None = None  # injected faults in simulation, e.g. "grasp-slip=0.2,knock=0.1" (owl_bt.faults)
+    execute: bool = (
+        False  # hardware: really move the arm (default: a dry run that never contacts it)
+    )
+    confirm: Callable[[Any], bool] | None = (
+        None  # hardware --execute: asked once with the first motion
+    )
+    faults: str | None = (
+        None  # injected faults in simulation, e.g. "grasp-slip=0.2,knock=0.1" (owl_bt.faults)
+    )
     fault_seed: int = 0  # seeds the injected faults (with the episode's seed)
-    ask: Callable[[str], str] | None = None  # --interactive: a person's one line of feedback at each replan
-    method: str = "owl"  # the comparison method (SPEC §8.1) as on the command line; --replay re-runs it
+    ask: Callable[[str], str] | None = (
+        None  # --interactive: a person's one line of feedback at each replan
+    )
+    method: str = (
+        "owl"  # the comparison method (SPEC §8.1) as on the command line; --replay re-runs it
+    )
 
 
 def validate(cfg: EpisodeConfig) -> tasks.Task | Scene:
@@ -57,22 +76,30 @@ def validate(cfg: EpisodeConfig) -> tasks.Task | Scene:
     if scene and scene.instruction and not cfg.instruction.strip():
         cfg.instruction = scene.instruction
     if not cfg.instruction or not cfg.instruction.strip():
-        raise UsageError("the instruction is empty: say what the robot should do, e.g. "
-                         "\"put the strawberry onto the light-grey region\", or name a task (--task berry1) to run "
-                         "its own instruction")
+        raise UsageError(
+            "the instruction is empty: say what the robot should do, e.g. "
+            '"put the strawberry onto the light-grey region", or name a task (--task berry1) to run '
+            "its own instruction"
+        )
     if len(cfg.instruction) > MAX_INSTRUCTION:
-        raise UsageError(f"the instruction is {len(cfg.instruction)} characters long; say the goal in at most "
-                         f"{MAX_INSTRUCTION}")
+        raise UsageError(
+            f"the instruction is {len(cfg.instruction)} characters long; say the goal in at most "
+            f"{MAX_INSTRUCTION}"
+        )
     if cfg.seed < 0:
         raise UsageError(f"--seed must be 0 or more, got {cfg.seed}")
     if not 1 <= cfg.max_attempts <= MAX_ATTEMPTS:
         raise UsageError(f"--max-attempts must be from 1 to {MAX_ATTEMPTS}, got {cfg.max_attempts}")
     if not MIN_SPEED <= cfg.speed <= 1.0:  # (NaN fails it too; 1e-9 ran a motion for ever)
-        raise UsageError(f"--speed must be a share of the joints' velocity limits from {MIN_SPEED} to 1, got {cfg.speed!r}")
+        raise UsageError(
+            f"--speed must be a share of the joints' velocity limits from {MIN_SPEED} to 1, got {cfg.speed!r}"
+        )
     check_budgets(cfg.budget, cfg.skeletons)
     check_plan_time(cfg.plan_time)
     if cfg.perception not in PERCEPTION_SOURCES:
-        raise UsageError(f"unknown perception source {cfg.perception!r}; available: {', '.join(PERCEPTION_SOURCES)}")
+        raise UsageError(
+            f"unknown perception source {cfg.perception!r}; available: {', '.join(PERCEPTION_SOURCES)}"
+        )
     try:
         cfg.robot = robot_spec(cfg.robot).name
     except KeyError as exc:
@@ -80,36 +107,62 @@ def validate(cfg: EpisodeConfig) -> tasks.Task | Scene:
     if cfg.backend not in BACKENDS:
         raise UsageError(f"unknown backend {cfg.backend!r}; available: {', '.join(BACKENDS)}")
     if cfg.backend == "sim" and cfg.execute:  # (break-it: taken silently)
-        raise UsageError("--execute moves a hardware arm (--backend kortex or rtde); the simulated arm always moves: "
-                         "leave --execute out")
+        raise UsageError(
+            "--execute moves a hardware arm (--backend kortex or rtde); the simulated arm always moves: "
+            "leave --execute out"
+        )
     if cfg.backend == "sim" and cfg.ip:  # (break-it: taken silently, as --execute was)
-        raise UsageError(f"--ip is the address of a hardware arm (--backend kortex or rtde); the simulated arm has none: "
-                         f"leave --ip {cfg.ip} out")
+        raise UsageError(
+            f"--ip is the address of a hardware arm (--backend kortex or rtde); the simulated arm has none: "
+            f"leave --ip {cfg.ip} out"
+        )
     if cfg.backend != "sim":
         if not cfg.ip:
             raise UsageError(f"--backend {cfg.backend} needs the arm's address: --ip ADDRESS")
         if re.fullmatch(r"[\d.]+", cfg.ip) and not _ipv4(cfg.ip):  # (break-it: 999.1.1.1 was taken)
-            raise UsageError(f"--ip {cfg.ip} is not an IPv4 address (four numbers 0-255, e.g. 192.168.1.10)")
+            raise UsageError(
+                f"--ip {cfg.ip} is not an IPv4 address (four numbers 0-255, e.g. 192.168.1.10)"
+            )
         if cfg.robot != ROBOT_OF[cfg.backend]:
-            raise UsageError(f"--backend {cfg.backend} drives the {ROBOT_OF[cfg.backend]}, not the {cfg.robot}: "
-                             f"add --robot {ROBOT_OF[cfg.backend]}")
+            raise UsageError(
+                f"--backend {cfg.backend} drives the {ROBOT_OF[cfg.backend]}, not the {cfg.robot}: "
+                f"add --robot {ROBOT_OF[cfg.backend]}"
+            )
     task = scene or tasks.get(cfg.task)
-    asks, _, backend = cfg.vlm.partition(":")[0].rpartition("/")  # ('no-cont', 'oracle') for 'no-cont/oracle'
-    if backend == "oracle" and asks in ORACLE_CANNOT:  # break-it: they failed at exit 1, "model answer rejected"
-        raise UsageError(f"--vlm oracle holds each task's plan sketch and checkers; --method {asks} asks the model for "
-                         f"something else: use --vlm offline or openai with it")
-    if backend == "oracle" and getattr(task, "instruction", "") and not same_words(cfg.instruction, task.instruction):
+    asks, _, backend = cfg.vlm.partition(":")[0].rpartition(
+        "/"
+    )  # ('no-cont', 'oracle') for 'no-cont/oracle'
+    if (
+        backend == "oracle" and asks in ORACLE_CANNOT
+    ):  # break-it: they failed at exit 1, "model answer rejected"
+        raise UsageError(
+            f"--vlm oracle holds each task's plan sketch and checkers; --method {asks} asks the model for "
+            f"something else: use --vlm offline or openai with it"
+        )
+    if (
+        backend == "oracle"
+        and getattr(task, "instruction", "")
+        and not same_words(cfg.instruction, task.instruction)
+    ):
         # newcomer: `run "put the lemon on the plate" --task citrus --vlm oracle` ran the task's own plan
         # (the orange too) and said success: the oracle knows one goal, the task's
-        flag = "--method oracle" if cfg.method == "oracle" else "--vlm oracle"  # (the method sets --vlm oracle)
-        own = "leave --method oracle out" if cfg.method == "oracle" else "use --vlm offline"  # (newcomer: adding
+        flag = (
+            "--method oracle" if cfg.method == "oracle" else "--vlm oracle"
+        )  # (the method sets --vlm oracle)
+        own = (
+            "leave --method oracle out" if cfg.method == "oracle" else "use --vlm offline"
+        )  # (newcomer: adding
         # --vlm offline to --method oracle, as this said, was refused next)
-        raise UsageError(f"{flag} answers only the task's own instruction (\"{task.instruction}\"), not this goal; "
-                         f"leave the goal out to run the task's, or {own} for your own")
+        raise UsageError(
+            f'{flag} answers only the task\'s own instruction ("{task.instruction}"), not this goal; '
+            f"leave the goal out to run the task's, or {own} for your own"
+        )
     make_vlm(cfg.vlm, (task.oracle_sketch, task.oracle_checkers))
     fault_spec = parse_faults(cfg.faults, cfg.fault_seed)
     if fault_spec and cfg.backend != "sim":
-        raise UsageError("--faults injects faults into the simulated arm; it cannot be used with a hardware --backend")
+        raise UsageError(
+            "--faults injects faults into the simulated arm; it cannot be used with a hardware --backend"
+        )
     return task
 
 
@@ -123,14 +176,21 @@ def _ipv4(text: str) -> bool:
 
 def same_words(a: str, b: str) -> bool:
     """The same instruction up to case, spacing and a final full stop."""
+
     def norm(t: str) -> str:
         return " ".join(t.lower().split()).rstrip(".")
+
     return norm(a) == norm(b)
 
 
 MIN_SPEED = 0.01  # the slowest share of the velocity limits a run may be given
-MAX_ATTEMPTS = 1000  # attempts a run may be given (a replay refuses a recorded number past it as damage)
-MAX_BUDGET, MAX_SKELETONS = 100_000, 100  # far above the reference's 500 and 5; what episodes.jsonl can record
+MAX_ATTEMPTS = (
+    1000  # attempts a run may be given (a replay refuses a recorded number past it as damage)
+)
+MAX_BUDGET, MAX_SKELETONS = (
+    100_000,
+    100,
+)  # far above the reference's 500 and 5; what episodes.jsonl can record
 
 
 def check_plan_time(seconds: float) -> None:
@@ -142,6 +202,8 @@ def check_plan_time(seconds: float) -> None:
 def check_budgets(budget: int, skeletons: int) -> None:
     """--budget in 1..MAX_BUDGET, --skeletons in 1..MAX_SKELETONS; else UsageError (exit 2)."""
     if not 1 <= budget <= MAX_BUDGET:
-        raise UsageError(f"--budget must be from 1 to {MAX_BUDGET:,} samples per action, got {budget}")
+        raise UsageError(
+            f"--budget must be from 1 to {MAX_BUDGET:,} samples per action, got {budget}"
+        )
     if not 1 <= skeletons <= MAX_SKELETONS:
         raise UsageError(f"--skeletons must be from 1 to {MAX_SKELETONS}, got {skeletons}")

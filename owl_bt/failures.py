@@ -6,10 +6,21 @@ from dataclasses import asdict, dataclass, field
 
 # pyrobosim's ExecutionStatus kinds: an action could not start (its preconditions do not hold), no
 # plan was found, the action failed while it ran, or it ran and its effects are not what was expected.
-PRECONDITION, PLANNING, EXECUTION, POSTCONDITION = "PRECONDITION", "PLANNING", "EXECUTION", "POSTCONDITION"
+PRECONDITION, PLANNING, EXECUTION, POSTCONDITION = (
+    "PRECONDITION",
+    "PLANNING",
+    "EXECUTION",
+    "POSTCONDITION",
+)
 KINDS = (PRECONDITION, PLANNING, EXECUTION, POSTCONDITION)
-KIND_OF_STAGE = {"perceive": PRECONDITION, "constraints": PLANNING, "plan": PLANNING, "execute": EXECUTION,
-                 "monitor": POSTCONDITION, "safety": EXECUTION}
+KIND_OF_STAGE = {
+    "perceive": PRECONDITION,
+    "constraints": PLANNING,
+    "plan": PLANNING,
+    "execute": EXECUTION,
+    "monitor": POSTCONDITION,
+    "safety": EXECUTION,
+}
 
 
 @dataclass(frozen=True)

@@ -34,16 +34,34 @@ import numpy as np
 
 from owl_bt.errors import UsageError
 
-KINDS = ("grasp-slip", "knock", "miss-detect", "arm-fault", "knock-off")  # new kinds go last: seeds keep their draws
-USAGE = ("--faults takes KIND=RATE pairs separated by commas, KIND one of " + ", ".join(KINDS)
-         + " and RATE a number from 0 to 1, e.g. --faults grasp-slip=0.2,knock=0.1,miss-detect=0.1,arm-fault=0.05")
+KINDS = (
+    "grasp-slip",
+    "knock",
+    "miss-detect",
+    "arm-fault",
+    "knock-off",
+)  # new kinds go last: seeds keep their draws
+USAGE = (
+    "--faults takes KIND=RATE pairs separated by commas, KIND one of "
+    + ", ".join(KINDS)
+    + " and RATE a number from 0 to 1, e.g. --faults grasp-slip=0.2,knock=0.1,miss-detect=0.1,arm-fault=0.05"
+)
 KNOCK_TRIES = 40  # spots tried for a knocked object
 # numbers drawn per chance
-DRAWS = {"grasp-slip": 2, "knock": 2 + 3 * KNOCK_TRIES, "miss-detect": 2, "arm-fault": 3, "knock-off": 2}
+DRAWS = {
+    "grasp-slip": 2,
+    "knock": 2 + 3 * KNOCK_TRIES,
+    "miss-detect": 2,
+    "arm-fault": 3,
+    "knock-off": 2,
+}
 KNOCK_DISTANCE = (0.05, 0.12)  # m: how far a knocked object ends up from where it was
 SLIP_FALL_S = 0.6  # s of physics at most for a slipped object to fall clear of the hand
 KNOCK_SETTLE_S = 0.5  # s of physics after a knock, the arm holding still
-FLOOR = (1.6, -0.8)  # m: where a knocked-off object lies (x, z), beyond the table's far edge, below its top
+FLOOR = (
+    1.6,
+    -0.8,
+)  # m: where a knocked-off object lies (x, z), beyond the table's far edge, below its top
 
 
 @dataclass(frozen=True)
@@ -61,7 +79,11 @@ class FaultSpec:
         return ",".join(f"{k}={_num(self.rates[k])}" for k in KINDS if self.rates.get(k, 0) > 0)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"rates": {k: self.rates[k] for k in KINDS if k in self.rates}, "seed": self.seed, "spec": self.text()}
+        return {
+            "rates": {k: self.rates[k] for k in KINDS if k in self.rates},
+            "seed": self.seed,
+            "spec": self.text(),
+        }
 
 
 def _num(v: float) -> str:
@@ -93,13 +115,19 @@ def parse_faults(spec: str | None, seed: int = 0) -> FaultSpec:
         if kind in rates:
             raise UsageError(f"--faults: {kind} is given twice; {USAGE}")
         try:
-            if not _RATE.fullmatch(value.strip()):  # (float() also takes "1_0", "１", "nan", "1e-1")
+            if not _RATE.fullmatch(
+                value.strip()
+            ):  # (float() also takes "1_0", "１", "nan", "1e-1")
                 raise ValueError(value)
             rate = float(value)
         except ValueError:
-            raise UsageError(f"--faults: the rate of {kind} must be a number, got {value.strip()!r}; {USAGE}") from None
+            raise UsageError(
+                f"--faults: the rate of {kind} must be a number, got {value.strip()!r}; {USAGE}"
+            ) from None
         if not (0.0 <= rate <= 1.0) or math.isnan(rate):
-            raise UsageError(f"--faults: the rate of {kind} must be from 0 to 1, got {value.strip()}; {USAGE}")
+            raise UsageError(
+                f"--faults: the rate of {kind} must be from 0 to 1, got {value.strip()}; {USAGE}"
+            )
         rates[kind] = rate
     if not rates:
         raise UsageError(f"--faults is empty; {USAGE}")
@@ -121,8 +149,14 @@ class FaultInjector:
     world: the `SimWorld`; arm: its `SimArmBackend` (faults go into it, below the safety guard);
     log(event, **fields): the run's event log; episode_seed: mixed into the fault seed."""
 
-    def __init__(self, spec: FaultSpec, world: Any, arm: Any, episode_seed: int = 0,
-                 log: Callable[..., None] = lambda event, **kw: None) -> None:
+    def __init__(
+        self,
+        spec: FaultSpec,
+        world: Any,
+        arm: Any,
+        episode_seed: int = 0,
+        log: Callable[..., None] = lambda event, **kw: None,
+    ) -> None:
         self.spec, self.world, self.arm, self.log = spec, world, arm, log
         self.rng = _streams(spec.seed, episode_seed)
         self.injected: list[dict[str, Any]] = []
@@ -141,13 +175,20 @@ class FaultInjector:
         u_slip, f_slip = self.rng["grasp-slip"].random(DRAWS["grasp-slip"])
         u_fault, f_fault, k_fault = self.rng["arm-fault"].random(DRAWS["arm-fault"])
         if self.arm.held is not None and moves:
-            opened = next((i for i, c in enumerate(commands) if getattr(c, "command", None) == "open"), len(commands))
+            opened = next(
+                (i for i, c in enumerate(commands) if getattr(c, "command", None) == "open"),
+                len(commands),
+            )
             carrying = [n for n, i in enumerate(moves) if i < opened]
             if carrying and u_slip < self.rate("grasp-slip"):
                 longest = max(carrying, key=lambda n: (len(commands[moves[n]].waypoints), -n))
                 self._armed.append(_Armed("grasp-slip", longest, 0.25 + 0.5 * f_slip))
         if moves and u_fault < self.rate("arm-fault"):
-            self._armed.append(_Armed("arm-fault", min(int(k_fault * len(moves)), len(moves) - 1), 0.2 + 0.6 * f_fault))
+            self._armed.append(
+                _Armed(
+                    "arm-fault", min(int(k_fault * len(moves)), len(moves) - 1), 0.2 + 0.6 * f_fault
+                )
+            )
 
     def step_done(self, action: str) -> None:
         """Between steps: perhaps knock an object to a new pose, or off the table."""
@@ -155,12 +196,21 @@ class FaultInjector:
         u, pick, *draws = self.rng["knock"].random(DRAWS["knock"])
         u_off, pick_off = self.rng["knock-off"].random(DRAWS["knock-off"])
         held = self.arm.held
-        candidates = sorted(n for n, b in self.world.bodies.items()
-                            if not (b.spec.fixed or b.spec.region) and n != held and self.world.pose(n).z > FLOOR[1] + 0.1)
+        candidates = sorted(
+            n
+            for n, b in self.world.bodies.items()
+            if not (b.spec.fixed or b.spec.region)
+            and n != held
+            and self.world.pose(n).z > FLOOR[1] + 0.1
+        )
         if u < self.rate("knock") and candidates:
-            self._knock(candidates[min(int(pick * len(candidates)), len(candidates) - 1)], action, draws)
+            self._knock(
+                candidates[min(int(pick * len(candidates)), len(candidates) - 1)], action, draws
+            )
         if u_off < self.rate("knock-off") and candidates:
-            self._knock_off(candidates[min(int(pick_off * len(candidates)), len(candidates) - 1)], action)
+            self._knock_off(
+                candidates[min(int(pick_off * len(candidates)), len(candidates) - 1)], action
+            )
 
     # -- in the arm -------------------------------------------------------------------------------
     def motion(self) -> _Armed | None:
@@ -181,7 +231,9 @@ class FaultInjector:
                 self._drop_clear(name)
                 self._record("grasp-slip", object=name, at=at)
         elif armed.kind == "arm-fault":
-            reason = f"injected arm fault during {self._step}" if self._step else "injected arm fault"
+            reason = (
+                f"injected arm fault during {self._step}" if self._step else "injected arm fault"
+            )
             self.arm.report_fault(reason)
             self._record("arm-fault", reason=reason, held=self.arm.held)
 
@@ -234,7 +286,11 @@ class FaultInjector:
         world, cid = self.world, self.world.cid
         spec, body = world.bodies[name].spec, world.body_id(name)
         old = world.pose(name)
-        others = {n: _footprint_of(world, n) for n, b in world.bodies.items() if n != name and not b.spec.region}
+        others = {
+            n: _footprint_of(world, n)
+            for n, b in world.bodies.items()
+            if n != name and not b.spec.region
+        }
         for k in range(0, 3 * KNOCK_TRIES, 3):
             angle = 2 * math.pi * draws[k]
             dist = KNOCK_DISTANCE[0] + (KNOCK_DISTANCE[1] - KNOCK_DISTANCE[0]) * draws[k + 1]
@@ -242,7 +298,9 @@ class FaultInjector:
             if not (REACH[0][0] <= x <= REACH[0][1] and REACH[1][0] <= y <= REACH[1][1]):
                 continue
             yaw = old.yaw + (draws[k + 2] - 0.5) * math.pi
-            pose = resting_pose(spec, x, y, old.roll, old.pitch, yaw, support_z=_support_z(world, spec, x, y, old))
+            pose = resting_pose(
+                spec, x, y, old.roll, old.pitch, yaw, support_z=_support_z(world, spec, x, y, old)
+            )
             box = footprint(spec, pose)
             if not on_table(box) or any(overlaps(box, o, 0.01) for o in others.values()):
                 continue
@@ -253,8 +311,14 @@ class FaultInjector:
                 continue  # too near the arm: try another spot
             world.settle(KNOCK_SETTLE_S)
             new = world.pose(name)
-            self._record("knock", object=name, after=action, frm=_xy(old), to=_xy(new),
-                         moved_m=round(math.dist(old.position[:2], new.position[:2]), 3))
+            self._record(
+                "knock",
+                object=name,
+                after=action,
+                frm=_xy(old),
+                to=_xy(new),
+                moved_m=round(math.dist(old.position[:2], new.position[:2]), 3),
+            )
             return
         pos, quat = to_bullet(old)  # nowhere free to knock it to: leave it be
         p.resetBasePositionAndOrientation(body, pos, quat, physicsClientId=cid)
@@ -268,7 +332,13 @@ class FaultInjector:
         p.resetBasePositionAndOrientation(body, at, (0, 0, 0, 1), physicsClientId=self.world.cid)
         p.resetBaseVelocity(body, (0, 0, 0), (0, 0, 0), physicsClientId=self.world.cid)
         p.changeDynamics(body, -1, mass=0.0, physicsClientId=self.world.cid)
-        self._record("knock-off", object=name, after=action, frm=_xy(old), to=[round(at[0], 3), round(at[1], 3)])
+        self._record(
+            "knock-off",
+            object=name,
+            after=action,
+            frm=_xy(old),
+            to=[round(at[0], 3), round(at[1], 3)],
+        )
 
     def _record(self, kind: str, **fields: Any) -> None:
         rec = {"kind": kind, "step": self._step, **fields}
@@ -288,7 +358,9 @@ def _streams(fault_seed: int, episode_seed: int) -> dict[str, np.random.Generato
     return {k: np.random.default_rng(s) for k, s in zip(KINDS, streams, strict=True)}
 
 
-def chances(kind: str, rate: float, fault_seed: int, episode_seed: int = 0, n: int = 8) -> list[bool]:
+def chances(
+    kind: str, rate: float, fault_seed: int, episode_seed: int = 0, n: int = 8
+) -> list[bool]:
     """Whether each of the first `n` chances of `kind` comes up (a step for grasp-slip, knock and
     arm-fault; an observation for miss-detect) under these seeds — before the scene decides whether
     there is anything to slip or knock. For picking seeds that inject a fault exactly where wanted."""
@@ -296,8 +368,14 @@ def chances(kind: str, rate: float, fault_seed: int, episode_seed: int = 0, n: i
     return [bool(rng.random(DRAWS[kind])[0] < rate) for _ in range(n)]
 
 
-def seed_for(kind: str, rate: float, pattern: Sequence[bool | None], episode_seed: int = 0, limit: int = 10_000,
-             start: int = 0) -> int:
+def seed_for(
+    kind: str,
+    rate: float,
+    pattern: Sequence[bool | None],
+    episode_seed: int = 0,
+    limit: int = 10_000,
+    start: int = 0,
+) -> int:
     """The first fault seed from `start` on whose chances of `kind` follow `pattern` (None: either way)."""
     for seed in range(start, limit):
         got = chances(kind, rate, seed, episode_seed, len(pattern))
@@ -343,15 +421,21 @@ class FaultyBackend:
     def __getattr__(self, name: str) -> Any:
         return getattr(self.inner, name)
 
-    def execute_trajectory(self, waypoints: Sequence[Sequence[float]], times: Sequence[float] | None = None,
-                           guarded: bool = False) -> None:
+    def execute_trajectory(
+        self,
+        waypoints: Sequence[Sequence[float]],
+        times: Sequence[float] | None = None,
+        guarded: bool = False,
+    ) -> None:
         armed = self.injector.motion()
         if armed is None:
             return self.inner.execute_trajectory(waypoints, times, guarded=guarded)
         from skills.sim_backend import ArmFaulted
 
         cut = min(max(1, round(armed.fraction * len(waypoints))), len(waypoints))
-        self.inner.execute_trajectory(waypoints[:cut], None if times is None else times[:cut], guarded=guarded)
+        self.inner.execute_trajectory(
+            waypoints[:cut], None if times is None else times[:cut], guarded=guarded
+        )
         self.injector.fire(armed)
         if armed.kind == "arm-fault":
             raise ArmFaulted(f"the arm reported a fault ({self.arm_fault_reason()})")
@@ -364,7 +448,11 @@ class FaultyBackend:
         return self.inner.fault or "fault"
 
     def gripper(self, command: str, width: float | None = None):
-        return self.inner.gripper(command) if width is None else self.inner.gripper(command, width=width)
+        return (
+            self.inner.gripper(command)
+            if width is None
+            else self.inner.gripper(command, width=width)
+        )
 
     def state(self):
         return self.inner.state()

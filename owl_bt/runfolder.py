@@ -36,8 +36,11 @@ import structlog
 from owl_bt.errors import DiskFullError, OwlError, UsageError
 
 # What a failed write's errno means to a person: the write cannot succeed until space is made.
-NO_SPACE = {errno.ENOSPC: "no space left on device", errno.EDQUOT: "disk quota exceeded",
-            errno.EFBIG: "file size limit exceeded"}
+NO_SPACE = {
+    errno.ENOSPC: "no space left on device",
+    errno.EDQUOT: "disk quota exceeded",
+    errno.EFBIG: "file size limit exceeded",
+}
 
 
 class Interrupted(OwlError):
@@ -46,7 +49,9 @@ class Interrupted(OwlError):
     exit_code = 130
 
 
-STOPPED_BY = ""  # the signal that raised the last KeyboardInterrupt, as a person says it (set by owl_bt.cli)
+STOPPED_BY = (
+    ""  # the signal that raised the last KeyboardInterrupt, as a person says it (set by owl_bt.cli)
+)
 # Once the tree has ended (set by trees.runner as it hands back), the run is only judged, written and
 # reported: a signal then must not cost the finished run its folder. `owl_bt.cli` defers it, noting
 # it here (as signal_words says it), and `run` ends in 130 once the folder is whole and the account printed.
@@ -78,7 +83,9 @@ class _EventSink:
     def __init__(self, path: Path) -> None:
         self.path = path
         self._file = open(path, "w", encoding="utf-8")  # noqa: SIM115
-        fcntl.flock(self._file.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)  # "a live run writes this folder"
+        fcntl.flock(
+            self._file.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB
+        )  # "a live run writes this folder"
         self.error: OSError | None = None
 
     def write(self, text: str) -> int:
@@ -122,18 +129,25 @@ def remove_leftover(path: Path) -> bool:
     """Remove `path`, a run folder (or its `.partial`) that no live run is writing; False when there
     is nothing there. Raises UsageError when a live run writes it or it is a symbolic link."""
     if path.is_symlink():
-        raise UsageError(f"{path} is a symbolic link where a run folder would go; remove it or choose another --out")
+        raise UsageError(
+            f"{path} is a symbolic link where a run folder would go; remove it or choose another --out"
+        )
     if not path.exists():
         return False
     if in_use(path):
         raise UsageError(f"another owl-bt run is writing {path} right now; choose another --out")
     if not _left_by_a_run(path):  # never delete what owl-bt did not write
-        raise UsageError(f"{path} is in the way and was not left by an owl-bt run; remove it or choose another --out")
+        raise UsageError(
+            f"{path} is in the way and was not left by an owl-bt run; remove it or choose another --out"
+        )
     try:
         shutil.rmtree(path) if path.is_dir() else path.unlink()
     except OSError as exc:
-        raise UsageError(f"cannot remove {path}, left by a run that did not finish: {exc.strerror}") from None
+        raise UsageError(
+            f"cannot remove {path}, left by a run that did not finish: {exc.strerror}"
+        ) from None
     return True
+
 
 LIVE: set[Path] = set()  # the `.partial` folders this process is writing now
 
@@ -145,14 +159,18 @@ def _left_by_a_run(path: Path) -> bool:
         if not path.is_dir():
             return False
         inside = list(path.iterdir())
-        return not inside or ((path / "events.jsonl").is_file() and not any(p.is_dir() for p in inside))
+        return not inside or (
+            (path / "events.jsonl").is_file() and not any(p.is_dir() for p in inside)
+        )
     except OSError:
         return False
 
 
 # Files a caller wants in the next run folders it makes (e.g. the spoken goal's transcript): name →
 # JSON-able data or bytes. Set through `extra_files`; written when the folder is created.
-_EXTRA: contextvars.ContextVar[dict[str, Any] | None] = contextvars.ContextVar("owl_bt_run_extras", default=None)
+_EXTRA: contextvars.ContextVar[dict[str, Any] | None] = contextvars.ContextVar(
+    "owl_bt_run_extras", default=None
+)
 
 
 @contextlib.contextmanager
@@ -179,7 +197,9 @@ def check_run_folder(final: Path) -> Path:
     final = Path(final).absolute()
     try:
         if final.name.endswith(".partial"):
-            raise UsageError(f"a run folder's name may not end in .partial (that marks an unfinished run): {final}")
+            raise UsageError(
+                f"a run folder's name may not end in .partial (that marks an unfinished run): {final}"
+            )
         if final.is_symlink() and not final.exists():
             raise UsageError(f"output path {final} is a symbolic link to nothing")
         if final.is_symlink():
@@ -212,7 +232,11 @@ class RunFolder:
         except OSError as exc:  # e.g. a name too long for the file system, a parent that is a file
             raise UsageError(f"cannot use {self.final} as the run folder: {exc.strerror}") from None
         if leftover:
-            print(f"owl-bt: removed {self.path}, left by a run that did not finish", file=sys.stderr, flush=True)
+            print(
+                f"owl-bt: removed {self.path}, left by a run that did not finish",
+                file=sys.stderr,
+                flush=True,
+            )
         made = False
         try:
             self.path.mkdir(parents=True)
@@ -223,7 +247,8 @@ class RunFolder:
             if made:  # never another run's folder
                 shutil.rmtree(self.path, ignore_errors=True)
             raise disk_error(exc, self.path) or UsageError(
-                f"cannot create the run folder {self.path}: {exc.strerror}") from None
+                f"cannot create the run folder {self.path}: {exc.strerror}"
+            ) from None
         self.log = structlog.wrap_logger(
             structlog.WriteLogger(self._events),  # type: ignore[arg-type]
             processors=[
@@ -236,7 +261,9 @@ class RunFolder:
             self.log.info("leftover_removed", path=str(self.path))
         with self.writing():
             for name, data in (_EXTRA.get() or {}).items():
-                self.write_bytes(name, data) if isinstance(data, bytes) else self.write_json(name, data)
+                self.write_bytes(name, data) if isinstance(data, bytes) else self.write_json(
+                    name, data
+                )
 
     def _check_final(self) -> None:
         self.final = check_run_folder(self.final)
@@ -253,10 +280,14 @@ class RunFolder:
                 raise
             self.discard()
             raise err from None
-        except KeyboardInterrupt:  # outside the ticking tree (it handles its own): nothing moved, or all is done
+        except (
+            KeyboardInterrupt
+        ):  # outside the ticking tree (it handles its own): nothing moved, or all is done
             self.discard()
-            raise Interrupted(f"stopped by {STOPPED_BY or 'Ctrl-C (SIGINT)'} before the run finished setting up or "
-                              f"writing its folder; the unfinished run folder {self.path} was removed") from None
+            raise Interrupted(
+                f"stopped by {STOPPED_BY or 'Ctrl-C (SIGINT)'} before the run finished setting up or "
+                f"writing its folder; the unfinished run folder {self.path} was removed"
+            ) from None
 
     def write_json(self, name: str, data: Any) -> None:
         tmp = self.path / (name + ".tmp")
@@ -278,7 +309,10 @@ class RunFolder:
             self.discard()
             raise UsageError(f"cannot read scene file {str(path)!r}: {exc.strerror}") from None
         self.write_bytes(SCENE_COPY, data)
-        return {"scene_file": str(Path(path).absolute()), "scene_sha256": hashlib.sha256(data).hexdigest()}
+        return {
+            "scene_file": str(Path(path).absolute()),
+            "scene_sha256": hashlib.sha256(data).hexdigest(),
+        }
 
     def discard(self) -> None:
         """Nothing worth keeping happened (the scene could not even be built, or the disk is
@@ -301,12 +335,16 @@ class RunFolder:
             final, moved = self.final, False
             if final.exists() or final.is_symlink():
                 try:
-                    if _holds_cwd(final):  # (`-o .`: removed, it left the caller's shell in a deleted folder)
+                    if _holds_cwd(
+                        final
+                    ):  # (`-o .`: removed, it left the caller's shell in a deleted folder)
                         raise IsADirectoryError(final)
                     final.rmdir()  # empty (checked in __init__)
                 except OSError:  # (break-it: a traceback, and the finished run left as .partial)
                     if not final.is_dir() or any(final.iterdir()) or not _writable(final):
-                        final = _unused(final)  # written into, or replaced by a file, meanwhile; or not ours to fill
+                        final = _unused(
+                            final
+                        )  # written into, or replaced by a file, meanwhile; or not ours to fill
                     else:  # a mount point (busy), or the current folder: the run's files go into it
                         for entry in sorted(self.path.iterdir()):
                             shutil.move(str(entry), str(final / entry.name))

@@ -88,12 +88,19 @@ class ObjectState:
         to the plate" held for an apple 18 cm from the plate's rim.
         """
         hx, hy, hz = (s / 2.0 for s in self.size)
-        if self.shape == "sphere" and max(self.size) < 1.15 * min(self.size):  # a ball's box does not grow as it rolls
+        if self.shape == "sphere" and max(self.size) < 1.15 * min(
+            self.size
+        ):  # a ball's box does not grow as it rolls
             ext = [hx, hy, hz]
         elif self.shape == "cylinder" and max(hx, hy) < 1.15 * min(hx, hy):
             rot = rotation_matrix(self.pose.roll, self.pose.pitch, self.pose.yaw)
-            r = max(hx, hy)  # the axis is the body's z: a circle of radius r spans r·sin(angle to the world axis)
-            ext = [abs(rot[i][2]) * hz + r * math.sqrt(max(0.0, 1.0 - rot[i][2] ** 2)) for i in range(3)]
+            r = max(
+                hx, hy
+            )  # the axis is the body's z: a circle of radius r spans r·sin(angle to the world axis)
+            ext = [
+                abs(rot[i][2]) * hz + r * math.sqrt(max(0.0, 1.0 - rot[i][2] ** 2))
+                for i in range(3)
+            ]
         else:
             rot = rotation_matrix(self.pose.roll, self.pose.pitch, self.pose.yaw)
             ext = [sum(abs(rot[i][j]) * h for j, h in enumerate((hx, hy, hz))) for i in range(3)]
@@ -110,7 +117,9 @@ class ObjectState:
         lies inside the plate's box, but not on the plate)."""
         upright = abs(self.pose.roll) < 0.3 and abs(self.pose.pitch) < 0.3
         if self.shape in ("cylinder", "sphere") and upright:
-            return math.hypot(x - self.pose.x, y - self.pose.y) <= min(self.size[0], self.size[1]) / 2
+            return (
+                math.hypot(x - self.pose.x, y - self.pose.y) <= min(self.size[0], self.size[1]) / 2
+            )
         lo, hi = self.aabb()
         return lo[0] <= x <= hi[0] and lo[1] <= y <= hi[1]
 

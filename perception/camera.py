@@ -61,7 +61,9 @@ class DepthNoise:
         return d.astype(np.float32)
 
 
-OPENGL_TO_OPTICAL = np.diag([1.0, -1.0, -1.0, 1.0])  # OpenGL camera axes (y up, looking down −z) → optical
+OPENGL_TO_OPTICAL = np.diag(
+    [1.0, -1.0, -1.0, 1.0]
+)  # OpenGL camera axes (y up, looking down −z) → optical
 
 
 class SimCamera:
@@ -70,7 +72,9 @@ class SimCamera:
     `sim.camera.render` does; `labels()` maps instance ids to (name, kind). Depth without a reading
     becomes 0; `noise` (None: perfect depth) is applied with a generator seeded by `seed`."""
 
-    def __init__(self, render, labels, noise: DepthNoise | None = DepthNoise(), seed: int = 0) -> None:
+    def __init__(
+        self, render, labels, noise: DepthNoise | None = DepthNoise(), seed: int = 0
+    ) -> None:
         self._render, self._labels = render, labels
         self.noise = noise
         self.rng = np.random.default_rng(seed)
@@ -81,8 +85,14 @@ class SimCamera:
         if self.noise is not None:
             depth = np.where(depth > 0, self.noise.apply(depth, self.rng), 0.0).astype(np.float32)
         extr = np.asarray(f.extrinsics, dtype=np.float64) @ OPENGL_TO_OPTICAL
-        return RGBDFrame(np.asarray(f.rgb), depth, np.asarray(f.intrinsics, dtype=np.float64), extr,
-                         np.asarray(f.seg), dict(self._labels()))
+        return RGBDFrame(
+            np.asarray(f.rgb),
+            depth,
+            np.asarray(f.intrinsics, dtype=np.float64),
+            extr,
+            np.asarray(f.seg),
+            dict(self._labels()),
+        )
 
 
 class RealSenseCamera:
@@ -90,11 +100,15 @@ class RealSenseCamera:
     optional extra). Depth is aligned to colour; `extrinsics` is the camera→world transform from
     hand-eye calibration (4×4, optical frame), which the caller supplies."""
 
-    def __init__(self, extrinsics: np.ndarray, width: int = 640, height: int = 480, fps: int = 30) -> None:
+    def __init__(
+        self, extrinsics: np.ndarray, width: int = 640, height: int = 480, fps: int = 30
+    ) -> None:
         try:
             import pyrealsense2 as rs
         except ImportError as exc:
-            raise OSError("the RealSense camera needs pyrealsense2 (pip install pyrealsense2)") from exc
+            raise OSError(
+                "the RealSense camera needs pyrealsense2 (pip install pyrealsense2)"
+            ) from exc
         self._rs = rs
         self.extrinsics = np.asarray(extrinsics, dtype=np.float64)
         self.pipeline = rs.pipeline()
@@ -105,7 +119,9 @@ class RealSenseCamera:
         self.scale = profile.get_device().first_depth_sensor().get_depth_scale()
         self.align = rs.align(rs.stream.color)
         intr = profile.get_stream(rs.stream.color).as_video_stream_profile().get_intrinsics()
-        self.intrinsics = np.array([[intr.fx, 0, intr.ppx], [0, intr.fy, intr.ppy], [0, 0, 1]], dtype=np.float64)
+        self.intrinsics = np.array(
+            [[intr.fx, 0, intr.ppx], [0, intr.fy, intr.ppy], [0, 0, 1]], dtype=np.float64
+        )
 
     def capture(self) -> RGBDFrame:
         frames = self.align.process(self.pipeline.wait_for_frames())

@@ -16,8 +16,12 @@ from perception.camera import RGBDFrame
 # Where objects can be: over the table, up to where the arm lifts them (x, y, z lower and upper, world frame, m).
 WORKSPACE = ((0.15, -0.50, -0.05), (0.95, 0.50, 0.9))
 MAX_RANGE = 4.0  # m: readings beyond this are treated as no reading
-PLANE_DIST = 0.006  # m: a point this close to the table plane belongs to it (markers are 2 mm thick)
-REFINE_ROUNDS = 10  # least-squares rounds at most, each over the points within PLANE_DIST of the last plane
+PLANE_DIST = (
+    0.006  # m: a point this close to the table plane belongs to it (markers are 2 mm thick)
+)
+REFINE_ROUNDS = (
+    10  # least-squares rounds at most, each over the points within PLANE_DIST of the last plane
+)
 ABOVE = 0.007  # m: points higher than this above the plane are candidate object points (≈ 3 σ of depth noise)
 CLUSTER_EPS = 0.012  # m: DBSCAN neighbourhood
 CLUSTER_MIN = 8  # points: DBSCAN core size
@@ -58,8 +62,12 @@ class SceneCloud:
         return float(-(a * x + b * y + d) / c)
 
 
-def backproject(frame: RGBDFrame, exclude: np.ndarray | None = None, full: np.ndarray | None = None,
-                stride: int = 1) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
+def backproject(
+    frame: RGBDFrame,
+    exclude: np.ndarray | None = None,
+    full: np.ndarray | None = None,
+    stride: int = 1,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
     """World points, colours and pixel indices of the pixels with a finite depth reading in range,
     minus those in `exclude` (H×W bool, e.g. the robot's own body); outside `full` (H×W bool, e.g.
     the detected objects) only every `stride`-th row and column. Also the share of valid pixels."""
@@ -77,14 +85,21 @@ def backproject(frame: RGBDFrame, exclude: np.ndarray | None = None, full: np.nd
     v, u = np.divmod(idx, w)
     z = depth.reshape(-1)[idx]
     k = frame.intrinsics
-    rays = np.stack([(u + 0.5 - k[0, 2]) / k[0, 0], (v + 0.5 - k[1, 2]) / k[1, 1], np.ones(len(idx))], axis=1)
+    rays = np.stack(
+        [(u + 0.5 - k[0, 2]) / k[0, 0], (v + 0.5 - k[1, 2]) / k[1, 1], np.ones(len(idx))], axis=1
+    )
     world = (rays @ frame.extrinsics[:3, :3].T) * z[:, None] + frame.extrinsics[:3, 3]
     colours = frame.rgb.reshape(-1, 3)[idx].astype(np.float64) / 255.0
     return world, colours, idx, share
 
 
-def build(frame: RGBDFrame, exclude: np.ndarray | None = None, full: np.ndarray | None = None, stride: int = 1,
-          workspace=WORKSPACE) -> SceneCloud:
+def build(
+    frame: RGBDFrame,
+    exclude: np.ndarray | None = None,
+    full: np.ndarray | None = None,
+    stride: int = 1,
+    workspace=WORKSPACE,
+) -> SceneCloud:
     """The scene cloud of `frame` (see `backproject` for `exclude`, `full`, `stride`); raises CloudError
     when too few pixels have depth, nothing is in the workspace, or no horizontal plane (the table) is found."""
     pts, cols, pix, share = backproject(frame, exclude, full, stride)
@@ -94,7 +109,9 @@ def build(frame: RGBDFrame, exclude: np.ndarray | None = None, full: np.ndarray 
     keep = np.all((pts >= lo) & (pts <= hi), axis=1)
     pts, cols, pix = pts[keep], cols[keep], pix[keep]
     if len(pts) < 500:
-        raise CloudError(f"only {len(pts)} depth points fall in the workspace: the camera does not see the table")
+        raise CloudError(
+            f"only {len(pts)} depth points fall in the workspace: the camera does not see the table"
+        )
     plane = table_plane(pts)
     height = pts @ plane[:3] + plane[3]
     cluster = np.full(len(pts), -1, dtype=np.int64)
@@ -113,13 +130,19 @@ def dbscan(pts: np.ndarray, max_core: int = 4000) -> np.ndarray:
         return labels
     if len(pts) <= max_core:
         pc = o3d.geometry.PointCloud(o3d.utility.Vector3dVector(pts))
-        return np.asarray(pc.cluster_dbscan(eps=CLUSTER_EPS, min_points=CLUSTER_MIN), dtype=np.int64)
+        return np.asarray(
+            pc.cluster_dbscan(eps=CLUSTER_EPS, min_points=CLUSTER_MIN), dtype=np.int64
+        )
     rng = np.random.default_rng(0)
     core = np.sort(rng.choice(len(pts), max_core, replace=False))
     frac = max_core / len(pts)
     pc = o3d.geometry.PointCloud(o3d.utility.Vector3dVector(pts[core]))
-    sub = np.asarray(pc.cluster_dbscan(eps=CLUSTER_EPS / frac ** (1 / 3) * 0.8, min_points=max(4, int(CLUSTER_MIN * frac))),
-                     dtype=np.int64)
+    sub = np.asarray(
+        pc.cluster_dbscan(
+            eps=CLUSTER_EPS / frac ** (1 / 3) * 0.8, min_points=max(4, int(CLUSTER_MIN * frac))
+        ),
+        dtype=np.int64,
+    )
     labels[core] = sub
     rest = np.setdiff1d(np.arange(len(pts)), core)
     dist, j = cKDTree(pts[core]).query(pts[rest], k=1, distance_upper_bound=2 * CLUSTER_EPS)

@@ -24,7 +24,9 @@ def floor_height(state: ObjectState, shapes: ShapeLibrary) -> float | None:
     return state.aabb()[0][2] + floor * state.size[2] / model.size[2]
 
 
-def stands_in(point: tuple[float, float, float] | None, state: ObjectState, shapes: ShapeLibrary) -> bool:
+def stands_in(
+    point: tuple[float, float, float] | None, state: ObjectState, shapes: ShapeLibrary
+) -> bool:
     """Is `point` (world xyz, m; an object's lowest point) in the opening of the upright container
     `state`: within its inner radius of its axis, below its rim and at most MAX_RAISE under its floor?"""
     floor = floor_height(state, shapes) if point is not None else None
@@ -33,16 +35,22 @@ def stands_in(point: tuple[float, float, float] | None, state: ObjectState, shap
         return False
     k = [s / m for s, m in zip(state.size, shapes.get(state.kind).size, strict=True)]
     rot = rotation_matrix(*state.pose.euler)
-    ax = [state.pose.position[i] + rot[i][0] * cavity[0] * k[0] + rot[i][1] * cavity[1] * k[1] for i in range(2)]
+    ax = [
+        state.pose.position[i] + rot[i][0] * cavity[0] * k[0] + rot[i][1] * cavity[1] * k[1]
+        for i in range(2)
+    ]
     radius = cavity[2] * min(k[0], k[1])
-    return math.hypot(point[0] - ax[0], point[1] - ax[1]) < radius and floor - MAX_RAISE < point[2] < state.aabb()[1][2]
+    return (
+        math.hypot(point[0] - ax[0], point[1] - ax[1]) < radius
+        and floor - MAX_RAISE < point[2] < state.aabb()[1][2]
+    )
 
 
 def rest_in_containers(objects: dict, shapes: ShapeLibrary) -> None:
     """Raise each object flagged 'inside X' whose lowest point (`PerceivedObject.lowest`, world z, m)
     is below X's floor onto it. objects: name → PerceivedObject, changed in place."""
     for obj in objects.values():
-        inside = [f[len("inside "):] for f in obj.flags if f.startswith("inside ")]
+        inside = [f[len("inside ") :] for f in obj.flags if f.startswith("inside ")]
         if obj.lowest is None or not inside or inside[0] not in objects:
             continue
         floor = floor_height(objects[inside[0]].state, shapes)

@@ -23,9 +23,18 @@ HIDDEN_FLAG = "partly hidden behind "  # an observation's flag, + what hides it 
 
 # Basic colour words with a typical rgb in [0, 1] (the fallback's vocabulary; a catalogue may pass its own).
 BASIC_COLOURS: dict[str, tuple[float, float, float]] = {
-    "red": (0.85, 0.1, 0.1), "green": (0.2, 0.65, 0.2), "blue": (0.15, 0.3, 0.75), "yellow": (0.95, 0.85, 0.15),
-    "orange": (0.98, 0.55, 0.1), "purple": (0.45, 0.15, 0.45), "pink": (0.98, 0.62, 0.5), "white": (0.95, 0.95, 0.95),
-    "light_grey": (0.78, 0.78, 0.78), "grey": (0.5, 0.5, 0.52), "black": (0.08, 0.08, 0.08), "brown": (0.55, 0.4, 0.25),
+    "red": (0.85, 0.1, 0.1),
+    "green": (0.2, 0.65, 0.2),
+    "blue": (0.15, 0.3, 0.75),
+    "yellow": (0.95, 0.85, 0.15),
+    "orange": (0.98, 0.55, 0.1),
+    "purple": (0.45, 0.15, 0.45),
+    "pink": (0.98, 0.62, 0.5),
+    "white": (0.95, 0.95, 0.95),
+    "light_grey": (0.78, 0.78, 0.78),
+    "grey": (0.5, 0.5, 0.52),
+    "black": (0.08, 0.08, 0.08),
+    "brown": (0.55, 0.4, 0.25),
 }
 
 
@@ -75,7 +84,9 @@ def colour_name(rgb: np.ndarray, palette: dict[str, tuple[float, ...]] | None = 
     best, best_d = "", float("inf")
     for word, ref in palette.items():
         r = np.asarray(ref[:3], dtype=float)
-        k = float(np.clip(c.max() / max(r.max(), 1e-6), 0.5, 1.5))  # lighting: up to ±50 % brightness
+        k = float(
+            np.clip(c.max() / max(r.max(), 1e-6), 0.5, 1.5)
+        )  # lighting: up to ±50 % brightness
         d = float(np.linalg.norm(c - k * r)) + 0.3 * abs(1 - k)
         if d < best_d:
             best, best_d = word, d
@@ -114,8 +125,11 @@ class VLMCropNamer:
         c0, c1 = max(0, cols[0] - margin), min(mask.shape[1], cols[-1] + margin + 1)
         buf = io.BytesIO()
         Image.fromarray(rgb[r0:r1, c0:c1]).save(buf, format="PNG")
-        prompt = ("What is the object in the middle of this image? Answer with exactly one word from this list: "
-                  + ", ".join(self.kinds) + ".")
+        prompt = (
+            "What is the object in the middle of this image? Answer with exactly one word from this list: "
+            + ", ".join(self.kinds)
+            + "."
+        )
         answer = self.vlm.complete([{"role": "user", "content": prompt}], [buf.getvalue()])
         words = re.findall(r"[a-z_]+", answer.lower())
         for w in words:

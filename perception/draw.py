@@ -28,13 +28,19 @@ def project(frame: RGBDFrame, pts: np.ndarray) -> np.ndarray:
     c = pts @ w2c[:3, :3].T + w2c[:3, 3]
     k = frame.intrinsics
     with np.errstate(divide="ignore", invalid="ignore"):
-        uv = np.stack([k[0, 0] * c[:, 0] / c[:, 2] + k[0, 2], k[1, 1] * c[:, 1] / c[:, 2] + k[1, 2]], axis=1)
+        uv = np.stack(
+            [k[0, 0] * c[:, 0] / c[:, 2] + k[0, 2], k[1, 1] * c[:, 1] / c[:, 2] + k[1, 2]], axis=1
+        )
     uv[c[:, 2] <= 0.01] = np.nan
     return uv
 
 
-def annotate(frame: RGBDFrame, states: dict[str, ObjectState], flags: dict[str, list[str]] | None = None,
-             note: str = "") -> bytes:
+def annotate(
+    frame: RGBDFrame,
+    states: dict[str, ObjectState],
+    flags: dict[str, list[str]] | None = None,
+    note: str = "",
+) -> bytes:
     """PNG bytes: the RGB image, each non-table object's box in green (yellow when flagged) with its
     name, and `note` (e.g. a failure) at the top."""
     img = Image.fromarray(np.asarray(frame.rgb, dtype=np.uint8)).convert("RGB")

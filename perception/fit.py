@@ -56,8 +56,14 @@ def _rodrigues(w: np.ndarray) -> np.ndarray:
 
 def _cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Row-wise cross product of (…, 3) arrays (np.cross is slow on small arrays)."""
-    return np.stack([a[..., 1] * b[..., 2] - a[..., 2] * b[..., 1], a[..., 2] * b[..., 0] - a[..., 0] * b[..., 2],
-                     a[..., 0] * b[..., 1] - a[..., 1] * b[..., 0]], axis=-1)
+    return np.stack(
+        [
+            a[..., 1] * b[..., 2] - a[..., 2] * b[..., 1],
+            a[..., 2] * b[..., 0] - a[..., 0] * b[..., 2],
+            a[..., 0] * b[..., 1] - a[..., 1] * b[..., 0],
+        ],
+        axis=-1,
+    )
 
 
 def _rows_norm(a: np.ndarray) -> np.ndarray:
@@ -71,7 +77,14 @@ def _rot(axis: int, angle: float) -> np.ndarray:
 
 
 # Orientations that bring each of the model's axes (±x, ±y, ±z) to world up.
-UPS = (np.eye(3), _rot(0, math.pi), _rot(0, math.pi / 2), _rot(0, -math.pi / 2), _rot(1, math.pi / 2), _rot(1, -math.pi / 2))
+UPS = (
+    np.eye(3),
+    _rot(0, math.pi),
+    _rot(0, math.pi / 2),
+    _rot(0, -math.pi / 2),
+    _rot(1, math.pi / 2),
+    _rot(1, -math.pi / 2),
+)
 
 
 class ModelFitter:
@@ -81,8 +94,15 @@ class ModelFitter:
         self.model = model
         self.tree = cKDTree(model.points)
 
-    def refine(self, pts: np.ndarray, R: np.ndarray, t: np.ndarray, scale: np.ndarray, iters: int,
-               with_scale: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    def refine(
+        self,
+        pts: np.ndarray,
+        R: np.ndarray,
+        t: np.ndarray,
+        scale: np.ndarray,
+        iters: int,
+        with_scale: bool,
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """Gauss–Newton point-to-plane steps; returns R, t, scale and the final residuals (m)."""
         m, nrm = self.model.points, self.model.normals
         res = np.zeros(len(pts))
@@ -107,8 +127,10 @@ class ModelFitter:
             h = jac.T @ jw + 1e-9 * np.eye(jac.shape[1])
             g = -(jw.T @ res)
             if with_scale:
-                lam = SCALE_PRIOR * ok.sum() * (HUBER / 0.1) ** 2  # a 10 % size change costs SCALE_PRIOR·N·HUBER²
-                h[6:, 6:] += lam * np.diag(scale ** 2)
+                lam = (
+                    SCALE_PRIOR * ok.sum() * (HUBER / 0.1) ** 2
+                )  # a 10 % size change costs SCALE_PRIOR·N·HUBER²
+                h[6:, 6:] += lam * np.diag(scale**2)
                 g[6:] -= lam * scale * (scale - 1.0)
             dx = np.linalg.solve(h, g)
             R = _rodrigues(dx[:3]) @ R
@@ -119,7 +141,9 @@ class ModelFitter:
                 break
         return R, t, scale, res
 
-    def see_through(self, frame: RGBDFrame, R: np.ndarray, t: np.ndarray, scale: np.ndarray, stride: int = 1) -> float:
+    def see_through(
+        self, frame: RGBDFrame, R: np.ndarray, t: np.ndarray, scale: np.ndarray, stride: int = 1
+    ) -> float:
         """Share of the model's camera-facing surface points (inside the image, with a reading) behind
         which the camera reads a depth more than SEE_THROUGH farther: free space where the model says
         there is surface."""
@@ -155,7 +179,9 @@ class ModelFitter:
         rmse = float(np.sqrt(np.mean(a[inl] ** 2))) if inl.any() else float("inf")
         return cost, rmse, float(inl.mean()) if len(a) else 0.0
 
-    def coarse(self, pts: np.ndarray, R: np.ndarray, t: np.ndarray, iters: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def coarse(
+        self, pts: np.ndarray, R: np.ndarray, t: np.ndarray, iters: int
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Rigid point-to-plane steps for H hypotheses at once: R (H×3×3), t (H×3) → refined R, t and
         the residuals (H×N, m)."""
         m, nrm = self.model.points, self.model.normals
@@ -170,7 +196,9 @@ class ModelFitter:
             diff = x - pts[None]
             res = np.einsum("hni,hni->hn", nw, diff)
             a = np.abs(res)
-            w = np.where(a <= HUBER, 1.0, HUBER / np.maximum(a, 1e-12)) * (_rows_norm(diff) < MAX_CORR)
+            w = np.where(a <= HUBER, 1.0, HUBER / np.maximum(a, 1e-12)) * (
+                _rows_norm(diff) < MAX_CORR
+            )
             jac = np.concatenate([_cross(x - t[:, None], nw), nw], axis=2)
             hm = np.einsum("hna,hn,hnb->hab", jac, w, jac) + 1e-9 * np.eye(6)
             g = -np.einsum("hna,hn,hn->ha", jac, w, res)
@@ -179,8 +207,16 @@ class ModelFitter:
             t = t + dx[:, 3:]
         return R, t, res
 
-    def fit(self, pts: np.ndarray, frame: RGBDFrame, table_z: float, rng: np.random.Generator,
-            yaw0: float = 0.0, with_scale: bool = True, slide: bool = False) -> Fit:
+    def fit(
+        self,
+        pts: np.ndarray,
+        frame: RGBDFrame,
+        table_z: float,
+        rng: np.random.Generator,
+        yaw0: float = 0.0,
+        with_scale: bool = True,
+        slide: bool = False,
+    ) -> Fit:
         """The best pose (and scale) of the model for `pts` (N×3 world points of the object); `slide`: also
         from starts slid along a long model (`_slid`: for what the hand holds)."""
         size = np.asarray(self.model.size)
@@ -188,7 +224,9 @@ class ModelFitter:
         top, bottom = float(np.percentile(heights, 99)), float(np.percentile(heights, 1))
         on_table = bottom < 0.02
         centre_xy = (pts[:, :2].min(axis=0) + pts[:, :2].max(axis=0)) / 2
-        coarse = pts[np.linspace(0, len(pts) - 1, min(len(pts), COARSE_POINTS)).astype(int)]  # evenly, reproducibly
+        coarse = pts[
+            np.linspace(0, len(pts) - 1, min(len(pts), COARSE_POINTS)).astype(int)
+        ]  # evenly, reproducibly
         fine = pts[np.linspace(0, len(pts) - 1, min(len(pts), FINE_POINTS)).astype(int)]
         starts = []
         for strict in (True, False):
@@ -207,14 +245,23 @@ class ModelFitter:
                 round_ = abs(ext[0] - ext[1]) < 0.08 * max(ext[0], ext[1])
                 n = 2 if round_ else YAWS
                 for k in range(n):
-                    starts.append((ui, _rot(2, yaw0 + 2 * k * math.pi / n) @ up, np.array([*centre_xy, z])))
+                    starts.append(
+                        (ui, _rot(2, yaw0 + 2 * k * math.pi / n) @ up, np.array([*centre_xy, z]))
+                    )
             if starts:
                 break
         if slide:
             starts += _slid(starts, pts, centre_xy, yaw0, size)
-        R, t, res = self.coarse(coarse, np.stack([s[1] for s in starts]), np.stack([s[2] for s in starts]), 6)
-        order = np.argsort([self.score(res[h], self.see_through(frame, R[h], t[h], np.ones(3), 3))[0] + _tilt_cost(R[h])
-                            for h in range(len(starts))])
+        R, t, res = self.coarse(
+            coarse, np.stack([s[1] for s in starts]), np.stack([s[2] for s in starts]), 6
+        )
+        order = np.argsort(
+            [
+                self.score(res[h], self.see_through(frame, R[h], t[h], np.ones(3), 3))[0]
+                + _tilt_cost(R[h])
+                for h in range(len(starts))
+            ]
+        )
         best = None
         for h in order[:2]:
             Rh, th, s, res_h = self.refine(fine, R[h], t[h], np.ones(3), 6, False)
@@ -228,23 +275,36 @@ class ModelFitter:
         Rh, th, s, res_h = self.refine(pts, Rh, th, s, 2, False)
         return self._judged(frame, Rh, th, s, res_h)
 
-    def refit(self, pts: np.ndarray, frame: RGBDFrame, previous: Fit, with_scale: bool = True) -> Fit:
+    def refit(
+        self, pts: np.ndarray, frame: RGBDFrame, previous: Fit, with_scale: bool = True
+    ) -> Fit:
         """The fit of `pts` (N×3 world points, m) started from `previous` (this object's fit in an earlier
         frame) alone: no hypotheses, a few refining steps; about a third of `fit`'s cost (12 against 38 ms
         an object). Meant for an object whose points have not moved since (`perception.refit`); the caller
         judges its cost."""
         fine = pts[np.linspace(0, len(pts) - 1, min(len(pts), FINE_POINTS)).astype(int)]
-        R, t, s, _ = self.refine(fine, previous.R, previous.t, previous.scale if with_scale else np.ones(3), 4, with_scale)
+        R, t, s, _ = self.refine(
+            fine,
+            previous.R,
+            previous.t,
+            previous.scale if with_scale else np.ones(3),
+            4,
+            with_scale,
+        )
         R, t, s, res = self.refine(pts, R, t, s, 2, False)
         return self._judged(frame, R, t, s, res)
 
-    def _judged(self, frame: RGBDFrame, R: np.ndarray, t: np.ndarray, s: np.ndarray, res: np.ndarray) -> Fit:
+    def _judged(
+        self, frame: RGBDFrame, R: np.ndarray, t: np.ndarray, s: np.ndarray, res: np.ndarray
+    ) -> Fit:
         see = self.see_through(frame, R, t, s)
         cost, rmse, inl = self.score(res, see)
         return Fit(R, t, s, cost + _tilt_cost(R), rmse, see, inl)
 
 
-def _slid(starts: list, pts: np.ndarray, centre_xy: np.ndarray, yaw0: float, size: np.ndarray) -> list:
+def _slid(
+    starts: list, pts: np.ndarray, centre_xy: np.ndarray, yaw0: float, size: np.ndarray
+) -> list:
     """More starts for a long model whose points span SLIDE less than its length along their principal
     direction (`yaw0`, rad): each start lying along that direction, slid to either end. The rest is
     hidden (a fork's handle between the fingers): started at the centre of what is seen, the fit

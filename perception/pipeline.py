@@ -23,7 +23,15 @@ from perception import cloud as cl
 from perception.camera import RGBDFrame
 from perception.cloud import PLANE_DIST
 from perception.containers import rest_in_containers, stands_in
-from perception.detector import HIDDEN_FLAG, ROBOT, Detection, Detector, colour_name, dominant_colour, name_by_colour
+from perception.detector import (
+    HIDDEN_FLAG,
+    ROBOT,
+    Detection,
+    Detector,
+    colour_name,
+    dominant_colour,
+    name_by_colour,
+)
 from perception.fit import euler, principal_yaw
 from perception.refit import FitMemory
 from perception.shapes import ShapeLibrary
@@ -53,8 +61,12 @@ class PerceivedObject:
     fit_rmse: float = float("nan")
     source: str = "segmentation"
     lowest: float | None = None  # m: the fitted shape's lowest point (world z)
-    low_point: tuple[float, float, float] | None = None  # m: where that lowest point is (world x, y, z)
-    refitted: bool = False  # fitted from its last fit, its points unmoved since (`perception.refit`)
+    low_point: tuple[float, float, float] | None = (
+        None  # m: where that lowest point is (world x, y, z)
+    )
+    refitted: bool = (
+        False  # fitted from its last fit, its points unmoved since (`perception.refit`)
+    )
 
 
 @dataclass
@@ -75,11 +87,19 @@ class Pipeline:
     namer: optional `perception.detector.VLMCropNamer` asked to name clusters no detector labelled
     (a kind it names is fitted like a detected one; otherwise the colour fallback names it)."""
 
-    def __init__(self, detector: Detector, shapes: ShapeLibrary, palette: dict | None = None, seed: int = 0,
-                 namer=None) -> None:
+    def __init__(
+        self,
+        detector: Detector,
+        shapes: ShapeLibrary,
+        palette: dict | None = None,
+        seed: int = 0,
+        namer=None,
+    ) -> None:
         self.detector, self.shapes, self.palette, self.namer = detector, shapes, palette, namer
         self.rng = np.random.default_rng(seed)
-        self.fits = FitMemory()  # each object's last fit: a look at an unmoved object refines it (perception.refit)
+        self.fits = (
+            FitMemory()
+        )  # each object's last fit: a look at an unmoved object refines it (perception.refit)
 
     def prepare(self, kinds) -> None:
         """Load the shape models of `kinds` now (start-up), so that no frame pays for it."""
@@ -136,15 +156,29 @@ class Pipeline:
         if not [o for o in out.objects.values() if not o.state.fixed]:
             out.failure = NO_OBJECTS
         out.issues = [f"{n}: {f}" for n, o in out.objects.items() for f in o.flags]
-        out.timings = {"detect": t1 - t0, "cloud": t2 - t1, "objects": t3 - t2, "total": time.perf_counter() - t0}
+        out.timings = {
+            "detect": t1 - t0,
+            "cloud": t2 - t1,
+            "objects": t3 - t2,
+            "total": time.perf_counter() - t0,
+        }
         return out
 
     # -- one detection ---------------------------------------------------------------------------
-    def _object(self, det: Detection, frame: RGBDFrame, sc: cl.SceneCloud, pixmap: np.ndarray,
-                claimed: np.ndarray, slide: bool = False) -> PerceivedObject | None:
+    def _object(
+        self,
+        det: Detection,
+        frame: RGBDFrame,
+        sc: cl.SceneCloud,
+        pixmap: np.ndarray,
+        claimed: np.ndarray,
+        slide: bool = False,
+    ) -> PerceivedObject | None:
         idx = pixmap[np.flatnonzero(det.mask)]
         idx = idx[idx >= 0]
-        claimed[idx] = True  # whatever a detector labelled is not an unknown object, even if not used for the fit
+        claimed[idx] = (
+            True  # whatever a detector labelled is not an unknown object, even if not used for the fit
+        )
         model = self.shapes.get(det.kind) if det.kind else None
         info = model.info if model else {}
         flags = []
@@ -179,35 +213,84 @@ class Pipeline:
         few = len(sel) < MIN_POINTS
         if few:
             flags.append(f"seen by only {len(sel)} points: catalogue size kept")
-        fit, refitted = self.fits.fit(det.name, det.kind, fitter, pts, frame, not few, may_refit=not slide, full=lambda: fitter.fit(
-            pts, frame, sc.table_z, self.rng, yaw0=base["yaw_estimate"], with_scale=not few, slide=slide))
+        fit, refitted = self.fits.fit(
+            det.name,
+            det.kind,
+            fitter,
+            pts,
+            frame,
+            not few,
+            may_refit=not slide,
+            full=lambda: fitter.fit(
+                pts,
+                frame,
+                sc.table_z,
+                self.rng,
+                yaw0=base["yaw_estimate"],
+                with_scale=not few,
+                slide=slide,
+            ),
+        )
         size = tuple(float(v) for v in np.asarray(model.size) * fit.scale)
         pose = Pose(*(float(v) for v in fit.t), *euler(fit.R))
         state = ObjectState(
-            name=det.name, category=info.get("category") or det.kind, pose=pose, size=size, shape=info.get("shape", "box"),
-            rgba=(*(float(v) for v in rgb), 1.0), mass=float(info.get("mass") or 0.1), friction=float(info.get("friction") or 0.8),
-            fixed=bool(info.get("fixed")), colour=colour_name(rgb, self.palette), kind=det.kind,
+            name=det.name,
+            category=info.get("category") or det.kind,
+            pose=pose,
+            size=size,
+            shape=info.get("shape", "box"),
+            rgba=(*(float(v) for v in rgb), 1.0),
+            mass=float(info.get("mass") or 0.1),
+            friction=float(info.get("friction") or 0.8),
+            fixed=bool(info.get("fixed")),
+            colour=colour_name(rgb, self.palette),
+            kind=det.kind,
         )
         world = (model.points * fit.scale) @ fit.R.T + fit.t
         low = tuple(float(v) for v in world[int(np.argmin(world[:, 2]))])
-        return PerceivedObject(state, len(sel), flags, fit_rmse=fit.rmse, source=det.source, lowest=low[2], low_point=low,
-                               refitted=refitted, **base)
+        return PerceivedObject(
+            state,
+            len(sel),
+            flags,
+            fit_rmse=fit.rmse,
+            source=det.source,
+            lowest=low[2],
+            low_point=low,
+            refitted=refitted,
+            **base,
+        )
 
-    def _marker(self, det: Detection, sc: cl.SceneCloud, sel: np.ndarray, model, flags: list[str]) -> PerceivedObject:
+    def _marker(
+        self, det: Detection, sc: cl.SceneCloud, sel: np.ndarray, model, flags: list[str]
+    ) -> PerceivedObject:
         pts = sc.points[sel]
         rgb = dominant_colour(sc.colours[sel])
         (cx, cy), (lx, ly), yaw = min_area_rect(pts[:, :2])
         thick = model.size[2]
         info = model.info
         state = ObjectState(
-            name=det.name, category=info.get("category") or det.kind, pose=Pose(cx, cy, sc.table_z + thick / 2, 0.0, 0.0, yaw),
-            size=(lx, ly, thick), shape="region", rgba=(*(float(v) for v in rgb), 1.0), mass=0.0,
-            friction=float(info.get("friction") or 0.9), fixed=True, colour=colour_name(rgb, self.palette), kind=det.kind,
+            name=det.name,
+            category=info.get("category") or det.kind,
+            pose=Pose(cx, cy, sc.table_z + thick / 2, 0.0, 0.0, yaw),
+            size=(lx, ly, thick),
+            shape="region",
+            rgba=(*(float(v) for v in rgb), 1.0),
+            mass=0.0,
+            friction=float(info.get("friction") or 0.9),
+            fixed=True,
+            colour=colour_name(rgb, self.palette),
+            kind=det.kind,
         )
         return PerceivedObject(state, len(sel), flags, source=det.source, **_describe(pts, rgb))
 
-    def _unlabelled(self, frame: RGBDFrame, sc: cl.SceneCloud, pixmap: np.ndarray, claimed: np.ndarray,
-                    taken: set[str]) -> list[PerceivedObject]:
+    def _unlabelled(
+        self,
+        frame: RGBDFrame,
+        sc: cl.SceneCloud,
+        pixmap: np.ndarray,
+        claimed: np.ndarray,
+        taken: set[str],
+    ) -> list[PerceivedObject]:
         """Objects for clusters no detection claimed: named by the crop namer when there is one and it
         names a known kind, else by colour and size (the fallback)."""
         out = []
@@ -228,7 +311,13 @@ class Pipeline:
                     name, k = kind, 2
                     while name in taken:
                         name, k = f"{kind}_{k}", k + 1
-                    obj = self._object(Detection(name, kind, mask, "vlm"), frame, sc, pixmap, np.zeros_like(claimed))
+                    obj = self._object(
+                        Detection(name, kind, mask, "vlm"),
+                        frame,
+                        sc,
+                        pixmap,
+                        np.zeros_like(claimed),
+                    )
                     if obj is not None:
                         taken.add(name)
                         out.append(obj)
@@ -238,8 +327,15 @@ class Pipeline:
             name = name_by_colour(rgb, extent, taken)
             taken.add(name)
             state = _box_state(name, "object", pts, sc.table_z, rgb, self.palette, "")
-            out.append(PerceivedObject(state, len(sel), ["unlabelled: named by colour and size"], source="colour",
-                                       **_describe(pts, rgb)))
+            out.append(
+                PerceivedObject(
+                    state,
+                    len(sel),
+                    ["unlabelled: named by colour and size"],
+                    source="colour",
+                    **_describe(pts, rgb),
+                )
+            )
         return out
 
     def _table(self, sc: cl.SceneCloud) -> PerceivedObject:
@@ -249,11 +345,22 @@ class Pipeline:
         thick = model.size[2] if model else 0.05
         rgb = dominant_colour(sc.colours[sc.on_plane])
         c = (lo + hi) / 2
-        state = ObjectState(name="table", category="table", pose=Pose(float(c[0]), float(c[1]), sc.table_z - thick / 2),
-                            size=(float(hi[0] - lo[0]), float(hi[1] - lo[1]), thick), shape="box",
-                            rgba=(*(float(v) for v in rgb), 1.0), mass=0.0, friction=0.8, fixed=True,
-                            colour=colour_name(rgb, self.palette), kind="table" if model else "")
-        return PerceivedObject(state, int(sc.on_plane.sum()), source="plane", **_describe(pts[:2000], rgb))
+        state = ObjectState(
+            name="table",
+            category="table",
+            pose=Pose(float(c[0]), float(c[1]), sc.table_z - thick / 2),
+            size=(float(hi[0] - lo[0]), float(hi[1] - lo[1]), thick),
+            shape="box",
+            rgba=(*(float(v) for v in rgb), 1.0),
+            mass=0.0,
+            friction=0.8,
+            fixed=True,
+            colour=colour_name(rgb, self.palette),
+            kind="table" if model else "",
+        )
+        return PerceivedObject(
+            state, int(sc.on_plane.sum()), source="plane", **_describe(pts[:2000], rgb)
+        )
 
 
 # -- helpers -----------------------------------------------------------------------------------------
@@ -268,7 +375,12 @@ def _check_frame(frame: RGBDFrame) -> str | None:
 
 
 def _touches_border(mask: np.ndarray) -> bool:
-    return bool(mask[:BORDER].any() or mask[-BORDER:].any() or mask[:, :BORDER].any() or mask[:, -BORDER:].any())
+    return bool(
+        mask[:BORDER].any()
+        or mask[-BORDER:].any()
+        or mask[:, :BORDER].any()
+        or mask[:, -BORDER:].any()
+    )
 
 
 def _occluder(mask: np.ndarray, frame: RGBDFrame, ring: int = 2, closer: float = 0.02) -> str:
@@ -284,7 +396,9 @@ def _occluder(mask: np.ndarray, frame: RGBDFrame, ring: int = 2, closer: float =
     m = mask[r0:r1, c0:c1]
     edge = binary_dilation(m, iterations=ring) & ~m
     d = frame.depth[r0:r1, c0:c1]
-    own = minimum_filter(np.where(m & (d > 0), d, np.inf), size=2 * ring + 1)  # the object's depth next to each pixel
+    own = minimum_filter(
+        np.where(m & (d > 0), d, np.inf), size=2 * ring + 1
+    )  # the object's depth next to each pixel
     near = edge & (d > 0) & (d < own - closer)
     if near.sum() < 3:
         return ""
@@ -318,18 +432,32 @@ def _describe(pts: np.ndarray, rgb: np.ndarray) -> dict:
             obb = (tuple(o.center), tuple(o.extent), np.asarray(o.R).tolist())
         except RuntimeError:  # degenerate (flat or collinear) points
             obb = ()
-    return {"centroid": tuple(float(v) for v in pts.mean(axis=0)), "aabb": (tuple(a.min_bound), tuple(a.max_bound)),
-            "obb": obb, "yaw_estimate": principal_yaw(pts), "colour": tuple(float(v) for v in rgb)}
+    return {
+        "centroid": tuple(float(v) for v in pts.mean(axis=0)),
+        "aabb": (tuple(a.min_bound), tuple(a.max_bound)),
+        "obb": obb,
+        "yaw_estimate": principal_yaw(pts),
+        "colour": tuple(float(v) for v in rgb),
+    }
 
 
-def _box_state(name: str, category: str, pts: np.ndarray, table_z: float, rgb, palette, kind: str) -> ObjectState:
+def _box_state(
+    name: str, category: str, pts: np.ndarray, table_z: float, rgb, palette, kind: str
+) -> ObjectState:
     """A box from the table up to the points' top, turned to their principal direction."""
     (cx, cy), (lx, ly), yaw = min_area_rect(pts[:, :2])
     top = float(np.percentile(pts[:, 2], 99))
     hz = max(top - table_z, 0.005)
-    return ObjectState(name=name, category=category, pose=Pose(cx, cy, table_z + hz / 2, 0.0, 0.0, yaw),
-                       size=(lx, ly, hz), shape="box", rgba=(*(float(v) for v in rgb), 1.0),
-                       colour=colour_name(rgb, palette), kind=kind)
+    return ObjectState(
+        name=name,
+        category=category,
+        pose=Pose(cx, cy, table_z + hz / 2, 0.0, 0.0, yaw),
+        size=(lx, ly, hz),
+        shape="box",
+        rgba=(*(float(v) for v in rgb), 1.0),
+        colour=colour_name(rgb, palette),
+        kind=kind,
+    )
 
 
 def min_area_rect(xy: np.ndarray) -> tuple[tuple[float, float], tuple[float, float], float]:
@@ -366,7 +494,12 @@ def _rest_on_supports(objects: dict[str, PerceivedObject], table_z: float) -> No
             if other == name:
                 continue
             lo, hi = o.state.aabb()
-            if lo[0] <= p.x <= hi[0] and lo[1] <= p.y <= hi[1] and hi[2] < p.z and hi[2] <= low + REST_SNAP:
+            if (
+                lo[0] <= p.x <= hi[0]
+                and lo[1] <= p.y <= hi[1]
+                and hi[2] < p.z
+                and hi[2] <= low + REST_SNAP
+            ):
                 support = max(support, hi[2])
         gap = low - support
         if abs(gap) <= REST_SNAP:
@@ -385,6 +518,10 @@ def _flag_contents(objects: dict[str, PerceivedObject], shapes: ShapeLibrary) ->
         for other, o in objects.items():
             if other == name or o.state.fixed or np.prod(o.state.size) <= np.prod(obj.state.size):
                 continue
-            local = np.asarray(rotation_matrix(*o.state.pose.euler)).T @ (c - np.asarray(o.state.pose.position))
-            if np.all(np.abs(local) < np.asarray(o.state.size) / 2) or stands_in(obj.low_point, o.state, shapes):
+            local = np.asarray(rotation_matrix(*o.state.pose.euler)).T @ (
+                c - np.asarray(o.state.pose.position)
+            )
+            if np.all(np.abs(local) < np.asarray(o.state.size) / 2) or stands_in(
+                obj.low_point, o.state, shapes
+            ):
                 obj.flags.append(f"inside {other}")

@@ -17,7 +17,10 @@ import numpy as np
 from perception.camera import RGBDFrame
 from perception.fit import Fit, ModelFitter
 
-UNMOVED_CENTROID, UNMOVED_SPREAD = 0.002, 0.004  # m: an object's points that moved less lie as they did (`unmoved`)
+UNMOVED_CENTROID, UNMOVED_SPREAD = (
+    0.002,
+    0.004,
+)  # m: an object's points that moved less lie as they did (`unmoved`)
 REFIT_SLACK = 0.0005  # m of fit cost a refit may score above the full fit it descends from (good fits cost ~1 mm)
 
 
@@ -31,7 +34,9 @@ class _Last:
 
 def shape_of(pts: np.ndarray) -> np.ndarray:
     """Where points (N×3, m, world) lie: (count, centroid (3), 5th and 95th percentile per axis (6))."""
-    return np.concatenate([[len(pts)], pts.mean(axis=0), np.percentile(pts, [5, 95], axis=0).ravel()])
+    return np.concatenate(
+        [[len(pts)], pts.mean(axis=0), np.percentile(pts, [5, 95], axis=0).ravel()]
+    )
 
 
 def unmoved(before: np.ndarray, now: np.ndarray) -> bool:
@@ -39,9 +44,11 @@ def unmoved(before: np.ndarray, now: np.ndarray) -> bool:
     percentile within UNMOVED_SPREAD. Measured frame to frame on a still scene with the camera's noise: the
     centroid within 0.2 mm, percentiles within 2.6 mm (a golf ball's few points); a fork whose flat head is
     seen in one frame and not the next moves its percentiles by 8 cm (and is fitted in full)."""
-    return (abs(now[0] - before[0]) <= 0.1 * before[0]
-            and float(np.linalg.norm(now[1:4] - before[1:4])) <= UNMOVED_CENTROID
-            and float(np.max(np.abs(now[4:] - before[4:]))) <= UNMOVED_SPREAD)
+    return (
+        abs(now[0] - before[0]) <= 0.1 * before[0]
+        and float(np.linalg.norm(now[1:4] - before[1:4])) <= UNMOVED_CENTROID
+        and float(np.max(np.abs(now[4:] - before[4:]))) <= UNMOVED_SPREAD
+    )
 
 
 class FitMemory:
@@ -50,8 +57,17 @@ class FitMemory:
     def __init__(self) -> None:
         self._last: dict[str, _Last] = {}
 
-    def fit(self, name: str, kind: str, fitter: ModelFitter, pts: np.ndarray, frame: RGBDFrame, with_scale: bool,
-            may_refit: bool, full: Callable[[], Fit]) -> tuple[Fit, bool]:
+    def fit(
+        self,
+        name: str,
+        kind: str,
+        fitter: ModelFitter,
+        pts: np.ndarray,
+        frame: RGBDFrame,
+        with_scale: bool,
+        may_refit: bool,
+        full: Callable[[], Fit],
+    ) -> tuple[Fit, bool]:
         """(fit, refitted) of object `name` (of `kind`) to `pts` (N×3, m, world) in `frame`: refitted from its
         latest fit when `may_refit`, its points are `unmoved` since its last full fit and the refit costs at most
         REFIT_SLACK more than that one; else `full()` (refitted False), which then becomes the last full fit."""

@@ -37,20 +37,28 @@ class ShapeModel:
 def _euler_matrix(rpy: tuple[float, float, float]) -> np.ndarray:
     r, p, y = rpy
     cr, sr, cp, sp, cy, sy = np.cos(r), np.sin(r), np.cos(p), np.sin(p), np.cos(y), np.sin(y)
-    return np.array([[cy * cp, cy * sp * sr - sy * cr, cy * sp * cr + sy * sr],
-                     [sy * cp, sy * sp * sr + cy * cr, sy * sp * cr - cy * sr],
-                     [-sp, cp * sr, cp * cr]])
+    return np.array(
+        [
+            [cy * cp, cy * sp * sr - sy * cr, cy * sp * cr + sy * sr],
+            [sy * cp, sy * sp * sr + cy * cr, sy * sp * cr - cy * sr],
+            [-sp, cp * sr, cp * cr],
+        ]
+    )
 
 
 def _part_mesh(part) -> o3d.geometry.TriangleMesh:
     """An open3d mesh of one primitive, placed at its offset and rpy in the parts frame."""
     if part.kind == "box":
         dx, dy, dz = part.dims
-        mesh = o3d.geometry.TriangleMesh.create_box(dx, dy, dz).translate((-dx / 2, -dy / 2, -dz / 2))
+        mesh = o3d.geometry.TriangleMesh.create_box(dx, dy, dz).translate(
+            (-dx / 2, -dy / 2, -dz / 2)
+        )
     elif part.kind == "sphere":
         mesh = o3d.geometry.TriangleMesh.create_sphere(part.dims[0], resolution=16)
     elif part.kind == "cylinder":
-        mesh = o3d.geometry.TriangleMesh.create_cylinder(part.dims[0], part.dims[1], resolution=24, split=1)
+        mesh = o3d.geometry.TriangleMesh.create_cylinder(
+            part.dims[0], part.dims[1], resolution=24, split=1
+        )
     else:
         raise ValueError(f"unknown part kind {part.kind!r}")
     mesh.rotate(_euler_matrix(tuple(part.rpy)), center=(0.0, 0.0, 0.0))
@@ -65,7 +73,9 @@ def _inside_part(pts: np.ndarray, part, margin: float = 1e-4) -> np.ndarray:
     if part.kind == "sphere":
         return np.linalg.norm(local, axis=1) < part.dims[0] - margin
     r, h = part.dims
-    return (np.hypot(local[:, 0], local[:, 1]) < r - margin) & (np.abs(local[:, 2]) < h / 2 - margin)
+    return (np.hypot(local[:, 0], local[:, 1]) < r - margin) & (
+        np.abs(local[:, 2]) < h / 2 - margin
+    )
 
 
 def surface_model(spec, kind: str, samples: int = SAMPLES, seed: int = 0) -> ShapeModel:
@@ -93,13 +103,23 @@ def surface_model(spec, kind: str, samples: int = SAMPLES, seed: int = 0) -> Sha
     points = np.concatenate(pts_all) - centre
     normals = np.concatenate(nrm_all)
     normals /= np.maximum(np.linalg.norm(normals, axis=1, keepdims=True), 1e-12)
-    info = {k: getattr(spec, k, None) for k in ("category", "colour", "rgba", "mass", "friction", "region", "fixed")}
+    info = {
+        k: getattr(spec, k, None)
+        for k in ("category", "colour", "rgba", "mass", "friction", "region", "fixed")
+    }
     info["shape"] = getattr(spec, "shape", "box")
     # a container: its inside floor's height above its bottom, its inner radius and its axis (body frame), m
     cavity = (getattr(spec, "extra", None) or {}).get("cavity")
     info["floor"] = float(cavity["bottom"] - lo[2]) if cavity else None
-    info["cavity"] = (float(cavity["centre"][0] - centre[0]), float(cavity["centre"][1] - centre[1]),
-                      float(cavity["radius"])) if cavity else None
+    info["cavity"] = (
+        (
+            float(cavity["centre"][0] - centre[0]),
+            float(cavity["centre"][1] - centre[1]),
+            float(cavity["radius"]),
+        )
+        if cavity
+        else None
+    )
     return ShapeModel(kind, points, normals, tuple(float(v) for v in hi - lo), info)
 
 

@@ -83,11 +83,18 @@ def settled(state: ObjectState) -> ObjectState:
 
     pose = state.pose
     fields = {k: round(getattr(pose, k), 6) + 0.0 for k in ("x", "y", "z", "roll", "pitch", "yaw")}
-    return replace(state, pose=replace(pose, **fields), size=tuple(round(v, 6) + 0.0 for v in state.size))
+    return replace(
+        state, pose=replace(pose, **fields), size=tuple(round(v, 6) + 0.0 for v in state.size)
+    )
 
 
-HAND_POINTS = 150  # points a held object needs for its pose to come from the camera rather than the hand
-ROUND_SHAPES = ("cylinder", "sphere")  # held, their turn in the hand comes from the hand once first seen held
+HAND_POINTS = (
+    150  # points a held object needs for its pose to come from the camera rather than the hand
+)
+ROUND_SHAPES = (
+    "cylinder",
+    "sphere",
+)  # held, their turn in the hand comes from the hand once first seen held
 
 
 class CameraSource:
@@ -99,15 +106,24 @@ class CameraSource:
 
     name = "camera"
 
-    def __init__(self, camera, pipeline, robot: Callable[[], RobotState | None] = lambda: None,
-                 tcp: Callable[[], tuple] | None = None) -> None:
+    def __init__(
+        self,
+        camera,
+        pipeline,
+        robot: Callable[[], RobotState | None] = lambda: None,
+        tcp: Callable[[], tuple] | None = None,
+    ) -> None:
         from perception.tracker import Tracker
 
         self.camera, self.pipeline, self._robot, self._tcp = camera, pipeline, robot, tcp
         self.tracker = Tracker()
-        self._annotated: Callable[[], bytes] | None = None  # makes the latest labelled image (`last_annotated`)
+        self._annotated: Callable[[], bytes] | None = (
+            None  # makes the latest labelled image (`last_annotated`)
+        )
         self.out_dir = None
-        self._in_hand: dict[str, tuple] = {}  # held object's (rotation, centre) in the hand frame, m
+        self._in_hand: dict[
+            str, tuple
+        ] = {}  # held object's (rotation, centre) in the hand frame, m
         self._previous = None  # the last frame observed (RGBDFrame)
         self._before_fell: dict = {}  # poured out and unseen since → the frame before it was poured
 
@@ -127,15 +143,26 @@ class CameraSource:
         for o in res.objects.values():
             o.state = settled(o.state)
         known = any(not s.fixed for s in self.tracker.known.values()) or bool(self.tracker.gone)
-        if res.failure and not (res.failure == NO_OBJECTS and known):  # nothing on the table but known things: kept
-            self._annotated = cache(partial(annotate, frame, {}, note=f"perception failed: {res.failure}"))
+        if res.failure and not (
+            res.failure == NO_OBJECTS and known
+        ):  # nothing on the table but known things: kept
+            self._annotated = cache(
+                partial(annotate, frame, {}, note=f"perception failed: {res.failure}")
+            )
             raise PerceptionError(res.failure)
         unlabelled = {n for n, o in res.objects.items() if o.source == "colour"}
-        tracked = self.tracker.update({n: o.state for n, o in res.objects.items()}, unlabelled, res.unmeasured,
-                                      held, {n: o.flags for n, o in res.objects.items()})
+        tracked = self.tracker.update(
+            {n: o.state for n, o in res.objects.items()},
+            unlabelled,
+            res.unmeasured,
+            held,
+            {n: o.flags for n, o in res.objects.items()},
+        )
         if held in tracked.states:
             self._place_in_hand(held, tracked, res.objects.get(held))
-            self.tracker.carry(tracked, held)  # it, and what is unseen inside it, are where the hand put them
+            self.tracker.carry(
+                tracked, held
+            )  # it, and what is unseen inside it, are where the hand put them
         for name in [n for n in self._in_hand if n != held and n in tracked.kept]:
             # let go since the last look and hidden now (by the hand above it): under the hand, at rest
             self._place_in_hand(name, tracked, None)
@@ -148,15 +175,33 @@ class CameraSource:
             # and that bowl's floor in view with nothing come to rest on it since the pour: it stayed in
             spot = tracked.states[name]
             box = tracked.states.get(container_of(name, tracked.states) or "")
-            middle = [replace(spot, pose=replace(spot.pose, x=box.pose.x, y=box.pose.y))] if box else []
+            middle = (
+                [replace(spot, pose=replace(spot.pose, x=box.pose.x, y=box.pose.y))] if box else []
+            )
             before = self._before_fell.get(name)
-            floor = "empty" if box is None else floor_verdict(before, frame, box, spot.pose.z) if before else "hidden"
+            floor = (
+                "empty"
+                if box is None
+                else floor_verdict(before, frame, box, spot.pose.z)
+                if before
+                else "hidden"
+            )
             # on a flat surface it may have rolled: nowhere near the spot either (in a bowl it rolls to the middle)
-            clear = seen_past_around(frame, spot) if box is None else all(seen_past(frame, s) for s in [spot, *middle])
+            clear = (
+                seen_past_around(frame, spot)
+                if box is None
+                else all(seen_past(frame, s) for s in [spot, *middle])
+            )
             if floor == "empty" and clear:
                 self.tracker.still_inside(name, tracked)
         # what was poured out and is unseen is the pour's to judge (above), not gone
-        skip = {held, *self._in_hand, *res.unmeasured, *self._hollow(tracked), *self.tracker.fell} - {None}
+        skip = {
+            held,
+            *self._in_hand,
+            *res.unmeasured,
+            *self._hollow(tracked),
+            *self.tracker.fell,
+        } - {None}
         self.tracker.drop_vacant(tracked, frame, skip)
         self._in_hand = {k: v for k, v in self._in_hand.items() if k == held}
         self._previous = frame
@@ -164,13 +209,14 @@ class CameraSource:
         note = f"missing: {', '.join(tracked.missing)}" if tracked.missing else ""
         self._annotated = cache(partial(annotate, frame, dict(tracked.states), flags, note))
         world = WorldState(objects=tracked.states, robot=robot, source=self.name)
-        return Observation(world, frame.rgb, self._annotated, flags, tracked.kept, tracked.missing, res.timings)
+        return Observation(
+            world, frame.rgb, self._annotated, flags, tracked.kept, tracked.missing, res.timings
+        )
 
     @property
     def last_annotated(self) -> bytes | None:
         """The latest frame's labelled image (PNG bytes), also when that round failed; None before any frame."""
         return self._annotated() if self._annotated is not None else None
-
 
     def _hollow(self, tracked) -> set[str]:
         """Kept containers (a bowl, a mug, a can): their place is not judged empty from depth, which
@@ -178,7 +224,11 @@ class CameraSource:
         shapes = getattr(self.pipeline, "shapes", None)
         out = set()
         for name in tracked.kept:
-            model = shapes.get(tracked.states[name].kind) if shapes is not None and tracked.states[name].kind else None
+            model = (
+                shapes.get(tracked.states[name].kind)
+                if shapes is not None and tracked.states[name].kind
+                else None
+            )
             if model is not None and model.info.get("cavity"):
                 out.add(name)
         return out
@@ -220,14 +270,20 @@ class CameraSource:
         rpy = euler(hand_r @ rel_r)
         tracked.states[name] = replace(state, pose=Pose(*(float(v) for v in c), *rpy))
         note = "in the gripper: placed by the hand's pose"
-        tracked.flags[name] = [f for f in tracked.flags.get(name, []) if not f.startswith("not seen")] + [note]
+        tracked.flags[name] = [
+            f for f in tracked.flags.get(name, []) if not f.startswith("not seen")
+        ] + [note]
 
 
 def _quat_matrix(q) -> np.ndarray:
     x, y, z, w = (float(v) for v in q)
-    return np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
-                     [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
-                     [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)]])
+    return np.array(
+        [
+            [1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
+            [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
+            [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)],
+        ]
+    )
 
 
 class SimStateSource:

@@ -25,10 +25,16 @@ from scipy.optimize import linear_sum_assignment
 from owl_bt.state import ObjectState, Pose, rotation_matrix
 from perception.fit import euler
 
-MATCH_DIST = 0.06  # m: an unlabelled object farther than this from its previous position is a new one
+MATCH_DIST = (
+    0.06  # m: an unlabelled object farther than this from its previous position is a new one
+)
 MATCH_COLOUR = 0.3  # rgb distance beyond which two observations are different things
-MOUTH_DOWN = 0.17  # a container whose up axis points this far (cosine) below the horizon has emptied
-FLOOR_SHARE = 0.1  # what rests in a container unseen is taken to stand on a floor this share of its height
+MOUTH_DOWN = (
+    0.17  # a container whose up axis points this far (cosine) below the horizon has emptied
+)
+FLOOR_SHARE = (
+    0.1  # what rests in a container unseen is taken to stand on a floor this share of its height
+)
 
 
 @dataclass
@@ -51,11 +57,21 @@ class Tracker:
         # unseen object → (its container, its pose in the container's frame when last seen together)
         self.inside: dict[str, tuple[str, np.ndarray]] = {}
         self.gone: dict[str, str] = {}  # kept object whose place was seen empty → why it is missing
-        self.fell: dict[str, tuple[str, np.ndarray]] = {}  # taken to have fallen out (unseen since): what `inside` had
-        self.stuck: set[str] = set()  # seen not to have fallen out: inside until seen again, however it is turned
+        self.fell: dict[
+            str, tuple[str, np.ndarray]
+        ] = {}  # taken to have fallen out (unseen since): what `inside` had
+        self.stuck: set[str] = (
+            set()
+        )  # seen not to have fallen out: inside until seen again, however it is turned
 
-    def update(self, seen: dict[str, ObjectState], unlabelled: set[str], unmeasured: list[str], held: str | None,
-               flags: dict[str, list[str]]) -> Tracked:
+    def update(
+        self,
+        seen: dict[str, ObjectState],
+        unlabelled: set[str],
+        unmeasured: list[str],
+        held: str | None,
+        flags: dict[str, list[str]],
+    ) -> Tracked:
         """Merge this round's objects (`seen`; `unlabelled` names came from the colour fallback) with
         what is known; `unmeasured`: labelled objects with too few points; `held`: the object in the
         gripper, if any (from the arm)."""
@@ -65,7 +81,9 @@ class Tracker:
             if name not in seen and name not in self.inside:
                 box = container_of(name, self.known)
                 if box is not None:
-                    rel = np.linalg.inv(_homogeneous(self.known[box].pose)) @ _homogeneous(self.known[name].pose)
+                    rel = np.linalg.inv(_homogeneous(self.known[box].pose)) @ _homogeneous(
+                        self.known[name].pose
+                    )
                     self.inside[name] = (box, rel)
         out = Tracked(flags={n: list(flags.get(n, [])) for n in seen})
         for name, state in seen.items():
@@ -79,7 +97,13 @@ class Tracker:
         for name, state in self.known.items():
             if name in seen:
                 continue
-            why = "in the gripper" if name == held else "seen by too few points" if name in unmeasured else "occluded"
+            why = (
+                "in the gripper"
+                if name == held
+                else "seen by too few points"
+                if name in unmeasured
+                else "occluded"
+            )
             out.states[name] = state
             out.kept.append(name)
             out.flags[name] = [f"not seen ({why}): kept from observation {self.last_seen[name]}"]
@@ -103,8 +127,10 @@ class Tracker:
             if name in skip or name in self.inside or state.fixed or not seen_empty(state, frame):
                 continue
             x, y = state.pose.position[:2]
-            note = (f"not seen: its place at ({x:.2f}, {y:.2f}) is seen empty; gone since observation "
-                    f"{self.last_seen.get(name, 0)}")
+            note = (
+                f"not seen: its place at ({x:.2f}, {y:.2f}) is seen empty; gone since observation "
+                f"{self.last_seen.get(name, 0)}"
+            )
             del tracked.states[name]
             tracked.kept.remove(name)
             tracked.flags[name] = [note]
@@ -138,7 +164,9 @@ class Tracker:
                 note = f"not seen (inside {box}): moved with it, kept from observation {self.last_seen[name]}"
             tracked.states[name] = replace(state, pose=pose)
             self.known[name] = tracked.states[name]
-            tracked.flags[name] = [f for f in tracked.flags.get(name, []) if not f.startswith("not seen")] + [note]
+            tracked.flags[name] = [
+                f for f in tracked.flags.get(name, []) if not f.startswith("not seen")
+            ] + [note]
 
     def still_inside(self, name: str, tracked: Tracked) -> None:
         """`name`, taken to have fallen out of its container (`carry`), where the camera now sees past the
@@ -151,10 +179,13 @@ class Tracker:
         self.inside[name] = (box, rel)
         self.stuck.add(name)
         m = _homogeneous(tracked.states[box].pose) @ rel
-        tracked.states[name] = replace(tracked.states[name], pose=Pose(*(float(v) for v in m[:3, 3]), *euler(m[:3, :3])))
+        tracked.states[name] = replace(
+            tracked.states[name], pose=Pose(*(float(v) for v in m[:3, 3]), *euler(m[:3, :3]))
+        )
         self.known[name] = tracked.states[name]
-        tracked.flags[name] = [f for f in tracked.flags.get(name, []) if not f.startswith("not seen")] + [
-            f"not seen where it would have fallen out of {box}: taken to be still inside it"]
+        tracked.flags[name] = [
+            f for f in tracked.flags.get(name, []) if not f.startswith("not seen")
+        ] + [f"not seen where it would have fallen out of {box}: taken to be still inside it"]
 
     def let_go(self, name: str, tracked: Tracked) -> None:
         """`name`, let go of since the last look and not seen now, placed in `tracked` where the
@@ -165,13 +196,19 @@ class Tracker:
         tracked.states[name] = replace(tracked.states[name], pose=pose)
         self.known[name] = tracked.states[name]
         note = f"not seen: let go of since the last look; taken to rest {where} below the hand"
-        tracked.flags[name] = [f for f in tracked.flags.get(name, []) if not f.startswith(("not seen", "in the gripper"))]
+        tracked.flags[name] = [
+            f
+            for f in tracked.flags.get(name, [])
+            if not f.startswith(("not seen", "in the gripper"))
+        ]
         tracked.flags[name].append(note)
 
     def _rename(self, seen: dict[str, ObjectState], unlabelled: set[str]) -> dict[str, ObjectState]:
         """Give colour-named objects the names of the previous round's unlabelled objects they match."""
         new = [n for n in seen if n in unlabelled]
-        old = [n for n, s in self.known.items() if not s.kind and (n not in seen or n in unlabelled)]
+        old = [
+            n for n, s in self.known.items() if not s.kind and (n not in seen or n in unlabelled)
+        ]
         if not new or not old:
             return seen
         cost = np.full((len(new), len(old)), 1e3)
@@ -211,7 +248,12 @@ def container_of(name: str, states: dict[str, ObjectState]) -> str | None:
         if other == name or st.fixed or st.shape == "region":
             continue
         lo, hi = st.aabb()
-        if lo[0] < x < hi[0] and lo[1] < y < hi[1] and lo[2] < z < hi[2] and min(st.size[:2]) > max(obj.size[:2]):
+        if (
+            lo[0] < x < hi[0]
+            and lo[1] < y < hi[1]
+            and lo[2] < z < hi[2]
+            and min(st.size[:2]) > max(obj.size[:2])
+        ):
             found.append((st.size[0] * st.size[1] * st.size[2], other))
     return min(found)[1] if found else None
 
@@ -224,17 +266,23 @@ def _homogeneous(pose: Pose) -> np.ndarray:
     return m
 
 
-def _fallen(obj: ObjectState, container: ObjectState, states: dict[str, ObjectState]) -> tuple[Pose, str]:
+def _fallen(
+    obj: ObjectState, container: ObjectState, states: dict[str, ObjectState]
+) -> tuple[Pose, str]:
     """Where `obj`, poured out of `container` (turned mouth-down), is taken to be while unseen
     (the container held over a bowl hides what fell into it): straight below the middle of the
     mouth, at rest there (`rest_below`). Returns (pose, 'in <name>' | 'on <name>')."""
     m = _homogeneous(container.pose)
     mouth = m[:3, 3] + m[:3, 2] * container.size[2] / 2
-    at_mouth = replace(obj, pose=replace(obj.pose, x=float(mouth[0]), y=float(mouth[1]), z=float(mouth[2])))
+    at_mouth = replace(
+        obj, pose=replace(obj.pose, x=float(mouth[0]), y=float(mouth[1]), z=float(mouth[2]))
+    )
     return rest_below(at_mouth, states, skip=(container.name,))
 
 
-def rest_below(obj: ObjectState, states: dict[str, ObjectState], skip: tuple[str, ...] = ()) -> tuple[Pose, str]:
+def rest_below(
+    obj: ObjectState, states: dict[str, ObjectState], skip: tuple[str, ...] = ()
+) -> tuple[Pose, str]:
     """`obj` lowered straight down from where it is until it rests on the highest thing under its
     centre (not in `skip`): *in* it when that thing is movable, wider than obj's box every way
     across and at least 0.4 of its height (a bowl, a mug: its bottom then FLOOR_SHARE of that
@@ -251,9 +299,16 @@ def rest_below(obj: ObjectState, states: dict[str, ObjectState], skip: tuple[str
         slo, shi = st.aabb()
         if not (slo[0] <= x <= shi[0] and slo[1] <= y <= shi[1]) or shi[2] > lo[2] + 0.02:
             continue
-        holds = (not st.fixed and min(shi[0] - slo[0], shi[1] - slo[1]) > max(hi[0] - lo[0], hi[1] - lo[1])
-                 and shi[2] - slo[2] >= 0.4 * height)
-        bottom, where = (slo[2] + FLOOR_SHARE * (shi[2] - slo[2]), f"in {other}") if holds else (shi[2], f"on {other}")
+        holds = (
+            not st.fixed
+            and min(shi[0] - slo[0], shi[1] - slo[1]) > max(hi[0] - lo[0], hi[1] - lo[1])
+            and shi[2] - slo[2] >= 0.4 * height
+        )
+        bottom, where = (
+            (slo[2] + FLOOR_SHARE * (shi[2] - slo[2]), f"in {other}")
+            if holds
+            else (shi[2], f"on {other}")
+        )
         if best is None or shi[2] > best[0]:
             best = (shi[2], where, bottom)
     if best is None:

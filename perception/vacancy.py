@@ -29,10 +29,15 @@ MIN_RAYS = 8  # fewer usable rays than this: the place is not judged (kept)
 EMPTY_SHARE = 0.8  # this share of usable rays passing through: the place is seen empty
 FLAT = 0.03  # m: an object lying flat and less tall than this is judged by its top face
 FLAT_MARGIN = 0.004  # m: under this, the top face and what it lies on are too close to tell apart
-NEARER = (0.006, 0.04)  # m: depth come this much nearer where something came to rest (the arm above: more)
+NEARER = (
+    0.006,
+    0.04,
+)  # m: depth come this much nearer where something came to rest (the arm above: more)
 ARRIVED_PIXELS = 12  # pixels come nearer so for something to have come (a 2.4 cm ball at 1 m: ~150)
 FLOOR_SHARE = 0.6  # of a container's half-width: the disc of its floor watched for arrivals
-HIDDEN_SHARE = 0.05  # of that disc's pixels hidden by something held above it: what is under it is not seen
+HIDDEN_SHARE = (
+    0.05  # of that disc's pixels hidden by something held above it: what is under it is not seen
+)
 ROLL = 0.08  # m: how far from the spot under a mouth a thing poured onto a flat surface may roll (a ball: 5 cm seen)
 ROLL_STEP = 0.01  # m: spacing of the spots judged within that reach
 
@@ -75,7 +80,9 @@ def ray_verdicts(state: ObjectState, frame: RGBDFrame) -> np.ndarray:
     if flat:  # half the way from the top face to where the ray meets the plane it lies on
         eye = np.asarray(frame.extrinsics, dtype=float)[:3, 3]
         bottom = centre[2] - half[2]
-        under = z * (eye[2] - bottom) / np.maximum(eye[2] - world[:, 2], 1e-6)  # similar triangles along the ray
+        under = (
+            z * (eye[2] - bottom) / np.maximum(eye[2] - world[:, 2], 1e-6)
+        )  # similar triangles along the ray
         margin = np.maximum((under - z) / 2.0, 0.0)
     else:
         margin = np.full(len(z), THROUGH)
@@ -96,7 +103,7 @@ def seen_past(frame: RGBDFrame, state: ObjectState, margin: float = 0.005) -> bo
     if not ok[0]:
         return False
     i, j = int(v[0]), int(u[0])
-    patch = np.asarray(frame.depth, dtype=float)[i - 2:i + 3, j - 2:j + 3]
+    patch = np.asarray(frame.depth, dtype=float)[i - 2 : i + 3, j - 2 : j + 3]
     depth = patch[np.isfinite(patch) & (patch > 0)]
     return depth.size > 0 and float(np.median(depth)) > z[0] + margin
 
@@ -113,8 +120,10 @@ def seen_past_around(frame: RGBDFrame, state: ObjectState, reach: float = ROLL) 
     gx, gy = np.meshgrid(step, step, indexing="ij")
     disc = np.hypot(gx, gy) <= reach
     x, y = state.pose.x, state.pose.y
-    return all(seen_past(frame, replace(state, pose=replace(state.pose, x=x + float(dx), y=y + float(dy))))
-               for dx, dy in zip(gx[disc], gy[disc], strict=True))
+    return all(
+        seen_past(frame, replace(state, pose=replace(state.pose, x=x + float(dx), y=y + float(dy))))
+        for dx, dy in zip(gx[disc], gy[disc], strict=True)
+    )
 
 
 def project(frame: RGBDFrame, world: np.ndarray, border: int = 0) -> tuple[np.ndarray, ...]:
@@ -150,7 +159,9 @@ def floor_verdict(before: RGBDFrame, now: RGBDFrame, container: ObjectState, z: 
     step = np.arange(-r, r + 1e-9, 0.004)
     gx, gy = np.meshgrid(step, step, indexing="ij")
     disc = np.hypot(gx, gy) <= r
-    pts = np.stack([container.pose.x + gx[disc], container.pose.y + gy[disc], np.full(int(disc.sum()), z)], -1)
+    pts = np.stack(
+        [container.pose.x + gx[disc], container.pose.y + gy[disc], np.full(int(disc.sum()), z)], -1
+    )
     u, v, _, ok = project(now, pts)
     pix = np.unique(np.stack([v[ok], u[ok]], -1), axis=0)
     if not len(pix):

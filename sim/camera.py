@@ -12,7 +12,11 @@ from dataclasses import dataclass
 import numpy as np
 import pybullet as p
 
-DEFAULT_EYE = (1.25, 0.0, 0.75)  # metres, world frame: in front of the table, looking back at the arm
+DEFAULT_EYE = (
+    1.25,
+    0.0,
+    0.75,
+)  # metres, world frame: in front of the table, looking back at the arm
 DEFAULT_TARGET = (0.5, 0.0, 0.0)
 # The perception head camera: above the far edge of the table looking steeply down at its middle, so
 # that it sees into mugs, cans and bowls (m, world frame; vertical field of view in degrees).
@@ -59,7 +63,9 @@ def render(
     k = np.array([[fy, 0, width / 2], [0, fy, height / 2], [0, 0, 1]], dtype=np.float64)
     view_m = np.asarray(view, dtype=np.float64).reshape(4, 4).T  # world→camera (OpenGL)
     cam_to_world = np.linalg.inv(view_m)
-    return Frame(rgba[:, :, :3].copy(), depth.astype(np.float32), seg.astype(np.int32), k, cam_to_world)
+    return Frame(
+        rgba[:, :, :3].copy(), depth.astype(np.float32), seg.astype(np.int32), k, cam_to_world
+    )
 
 
 def render_head(cid: int, width: int = 640, height: int = 480) -> Frame:

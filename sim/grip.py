@@ -36,9 +36,15 @@ class ClosingFingers:
         self.steps += 1
         angle = self.robot.finger_angle()
         moved, self._last = angle - self._last, angle
-        if self.met is None and self.steps > FIRST_STEPS and moved < SLOWED * FINGER_SPEED * TIME_STEP:
+        if (
+            self.met is None
+            and self.steps > FIRST_STEPS
+            and moved < SLOWED * FINGER_SPEED * TIME_STEP
+        ):
             self.met = self.steps
-        return self.steps >= self.limit or (self.met is not None and (self.steps - self.met) * TIME_STEP >= SQUEEZE_S)
+        return self.steps >= self.limit or (
+            self.met is not None and (self.steps - self.met) * TIME_STEP >= SQUEEZE_S
+        )
 
     def run(self, step: Callable[[], None]) -> int:
         """Call `step` (one physics step) until the close is done; returns the steps taken."""

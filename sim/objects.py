@@ -76,9 +76,17 @@ class ObjectSpec:
 
     def to_state(self, pose: Pose) -> ObjectState:
         return ObjectState(
-            name=self.name, category=self.category, pose=pose, size=self.size(), shape=self.shape,
-            rgba=self.rgba, mass=self.mass, friction=self.friction, fixed=self.region or self.fixed,
-            colour=self.colour, kind=self.kind,
+            name=self.name,
+            category=self.category,
+            pose=pose,
+            size=self.size(),
+            shape=self.shape,
+            rgba=self.rgba,
+            mass=self.mass,
+            friction=self.friction,
+            fixed=self.region or self.fixed,
+            colour=self.colour,
+            kind=self.kind,
         )
 
 
@@ -109,8 +117,15 @@ def spec_from_state(obj: ObjectState) -> ObjectSpec:
     else:
         part = Part("box", obj.size)
     return ObjectSpec(
-        name=obj.name, category=obj.category, parts=(part,), rgba=obj.rgba, colour=obj.colour,
-        mass=obj.mass, friction=obj.friction, region=obj.shape == "region", fixed=obj.fixed,
+        name=obj.name,
+        category=obj.category,
+        parts=(part,),
+        rgba=obj.rgba,
+        colour=obj.colour,
+        mass=obj.mass,
+        friction=obj.friction,
+        region=obj.shape == "region",
+        fixed=obj.fixed,
     )
 
 
@@ -164,7 +179,11 @@ def spawn(cid: int, spec: ObjectSpec, pose: Pose) -> int:
             linkJointAxis=[(0, 0, 1)] * n,
             physicsClientId=cid,
         )
-    dynamics = {"rollingFriction": 0.005, "spinningFriction": 0.005, **spec.extra.get("dynamics", {})}
+    dynamics = {
+        "rollingFriction": 0.005,
+        "spinningFriction": 0.005,
+        **spec.extra.get("dynamics", {}),
+    }
     for link in range(-1, p.getNumJoints(body, physicsClientId=cid)):
         p.changeDynamics(body, link, lateralFriction=spec.friction, physicsClientId=cid, **dynamics)
     return body
@@ -175,12 +194,22 @@ def part_points(part: Part) -> list[tuple[float, float, float]]:
     or eight points round each end of a cylinder."""
     if part.kind == "sphere":
         r = part.dims[0]
-        local = [(s * r * (i == 0), s * r * (i == 1), s * r * (i == 2)) for i in range(3) for s in (-1, 1)]
+        local = [
+            (s * r * (i == 0), s * r * (i == 1), s * r * (i == 2))
+            for i in range(3)
+            for s in (-1, 1)
+        ]
     elif part.kind == "cylinder":
         r, h = part.dims
-        local = [(r * math.cos(a), r * math.sin(a), z) for a in np.linspace(0, 2 * math.pi, 8, endpoint=False)
-                 for z in (-h / 2, h / 2)]
+        local = [
+            (r * math.cos(a), r * math.sin(a), z)
+            for a in np.linspace(0, 2 * math.pi, 8, endpoint=False)
+            for z in (-h / 2, h / 2)
+        ]
     else:
         local = list(itertools.product(*[(-d / 2, d / 2) for d in part.dims]))
     rot = rotation_matrix(*part.rpy)
-    return [tuple(part.offset[i] + sum(rot[i][j] * v[j] for j in range(3)) for i in range(3)) for v in local]
+    return [
+        tuple(part.offset[i] + sum(rot[i][j] * v[j] for j in range(3)) for i in range(3))
+        for v in local
+    ]

@@ -59,7 +59,9 @@ PLANNING_LIMITS = (
     (-2 * math.pi, 2 * math.pi),
 )
 MAX_OPENING = 0.085  # metres between the pads when open
-PAD_ORIGIN_OFFSET = 0.007  # metres: the pads' link origins sit this much wider apart than their surfaces
+PAD_ORIGIN_OFFSET = (
+    0.007  # metres: the pads' link origins sit this much wider apart than their surfaces
+)
 # Where on the table the arm works comfortably (x, y lower and upper, metres, world frame): samplers
 # put objects down only here, however large the surface (edges near the base or far away are
 # reachable only in awkward poses from which the next pick fails).
@@ -94,8 +96,16 @@ class RobotSpec:
         return len(self.arm_joints)
 
 
-UR5E = RobotSpec("ur5e", lambda: ur5e_robotiq_urdf(), ARM_JOINTS, HOME, PLANNING_LIMITS, UR_VELOCITY_LIMITS,
-                 ("base_link", "base_link_inertia", "shoulder_link", "upper_arm_link"), closed_form_ik="ur5e")
+UR5E = RobotSpec(
+    "ur5e",
+    lambda: ur5e_robotiq_urdf(),
+    ARM_JOINTS,
+    HOME,
+    PLANNING_LIMITS,
+    UR_VELOCITY_LIMITS,
+    ("base_link", "base_link_inertia", "shoulder_link", "upper_arm_link"),
+    closed_form_ik="ur5e",
+)
 # Tool pointing straight down 0.31 m above the table, 0.22 m in front of the base, fingers closing
 # along y as the UR5e's home (joints 1, 3, 5 at zero: the arm in its x-z plane, elbow up).
 GEN3_HOME = (0.0, -0.2, 0.0, 2.0, 0.0, math.pi - 1.8, math.pi / 2)
@@ -109,16 +119,27 @@ GEN3_LIMITS = (
     (-2.57, 2.57),
     (-math.pi, math.pi),  # joint_5 (continuous)
     (-2.09, 2.09),
-    (-2 * math.pi, 2 * math.pi),  # joint_7 (continuous): the wrist may turn a whole way round, as the UR's
+    (
+        -2 * math.pi,
+        2 * math.pi,
+    ),  # joint_7 (continuous): the wrist may turn a whole way round, as the UR's
 )
 # The Gen3's light links (0.5–1.4 kg) under pybullet's default position loop were still turning the
 # wrist by up to 0.02 rad after a waypoint counted as reached, i.e. while the fingers closed, and a
 # grasp taken that way pressed the object into the table on the lift (2 in 30 cans, 1 in 30 apples);
 # a stiffer loop (as the real arm's joint controllers are) settles before the grasp: 0 in 30 each.
 GEN3_POSITION_GAIN = 0.3
-KINOVA_GEN3 = RobotSpec("kinova-gen3", lambda: kinova_gen3_robotiq_urdf(), kinova_gen3.ARM_JOINTS, GEN3_HOME,
-                        GEN3_LIMITS, kinova_gen3.VELOCITY_LIMITS, ("base_link", "shoulder_link", "half_arm_1_link"), GEN3_MOUNT,
-                        GEN3_POSITION_GAIN)
+KINOVA_GEN3 = RobotSpec(
+    "kinova-gen3",
+    lambda: kinova_gen3_robotiq_urdf(),
+    kinova_gen3.ARM_JOINTS,
+    GEN3_HOME,
+    GEN3_LIMITS,
+    kinova_gen3.VELOCITY_LIMITS,
+    ("base_link", "shoulder_link", "half_arm_1_link"),
+    GEN3_MOUNT,
+    GEN3_POSITION_GAIN,
+)
 ROBOTS: dict[str, RobotSpec] = {r.name: r for r in (UR5E, KINOVA_GEN3)}
 ALIASES = {"ur5": "ur5e", "ur": "ur5e", "gen3": "kinova-gen3", "kinova": "kinova-gen3"}
 DEFAULT_ROBOT = "ur5e"
@@ -130,7 +151,9 @@ def robot_spec(name: str | RobotSpec = DEFAULT_ROBOT) -> RobotSpec:
         return name
     key = ALIASES.get(name.strip().lower(), name.strip().lower())
     if key not in ROBOTS:
-        raise KeyError(f"unknown robot {name!r}; available: {', '.join(ROBOTS)} (aliases: {', '.join(ALIASES)})")
+        raise KeyError(
+            f"unknown robot {name!r}; available: {', '.join(ROBOTS)} (aliases: {', '.join(ALIASES)})"
+        )
     return ROBOTS[key]
 
 
@@ -238,7 +261,9 @@ class RobotModel:
     tcp: int = -1
     pads: tuple[int, int] = (-1, -1)
     gripper_links: tuple[int, ...] = ()
-    _openings: tuple[tuple[float, float], ...] = ()  # (finger angle rad, pad-origin distance m), angle rising
+    _openings: tuple[
+        tuple[float, float], ...
+    ] = ()  # (finger angle rad, pad-origin distance m), angle rising
 
     spec: RobotSpec = UR5E
     base_links: tuple[int, ...] = (-1, 0, 1, 2)
@@ -252,8 +277,13 @@ class RobotModel:
         return self.spec.limits
 
     @classmethod
-    def load(cls, cid: int, base: tuple[float, float, float] | None = None,
-             robot: str | RobotSpec = DEFAULT_ROBOT, visual: bool = True) -> RobotModel:
+    def load(
+        cls,
+        cid: int,
+        base: tuple[float, float, float] | None = None,
+        robot: str | RobotSpec = DEFAULT_ROBOT,
+        visual: bool = True,
+    ) -> RobotModel:
         """Load `robot`'s arm + gripper URDF with its base at `base` (metres, world frame; default its
         spec's mount), at its home pose with the gripper open; visual=False: without its visual meshes
         (`collision_only`), for a body no camera sees. Raises KeyError for an unknown robot."""
@@ -319,18 +349,27 @@ class RobotModel:
         `finger_joints()` returns them, every joint's own angle."""
         self._reset(tuple(self.fingers), self._finger_values(angle))
 
-    def _reset(self, joints: tuple[int, ...] | list[int], values: tuple[float, ...] | list[float]) -> None:
+    def _reset(
+        self, joints: tuple[int, ...] | list[int], values: tuple[float, ...] | list[float]
+    ) -> None:
         if len(joints) != len(values):
             raise ValueError(f"{len(values)} values for {len(joints)} joints")
-        p.resetJointStatesMultiDof(self.body, list(joints), [[float(v)] for v in values],
-                                   targetVelocities=[[0.0]] * len(joints), physicsClientId=self.cid)
+        p.resetJointStatesMultiDof(
+            self.body,
+            list(joints),
+            [[float(v)] for v in values],
+            targetVelocities=[[0.0]] * len(joints),
+            physicsClientId=self.cid,
+        )
 
     def finger_joints(self) -> tuple[float, ...]:
         """Every finger joint's angle now (radians, in the order of `fingers`). Closed on an object
         they leave the mimic ratios (a pad stopped on a can's wall while its knuckle turns on), so a
         grip is held at these: held at `finger_angle()` alone the pads swung 1-2 cm further in,
         through the wall of the can they held and into its cavity, where they caught the soup."""
-        return tuple(s[0] for s in p.getJointStates(self.body, list(self.fingers), physicsClientId=self.cid))
+        return tuple(
+            s[0] for s in p.getJointStates(self.body, list(self.fingers), physicsClientId=self.cid)
+        )
 
     def _finger_values(self, angle: float | tuple[float, ...]) -> tuple[float, ...]:
         if isinstance(angle, tuple):
@@ -340,16 +379,25 @@ class RobotModel:
     def gripper_inside(self, body: int, depth: float = 0.001) -> bool:
         """Does any gripper link sit more than `depth` metres inside `body` (possible only while
         their contacts are switched off, as for a held object)?"""
-        return any(c[8] < -depth for link in self.gripper_links
-                   for c in p.getClosestPoints(self.body, body, 0.0, linkIndexA=link, physicsClientId=self.cid))
+        return any(
+            c[8] < -depth
+            for link in self.gripper_links
+            for c in p.getClosestPoints(
+                self.body, body, 0.0, linkIndexA=link, physicsClientId=self.cid
+            )
+        )
 
     def finger_links(self) -> tuple[set[int], set[int]]:
         """The link indices of the left and the right finger (outer and inner finger, pad): an object
         touching both sides after a close is held."""
-        names = {p.getJointInfo(self.body, j, physicsClientId=self.cid)[12].decode(): j
-                 for j in range(p.getNumJoints(self.body, physicsClientId=self.cid))}
-        return tuple({names[f"{side}_{n}"] for n in ("inner_finger", "inner_finger_pad", "outer_finger")}
-                     for side in ("left", "right"))
+        names = {
+            p.getJointInfo(self.body, j, physicsClientId=self.cid)[12].decode(): j
+            for j in range(p.getNumJoints(self.body, physicsClientId=self.cid))
+        }
+        return tuple(
+            {names[f"{side}_{n}"] for n in ("inner_finger", "inner_finger_pad", "outer_finger")}
+            for side in ("left", "right")
+        )
 
     def arm_q(self) -> tuple[float, ...]:
         return tuple(s[0] for s in p.getJointStates(self.body, self.arm, physicsClientId=self.cid))
@@ -366,12 +414,18 @@ class RobotModel:
 
     def tcp_pose(self) -> tuple[tuple[float, ...], tuple[float, ...]]:
         """TCP (position, quaternion xyzw), world frame, from forward kinematics."""
-        s = p.getLinkState(self.body, self.tcp, computeForwardKinematics=True, physicsClientId=self.cid)
+        s = p.getLinkState(
+            self.body, self.tcp, computeForwardKinematics=True, physicsClientId=self.cid
+        )
         return s[4], s[5]
 
     # -- motor control (physics) -----------------------------------------------------------
-    def command_arm(self, q: tuple[float, ...] | list[float], max_velocity: float = 2.0,
-                    velocities: tuple[float, ...] | None = None) -> None:
+    def command_arm(
+        self,
+        q: tuple[float, ...] | list[float],
+        max_velocity: float = 2.0,
+        velocities: tuple[float, ...] | None = None,
+    ) -> None:
         """Position targets (rad); each joint no faster than max_velocity or its own limit (rad/s),
         or than its entry of `velocities` (rad/s) when given — joints slowed in proportion to how
         far each has to go arrive together, so the arm moves along the straight joint-space segment."""
@@ -379,8 +433,14 @@ class RobotModel:
         velocities = velocities or (max_velocity,) * len(self.arm)
         for j, v, vmax, vj in zip(self.arm, q, self.spec.velocity_limits, velocities, strict=True):
             p.setJointMotorControl2(
-                self.body, j, p.POSITION_CONTROL, targetPosition=v, force=300.0,
-                maxVelocity=min(max_velocity, vmax, vj), physicsClientId=self.cid, **gain,
+                self.body,
+                j,
+                p.POSITION_CONTROL,
+                targetPosition=v,
+                force=300.0,
+                maxVelocity=min(max_velocity, vmax, vj),
+                physicsClientId=self.cid,
+                **gain,
             )
 
     def command_fingers(self, angle: float | tuple[float, ...], force: float = 40.0) -> None:
@@ -388,6 +448,11 @@ class RobotModel:
         own angle (a tuple as `finger_joints()` returns), with at most `force` (N·m) each."""
         for j, v in zip(self.fingers, self._finger_values(angle), strict=True):
             p.setJointMotorControl2(
-                self.body, j, p.POSITION_CONTROL, targetPosition=v, force=force,
-                maxVelocity=FINGER_SPEED, physicsClientId=self.cid,
+                self.body,
+                j,
+                p.POSITION_CONTROL,
+                targetPosition=v,
+                force=force,
+                maxVelocity=FINGER_SPEED,
+                physicsClientId=self.cid,
             )

@@ -35,7 +35,9 @@ from sim.world import SimWorld
 TOP_KEYS = {"instruction", "object"}
 OBJECT_KEYS = {"kind", "name", "colour", "pose"}
 MAX_NAME = 40  # characters of an object's name
-TOUCH = 0.002  # m: boxes may touch (or sink this far into each other) without counting as overlapping
+TOUCH = (
+    0.002  # m: boxes may touch (or sink this far into each other) without counting as overlapping
+)
 
 
 @dataclass(frozen=True)
@@ -68,13 +70,19 @@ class Scene:
         """Add the objects (markers first, then fixed poses, then random spots from `seed`) and settle."""
         layout = Layout(np.random.default_rng(seed))
         markers: list[Box2] = []
-        for obj in sorted((o for o in self.objects if o.pose is not None), key=lambda o: not o.spec.region):
+        for obj in sorted(
+            (o for o in self.objects if o.pose is not None), key=lambda o: not o.spec.region
+        ):
             if isinstance(obj.pose, Pose):
                 pose = obj.pose
             else:
                 x, y = obj.pose
-                over = not obj.spec.region and any(b[0][0] <= x <= b[1][0] and b[0][1] <= y <= b[1][1] for b in markers)
-                pose = resting_pose(obj.spec, x, y, support_z=THICKNESS if over else catalog.TABLE_TOP_Z)
+                over = not obj.spec.region and any(
+                    b[0][0] <= x <= b[1][0] and b[0][1] <= y <= b[1][1] for b in markers
+                )
+                pose = resting_pose(
+                    obj.spec, x, y, support_z=THICKNESS if over else catalog.TABLE_TOP_Z
+                )
             layout.taken[obj.spec.name] = footprint(obj.spec, pose)
             if obj.spec.region:
                 markers.append(layout.taken[obj.spec.name])
@@ -83,8 +91,10 @@ class Scene:
             try:
                 pose = layout.sample(obj.spec)
             except RuntimeError:
-                raise UsageError(f"{self.path}: no free spot on the table for {obj.spec.name!r} (seed {seed}); "
-                                 "use fewer or smaller objects, or give its pose") from None
+                raise UsageError(
+                    f"{self.path}: no free spot on the table for {obj.spec.name!r} (seed {seed}); "
+                    "use fewer or smaller objects, or give its pose"
+                ) from None
             world.add(obj.spec, pose)
         world.settle(0.5)
 
@@ -104,18 +114,27 @@ def load_scene(path: str | Path) -> Scene:
         raise UsageError(f"{path}: not valid TOML for a scene: nested too deep") from None
     unknown = set(data) - TOP_KEYS
     if unknown:
-        raise UsageError(f"{path}: unknown key {sorted(unknown)[0]!r}; a scene has: instruction, [[object]]")
+        raise UsageError(
+            f"{path}: unknown key {sorted(unknown)[0]!r}; a scene has: instruction, [[object]]"
+        )
     instruction = data.get("instruction", "")
     if not isinstance(instruction, str):
         raise UsageError(f"{path}: instruction must be a string")
     instruction = _checked_instruction(path, instruction)
     entries = data.get("object", [])
     if not isinstance(entries, list) or not entries:
-        raise UsageError(f"{path}: the scene has no objects; add [[object]] tables with a kind and a pose")
+        raise UsageError(
+            f"{path}: the scene has no objects; add [[object]] tables with a kind and a pose"
+        )
     objects = [_object(path, i, e) for i, e in enumerate(entries, 1)]
     _check_names(path, objects)
     _check_overlaps(path, objects)
-    return Scene(name=f"scene:{path.stem}", instruction=instruction.strip(), objects=tuple(objects), path=path)
+    return Scene(
+        name=f"scene:{path.stem}",
+        instruction=instruction.strip(),
+        objects=tuple(objects),
+        path=path,
+    )
 
 
 def _object(path: Path, i: int, entry: object) -> SceneObject:
@@ -124,7 +143,9 @@ def _object(path: Path, i: int, entry: object) -> SceneObject:
         raise UsageError(f"{where}: expected a table with kind and pose")
     unknown = set(entry) - OBJECT_KEYS
     if unknown:
-        raise UsageError(f"{where}: unknown key {sorted(unknown)[0]!r}; an object has: {', '.join(sorted(OBJECT_KEYS))}")
+        raise UsageError(
+            f"{where}: unknown key {sorted(unknown)[0]!r}; an object has: {', '.join(sorted(OBJECT_KEYS))}"
+        )
     kind = entry.get("kind")
     known = sorted(k for k in catalog.KINDS if k != "table")
     if kind is None:
@@ -133,34 +154,90 @@ def _object(path: Path, i: int, entry: object) -> SceneObject:
         raise UsageError(f"{where}: unknown kind {kind!r}; known kinds: {', '.join(known)}")
     name = entry.get("name", kind)
     if not isinstance(name, str) or not name.isidentifier():
-        raise UsageError(f"{where}: name {name!r} must be a word of letters, digits and underscores")
-    if name.lower() in RESERVED_NAMES:  # "far from the robot" is the back of the table; "put it …" names the last object
-        raise UsageError(f"{where}: name {name!r} is a word goals use for something else; name it e.g. 'my_{name.lower()}'")
+        raise UsageError(
+            f"{where}: name {name!r} must be a word of letters, digits and underscores"
+        )
+    if (
+        name.lower() in RESERVED_NAMES
+    ):  # "far from the robot" is the back of the table; "put it …" names the last object
+        raise UsageError(
+            f"{where}: name {name!r} is a word goals use for something else; name it e.g. 'my_{name.lower()}'"
+        )
     if name in _checker_names():
-        raise UsageError(f"{where}: name {name!r} is a word the constraint code uses for something else; name it e.g. "
-                         f"'my_{name}'")
-    if name != name.lower():  # goals are read in lower case: "the Big_Apple" could not be said (break-it)
+        raise UsageError(
+            f"{where}: name {name!r} is a word the constraint code uses for something else; name it e.g. "
+            f"'my_{name}'"
+        )
+    if (
+        name != name.lower()
+    ):  # goals are read in lower case: "the Big_Apple" could not be said (break-it)
         raise UsageError(f"{where}: name {name!r} must be lower case, e.g. {name.lower()!r}")
-    if name != kind and name in catalog.KINDS:  # an apple named "bowl": "the bowl" could then not be said
+    if (
+        name != kind and name in catalog.KINDS
+    ):  # an apple named "bowl": "the bowl" could then not be said
         article = "an" if kind[0] in "aeiou" else "a"
-        raise UsageError(f"{where}: {article} {kind} cannot be named {name!r}, the name of another kind; name it e.g. "
-                         f"'{kind}_2' or 'my_{kind}'")
+        raise UsageError(
+            f"{where}: {article} {kind} cannot be named {name!r}, the name of another kind; name it e.g. "
+            f"'{kind}_2' or 'my_{kind}'"
+        )
     if len(name) > MAX_NAME:  # it is said in every failure line and prompt that names the object
-        raise UsageError(f"{where}: name {name[:20]!r}… is {len(name)} characters long; give at most {MAX_NAME}")
+        raise UsageError(
+            f"{where}: name {name[:20]!r}… is {len(name)} characters long; give at most {MAX_NAME}"
+        )
     colour = entry.get("colour")
     if colour is not None and (not isinstance(colour, str) or colour not in catalog.COLOURS):
-        raise UsageError(f"{where} ({name}): unknown colour {colour!r}; known: {', '.join(sorted(catalog.COLOURS))}")
+        raise UsageError(
+            f"{where} ({name}): unknown colour {colour!r}; known: {', '.join(sorted(catalog.COLOURS))}"
+        )
     spec = catalog.make(kind, name, colour=colour)
     return SceneObject(spec, _pose(f"{where} ({name})", spec, entry.get("pose", "random")))
 
 
-RESERVED_NAMES = {"robot", "it", "its", "them", "they", "itself", "all", "every", "each", "everything", "one", "two",
-                  "three", "four", "five", "six", "seven", "eight", "nine", "ten", "both", "other", "rest", "the", "a",
-                  "an", "and", "or", "of", "to", "on", "in", "into", "onto", "then", "near", "by"}
+RESERVED_NAMES = {
+    "robot",
+    "it",
+    "its",
+    "them",
+    "they",
+    "itself",
+    "all",
+    "every",
+    "each",
+    "everything",
+    "one",
+    "two",
+    "three",
+    "four",
+    "five",
+    "six",
+    "seven",
+    "eight",
+    "nine",
+    "ten",
+    "both",
+    "other",
+    "rest",
+    "the",
+    "a",
+    "an",
+    "and",
+    "or",
+    "of",
+    "to",
+    "on",
+    "in",
+    "into",
+    "onto",
+    "then",
+    "near",
+    "by",
+}
 
 
 def _checker_names() -> frozenset[str]:
-    from owl_bt.language.sandbox import reserved_names  # (the language layer, loaded only for a scene file)
+    from owl_bt.language.sandbox import (
+        reserved_names,
+    )  # (the language layer, loaded only for a scene file)
 
     return reserved_names()
 
@@ -168,22 +245,40 @@ def _checker_names() -> frozenset[str]:
 def _pose(where: str, spec: ObjectSpec, raw: object) -> Pose | tuple[float, float] | None:
     if raw == "random":
         return None
-    ok = isinstance(raw, list) and len(raw) in (2, 6) and all(isinstance(v, int | float) and not isinstance(v, bool) for v in raw)
+    ok = (
+        isinstance(raw, list)
+        and len(raw) in (2, 6)
+        and all(isinstance(v, int | float) and not isinstance(v, bool) for v in raw)
+    )
     ok = ok and all(math.isfinite(v) for v in raw)  # TOML's inf and nan (and 1e400) are not places
     if not ok:
-        raise UsageError(f"{where}: pose must be [x, y], [x, y, z, roll, pitch, yaw] or \"random\", got {raw!r}")
+        raise UsageError(
+            f'{where}: pose must be [x, y], [x, y, z, roll, pitch, yaw] or "random", got {raw!r}'
+        )
     vals = [float(v) for v in raw]
     pose = resting_pose(spec, vals[0], vals[1]) if len(vals) == 2 else Pose(*vals)
     if not on_table(footprint(spec, pose)):
-        raise UsageError(f"{where}: pose ({vals[0]}, {vals[1]}) is off the table (x 0.2 to 0.9, y -0.45 to 0.45 m, "
-                         "with the whole object on it)")
-    if not spec.region and not (REACH[0][0] <= pose.x <= REACH[0][1] and REACH[1][0] <= pose.y <= REACH[1][1]):
-        raise UsageError(f"{where}: pose ({vals[0]}, {vals[1]}) is out of the arm's reach (x {REACH[0][0]} to {REACH[0][1]}, "
-                         f"y {REACH[1][0]} to {REACH[1][1]} m)")
+        raise UsageError(
+            f"{where}: pose ({vals[0]}, {vals[1]}) is off the table (x 0.2 to 0.9, y -0.45 to 0.45 m, "
+            "with the whole object on it)"
+        )
+    if not spec.region and not (
+        REACH[0][0] <= pose.x <= REACH[0][1] and REACH[1][0] <= pose.y <= REACH[1][1]
+    ):
+        raise UsageError(
+            f"{where}: pose ({vals[0]}, {vals[1]}) is out of the arm's reach (x {REACH[0][0]} to {REACH[0][1]}, "
+            f"y {REACH[1][0]} to {REACH[1][1]} m)"
+        )
     if len(vals) == 6 and not 0.0 <= pose.z <= 0.5:
-        raise UsageError(f"{where}: z = {pose.z} m is below the table top or more than 0.5 m above it")
-    if len(vals) == 6 and any(abs(a) > 2 * math.pi for a in vals[3:]):  # (break-it: a roll of 1e308 was taken)
-        raise UsageError(f"{where}: roll, pitch and yaw are radians, each within ±2π (6.283); got {vals[3:]}")
+        raise UsageError(
+            f"{where}: z = {pose.z} m is below the table top or more than 0.5 m above it"
+        )
+    if len(vals) == 6 and any(
+        abs(a) > 2 * math.pi for a in vals[3:]
+    ):  # (break-it: a roll of 1e308 was taken)
+        raise UsageError(
+            f"{where}: roll, pitch and yaw are radians, each within ±2π (6.283); got {vals[3:]}"
+        )
     return (vals[0], vals[1]) if len(vals) == 2 else pose
 
 
@@ -192,9 +287,15 @@ def _check_names(path: Path, objects: list[SceneObject]) -> None:
     seen: set[str] = {"table"}
     for obj in objects:
         if obj.spec.name.lower() in seen:
-            raise UsageError(f"{path}: two objects are called {obj.spec.name!r}"
-                             + (" (the table is 'table')" if obj.spec.name.lower() == "table" else " (ignoring case)")
-                             + "; give one a different name")
+            raise UsageError(
+                f"{path}: two objects are called {obj.spec.name!r}"
+                + (
+                    " (the table is 'table')"
+                    if obj.spec.name.lower() == "table"
+                    else " (ignoring case)"
+                )
+                + "; give one a different name"
+            )
         seen.add(obj.spec.name.lower())
 
 
@@ -215,7 +316,11 @@ def _cavity_floor(outer: SceneObject) -> tuple[tuple[float, float, float], dict]
     if rot[2][2] < 0.95:
         return None
     lo, hi = outer.spec.bounds()
-    local = [cav["centre"][0] - (lo[0] + hi[0]) / 2, cav["centre"][1] - (lo[1] + hi[1]) / 2, cav["bottom"] - (lo[2] + hi[2]) / 2]
+    local = [
+        cav["centre"][0] - (lo[0] + hi[0]) / 2,
+        cav["centre"][1] - (lo[1] + hi[1]) / 2,
+        cav["bottom"] - (lo[2] + hi[2]) / 2,
+    ]
     x, y, z = (opose.position[i] + sum(rot[i][j] * local[j] for j in range(3)) for i in range(3))
     return (x, y, z), cav
 
@@ -243,23 +348,27 @@ def _inside_hint(a: SceneObject, b: SceneObject) -> str:
         found = _cavity_floor(outer)
         if found is not None:
             (x, y, z), cav = found
-            return (f", or to start the {inner.spec.name} inside the {outer.spec.name}, give it an exact pose within "
-                    f"{cav['radius'] * 100:.1f} cm of the axis at ({x:.3f}, {y:.3f}), its bottom no lower than the floor "
-                    f"at z {z:.3f} m")
+            return (
+                f", or to start the {inner.spec.name} inside the {outer.spec.name}, give it an exact pose within "
+                f"{cav['radius'] * 100:.1f} cm of the axis at ({x:.3f}, {y:.3f}), its bottom no lower than the floor "
+                f"at z {z:.3f} m"
+            )
     return ""
 
 
 def _check_overlaps(path: Path, objects: list[SceneObject]) -> None:
     placed = [o for o in objects if o.pose is not None]
     for i, a in enumerate(placed):
-        for b in placed[i + 1:]:
+        for b in placed[i + 1 :]:
             if a.spec.region or b.spec.region:
                 continue  # things rest on flat markers
             (alo, ahi), (blo, bhi) = _box3(a), _box3(b)
             if all(alo[k] < bhi[k] - TOUCH and blo[k] < ahi[k] - TOUCH for k in range(3)):
                 if not (_in_cavity(a, b) or _in_cavity(b, a)):
-                    raise UsageError(f"{path}: {a.spec.name!r} and {b.spec.name!r} overlap; move one of them"
-                                     + _inside_hint(a, b))
+                    raise UsageError(
+                        f"{path}: {a.spec.name!r} and {b.spec.name!r} overlap; move one of them"
+                        + _inside_hint(a, b)
+                    )
 
 
 def _checked_instruction(path: Path, text: str) -> str:
@@ -273,7 +382,11 @@ def _checked_instruction(path: Path, text: str) -> str:
 
     text = plain_line(text, limit=None)
     if text and not re.search(r"[^\W\d_]", text):
-        raise UsageError(f"{path}: the instruction has no words ({text[:40]!r}); say what the robot should do")
+        raise UsageError(
+            f"{path}: the instruction has no words ({text[:40]!r}); say what the robot should do"
+        )
     if len(text) > MAX_INSTRUCTION:
-        raise UsageError(f"{path}: the instruction is {len(text)} characters long; say the goal in at most {MAX_INSTRUCTION}")
+        raise UsageError(
+            f"{path}: the instruction is {len(text)} characters long; say the goal in at most {MAX_INSTRUCTION}"
+        )
     return text

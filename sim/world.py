@@ -20,7 +20,10 @@ from sim.objects import ObjectSpec, spawn
 from sim.robot import RobotModel
 
 TIME_STEP = 1.0 / 240.0  # seconds per physics step
-REST_SPEED, REST_SPIN = 0.002, 0.05  # m/s and rad/s under which an object lies still (`asleep_at_rest`)
+REST_SPEED, REST_SPIN = (
+    0.002,
+    0.05,
+)  # m/s and rad/s under which an object lies still (`asleep_at_rest`)
 AWAKE_NEAR = 0.03  # m: what is this near the arm stays awake (`asleep_at_rest`)
 
 
@@ -84,10 +87,17 @@ class SimWorld:
         last entry (so through a stretch of physics: an object just let go is slow but may not be
         supported), and neither within AWAKE_NEAR of the arm nor touching, through other objects, what is."""
         cid = self.cid
-        poses = {b.id: p.getBasePositionAndOrientation(b.id, physicsClientId=cid) for b in self.bodies.values()}
+        poses = {
+            b.id: p.getBasePositionAndOrientation(b.id, physicsClientId=cid)
+            for b in self.bodies.values()
+        }
         before, self._poses = self._poses, poses
-        frontier = [b.id for b in self.bodies.values() if p.getDynamicsInfo(b.id, -1, physicsClientId=cid)[0] > 0.0
-                    and p.getClosestPoints(self.robot.body, b.id, AWAKE_NEAR, physicsClientId=cid)]
+        frontier = [
+            b.id
+            for b in self.bodies.values()
+            if p.getDynamicsInfo(b.id, -1, physicsClientId=cid)[0] > 0.0
+            and p.getClosestPoints(self.robot.body, b.id, AWAKE_NEAR, physicsClientId=cid)
+        ]
         moving = {self.robot.body, *frontier}
         while frontier:  # and what touches those (not through a fixed body: the table, a mat)
             for c in p.getContactPoints(bodyA=frontier.pop(), physicsClientId=cid):
@@ -99,10 +109,17 @@ class SimWorld:
             if body in moving or p.getDynamicsInfo(body, -1, physicsClientId=cid)[0] == 0.0:
                 continue
             was = before.get(body)
-            if was is None or math.dist(was[0], poses[body][0]) > 1e-4 or math.dist(was[1], poses[body][1]) > 1e-4:
+            if (
+                was is None
+                or math.dist(was[0], poses[body][0]) > 1e-4
+                or math.dist(was[1], poses[body][1]) > 1e-4
+            ):
                 continue
             if self._slow(body):
-                for state in (p.ACTIVATION_STATE_ENABLE_SLEEPING, p.ACTIVATION_STATE_SLEEP):  # (not enabled: woken at once)
+                for state in (
+                    p.ACTIVATION_STATE_ENABLE_SLEEPING,
+                    p.ACTIVATION_STATE_SLEEP,
+                ):  # (not enabled: woken at once)
                     p.changeDynamics(body, -1, activationState=state, physicsClientId=cid)
                 asleep.append(body)
         try:
@@ -127,11 +144,18 @@ class SimWorld:
         return out
 
     def robot_state(self, held: str | None = None) -> RobotState:
-        return RobotState(joints=self.robot.arm_q(), gripper_width=self.robot.opening(), held=held, arm=self.robot.spec.name)
+        return RobotState(
+            joints=self.robot.arm_q(),
+            gripper_width=self.robot.opening(),
+            held=held,
+            arm=self.robot.spec.name,
+        )
 
     def ground_truth(self, held: str | None = None) -> WorldState:
         """The simulator's true state (for detectors and the debugging perception source only)."""
-        return WorldState(objects=self.object_states(), robot=self.robot_state(held), source="sim-state")
+        return WorldState(
+            objects=self.object_states(), robot=self.robot_state(held), source="sim-state"
+        )
 
     def contacts(self, a: str, b: str) -> bool:
         """True when bodies a and b (names; 'table' allowed) touch."""

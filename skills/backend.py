@@ -36,7 +36,10 @@ class ArmBackend(Protocol):
         ...
 
     def execute_trajectory(
-        self, waypoints: Sequence[Sequence[float]], times: Sequence[float] | None = None, guarded: bool = False
+        self,
+        waypoints: Sequence[Sequence[float]],
+        times: Sequence[float] | None = None,
+        guarded: bool = False,
     ) -> None:
         """Follow joint waypoints (radians), optionally timed (s); raises ArmFault; blocks until done.
         guarded: the move may end early where the arm meets resistance (a guarded descent)."""

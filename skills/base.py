@@ -68,7 +68,9 @@ class Outcome:
 
     @classmethod
     def fail(cls, reason: str, *offending: str, regrasp: bool = False) -> Outcome:
-        return cls(ok=False, reason=reason, offending=tuple(o for o in offending if o), regrasp=regrasp)
+        return cls(
+            ok=False, reason=reason, offending=tuple(o for o in offending if o), regrasp=regrasp
+        )
 
     @classmethod
     def hopeless_fail(cls, reason: str) -> Outcome:
@@ -106,10 +108,16 @@ class Skill(abc.ABC):
                         back_out(backend, cmd.waypoints)
                         raise
                 else:
-                    res = backend.gripper(cmd.command) if cmd.width is None else backend.gripper(cmd.command, width=cmd.width)
+                    res = (
+                        backend.gripper(cmd.command)
+                        if cmd.width is None
+                        else backend.gripper(cmd.command, width=cmd.width)
+                    )
                     if cmd.command == "close" and res.holding != cmd.expect:
                         let_go(backend, last_move)
-                        return f"gripper closed on {res.holding or 'nothing'} instead of {cmd.expect}"
+                        return (
+                            f"gripper closed on {res.holding or 'nothing'} instead of {cmd.expect}"
+                        )
         except ArmFault as exc:
             return str(exc)
         return None
@@ -133,7 +141,10 @@ def back_out(backend: ArmBackend, waypoints: Sequence[Sequence[float]]) -> bool:
     planner found free), so the hand is clear of whatever stopped it before the scene is observed
     and replanned. True when the arm got back; a failure here is left to the replan (never raises)."""
     q = backend.state().joints
-    passed = min(range(len(waypoints)), key=lambda i: max(abs(a - b) for a, b in zip(waypoints[i], q, strict=True)))
+    passed = min(
+        range(len(waypoints)),
+        key=lambda i: max(abs(a - b) for a, b in zip(waypoints[i], q, strict=True)),
+    )
     try:
         backend.execute_trajectory([q, *reversed(waypoints[: passed + 1])])
     except ArmFault:

@@ -30,12 +30,23 @@ from sim.bullet import connect
 from sim.robot import RobotModel, RobotSpec, robot_spec
 from skills.backend import ArmFault
 
-LIMIT_TOL = 0.02  # rad a measured or commanded joint may sit outside the planning window (sensor noise)
-MAX_JUMP = 0.6  # rad any joint may change between neighbouring waypoints (the planner's densest jump)
-TABLE_PENETRATION = 0.01  # m the open gripper or arm may sink into the table top before it is a collision
+LIMIT_TOL = (
+    0.02  # rad a measured or commanded joint may sit outside the planning window (sensor noise)
+)
+MAX_JUMP = (
+    0.6  # rad any joint may change between neighbouring waypoints (the planner's densest jump)
+)
+TABLE_PENETRATION = (
+    0.01  # m the open gripper or arm may sink into the table top before it is a collision
+)
 HELD_BELOW_TABLE = 0.02  # m a held object's bounding-box corner may dip below the table top
-WORKSPACE_BOX = ((-0.30, -0.70, -0.01), (1.00, 0.70, 1.00))  # (lo, hi) xyz, m: tool and held objects
-GUARDED_SPAN = 0.03  # m: the last stretch of a guarded descent (a place) that hardware runs slowly …
+WORKSPACE_BOX = (
+    (-0.30, -0.70, -0.01),
+    (1.00, 0.70, 1.00),
+)  # (lo, hi) xyz, m: tool and held objects
+GUARDED_SPAN = (
+    0.03  # m: the last stretch of a guarded descent (a place) that hardware runs slowly …
+)
 GUARDED_SPEED = 0.02  # m/s: … at no more than this tool speed, so that contact stops it gently
 
 
@@ -71,7 +82,9 @@ class SafetyGuard:
 
     def __post_init__(self) -> None:
         if not (0.0 < self.speed <= 1.0) or not math.isfinite(self.speed):
-            raise ValueError(f"speed must be in (0, 1] (a share of the velocity limits), got {self.speed}")
+            raise ValueError(
+                f"speed must be in (0, 1] (a share of the velocity limits), got {self.speed}"
+            )
         self.spec = robot_spec(self.robot)
         self._cid = connect(gui=False)
         self._model = RobotModel.load(self._cid, robot=self.spec, visual=False)
@@ -79,10 +92,18 @@ class SafetyGuard:
         if self.table:
             cx, cy = catalog.TABLE_CENTRE
             sx, sy, sz = catalog.TABLE_SIZE
-            shape = p.createCollisionShape(p.GEOM_BOX, halfExtents=(sx / 2, sy / 2, sz / 2), physicsClientId=self._cid)
-            self._table = p.createMultiBody(0.0, shape, basePosition=(cx, cy, catalog.TABLE_TOP_Z - sz / 2),
-                                            physicsClientId=self._cid)
-        self._held: np.ndarray | None = None  # bounding-box corners of the held object, TCP frame (8 × 3)
+            shape = p.createCollisionShape(
+                p.GEOM_BOX, halfExtents=(sx / 2, sy / 2, sz / 2), physicsClientId=self._cid
+            )
+            self._table = p.createMultiBody(
+                0.0,
+                shape,
+                basePosition=(cx, cy, catalog.TABLE_TOP_Z - sz / 2),
+                physicsClientId=self._cid,
+            )
+        self._held: np.ndarray | None = (
+            None  # bounding-box corners of the held object, TCP frame (8 × 3)
+        )
 
     # -- what the hand holds --------------------------------------------------------------------
     def hold(self, corners: Sequence[Sequence[float]] | None) -> None:
@@ -90,8 +111,12 @@ class SafetyGuard:
         self._held = None if corners is None else np.asarray(corners, dtype=float).reshape(-1, 3)
 
     # -- the checks ---------------------------------------------------------------------------------
-    def check(self, current: Sequence[float], waypoints: Sequence[Sequence[float]],
-              times: Sequence[float] | None = None) -> Trajectory:
+    def check(
+        self,
+        current: Sequence[float],
+        waypoints: Sequence[Sequence[float]],
+        times: Sequence[float] | None = None,
+    ) -> Trajectory:
         """The trajectory from the measured joints `current` through `waypoints`, timed within the
         scaled velocity limits; raises GuardRejection (and counts it) on the first violated limit."""
         try:
@@ -111,19 +136,27 @@ class SafetyGuard:
         here = tuple(float(v) for v in current)
         for i, q in enumerate([here, *pts]):
             if len(q) != n:
-                raise GuardRejection("shape", f"waypoint {i} has {len(q)} joints, the {self.spec.name} has {n}")
+                raise GuardRejection(
+                    "shape", f"waypoint {i} has {len(q)} joints, the {self.spec.name} has {n}"
+                )
             if not all(math.isfinite(v) for v in q):
                 raise GuardRejection("finite", f"waypoint {i} is not a number")
         for i, q in enumerate(pts, 1):
             for j, (v, (lo, hi)) in enumerate(zip(q, self.spec.limits, strict=True)):
                 if not lo - LIMIT_TOL <= v <= hi + LIMIT_TOL:
-                    raise GuardRejection("position", f"joint {j + 1} at {v:.3f} rad is outside [{lo:.3f}, {hi:.3f}] "
-                                                     f"(waypoint {i})")
+                    raise GuardRejection(
+                        "position",
+                        f"joint {j + 1} at {v:.3f} rad is outside [{lo:.3f}, {hi:.3f}] "
+                        f"(waypoint {i})",
+                    )
         for i, (a, b) in enumerate(zip([here, *pts], pts, strict=False), 1):
             jump = max(abs(x - y) for x, y in zip(a, b, strict=True))
             if jump > self.max_jump:
-                raise GuardRejection("jump", f"a joint jumps {jump:.2f} rad between waypoints {i - 1} and {i} "
-                                             f"(at most {self.max_jump:.2f})")
+                raise GuardRejection(
+                    "jump",
+                    f"a joint jumps {jump:.2f} rad between waypoints {i - 1} and {i} "
+                    f"(at most {self.max_jump:.2f})",
+                )
         for i, q in enumerate(pts, 1):
             self._check_pose(q, i)
         return Trajectory(tuple(pts), self._retime(here, pts, times))
@@ -134,21 +167,30 @@ class SafetyGuard:
         pos, quat = self._model.tcp_pose()
         lo, hi = self.box
         if not all(lo[k] <= pos[k] <= hi[k] for k in range(3)):
-            raise GuardRejection("workspace", f"the tool at ({pos[0]:.2f}, {pos[1]:.2f}, {pos[2]:.2f}) m leaves the "
-                                              f"workspace box (waypoint {i})")
+            raise GuardRejection(
+                "workspace",
+                f"the tool at ({pos[0]:.2f}, {pos[1]:.2f}, {pos[2]:.2f}) m leaves the "
+                f"workspace box (waypoint {i})",
+            )
         if self._held is not None:
             rot = np.asarray(p.getMatrixFromQuaternion(quat)).reshape(3, 3)
             corners = self._held @ rot.T + np.asarray(pos)
             low = (lo[0], lo[1], catalog.TABLE_TOP_Z - HELD_BELOW_TABLE)
             for c in corners:
                 if not all(low[k] <= c[k] <= hi[k] for k in range(3)):
-                    raise GuardRejection("held-workspace", f"the held object reaches ({c[0]:.2f}, {c[1]:.2f}, {c[2]:.2f}) "
-                                                           f"m, outside the workspace box (waypoint {i})")
+                    raise GuardRejection(
+                        "held-workspace",
+                        f"the held object reaches ({c[0]:.2f}, {c[1]:.2f}, {c[2]:.2f}) "
+                        f"m, outside the workspace box (waypoint {i})",
+                    )
         if self._table is not None:
             hits = p.getClosestPoints(self._model.body, self._table, 0.0, physicsClientId=self._cid)
             deepest = min((h[8] for h in hits), default=0.0)
             if deepest < -TABLE_PENETRATION:
-                raise GuardRejection("table", f"the arm would sink {-deepest * 100:.1f} cm into the table (waypoint {i})")
+                raise GuardRejection(
+                    "table",
+                    f"the arm would sink {-deepest * 100:.1f} cm into the table (waypoint {i})",
+                )
 
     def _retime(self, here, pts, times) -> tuple[float, ...]:
         vmax = [v * self.speed for v in self.spec.velocity_limits]
@@ -159,8 +201,12 @@ class SafetyGuard:
             out.append(t)
         return tuple(out)
 
-    def check_timed(self, start: Sequence[float], waypoints: Sequence[Sequence[float]],
-                    durations: Sequence[float]) -> None:
+    def check_timed(
+        self,
+        start: Sequence[float],
+        waypoints: Sequence[Sequence[float]],
+        durations: Sequence[float],
+    ) -> None:
         """Reject (and count) explicit segment durations (s, one per waypoint, from the previous one
         or from `start`) that would move a joint faster than `speed` × its velocity limit."""
         vmax = [v * self.speed for v in self.spec.velocity_limits]
@@ -169,15 +215,20 @@ class SafetyGuard:
             for i, (q, d) in enumerate(zip(waypoints, durations, strict=True), 1):
                 for j, (a, b, v) in enumerate(zip(prev, q, vmax, strict=True)):
                     if abs(b - a) > v * d + 1e-9:
-                        raise GuardRejection("velocity", f"joint {j + 1} would move at {abs(b - a) / max(d, 1e-9):.2f} rad/s "
-                                                         f"(limit {v:.2f} at {self.speed:.0%} speed, waypoint {i})")
+                        raise GuardRejection(
+                            "velocity",
+                            f"joint {j + 1} would move at {abs(b - a) / max(d, 1e-9):.2f} rad/s "
+                            f"(limit {v:.2f} at {self.speed:.0%} speed, waypoint {i})",
+                        )
                 prev = tuple(q)
         except GuardRejection as exc:
             self.rejections += 1
             self.reasons.append(str(exc))
             raise
 
-    def tool_positions(self, waypoints: Sequence[Sequence[float]]) -> list[tuple[float, float, float]]:
+    def tool_positions(
+        self, waypoints: Sequence[Sequence[float]]
+    ) -> list[tuple[float, float, float]]:
         """The tool (TCP) position at each joint waypoint (m, world frame), by forward kinematics."""
         out = []
         for q in waypoints:
@@ -185,15 +236,23 @@ class SafetyGuard:
             out.append(tuple(self._model.tcp_pose()[0]))
         return out
 
-    def slow_tail(self, start: Sequence[float], waypoints: Sequence[Sequence[float]], durations: Sequence[float],
-                  span: float = GUARDED_SPAN, speed: float = GUARDED_SPEED) -> list[float]:
+    def slow_tail(
+        self,
+        start: Sequence[float],
+        waypoints: Sequence[Sequence[float]],
+        durations: Sequence[float],
+        span: float = GUARDED_SPAN,
+        speed: float = GUARDED_SPEED,
+    ) -> list[float]:
         """Segment durations (s, one per waypoint, from `start`) for a guarded descent: every segment
         that ends within the last `span` metres of the tool's path is stretched so that the tool moves
         no faster than `speed` m/s there (never shortened); the rest are kept."""
         tools = self.tool_positions([start, *waypoints])
         steps = [math.dist(a, b) for a, b in zip(tools, tools[1:], strict=False)]
         out, left = list(durations), 0.0
-        for i in range(len(steps) - 1, -1, -1):  # from the end back: the path still to go after segment i
+        for i in range(
+            len(steps) - 1, -1, -1
+        ):  # from the end back: the path still to go after segment i
             if left < span:
                 out[i] = max(out[i], steps[i] / speed)
             left += steps[i]
@@ -206,8 +265,12 @@ class SafetyGuard:
             pass
 
 
-def segments(start: Sequence[float], waypoints: Sequence[Sequence[float]], times: Sequence[float] | None,
-             min_duration: float) -> tuple[list[tuple[float, ...]], list[float]]:
+def segments(
+    start: Sequence[float],
+    waypoints: Sequence[Sequence[float]],
+    times: Sequence[float] | None,
+    min_duration: float,
+) -> tuple[list[tuple[float, ...]], list[float]]:
     """What a hardware backend sends: the waypoints (rad) and one duration per waypoint (s, from the
     previous one or from `start`), given the guard's times (s from the start); repeated waypoints are
     merged and no duration is shorter than `min_duration`. Untimed waypoints get `min_duration`."""

@@ -13,7 +13,13 @@ from contextlib import contextmanager
 
 from owl_bt.state import RobotState
 from skills.backend import ArmBackend, ArmFault, GripResult
-from skills.faults import ActionTimeout, ArmInFault, BackendUnavailable, ConnectionLost, ProtectiveStop
+from skills.faults import (
+    ActionTimeout,
+    ArmInFault,
+    BackendUnavailable,
+    ConnectionLost,
+    ProtectiveStop,
+)
 from skills.guard import GuardRejection, SafetyGuard, Trajectory
 
 FATAL = (ConnectionLost, ArmInFault, ProtectiveStop, ActionTimeout, BackendUnavailable)
@@ -28,12 +34,20 @@ class GuardedBackend:
     never send; confirm: called once with the first checked trajectory, False refuses; log(event,
     **fields): structured events (guard_rejection, dry_run_move, dry_run_grip)."""
 
-    def __init__(self, inner: ArmBackend, guard: SafetyGuard, *, dry_run: bool = False,
-                 confirm: Callable[[Trajectory], bool] | None = None,
-                 log: Callable[..., None] | None = None) -> None:
+    def __init__(
+        self,
+        inner: ArmBackend,
+        guard: SafetyGuard,
+        *,
+        dry_run: bool = False,
+        confirm: Callable[[Trajectory], bool] | None = None,
+        log: Callable[..., None] | None = None,
+    ) -> None:
         self.inner, self.guard, self.dry_run = inner, guard, dry_run
         self._confirm, self._log = confirm, log or (lambda event, **kw: None)
-        self.sent: list[Trajectory] = []  # what reached the inner backend (or would have, in a dry run)
+        self.sent: list[
+            Trajectory
+        ] = []  # what reached the inner backend (or would have, in a dry run)
         self.fatal: ArmFault | None = None  # a hardware fault that ends the run (no replanning)
 
     @property
@@ -47,23 +61,38 @@ class GuardedBackend:
     def state(self) -> RobotState:
         return self.inner.state()
 
-    def execute_trajectory(self, waypoints: Sequence[Sequence[float]], times: Sequence[float] | None = None,
-                           guarded: bool = False) -> None:
+    def execute_trajectory(
+        self,
+        waypoints: Sequence[Sequence[float]],
+        times: Sequence[float] | None = None,
+        guarded: bool = False,
+    ) -> None:
         """Check (GuardRejection on a violated limit), confirm once, then send the timed trajectory."""
         try:
             traj = self.guard.check(self.inner.state().joints, waypoints, times)
         except GuardRejection as exc:
-            self._log("guard_rejection", limit=exc.limit, reason=str(exc), rejections=self.guard.rejections)
+            self._log(
+                "guard_rejection",
+                limit=exc.limit,
+                reason=str(exc),
+                rejections=self.guard.rejections,
+            )
             raise
         if self._confirm is not None:
             ask, self._confirm = self._confirm, None
             if not ask(traj):
-                self.fatal = NotConfirmed("the first motion was not confirmed; nothing was sent to the arm")
+                self.fatal = NotConfirmed(
+                    "the first motion was not confirmed; nothing was sent to the arm"
+                )
                 raise self.fatal
         self.sent.append(traj)
         if self.dry_run:
-            self._log("dry_run_move", waypoints=len(traj.waypoints), last=[round(v, 4) for v in traj.waypoints[-1]],
-                      seconds=round(traj.times[-1], 3))
+            self._log(
+                "dry_run_move",
+                waypoints=len(traj.waypoints),
+                last=[round(v, 4) for v in traj.waypoints[-1]],
+                seconds=round(traj.times[-1], 3),
+            )
             return
         with self._watch():
             self.inner.execute_trajectory(traj.waypoints, traj.times, guarded=guarded)
@@ -90,14 +119,22 @@ class GuardedBackend:
     def gripper(self, command: str, width: float | None = None) -> GripResult:
         if command not in ("open", "close"):
             self.guard.rejections += 1
-            self._log("guard_rejection", limit="gripper", reason=f"unknown gripper command {command!r}",
-                      rejections=self.guard.rejections)
+            self._log(
+                "guard_rejection",
+                limit="gripper",
+                reason=f"unknown gripper command {command!r}",
+                rejections=self.guard.rejections,
+            )
             raise GuardRejection("gripper", f"unknown gripper command {command!r}")
         if self.dry_run:
             self._log("dry_run_grip", command=command)
             return GripResult(self.state().gripper_width, None)
         with self._watch():
-            result = self.inner.gripper(command) if width is None else self.inner.gripper(command, width=width)
+            result = (
+                self.inner.gripper(command)
+                if width is None
+                else self.inner.gripper(command, width=width)
+            )
         corners = getattr(self.inner, "held_corners", None)
         self.guard.hold(corners() if result.holding is not None and corners is not None else None)
         return result

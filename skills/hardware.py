@@ -52,8 +52,12 @@ class TwinBackend:
     def state(self) -> RobotState:
         return self.twin.state()
 
-    def execute_trajectory(self, waypoints: Sequence[Sequence[float]], times: Sequence[float] | None = None,
-                           guarded: bool = False) -> None:
+    def execute_trajectory(
+        self,
+        waypoints: Sequence[Sequence[float]],
+        times: Sequence[float] | None = None,
+        guarded: bool = False,
+    ) -> None:
         self.hardware.execute_trajectory(waypoints, times, guarded=guarded)
         self.twin.execute_trajectory(waypoints, times, guarded=guarded)
 

@@ -29,13 +29,22 @@ from types import SimpleNamespace
 from owl_bt.state import RobotState
 from sim.robot import KINOVA_GEN3, MAX_OPENING, RobotSpec
 from skills.backend import GripResult
-from skills.faults import HELD_UNKNOWN, ActionAborted, ActionTimeout, ArmInFault, BackendUnavailable, ConnectionLost
+from skills.faults import (
+    HELD_UNKNOWN,
+    ActionAborted,
+    ActionTimeout,
+    ArmInFault,
+    BackendUnavailable,
+    ConnectionLost,
+)
 from skills.guard import segments
 
 PORT = 10000
-INSTALL_HINT = ("kortex_api is not on PyPI: download Kinova's wheel (kortex_api-2.6.0.post3-py3-none-any.whl, from the "
-                "Kinovarobotics/kortex releases on GitHub) and run `pip install ./kortex_api-2.6.0.post3-py3-none-any.whl "
-                "protobuf==3.20.3`")
+INSTALL_HINT = (
+    "kortex_api is not on PyPI: download Kinova's wheel (kortex_api-2.6.0.post3-py3-none-any.whl, from the "
+    "Kinovarobotics/kortex releases on GitHub) and run `pip install ./kortex_api-2.6.0.post3-py3-none-any.whl "
+    "protobuf==3.20.3`"
+)
 SESSION_TIMEOUT_MS = 10_000  # the arm ends the session after this long without a call
 CONNECTION_TIMEOUT_MS = 2_000  # …and stops when the connection is silent this long (the dead-man)
 ACTION_MARGIN_S = 5.0  # seconds past a trajectory's planned duration before it counts as hung
@@ -58,13 +67,23 @@ def import_kortex() -> SimpleNamespace:
         from kortex_api.TCPTransport import TCPTransport
     except ImportError:
         raise BackendUnavailable(INSTALL_HINT) from None
-    return SimpleNamespace(TCPTransport=TCPTransport, RouterClient=RouterClient, RouterClientSendOptions=RouterClientSendOptions,
-                           SessionManager=SessionManager, Session_pb2=Session_pb2, Base_pb2=Base_pb2, BaseClient=BaseClient,
-                           BaseCyclicClient=BaseCyclicClient,
-                           KServerException=KServerException, KClientException=KClientException)
+    return SimpleNamespace(
+        TCPTransport=TCPTransport,
+        RouterClient=RouterClient,
+        RouterClientSendOptions=RouterClientSendOptions,
+        SessionManager=SessionManager,
+        Session_pb2=Session_pb2,
+        Base_pb2=Base_pb2,
+        BaseClient=BaseClient,
+        BaseCyclicClient=BaseCyclicClient,
+        KServerException=KServerException,
+        KClientException=KClientException,
+    )
 
 
-def to_radians(degrees: Sequence[float], limits: Sequence[tuple[float, float]]) -> tuple[float, ...]:
+def to_radians(
+    degrees: Sequence[float], limits: Sequence[tuple[float, float]]
+) -> tuple[float, ...]:
     """Kortex joint angles (degrees, wrapped to [0, 360)) → radians inside each joint's window
     (`limits`, rad): the one place where the two conventions meet."""
     out = []
@@ -87,9 +106,18 @@ class KortexBackend:
     """A connected Kinova Gen3. ip: the arm's address; api: the kortex_api names (default: imported);
     guard: a SafetyGuard whose `check_timed` vets every trajectory right before it is sent."""
 
-    def __init__(self, ip: str, username: str = "admin", password: str = "admin", *, api: SimpleNamespace | None = None,
-                 guard=None, spec: RobotSpec = KINOVA_GEN3, action_margin_s: float = ACTION_MARGIN_S,
-                 gripper_timeout_s: float = GRIPPER_TIMEOUT_S) -> None:
+    def __init__(
+        self,
+        ip: str,
+        username: str = "admin",
+        password: str = "admin",
+        *,
+        api: SimpleNamespace | None = None,
+        guard=None,
+        spec: RobotSpec = KINOVA_GEN3,
+        action_margin_s: float = ACTION_MARGIN_S,
+        gripper_timeout_s: float = GRIPPER_TIMEOUT_S,
+    ) -> None:
         self.api = api or import_kortex()
         self.spec, self.guard = spec, guard
         self.action_margin_s, self.gripper_timeout_s = action_margin_s, gripper_timeout_s
@@ -111,9 +139,13 @@ class KortexBackend:
             self.base = k.BaseClient(self.router)
             self.cyclic = k.BaseCyclicClient(self.router)
             servo = k.Base_pb2.ServoingModeInformation()
-            servo.servoing_mode = k.Base_pb2.SINGLE_LEVEL_SERVOING  # high-level commands (not the 1 kHz cyclic loop)
+            servo.servoing_mode = (
+                k.Base_pb2.SINGLE_LEVEL_SERVOING
+            )  # high-level commands (not the 1 kHz cyclic loop)
             self.base.SetServoingMode(servo)
-            self._fault_handle = self.base.OnNotificationArmStateTopic(self._arm_state, k.Base_pb2.NotificationOptions())
+            self._fault_handle = self.base.OnNotificationArmStateTopic(
+                self._arm_state, k.Base_pb2.NotificationOptions()
+            )
         except (k.KServerException, k.KClientException, OSError, RuntimeError) as exc:
             raise BackendUnavailable(f"the Gen3 at {ip}:{PORT} does not answer: {exc}") from None
 
@@ -130,10 +162,16 @@ class KortexBackend:
         angles = self._call(self.base.GetMeasuredJointAngles)
         ordered = sorted(angles.joint_angles, key=lambda a: a.joint_identifier)
         q = to_radians([a.value for a in ordered], self.spec.limits)
-        return RobotState(joints=q, gripper_width=self._gripper_width(), held=self.held, arm=self.spec.name)
+        return RobotState(
+            joints=q, gripper_width=self._gripper_width(), held=self.held, arm=self.spec.name
+        )
 
-    def execute_trajectory(self, waypoints: Sequence[Sequence[float]], times: Sequence[float] | None = None,
-                           guarded: bool = False) -> None:
+    def execute_trajectory(
+        self,
+        waypoints: Sequence[Sequence[float]],
+        times: Sequence[float] | None = None,
+        guarded: bool = False,
+    ) -> None:
         """Send the waypoints (rad; `times` s from now, as the guard timed them) as one validated
         angular waypoint trajectory and wait for its end. `guarded` (a descent onto a support): its
         last centimetres run slowly and a rise of the tool's external force stops it there, which
@@ -158,7 +196,9 @@ class KortexBackend:
         report = self._call(self.base.ValidateWaypointList, plan).trajectory_error_report
         if len(report.trajectory_error_elements):
             first = report.trajectory_error_elements[0]
-            raise ActionAborted(f"the Gen3 refused the trajectory: {getattr(first, 'message', '') or first}")
+            raise ActionAborted(
+                f"the Gen3 refused the trajectory: {getattr(first, 'message', '') or first}"
+            )
         contact = None
         if guarded:
             rest = self._tool_force()
@@ -172,10 +212,18 @@ class KortexBackend:
         finger = cmd.gripper.finger.add()
         finger.finger_identifier = 1
         # position mode: 0 open … 1 closed; a pre-shaped 'open' closes in proportion to the width asked
-        finger.value = 1.0 if command == "close" else 0.0 if width is None else min(1.0, max(0.0, 1.0 - width / MAX_OPENING))
+        finger.value = (
+            1.0
+            if command == "close"
+            else 0.0
+            if width is None
+            else min(1.0, max(0.0, 1.0 - width / MAX_OPENING))
+        )
         self._call(self.base.SendGripperCommand, cmd)
         deadline, last, still = time.monotonic() + self.gripper_timeout_s, None, 0
-        while time.monotonic() < deadline:  # the fingers have stopped: at the target or on an object
+        while (
+            time.monotonic() < deadline
+        ):  # the fingers have stopped: at the target or on an object
             self._raise_if_interrupted()
             pos = self._gripper_position()
             still = still + 1 if last is not None and abs(pos - last) < 0.002 else 0
@@ -230,7 +278,9 @@ class KortexBackend:
                 done.set()
 
         self._stop.clear()
-        handle = self._call(self.base.OnNotificationActionTopic, on_action, b2.NotificationOptions())
+        handle = self._call(
+            self.base.OnNotificationActionTopic, on_action, b2.NotificationOptions()
+        )
         try:
             self._call(send)
             deadline = time.monotonic() + planned_s + self.action_margin_s
@@ -242,8 +292,10 @@ class KortexBackend:
                     return
                 if time.monotonic() > deadline:
                     self._halt()
-                    raise ActionTimeout(f"the Gen3 did not finish a {planned_s:.1f} s trajectory within "
-                                        f"{self.action_margin_s:.1f} s more; it was stopped")
+                    raise ActionTimeout(
+                        f"the Gen3 did not finish a {planned_s:.1f} s trajectory within "
+                        f"{self.action_margin_s:.1f} s more; it was stopped"
+                    )
         finally:
             try:
                 self.base.Unsubscribe(handle)
@@ -277,7 +329,11 @@ class KortexBackend:
     def _tool_force(self) -> tuple[float, float, float]:
         """The tool's estimated external force (N, base frame) from the cyclic feedback."""
         base = self._call(self.cyclic.RefreshFeedback).base
-        return (base.tool_external_wrench_force_x, base.tool_external_wrench_force_y, base.tool_external_wrench_force_z)
+        return (
+            base.tool_external_wrench_force_x,
+            base.tool_external_wrench_force_y,
+            base.tool_external_wrench_force_z,
+        )
 
     def _gripper_position(self) -> float:
         b2 = self.api.Base_pb2

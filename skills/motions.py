@@ -34,11 +34,18 @@ def pointing_down(target: Transform, within: float = 0.8) -> bool:
     return -m[8] > math.cos(within)
 
 
-def reach(model: PlanningModel, target: Transform, seed: tuple[float, ...] | None = None) -> tuple[float, ...] | None:
+def reach(
+    model: PlanningModel, target: Transform, seed: tuple[float, ...] | None = None
+) -> tuple[float, ...] | None:
     return solve_ik(model, target, seed=seed)
 
 
-def transit(model: PlanningModel, q_from: tuple[float, ...], q_to: tuple[float, ...], ignore: tuple[str, ...] = ()):
+def transit(
+    model: PlanningModel,
+    q_from: tuple[float, ...],
+    q_to: tuple[float, ...],
+    ignore: tuple[str, ...] = (),
+):
     """Densified collision-free waypoints q_from → q_to, or None."""
     path = plan_motion(model, q_from, q_to, ignore=ignore)
     return None if path is None else tuple(densify(path))
@@ -47,15 +54,26 @@ def transit(model: PlanningModel, q_from: tuple[float, ...], q_to: tuple[float, 
 CARTESIAN_STEP = 0.02  # metres between the IK points of a straight TCP line
 
 
-def straight(model: PlanningModel, q_from: tuple[float, ...], q_to: tuple[float, ...], ignore: tuple[str, ...] = ()):
+def straight(
+    model: PlanningModel,
+    q_from: tuple[float, ...],
+    q_to: tuple[float, ...],
+    ignore: tuple[str, ...] = (),
+):
     """Joint-interpolated short segment (approach/retreat), or None when it collides."""
     if not segment_free(model, q_from, q_to, ignore):
         return None
     return tuple(densify([q_from, q_to], 0.02))
 
 
-def cartesian(model: PlanningModel, q_from: tuple[float, ...], start: Transform, end: Transform,
-              ignore: tuple[str, ...] = (), step: float = CARTESIAN_STEP):
+def cartesian(
+    model: PlanningModel,
+    q_from: tuple[float, ...],
+    start: Transform,
+    end: Transform,
+    ignore: tuple[str, ...] = (),
+    step: float = CARTESIAN_STEP,
+):
     """Waypoints moving the TCP in a straight line from `start` (where q_from puts it) to `end`, same
     orientation (world frame, m): IK every `step` metres, each seeded from the last, so the arm keeps its
     branch; each segment collision free. None when a point has no IK or a segment collides. (A joint-space
@@ -76,7 +94,9 @@ def touching_now(model: PlanningModel, name: str) -> tuple[str, ...]:
     """Names of bodies that `name` touches (within 2 mm) in the planning model."""
     out = []
     for other, bid in model.bodies.items():
-        if other != name and p.getClosestPoints(model.bodies[name], bid, 0.002, physicsClientId=model.cid):
+        if other != name and p.getClosestPoints(
+            model.bodies[name], bid, 0.002, physicsClientId=model.cid
+        ):
             out.append(other)
     return tuple(out)
 
@@ -90,14 +110,22 @@ def sunk_into(model: PlanningModel, name: str, angle: float = 0.0) -> tuple[floa
     if not pts:
         return 0.0, ""
     c = min(pts, key=lambda c: c[8])
-    link = p.getJointInfo(model.robot.body, c[3], physicsClientId=model.cid)[12].decode() if c[3] >= 0 else "base"
+    link = (
+        p.getJointInfo(model.robot.body, c[3], physicsClientId=model.cid)[12].decode()
+        if c[3] >= 0
+        else "base"
+    )
     return max(0.0, -c[8]), link
 
 
-RELEASE_PRESS = 0.007  # m the opened fingers may overlap a released object that stands, where they let go of it
+RELEASE_PRESS = (
+    0.007  # m the opened fingers may overlap a released object that stands, where they let go of it
+)
 
 
-def cuts_into(model: PlanningModel, name: str, waypoints, angle: float = 0.0, depth: float = 0.002) -> bool:
+def cuts_into(
+    model: PlanningModel, name: str, waypoints, angle: float = 0.0, depth: float = 0.002
+) -> bool:
     """Do the open fingers cut into `name` (by over 2 mm) anywhere along these arm waypoints? An
     approach that would shove it, or a retreat that would drag it along (a mug's handle hooked on a
     finger). `angle`: the fingers' joint angle (radians; 0 = fully open, a pre-shaped hand more);
@@ -105,7 +133,11 @@ def cuts_into(model: PlanningModel, name: str, waypoints, angle: float = 0.0, de
     model.robot.reset_fingers(angle)
     for q in waypoints:
         model.set_arm(q)
-        if any(c[8] < -depth for c in p.getClosestPoints(model.robot.body, model.bodies[name], 0.0,
-                                                         physicsClientId=model.cid)):
+        if any(
+            c[8] < -depth
+            for c in p.getClosestPoints(
+                model.robot.body, model.bodies[name], 0.0, physicsClientId=model.cid
+            )
+        ):
             return True
     return False

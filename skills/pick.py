@@ -38,17 +38,28 @@ from skills.motions import (
 from skills.pour_grasp import mouth_covered_before_grip
 
 LIFT = 0.12  # metres
-BALL_OFFSET, BALL_HEIGHT = 0.002, 0.75  # a ball's grasp (world frame: its turn means nothing): m off its middle; up to
+BALL_OFFSET, BALL_HEIGHT = (
+    0.002,
+    0.75,
+)  # a ball's grasp (world frame: its turn means nothing): m off its middle; up to
 # this share of its radius above (others 0.4: an orange in a mug's mouth held only from 0.4 up; Mug2 seed 3)
-SUPPORT_CLEARANCE, WALL_CLEARANCE = 0.002, 0.01  # metres the closed fingers keep above what the object rests on, and
+SUPPORT_CLEARANCE, WALL_CLEARANCE = (
+    0.002,
+    0.01,
+)  # metres the closed fingers keep above what the object rests on, and
 # from a movable support's wall or rim beside it: a few millimetres of perception error and the fingers pinch it with
 # the object (Gen3 Mug2 seeds 8, 9: the orange lifted off the mug's mouth took the mug along)
-SIDE_SHARE, SIDE_MIN_HEIGHT = 0.25, 0.06  # share of grasps from the side for an object standing taller (m) ...
+SIDE_SHARE, SIDE_MIN_HEIGHT = (
+    0.25,
+    0.06,
+)  # share of grasps from the side for an object standing taller (m) ...
 POUR_SIDE_SHARE = 0.8  # ... when it is to be poured next (from above, the palm covers its mouth)
 FINGERTIP_DROP = 0.018  # metres the closed fingertips reach below the TCP (the Robotiq's swing)
 SLANT_TOL = 0.006  # metres the object's middle may shift across the pads' width
 PAD_SPAN = 0.006  # metres either side of the pads' centre line that the object must fill
-GRIP_TURN_MAX = math.radians(8)  # an object the closing fingers turn by more than this is not grasped there
+GRIP_TURN_MAX = math.radians(
+    8
+)  # an object the closing fingers turn by more than this is not grasped there
 CENTRING_TOL = 0.012  # metres: how far the two fingers' distances to the object may differ
 PRESS_MAX = 0.006  # metres the closing fingers may press the object down into what it rests on ...
 RIM_SHARE = 0.4  # share of grasps on a container (mug, bowl, can) that pinch its wall at the rim
@@ -58,7 +69,9 @@ RIM_UPRIGHT = 0.9  # a container whose opening's axis points this far up (cosine
 RIM_CLEARANCE = 0.012  # metres between each pre-shaped pad and the wall it straddles
 CLEAR_TRIES = 20  # grasps the sampler draws until one whose open hand clears the object itself ...
 CUT_DEPTH = 0.002  # ... by this many metres of overlap (as the simulated check: "the open fingers cut into it")
-PRESS_SHARE = 2.0  # ... and at most this many times the thickness of a thin support (4 mm for a 2 mm mat)
+PRESS_SHARE = (
+    2.0  # ... and at most this many times the thickness of a thin support (4 mm for a 2 mm mat)
+)
 
 
 class PickSkill(Skill):
@@ -93,7 +106,9 @@ class PickSkill(Skill):
         tilt = 0.0 if u < 0.65 else rng.uniform(-0.35, 0.35) if u < 0.85 else rng.uniform(-0.9, 0.9)
         axis = "across" if rng.random() < 0.5 else "about"  # tilt across or about the closing axis
         long_axis, along = _long_axis(obj), False
-        lying = long_axis is not None and abs(long_axis[2]) < 0.8  # an elongated thing, not standing up
+        lying = (
+            long_axis is not None and abs(long_axis[2]) < 0.8
+        )  # an elongated thing, not standing up
         if lying and rng.random() < 0.5:
             # an elongated thing (a fork) lying flat, on its edge or leaning on something: close across
             # it, as people do, the pads turned along its slope
@@ -101,7 +116,10 @@ class PickSkill(Skill):
             yaw = across + rng.uniform(-0.15, 0.15) + (math.pi if rng.random() < 0.5 else 0.0)
             slope = math.asin(max(-1.0, min(1.0, long_axis[2])))
             if abs(slope) > 0.1:
-                tilt, axis = (slope if rng.random() < 0.5 else -slope) + rng.uniform(-0.1, 0.1), "about"
+                tilt, axis = (
+                    (slope if rng.random() < 0.5 else -slope) + rng.uniform(-0.1, 0.1),
+                    "about",
+                )
             # not lying flat (on its edge, leaning): held somewhere along its axis, the TCP at or just
             # above it (its box's own z axis is no longer up)
             along = abs(obj.pose.roll) > 0.3 or abs(obj.pose.pitch) > 0.3
@@ -117,15 +135,22 @@ class PickSkill(Skill):
         if side:
             # from the side, the hand level with the table and the fingers either side (a can to pour
             # from: from above the palm would sit over its mouth)
-            tilt, axis = (math.pi / 2 if rng.random() < 0.5 else -math.pi / 2) + rng.uniform(-0.2, 0.2), "about"
+            tilt, axis = (
+                (math.pi / 2 if rng.random() < 0.5 else -math.pi / 2) + rng.uniform(-0.2, 0.2),
+                "about",
+            )
         hx, hy, hz = (s / 2 for s in obj.size)
         short = min(hx, hy, hz)
         # Heights from the middle up: a tall object is held where the palm clears its top. From the side, a container too is held
         # near its middle: by the edge of its wall (Mug3 seed 0: 3.5 cm off a 3.6 cm mug's axis) it held in plans, not on the arm.
         if side or obj.category not in CONTAINER_CATEGORIES or rng.random() < 0.7:
             # near the middle: up to 40 % of an elongated half-size, 25 % otherwise
-            local = tuple(rng.uniform(-1, 1) * h * (0.4 if h > 1.5 * short else 0.25) for h in (hx, hy))
-            if obj.shape == "sphere":  # the closing pads centre a ball: held off its middle, it is only pushed
+            local = tuple(
+                rng.uniform(-1, 1) * h * (0.4 if h > 1.5 * short else 0.25) for h in (hx, hy)
+            )
+            if (
+                obj.shape == "sphere"
+            ):  # the closing pads centre a ball: held off its middle, it is only pushed
                 # (Gen3 Mug2 seed 9: an orange gripped 7 mm off centre was pushed into the mug's rim and jammed there)
                 local = tuple(rng.uniform(-BALL_OFFSET, BALL_OFFSET) for _ in range(2))
             # A thin object (a fork flat on the table) is pinched by the fingertips, which swing down to
@@ -137,23 +162,45 @@ class PickSkill(Skill):
             local = (rng.uniform(-hx, hx), rng.uniform(-hy, hy), rng.uniform(0.0, 0.8) * hz)
         if side and poured:  # high enough that the wrist, level behind, clears the table
             local = (*local[:2], rng.uniform(0.3, 0.7) * hz)
-        rimmed = not (side or poured) and model.opening(args[0]) is not None  # (poured: the palm would cover the mouth)
+        rimmed = (
+            not (side or poured) and model.opening(args[0]) is not None
+        )  # (poured: the palm would cover the mouth)
         rim = _rim_grasp(model, args[0], rng) if rimmed and rng.random() < RIM_SHARE else None
         if rim is not None:  # by the wall at its rim, one pad inside, however the container lies
             return rim
-        rot = p.getMatrixFromQuaternion(to_bullet(obj.pose)[1]) if obj.shape != "sphere" else (1, 0, 0, 0, 1, 0, 0, 0, 1)
+        rot = (
+            p.getMatrixFromQuaternion(to_bullet(obj.pose)[1])
+            if obj.shape != "sphere"
+            else (1, 0, 0, 0, 1, 0, 0, 0, 1)
+        )
         offset = tuple(sum(rot[3 * i + j] * local[j] for j in range(3)) for i in range(3))
         # at or above the centre, so that the finger pads clear what the object stands on
         offset = (offset[0], offset[1], abs(offset[2]))
         mouth = model.opening(args[0]) if side else None
-        if mouth is not None and mouth[1][2] >= RIM_UPRIGHT:  # round an upright container's axis, not its box's middle
-            offset = (offset[0] + mouth[0][0] - obj.pose.x, offset[1] + mouth[0][1] - obj.pose.y, offset[2])  # (a handle)
+        if (
+            mouth is not None and mouth[1][2] >= RIM_UPRIGHT
+        ):  # round an upright container's axis, not its box's middle
+            offset = (
+                offset[0] + mouth[0][0] - obj.pose.x,
+                offset[1] + mouth[0][1] - obj.pose.y,
+                offset[2],
+            )  # (a handle)
         if along:
             t = rng.uniform(-0.4, 0.4) * max(obj.size) / 2
-            offset = (long_axis[0] * t, long_axis[1] * t, long_axis[2] * t + rng.uniform(0.0, 0.012))
+            offset = (
+                long_axis[0] * t,
+                long_axis[1] * t,
+                long_axis[2] * t + rng.uniform(0.0, 0.012),
+            )
         # pre-shape: open only a little wider than the object before the approach (as people do with
         # a fork flat on the table), so the pads meet it low and the closing swing is small
-        return {"yaw": yaw, "tilt": tilt, "axis": axis, "offset": offset, "preshape": bool(rng.random() < 0.6)}
+        return {
+            "yaw": yaw,
+            "tilt": tilt,
+            "axis": axis,
+            "offset": offset,
+            "preshape": bool(rng.random() < 0.6),
+        }
 
     def simulate(self, model: PlanningModel, args: tuple[str, ...], params: dict) -> Outcome:
         o = args[0]
@@ -168,7 +215,9 @@ class PickSkill(Skill):
         hit = model.in_collision(q_grasp, ignore=(o,))
         if hit:
             return Outcome.fail(f"the grasp on {o} collides with {hit}", hit)
-        preshape = params.get("opening") or (_preshape_width(model, obj) if params.get("preshape") else None)
+        preshape = params.get("opening") or (
+            _preshape_width(model, obj) if params.get("preshape") else None
+        )
         angle = model.robot.angle_for_opening(preshape) if preshape is not None else 0.0
         fit, width = _fit_between_pads(model, o, q_grasp, angle)
         if fit:
@@ -176,20 +225,39 @@ class PickSkill(Skill):
         # The Robotiq's fingertips swing down as they close: closed on o, they must clear its support.
         model.robot.reset_fingers(model.robot.angle_for_opening(width))
         supports = [s for s in touching_now(model, o) if s != o]
-        scrape = next((s for s in supports if p.getClosestPoints(model.robot.body, model.bodies[s], SUPPORT_CLEARANCE,
-                                                                 physicsClientId=model.cid)), None)
-        walled = next((s for s in supports if not model.objects[s].fixed and _near_wall(model, o, s)), None)
+        scrape = next(
+            (
+                s
+                for s in supports
+                if p.getClosestPoints(
+                    model.robot.body, model.bodies[s], SUPPORT_CLEARANCE, physicsClientId=model.cid
+                )
+            ),
+            None,
+        )
+        walled = next(
+            (s for s in supports if not model.objects[s].fixed and _near_wall(model, o, s)), None
+        )
         model.robot.reset_fingers(0.0)
         if scrape is not None:
             return Outcome.fail(f"the closing fingers would dig into {scrape} under {o}", o)
         if walled is not None:
-            return Outcome.fail(f"the closed fingers would come within {WALL_CLEARANCE * 100:.0f} cm of {walled}'s "
-                                f"rim or wall beside {o} and could take it along", o)
+            return Outcome.fail(
+                f"the closed fingers would come within {WALL_CLEARANCE * 100:.0f} cm of {walled}'s "
+                f"rim or wall beside {o} and could take it along",
+                o,
+            )
         # from above for a hand pointing down; a hand held sideways comes in along its fingers
-        q_pre = reach(model, raised(target, APPROACH) if pointing_down(target) else backed(target, APPROACH), seed=q_grasp)
+        q_pre = reach(
+            model,
+            raised(target, APPROACH) if pointing_down(target) else backed(target, APPROACH),
+            seed=q_grasp,
+        )
         if q_pre is None:
             return Outcome.fail(f"no inverse-kinematics solution above {o}", o)
-        path = transit(model, q0, q_pre)  # with the hand open, as every release and let-go leaves it
+        path = transit(
+            model, q0, q_pre
+        )  # with the hand open, as every release and let-go leaves it
         if path is None:
             return Outcome.fail(f"no collision-free motion to above {o}", o)
         # Pre-shaped above the object, not before the transit: closing, the fingertips swing down
@@ -202,7 +270,9 @@ class PickSkill(Skill):
         model.robot.reset_fingers(0.0)
         if approach is None or cuts_into(model, o, approach, angle):
             return Outcome.fail(f"the approach to {o} is blocked", o)
-        if covered := mouth_covered_before_grip(model, o, q_grasp, angle):  # cheap before dear: a ray, not a grip
+        if covered := mouth_covered_before_grip(
+            model, o, q_grasp, angle
+        ):  # cheap before dear: a ray, not a grip
             return Outcome.fail(covered, o)
         # The fingers close under physics, as the arm's do: o slides onto the middle of the hand and
         # turns between the pads, and the plan goes on from the grasp it really ends up in.
@@ -213,10 +283,16 @@ class PickSkill(Skill):
             return Outcome.fail(f"the closing fingers would push {o} away instead of holding it", o)
         caught = [b for b in model.finger_contacts() if b != o]
         if caught:  # the arm would drag it along, or take it instead of o
-            return Outcome.fail(f"the fingers would catch {caught[0]} as they close on {o}", caught[0])
+            return Outcome.fail(
+                f"the fingers would catch {caught[0]} as they close on {o}", caught[0]
+            )
         turn = _turn(before, model.pose(o))
-        if turn > GRIP_TURN_MAX and obj.shape != "sphere":  # a pinch that twists the object: where it ends up is chance, not plan
-            return Outcome.fail(f"the closing fingers would turn {o} by over {math.degrees(GRIP_TURN_MAX):.0f}°", o)
+        if (
+            turn > GRIP_TURN_MAX and obj.shape != "sphere"
+        ):  # a pinch that twists the object: where it ends up is chance, not plan
+            return Outcome.fail(
+                f"the closing fingers would turn {o} by over {math.degrees(GRIP_TURN_MAX):.0f}°", o
+            )
         if before.z - model.pose(o).z > press:
             # The knuckles close over its rim and press it into its support (a tall can sinks 5-11 mm
             # into a 2 mm mat): on the arm it then sticks there as it is lifted, and is yanked free
@@ -228,9 +304,14 @@ class PickSkill(Skill):
         sunk, link = sunk_into(model, o)
         model.robot.reset_fingers(model.grip_angle)
         if sunk > RELEASE_PRESS:
-            return Outcome.fail(f"at this grasp {o} would sit {sunk * 1000:.0f} mm into the {link.replace('_', ' ')}: "
-                                "the opened hand could not let go of it", o)
-        supports = touching_now(model, o)  # what it rests on once gripped (it may have settled onto it)
+            return Outcome.fail(
+                f"at this grasp {o} would sit {sunk * 1000:.0f} mm into the {link.replace('_', ' ')}: "
+                "the opened hand could not let go of it",
+                o,
+            )
+        supports = touching_now(
+            model, o
+        )  # what it rests on once gripped (it may have settled onto it)
         q_lift = reach(model, raised(target, LIFT), seed=q_grasp)
         if q_lift is None:
             return Outcome.fail(f"cannot lift {o} straight up", o)
@@ -239,8 +320,11 @@ class PickSkill(Skill):
             return Outcome.fail(f"lifting {o} is blocked", o)
         model.set_arm(q_lift)
         shape = [Grip("open", width=preshape)] if preshape is not None else []
-        return Outcome(ok=True, commands=[Move(path), *shape, Move(approach), Grip("close", expect=o), Move(lift)],
-                       expected={o: model.pose(o)})
+        return Outcome(
+            ok=True,
+            commands=[Move(path), *shape, Move(approach), Grip("close", expect=o), Move(lift)],
+            expected={o: model.pose(o)},
+        )
 
 
 def _grasp_target(obj, params: dict) -> tuple[tuple[float, ...], tuple[float, ...]]:
@@ -263,13 +347,20 @@ def _hand_clears(model: PlanningModel, o: str, params: dict) -> bool:
     base = p.getBasePositionAndOrientation(robot.body, physicsClientId=cid)
     fingers = robot.finger_joints()
     tcp_inv = p.invertTransform(*robot.tcp_pose())
-    moved = p.multiplyTransforms(*_grasp_target(obj, params), *p.multiplyTransforms(*tcp_inv, *base))
+    moved = p.multiplyTransforms(
+        *_grasp_target(obj, params), *p.multiplyTransforms(*tcp_inv, *base)
+    )
     try:
         p.resetBasePositionAndOrientation(robot.body, *moved, physicsClientId=cid)
-        width = params.get("opening") or (_preshape_width(model, obj) if params.get("preshape") else None)
+        width = params.get("opening") or (
+            _preshape_width(model, obj) if params.get("preshape") else None
+        )
         angle = robot.angle_for_opening(width) if width is not None else 0.0
         robot.reset_fingers(angle)
-        return not robot.gripper_inside(model.bodies[o], CUT_DEPTH) and _between_pads(model, o, angle)[0] is None
+        return (
+            not robot.gripper_inside(model.bodies[o], CUT_DEPTH)
+            and _between_pads(model, o, angle)[0] is None
+        )
     finally:
         p.resetBasePositionAndOrientation(robot.body, *base, physicsClientId=cid)
         robot.reset_fingers(fingers)
@@ -281,10 +372,16 @@ def _near_wall(model: PlanningModel, o: str, s: str) -> bool:
     around the orange in its mouth), rather than lying under it (a plate under a strawberry)? Only for
     an s that reaches lower than o (o rests on or in it): not the ball inside a mug being picked."""
     low = model.lowest_point(o)[2]
-    if model.lowest_point(s)[2] > low - 0.005:  # not under o: something o touches beside it, or its contents
+    if (
+        model.lowest_point(s)[2] > low - 0.005
+    ):  # not under o: something o touches beside it, or its contents
         return False
-    return any(c[6][2] > low + 0.005 for c in p.getClosestPoints(model.robot.body, model.bodies[s], WALL_CLEARANCE,
-                                                                 physicsClientId=model.cid))
+    return any(
+        c[6][2] > low + 0.005
+        for c in p.getClosestPoints(
+            model.robot.body, model.bodies[s], WALL_CLEARANCE, physicsClientId=model.cid
+        )
+    )
 
 
 def _rim_grasp(model: PlanningModel, o: str, rng: np.random.Generator) -> dict | None:
@@ -304,8 +401,14 @@ def _rim_grasp(model: PlanningModel, o: str, rng: np.random.Generator) -> dict |
     obj = model.state().get(o)
     offset = tuple(float(v) for v in point - np.asarray(obj.pose.position))
     # pre-shaped to a little more than the wall: fully open (85 mm), the inner finger would be in the far wall
-    return {"yaw": math.atan2(u[1], u[0]) + rng.uniform(-0.1, 0.1), "tilt": 0.0, "axis": "about", "offset": offset,
-            "preshape": True, "opening": RIM_WALL + 2 * RIM_CLEARANCE}
+    return {
+        "yaw": math.atan2(u[1], u[0]) + rng.uniform(-0.1, 0.1),
+        "tilt": 0.0,
+        "axis": "about",
+        "offset": offset,
+        "preshape": True,
+        "opening": RIM_WALL + 2 * RIM_CLEARANCE,
+    }
 
 
 def _long_axis(obj) -> tuple[float, float, float] | None:
@@ -326,18 +429,27 @@ def _preshape_width(model: PlanningModel, obj) -> float | None:
     closing = (m[0], m[3], m[6])
     r = p.getMatrixFromQuaternion(to_bullet(obj.pose)[1])
     half = [s / 2 for s in obj.size]
-    extent = 2 * sum(abs(sum(closing[i] * r[3 * i + j] for i in range(3))) * half[j] for j in range(3))
+    extent = 2 * sum(
+        abs(sum(closing[i] * r[3 * i + j] for i in range(3))) * half[j] for j in range(3)
+    )
     return extent + 0.03 if extent + 0.03 < MAX_OPENING - 0.015 else None
 
 
-def _fit_between_pads(model: PlanningModel, o: str, q: tuple[float, ...], angle: float = 0.0) -> tuple[str | None, float]:
+def _fit_between_pads(
+    model: PlanningModel, o: str, q: tuple[float, ...], angle: float = 0.0
+) -> tuple[str | None, float]:
     """(None, width in metres) when the open fingers at q straddle o and will close on it; else (the reason, 0).
     Rays cast between the open finger pads (at three heights along the approach axis) must hit o
     from both sides, the width they measure must fit the opening with 6 mm to spare, and the open
     fingers must not already cut into o (its real shape — a mug's handle, a rim — not its box)."""
     model.set_arm(q)
     model.robot.reset_fingers(angle)
-    if any(c[8] < -CUT_DEPTH for c in p.getClosestPoints(model.robot.body, model.bodies[o], 0.0, physicsClientId=model.cid)):
+    if any(
+        c[8] < -CUT_DEPTH
+        for c in p.getClosestPoints(
+            model.robot.body, model.bodies[o], 0.0, physicsClientId=model.cid
+        )
+    ):
         return f"the open fingers cut into {o} at this grasp", 0.0
     return _between_pads(model, o, angle)
 
@@ -351,10 +463,17 @@ def _between_pads(model: PlanningModel, o: str, angle: float) -> tuple[str | Non
     model.robot.reset_fingers(angle)
     tcp, tquat = model.robot.tcp_pose()  # midway between the open pads; its x axis closes them
     rot = p.getMatrixFromQuaternion(tquat)
-    closing, lateral, approach = (rot[0], rot[3], rot[6]), (rot[1], rot[4], rot[7]), (rot[2], rot[5], rot[8])
+    closing, lateral, approach = (
+        (rot[0], rot[3], rot[6]),
+        (rot[1], rot[4], rot[7]),
+        (rot[2], rot[5], rot[8]),
+    )
     # a pre-shaped hand's pads sit lower (along the approach) by as much as their link origins moved
     pads = [p.getLinkState(body, link, physicsClientId=cid)[4] for link in model.robot.pads]
-    along = sum((pads[0][i] + pads[1][i] - open_pads[0][i] - open_pads[1][i]) / 2 * approach[i] for i in range(3))
+    along = sum(
+        (pads[0][i] + pads[1][i] - open_pads[0][i] - open_pads[1][i]) / 2 * approach[i]
+        for i in range(3)
+    )
     tpos = tuple(tcp[i] + approach[i] * along for i in range(3))
     opening = model.robot.opening() - PAD_ORIGIN_OFFSET
     half = opening / 2 - 0.006  # start just inside the pads, or the rays hit the pads first
@@ -366,11 +485,22 @@ def _between_pads(model: PlanningModel, o: str, angle: float) -> tuple[str | Non
             pb = tuple(c[i] - closing[i] * half for i in range(3))
             starts += [pa, pb]
             ends += [pb, pa]
-    p.performCollisionDetection(physicsClientId=cid)  # ray tests read the broadphase: refresh it after resets
+    p.performCollisionDetection(
+        physicsClientId=cid
+    )  # ray tests read the broadphase: refresh it after resets
     hits = p.rayTestBatch(starts, ends, physicsClientId=cid)
-    pairs = [(ha, hb) for ha, hb in zip(hits[0::2], hits[1::2], strict=True) if ha[0] == target and hb[0] == target]
-    lines = [any(ha[0] == target and hb[0] == target for ha, hb in zip(hits[k:k + 6:2], hits[k + 1:k + 6:2], strict=True))
-             for k in (0, 6, 12)]
+    pairs = [
+        (ha, hb)
+        for ha, hb in zip(hits[0::2], hits[1::2], strict=True)
+        if ha[0] == target and hb[0] == target
+    ]
+    lines = [
+        any(
+            ha[0] == target and hb[0] == target
+            for ha, hb in zip(hits[k : k + 6 : 2], hits[k + 1 : k + 6 : 2], strict=True)
+        )
+        for k in (0, 6, 12)
+    ]
     if not pairs:
         return f"the fingers would close beside {o}, not on it", 0.0
     if not all(lines):  # the object must span the pads' width, or it slips out sideways
@@ -379,8 +509,11 @@ def _between_pads(model: PlanningModel, o: str, angle: float) -> tuple[str | Non
     # at a slant has it drift from line to line, and the parallel pads would twist it out.
     middles = []
     for k in (0, 6, 12):
-        line = [(ha, hb) for ha, hb in zip(hits[k:k + 6:2], hits[k + 1:k + 6:2], strict=True)
-                if ha[0] == target and hb[0] == target]
+        line = [
+            (ha, hb)
+            for ha, hb in zip(hits[k : k + 6 : 2], hits[k + 1 : k + 6 : 2], strict=True)
+            if ha[0] == target and hb[0] == target
+        ]
         middles.append(sum((ha[2] - hb[2]) for ha, hb in line) / len(line) * half)
     if max(middles) - min(middles) > SLANT_TOL:
         return f"the fingers would meet {o} at a slant", 0.0

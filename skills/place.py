@@ -26,23 +26,47 @@ from owl_bt.tamp.planning_model import PlanningModel
 from sim.bullet import from_bullet
 from sim.robot import MAX_OPENING, WORKSPACE
 from skills.base import Grip, Move, Outcome, Skill
-from skills.motions import APPROACH, RELEASE_PRESS, backed, cartesian, cuts_into, pointing_down, raised, reach, straight, transit
+from skills.motions import (
+    APPROACH,
+    RELEASE_PRESS,
+    backed,
+    cartesian,
+    cuts_into,
+    pointing_down,
+    raised,
+    reach,
+    straight,
+    transit,
+)
 from skills.place_geometry import FACES, gap_to_box, target_orientation
 from skills.place_lookahead import PlaceLookAhead
 from skills.place_opening import PlaceOpening
 
 REST_SPEED = 0.02  # m/s: slower than this after settling counts as at rest
-CAVITY_SHARE = 0.8  # share of place_inside samples drawn over the container's opening (the rest: its box)
+CAVITY_SHARE = (
+    0.8  # share of place_inside samples drawn over the container's opening (the rest: its box)
+)
 ROOM_TRIES = 3  # spots drawn on a surface; the one farthest from other objects is kept ...
-ROOM_SHARE = 0.5  # ... for this share of the samples (the rest: one spot, so that "near X" stays likely)
+ROOM_SHARE = (
+    0.5  # ... for this share of the samples (the rest: one spot, so that "near X" stays likely)
+)
 FIT_MARGIN = 0.004  # m an object may seem wider than a container's opening (perceived sizes) and still be tried
 STAND_DROP = 0.025  # m: a fork stood on end in the mug let go 3.7-5 cm up bounced out over the rim, or tipped the mug
-RELEASE_ROOM = 0.02  # m the fingers open wider than the grip to let go in a container (1 cm a side) …
-MIN_RELEASE = 0.004  # m … and at least this much, or the release is refused (2 mm a side lets a grip go)
+RELEASE_ROOM = (
+    0.02  # m the fingers open wider than the grip to let go in a container (1 cm a side) …
+)
+MIN_RELEASE = (
+    0.004  # m … and at least this much, or the release is refused (2 mm a side lets a grip go)
+)
 TABLE_GAP = 0.01  # m: set down on the table, an object comes to rest at least this far from other movable things
 KEEP_SHARE = 0.5  # share of samples that keep the hanging orientation (the rest try resting faces)
-REACHABLE_SHARE = 0.5  # share of samples drawn around what the look-ahead found reachable from this grasp ...
-REACHABLE_SPREAD = (0.03, 0.3)  # ... within these metres of its spot and radians of its yaw, until ...
+REACHABLE_SHARE = (
+    0.5  # share of samples drawn around what the look-ahead found reachable from this grasp ...
+)
+REACHABLE_SPREAD = (
+    0.03,
+    0.3,
+)  # ... within these metres of its spot and radians of its yaw, until ...
 HINT_MISSES = 20  # ... this many of those draws were refused (Coffee seed 8: all 141 were, the retreat blocked)
 
 
@@ -54,7 +78,11 @@ class _PlaceSkill(PlaceOpening, PlaceLookAhead, Skill):
         o, s = args
         state = model.state()
         obj = state.get(o)
-        face = None if obj.shape == "sphere" or rng.random() < KEEP_SHARE else int(rng.integers(len(FACES)))
+        face = (
+            None
+            if obj.shape == "sphere" or rng.random() < KEEP_SHARE
+            else int(rng.integers(len(FACES)))
+        )
         drop = rng.uniform(0.003, 0.05 if self.inside else 0.012)
         params = {"face": face, "dyaw": rng.uniform(-math.pi, math.pi), "clearance": drop}
         near = self._reachable(model, o, rng)
@@ -66,15 +94,25 @@ class _PlaceSkill(PlaceOpening, PlaceLookAhead, Skill):
         lo, hi = state.get(s).aabb()
         if cavity is not None and not self._fits_opening(obj, params, cavity):
             # into an opening: only orientations whose footprint passes through it (a knife on end)
-            fitting = [f for f in (None, *range(len(FACES))) if self._fits_opening(obj, {**params, "face": f}, cavity)]
+            fitting = [
+                f
+                for f in (None, *range(len(FACES)))
+                if self._fits_opening(obj, {**params, "face": f}, cavity)
+            ]
             if fitting:
                 params["face"] = fitting[int(rng.integers(len(fitting)))]
-        if cavity is not None and rng.random() < CAVITY_SHARE:  # over the container's opening, off its wall
+        if (
+            cavity is not None and rng.random() < CAVITY_SHARE
+        ):  # over the container's opening, off its wall
             return self._spot_in_opening(model, state, o, s, params, cavity, rng)
         if self.inside:  # keep the object's footprint (in its new orientation) off the walls
-            olo, ohi = obj.moved(from_bullet(obj.pose.position, target_orientation(obj, params))).aabb()
+            olo, ohi = obj.moved(
+                from_bullet(obj.pose.position, target_orientation(obj, params))
+            ).aabb()
             mx, my = (ohi[0] - olo[0]) / 2 + 0.005, (ohi[1] - olo[1]) / 2 + 0.005
-        elif state.get(s).shape == "region":  # a flat mat or region: all of the footprint on it, with room to
+        elif (
+            state.get(s).shape == "region"
+        ):  # a flat mat or region: all of the footprint on it, with room to
             # roll half a centimetre (at most a quarter of the region in): a strawberry let go with its centre
             # 1.6 cm in rolled to 5 mm from the edge, half off the region (newcomer: the README's first run)
             half = max(obj.size[0], obj.size[1]) / 2 + 0.005
@@ -86,7 +124,9 @@ class _PlaceSkill(PlaceOpening, PlaceLookAhead, Skill):
         cx, cy = (lo[0] + hi[0]) / 2, (lo[1] + hi[1]) / 2
         # Often, of ROOM_TRIES spots, the one with the most room around it: a mug set down hard by the
         # mustard bottle left no way for the hand to put the fork into it later.
-        others = [state.get(n).aabb() for n in model.objects if n not in (o, s) and not state.get(n).fixed]
+        others = [
+            state.get(n).aabb() for n in model.objects if n not in (o, s) and not state.get(n).fixed
+        ]
         best = -math.inf
         for _ in range(ROOM_TRIES if rng.random() < ROOM_SHARE else 1):
             x = rng.uniform(min(cx, lo[0] + mx), max(cx, hi[0] - mx))
@@ -103,15 +143,28 @@ class _PlaceSkill(PlaceOpening, PlaceLookAhead, Skill):
         jittered by REACHABLE_SPREAD (ours: Coffee's mug held by its side reached upright in a narrow band of
         yaws, and 125 broad draws failed before a regrasp), until HINT_MISSES of them were refused; else None."""
         hint = model.reachable
-        if (hint is None or hint[0] != o or hint[1] != model.grasp or model.held != o or rng.random() >= REACHABLE_SHARE
-                or model.hint_misses >= HINT_MISSES):
+        if (
+            hint is None
+            or hint[0] != o
+            or hint[1] != model.grasp
+            or model.held != o
+            or rng.random() >= REACHABLE_SHARE
+            or model.hint_misses >= HINT_MISSES
+        ):
             return None
         d, a = REACHABLE_SPREAD
         h = hint[2]
-        return {"face": h["face"], "dyaw": h["dyaw"] + rng.uniform(-a, a), "x": h["x"] + rng.uniform(-d, d),
-                "y": h["y"] + rng.uniform(-d, d), "reachable": True}
+        return {
+            "face": h["face"],
+            "dyaw": h["dyaw"] + rng.uniform(-a, a),
+            "x": h["x"] + rng.uniform(-d, d),
+            "y": h["y"] + rng.uniform(-d, d),
+            "reachable": True,
+        }
 
-    def orient(self, model: PlanningModel, args: tuple[str, ...], params: dict, rng: np.random.Generator) -> dict:
+    def orient(
+        self, model: PlanningModel, args: tuple[str, ...], params: dict, rng: np.random.Generator
+    ) -> dict:
         """Orientation guidance (ours, beyond the reference), applied by the refiner once the spot is
         drawn: of the hanging orientation and the six resting faces, in random order, the first
         whose resting pose at that spot passes the step's checkers (a checker asking for an upright
@@ -127,14 +180,20 @@ class _PlaceSkill(PlaceOpening, PlaceLookAhead, Skill):
             options = [params["face"]] + [f for f in options if f != params["face"]]
         cavity = model.cavity(s) if self.inside else None
         if cavity is not None:  # into an opening: only what passes through it is worth judging
-            options = [f for f in options if self._fits_opening(state.get(o), {**params, "face": f}, cavity)] or options
+            options = [
+                f
+                for f in options
+                if self._fits_opening(state.get(o), {**params, "face": f}, cavity)
+            ] or options
         order = rng.permutation(len(options))
         if params.get("reachable"):
             order = [0] + [k for k in order if k != 0]
         for k in order:
             face = options[int(k)]
             resting = state.with_pose(o, self._resting_pose(state, o, s, {**params, "face": face}))
-            if all(check(resting) for _, check in model.step_checks):  # (a new face: its own footprint)
+            if all(
+                check(resting) for _, check in model.step_checks
+            ):  # (a new face: its own footprint)
                 return self._into_opening(model, state, o, s, {**params, "face": face})
         return params
 
@@ -167,9 +226,16 @@ class _PlaceSkill(PlaceOpening, PlaceLookAhead, Skill):
             return Outcome.fail(f"no inverse-kinematics solution to put {o} there", s)
         hit = model.in_collision(q_place)
         cavity = model.cavity(s) if self.inside else None
-        if (hit and cavity is not None and hit.split("↔")[-1] == s and self._fits_opening(model.state().get(o), params, cavity)
-                and not _on_end(model.state(), o, params)):  # (a fork on end let go from high bounces out: STAND_DROP)
-            above = self._over_rim(model, o, s, goal, q0)  # the hand does not fit in: let go from above the rim
+        if (
+            hit
+            and cavity is not None
+            and hit.split("↔")[-1] == s
+            and self._fits_opening(model.state().get(o), params, cavity)
+            and not _on_end(model.state(), o, params)
+        ):  # (a fork on end let go from high bounces out: STAND_DROP)
+            above = self._over_rim(
+                model, o, s, goal, q0
+            )  # the hand does not fit in: let go from above the rim
             if above is not None:
                 goal, q_place, lift = above
                 target, drop, hit = model.tcp_for_object(goal, model.grasp), drop + lift, None
@@ -180,11 +246,18 @@ class _PlaceSkill(PlaceOpening, PlaceLookAhead, Skill):
         grip = sweep.width(model.grip_angle)
         if self.inside and grip + RELEASE_ROOM < MAX_OPENING - 0.005:
             # in a container, open only the grip's width + RELEASE_ROOM, and only as far as its walls leave room
-            width = sweep.room(q_place, model.grip_angle, model.robot.angle_for_opening(grip + RELEASE_ROOM),
-                               model.state().get(s))
+            width = sweep.room(
+                q_place,
+                model.grip_angle,
+                model.robot.angle_for_opening(grip + RELEASE_ROOM),
+                model.state().get(s),
+            )
             if width < grip + MIN_RELEASE:
-                return Outcome.fail(f"letting go of {o} there, the fingers cannot open {MIN_RELEASE * 1000:.0f} mm "
-                                    f"without pressing into {s}'s walls", s)
+                return Outcome.fail(
+                    f"letting go of {o} there, the fingers cannot open {MIN_RELEASE * 1000:.0f} mm "
+                    f"without pressing into {s}'s walls",
+                    s,
+                )
             open_to = model.robot.angle_for_opening(width)
         jam = sweep.cuts(q_place, model.grip_angle, open_to)
         if jam:
@@ -194,13 +267,19 @@ class _PlaceSkill(PlaceOpening, PlaceLookAhead, Skill):
         resting = model.state().with_pose(o, Pose(goal.x, goal.y, goal.z - drop, *goal.euler))
         failed = [name for name, check in model.step_checks if not check(resting)]
         if failed:
-            return Outcome.fail(f"constraint {', '.join(failed)} not satisfied where {o} would rest", s)
+            return Outcome.fail(
+                f"constraint {', '.join(failed)} not satisfied where {o} would rest", s
+            )
         q_pre = reach(model, raised(target, APPROACH), seed=q_place)
         if q_pre is None:
             return Outcome.fail(f"no inverse-kinematics solution above {s}", s)
         # Let go and back out the way the fingers point from: for a hand held sideways (a mug
         # stood up from lying) straight up would drag the object along between the fingers.
-        q_back = q_pre if pointing_down(target) else reach(model, backed(target, APPROACH), seed=q_place) or q_pre
+        q_back = (
+            q_pre
+            if pointing_down(target)
+            else reach(model, backed(target, APPROACH), seed=q_place) or q_pre
+        )
         # Cheap before dear: the straight ways in and out first (Mug3 seed 7: 46 forks set in the mug could
         # not back out, each after its release was simulated and a motion there planned), then release and
         # settle, judge the result (engineered constraints and the step's generated checkers), and plan the
@@ -240,7 +319,9 @@ class _PlaceSkill(PlaceOpening, PlaceLookAhead, Skill):
         model.restore(after)
         model.drop_snapshot(after)
         if retreat is not None:
-            model.set_arm(retreat[-1])  # (a straight-line retreat ends at q_back's pose by other joints)
+            model.set_arm(
+                retreat[-1]
+            )  # (a straight-line retreat ends at q_back's pose by other joints)
         if width is not None:  # opened fully once clear, as the commands end
             model.robot.reset_fingers(0.0)
         if retreat is None:
@@ -248,19 +329,35 @@ class _PlaceSkill(PlaceOpening, PlaceLookAhead, Skill):
         if path is None:
             return Outcome.fail(f"no collision-free motion to above {s} holding {o}", s)
         final = model.state().get(o)
-        opened = [Grip("open")] if width is not None else []  # the rest of the way, clear of the container
-        return Outcome(ok=True, commands=[Move(path), Move(descent, guarded=True), Grip("open", width=width), Move(retreat),
-                                          *opened], expected={o: final.pose})
+        opened = (
+            [Grip("open")] if width is not None else []
+        )  # the rest of the way, clear of the container
+        return Outcome(
+            ok=True,
+            commands=[
+                Move(path),
+                Move(descent, guarded=True),
+                Grip("open", width=width),
+                Move(retreat),
+                *opened,
+            ],
+            expected={o: final.pose},
+        )
 
     def _drop(self, state, o: str, params: dict) -> float:
         """How far above its resting pose (metres) o is let go: the sampled clearance, but at most
         STAND_DROP for a thing stood on its end in a container (taller than twice its footprint)."""
         if not self.inside:
             return params["clearance"]
-        return min(params["clearance"], STAND_DROP) if _on_end(state, o, params) else params["clearance"]
+        return (
+            min(params["clearance"], STAND_DROP)
+            if _on_end(state, o, params)
+            else params["clearance"]
+        )
 
-    def _release_and_judge(self, model: PlanningModel, o: str, s: str, goal: Pose, q_place, q_pre,
-                           open_to: float = 0.0) -> tuple | None:
+    def _release_and_judge(
+        self, model: PlanningModel, o: str, s: str, goal: Pose, q_place, q_pre, open_to: float = 0.0
+    ) -> tuple | None:
         """Open at q_place (the fingers to driver angle `open_to`, radians; 0: fully), retreat to q_pre, let
         physics settle; None when the result meets the engineered constraints and the step's generated
         checkers, else (reason, blamed object)."""
@@ -274,9 +371,14 @@ class _PlaceSkill(PlaceOpening, PlaceLookAhead, Skill):
         verdict = self.engineered(model, o, s)
         if verdict:
             return (verdict, s)
-        crowded = None if self.inside or model.state().get(s).category != "table" else _crowded(model, o)
+        crowded = (
+            None if self.inside or model.state().get(s).category != "table" else _crowded(model, o)
+        )
         if crowded:
-            return (f"{o} would come to rest less than {TABLE_GAP * 100:.0f} cm from {crowded}", crowded)
+            return (
+                f"{o} would come to rest less than {TABLE_GAP * 100:.0f} cm from {crowded}",
+                crowded,
+            )
         state = model.state()
         failed = [name for name, check in model.step_checks if not check(state)]
         if failed:
@@ -286,7 +388,9 @@ class _PlaceSkill(PlaceOpening, PlaceLookAhead, Skill):
     def engineered(self, model: PlanningModel, o: str, s: str) -> str | None:
         """The operator's own effect, checked after settling; None when it holds, else the reason."""
         state = model.state()
-        if not model.touching(o, s) and not (state.get(s).category == "table" and _on_a_marker(model, o)):
+        if not model.touching(o, s) and not (
+            state.get(s).category == "table" and _on_a_marker(model, o)
+        ):
             return f"{o} does not end up resting on {s}"
         if not state.get(s).over_footprint(*state.get(o).pose.position[:2]):
             return f"{o} ends up on the edge of {s}, its centre not over it"
@@ -297,7 +401,9 @@ def _on_a_marker(model: PlanningModel, o: str) -> bool:
     """Does o rest on a flat marker (a region, mat or line lying on the table)? On the table, then: "the
     middle of the table" in Berry1 is the light-grey region's place (newcomer)."""
     state = model.state()
-    return any(t.shape == "region" and t.fixed and model.touching(o, n) for n, t in state.objects.items())
+    return any(
+        t.shape == "region" and t.fixed and model.touching(o, n) for n, t in state.objects.items()
+    )
 
 
 class PlaceOntopSkill(_PlaceSkill):
@@ -343,9 +449,16 @@ class PlaceInsideSkill(_PlaceSkill):
         need = math.hypot(a, b) if rect else b
         if opening is not None and need > 2 * opening[2] + FIT_MARGIN:  # in no orientation at all
             wide = 2 * opening[2] + FIT_MARGIN
-            across = f"{a * 100:.1f} cm across at its narrowest, wider than" if a > wide else \
-                f"{a * 100:.1f} × {b * 100:.1f} cm at its slimmest cross-section, " + (
-                    f"whose {b * 100:.1f} cm side cannot pass" if b > wide else f"{need * 100:.1f} cm corner to corner, wider than")
+            across = (
+                f"{a * 100:.1f} cm across at its narrowest, wider than"
+                if a > wide
+                else f"{a * 100:.1f} × {b * 100:.1f} cm at its slimmest cross-section, "
+                + (
+                    f"whose {b * 100:.1f} cm side cannot pass"
+                    if b > wide
+                    else f"{need * 100:.1f} cm corner to corner, wider than"
+                )
+            )
             return f"{o} does not fit into {c}: {across} {c}'s opening, {2 * opening[2] * 100:.1f} cm across"
         return None
 

@@ -11,7 +11,14 @@ from owl_bt.state import ObjectState
 from sim.bullet import to_bullet
 
 # Resting faces of a box-like body as (roll, pitch) in its own frame: +z up, upside down, on each side.
-FACES = ((0.0, 0.0), (math.pi, 0.0), (0.0, math.pi / 2), (0.0, -math.pi / 2), (math.pi / 2, 0.0), (-math.pi / 2, 0.0))
+FACES = (
+    (0.0, 0.0),
+    (math.pi, 0.0),
+    (0.0, math.pi / 2),
+    (0.0, -math.pi / 2),
+    (math.pi / 2, 0.0),
+    (-math.pi / 2, 0.0),
+)
 
 
 def target_orientation(obj: ObjectState, params: dict) -> tuple[float, float, float, float]:
@@ -37,7 +44,9 @@ def footprint_axis(obj: ObjectState, params: dict) -> float:
     return math.atan2(ey, ex)
 
 
-def reach_in_opening(obj: ObjectState, params: dict, radius: float, a: float, margin: float = 0.006) -> float:
+def reach_in_opening(
+    obj: ObjectState, params: dict, radius: float, a: float, margin: float = 0.006
+) -> float:
     """How far (m) from a round opening's axis, in direction `a` (rad), o's centre may be when
     turned as `params` say, for its footprint (a box) to stay `margin` inside the wall of radius
     `radius`: a knife on end, its blade along the wall, stands much nearer it than its width
@@ -45,7 +54,7 @@ def reach_in_opening(obj: ObjectState, params: dict, radius: float, a: float, ma
     er, et = (math.cos(a), math.sin(a)), (-math.sin(a), math.cos(a))
     half_r = sum(abs(v[0] * er[0] + v[1] * er[1]) for v in extents(obj, params)) / 2
     half_t = sum(abs(v[0] * et[0] + v[1] * et[1]) for v in extents(obj, params)) / 2
-    room = (radius - margin) ** 2 - half_t ** 2
+    room = (radius - margin) ** 2 - half_t**2
     return max(0.0, math.sqrt(room) - half_r) if room > 0 else 0.0
 
 

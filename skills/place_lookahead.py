@@ -16,13 +16,17 @@ from owl_bt.state import Pose
 from owl_bt.tamp.planning_model import PlanningModel
 from skills.motions import reach
 
-CLEAN_TRIES = 12  # ways the table alone lets the hand reach, tried for one clear of everything as the hint
+CLEAN_TRIES = (
+    12  # ways the table alone lets the hand reach, tried for one clear of everything as the hint
+)
 
 
 class PlaceLookAhead:
     """`grasp_fits` for a place skill (refinement hook, see owl_bt/tamp/refine.py `_grasp_filter`)."""
 
-    def grasp_fits(self, model: PlanningModel, args: tuple[str, ...], checks=(), region=None) -> str | None:
+    def grasp_fits(
+        self, model: PlanningModel, args: tuple[str, ...], checks=(), region=None
+    ) -> str | None:
         """Refinement hook, asked of the pick just before this place of the same object (args: the
         place's arguments, checks: its checkers): None when, from the grasp just made, some
         orientation the checkers accept (resting at the object's present spot — over the middle of a
@@ -46,39 +50,79 @@ class PlaceLookAhead:
         if region is not None:
             x, y = (float(draws.uniform(region[0][i], region[1][i])) for i in range(2))
         cavity = model.cavity(s) if self.inside else None
-        if cavity is not None:  # into an opening: judged over its middle (at o's present spot, on the table,
+        if (
+            cavity is not None
+        ):  # into an opening: judged over its middle (at o's present spot, on the table,
             # no face is inside it, and the look-ahead never helped a fork into a mug: Mug2, Mug3)
             x, y = cavity[0][0], cavity[0][1]
         # roll and pitch of a resting pose do not change with its yaw: judge each face once, at yaw 0
-        faces = [f for f in ((None,) if region is None else ()) + tuple(range(len(self.faces)))
-                 if all(check(state.with_pose(o, self._resting_pose(state, o, s, {"face": f, "dyaw": 0.0, "x": x, "y": y})))
-                        for _, check in checks)]
+        faces = [
+            f
+            for f in ((None,) if region is None else ()) + tuple(range(len(self.faces)))
+            if all(
+                check(
+                    state.with_pose(
+                        o, self._resting_pose(state, o, s, {"face": f, "dyaw": 0.0, "x": x, "y": y})
+                    )
+                )
+                for _, check in checks
+            )
+        ]
         if cavity is not None:  # into an opening: only the orientations that pass through it
-            faces = [f for f in faces if self._fits_opening(state.get(o), {"face": f, "dyaw": 0.0}, cavity)] or faces
+            faces = [
+                f
+                for f in faces
+                if self._fits_opening(state.get(o), {"face": f, "dyaw": 0.0}, cavity)
+            ] or faces
         if not faces:
             return None
         # at its present spot, then at three the sampler draws (a level hand low beside a mug stood up
         # may meet the table at one spot and clear it at another, where the arm reaches differently)
         if region is None:
-            spots = [(x, y), *((d["x"], d["y"]) for d in (self.sample(model, args, draws) for _ in range(3)))]
+            spots = [
+                (x, y),
+                *((d["x"], d["y"]) for d in (self.sample(model, args, draws) for _ in range(3))),
+            ]
         else:
-            spots = [(x, y), *((float(draws.uniform(region[0][0], region[1][0])),
-                                float(draws.uniform(region[0][1], region[1][1]))) for _ in range(2))]
-        wanted = [{"face": f, "dyaw": float(d), "x": sx, "y": sy}
-                  for sx, sy in spots for f in faces for d in np.linspace(-math.pi, math.pi, 8, endpoint=False)]
+            spots = [
+                (x, y),
+                *(
+                    (
+                        float(draws.uniform(region[0][0], region[1][0])),
+                        float(draws.uniform(region[0][1], region[1][1])),
+                    )
+                    for _ in range(2)
+                ),
+            ]
+        wanted = [
+            {"face": f, "dyaw": float(d), "x": sx, "y": sy}
+            for sx, sy in spots
+            for f in faces
+            for d in np.linspace(-math.pi, math.pi, 8, endpoint=False)
+        ]
         q0 = model.robot.arm_q()
         # judged against the table alone, and a container it goes into (standing the fork in the mug by its
         # gripped end, the hand would go in too: Mug1 seed 0 was hinted so and its fork bounced out, twice)
-        movable = tuple(n for n, obj in model.objects.items() if not obj.fixed and not (cavity is not None and n == s))
-        inside = tuple(model.contents(s)) if cavity is not None else ()  # (a hinted draw goes beside them)
+        movable = tuple(
+            n
+            for n, obj in model.objects.items()
+            if not obj.fixed and not (cavity is not None and n == s)
+        )
+        inside = (
+            tuple(model.contents(s)) if cavity is not None else ()
+        )  # (a hinted draw goes beside them)
         fits = clean = None
         unclean = 0
         try:
             for params in wanted:
                 rest = self._resting_pose(state, o, s, params)
-                target = model.tcp_for_object(Pose(rest.x, rest.y, rest.z + 0.01, *rest.euler), model.grasp)
+                target = model.tcp_for_object(
+                    Pose(rest.x, rest.y, rest.z + 0.01, *rest.euler), model.grasp
+                )
                 m = p.getMatrixFromQuaternion(target[1])
-                if m[8] > 0.3 or target[0][2] < 0.02:  # the fingers would point up, or the hand sit in the table
+                if (
+                    m[8] > 0.3 or target[0][2] < 0.02
+                ):  # the fingers would point up, or the hand sit in the table
                     continue
                 q = reach(model, target, seed=q0)
                 # the wrist of a hand held level low beside a mug stood up meets the table (Coffee: 4 × 125

@@ -18,7 +18,9 @@ from skills.motions import reach
 from skills.place_geometry import footprint_axis, reach_in_opening, target_orientation
 
 WALL_SIDE = 0.4  # inside a container, spots are drawn over the outer part of the disc (r² ≥ this share of the reach²)
-RIM_LIFT_STEP = 0.01  # m: a hand that meets the container's rim is raised by this much at a time ...
+RIM_LIFT_STEP = (
+    0.01  # m: a hand that meets the container's rim is raised by this much at a time ...
+)
 RIM_LIFT_MAX = 0.12  # ... up to this far, to let go from above the rim (a golf ball into a mug: the fingers round it do not fit)
 
 
@@ -28,8 +30,9 @@ class PlaceOpening:
     inside = False
 
     @staticmethod
-    def _spot_in_opening(model: PlanningModel, state, o: str, s: str, params: dict, cavity,
-                         rng: np.random.Generator) -> dict:
+    def _spot_in_opening(
+        model: PlanningModel, state, o: str, s: str, params: dict, cavity, rng: np.random.Generator
+    ) -> dict:
         """A spot (x, y, world frame, m) and yaw over container s's opening for o, turned as `params`
         say: its footprint's long side along the wall, towards the wall (as things put in a cup
         lean: the middle stays free for the next), on the side away from what is already inside (a
@@ -38,7 +41,11 @@ class PlaceOpening:
         obj = state.get(o)
         axis = footprint_axis(obj, {**params, "dyaw": 0.0})
         away = PlaceOpening._away(model, state, o, s, floor)
-        a = rng.uniform(-math.pi, math.pi) if away is None else away + rng.uniform(-math.pi / 4, math.pi / 4)
+        a = (
+            rng.uniform(-math.pi, math.pi)
+            if away is None
+            else away + rng.uniform(-math.pi / 4, math.pi / 4)
+        )
         turn = a + math.pi / 2 - axis + (math.pi if rng.random() < 0.5 else 0.0)
         params = {**params, "dyaw": math.atan2(math.sin(turn), math.cos(turn))}
         r = reach_in_opening(obj, params, radius, a) * math.sqrt(rng.uniform(WALL_SIDE, 1.0))
@@ -46,8 +53,9 @@ class PlaceOpening:
         return params
 
     @staticmethod
-    def _hinted_in_opening(model: PlanningModel, state, o: str, s: str, params: dict, cavity,
-                           rng: np.random.Generator) -> dict:
+    def _hinted_in_opening(
+        model: PlanningModel, state, o: str, s: str, params: dict, cavity, rng: np.random.Generator
+    ) -> dict:
         """A spot (x, y, world frame, m) over container s's opening for o turned as a look-ahead hint
         says (its face and dyaw kept): of the two sides where o's footprint's long side runs along the
         wall, the one away from what is already inside (either, at random, in an empty container).
@@ -58,7 +66,11 @@ class PlaceOpening:
         tangent = footprint_axis(obj, {**params, "dyaw": 0.0}) + params["dyaw"]
         sides = (tangent - math.pi / 2, tangent + math.pi / 2)
         away = PlaceOpening._away(model, state, o, s, floor)
-        a = max(sides, key=lambda v: math.cos(v - away)) if away is not None else sides[int(rng.integers(2))]
+        a = (
+            max(sides, key=lambda v: math.cos(v - away))
+            if away is not None
+            else sides[int(rng.integers(2))]
+        )
         r = reach_in_opening(obj, params, radius, a) * math.sqrt(rng.uniform(WALL_SIDE, 1.0))
         return {**params, "x": floor[0] + r * math.cos(a), "y": floor[1] + r * math.sin(a)}
 
@@ -69,8 +81,14 @@ class PlaceOpening:
         inside = [n for n in model.objects if n not in (o, s) and model.in_cavity(n, s)]
         if not inside:
             return None
-        dx = sum(model.lowest_point(n)[0] + state.get(n).pose.x for n in inside) / (2 * len(inside)) - floor[0]
-        dy = sum(model.lowest_point(n)[1] + state.get(n).pose.y for n in inside) / (2 * len(inside)) - floor[1]
+        dx = (
+            sum(model.lowest_point(n)[0] + state.get(n).pose.x for n in inside) / (2 * len(inside))
+            - floor[0]
+        )
+        dy = (
+            sum(model.lowest_point(n)[1] + state.get(n).pose.y for n in inside) / (2 * len(inside))
+            - floor[1]
+        )
         return math.atan2(-dy, -dx) if math.hypot(dx, dy) > 0.003 else None
 
     @staticmethod
@@ -102,7 +120,9 @@ class PlaceOpening:
         return {**params, "x": floor[0] + dx * k, "y": floor[1] + dy * k}
 
     @staticmethod
-    def _over_rim(model: PlanningModel, o: str, s: str, goal: Pose, q0) -> tuple[Pose, tuple, float] | None:
+    def _over_rim(
+        model: PlanningModel, o: str, s: str, goal: Pose, q0
+    ) -> tuple[Pose, tuple, float] | None:
         """The hand at `goal` (o's release pose, world frame) meets container s: the release pose raised by
         RIM_LIFT_STEP at a time until the arm and o touch nothing (within RIM_LIFT_MAX), as (goal, q, lift
         in metres); None when none is. A ball held round its middle: the fingers are wider than the mug's
@@ -119,4 +139,3 @@ class PlaceOpening:
             if hit.split("↔")[-1] != s:
                 return None
         return None
-

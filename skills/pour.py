@@ -53,15 +53,23 @@ MOUTH_INSET = 0.03  # metres the poured object's mouth stays inside the target's
 AIM_SHARE = 0.4  # of a container's inner radius: how far off its axis a pour into it aims the mouth
 RIM_MARGIN = 0.015  # metres inside its rim (beyond their own radius) that poured contents must fall into a container
 REST_SPEED = 0.01  # m/s: poured contents slower than this ...
-REST_STEPS = 24  # ... for this many physics steps in a row (0.1 s) have come to rest: the pour's dwell ends
-SAG_SHARE = 0.9  # a pour is judged also at this share of its tilt (the grasp may sag): its checkers, and
+REST_STEPS = (
+    24  # ... for this many physics steps in a row (0.1 s) have come to rest: the pour's dwell ends
+)
+SAG_SHARE = (
+    0.9  # a pour is judged also at this share of its tilt (the grasp may sag): its checkers, and
+)
 # a full object's contents leaving it
 MAX_JOINT_JUMP = 0.6  # radians between neighbouring tilt waypoints: more means IK flipped branch
-HAND_CLEARANCE = 0.12  # m the TCP and the hand behind it stay above the table all through a tilt (the wrist
+HAND_CLEARANCE = (
+    0.12  # m the TCP and the hand behind it stay above the table all through a tilt (the wrist
+)
 # and forearm of a level hand hang lower: at 4 cm, a third of Mug3's pours still met the table with them)
 TURN_TRIES = 8  # tilts drawn for one sample: the first within MAX_FINGERS_UP and MAX_RISE is kept
 MAX_RISE = 0.25  # m: the highest a pour holds o's centre over t's top
-ROOM_TRIES = 3  # spots drawn for a pour onto a surface: the one farthest from other movable things is kept
+ROOM_TRIES = (
+    3  # spots drawn for a pour onto a surface: the one farthest from other movable things is kept
+)
 
 
 class PourSkill(Skill):
@@ -105,8 +113,11 @@ class PourSkill(Skill):
         if o not in world.objects:
             return False
         lo, hi = world.get(o).aabb()
-        return not any(all(lo[i] < world.get(n).pose.position[i] < hi[i] for i in range(3))
-                       for n in world.movable() if n != o)
+        return not any(
+            all(lo[i] < world.get(n).pose.position[i] < hi[i] for i in range(3))
+            for n in world.movable()
+            if n != o
+        )
 
     def sample(self, model: PlanningModel, args: tuple[str, ...], rng: np.random.Generator) -> dict:
         o, t = args
@@ -132,16 +143,24 @@ class PourSkill(Skill):
                 params["tilt"] = -params["tilt"]
                 lowest, up = hand_sweep(model, o, params["dyaw"], params["tilt"])
             lift = floor + HAND_CLEARANCE - lowest - hi[2]
-            down = not full or p.getMatrixFromQuaternion(
-                tilted(state.get(o).pose, params["dyaw"], params["tilt"]))[8] <= -MIN_MOUTH_DOWN
+            down = (
+                not full
+                or p.getMatrixFromQuaternion(
+                    tilted(state.get(o).pose, params["dyaw"], params["tilt"])
+                )[8]
+                <= -MIN_MOUTH_DOWN
+            )
             if up <= MAX_FINGERS_UP and lift <= MAX_RISE and down:
                 break
         params["z"] = hi[2] + min(max(rng.uniform(1.0, 2.0) * height, lift), MAX_RISE)
         # Over a surface, the spot of ROOM_TRIES with most room (ours: Mug3's pours met the fork and the
         # mustard bottle 1 time in 5)
         inside = set(model.carried) | set(model.contents(o))
-        others = [state.get(n).aabb() for n in model.objects
-                  if n not in (o, t) and n not in inside and not state.get(n).fixed]
+        others = [
+            state.get(n).aabb()
+            for n in model.objects
+            if n not in (o, t) and n not in inside and not state.get(n).fixed
+        ]
         cav = model.cavity(t)
         aimed = cav is not None and bool(inside)
         best = -math.inf
@@ -156,7 +175,9 @@ class PourSkill(Skill):
             # mostly met the rim.
             (fx, fy, _), radius, _ = cav
             r, a = AIM_SHARE * radius * math.sqrt(rng.random()), rng.uniform(-math.pi, math.pi)
-            rot = p.getMatrixFromQuaternion(tilted(state.get(o).pose, params["dyaw"], params["tilt"]))
+            rot = p.getMatrixFromQuaternion(
+                tilted(state.get(o).pose, params["dyaw"], params["tilt"])
+            )
             half = state.get(o).size[2] / 2
             params["x"] = fx + r * math.cos(a) - rot[2] * half
             params["y"] = fy + r * math.sin(a) - rot[5] * half
@@ -170,7 +191,9 @@ class PourSkill(Skill):
         if not (model.carried or model.contents(o)):
             return float(rng.uniform(-math.pi, math.pi))
         if p.getMatrixFromQuaternion(to_bullet(model.state().get(o).pose)[1])[8] < 0.5:
-            return float(rng.uniform(-math.pi, math.pi))  # held tipped already (a pour left it so): any turn may do
+            return float(
+                rng.uniform(-math.pi, math.pi)
+            )  # held tipped already (a pour left it so): any turn may do
         least = math.acos(-MIN_MOUTH_DOWN) + 0.05
         return float(rng.choice((-1.0, 1.0)) * rng.uniform(least, math.pi))
 
@@ -180,16 +203,30 @@ class PourSkill(Skill):
             return Outcome.fail(f"{o} is not held", o)
         obj = model.state().get(o)
         contents = list(model.carried) or model.contents(o)
-        if contents and hand_over_mouth(model, o):  # cheap before dear: no physics for a blocked mouth
+        if contents and hand_over_mouth(
+            model, o
+        ):  # cheap before dear: no physics for a blocked mouth
             return Outcome.fail(f"the hand covers the mouth of {o} at this grasp", o)
         quat0 = tilted(obj.pose, params["dyaw"], 0.0)
         pos = (params["x"], params["y"], params["z"])
-        axis = (-math.sin(params["dyaw"]), math.cos(params["dyaw"]), 0.0)  # across the pour direction
+        axis = (
+            -math.sin(params["dyaw"]),
+            math.cos(params["dyaw"]),
+            0.0,
+        )  # across the pour direction
 
-        def path(share: float) -> list[tuple]:  # the object's own path to `share` of the tilt, finer than the arm's
-            turns = (p.getQuaternionFromAxisAngle(axis, share * params["tilt"] * k / (4 * TILT_WAYPOINTS))
-                     for k in range(4 * TILT_WAYPOINTS + 1))
-            return [(pos, p.multiplyTransforms((0, 0, 0), turn, (0, 0, 0), quat0)[1]) for turn in turns]
+        def path(
+            share: float,
+        ) -> list[tuple]:  # the object's own path to `share` of the tilt, finer than the arm's
+            turns = (
+                p.getQuaternionFromAxisAngle(
+                    axis, share * params["tilt"] * k / (4 * TILT_WAYPOINTS)
+                )
+                for k in range(4 * TILT_WAYPOINTS + 1)
+            )
+            return [
+                (pos, p.multiplyTransforms((0, 0, 0), turn, (0, 0, 0), quat0)[1]) for turn in turns
+            ]
 
         poses = path(1.0)
         # The mouth (the middle of o's top face) must end over t, well inside its rim, so that what
@@ -201,7 +238,10 @@ class PourSkill(Skill):
         mouth = (pos[0] + rot[2] * half, pos[1] + rot[5] * half)
         lo, hi = model.state().get(t).aabb()
         inset = min(MOUTH_INSET, (hi[0] - lo[0]) / 4, (hi[1] - lo[1]) / 4)
-        if not (lo[0] + inset <= mouth[0] <= hi[0] - inset and lo[1] + inset <= mouth[1] <= hi[1] - inset):
+        if not (
+            lo[0] + inset <= mouth[0] <= hi[0] - inset
+            and lo[1] + inset <= mouth[1] <= hi[1] - inset
+        ):
             return Outcome.fail(f"the mouth of {o} would not be over {t}", t)
         if not contents and model.step_checks:
             # Nothing inside o: the pour moves o alone, so the state after it is o at its tilted pose,
@@ -209,7 +249,9 @@ class PourSkill(Skill):
             # pours of the empty can whose checker wanted the spilt soup in the bowl).
             failed = _failed_checks(model, o, poses)
             if failed:
-                return Outcome.fail(f"constraint {', '.join(failed)} not satisfied ({o} is empty)", t)
+                return Outcome.fail(
+                    f"constraint {', '.join(failed)} not satisfied ({o} is empty)", t
+                )
         q0 = model.robot.arm_q()
         waypoints = []
         seed = q0
@@ -223,7 +265,9 @@ class PourSkill(Skill):
                 return Outcome.fail(f"tilting {o} above {t} needs a jump of the arm", t)
             hit = model.in_collision(q, ignore=tuple(contents)) or _arm_meets_held(model, o)
             if hit:
-                return Outcome.fail(f"pouring {o} above {t} collides with {hit}", hit.split("↔")[-1])
+                return Outcome.fail(
+                    f"pouring {o} above {t} collides with {hit}", hit.split("↔")[-1]
+                )
             waypoints.append(q)
             seed = q
         # The pour's physics before the motion to it (each a third of a sample's time): most samples
@@ -237,7 +281,9 @@ class PourSkill(Skill):
             if left_inside:
                 # (mostly the grasp's doing: Mug3 seed 0 kept the golf ball in 42 times at one grasp, a
                 # finger or the palm in its way, and poured it out at the first try at the next)
-                return Outcome.fail(f"{', '.join(left_inside)} stays inside {o} when it is tilted", o, regrasp=True)
+                return Outcome.fail(
+                    f"{', '.join(left_inside)} stays inside {o} when it is tilted", o, regrasp=True
+                )
             if contents:
                 # Not only just: what leaves only at the full tilt stayed in on the arm, where the held mug
                 # sags and turns a few degrees in the fingers (Mug3 seed 1: planned 114°, poured at 108°,
@@ -249,18 +295,25 @@ class PourSkill(Skill):
                 model.restore(after)
                 model.drop_snapshot(after)
                 if stayed:
-                    return Outcome.fail(f"{', '.join(stayed)} stays inside {o} if it is tilted "
-                                        f"{round(100 * (1 - SAG_SHARE))} % less", o)
+                    return Outcome.fail(
+                        f"{', '.join(stayed)} stays inside {o} if it is tilted "
+                        f"{round(100 * (1 - SAG_SHARE))} % less",
+                        o,
+                    )
         finally:
             model.drop_snapshot(before)
         near_rim = [c for c, ok in crossed.items() if not ok]
         if near_rim:
-            return Outcome.fail(f"{', '.join(near_rim)} would fall into {t} too close to its rim", t)
+            return Outcome.fail(
+                f"{', '.join(near_rim)} would fall into {t} too close to its rim", t
+            )
         failed = _failed_checks(model, o, poses)  # the contents where they landed, o at both tilts
         if failed:
             return Outcome.fail(f"constraint {', '.join(failed)} not satisfied", t)
         landed = {c: model.pose(c) for c in contents}
-        model.carried = carried  # on the way there the contents are still in o: no tilt that spills them
+        model.carried = (
+            carried  # on the way there the contents are still in o: no tilt that spills them
+        )
         model.set_arm(q0)
         path = transit(model, q0, waypoints[0], ignore=tuple(contents))
         model.release_contents()
@@ -273,8 +326,14 @@ class PourSkill(Skill):
         times = tuple(step * (k + 1) for k in range(len(waypoints) - 1))
         # Tilt at the planned pace, then hold the last tilt while the contents fall out. Where they
         # land is judged by the generated checkers, not by a planned pose.
-        return Outcome(ok=True, commands=[Move(path), Move(tuple(waypoints[1:]), times),
-                                          Move((waypoints[-1],), (DWELL_SECONDS,))])
+        return Outcome(
+            ok=True,
+            commands=[
+                Move(path),
+                Move(tuple(waypoints[1:]), times),
+                Move((waypoints[-1],), (DWELL_SECONDS,)),
+            ],
+        )
 
 
 def _failed_checks(model: PlanningModel, o: str, poses: list[tuple]) -> list[str]:
@@ -344,8 +403,15 @@ def _rim_watch(model: PlanningModel, contents: list[str], t: str) -> tuple[dict[
     return verdict, watch
 
 
-def _poured(model: PlanningModel, o: str, poses: list[tuple], waypoints: list[tuple[float, ...]], share: float,
-            contents: list[str], t: str) -> tuple[list[str], dict[str, bool]]:
+def _poured(
+    model: PlanningModel,
+    o: str,
+    poses: list[tuple],
+    waypoints: list[tuple[float, ...]],
+    share: float,
+    contents: list[str],
+    t: str,
+) -> tuple[list[str], dict[str, bool]]:
     """Pour the held o along `poses` (its body's path, world frame) with physics, the hand turning with it
     along `share` of the arm's tilt `waypoints`, from the first waypoint; the arm left at the last. Returns
     (the contents still inside o, the rim verdict of `_rim_watch`)."""
@@ -354,8 +420,14 @@ def _poured(model: PlanningModel, o: str, poses: list[tuple], waypoints: list[tu
     fine = len(poses) - 1  # the arm's waypoints, interpolated to the object's finer path
     arm = [_lerp(waypoints, share * k * TILT_WAYPOINTS / fine) for k in range(fine + 1)]
     crossed, watch = _rim_watch(model, contents, t)
-    model.pour_motion(poses, TILT_SECONDS * share, DWELL_SECONDS, arm=arm, watch=watch,
-                      settled=_at_rest(model, contents))
+    model.pour_motion(
+        poses,
+        TILT_SECONDS * share,
+        DWELL_SECONDS,
+        arm=arm,
+        watch=watch,
+        settled=_at_rest(model, contents),
+    )
     model.set_arm(waypoints[-1])
     return [c for c in contents if c in model.contents(o)], crossed
 
@@ -370,7 +442,10 @@ def _at_rest(model: PlanningModel, contents: list[str]) -> Callable[[], bool]:
 
     def settled() -> bool:
         nonlocal calm
-        still = all(math.hypot(*p.getBaseVelocity(b, physicsClientId=model.cid)[0]) < REST_SPEED for b in bodies)
+        still = all(
+            math.hypot(*p.getBaseVelocity(b, physicsClientId=model.cid)[0]) < REST_SPEED
+            for b in bodies
+        )
         calm = calm + 1 if still else 0
         return calm >= REST_STEPS
 

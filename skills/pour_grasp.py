@@ -16,20 +16,30 @@ import pybullet as p
 from owl_bt.tamp.planning_model import PlanningModel
 from sim.bullet import to_bullet
 
-MIN_MOUTH_DOWN = 0.17  # the emptied object's axis ends at least this far (cosine) below horizontal (~100° tilt)
-TRAP_SHARE = 0.7  # contents wider than this share of the room the pads leave in a cavity catch on them
+MIN_MOUTH_DOWN = (
+    0.17  # the emptied object's axis ends at least this far (cosine) below horizontal (~100° tilt)
+)
+TRAP_SHARE = (
+    0.7  # contents wider than this share of the room the pads leave in a cavity catch on them
+)
 HAND_LENGTH = 0.25  # m back from the TCP along the fingers that the hand and wrist take up
-MAX_FINGERS_UP = 0.3  # the fingers of a pouring hand point up at most this much (cosine with the vertical)
+MAX_FINGERS_UP = (
+    0.3  # the fingers of a pouring hand point up at most this much (cosine with the vertical)
+)
 TIP_MARGIN = 0.17  # rad: a grasp for a pour must be able to tip its object this far past the least that empties it
 MOUTH_GRID = 0.003  # m between the rays up through a mouth that find the way out the hand leaves
-MOUTH_REACH = 0.06  # m above the rim within which the hand is in the way of what leaves by the mouth
+MOUTH_REACH = (
+    0.06  # m above the rim within which the hand is in the way of what leaves by the mouth
+)
 PASS_SHARE = 1.1  # the way out must be this many times as wide as the widest of the contents
 
 
 def tilted(pose, dyaw: float, tilt: float) -> tuple[float, ...]:
     """The quaternion of an object at `pose` (Pose) turned by dyaw (radians) about the vertical, then
     tilted by `tilt` (radians) about the horizontal axis across that pour direction."""
-    quat0 = p.multiplyTransforms((0, 0, 0), p.getQuaternionFromEuler((0, 0, dyaw)), (0, 0, 0), to_bullet(pose)[1])[1]
+    quat0 = p.multiplyTransforms(
+        (0, 0, 0), p.getQuaternionFromEuler((0, 0, dyaw)), (0, 0, 0), to_bullet(pose)[1]
+    )[1]
     turn = p.getQuaternionFromAxisAngle((-math.sin(dyaw), math.cos(dyaw), 0.0), tilt)
     return p.multiplyTransforms((0, 0, 0), turn, (0, 0, 0), quat0)[1]
 
@@ -45,8 +55,12 @@ def hand_sweep(model: PlanningModel, o: str, dyaw: float, tilt: float) -> tuple[
     inv = p.invertTransform(*model.grasp)
     lowest, up = math.inf, -1.0
     for k in range(9):
-        tcp, quat = p.multiplyTransforms((0, 0, 0), tilted(pose, dyaw, tilt * k / 8), inv[0], inv[1])
-        axis = p.getMatrixFromQuaternion(quat)[8]  # the tool z axis points from the wrist to the fingers
+        tcp, quat = p.multiplyTransforms(
+            (0, 0, 0), tilted(pose, dyaw, tilt * k / 8), inv[0], inv[1]
+        )
+        axis = p.getMatrixFromQuaternion(quat)[
+            8
+        ]  # the tool z axis points from the wrist to the fingers
         lowest, up = min(lowest, tcp[2], tcp[2] - axis * HAND_LENGTH), max(up, axis)
     return lowest, up
 
@@ -60,15 +74,22 @@ def can_tip(model: PlanningModel, o: str) -> bool:
     if p.getMatrixFromQuaternion(to_bullet(model.state().get(o).pose)[1])[8] < 0.5:
         return True
     least = math.acos(-MIN_MOUTH_DOWN) + TIP_MARGIN
-    return any(hand_sweep(model, o, 0.0, sign * tilt)[1] <= MAX_FINGERS_UP
-               for tilt in np.linspace(least, math.pi, 6) for sign in (1.0, -1.0))
+    return any(
+        hand_sweep(model, o, 0.0, sign * tilt)[1] <= MAX_FINGERS_UP
+        for tilt in np.linspace(least, math.pi, 6)
+        for sign in (1.0, -1.0)
+    )
 
 
-MOUTH_COVERED = "the hand would cover the mouth of {} for the pour"  # the pour's refusal of such a grasp
+MOUTH_COVERED = (
+    "the hand would cover the mouth of {} for the pour"  # the pour's refusal of such a grasp
+)
 SHUT_MARGIN = 0.01  # m round the middle of a mouth that the hand must cover too, to refuse a grasp before its grip
 
 
-def mouth_covered_before_grip(model: PlanningModel, o: str, q: tuple[float, ...], angle: float) -> str | None:
+def mouth_covered_before_grip(
+    model: PlanningModel, o: str, q: tuple[float, ...], angle: float
+) -> str | None:
     """For a pick of o that the skeleton's next step (`model.next_op`) pours out: the pour's refusal of
     the grasp (`MOUTH_COVERED`), judged before the grip is simulated, with o taken into the hand where
     it stands (arm at q, radians; fingers at driver angle `angle`, radians). A palm over the whole
@@ -85,7 +106,9 @@ def mouth_covered_before_grip(model: PlanningModel, o: str, q: tuple[float, ...]
     model.set_arm(q)
     model.attach(o, angle=angle)
     try:
-        covered = bool(model.carried) and hand_over_mouth(model, o, SHUT_MARGIN)  # carried: what is inside o, to pour out
+        covered = bool(model.carried) and hand_over_mouth(
+            model, o, SHUT_MARGIN
+        )  # carried: what is inside o, to pour out
     finally:
         model.detach()
     return MOUTH_COVERED.format(o) if covered else None
@@ -101,11 +124,20 @@ def hand_over_mouth(model: PlanningModel, o: str, margin: float = 0.0) -> bool:
         return False
     (x, y, z), radius, depth = cavity
     r = min(margin, radius / 2)
-    spots = [(x, y)] + ([(x + r * math.cos(a), y + r * math.sin(a)) for a in np.linspace(0, 2 * math.pi, 8, endpoint=False)]
-                        if r > 0 else [])
+    spots = [(x, y)] + (
+        [
+            (x + r * math.cos(a), y + r * math.sin(a))
+            for a in np.linspace(0, 2 * math.pi, 8, endpoint=False)
+        ]
+        if r > 0
+        else []
+    )
     # from just under the rim: the contents are below
-    hits = p.rayTestBatch([(u, v, z + depth - 0.005) for u, v in spots], [(u, v, z + depth + 0.15) for u, v in spots],
-                          physicsClientId=model.cid)
+    hits = p.rayTestBatch(
+        [(u, v, z + depth - 0.005) for u, v in spots],
+        [(u, v, z + depth + 0.15) for u, v in spots],
+        physicsClientId=model.cid,
+    )
     return all(h[0] == model.robot.body for h in hits)
 
 
@@ -121,10 +153,16 @@ def finger_inside(model: PlanningModel, o: str) -> bool:
     if cavity is None:
         return False
     (fx, fy, fz), radius, depth = cavity
-    rings = [(0.0, fx, fy)] + [(k, fx + k * radius * math.cos(a), fy + k * radius * math.sin(a))
-                               for k in (0.5, 0.8) for a in np.linspace(0, 2 * math.pi, 8, endpoint=False)]
-    hits = p.rayTestBatch([(x, y, fz + 0.005) for _, x, y in rings], [(x, y, fz + depth) for _, x, y in rings],
-                          physicsClientId=model.cid)
+    rings = [(0.0, fx, fy)] + [
+        (k, fx + k * radius * math.cos(a), fy + k * radius * math.sin(a))
+        for k in (0.5, 0.8)
+        for a in np.linspace(0, 2 * math.pi, 8, endpoint=False)
+    ]
+    hits = p.rayTestBatch(
+        [(x, y, fz + 0.005) for _, x, y in rings],
+        [(x, y, fz + depth) for _, x, y in rings],
+        physicsClientId=model.cid,
+    )
     met = [(k, h[1]) for (k, _, _), h in zip(rings, hits, strict=True) if h[0] == model.robot.body]
     if not met:
         return False
@@ -134,7 +172,9 @@ def finger_inside(model: PlanningModel, o: str) -> bool:
         return True
     room = 2 * radius * min(k for k, _ in met)
     state = model.state()
-    widest = max((min(state.get(c).size) for c in (list(model.carried) or model.contents(o))), default=0.0)
+    widest = max(
+        (min(state.get(c).size) for c in (list(model.carried) or model.contents(o))), default=0.0
+    )
     return widest > TRAP_SHARE * room
 
 
@@ -154,9 +194,11 @@ def mouth_passage(model: PlanningModel, o: str) -> float:
     keep = np.hypot(gx, gy) <= radius
     gx, gy = gx[keep], gy[keep]
     rim = fz + depth
-    hits = p.rayTestBatch([(fx + x, fy + y, rim - 0.005) for x, y in zip(gx, gy, strict=True)],
-                          [(fx + x, fy + y, rim + MOUTH_REACH) for x, y in zip(gx, gy, strict=True)],
-                          physicsClientId=model.cid)
+    hits = p.rayTestBatch(
+        [(fx + x, fy + y, rim - 0.005) for x, y in zip(gx, gy, strict=True)],
+        [(fx + x, fy + y, rim + MOUTH_REACH) for x, y in zip(gx, gy, strict=True)],
+        physicsClientId=model.cid,
+    )
     blocked = np.array([h[0] == model.robot.body for h in hits])
     if not blocked.any():
         return 2 * radius
@@ -164,7 +206,9 @@ def mouth_passage(model: PlanningModel, o: str) -> float:
         return 0.0
     free = np.stack([gx[~blocked], gy[~blocked]], 1)
     walls = np.stack([gx[blocked], gy[blocked]], 1)
-    to_hand = np.min(np.linalg.norm(free[:, None, :] - walls[None, :, :], axis=2), axis=1) - MOUTH_GRID / 2
+    to_hand = (
+        np.min(np.linalg.norm(free[:, None, :] - walls[None, :, :], axis=2), axis=1)
+        - MOUTH_GRID / 2
+    )
     to_rim = radius - np.linalg.norm(free, axis=1)
     return float(2 * max(0.0, np.max(np.minimum(to_hand, to_rim))))
-

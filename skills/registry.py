@@ -19,7 +19,9 @@ GROUP = "owl_bt.skills"
 def registered() -> list[tuple[str, str, str]]:
     """(entry-point name, object reference, distribution that declares it) for every entry point in
     the group, sorted by name, without loading them (for `owl-bt skills`)."""
-    return sorted((ep.name, ep.value, ep.dist.name if ep.dist else "?") for ep in entry_points(group=GROUP))
+    return sorted(
+        (ep.name, ep.value, ep.dist.name if ep.dist else "?") for ep in entry_points(group=GROUP)
+    )
 
 
 def load_skills() -> dict[str, Skill]:
@@ -34,15 +36,23 @@ def load_skills() -> dict[str, Skill]:
             raise OwlError(f"skill plugin {ep.name!r} ({ep.value}) failed to load: {exc}") from exc
         if not isinstance(skill, Skill):
             raise OwlError(f"skill plugin {ep.name!r} is not a skills.base.Skill")
-        why = _schema_problem(getattr(skill, "schema", None))  # (break-it: a string there was a traceback)
+        why = _schema_problem(
+            getattr(skill, "schema", None)
+        )  # (break-it: a string there was a traceback)
         if why:
             raise OwlError(f"skill plugin {ep.name!r} ({ep.value}): {why}")
-        if skill.name in out and type(out[skill.name]) is not type(skill):  # (it silently replaced the built-in pick)
-            raise OwlError(f"skill plugin {ep.name!r} ({ep.value}) defines the operator {skill.name!r}, which another "
-                           f"skill ({type(out[skill.name]).__module__}) already defines; give it another name")
+        if skill.name in out and type(out[skill.name]) is not type(
+            skill
+        ):  # (it silently replaced the built-in pick)
+            raise OwlError(
+                f"skill plugin {ep.name!r} ({ep.value}) defines the operator {skill.name!r}, which another "
+                f"skill ({type(out[skill.name]).__module__}) already defines; give it another name"
+            )
         out[skill.name] = skill
     if not out:
-        raise OwlError("no skills registered: install owl-bt (pip install -e .) so its entry points exist")
+        raise OwlError(
+            "no skills registered: install owl-bt (pip install -e .) so its entry points exist"
+        )
     return dict(sorted(out.items()))
 
 
@@ -50,8 +60,14 @@ def _schema_problem(schema: object) -> str | None:
     """What is wrong with a skill's `schema` for the planner, or None: an OperatorSchema with a
     lower-case identifier name and at least one effect."""
     if not isinstance(schema, OperatorSchema):
-        return f"its schema is a {type(schema).__name__}, not an owl_bt.tamp.operators.OperatorSchema"
-    if not (isinstance(schema.name, str) and schema.name.isidentifier() and schema.name == schema.name.lower()):
+        return (
+            f"its schema is a {type(schema).__name__}, not an owl_bt.tamp.operators.OperatorSchema"
+        )
+    if not (
+        isinstance(schema.name, str)
+        and schema.name.isidentifier()
+        and schema.name == schema.name.lower()
+    ):
         return f"its operator name {schema.name!r} is not a lower-case identifier (e.g. 'wipe')"
     if not schema.add and not schema.delete:
         return f"its operator {schema.name!r} has no effects (add or delete literals)"

@@ -26,7 +26,9 @@ class RobotiqSocketGripper:
         try:
             self._sock = socket.create_connection((host, port), timeout=timeout)
         except OSError as exc:
-            raise BackendUnavailable(f"the Robotiq gripper at {host}:{port} does not answer: {exc}") from None
+            raise BackendUnavailable(
+                f"the Robotiq gripper at {host}:{port} does not answer: {exc}"
+            ) from None
         self._buf = b""
 
     def _request(self, line: str) -> str:
@@ -44,7 +46,9 @@ class RobotiqSocketGripper:
 
     def set(self, **values: int) -> None:
         """SET each VAR (upper-case names) to an integer; raises ConnectionLost unless acknowledged."""
-        answer = self._request("SET " + " ".join(f"{k.upper()} {int(v)}" for k, v in values.items()))
+        answer = self._request(
+            "SET " + " ".join(f"{k.upper()} {int(v)}" for k, v in values.items())
+        )
         if answer != "ack":
             raise ConnectionLost(f"the Robotiq gripper answered {answer!r} to a SET")
 
@@ -68,7 +72,9 @@ class RobotiqSocketGripper:
 
     def move(self, position: int, speed: int = 255, force: int = 100) -> tuple[int, bool]:
         """Go to POS `position` (0–255); returns (reached POS, stopped on an object)."""
-        self.set(pos=max(0, min(255, position)), spe=speed, **{"for": force})  # FOR is a Python keyword
+        self.set(
+            pos=max(0, min(255, position)), spe=speed, **{"for": force}
+        )  # FOR is a Python keyword
         self.set(gto=1)
         deadline = time.monotonic() + self.timeout
         while (obj := self.get("OBJ")) == 0:

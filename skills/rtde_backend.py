@@ -22,7 +22,14 @@ from collections.abc import Sequence
 from owl_bt.state import RobotState
 from sim.robot import MAX_OPENING, UR5E, RobotSpec
 from skills.backend import GripResult
-from skills.faults import HELD_UNKNOWN, ActionAborted, ActionTimeout, BackendUnavailable, ConnectionLost, ProtectiveStop
+from skills.faults import (
+    HELD_UNKNOWN,
+    ActionAborted,
+    ActionTimeout,
+    BackendUnavailable,
+    ConnectionLost,
+    ProtectiveStop,
+)
 from skills.guard import segments
 
 INSTALL_HINT = "the UR backend needs ur_rtde: pip install 'owl-bt[ur]' (or pip install ur_rtde)"
@@ -30,11 +37,22 @@ ACCELERATION = 1.0  # rad/s² for moveJ and stopJ
 MARGIN_S = 5.0  # seconds past a path's planned duration before it counts as hung
 MIN_DURATION_S = 0.02
 POLL_S = 0.01
-SETTLE_S, SETTLE_RAD = 0.5, 0.01  # a finished path: wait this long at most for the measured joints to reach its end
+SETTLE_S, SETTLE_RAD = (
+    0.5,
+    0.01,
+)  # a finished path: wait this long at most for the measured joints to reach its end
 CONTACT_FORCE_N = 15.0  # N: a guarded descent stops when the tool force rises this much
 # What the receive interface asks the controller for (the backend reads nothing else).
-RECEIVE_VARIABLES = ["timestamp", "actual_q", "actual_TCP_force", "robot_mode", "safety_mode", "runtime_state",
-                     "robot_status_bits", "safety_status_bits"]
+RECEIVE_VARIABLES = [
+    "timestamp",
+    "actual_q",
+    "actual_TCP_force",
+    "robot_mode",
+    "safety_mode",
+    "runtime_state",
+    "robot_status_bits",
+    "safety_status_bits",
+]
 
 
 def connect_rtde(ip: str):
@@ -58,10 +76,24 @@ class RtdeBackend:
     `rtde_receive.RTDEReceiveInterface` (or objects with the same methods); gripper: a
     RobotiqSocketGripper; guard: a SafetyGuard whose `check_timed` vets every path before it is sent."""
 
-    def __init__(self, control, receive, gripper=None, *, guard=None, spec: RobotSpec = UR5E,
-                 acceleration: float = ACCELERATION, margin_s: float = MARGIN_S) -> None:
+    def __init__(
+        self,
+        control,
+        receive,
+        gripper=None,
+        *,
+        guard=None,
+        spec: RobotSpec = UR5E,
+        acceleration: float = ACCELERATION,
+        margin_s: float = MARGIN_S,
+    ) -> None:
         self.c, self.r, self.g = control, receive, gripper
-        self.guard, self.spec, self.acceleration, self.margin_s = guard, spec, acceleration, margin_s
+        self.guard, self.spec, self.acceleration, self.margin_s = (
+            guard,
+            spec,
+            acceleration,
+            margin_s,
+        )
         self.held: str | None = None
         self._stop = threading.Event()
 
@@ -80,8 +112,12 @@ class RtdeBackend:
         width = self.g.width() if self.g is not None else 0.085
         return RobotState(joints=q, gripper_width=width, held=self.held, arm=self.spec.name)
 
-    def execute_trajectory(self, waypoints: Sequence[Sequence[float]], times: Sequence[float] | None = None,
-                           guarded: bool = False) -> None:
+    def execute_trajectory(
+        self,
+        waypoints: Sequence[Sequence[float]],
+        times: Sequence[float] | None = None,
+        guarded: bool = False,
+    ) -> None:
         """One asynchronous moveJ through the waypoints (rad) at the guard's timing (s from now);
         blocks until it ends; raises a typed ArmFault (after a stop) when it does not. `guarded` (a
         descent onto a support): its last centimetres run slowly, and a rise of the tool force stops
@@ -106,8 +142,11 @@ class RtdeBackend:
             time.sleep(POLL_S)
             self._check_link()
             if self.r.isProtectiveStopped() or self.r.isEmergencyStopped():
-                raise ProtectiveStop("the UR made a protective stop" if self.r.isProtectiveStopped()
-                                     else "the UR's emergency stop was pressed")
+                raise ProtectiveStop(
+                    "the UR made a protective stop"
+                    if self.r.isProtectiveStopped()
+                    else "the UR's emergency stop was pressed"
+                )
             if self._stop.is_set():
                 raise ActionAborted("stopped on request")
             if self.c.getAsyncOperationProgress() < 0:  # no asynchronous operation running: done
@@ -118,8 +157,10 @@ class RtdeBackend:
                 return
             if time.monotonic() > deadline:
                 self._halt()
-                raise ActionTimeout(f"the UR did not finish a {sum(durations):.1f} s path within {self.margin_s:.1f} s more; "
-                                    "it was stopped")
+                raise ActionTimeout(
+                    f"the UR did not finish a {sum(durations):.1f} s path within {self.margin_s:.1f} s more; "
+                    "it was stopped"
+                )
 
     def _settle(self, end: Sequence[float]) -> None:
         """Wait (at most SETTLE_S) until the received joints are within SETTLE_RAD of `end` (rad): the

@@ -29,6 +29,7 @@ class ArmFaulted(ArmFault):
     """The arm reported a fault and holds still; it refuses commands until the fault is cleared
     (`clear_fault()`), then it can go on (a recoverable fault, unlike the hardware ones of skills.faults)."""
 
+
 JOINT_TOL = 0.01  # radians: a corner on the way counts as reached within this
 FINAL_TOL = 0.002  # radians: the end of a trajectory (a grasp, a release) is reached this closely — 0.01 rad
 # at the shoulder is 5 mm at the fingertips, enough to pinch a knife lying flat elsewhere than planned
@@ -37,11 +38,17 @@ FINGERS_S = 0.8  # seconds the fingers are given to close or open
 MAX_SPEED = 1.5  # rad/s: the fastest any joint is driven (below every joint's limit)
 MIN_SPEED = 0.05  # rad/s a joint may always move at in a synchronised move, to hold its place
 STALL_STEPS = 48  # physics steps (0.2 s) without joint motion: a guarded move has met resistance …
-HELD_CONTACT_N = 15.0  # … or N the held object presses on something with (the hardware backends' contact force)
-STILL_STEPS = 24  # physics steps (0.1 s) every object must lie still for to end a `hold_still` early
+HELD_CONTACT_N = (
+    15.0  # … or N the held object presses on something with (the hardware backends' contact force)
+)
+STILL_STEPS = (
+    24  # physics steps (0.1 s) every object must lie still for to end a `hold_still` early
+)
 
 
-def corners(start: Sequence[float], waypoints: Sequence[Sequence[float]], tol: float = 1e-3) -> list[int]:
+def corners(
+    start: Sequence[float], waypoints: Sequence[Sequence[float]], tol: float = 1e-3
+) -> list[int]:
     """Indices of the waypoints where a joint-space path from `start` turns (the last always kept):
     the points in between lie on the straight segment from one corner to the next within `tol`
     radians (a path densified for collision checking and the guard's jump limit comes back to its
@@ -54,7 +61,10 @@ def corners(start: Sequence[float], waypoints: Sequence[Sequence[float]], tol: f
         for k in range(a + 1, b):  # every point skipped so far stays on the segment a → b
             rel = [y - x for x, y in zip(pts[a], pts[k], strict=True)]
             t = sum(r * v for r, v in zip(rel, seg, strict=True)) / norm
-            if not 0.0 <= t <= 1.0 or max(abs(r - t * v) for r, v in zip(rel, seg, strict=True)) > tol:
+            if (
+                not 0.0 <= t <= 1.0
+                or max(abs(r - t * v) for r, v in zip(rel, seg, strict=True)) > tol
+            ):
                 out.append(b - 2)  # pts[b - 1] is waypoints[b - 2]
                 a = b - 1
                 break
@@ -71,11 +81,19 @@ class SimArmBackend:
         self.robot = world.robot
         self.held: str | None = None
         self._constraint: int | None = None
-        self._hold_angle: float | tuple[float, ...] = 0.0  # finger joints (radians) the held object was gripped at
-        self._open_angle = 0.0  # finger angle (radians) of the open hand: 0, or more when pre-shaped
-        self._rejoin: tuple[int, int] | None = None  # (object, physics steps) until the fingers touch it again
+        self._hold_angle: float | tuple[float, ...] = (
+            0.0  # finger joints (radians) the held object was gripped at
+        )
+        self._open_angle = (
+            0.0  # finger angle (radians) of the open hand: 0, or more when pre-shaped
+        )
+        self._rejoin: tuple[int, int] | None = (
+            None  # (object, physics steps) until the fingers touch it again
+        )
         self._stop = threading.Event()
-        self.fault: str | None = None  # the fault the arm reports (it refuses commands until cleared)
+        self.fault: str | None = (
+            None  # the fault the arm reports (it refuses commands until cleared)
+        )
         self.realtime = realtime
         self._left, self._right = self.robot.finger_links()
 
@@ -127,15 +145,23 @@ class SimArmBackend:
 
             time.sleep(TIME_STEP)
 
-    def execute_trajectory(self, waypoints: Sequence[Sequence[float]], times: Sequence[float] | None = None,
-                           guarded: bool = False) -> None:
+    def execute_trajectory(
+        self,
+        waypoints: Sequence[Sequence[float]],
+        times: Sequence[float] | None = None,
+        guarded: bool = False,
+    ) -> None:
         """Follow the waypoints; raises ArmFault when one is not reached in time. `guarded`: stop
         quietly where the arm stalls against something, or where the held object presses on something
         with HELD_CONTACT_N (a held object meeting its support, or a mug's rim on the way in)."""
         self._refuse_in_fault()
-        if self.held is not None:  # (what it carries meets what lies still: both awake, as in the planning model)
+        if (
+            self.held is not None
+        ):  # (what it carries meets what lies still: both awake, as in the planning model)
             return self._follow(waypoints, times, guarded)
-        with self.world.asleep_at_rest():  # what lies still costs no physics until the arm touches it
+        with (
+            self.world.asleep_at_rest()
+        ):  # what lies still costs no physics until the arm touches it
             self._follow(waypoints, times, guarded)
 
     def hold_still(self, seconds: float) -> None:
@@ -153,7 +179,9 @@ class SimArmBackend:
                 if still >= STILL_STEPS:
                     return
 
-    def _follow(self, waypoints: Sequence[Sequence[float]], times: Sequence[float] | None, guarded: bool) -> None:
+    def _follow(
+        self, waypoints: Sequence[Sequence[float]], times: Sequence[float] | None, guarded: bool
+    ) -> None:
         start = self.world.steps
         # Each straight stretch of the path is one synchronised move to its corner, at its time.
         keep = corners(self.robot.arm_q(), waypoints)
@@ -164,29 +192,46 @@ class SimArmBackend:
         for i, q in enumerate(waypoints):
             now = self.robot.arm_q()
             far = max(abs(a - b) for a, b in zip(q, now, strict=True))
-            span = max(far / MAX_SPEED, (times[i] - t_prev) if times is not None else 0.0, TIME_STEP)
+            span = max(
+                far / MAX_SPEED, (times[i] - t_prev) if times is not None else 0.0, TIME_STEP
+            )
             t_prev = times[i] if times is not None else t_prev
-            self.robot.command_arm(q, max_velocity=MAX_SPEED,
-                                   velocities=tuple(max(MIN_SPEED, abs(a - b) / span) for a, b in zip(q, now, strict=True)))
+            self.robot.command_arm(
+                q,
+                max_velocity=MAX_SPEED,
+                velocities=tuple(
+                    max(MIN_SPEED, abs(a - b) / span) for a, b in zip(q, now, strict=True)
+                ),
+            )
             self.robot.command_fingers(self._finger_target(), force=60.0)
             still = 0
             for n in range(int((WAYPOINT_TIMEOUT + span) / TIME_STEP)):
-                if n == int(span / TIME_STEP):  # the move's time is up: close the last gap at full speed
+                if n == int(
+                    span / TIME_STEP
+                ):  # the move's time is up: close the last gap at full speed
                     self.robot.command_arm(q, max_velocity=MAX_SPEED)
                 before = self.robot.arm_q()
                 self._step()
                 now = self.robot.arm_q()
-                if max(abs(a - b) for a, b in zip(now, q, strict=True)) < (FINAL_TOL if i == len(waypoints) - 1 else JOINT_TOL):
+                if max(abs(a - b) for a, b in zip(now, q, strict=True)) < (
+                    FINAL_TOL if i == len(waypoints) - 1 else JOINT_TOL
+                ):
                     break
-                still = still + 1 if max(abs(a - b) for a, b in zip(now, before, strict=True)) < 1e-4 else 0
+                still = (
+                    still + 1
+                    if max(abs(a - b) for a, b in zip(now, before, strict=True)) < 1e-4
+                    else 0
+                )
                 if guarded and (still > STALL_STEPS or self._held_pressed() > HELD_CONTACT_N):
                     self.robot.command_arm(now)
                     return
             else:
                 against = self._pressing_on()
                 where = f" against {', '.join(against)}" if against else ""
-                raise ArmBlocked(f"waypoint {i + 1}/{len(waypoints)} not reached within {WAYPOINT_TIMEOUT} s "
-                                 f"(blocked{where})")
+                raise ArmBlocked(
+                    f"waypoint {i + 1}/{len(waypoints)} not reached within {WAYPOINT_TIMEOUT} s "
+                    f"(blocked{where})"
+                )
             if times is not None:  # not before its time: hold the waypoint until then
                 while (self.world.steps - start) * TIME_STEP < times[i]:
                     self._step()
@@ -196,7 +241,9 @@ class SimArmBackend:
         force sensor feels of a held object meeting something (0 when nothing is held)."""
         if self.held is None:
             return 0.0
-        contacts = p.getContactPoints(bodyA=self.world.body_id(self.held), physicsClientId=self.world.cid)
+        contacts = p.getContactPoints(
+            bodyA=self.world.body_id(self.held), physicsClientId=self.world.cid
+        )
         return sum(c[9] for c in contacts if c[2] != self.robot.body)
 
     def _finger_target(self) -> float | tuple[float, ...]:
@@ -250,7 +297,9 @@ class SimArmBackend:
                 continue
             if p.getContactPoints(body, b.id, physicsClientId=cid):
                 out.append(name)
-            elif self.held is not None and p.getContactPoints(self.world.body_id(self.held), b.id, physicsClientId=cid):
+            elif self.held is not None and p.getContactPoints(
+                self.world.body_id(self.held), b.id, physicsClientId=cid
+            ):
                 out.append(f"{self.held}↔{name}")
         return out
 
@@ -262,8 +311,16 @@ class SimArmBackend:
         inv = p.invertTransform(tpos, tquat)
         rel_pos, rel_quat = p.multiplyTransforms(inv[0], inv[1], opos, oquat)
         self._constraint = p.createConstraint(
-            body, self.robot.tcp, oid, -1, p.JOINT_FIXED, (0, 0, 0), rel_pos, (0, 0, 0),
-            parentFrameOrientation=rel_quat, physicsClientId=cid,
+            body,
+            self.robot.tcp,
+            oid,
+            -1,
+            p.JOINT_FIXED,
+            (0, 0, 0),
+            rel_pos,
+            (0, 0, 0),
+            parentFrameOrientation=rel_quat,
+            physicsClientId=cid,
         )
         p.changeConstraint(self._constraint, maxForce=200.0, physicsClientId=cid)
         # The grip holds it now: the fingers, still pressed into it, no longer push it about (they
@@ -275,8 +332,12 @@ class SimArmBackend:
     def _fingers_touch(self, oid: int, enable: bool) -> None:
         cid = self.world.cid
         for link in self.robot.gripper_links:
-            for part in range(-1, p.getNumJoints(oid, physicsClientId=cid)):  # the object's base and parts
-                p.setCollisionFilterPair(self.robot.body, oid, link, part, int(enable), physicsClientId=cid)
+            for part in range(
+                -1, p.getNumJoints(oid, physicsClientId=cid)
+            ):  # the object's base and parts
+                p.setCollisionFilterPair(
+                    self.robot.body, oid, link, part, int(enable), physicsClientId=cid
+                )
 
     def held_corners(self) -> list[tuple[float, float, float]] | None:
         """The held object's bounding-box corners in the TCP frame (m, 8 × 3), for the safety guard."""
@@ -285,8 +346,12 @@ class SimArmBackend:
         cid, oid = self.world.cid, self.world.body_id(self.held)
         lo, hi = p.getAABB(oid, physicsClientId=cid)
         inv = p.invertTransform(*self.robot.tcp_pose())
-        return [p.multiplyTransforms(inv[0], inv[1], (x, y, z), (0, 0, 0, 1))[0]
-                for x in (lo[0], hi[0]) for y in (lo[1], hi[1]) for z in (lo[2], hi[2])]
+        return [
+            p.multiplyTransforms(inv[0], inv[1], (x, y, z), (0, 0, 0, 1))[0]
+            for x in (lo[0], hi[0])
+            for y in (lo[1], hi[1])
+            for z in (lo[2], hi[2])
+        ]
 
     def _detach(self) -> None:
         if self._constraint is not None:

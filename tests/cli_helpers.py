@@ -13,18 +13,32 @@ from typer.testing import CliRunner
 from owl_bt.cli import app
 
 
-def owl(*args: str, env: dict | None = None, stdin: str | None = None, timeout: float = 300,
-        **popen) -> subprocess.CompletedProcess:
+def owl(
+    *args: str, env: dict | None = None, stdin: str | None = None, timeout: float = 300, **popen
+) -> subprocess.CompletedProcess:
     """`python -m owl_bt.cli ARGS` in a subprocess (captured text output; env added to os.environ)."""
-    return subprocess.run([sys.executable, "-m", "owl_bt.cli", *args], capture_output=True, text=True, timeout=timeout,
-                          input=stdin, env={**os.environ, **(env or {})}, **popen)
+    return subprocess.run(
+        [sys.executable, "-m", "owl_bt.cli", *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        input=stdin,
+        env={**os.environ, **(env or {})},
+        **popen,
+    )
 
 
-def interrupted(*args: str, after: str, pauses: tuple[float, ...] = (0.05,), timeout: float = 120) -> tuple[int, str, str]:
+def interrupted(
+    *args: str, after: str, pauses: tuple[float, ...] = (0.05,), timeout: float = 120
+) -> tuple[int, str, str]:
     """`python -m owl_bt.cli ARGS` in a subprocess: once a stderr line (its spaces collapsed) contains `after`,
     Ctrl-C (SIGINT) after each of `pauses` (seconds) in turn. Returns (exit code, stdout, all of stderr)."""
-    proc = subprocess.Popen([sys.executable, "-m", "owl_bt.cli", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "owl_bt.cli", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     seen = []
     try:
         for line in proc.stderr:

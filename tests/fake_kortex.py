@@ -88,10 +88,18 @@ class CreateSessionInfo:
 
 
 Base_pb2 = SimpleNamespace(
-    WaypointList=WaypointList, GripperCommand=GripperCommand, GripperRequest=GripperRequest,
-    NotificationOptions=NotificationOptions, ServoingModeInformation=ServoingModeInformation, SINGLE_LEVEL_SERVOING=2,
-    GRIPPER_POSITION=3, ACTION_START=1, ACTION_END=2, ACTION_ABORT=3,
-    ARMSTATE_SERVOING_READY=3, ARMSTATE_IN_FAULT=5,
+    WaypointList=WaypointList,
+    GripperCommand=GripperCommand,
+    GripperRequest=GripperRequest,
+    NotificationOptions=NotificationOptions,
+    ServoingModeInformation=ServoingModeInformation,
+    SINGLE_LEVEL_SERVOING=2,
+    GRIPPER_POSITION=3,
+    ACTION_START=1,
+    ACTION_END=2,
+    ACTION_ABORT=3,
+    ARMSTATE_SERVOING_READY=3,
+    ARMSTATE_IN_FAULT=5,
 )
 Session_pb2 = SimpleNamespace(CreateSessionInfo=CreateSessionInfo)
 
@@ -144,17 +152,25 @@ class FakeBaseClient:
         self.router = router
         self.calls: list[tuple[str, object]] = []
         self.executed: list[WaypointList] = []
-        self.angles_deg = [math.degrees(v) % 360.0 for v in GEN3_HOME]  # the sim's home pose, in Kortex degrees
+        self.angles_deg = [
+            math.degrees(v) % 360.0 for v in GEN3_HOME
+        ]  # the sim's home pose, in Kortex degrees
         self.gripper = 0.0
         self.gripper_stop = 1.0  # where closing fingers stop (less than 1: on an object)
-        self.gripper_hangs = False  # True: the fingers never come to rest (a jammed or slipping gripper)
+        self.gripper_hangs = (
+            False  # True: the fingers never come to rest (a jammed or slipping gripper)
+        )
         self._action_cbs: dict[int, object] = {}
         self._state_cbs: dict[int, object] = {}
         self._next = 1
         self.stopped = threading.Event()
         self.estopped = False
         self.threads: list[threading.Thread] = []
-        self.force = [0.4, -0.3, -2.0]  # N: the tool's estimated external force (a small resting offset)
+        self.force = [
+            0.4,
+            -0.3,
+            -2.0,
+        ]  # N: the tool's estimated external force (a small resting offset)
         self.contact_force = 25.0
 
     def SetServoingMode(self, info) -> None:  # noqa: N802
@@ -179,8 +195,12 @@ class FakeBaseClient:
     # reading
     def GetMeasuredJointAngles(self):  # noqa: N802
         self._check_link()
-        return SimpleNamespace(joint_angles=[SimpleNamespace(joint_identifier=i, value=v) for i, v in
-                                             reversed(list(enumerate(self.angles_deg)))])
+        return SimpleNamespace(
+            joint_angles=[
+                SimpleNamespace(joint_identifier=i, value=v)
+                for i, v in reversed(list(enumerate(self.angles_deg)))
+            ]
+        )
 
     def GetMeasuredGripperMovement(self, request):  # noqa: N802
         self._check_link()
@@ -191,8 +211,12 @@ class FakeBaseClient:
     # commanding
     def ValidateWaypointList(self, plan: WaypointList):  # noqa: N802
         self.calls.append(("ValidateWaypointList", plan))
-        errors = [SimpleNamespace(message="joint 2 out of range")] if self.scenario == "invalid" else []
-        return SimpleNamespace(trajectory_error_report=SimpleNamespace(trajectory_error_elements=errors))
+        errors = (
+            [SimpleNamespace(message="joint 2 out of range")] if self.scenario == "invalid" else []
+        )
+        return SimpleNamespace(
+            trajectory_error_report=SimpleNamespace(trajectory_error_elements=errors)
+        )
 
     def ExecuteWaypointTrajectory(self, plan: WaypointList) -> None:  # noqa: N802
         self._check_link()
@@ -211,7 +235,9 @@ class FakeBaseClient:
                 self._notify(Base_pb2.ACTION_ABORT)
                 return
             self.force[2] += self.contact_force
-            seconds = max(seconds / 2, 0.5)  # the slow last centimetres: long enough for a poll to see it
+            seconds = max(
+                seconds / 2, 0.5
+            )  # the slow last centimetres: long enough for a poll to see it
         if self.stopped.wait(seconds):
             self._notify(Base_pb2.ACTION_ABORT)
             return
@@ -248,15 +274,25 @@ class FakeBaseClient:
         self.estopped = True
 
     def _check_link(self) -> None:
-        if self.scenario == "disconnect" and any(c[0] == "ExecuteWaypointTrajectory" for c in self.calls):
+        if self.scenario == "disconnect" and any(
+            c[0] == "ExecuteWaypointTrajectory" for c in self.calls
+        ):
             raise KClientException("not connected")
 
 
 def make_api(scenario: str = "end") -> SimpleNamespace:
     """A kortex_api namespace whose BaseClient plays `scenario`; `api.base` is set once a client is built."""
-    api = SimpleNamespace(TCPTransport=FakeTransport, RouterClient=FakeRouter, RouterClientSendOptions=RouterClientSendOptions,
-                          SessionManager=FakeSessionManager, Session_pb2=Session_pb2, Base_pb2=Base_pb2,
-                          KServerException=KServerException, KClientException=KClientException, base=None)
+    api = SimpleNamespace(
+        TCPTransport=FakeTransport,
+        RouterClient=FakeRouter,
+        RouterClientSendOptions=RouterClientSendOptions,
+        SessionManager=FakeSessionManager,
+        Session_pb2=Session_pb2,
+        Base_pb2=Base_pb2,
+        KServerException=KServerException,
+        KClientException=KClientException,
+        base=None,
+    )
 
     def base_client(router):
         client = FakeBaseClient(router)
@@ -279,5 +315,10 @@ class FakeBaseCyclicClient:
         base = self.api.base
         base._check_link()
         fx, fy, fz = base.force
-        return SimpleNamespace(base=SimpleNamespace(tool_external_wrench_force_x=fx, tool_external_wrench_force_y=fy,
-                                                    tool_external_wrench_force_z=fz))
+        return SimpleNamespace(
+            base=SimpleNamespace(
+                tool_external_wrench_force_x=fx,
+                tool_external_wrench_force_y=fy,
+                tool_external_wrench_force_z=fz,
+            )
+        )

@@ -59,10 +59,18 @@ def answers(name: str, seed: int, schemas) -> Answers:
     finally:
         world.close()
     g = ground(s0, schemas)
-    oracle = generate(ScriptedVLM("oracle", task.oracle_sketch, task.oracle_checkers), s0, task.instruction, schemas, g.ops,
-                      literals=g.initial)
+    oracle = generate(
+        ScriptedVLM("oracle", task.oracle_sketch, task.oracle_checkers),
+        s0,
+        task.instruction,
+        schemas,
+        g.ops,
+        literals=g.initial,
+    )
     try:
-        offline = generate(OfflineGrounder(), s0, task.instruction, schemas, g.ops, literals=g.initial)
+        offline = generate(
+            OfflineGrounder(), s0, task.instruction, schemas, g.ops, literals=g.initial
+        )
     except Exception as exc:  # a grounder that cannot answer is a difference, reported as such
         return Answers(s0, goal, oracle, None, f"{type(exc).__name__}: {exc}")
     return Answers(s0, goal, oracle, offline)
@@ -73,8 +81,10 @@ def sketch_differences(oracle: Constraints, offline: Constraints) -> list[str]:
     b = [str(x.op) for x in offline.sketch.actions]
     if Counter(a) != Counter(b):
         only_a, only_b = Counter(a) - Counter(b), Counter(b) - Counter(a)
-        return [f"sketch actions differ: only the oracle has {sorted(only_a.elements())}, "
-                f"only the offline grounder has {sorted(only_b.elements())}"]
+        return [
+            f"sketch actions differ: only the oracle has {sorted(only_a.elements())}, "
+            f"only the offline grounder has {sorted(only_b.elements())}"
+        ]
 
     def occ(seq: list[str]) -> list[tuple[str, int]]:
         seen: Counter = Counter()
@@ -87,14 +97,18 @@ def sketch_differences(oracle: Constraints, offline: Constraints) -> list[str]:
     pos = {k: i for i, k in enumerate(occ(b))}
     fixed = {n for n, o in oracle.checkers.init_state.objects.items() if o.fixed}
 
-    def args(step: str) -> set[str]:  # the movable objects a step acts on (sharing the table orders nothing)
-        return set(step[step.index("(") + 1:-1].split(", ")) - fixed
+    def args(
+        step: str,
+    ) -> set[str]:  # the movable objects a step acts on (sharing the table orders nothing)
+        return set(step[step.index("(") + 1 : -1].split(", ")) - fixed
 
     out = []
     for i, x in enumerate(occ(a)):
-        for y in occ(a)[i + 1:]:
+        for y in occ(a)[i + 1 :]:
             if args(x[0]) & args(y[0]) and pos[x] > pos[y]:
-                out.append(f"order differs: the oracle does {x[0]} before {y[0]}, the offline grounder after")
+                out.append(
+                    f"order differs: the oracle does {x[0]} before {y[0]}, the offline grounder after"
+                )
     return out
 
 
@@ -119,9 +133,17 @@ def _heights(s0: WorldState, goal: WorldState, obj: str, names: set[str]) -> lis
 
 
 def _grid(goal: WorldState, names: set[str]) -> list[tuple[float, float]]:
-    boxes = [goal.get(n).aabb() for n in names if n in goal.objects and goal.get(n).category != "table"]
-    lo = (max(0.2, min(b[0][0] for b in boxes) - MARGIN), max(-0.45, min(b[0][1] for b in boxes) - MARGIN))
-    hi = (min(0.9, max(b[1][0] for b in boxes) + MARGIN), min(0.45, max(b[1][1] for b in boxes) + MARGIN))
+    boxes = [
+        goal.get(n).aabb() for n in names if n in goal.objects and goal.get(n).category != "table"
+    ]
+    lo = (
+        max(0.2, min(b[0][0] for b in boxes) - MARGIN),
+        max(-0.45, min(b[0][1] for b in boxes) - MARGIN),
+    )
+    hi = (
+        min(0.9, max(b[1][0] for b in boxes) + MARGIN),
+        min(0.45, max(b[1][1] for b in boxes) + MARGIN),
+    )
     nx, ny = int((hi[0] - lo[0]) / STEP) + 1, int((hi[1] - lo[1]) / STEP) + 1
     return [(lo[0] + i * STEP, lo[1] + j * STEP) for i in range(nx) for j in range(ny)]
 
@@ -148,9 +170,11 @@ def region_differences(what: str, obj: str, ans: Answers, fa, fb, names: set[str
             says = "refuses" if a else "accepts"
             accepted = counts[(True, True)] + counts[(True, False)]
             edge = "at the edge only, " if counts[(a, b)] <= max(2, EDGE * accepted) else ""
-            out.append(f"{edge}{what}: moving the {obj}, the offline grounder {says} {counts[(a, b)]} states the oracle "
-                       f"{'accepts' if a else 'refuses'} (the oracle accepts {accepted} "
-                       f"of {total}); e.g. at ({x:.2f}, {y:.2f}, {z:.3f}) rpy ({', '.join(f'{v:.2f}' for v in rpy)})")
+            out.append(
+                f"{edge}{what}: moving the {obj}, the offline grounder {says} {counts[(a, b)]} states the oracle "
+                f"{'accepts' if a else 'refuses'} (the oracle accepts {accepted} "
+                f"of {total}); e.g. at ({x:.2f}, {y:.2f}, {z:.3f}) rpy ({', '.join(f'{v:.2f}' for v in rpy)})"
+            )
     return out
 
 
@@ -161,7 +185,7 @@ def _named(c: Constraints, names: list[str], scene: set[str]) -> set[str]:
 
 def pour_differences(ans: Answers, op: str, ca: str, cb: str) -> list[str]:
     """The pour step's checkers on the container tipped / upright over the target, contents out / in."""
-    holder, target = op[op.index("(") + 1:-1].split(", ")
+    holder, target = op[op.index("(") + 1 : -1].split(", ")
     s0 = ans.s0
     contents = [n for n, o in s0.objects.items() if n != holder and _inside_box(o, s0.get(holder))]
     tlo, thi = s0.get(target).aabb()
@@ -179,17 +203,28 @@ def pour_differences(ans: Answers, op: str, ca: str, cb: str) -> list[str]:
             for c in contents:
                 o = s0.get(c)
                 half = o.pose.z - o.aabb()[0][2]
-                state = state.with_pose(c, Pose(x, y, floor + half, *o.pose.euler) if fallen else Pose(x, y, up, *o.pose.euler))
+                state = state.with_pose(
+                    c,
+                    Pose(x, y, floor + half, *o.pose.euler)
+                    if fallen
+                    else Pose(x, y, up, *o.pose.euler),
+                )
             a, b = ans.oracle.checkers.evaluate(ca, state), ans.offline.checkers.evaluate(cb, state)
             if a != b:
-                out.append(f"{op}: with the {holder} {'tipped' if tilt else 'upright'} over the {target} and the contents "
-                           f"{'fallen out' if fallen else 'still in'}, the oracle says {a}, the offline grounder {b}")
+                out.append(
+                    f"{op}: with the {holder} {'tipped' if tilt else 'upright'} over the {target} and the contents "
+                    f"{'fallen out' if fallen else 'still in'}, the oracle says {a}, the offline grounder {b}"
+                )
     return out
 
 
 def _inside_box(o, c) -> bool:
     lo, hi = c.aabb()
-    return lo[0] <= o.pose.x <= hi[0] and lo[1] <= o.pose.y <= hi[1] and lo[2] - 0.01 <= o.aabb()[0][2] < hi[2] - 0.01
+    return (
+        lo[0] <= o.pose.x <= hi[0]
+        and lo[1] <= o.pose.y <= hi[1]
+        and lo[2] - 0.01 <= o.aabb()[0][2] < hi[2] - 0.01
+    )
 
 
 def differences(name: str, seed: int, schemas) -> list[str]:
@@ -200,7 +235,9 @@ def differences(name: str, seed: int, schemas) -> list[str]:
     scene = set(ans.s0.objects)
     ga, gb = ans.oracle.goal_checkers(), ans.offline.goal_checkers()
     if not all(ans.oracle.checkers.evaluate(n, ans.goal) for n in ga):
-        return out + ["(the oracle's goal checkers refuse the detector's goal state: checkers not compared)"]
+        return out + [
+            "(the oracle's goal checkers refuse the detector's goal state: checkers not compared)"
+        ]
     named = _named(ans.oracle, ga, scene) | _named(ans.offline, gb, scene)
     fa, fb = _checks(ans.oracle, ga), _checks(ans.offline, gb)
     for obj in sorted(n for n in named if not ans.goal.get(n).fixed):
@@ -209,7 +246,9 @@ def differences(name: str, seed: int, schemas) -> list[str]:
     seen: Counter = Counter()
     idx_b: dict[tuple[str, int], int] = {}
     for i, a in enumerate(ans.offline.sketch.actions):
-        idx_b[(str(a.op), sum(1 for x in ans.offline.sketch.actions[:i] if str(x.op) == str(a.op)))] = i
+        idx_b[
+            (str(a.op), sum(1 for x in ans.offline.sketch.actions[:i] if str(x.op) == str(a.op)))
+        ] = i
     for i, a in enumerate(ans.oracle.sketch.actions):
         op = str(a.op)
         j = idx_b.get((op, seen[op]))
@@ -219,14 +258,25 @@ def differences(name: str, seed: int, schemas) -> list[str]:
         if a.op.name == "pour":
             out += pour_differences(ans, op, acts_a[i], acts_b[j])
             continue
-        later = any(x.op.args[:1] == a.op.args[:1] and x.op.name != "pick" for x in ans.oracle.sketch.actions[i + 1:])
-        if later:  # a visit on the way (BerryCook's pan): compared from the start, the object moved alone
+        later = any(
+            x.op.args[:1] == a.op.args[:1] and x.op.name != "pick"
+            for x in ans.oracle.sketch.actions[i + 1 :]
+        )
+        if (
+            later
+        ):  # a visit on the way (BerryCook's pan): compared from the start, the object moved alone
             base = Answers(ans.s0, ans.s0, ans.oracle, ans.offline)
         else:
             base = ans
         names = _named(ans.oracle, [acts_a[i]], scene) | _named(ans.offline, [acts_b[j]], scene)
-        out += region_differences(f"{op} (step {i})", a.op.args[0], base, _checks(ans.oracle, [acts_a[i]]),
-                                  _checks(ans.offline, [acts_b[j]]), names)
+        out += region_differences(
+            f"{op} (step {i})",
+            a.op.args[0],
+            base,
+            _checks(ans.oracle, [acts_a[i]]),
+            _checks(ans.offline, [acts_b[j]]),
+            names,
+        )
     return out
 
 

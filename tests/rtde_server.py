@@ -94,12 +94,21 @@ class RtdeServer:
     def _stream(self) -> None:
         n = 0
         while self._streaming.is_set() and not self._closed.is_set():
-            values = {"timestamp": n / self.rate_hz, "actual_q": list(self.shared["q"]), "actual_qd": [0.0] * 6,
-                      "actual_TCP_force": [0.5, -0.2, -4.0, 0.0, 0.0, 0.0],
-                      "robot_mode": self.robot_mode, "safety_mode": 1, "runtime_state": 2, "robot_status_bits": 1,
-                      "safety_status_bits": self.shared["safety"].value}
-            body = b"".join(struct.pack(TYPES[name][1], *(v if isinstance(v := values[name], list) else [v]))
-                            for name in self.requested)
+            values = {
+                "timestamp": n / self.rate_hz,
+                "actual_q": list(self.shared["q"]),
+                "actual_qd": [0.0] * 6,
+                "actual_TCP_force": [0.5, -0.2, -4.0, 0.0, 0.0, 0.0],
+                "robot_mode": self.robot_mode,
+                "safety_mode": 1,
+                "runtime_state": 2,
+                "robot_status_bits": 1,
+                "safety_status_bits": self.shared["safety"].value,
+            }
+            body = b"".join(
+                struct.pack(TYPES[name][1], *(v if isinstance(v := values[name], list) else [v]))
+                for name in self.requested
+            )
             try:
                 self._send(b"U", struct.pack(">B", 1) + body)
             except OSError:
@@ -128,7 +137,12 @@ class RtdeController:
 
     def __init__(self, port: int = 30004) -> None:
         ctx = mp.get_context("spawn")
-        self.shared = {"q": ctx.Array("d", 6), "safety": ctx.Value("I", 1), "drop": ctx.Event(), "ready": ctx.Event()}
+        self.shared = {
+            "q": ctx.Array("d", 6),
+            "safety": ctx.Value("I", 1),
+            "drop": ctx.Event(),
+            "ready": ctx.Event(),
+        }
         self.process = ctx.Process(target=_run, args=(self.shared, port), daemon=True)
         self.process.start()
         if not self.shared["ready"].wait(30):

@@ -22,8 +22,12 @@ def test_a_golf_ball_is_let_go_over_an_empty_mug_and_falls_in():
         world.close()
     try:
         rng = np.random.default_rng(0)
-        assert any(skills["pick"].simulate(model, ("golf_ball",), skills["pick"].sample(model, ("golf_ball",), rng)).ok
-                   for _ in range(20))
+        assert any(
+            skills["pick"]
+            .simulate(model, ("golf_ball",), skills["pick"].sample(model, ("golf_ball",), rng))
+            .ok
+            for _ in range(20)
+        )
         held = model.snapshot()
         rim = model.state().get("mug").aabb()[1][2]
         placed, reasons = None, []
@@ -39,6 +43,8 @@ def test_a_golf_ball_is_let_go_over_an_empty_mug_and_falls_in():
         assert is_inside(model.state(), "golf_ball", "mug")
         release = placed.commands[1].waypoints[-1]  # the descent ends where the hand lets go
         model.set_arm(release)
-        assert model.robot.tcp_pose()[0][2] > rim, "let go from inside the mug's opening, where the fingers meet the rim"
+        assert model.robot.tcp_pose()[0][2] > rim, (
+            "let go from inside the mug's opening, where the fingers meet the rim"
+        )
     finally:
         model.close()

@@ -17,7 +17,9 @@ from sim.tasks.common import cavity_centre, is_inside
 from sim.world import SimWorld
 
 KINDS = sorted(k for k in catalog.KINDS if k != "table")
-GRIPPER_FIT = 0.072  # m: the width across the fingers every pickable kind must manage in some direction
+GRIPPER_FIT = (
+    0.072  # m: the width across the fingers every pickable kind must manage in some direction
+)
 
 
 @pytest.fixture(scope="module")
@@ -74,7 +76,12 @@ def test_categories_match_the_planner_and_the_ontology():
 
 def test_make_names_and_recolours():
     bowl = catalog.make("bowl", "red_bowl", colour="red")
-    assert (bowl.name, bowl.colour, bowl.rgba, bowl.kind) == ("red_bowl", "red", catalog.COLOURS["red"], "bowl")
+    assert (bowl.name, bowl.colour, bowl.rgba, bowl.kind) == (
+        "red_bowl",
+        "red",
+        catalog.COLOURS["red"],
+        "bowl",
+    )
     with pytest.raises(KeyError, match="known: apple"):
         catalog.make("banana")
     with pytest.raises(KeyError, match="unknown colour"):
@@ -111,12 +118,26 @@ def tilt_can(degrees: float) -> bool:
         w.add(catalog.make("soup"), Pose(0.55, 0.0, 0.03))
         w.settle(0.5)
         assert is_inside(w, "soup", "tomato_soup_can")
-        pin = p.createConstraint(body, -1, -1, -1, p.JOINT_FIXED, (0, 0, 0), (0, 0, 0), start.position,
-                                 physicsClientId=w.cid)
+        pin = p.createConstraint(
+            body,
+            -1,
+            -1,
+            -1,
+            p.JOINT_FIXED,
+            (0, 0, 0),
+            (0, 0, 0),
+            start.position,
+            physicsClientId=w.cid,
+        )
         for i in range(1, 241):
             quat = p.getQuaternionFromEuler((math.radians(degrees) * i / 240, 0.0, 0.0))
-            p.changeConstraint(pin, (0.55, 0.0, start.z + 0.2 * min(1.0, i / 60)), quat, maxForce=200,
-                               physicsClientId=w.cid)
+            p.changeConstraint(
+                pin,
+                (0.55, 0.0, start.z + 0.2 * min(1.0, i / 60)),
+                quat,
+                maxForce=200,
+                physicsClientId=w.cid,
+            )
             w.step(2)
         w.step(240)
         return is_inside(w, "soup", "tomato_soup_can")

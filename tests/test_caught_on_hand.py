@@ -33,9 +33,13 @@ def test_a_mug_hanging_at_the_hand_is_caught_and_one_on_the_table_is_not():
         assert caught_on_hand(hanging) == ("mug",)
         assert caught_on_hand(inside) == ("mug",)  # what is in it hangs with it, not on the hand
         # held, it is carried, and so is what is in it: neither is caught
-        held = inside.__class__(objects=inside.objects, robot=world.robot_state("mug"), source=inside.source)
+        held = inside.__class__(
+            objects=inside.objects, robot=world.robot_state("mug"), source=inside.source
+        )
         assert caught_on_hand(held) == ()
-        berry_at_hand = held.with_pose("strawberry", Pose(x, y, z - mug.size[2] / 2 + 0.01, 0.0, 0.0, 0.0))
+        berry_at_hand = held.with_pose(
+            "strawberry", Pose(x, y, z - mug.size[2] / 2 + 0.01, 0.0, 0.0, 0.0)
+        )
         assert caught_on_hand(berry_at_hand) == ()
     finally:
         world.close()
@@ -46,9 +50,13 @@ def test_the_run_that_lifted_the_mug_now_leaves_it_on_the_table(tmp_path):
     # mug (6.4 cm across inside, the fingers 8.5 cm open), pressed into its wall and lifted it as the hand left.
     # They now open only as far as the walls leave room (place_inside), and the mug stays on the table.
     out = tmp_path / "run"
-    result = run_episode(EpisodeConfig(instruction="put the strawberry in the mug", task="mug2", seed=0, out=out))
+    result = run_episode(
+        EpisodeConfig(instruction="put the strawberry in the mug", task="mug2", seed=0, out=out)
+    )
     events = [json.loads(line) for line in (out / "events.jsonl").read_text().splitlines()]
-    assert not [e for e in events if e["event"] == "failure" and (e.get("observed") or {}).get("caught")]
+    assert not [
+        e for e in events if e["event"] == "failure" and (e.get("observed") or {}).get("caught")
+    ]
     assert result.success and result.declared_success, result.failure
     assert result.executed[-1] == "place_inside(strawberry, mug)"
 
@@ -62,7 +70,9 @@ def test_a_mug_hanging_on_the_held_orange_is_caught_and_one_left_on_the_table_is
         (x, y, z), _ = world.robot.tcp_pose()
         mug, orange = state.get("mug"), state.get("orange")
         held = state.with_pose("orange", Pose(x, y, z, 0.0, 0.0, 0.0))
-        held = held.__class__(objects=held.objects, robot=world.robot_state("orange"), source=held.source)
+        held = held.__class__(
+            objects=held.objects, robot=world.robot_state("orange"), source=held.source
+        )
         assert caught_on_hand(held) == ()  # lifted clear of the mug, which stays on the table
         # the mug up around the orange's lower half, its rim against it, clear of the table
         rim = z - orange.size[2] / 4

@@ -18,11 +18,22 @@ def test_a_knocked_orange_fails_its_step_with_what_its_checker_tests(tmp_path) -
     # tried first, then the rest)
     for fault_seed in (15, 7, 8, *range(7), *range(9, 12)):
         out = tmp_path / f"run{fault_seed}"
-        run_episode(EpisodeConfig(tasks.get("citrus").instruction, "citrus", 0, out, faults="knock=1.0",
-                                  fault_seed=fault_seed, max_attempts=1))
+        run_episode(
+            EpisodeConfig(
+                tasks.get("citrus").instruction,
+                "citrus",
+                0,
+                out,
+                faults="knock=1.0",
+                fault_seed=fault_seed,
+                max_attempts=1,
+            )
+        )
         events = [json.loads(line) for line in (out / "events.jsonl").read_text().splitlines()]
         seen += [e.get("reason") for e in events if e["event"] == "failure"]
-        failures = [e for e in events if e["event"] == "failure" and "no longer hold" in e.get("reason", "")]
+        failures = [
+            e for e in events if e["event"] == "failure" and "no longer hold" in e.get("reason", "")
+        ]
         held = [e["reason"] for e in failures]
         if held:
             break
@@ -40,12 +51,21 @@ def test_the_objects_a_failed_checker_is_about_come_from_the_sketch() -> None:
     from owl_bt.tamp.operators import GroundOp
     from trees.execute import Execute
 
-    ops = [GroundOp("pick", (n,)) for n in ("plum", "pear")] + [GroundOp("place_ontop", (n, "plate")) for n in ("plum", "pear")]
-    sketch = parse_sketch("Plan:\npick(pear); a\nplace_ontop(pear, plate); b\npick(plum); c\nplace_ontop(plum, plate); d\n"
-                          "achieve_goal(pear, plum); both on the plate\n", ops, ["plum", "pear", "plate"])
+    ops = [GroundOp("pick", (n,)) for n in ("plum", "pear")] + [
+        GroundOp("place_ontop", (n, "plate")) for n in ("plum", "pear")
+    ]
+    sketch = parse_sketch(
+        "Plan:\npick(pear); a\nplace_ontop(pear, plate); b\npick(plum); c\nplace_ontop(plum, plate); d\n"
+        "achieve_goal(pear, plum); both on the plate\n",
+        ops,
+        ["plum", "pear", "plate"],
+    )
     monitor = SimpleNamespace(_constraints=SimpleNamespace(sketch=sketch))
     assert Execute._checked(monitor, ["action_check1"]) == ["pear"]
-    assert Execute._checked(monitor, ["action_check3", "goal_check0", "action_check1"]) == ["plum", "pear"]
+    assert Execute._checked(monitor, ["action_check3", "goal_check0", "action_check1"]) == [
+        "plum",
+        "pear",
+    ]
     assert Execute._checked(SimpleNamespace(_constraints=None), ["action_check1"]) == []
 
 
@@ -57,4 +77,7 @@ def test_several_broken_checkers_no_longer_hold_one_no_longer_holds() -> None:
 
     plain = SimpleNamespace(_constraints=None)
     assert Execute._broken(plain, ["action_check5"]) == "action_check5 no longer holds"
-    assert Execute._broken(plain, ["action_check5", "action_check3"]) == "action_check5, action_check3 no longer hold"
+    assert (
+        Execute._broken(plain, ["action_check5", "action_check3"])
+        == "action_check5, action_check3 no longer hold"
+    )

@@ -24,7 +24,11 @@ def test_the_helpers_called_are_found_through_other_helpers_in_source_order():
 
 def test_count_line_counts_only_called_helpers_and_says_how_many_more_are_unused():
     assert count_line(SOURCES, name_helpers=True, note="--verbose prints them") == (
-        "2 checkers (and 3 helper functions they call: inside, within_rim, on; 2 more defined, unused; --verbose prints them)")
-    assert count_line(list(SOURCES)) == "2 checkers (and 5 helper functions they call)"  # names only: all count
-    assert count_line({"goal_check0": "def goal_check0():\n    return True", "far": SOURCES["far"]}) == (
-        "1 checker (1 more defined, unused)")
+        "2 checkers (and 3 helper functions they call: inside, within_rim, on; 2 more defined, unused; --verbose prints them)"
+    )
+    assert (
+        count_line(list(SOURCES)) == "2 checkers (and 5 helper functions they call)"
+    )  # names only: all count
+    assert count_line(
+        {"goal_check0": "def goal_check0():\n    return True", "far": SOURCES["far"]}
+    ) == ("1 checker (1 more defined, unused)")

@@ -16,10 +16,15 @@ def _exhaustive(model: PlanningModel) -> tuple[bool, bool]:
     """(the held object touches an arm link it can swing into, the hand touches a base link), by asking
     every pair, as the check did before its boxes."""
     body, held, robot = model.robot.body, model.bodies[model.held], model.robot
-    arm = any(c[4] < robot.arm[-1] and c[4] not in model.grasp_touch
-              for c in p.getClosestPoints(held, body, 0.0, physicsClientId=model.cid))
-    hand = any(p.getClosestPoints(body, body, 0.0, linkIndexA=g, linkIndexB=b, physicsClientId=model.cid)
-               for g in (robot.arm[-1], robot.gripper_links[0]) for b in robot.base_links)
+    arm = any(
+        c[4] < robot.arm[-1] and c[4] not in model.grasp_touch
+        for c in p.getClosestPoints(held, body, 0.0, physicsClientId=model.cid)
+    )
+    hand = any(
+        p.getClosestPoints(body, body, 0.0, linkIndexA=g, linkIndexB=b, physicsClientId=model.cid)
+        for g in (robot.arm[-1], robot.gripper_links[0])
+        for b in robot.base_links
+    )
     return arm, hand
 
 
@@ -28,8 +33,12 @@ def test_the_boxes_never_hide_a_collision_of_the_held_mug_with_the_arm_or_of_the
     model = PlanningModel(WorldState({n: state.objects[n] for n in ("table", "mug")}))
     try:
         tpos, tquat = model.robot.tcp_pose()
-        p.resetBasePositionAndOrientation(model.bodies["mug"], (tpos[0], tpos[1], tpos[2] - 0.02), tquat,
-                                          physicsClientId=model.cid)
+        p.resetBasePositionAndOrientation(
+            model.bodies["mug"],
+            (tpos[0], tpos[1], tpos[2] - 0.02),
+            tquat,
+            physicsClientId=model.cid,
+        )
         model.attach("mug")
         rng = np.random.default_rng(3)
         lo, hi = np.array(model.limits).T

@@ -25,7 +25,9 @@ def _exhaustive(model: PlanningModel, q, clearance: float) -> str | None:
 
 
 def test_the_box_test_misses_no_collision_with_compound_bodies():
-    model = PlanningModel(task_state("souppour", 0))  # two hollow cans (25 parts each), a bowl, a mat
+    model = PlanningModel(
+        task_state("souppour", 0)
+    )  # two hollow cans (25 parts each), a bowl, a mat
     try:
         rng = random.Random(3)
         home = model.robot.home
@@ -40,7 +42,9 @@ def test_the_box_test_misses_no_collision_with_compound_bodies():
                 hits.add(want)
             elif got in model.bodies:
                 raise AssertionError(f"{got} named at {q}, which the exhaustive check finds free")
-        assert {"tomato_soup_can", "potted_meat_can"} & hits, hits  # the compound bodies were met, not just the table
+        assert {"tomato_soup_can", "potted_meat_can"} & hits, (
+            hits
+        )  # the compound bodies were met, not just the table
     finally:
         model.close()
 
@@ -55,8 +59,12 @@ def test_a_grip_does_not_depend_on_where_the_arm_was_before():
             if before is not None:
                 model.set_arm(before)
             assert model.grip("strawberry", q) == ["strawberry"]
-            outcomes.append((tuple(round(v, 6) for v in model.robot.finger_joints()),
-                             tuple(round(v, 6) for v in model.grasp[0])))
+            outcomes.append(
+                (
+                    tuple(round(v, 6) for v in model.robot.finger_joints()),
+                    tuple(round(v, 6) for v in model.grasp[0]),
+                )
+            )
         finally:
             model.close()
     assert outcomes[0] == outcomes[1] == outcomes[2]

@@ -28,12 +28,16 @@ def reset(world: SimWorld, name: str, pose: Pose) -> None:
     p.resetBaseVelocity(world.body_id(name), (0, 0, 0), (0, 0, 0), physicsClientId=world.cid)
 
 
-def rest_at(world: SimWorld, name: str, x: float, y: float, support_z: float = 0.0, roll: float = 0.0) -> None:
+def rest_at(
+    world: SimWorld, name: str, x: float, y: float, support_z: float = 0.0, roll: float = 0.0
+) -> None:
     """Put `name` upright (or rolled) resting at (x, y) on a surface whose top is at support_z (m)."""
     reset(world, name, resting_pose(world.bodies[name].spec, x, y, roll, 0.0, 0.0, support_z))
 
 
-def free_spot(world: SimWorld, name: str, area=REACH, moving: tuple[str, ...] = ()) -> tuple[float, float]:
+def free_spot(
+    world: SimWorld, name: str, area=REACH, moving: tuple[str, ...] = ()
+) -> tuple[float, float]:
     """A spot in `area` where `name` (upright, yaw 0) is clear of every object not in `moving`."""
     layout = Layout(np.random.default_rng(0))
     for other, body in world.bodies.items():
@@ -152,8 +156,13 @@ def test_initial_state_fails_and_goal_state_passes(world, name, schemas):
     verdict = task.detect(world)
     assert not verdict.success and verdict.reason and "\n" not in verdict.reason
     s0 = world.ground_truth()
-    oracle = generate(ScriptedVLM("oracle", task.oracle_sketch, task.oracle_checkers), s0, task.instruction, schemas,
-                      ground_operators(s0, schemas))
+    oracle = generate(
+        ScriptedVLM("oracle", task.oracle_sketch, task.oracle_checkers),
+        s0,
+        task.instruction,
+        schemas,
+        ground_operators(s0, schemas),
+    )
     goal_checks = oracle.goal_checkers()
     assert not all(oracle.checkers.evaluate(n, s0) for n in goal_checks)
     GOALS[name](world)
@@ -163,7 +172,9 @@ def test_initial_state_fails_and_goal_state_passes(world, name, schemas):
     assert not any(held(world, n) for n in world.bodies)
     final = world.ground_truth()
     last = oracle.action_checkers()[len(oracle.sketch.actions) - 1]
-    assert all(oracle.checkers.evaluate(n, final) for n in [*goal_checks, last]), oracle.checkers.errors
+    assert all(oracle.checkers.evaluate(n, final) for n in [*goal_checks, last]), (
+        oracle.checkers.errors
+    )
 
 
 def test_berrycook_needs_the_visit_to_the_pan(world):
@@ -184,7 +195,9 @@ def test_detector_notes_are_per_world_and_reset_by_build(world):
     other = SimWorld()
     try:
         task.build(other, SEED)
-        assert notes(other) == {"visited_skillet": False} and notes(world)["visited_skillet"] is True
+        assert (
+            notes(other) == {"visited_skillet": False} and notes(world)["visited_skillet"] is True
+        )
     finally:
         other.close()
     world.close()
@@ -196,15 +209,23 @@ def test_detector_notes_are_per_world_and_reset_by_build(world):
         fresh.close()
 
 
-@pytest.mark.parametrize("name, held, target, content", [("souppour", "tomato_soup_can", "bowl", "soup"),
-                                                          ("mug3", "mug", "table", "golf_ball")])
-def test_oracle_pour_checker_wants_a_tipped_container_over_the_target_and_the_contents_out(world, schemas, name, held,
-                                                                                              target, content):
+@pytest.mark.parametrize(
+    "name, held, target, content",
+    [("souppour", "tomato_soup_can", "bowl", "soup"), ("mug3", "mug", "table", "golf_ball")],
+)
+def test_oracle_pour_checker_wants_a_tipped_container_over_the_target_and_the_contents_out(
+    world, schemas, name, held, target, content
+):
     task = tasks.get(name)
     task.build(world, SEED)
     s0 = world.ground_truth()
-    oracle = generate(ScriptedVLM("oracle", task.oracle_sketch, task.oracle_checkers), s0, task.instruction, schemas,
-                      ground_operators(s0, schemas))
+    oracle = generate(
+        ScriptedVLM("oracle", task.oracle_sketch, task.oracle_checkers),
+        s0,
+        task.instruction,
+        schemas,
+        ground_operators(s0, schemas),
+    )
     pour = next(i for i, a in enumerate(oracle.sketch.actions) if a.op.name == "pour")
     check = oracle.action_checkers()[pour]
     if target == "table":  # somewhere over the table, clear of everything
@@ -218,7 +239,9 @@ def test_oracle_pour_checker_wants_a_tipped_container_over_the_target_and_the_co
     assert oracle.checkers.evaluate(check, tipped), oracle.checkers.errors
     upright = s0.with_pose(held, Pose(x, y, over, 0.0, 0.0, 0.0)).with_pose(content, dropped)
     assert not oracle.checkers.evaluate(check, upright)
-    still_in = s0.with_pose(held, Pose(x, y, over, 2.3, 0.0, 0.0)).with_pose(content, Pose(x, y, over))
+    still_in = s0.with_pose(held, Pose(x, y, over, 2.3, 0.0, 0.0)).with_pose(
+        content, Pose(x, y, over)
+    )
     assert not oracle.checkers.evaluate(check, still_in)
 
 
@@ -233,7 +256,9 @@ def test_on_a_round_plate_means_over_the_disc_not_its_box():
         world.settle(0.3)
         assert rests_on(world, "strawberry", "plate")
         d = 0.115 / math.sqrt(2)
-        rest_at(world, "strawberry", 0.5 + d, d, support_z=0.0)  # on the table, against the plate's edge
+        rest_at(
+            world, "strawberry", 0.5 + d, d, support_z=0.0
+        )  # on the table, against the plate's edge
         world.step(1)
         assert world.contacts("strawberry", "plate")
         plate = world.object_states()["plate"]

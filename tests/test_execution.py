@@ -29,7 +29,9 @@ def test_a_blocked_motion_backs_out_to_where_it_started():
         backend = SimArmBackend(world)
         down = list(HOME)
         down[1] += 0.9  # shoulder down: the hand drives into the table long before this
-        path = tuple(tuple(a + (b - a) * k / 10 for a, b in zip(HOME, down, strict=True)) for k in range(11))
+        path = tuple(
+            tuple(a + (b - a) * k / 10 for a, b in zip(HOME, down, strict=True)) for k in range(11)
+        )
         skill = load_skills()["pick"]
         reason = skill.execute(backend, [Move(path)])
         assert reason is not None and "not reached" in reason
@@ -49,8 +51,15 @@ def test_a_fork_flat_on_the_table_is_picked_with_a_preshaped_hand():
     world = world_with(("fork", (0.55, 0.05, 0.007, 0.0, 0.0, 0.4)))
     try:
         skills = load_skills()
-        result = plan(world.ground_truth(), skills, [SketchItem(GroundOp("pick", ("fork",)))], [],
-                      np.random.default_rng(1), 500, 1)
+        result = plan(
+            world.ground_truth(),
+            skills,
+            [SketchItem(GroundOp("pick", ("fork",)))],
+            [],
+            np.random.default_rng(1),
+            500,
+            1,
+        )
         assert result.failure is None, result.failure and result.failure.line()
         backend = SimArmBackend(world)
         for step in result.refinement.steps:
@@ -62,7 +71,9 @@ def test_a_fork_flat_on_the_table_is_picked_with_a_preshaped_hand():
 
 
 def test_place_inside_aims_at_the_opening_not_the_handle():
-    world = world_with(("skillet", (0.55, 0.1, 0.02, 0.0, 0.0, math.pi / 2)), ("strawberry", (0.5, -0.15, 0.03)))
+    world = world_with(
+        ("skillet", (0.55, 0.1, 0.02, 0.0, 0.0, math.pi / 2)), ("strawberry", (0.5, -0.15, 0.03))
+    )
     try:
         model = PlanningModel(world.ground_truth())
         try:
@@ -73,7 +84,9 @@ def test_place_inside_aims_at_the_opening_not_the_handle():
             rng = np.random.default_rng(0)
             draws = [skill.sample(model, ("strawberry", "skillet"), rng) for _ in range(200)]
             over = sum(math.dist((d["x"], d["y"]), floor[:2]) < radius for d in draws)
-            assert over >= 0.75 * len(draws)  # the handle sticks 12 cm out: a box draw lands there often
+            assert over >= 0.75 * len(
+                draws
+            )  # the handle sticks 12 cm out: a box draw lands there often
         finally:
             model.close()
     finally:
@@ -81,9 +94,15 @@ def test_place_inside_aims_at_the_opening_not_the_handle():
 
 
 def test_the_culprit_is_the_latest_step_that_put_the_blocker_down():
-    steps = [GroundedStep(GroundOp(name, args), {}, [], {}, 1, [])
-             for name, args in (("pick", ("orange",)), ("place_ontop", ("orange", "table")),
-                                ("pick", ("mug",)), ("place_ontop", ("mug", "table")))]
+    steps = [
+        GroundedStep(GroundOp(name, args), {}, [], {}, 1, [])
+        for name, args in (
+            ("pick", ("orange",)),
+            ("place_ontop", ("orange", "table")),
+            ("pick", ("mug",)),
+            ("place_ontop", ("mug", "table")),
+        )
+    ]
     fork = GroundOp("pick", ("fork",))
     assert _culprit(steps, fork, collections.Counter({"orange": 200, "table": 3})) == 1
     assert _culprit(steps, fork, collections.Counter({"mug": 50})) == 3
@@ -92,13 +111,21 @@ def test_the_culprit_is_the_latest_step_that_put_the_blocker_down():
     # into the mug an earlier step set down, blocked by a bottle nothing moved: set the mug down elsewhere
     into = GroundOp("place_inside", ("fork", "mug"))
     assert _culprit(steps, into, collections.Counter({"mustard_bottle": 40, "mug": 5})) == 3
-    assert _culprit(steps, into, collections.Counter({"mug": 40})) is None  # the target itself: no third object
+    assert (
+        _culprit(steps, into, collections.Counter({"mug": 40})) is None
+    )  # the target itself: no third object
 
 
 def test_a_balls_box_does_not_grow_as_it_rolls():
     from owl_bt.state import ObjectState
 
-    ball = ObjectState("soup", "soup", Pose(0.5, 0.2, 0.022, -2.86, -0.59, -2.34), (0.024, 0.024, 0.024), shape="sphere")
+    ball = ObjectState(
+        "soup",
+        "soup",
+        Pose(0.5, 0.2, 0.022, -2.86, -0.59, -2.34),
+        (0.024, 0.024, 0.024),
+        shape="sphere",
+    )
     lo, hi = ball.aabb()
     assert abs(lo[2] - 0.010) < 1e-9 and abs(hi[0] - lo[0] - 0.024) < 1e-9
     box = ObjectState("can", "can", Pose(0.5, 0.2, 0.05, 0.0, 0.7, 0.0), (0.066, 0.066, 0.1))
@@ -109,7 +136,9 @@ def _turn_deg(a: Pose, b: Pose) -> float:
     import pybullet as pb
 
     qa, qb = pb.getQuaternionFromEuler(a.euler), pb.getQuaternionFromEuler(b.euler)
-    return math.degrees(2.0 * math.acos(min(1.0, abs(sum(x * y for x, y in zip(qa, qb, strict=True))))))
+    return math.degrees(
+        2.0 * math.acos(min(1.0, abs(sum(x * y for x, y in zip(qa, qb, strict=True)))))
+    )
 
 
 def test_the_planned_grasp_is_the_one_the_arm_ends_up_with():
@@ -117,13 +146,22 @@ def test_the_planned_grasp_is_the_one_the_arm_ends_up_with():
     # fingertips, turns in the hand as they close; the plan's expected pose after the pick is where
     # the arm really holds it, within a centimetre and mostly within 10° (before, the knife came out up
     # to 50° off, and a later place missed).
-    world = world_with(("knife", (0.50, -0.10, 0.008, 0.0, 0.0, 0.7)), ("mug", (0.45, 0.15, 0.045, 0.0, 0.0, 0.0)))
+    world = world_with(
+        ("knife", (0.50, -0.10, 0.008, 0.0, 0.0, 0.7)), ("mug", (0.45, 0.15, 0.045, 0.0, 0.0, 0.0))
+    )
     try:
         skills = load_skills()
         turns = []
         for seed in range(5):
-            result = plan(world.ground_truth(), skills, [SketchItem(GroundOp("pick", ("knife",)))], [],
-                          np.random.default_rng(seed), 500, 1)
+            result = plan(
+                world.ground_truth(),
+                skills,
+                [SketchItem(GroundOp("pick", ("knife",)))],
+                [],
+                np.random.default_rng(seed),
+                500,
+                1,
+            )
             assert result.failure is None, result.failure and result.failure.line()
             step = result.refinement.steps[0]
             backend = SimArmBackend(world)
@@ -131,10 +169,16 @@ def test_the_planned_grasp_is_the_one_the_arm_ends_up_with():
             got, planned = world.pose("knife"), step.expected["knife"]
             assert math.dist(got.position, planned.position) < 0.01, (seed, got, planned)
             turns.append(_turn_deg(got, planned))
-            assert turns[-1] < 30.0, (seed, got, planned)  # a fingertip pinch stays chancy: rarely 20–30°
+            assert turns[-1] < 30.0, (
+                seed,
+                got,
+                planned,
+            )  # a fingertip pinch stays chancy: rarely 20–30°
             backend.gripper("open")
             world.settle(1.0)
-        assert sorted(turns)[len(turns) // 2] < 10.0, turns  # a pinch is chancy, but mostly as planned
+        assert sorted(turns)[len(turns) // 2] < 10.0, (
+            turns
+        )  # a pinch is chancy, but mostly as planned
     finally:
         world.close()
 
@@ -148,7 +192,10 @@ def test_a_planned_pour_empties_the_mug_for_real():
     try:
         tasks.get("mug3").build(world, 0)
         skills = load_skills()
-        items = [SketchItem(GroundOp("pick", ("mug",))), SketchItem(GroundOp("pour", ("mug", "table")))]
+        items = [
+            SketchItem(GroundOp("pick", ("mug",))),
+            SketchItem(GroundOp("pour", ("mug", "table"))),
+        ]
         result = plan(world.ground_truth(), skills, items, [], np.random.default_rng(0), 500, 1)
         assert result.failure is None, result.failure and result.failure.line()
         backend = SimArmBackend(world)

@@ -33,8 +33,9 @@ def test_a_spot_the_camera_sees_past_is_empty_and_one_it_sees_hidden_or_filled_i
         frame = camera.capture()
         assert seen_past(frame, claimed)  # the bowl is empty: its floor is seen beyond that spot
         assert not seen_past(frame, soup)  # the soup in its can: the can's wall hides it
-        p.resetBasePositionAndOrientation(world.body_id("soup"), (bowl.x, bowl.y, 0.02), (0, 0, 0, 1),
-                                          physicsClientId=world.cid)
+        p.resetBasePositionAndOrientation(
+            world.body_id("soup"), (bowl.x, bowl.y, 0.02), (0, 0, 0, 1), physicsClientId=world.cid
+        )
         world.settle(0.3)
         assert not seen_past(camera.capture(), claimed)  # the soup is there
     finally:
@@ -42,20 +43,36 @@ def test_a_spot_the_camera_sees_past_is_empty_and_one_it_sees_hidden_or_filled_i
 
 
 def test_what_was_taken_to_have_fallen_out_but_was_not_there_goes_with_its_container_again():
-    can = ObjectState("tomato_soup_can", "tomato_soup_can", Pose(0.5, -0.07, 0.053), (0.066, 0.066, 0.10), "cylinder")
+    can = ObjectState(
+        "tomato_soup_can",
+        "tomato_soup_can",
+        Pose(0.5, -0.07, 0.053),
+        (0.066, 0.066, 0.10),
+        "cylinder",
+    )
     soup = ObjectState("soup", "soup", Pose(0.5, -0.07, 0.02), (0.024, 0.024, 0.024), "sphere")
     bowl = ObjectState("bowl", "bowl", Pose(0.55, 0.18, 0.032), (0.16, 0.16, 0.06), "compound")
     tracker = Tracker()
     tracker.update({"tomato_soup_can": can, "soup": soup, "bowl": bowl}, set(), [], None, {})
     tipped = replace(can, pose=Pose(0.55, 0.17, 0.22, 2.14, 0.0, 0.0))  # 122° over the bowl
-    out = tracker.update({"tomato_soup_can": tipped, "bowl": bowl}, set(), [], "tomato_soup_can", {})
-    assert bowl.aabb()[0][2] < out.states["soup"].pose.z < bowl.aabb()[1][2]  # taken to lie in the bowl
+    out = tracker.update(
+        {"tomato_soup_can": tipped, "bowl": bowl}, set(), [], "tomato_soup_can", {}
+    )
+    assert (
+        bowl.aabb()[0][2] < out.states["soup"].pose.z < bowl.aabb()[1][2]
+    )  # taken to lie in the bowl
     tracker.still_inside("soup", out)
     assert math.dist(out.states["soup"].pose.position, tipped.pose.position) < 0.05
     assert "still inside it" in out.flags["soup"][-1]
-    again = tracker.update({"tomato_soup_can": tipped, "bowl": bowl}, set(), [], "tomato_soup_can", {})
-    assert math.dist(again.states["soup"].pose.position, tipped.pose.position) < 0.05  # not fallen out again
-    lying = replace(can, pose=Pose(0.39, 0.28, 0.033, -math.pi / 2, 0.0, 0.0))  # set down on its side
+    again = tracker.update(
+        {"tomato_soup_can": tipped, "bowl": bowl}, set(), [], "tomato_soup_can", {}
+    )
+    assert (
+        math.dist(again.states["soup"].pose.position, tipped.pose.position) < 0.05
+    )  # not fallen out again
+    lying = replace(
+        can, pose=Pose(0.39, 0.28, 0.033, -math.pi / 2, 0.0, 0.0)
+    )  # set down on its side
     later = tracker.update({"tomato_soup_can": lying, "bowl": bowl}, set(), [], None, {})
     assert math.dist(later.states["soup"].pose.position, lying.pose.position) < 0.05
     assert isinstance(later, Tracked) and "soup" in later.kept
@@ -63,7 +80,13 @@ def test_what_was_taken_to_have_fallen_out_but_was_not_there_goes_with_its_conta
 
 @pytest.mark.parametrize("seen", [True, False])
 def test_seen_again_it_is_where_it_is_seen(seen):
-    can = ObjectState("tomato_soup_can", "tomato_soup_can", Pose(0.5, -0.07, 0.053), (0.066, 0.066, 0.10), "cylinder")
+    can = ObjectState(
+        "tomato_soup_can",
+        "tomato_soup_can",
+        Pose(0.5, -0.07, 0.053),
+        (0.066, 0.066, 0.10),
+        "cylinder",
+    )
     soup = ObjectState("soup", "soup", Pose(0.5, -0.07, 0.02), (0.024, 0.024, 0.024), "sphere")
     tracker = Tracker()
     tracker.update({"tomato_soup_can": can, "soup": soup}, set(), [], None, {})
@@ -71,7 +94,9 @@ def test_seen_again_it_is_where_it_is_seen(seen):
     out = tracker.update({"tomato_soup_can": tipped}, set(), [], "tomato_soup_can", {})
     tracker.still_inside("soup", out)
     out_there = replace(soup, pose=Pose(0.7, 0.3, 0.012))
-    now = tracker.update({"tomato_soup_can": tipped, **({"soup": out_there} if seen else {})}, set(), [], None, {})
+    now = tracker.update(
+        {"tomato_soup_can": tipped, **({"soup": out_there} if seen else {})}, set(), [], None, {}
+    )
     assert (now.states["soup"].pose == out_there.pose) is seen
     assert ("soup" in tracker.stuck) is not seen
 
@@ -90,20 +115,34 @@ def test_a_soup_come_to_rest_off_the_middle_of_the_bowl_is_seen_to_have_arrived(
         bowl_state = world.object_states()["bowl"]
         bowl = bowl_state.pose
         before = camera.capture()
-        floor_z = bowl_state.aabb()[0][2] + 0.01 + 0.012  # the soup's centre on the bowl's 1 cm floor
-        assert floor_verdict(before, camera.capture(), bowl_state, floor_z) == "empty"  # noise is not an arrival
+        floor_z = (
+            bowl_state.aabb()[0][2] + 0.01 + 0.012
+        )  # the soup's centre on the bowl's 1 cm floor
+        assert (
+            floor_verdict(before, camera.capture(), bowl_state, floor_z) == "empty"
+        )  # noise is not an arrival
         can = world.body_id("tomato_soup_can")
         start = p.getBasePositionAndOrientation(can, physicsClientId=world.cid)
-        p.resetBasePositionAndOrientation(can, (bowl.x, bowl.y, 0.19), p.getQuaternionFromEuler((math.pi, 0, 0)),
-                                          physicsClientId=world.cid)  # held over the bowl, mouth down
-        assert floor_verdict(before, camera.capture(), bowl_state, floor_z) == "hidden"  # held above: not come to rest
+        p.resetBasePositionAndOrientation(
+            can,
+            (bowl.x, bowl.y, 0.19),
+            p.getQuaternionFromEuler((math.pi, 0, 0)),
+            physicsClientId=world.cid,
+        )  # held over the bowl, mouth down
+        assert (
+            floor_verdict(before, camera.capture(), bowl_state, floor_z) == "hidden"
+        )  # held above: not come to rest
         p.resetBasePositionAndOrientation(can, *start, physicsClientId=world.cid)
         off_middle = (bowl.x + 0.03, bowl.y - 0.02, floor_z + 0.002)
-        p.resetBasePositionAndOrientation(world.body_id("soup"), off_middle, (0, 0, 0, 1), physicsClientId=world.cid)
+        p.resetBasePositionAndOrientation(
+            world.body_id("soup"), off_middle, (0, 0, 0, 1), physicsClientId=world.cid
+        )
         world.settle(0.5)
         now = camera.capture()
         spot = replace(world.object_states()["soup"], pose=Pose(bowl.x, bowl.y, floor_z))
-        assert seen_past(now, spot)  # the middle is seen empty (as before the fix, which then said: stayed in)
+        assert seen_past(
+            now, spot
+        )  # the middle is seen empty (as before the fix, which then said: stayed in)
         assert floor_verdict(before, now, bowl_state, floor_z) == "arrived"
     finally:
         world.close()
@@ -119,18 +158,31 @@ def test_a_ball_poured_onto_the_table_is_looked_for_where_it_may_have_rolled():
         camera, _ = sim_camera_pipeline(world, seed=3)
         ball = world.object_states()["golf_ball"]
         mug = world.body_id("mug")
-        p.resetBasePositionAndOrientation(mug, (0.45, -0.25, 0.045), (0, 0, 0, 1), physicsClientId=world.cid)
-        p.resetBasePositionAndOrientation(world.body_id("golf_ball"), (0.55, 0.25, 0.021), (0, 0, 0, 1),
-                                          physicsClientId=world.cid)
+        p.resetBasePositionAndOrientation(
+            mug, (0.45, -0.25, 0.045), (0, 0, 0, 1), physicsClientId=world.cid
+        )
+        p.resetBasePositionAndOrientation(
+            world.body_id("golf_ball"), (0.55, 0.25, 0.021), (0, 0, 0, 1), physicsClientId=world.cid
+        )
         world.settle(0.3)
-        rolled_from = replace(ball, pose=Pose(0.55, 0.30, 0.021))  # the ball lies 5 cm from this spot, in view
+        rolled_from = replace(
+            ball, pose=Pose(0.55, 0.30, 0.021)
+        )  # the ball lies 5 cm from this spot, in view
         frame = camera.capture()
         assert seen_past(frame, rolled_from)  # the spot alone is seen empty
-        assert not seen_past_around(frame, rolled_from)  # but the ball is within rolling reach of it
+        assert not seen_past_around(
+            frame, rolled_from
+        )  # but the ball is within rolling reach of it
         far = replace(ball, pose=Pose(0.40, 0.05, 0.021))
         assert seen_past_around(frame, far)  # bare table all round: it is not there
-        p.resetBasePositionAndOrientation(mug, (0.40, 0.05, 0.20), p.getQuaternionFromEuler((math.pi * 0.75, 0, 0)),
-                                          physicsClientId=world.cid)  # held tipped above that spot
-        assert not seen_past_around(camera.capture(), far)  # what is under it is hidden: not judged empty
+        p.resetBasePositionAndOrientation(
+            mug,
+            (0.40, 0.05, 0.20),
+            p.getQuaternionFromEuler((math.pi * 0.75, 0, 0)),
+            physicsClientId=world.cid,
+        )  # held tipped above that spot
+        assert not seen_past_around(
+            camera.capture(), far
+        )  # what is under it is hidden: not judged empty
     finally:
         world.close()

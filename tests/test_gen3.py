@@ -25,19 +25,28 @@ def cid():
 
 
 def _link(model: RobotModel, name: str) -> int:
-    return next(j for j in range(p.getNumJoints(model.body, physicsClientId=model.cid))
-                if p.getJointInfo(model.body, j, physicsClientId=model.cid)[12].decode() == name)
+    return next(
+        j
+        for j in range(p.getNumJoints(model.body, physicsClientId=model.cid))
+        if p.getJointInfo(model.body, j, physicsClientId=model.cid)[12].decode() == name
+    )
 
 
 def test_flange_is_1_19_m_above_the_base_at_zero(cid):
     model = RobotModel.load(cid, robot="kinova-gen3")
     model.reset_arm([0.0] * 7)
-    flange = p.getLinkState(model.body, _link(model, "end_effector_link"), computeForwardKinematics=True,
-                            physicsClientId=cid)[4]
+    flange = p.getLinkState(
+        model.body,
+        _link(model, "end_effector_link"),
+        computeForwardKinematics=True,
+        physicsClientId=cid,
+    )[4]
     assert flange[2] == pytest.approx(1.1874, abs=0.001)
     assert kinova_gen3.FLANGE_HEIGHT_AT_ZERO == pytest.approx(flange[2], abs=1e-4)
     base = KINOVA_GEN3.mount  # the base link's origin, on the table plane (z = 0)
-    assert math.hypot(flange[0] - base[0], flange[1] - base[1]) < 0.03  # straight up (the y offsets sum to −2.5 cm)
+    assert (
+        math.hypot(flange[0] - base[0], flange[1] - base[1]) < 0.03
+    )  # straight up (the y offsets sum to −2.5 cm)
     assert model.tcp_pose()[0][2] == pytest.approx(1.1874 + 0.145, abs=0.001)
 
 
@@ -50,7 +59,9 @@ def test_joints_limits_and_velocities_as_published(cid):
         if k in limited:
             assert (i[8], i[9]) == pytest.approx((-limited[k], limited[k]))
         else:  # endless on the arm; in pybullet revolute within ±4π (a "continuous" joint upsets finger contacts)
-            assert (i[8], i[9]) == pytest.approx((-kinova_gen3.ENDLESS_RANGE, kinova_gen3.ENDLESS_RANGE))
+            assert (i[8], i[9]) == pytest.approx(
+                (-kinova_gen3.ENDLESS_RANGE, kinova_gen3.ENDLESS_RANGE)
+            )
             assert kinova_gen3.ENDLESS_RANGE > max(abs(v) for v in KINOVA_GEN3.limits[k])
         assert i[11] == pytest.approx(1.3963 if k < 4 else 1.2218)
 

@@ -23,7 +23,13 @@ def goal_check0():
     return abs(mug.pose.roll) < 0.2 and abs(mug.pose.pitch) < 0.2
 """
 # what the open hand and the object alone decide (not the arm, the table or other objects)
-OBJECT_ONLY = ("the open fingers cut into", "at a slant", "on the edge of", "off the middle", "would close beside")
+OBJECT_ONLY = (
+    "the open fingers cut into",
+    "at a slant",
+    "on the edge of",
+    "off the middle",
+    "would close beside",
+)
 
 
 @pytest.fixture(scope="module")
@@ -66,9 +72,19 @@ def test_the_grasp_generator_yields_grasps_the_mug_itself_does_not_refuse(skills
 
 def test_the_place_after_the_pick_starts_from_what_the_look_ahead_found_reachable(skills, coffee):
     checkers = CheckerSet.compile(UPRIGHT, coffee, env_from_state(coffee))
-    items = [SketchItem(GroundOp("pick", ("mug",))), SketchItem(GroundOp("place_ontop", ("mug", "table")))]
-    res = plan(coffee, skills, items, [("goal_check0", checkers.as_callable("goal_check0"))], np.random.default_rng(0),
-               budget=500, max_skeletons=1)
+    items = [
+        SketchItem(GroundOp("pick", ("mug",))),
+        SketchItem(GroundOp("place_ontop", ("mug", "table"))),
+    ]
+    res = plan(
+        coffee,
+        skills,
+        items,
+        [("goal_check0", checkers.as_callable("goal_check0"))],
+        np.random.default_rng(0),
+        budget=500,
+        max_skeletons=1,
+    )
     assert res.failure is None, res.failure.line()
     pick, place = res.refinement.steps
     # 125 broad draws failed here before, then a regrasp (10 at most before grips closed only until the fingers
@@ -108,7 +124,9 @@ def test_a_straight_line_retreat_keeps_the_tcp_on_the_line_and_its_turn(coffee):
 
     model = PlanningModel(coffee)
     try:
-        level = p.getQuaternionFromEuler((math.pi / 2, 0.0, 0.0))  # the fingers pointing along +y, level
+        level = p.getQuaternionFromEuler(
+            (math.pi / 2, 0.0, 0.0)
+        )  # the fingers pointing along +y, level
         start = ((0.5, -0.1, 0.1), level)
         q0 = reach(model, start)
         assert q0 is not None
@@ -120,9 +138,14 @@ def test_a_straight_line_retreat_keeps_the_tcp_on_the_line_and_its_turn(coffee):
             pos, quat = model.robot.tcp_pose()
             # on the segment start → end (within the IK's 5 mm), the hand not turned
             t = sum((a - b) * (c - b) for a, b, c in zip(pos, start[0], end[0], strict=True)) / 0.01
-            on = [b + min(1.0, max(0.0, t)) * (c - b) for b, c in zip(start[0], end[0], strict=True)]
+            on = [
+                b + min(1.0, max(0.0, t)) * (c - b) for b, c in zip(start[0], end[0], strict=True)
+            ]
             assert math.dist(pos, on) <= 0.006
-            assert 2 * math.acos(min(1.0, abs(sum(x * y for x, y in zip(quat, level, strict=True))))) <= 0.06
+            assert (
+                2 * math.acos(min(1.0, abs(sum(x * y for x, y in zip(quat, level, strict=True)))))
+                <= 0.06
+            )
         model.set_arm(path[-1])
         assert math.dist(model.robot.tcp_pose()[0], end[0]) <= 0.006
     finally:
@@ -152,7 +175,9 @@ def test_a_mug_to_be_poured_is_held_from_the_side_near_its_axis_not_by_the_edge_
                 continue  # from above
             pos, quat = _grasp_target(state.get("mug"), params)
             m = p.getMatrixFromQuaternion(quat)
-            off_axis.append(abs((pos[0] - centre[0]) * m[2] + (pos[1] - centre[1]) * m[5]))  # along the approach
+            off_axis.append(
+                abs((pos[0] - centre[0]) * m[2] + (pos[1] - centre[1]) * m[5])
+            )  # along the approach
     finally:
         model.close()
     assert len(off_axis) > 60  # most draws are from the side (the mug is poured next)

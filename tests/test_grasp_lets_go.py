@@ -15,7 +15,9 @@ REFUSED = "the opened hand could not let go of it"
 
 
 def test_a_grasp_the_opened_hand_still_overlaps_is_refused_and_the_kept_ones_open_clear(skills):
-    model = PlanningModel(perceived_state("coffee", 8))  # as the run saw it (its ground truth seldom does this)
+    model = PlanningModel(
+        perceived_state("coffee", 8)
+    )  # as the run saw it (its ground truth seldom does this)
     pick = skills["pick"]
     refused, kept = [], []
     try:

@@ -22,8 +22,15 @@ from tests.worlds import world_with
 
 def _planned_pick(world):
     """The planner's step picking the potted-meat can (real planner, seed 0)."""
-    result = plan(world.ground_truth(), load_skills(), [SketchItem(GroundOp("pick", ("potted_meat_can",)))], [],
-                  np.random.default_rng(0), 500, 1)
+    result = plan(
+        world.ground_truth(),
+        load_skills(),
+        [SketchItem(GroundOp("pick", ("potted_meat_can",)))],
+        [],
+        np.random.default_rng(0),
+        500,
+        1,
+    )
     assert result.failure is None, result.failure and result.failure.line()
     return result.refinement.steps[0]
 
@@ -63,7 +70,9 @@ def test_a_pick_closes_only_until_the_pads_meet_the_can_and_the_plan_foresaw_the
                 backend.execute_trajectory(cmd.waypoints, cmd.times, guarded=cmd.guarded)
         assert backend.held == "potted_meat_can"
         # the 6 cm can stops the pads within ~0.3 s of closing; the squeeze follows
-        assert closing is not None and closing < 0.3 / TIME_STEP + SQUEEZE_S / TIME_STEP + 2, closing
+        assert closing is not None and closing < 0.3 / TIME_STEP + SQUEEZE_S / TIME_STEP + 2, (
+            closing
+        )
         got, planned = world.pose("potted_meat_can"), step.expected["potted_meat_can"]
         assert math.dist(got.position, planned.position) < 0.01, (got, planned)
     finally:
@@ -80,16 +89,24 @@ def test_a_guarded_descent_stops_where_the_held_can_presses_on_the_table():
         assert load_skills()["pick"].execute(backend, _planned_pick(world).commands) is None
         model = PlanningModel(world.ground_truth(backend.held))
         tcp = world.robot.tcp_pose()
-        low = reach(model, raised(tcp, -0.2), seed=world.robot.arm_q())  # 20 cm down: 8 cm through the table
+        low = reach(
+            model, raised(tcp, -0.2), seed=world.robot.arm_q()
+        )  # 20 cm down: 8 cm through the table
         assert low is not None
         q0 = world.robot.arm_q()
-        path = [tuple(a + (b - a) * k / 20 for a, b in zip(q0, low, strict=True)) for k in range(1, 21)]
+        path = [
+            tuple(a + (b - a) * k / 20 for a, b in zip(q0, low, strict=True)) for k in range(1, 21)
+        ]
         grasp_before = _in_hand(world, "potted_meat_can")
         backend.execute_trajectory(path, guarded=True)
         assert backend.held == "potted_meat_can"
         dropped = tcp[0][2] - world.robot.tcp_pose()[0][2]
-        assert 0.08 < dropped < 0.125, dropped  # down to the table (the can was lifted 12 cm), no further
-        assert math.dist(_in_hand(world, "potted_meat_can"), grasp_before) < 0.005  # not pushed out of the grasp
+        assert 0.08 < dropped < 0.125, (
+            dropped
+        )  # down to the table (the can was lifted 12 cm), no further
+        assert (
+            math.dist(_in_hand(world, "potted_meat_can"), grasp_before) < 0.005
+        )  # not pushed out of the grasp
     finally:
         world.close()
 

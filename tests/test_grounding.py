@@ -61,8 +61,12 @@ def test_every_reachable_op_is_listed_and_only_type_consistent_ones(world, basic
     ops = ground_operators(world, basic)
     assert {str(g) for g in ops} == _type_consistent(world, basic)
     assert "place_ontop(strawberry, plate)" in {str(g) for g in ops}
-    assert not {"pick(table)", "place_ontop(plate, plate)", "place_inside(strawberry, plate)"} & {str(g) for g in ops}
-    assert ops == sorted(ops, key=lambda g: (g.name, g.args)) and ops == ground_operators(world, basic)
+    assert not {"pick(table)", "place_ontop(plate, plate)", "place_inside(strawberry, plate)"} & {
+        str(g) for g in ops
+    }
+    assert ops == sorted(ops, key=lambda g: (g.name, g.args)) and ops == ground_operators(
+        world, basic
+    )
 
 
 def test_registry_ops_have_their_schema_types_and_distinct_objects(world, schemas):
@@ -82,9 +86,13 @@ def test_op_with_unreachable_precondition_is_not_listed(world, basic):
 
 def test_literals_hold_initial_facts_and_reachable_effects(world, basic):
     g = ground(world, basic)
-    assert {"On(strawberry, table)", "On(plate, table)", "HandEmpty()", "Container(bowl)"} <= set(g.initial)
+    assert {"On(strawberry, table)", "On(plate, table)", "HandEmpty()", "Container(bowl)"} <= set(
+        g.initial
+    )
     assert set(g.initial) <= set(g.literals) and g.literals == reachable_literals(world, basic)
-    assert {"On(strawberry, plate)", "Inside(strawberry, bowl)", "AtGrasp(plate)"} <= set(g.literals)
+    assert {"On(strawberry, plate)", "Inside(strawberry, bowl)", "AtGrasp(plate)"} <= set(
+        g.literals
+    )
     assert "On(strawberry, plate)" not in g.initial and "On(plate, plate)" not in g.literals
     assert not {"On(table, plate)", "Inside(strawberry, plate)", "AtGrasp(table)"} & set(g.literals)
 
@@ -93,15 +101,23 @@ def test_held_object_is_the_only_one_that_can_be_placed_without_pick(world, basi
     place_only = [s for s in basic if s.name == "place_ontop"]
     assert ground_operators(world, place_only) == []
     g = ground(world, place_only, held="strawberry")
-    assert [str(o) for o in g.ops] == [f"place_ontop(strawberry, {s})" for s in ("plate", "region", "table")]
-    assert "AtGrasp(strawberry)" in g.initial and "HandEmpty()" not in g.initial and "HandEmpty()" in g.literals
+    assert [str(o) for o in g.ops] == [
+        f"place_ontop(strawberry, {s})" for s in ("plate", "region", "table")
+    ]
+    assert (
+        "AtGrasp(strawberry)" in g.initial
+        and "HandEmpty()" not in g.initial
+        and "HandEmpty()" in g.literals
+    )
     assert "AtGrasp(plate)" not in g.literals
 
 
 def test_unified_planning_fallback_grounder_agrees(world, basic):
     for schemas in (basic, [s for s in basic if s.name != "place_inside"] + [TAKE_OUT]):
         assert ground(world, schemas, grounder=UP_GROUNDER) == ground(world, schemas)
-    assert ground(world, basic, held="plate", grounder=UP_GROUNDER) == ground(world, basic, held="plate")
+    assert ground(world, basic, held="plate", grounder=UP_GROUNDER) == ground(
+        world, basic, held="plate"
+    )
 
 
 def test_eight_object_scene_grounds(basic):
@@ -113,15 +129,21 @@ def test_eight_object_scene_grounds(basic):
         objs.append(_obj(fruit, fruit, (0.3 + 0.08 * i, 0.3, 0.03), (0.05, 0.05, 0.06)))
     world = WorldState({o.name: o for o in objs})
     ground(world, basic)
-    ops = ground_operators(world, basic)  # (speed is a benchmark figure, not a test: it failed at load 18)
-    assert len(ops) == 7 + 6 * 2 + 1  # pick each movable; each fruit onto table or plate; the plate onto the table
+    ops = ground_operators(
+        world, basic
+    )  # (speed is a benchmark figure, not a test: it failed at load 18)
+    assert (
+        len(ops) == 7 + 6 * 2 + 1
+    )  # pick each movable; each fruit onto table or plate; the plate onto the table
 
 
 def test_soup_is_moved_only_by_pouring_its_can_never_picked(world, schemas):
     # SoupPour: with the soup spilt on the table, a replan could plan pick(soup) and put it in the bowl,
     # a liquid gathered up by a gripper; a liquid is moved only by pouring what holds it.
     objs = dict(world.objects)
-    objs["tomato_soup_can"] = _obj("tomato_soup_can", "tomato_soup_can", (0.3, -0.2, 0.05), (0.067, 0.067, 0.10))
+    objs["tomato_soup_can"] = _obj(
+        "tomato_soup_can", "tomato_soup_can", (0.3, -0.2, 0.05), (0.067, 0.067, 0.10)
+    )
     objs["soup"] = _obj("soup", "soup", (0.45, 0.1, 0.012), (0.024, 0.024, 0.024))
     ops = ground_operators(WorldState(objs), schemas)
     assert {"pour(tomato_soup_can, bowl)", "pick(tomato_soup_can)"} <= {str(g) for g in ops}

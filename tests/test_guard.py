@@ -62,7 +62,7 @@ def test_a_sound_trajectory_passes_timed_within_the_scaled_limits(guard):
     target = _with(0, HOME[0] + 0.4)
     path = [HOME, *[_with(0, HOME[0] + 0.05 * k) for k in range(1, 9)]]
     GuardedBackend(backend, guard).execute_trajectory(path)
-    (waypoints, times), = backend.moves
+    ((waypoints, times),) = backend.moves
     assert waypoints[-1] == pytest.approx(target)
     assert times[-1] == pytest.approx(0.4 / (0.5 * math.pi))  # joint 1 at 50 % of π rad/s
     assert all(b >= a for a, b in zip(times, times[1:], strict=False))
@@ -74,7 +74,9 @@ def test_times_asked_for_are_kept_when_slower(guard):
 
 
 def test_joint_position_limit(guard):
-    exc = _rejected(guard, [_with(1, 0.2)], "position")  # shoulder lift above 0 (arm into the table side)
+    exc = _rejected(
+        guard, [_with(1, 0.2)], "position"
+    )  # shoulder lift above 0 (arm into the table side)
     assert "joint 2" in str(exc)
 
 
@@ -83,11 +85,18 @@ def test_joint_jump_between_waypoints(guard):
 
 
 def test_jump_from_the_measured_joints_counts(guard):
-    _rejected(guard, [_with(0, HOME[0] + 0.5), _with(0, HOME[0] + 0.55)], "jump", q=_with(0, HOME[0] - 0.2))
+    _rejected(
+        guard,
+        [_with(0, HOME[0] + 0.5), _with(0, HOME[0] + 0.55)],
+        "jump",
+        q=_with(0, HOME[0] - 0.2),
+    )
 
 
 def test_tool_workspace_box():
-    small = SafetyGuard(robot="ur5e", box=((-0.3, -0.7, 0.35), (1.0, 0.7, 1.0)))  # the home pose's tool is at z 0.32
+    small = SafetyGuard(
+        robot="ur5e", box=((-0.3, -0.7, 0.35), (1.0, 0.7, 1.0))
+    )  # the home pose's tool is at z 0.32
     try:
         before = small.rejections
         with pytest.raises(GuardRejection) as info:
@@ -98,7 +107,9 @@ def test_tool_workspace_box():
 
 
 def test_held_object_workspace_box(guard):
-    guard.hold([(0.0, 0.0, 0.0), (0.0, 0.0, 0.40)])  # a long thing sticking 40 cm down out of the hand
+    guard.hold(
+        [(0.0, 0.0, 0.0), (0.0, 0.0, 0.40)]
+    )  # a long thing sticking 40 cm down out of the hand
     try:
         _rejected(guard, [HOME], "held-workspace")
     finally:
@@ -109,7 +120,9 @@ def test_held_object_workspace_box(guard):
 def test_table_collision(guard):
     down = (0.0, -1.9, 1.9, -1.571, -1.571, 0.0)
     lowered = None
-    for k in range(1, 400):  # walk the shoulder down until the TCP touches the table: the fingertips are in it
+    for k in range(
+        1, 400
+    ):  # walk the shoulder down until the TCP touches the table: the fingertips are in it
         q = _with(1, down[1] + 0.005 * k, down)
         guard._model.reset_arm(q)
         if guard._model.tcp_pose()[0][2] < 0.0:
@@ -175,8 +188,19 @@ def test_segments_merge_repeats_and_keep_a_minimum_duration():
 def test_the_bench_summary_counts_guard_rejections():
     from owl_bt.bench.summary import render, summarise
 
-    records = [{"task": "berry1", "seed": s, "method": "oracle", "success": True, "declared_success": True, "samples": 2,
-                "wall_s": 1.0, "guard_rejections": n} for s, n in enumerate((0, 2, 1))]
+    records = [
+        {
+            "task": "berry1",
+            "seed": s,
+            "method": "oracle",
+            "success": True,
+            "declared_success": True,
+            "samples": 2,
+            "wall_s": 1.0,
+            "guard_rejections": n,
+        }
+        for s, n in enumerate((0, 2, 1))
+    ]
     data = summarise(records)
     assert data["methods"]["oracle"]["overall"]["guard_rejections"] == 3
     assert "Safety-guard rejections: 3 over 3 episodes (target 0)." in render(data)

@@ -24,10 +24,20 @@ from skills.place import RELEASE_ROOM
 # when the arm came to be set in one call: the simulated grip, no longer hanging on where the arm had
 # been before, holds the can a few millimetres otherwise; and again, by 0.08 rad and 0.2 mm, with the
 # UR5e's closed-form IK, which puts the hand exactly where pybullet's iterative IK put it within 5 mm)
-PICK = {"yaw": 2.7512344736844714, "tilt": 1.3947538311679262, "axis": "about",
-        "offset": [0.0032677789819341276, 0.0004389301332161313, 0.0199], "preshape": False}
-PLACE = {"face": 3, "dyaw": -2.6179938779914944, "clearance": 0.005178335005859267,
-         "x": 0.39042804005318416, "y": 0.07387101941797487}
+PICK = {
+    "yaw": 2.7512344736844714,
+    "tilt": 1.3947538311679262,
+    "axis": "about",
+    "offset": [0.0032677789819341276, 0.0004389301332161313, 0.0199],
+    "preshape": False,
+}
+PLACE = {
+    "face": 3,
+    "dyaw": -2.6179938779914944,
+    "clearance": 0.005178335005859267,
+    "x": 0.39042804005318416,
+    "y": 0.07387101941797487,
+}
 
 
 def _souppour() -> PlanningModel:
@@ -40,7 +50,10 @@ def _souppour() -> PlanningModel:
 
 
 def _poses(model: PlanningModel) -> dict:
-    return {n: p.getBasePositionAndOrientation(b, physicsClientId=model.cid) for n, b in model.bodies.items()}
+    return {
+        n: p.getBasePositionAndOrientation(b, physicsClientId=model.cid)
+        for n, b in model.bodies.items()
+    }
 
 
 def test_a_release_whose_fingers_open_into_the_table_is_refused(skills):
@@ -57,8 +70,13 @@ def _clearance(sweep, q: tuple[float, ...], angle: float) -> float:
     """Least distance (m; negative: overlap) of the moving finger links to the table, fingers at angle."""
     sweep.robot.reset_arm(q)
     sweep.robot.reset_fingers(angle)
-    return min(c[8] for link in sweep.links for c in p.getClosestPoints(
-        sweep.robot.body, sweep.fixed["table"], 0.2, linkIndexA=link, physicsClientId=sweep.cid))
+    return min(
+        c[8]
+        for link in sweep.links
+        for c in p.getClosestPoints(
+            sweep.robot.body, sweep.fixed["table"], 0.2, linkIndexA=link, physicsClientId=sweep.cid
+        )
+    )
 
 
 def test_the_sweep_tells_fingers_opening_into_the_table_from_ones_opening_over_it(skills):
@@ -74,11 +92,17 @@ def test_the_sweep_tells_fingers_opening_into_the_table_from_ones_opening_over_i
         turned = p.getQuaternionFromEuler((math.pi, math.radians(80), 0.0))
         q = reach(model, ((0.45, -0.25, top + 0.06), turned))
         assert q is not None and _clearance(sweep, q, 0.6) > 0.005
-        poses = {n: p.getBasePositionAndOrientation(b, physicsClientId=model.cid) for n, b in model.bodies.items()}
+        poses = {
+            n: p.getBasePositionAndOrientation(b, physicsClientId=model.cid)
+            for n, b in model.bodies.items()
+        }
         joints = model.robot.arm_q(), model.robot.finger_joints()
         assert sweep.cuts(q, 0.6) == "table"
         # asked in its own client: nothing in the planning model moved
-        assert poses == {n: p.getBasePositionAndOrientation(b, physicsClientId=model.cid) for n, b in model.bodies.items()}
+        assert poses == {
+            n: p.getBasePositionAndOrientation(b, physicsClientId=model.cid)
+            for n, b in model.bodies.items()
+        }
         assert joints == (model.robot.arm_q(), model.robot.finger_joints())
         q = reach(model, ((0.45, -0.25, top + 0.08), turned))
         assert q is not None and sweep.cuts(q, 0.6) is None
@@ -110,9 +134,13 @@ def test_fingers_let_go_deep_in_a_mug_open_only_as_far_as_its_walls_leave_room()
         deep = reach(model, ((x, y, rim - 0.03), down))
         assert deep is not None
         room = sweep.room(deep, grip, wide, state.get("mug"))
-        assert 0.044 <= room < 0.044 + RELEASE_ROOM - 0.005  # the walls stop the fingers well short of 2 cm more
+        assert (
+            0.044 <= room < 0.044 + RELEASE_ROOM - 0.005
+        )  # the walls stop the fingers well short of 2 cm more
         above = reach(model, ((x, y, rim + 0.06), down))
         assert above is not None
-        assert sweep.room(above, grip, wide, state.get("mug")) == pytest.approx(0.044 + RELEASE_ROOM, abs=0.001)
+        assert sweep.room(above, grip, wide, state.get("mug")) == pytest.approx(
+            0.044 + RELEASE_ROOM, abs=0.001
+        )
     finally:
         model.close()

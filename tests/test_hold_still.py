@@ -35,11 +35,15 @@ def test_a_rolling_object_keeps_the_arm_holding_until_it_has_stopped():
     world = _plum_world()
     try:
         body = world.body_id("plum")
-        p.resetBaseVelocity(body, (0.0, 0.3, 0.0), (-6.0, 0.0, 0.0), physicsClientId=world.cid)  # rolling along y
+        p.resetBaseVelocity(
+            body, (0.0, 0.3, 0.0), (-6.0, 0.0, 0.0), physicsClientId=world.cid
+        )  # rolling along y
         arm, start = SimArmBackend(world), world.steps
         hold_still(arm, 0.5)
         held = world.steps - start
-        assert STILL_STEPS < held < int(0.5 / TIME_STEP)  # not over before the plum stopped (it rolls ~1 cm) …
+        assert (
+            STILL_STEPS < held < int(0.5 / TIME_STEP)
+        )  # not over before the plum stopped (it rolls ~1 cm) …
         assert world.at_rest()  # … and over once it lay still
     finally:
         world.close()
@@ -90,6 +94,10 @@ def test_the_guarded_arm_holds_through_the_simulator_and_a_dry_run_through_the_g
         assert world.steps - start == STILL_STEPS and guarded.sent == []
         dry = GuardedBackend(SimArmBackend(world), SafetyGuard(), dry_run=True)
         hold_still(dry, 0.5)
-        assert len(dry.sent) == 1 and dry.sent[0].times[-1] >= 0.5 and world.steps - start == STILL_STEPS
+        assert (
+            len(dry.sent) == 1
+            and dry.sent[0].times[-1] >= 0.5
+            and world.steps - start == STILL_STEPS
+        )
     finally:
         world.close()

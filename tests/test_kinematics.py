@@ -76,5 +76,10 @@ def test_of_the_solutions_the_answer_is_the_one_nearest_the_seed(model):
 
 def test_out_of_reach_is_none_and_leaves_the_arm_at_the_seed(model):
     model.set_arm(UR5E.home)
-    assert solve_ik(model, ((1.5, 0.0, 0.2), p.getQuaternionFromEuler((math.pi, 0.0, 0.0))), seed=UR5E.home) is None
+    assert (
+        solve_ik(
+            model, ((1.5, 0.0, 0.2), p.getQuaternionFromEuler((math.pi, 0.0, 0.0))), seed=UR5E.home
+        )
+        is None
+    )
     assert tuple(model.robot.arm_q()) == pytest.approx(UR5E.home)

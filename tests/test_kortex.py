@@ -14,10 +14,24 @@ from descent import descent
 from fake_kortex import make_api
 
 from sim.robot import GEN3_HOME, KINOVA_GEN3
-from skills.faults import HELD_UNKNOWN, ActionAborted, ActionTimeout, ArmInFault, BackendUnavailable, ConnectionLost
+from skills.faults import (
+    HELD_UNKNOWN,
+    ActionAborted,
+    ActionTimeout,
+    ArmInFault,
+    BackendUnavailable,
+    ConnectionLost,
+)
 from skills.guard import GUARDED_SPAN, GUARDED_SPEED, GuardRejection, SafetyGuard
 from skills.guarded import GuardedBackend
-from skills.kortex_backend import INSTALL_HINT, PORT, KortexBackend, import_kortex, to_degrees, to_radians
+from skills.kortex_backend import (
+    INSTALL_HINT,
+    PORT,
+    KortexBackend,
+    import_kortex,
+    to_degrees,
+    to_radians,
+)
 
 
 @pytest.fixture(scope="module")
@@ -29,7 +43,9 @@ def guard():
 
 def _arm(scenario: str, guard: SafetyGuard, margin: float = 0.3):
     api = make_api(scenario)
-    backend = KortexBackend("192.0.2.10", api=api, guard=guard, action_margin_s=margin, gripper_timeout_s=1.0)
+    backend = KortexBackend(
+        "192.0.2.10", api=api, guard=guard, action_margin_s=margin, gripper_timeout_s=1.0
+    )
     return api, backend, GuardedBackend(backend, guard)
 
 
@@ -92,7 +108,9 @@ def test_an_action_that_never_ends_times_out_and_is_stopped(guard):
     t0 = time.monotonic()
     with pytest.raises(ActionTimeout):
         arm.execute_trajectory([GEN3_HOME, _nearby()])
-    assert time.monotonic() - t0 < 0.3 + 2.0  # planned 1 s at 25 % + the margin, never the fake's forever
+    assert (
+        time.monotonic() - t0 < 0.3 + 2.0
+    )  # planned 1 s at 25 % + the margin, never the fake's forever
     assert ("Stop", None) in api.base.calls
 
 
@@ -134,13 +152,17 @@ def test_what_the_guard_refuses_never_reaches_the_arm(guard):
     with pytest.raises(GuardRejection, match="joint 2"):
         arm.execute_trajectory([GEN3_HOME, beyond])
     assert guard.rejections == before + 1
-    assert not [c for c in api.base.calls if c[0] in ("ValidateWaypointList", "ExecuteWaypointTrajectory")]
+    assert not [
+        c for c in api.base.calls if c[0] in ("ValidateWaypointList", "ExecuteWaypointTrajectory")
+    ]
 
 
 def test_too_fast_durations_are_refused_inside_the_backend(guard):
     api, backend, _ = _arm("end", guard)
     with pytest.raises(GuardRejection, match="rad/s"):
-        backend.execute_trajectory([_nearby(0.5)], times=[0.1])  # the raw backend, bypassing the wrapper
+        backend.execute_trajectory(
+            [_nearby(0.5)], times=[0.1]
+        )  # the raw backend, bypassing the wrapper
     assert not api.base.executed
 
 
@@ -182,7 +204,9 @@ def test_the_simulated_twin_starts_where_the_arm_is_and_follows_it(guard):
         twin = TwinBackend(hardware, SimArmBackend(world))
         assert world.robot.arm_q() == pytest.approx(_nearby(0.1), abs=1e-6)
         GuardedBackend(twin, guard).execute_trajectory([_nearby(0.1), _nearby(0.3)])
-        assert api.base.executed[-1].waypoints[-1].angular_waypoint.angles == pytest.approx(to_degrees(_nearby(0.3)))
+        assert api.base.executed[-1].waypoints[-1].angular_waypoint.angles == pytest.approx(
+            to_degrees(_nearby(0.3))
+        )
         assert world.robot.arm_q() == pytest.approx(_nearby(0.3), abs=0.02)
     finally:
         world.close()
@@ -193,24 +217,35 @@ def _tool_speeds(guard: SafetyGuard, start, plan) -> list[tuple[float, float]]:
     pts = [tuple(math.radians(a) for a in w.angular_waypoint.angles) for w in plan.waypoints]
     tools = guard.tool_positions([start, *pts])
     steps = [math.dist(a, b) for a, b in zip(tools, tools[1:], strict=False)]
-    left = [sum(steps[i + 1:]) for i in range(len(steps))]
-    return [(lft, s / w.angular_waypoint.duration) for lft, s, w in zip(left, steps, plan.waypoints, strict=True)]
+    left = [sum(steps[i + 1 :]) for i in range(len(steps))]
+    return [
+        (lft, s / w.angular_waypoint.duration)
+        for lft, s, w in zip(left, steps, plan.waypoints, strict=True)
+    ]
 
 
 def test_a_guarded_descent_slows_for_its_last_centimetres_and_stops_at_contact(guard):
     down = descent("kinova-gen3")
     api, backend, arm = _arm("contact", guard, margin=5.0)
-    arm.execute_trajectory(down, guarded=True)  # no failure: stopping at contact is the end of a place
+    arm.execute_trajectory(
+        down, guarded=True
+    )  # no failure: stopping at contact is the end of a place
     assert ("Stop", None) in api.base.calls and not api.base.estopped
     speeds = _tool_speeds(guard, GEN3_HOME, api.base.executed[-1])
     assert all(v <= GUARDED_SPEED + 1e-6 for left, v in speeds if left < GUARDED_SPAN)
-    assert max(v for left, v in speeds if left > GUARDED_SPAN + 0.01) > 2 * GUARDED_SPEED  # the rest at speed
+    assert (
+        max(v for left, v in speeds if left > GUARDED_SPAN + 0.01) > 2 * GUARDED_SPEED
+    )  # the rest at speed
 
 
-def test_an_unguarded_move_ignores_the_tool_force_and_a_guarded_one_without_contact_runs_to_its_end(guard):
+def test_an_unguarded_move_ignores_the_tool_force_and_a_guarded_one_without_contact_runs_to_its_end(
+    guard,
+):
     down = descent("kinova-gen3")
     api, backend, arm = _arm("contact", guard)
-    arm.execute_trajectory(down)  # a plain move: the controller's own limits, not ours, watch its force
+    arm.execute_trajectory(
+        down
+    )  # a plain move: the controller's own limits, not ours, watch its force
     assert ("Stop", None) not in api.base.calls
     api, backend, arm = _arm("end", guard)
     arm.execute_trajectory(down, guarded=True)

@@ -17,13 +17,21 @@ from sim.tasks.berry1 import INSTRUCTION
 
 def _install(monkeypatch, api) -> None:
     names = {
-        "kortex_api": {}, "kortex_api.autogen": {}, "kortex_api.autogen.client_stubs": {},
+        "kortex_api": {},
+        "kortex_api.autogen": {},
+        "kortex_api.autogen.client_stubs": {},
         "kortex_api.autogen.client_stubs.BaseClientRpc": {"BaseClient": api.BaseClient},
-        "kortex_api.autogen.client_stubs.BaseCyclicClientRpc": {"BaseCyclicClient": api.BaseCyclicClient},
+        "kortex_api.autogen.client_stubs.BaseCyclicClientRpc": {
+            "BaseCyclicClient": api.BaseCyclicClient
+        },
         "kortex_api.autogen.messages": {"Base_pb2": api.Base_pb2, "Session_pb2": api.Session_pb2},
-        "kortex_api.Exceptions": {}, "kortex_api.Exceptions.KClientException": {"KClientException": api.KClientException},
+        "kortex_api.Exceptions": {},
+        "kortex_api.Exceptions.KClientException": {"KClientException": api.KClientException},
         "kortex_api.Exceptions.KServerException": {"KServerException": api.KServerException},
-        "kortex_api.RouterClient": {"RouterClient": api.RouterClient, "RouterClientSendOptions": api.RouterClientSendOptions},
+        "kortex_api.RouterClient": {
+            "RouterClient": api.RouterClient,
+            "RouterClientSendOptions": api.RouterClientSendOptions,
+        },
         "kortex_api.SessionManager": {"SessionManager": api.SessionManager},
         "kortex_api.TCPTransport": {"TCPTransport": api.TCPTransport},
     }
@@ -34,8 +42,19 @@ def _install(monkeypatch, api) -> None:
 
 
 def _run(tmp_path, confirm=lambda traj: True):
-    cfg = EpisodeConfig(INSTRUCTION, "berry1", 0, tmp_path / "run", vlm="oracle", robot="kinova-gen3", backend="kortex",
-                        ip="192.0.2.10", execute=True, speed=1.0, confirm=confirm)
+    cfg = EpisodeConfig(
+        INSTRUCTION,
+        "berry1",
+        0,
+        tmp_path / "run",
+        vlm="oracle",
+        robot="kinova-gen3",
+        backend="kortex",
+        ip="192.0.2.10",
+        execute=True,
+        speed=1.0,
+        confirm=confirm,
+    )
     return run_episode(cfg)
 
 
@@ -51,7 +70,9 @@ def test_the_arm_follows_the_plan(tmp_path, monkeypatch):
     assert api.base.router.transport.connected_to is None  # the session was closed at the end
 
 
-@pytest.mark.parametrize("scenario, fault", [("abort", None), ("fault", "ArmInFault"), ("disconnect", "ConnectionLost")])
+@pytest.mark.parametrize(
+    "scenario, fault", [("abort", None), ("fault", "ArmInFault"), ("disconnect", "ConnectionLost")]
+)
 def test_an_arm_fault_ends_the_run_with_its_typed_failure(tmp_path, monkeypatch, scenario, fault):
     api = make_api(scenario)
     _install(monkeypatch, api)

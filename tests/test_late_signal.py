@@ -15,7 +15,9 @@ from cli_helpers import last_line
 BERRY1 = "put the strawberry onto the light-grey region at the center of the table"
 
 
-@pytest.mark.parametrize(("sig", "after"), [(signal.SIGTERM, 0.05), (signal.SIGINT, 0.12), (signal.SIGHUP, 0.2)])
+@pytest.mark.parametrize(
+    ("sig", "after"), [(signal.SIGTERM, 0.05), (signal.SIGINT, 0.12), (signal.SIGHUP, 0.2)]
+)
 def test_a_signal_while_the_finished_run_is_written_keeps_its_folder(tmp_path, sig, after):
     """Break-it: a signal 0.05-0.5 s after the last step (the run judged, its folder written) removed the
     finished run as an unfinished `.partial`, or ended the process as 143 with nothing said. Now the
@@ -24,13 +26,32 @@ def test_a_signal_while_the_finished_run_is_written_keeps_its_folder(tmp_path, s
     # before the signal came is run again, the signal sent sooner.
     for delay in (after, after / 2, 0.0):
         out = tmp_path / f"r{delay}"
-        proc = subprocess.Popen([sys.executable, "-m", "owl_bt.cli", "run", BERRY1, "--task", "berry1", "--vlm", "oracle",
-                                 "--perception", "sim-state", "--out", str(out)], stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, text=True,
-                                preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+        proc = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "owl_bt.cli",
+                "run",
+                BERRY1,
+                "--task",
+                "berry1",
+                "--vlm",
+                "oracle",
+                "--perception",
+                "sim-state",
+                "--out",
+                str(out),
+            ],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+        )
         try:
             for line in proc.stderr:
-                if "steps done" in line:  # the last step is done: the tree ends, the folder is written
+                if (
+                    "steps done" in line
+                ):  # the last step is done: the tree ends, the folder is written
                     break
             time.sleep(delay)
             sent = proc.poll() is None
@@ -47,6 +68,14 @@ def test_a_signal_while_the_finished_run_is_written_keeps_its_folder(tmp_path, s
     assert last_line(stderr).startswith(f"owl-bt: stopped by {name} after ")  # one line, the last
     assert stdout.strip().splitlines()[-1] == "success: true"  # the account is printed whole
     assert not out.with_name("r.partial").exists()
-    for name in ("events.jsonl", "plan.json", "report.md", "report.html", "tree.txt", "initial.png", "final.png"):
+    for name in (
+        "events.jsonl",
+        "plan.json",
+        "report.md",
+        "report.html",
+        "tree.txt",
+        "initial.png",
+        "final.png",
+    ):
         assert (out / name).is_file(), name
     assert json.loads((out / "plan.json").read_text())["result"]["success"] is True

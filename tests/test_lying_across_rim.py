@@ -32,7 +32,7 @@ def knife_across_rim(world: SimWorld) -> None:
     length = world.bodies["knife"].spec.size()[0]
     d = (-1.0, 0.0)
     tip = (cx + 0.045 * d[0], cy + 0.045 * d[1], 0.14)
-    run = math.sqrt(length ** 2 - (tip[2] - 0.01) ** 2)
+    run = math.sqrt(length**2 - (tip[2] - 0.01) ** 2)
     foot = (tip[0] - run * d[0], tip[1] - run * d[1], 0.01)
     centre = tuple((a + b) / 2 for a, b in zip(tip, foot, strict=True))
     reset(world, "knife", Pose(*centre, 0.0, -math.atan2(tip[2] - foot[2], run), math.pi))
@@ -56,7 +56,11 @@ def scene(skills):
         verdict = task.detect(world)
         across = world.ground_truth()
         camera, pipeline = sim_camera_pipeline(world, SEED)
-        seen = CameraSource(camera, pipeline, robot=lambda: RobotState(world.robot.arm_q())).observe().world
+        seen = (
+            CameraSource(camera, pipeline, robot=lambda: RobotState(world.robot.arm_q()))
+            .observe()
+            .world
+        )
     finally:
         world.close()
     return schemas, task, s0, goal, across, seen, verdict
@@ -78,8 +82,14 @@ def test_the_detector_says_the_knife_is_not_in_the_mug(scene):
 def test_the_oracle_checker_refuses_it_and_accepts_the_knife_standing_in(scene, which):
     schemas, task, s0, goal, across, seen, _ = scene
     g = ground(s0, schemas)
-    oracle = generate(ScriptedVLM("oracle", task.oracle_sketch, task.oracle_checkers), s0, task.instruction, schemas,
-                      g.ops, literals=g.initial)
+    oracle = generate(
+        ScriptedVLM("oracle", task.oracle_sketch, task.oracle_checkers),
+        s0,
+        task.instruction,
+        schemas,
+        g.ops,
+        literals=g.initial,
+    )
     knife_goal = "goal_check1"  # in_mug("knife")
     assert oracle.checkers.evaluate(knife_goal, goal), oracle.checkers.errors
     assert oracle.checkers.evaluate("goal_check0", across)  # the fork still stands in it
@@ -89,7 +99,9 @@ def test_the_oracle_checker_refuses_it_and_accepts_the_knife_standing_in(scene, 
 def test_the_offline_grounders_inside_refuses_it(scene):
     schemas, task, s0, goal, across, seen, _ = scene
     g = ground(s0, schemas)
-    answer = generate(OfflineGrounder(), s0, "put the knife in the mug", schemas, g.ops, literals=g.initial)
+    answer = generate(
+        OfflineGrounder(), s0, "put the knife in the mug", schemas, g.ops, literals=g.initial
+    )
     goals = answer.goal_checkers()
     assert all(answer.checkers.evaluate(n, goal) for n in goals), answer.checkers.errors
     for state in (across, seen):
@@ -98,7 +110,9 @@ def test_the_offline_grounders_inside_refuses_it(scene):
 
 def _stick(pitch: float, yaw: float) -> WorldState:
     knife = ObjectState("knife", "knife", Pose(0.5, 0.0, 0.1, 0.0, pitch, yaw), (0.2, 0.02, 0.01))
-    ball = ObjectState("ball", "ball", Pose(0.3, 0.1, 0.05, 1.0, 0.5, 0.2), (0.04, 0.04, 0.04), shape="sphere")
+    ball = ObjectState(
+        "ball", "ball", Pose(0.3, 0.1, 0.05, 1.0, 0.5, 0.2), (0.04, 0.04, 0.04), shape="sphere"
+    )
     return WorldState({"knife": knife, "ball": ball})
 
 
@@ -106,8 +120,12 @@ def test_the_lower_end_is_the_end_that_slopes_down():
     # pitch about y turns the knife's +x end downwards for a positive angle (pybullet's convention)
     down_x = get_lower_end(_stick(0.5, 0.0), None, "knife")
     assert down_x == pytest.approx((0.5 + 0.1 * math.cos(0.5), 0.0, 0.1 - 0.1 * math.sin(0.5)))
-    assert get_lower_end(_stick(-0.5, 0.0), None, "knife") == pytest.approx((0.5 - 0.1 * math.cos(0.5), 0.0, down_x[2]))
-    assert get_lower_end(_stick(0.5, math.pi / 2), None, "knife") == pytest.approx((0.5, 0.1 * math.cos(0.5), down_x[2]))
+    assert get_lower_end(_stick(-0.5, 0.0), None, "knife") == pytest.approx(
+        (0.5 - 0.1 * math.cos(0.5), 0.0, down_x[2])
+    )
+    assert get_lower_end(_stick(0.5, math.pi / 2), None, "knife") == pytest.approx(
+        (0.5, 0.1 * math.cos(0.5), down_x[2])
+    )
     assert get_lower_end(_stick(0.5, 0.0), None, "ball") == pytest.approx((0.3, 0.1, 0.03))
 
 

@@ -58,7 +58,9 @@ def test_a_held_object_dipping_below_the_box_beside_the_table_is_outside_it():
         model.set_pose("cube", Pose(*model.robot.tcp_pose()[0], 0.0, 0.0, 0.0))
         model.attach("cube")
         assert model.in_collision(high) is None
-        low = reach(model, ((0.35, 0.3, 0.01), down), seed=high)  # the tool just above z = 0, the cube 2 cm under
+        low = reach(
+            model, ((0.35, 0.3, 0.01), down), seed=high
+        )  # the tool just above z = 0, the cube 2 cm under
         assert low is not None and model.robot.tcp_pose()[0][2] >= PLANNING_BOX[0][2]
         assert model.in_collision(low) == "the workspace box"
     finally:
@@ -69,8 +71,12 @@ def test_a_goal_that_spills_what_the_hand_carries_is_refused_at_once():
     # Mug3 seed 1: a place's transit ended where the held mug, the golf ball still in it, was tipped. The
     # validity checker refuses such a state; RRT-Connect, given a goal it judges invalid, waits for a valid one
     # (sleeping, no validity checks counted against the budget) until WALL_CAP_S: 30 s a query, minutes a run.
-    mug = ObjectState("mug", "mug", Pose(0.4, 0.25, 0.3), (0.098, 0.072, 0.09), shape="compound", kind="mug")
-    ball = ObjectState("golf_ball", "golf_ball", Pose(0.4, 0.25, 0.3), (0.043, 0.043, 0.043), shape="sphere")
+    mug = ObjectState(
+        "mug", "mug", Pose(0.4, 0.25, 0.3), (0.098, 0.072, 0.09), shape="compound", kind="mug"
+    )
+    ball = ObjectState(
+        "golf_ball", "golf_ball", Pose(0.4, 0.25, 0.3), (0.043, 0.043, 0.043), shape="sphere"
+    )
     model = PlanningModel(WorldState(objects={"mug": mug, "golf_ball": ball}))
     try:
         down = (1.0, 0.0, 0.0, 0.0)
@@ -85,6 +91,8 @@ def test_a_goal_that_spills_what_the_hand_carries_is_refused_at_once():
         assert model.in_collision(tipped) is None and model.spills()
         t0 = time.monotonic()
         assert plan_motion(model, high, tipped) is None
-        assert time.monotonic() - t0 < WALL_CAP_S / 3  # refused, not waited on until the wall-clock cap
+        assert (
+            time.monotonic() - t0 < WALL_CAP_S / 3
+        )  # refused, not waited on until the wall-clock cap
     finally:
         model.close()

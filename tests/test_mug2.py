@@ -27,10 +27,18 @@ def test_a_knife_blamed_for_a_place_into_the_mug_is_moved_aside_not_poured_out_o
     # lying on the table is below the mug's rim), then "mug holds sponge", and the rounds were spent on
     # pouring an empty mug. A blamed object is in a container only when it is over it too.
     state = _mug_by_the_mustard(8)
-    items = [SketchItem(GroundOp("pick", ("fork",))), SketchItem(GroundOp("place_inside", ("fork", "mug")))]
+    items = [
+        SketchItem(GroundOp("pick", ("fork",))),
+        SketchItem(GroundOp("place_inside", ("fork", "mug"))),
+    ]
     tp = pddl.solve(state, schemas, [i.op for i in items])
-    failure = Failure("plan", "no sample", "place_inside(fork, mug)", ("mug", "knife", "table"),
-                      {"step": 1, "around_target": {"fork": [], "mug": []}})
+    failure = Failure(
+        "plan",
+        "no sample",
+        "place_inside(fork, mug)",
+        ("mug", "knife", "table"),
+        {"step": 1, "around_target": {"fork": [], "mug": []}},
+    )
     edited, note = propose_edit(state, items, tp, failure, set())
     assert note == "knife is in the way of place_inside(fork, mug): move it to the table first"
     assert [str(i.op) for i in edited][:2] == ["pick(knife)", "place_ontop(knife, table)"]
@@ -46,7 +54,9 @@ def test_a_fork_stood_on_end_in_the_mug_is_let_go_at_most_two_and_a_half_centime
     for face in (2, 3):  # the fork on either end
         assert inside._drop(s0, "fork", {"face": face, "dyaw": -0.59, "clearance": 0.0497}) <= 0.025
         assert ontop._drop(s0, "fork", {"face": face, "dyaw": -0.59, "clearance": 0.0497}) == 0.0497
-    assert inside._drop(s0, "fork", {"face": 0, "dyaw": -0.59, "clearance": 0.0497}) == 0.0497  # lying flat
+    assert (
+        inside._drop(s0, "fork", {"face": 0, "dyaw": -0.59, "clearance": 0.0497}) == 0.0497
+    )  # lying flat
     assert inside._drop(s0, "orange", {"face": None, "dyaw": 0.3, "clearance": 0.03}) == 0.03
 
 
@@ -59,11 +69,17 @@ def test_a_thing_held_at_a_replan_is_put_on_the_table_not_into_the_mug(schemas):
     s0 = task_state("mug2", 3)
     state = s0.with_pose("orange", Pose(0.737, -0.133, 0.035, 0.0, 0.0, 0.0))
     state = state.with_pose("mug", Pose(0.345, 0.117, s0.get("mug").pose.z, 0.0, 0.0, 0.0))
-    rest = [GroundOp("pick", ("fork",)), GroundOp("place_inside", ("fork", "mug")),
-            GroundOp("pick", ("knife",)), GroundOp("place_inside", ("knife", "mug"))]
+    rest = [
+        GroundOp("pick", ("fork",)),
+        GroundOp("place_inside", ("fork", "mug")),
+        GroundOp("pick", ("knife",)),
+        GroundOp("place_inside", ("knife", "mug")),
+    ]
     held_fork = state.with_pose("fork", Pose(0.404, 0.132, 0.302, 0.0, 0.0, 0.0))
-    assert [str(s) for s in pddl.solve(held_fork, schemas, rest, held="fork").steps][:2] == \
-        ["place_ontop(fork, table)", "pick(fork)"]
+    assert [str(s) for s in pddl.solve(held_fork, schemas, rest, held="fork").steps][:2] == [
+        "place_ontop(fork, table)",
+        "pick(fork)",
+    ]
     held_mustard = state.with_pose("mustard_bottle", Pose(0.389, 0.146, 0.294, 0.0, 0.0, 0.0))
     steps = pddl.solve(held_mustard, schemas, rest, held="mustard_bottle").steps
     assert str(steps[0]) == "place_ontop(mustard_bottle, table)"

@@ -46,8 +46,11 @@ def test_a_fork_in_the_mug_seen_low_is_in_it_and_one_leaning_on_it_from_outside_
     axis = (mug.x - 0.013 * math.cos(mug.yaw), mug.y - 0.013 * math.sin(mug.yaw))
     reach = 0.036 + 0.09 * math.tan(tilt)
     foot = (axis[0] + reach * math.cos(side), axis[1] + reach * math.sin(side))
-    centre = (foot[0] - half * math.sin(tilt) * math.cos(side), foot[1] - half * math.sin(tilt) * math.sin(side),
-              half * math.cos(tilt) + 0.002)
+    centre = (
+        foot[0] - half * math.sin(tilt) * math.cos(side),
+        foot[1] - half * math.sin(tilt) * math.sin(side),
+        half * math.cos(tilt) + 0.002,
+    )
     outside = goal.with_pose("fork", Pose(*centre, 0.0, -(math.pi / 2 - tilt), side + math.pi))
     assert not ans.oracle.checkers.evaluate("goal_check0", outside)
     assert not _all_goals(ans.offline, outside)
@@ -62,7 +65,9 @@ def test_a_held_fork_swung_into_the_arm_is_a_collision_and_a_grasp_contact_is_no
         q = list(model.robot.home)
         model.set_arm(q)
         tcp = model.robot.tcp_pose()[0]
-        model.set_pose("fork", Pose(*tcp, 0.0, 0.0, 0.0))  # held at its middle, lying along x under the hand
+        model.set_pose(
+            "fork", Pose(*tcp, 0.0, 0.0, 0.0)
+        )  # held at its middle, lying along x under the hand
         model.attach("fork")
         assert model.in_collision(q) is None
         q[3] += 1.8  # the wrist turned back: the fork's end meets the arm
@@ -79,7 +84,15 @@ def test_a_held_fork_swung_into_the_arm_is_a_collision_and_a_grasp_contact_is_no
 def test_mug3_is_solved_with_the_oracle_answers_through_the_camera(tmp_path):
     # Seed 0 with the camera: before the checker fix, the fork stood in the mug was judged not in it.
     task = tasks.get("mug3")
-    result = run_episode(EpisodeConfig(task.instruction, task="mug3", seed=0, out=tmp_path / "run", vlm="oracle",
-                                       perception="camera"))
+    result = run_episode(
+        EpisodeConfig(
+            task.instruction,
+            task="mug3",
+            seed=0,
+            out=tmp_path / "run",
+            vlm="oracle",
+            perception="camera",
+        )
+    )
     assert result.success, f"{result.detector_reason}; {result.failure}; history {result.history}"
     assert result.declared_success

@@ -20,11 +20,14 @@ from owl_bt.language.scene_view import Thing
 from owl_bt.state import Pose
 
 
-@pytest.mark.parametrize(("text", "near"), [
-    ("put the apple near where the lemon is", ("lemon",)),
-    ("put the apple next to where the lemon and the lime are", ("lemon", "lime")),
-    ("put the apple near where the other fruit are", ("strawberry", "lemon", "lime")),
-])
+@pytest.mark.parametrize(
+    ("text", "near"),
+    [
+        ("put the apple near where the lemon is", ("lemon",)),
+        ("put the apple next to where the lemon and the lime are", ("lemon", "lime")),
+        ("put the apple near where the other fruit are", ("strawberry", "lemon", "lime")),
+    ],
+)
 def test_near_where_a_thing_is_is_near_it(text, near):
     (g,) = goals(text)
     assert g[:3] == ("apple", "ontop", "table")
@@ -42,12 +45,16 @@ def test_all_but_n_leaves_out_the_n_farthest_from_the_robot():
     # the four fruits by distance from the robot's base (the origin): strawberry, apple, lime, lemon
     assert moved == {"strawberry", "apple"}
     assert len(goals("move all but one of the fruits onto the plate")) == 3
-    with pytest.raises(GroundingError, match="'all but four fruits' leaves none of the scene's 4 fruits"):
+    with pytest.raises(
+        GroundingError, match="'all but four fruits' leaves none of the scene's 4 fruits"
+    ):
         goals("move all but four fruits onto the plate")
 
 
-@pytest.mark.parametrize("text", ["put the apple in the center", "put the apple in the middle.",
-                                  "put the apple at the centre"])
+@pytest.mark.parametrize(
+    "text",
+    ["put the apple in the center", "put the apple in the middle.", "put the apple at the centre"],
+)
 def test_the_centre_alone_is_the_tables(text):
     assert goals(text)[0][:4] == ("apple", "ontop", "table", (("middle", ()),))
 
@@ -57,7 +64,9 @@ def test_the_centre_after_another_support_is_not_moved_to_the_table():
 
 
 def test_the_robots_side_is_the_side():
-    assert goals("put the apple on the robot's right side of the plate") == goals("put the apple on the right side of the plate")
+    assert goals("put the apple on the robot's right side of the plate") == goals(
+        "put the apple on the right side of the plate"
+    )
     assert goals("put the apple to the robot's left of the mug")[0][3] == (("left_of", ("mug",)),)
 
 
@@ -68,7 +77,10 @@ APPLE = obj("apple", "apple", 0.45, 0.1, (0.07, 0.07, 0.07), shape="sphere")
 def test_far_from_a_thing_is_a_quarter_metre_off_it():
     world = scene(MUG, APPLE)
     plan, c = answer("put the apple far from the mug", world)
-    assert [f"{s.op}({', '.join(s.args)})" for s in plan.steps] == ["pick(apple)", "place_ontop(apple, table)"]
+    assert [f"{s.op}({', '.join(s.args)})" for s in plan.steps] == [
+        "pick(apple)",
+        "place_ontop(apple, table)",
+    ]
     assert "far from the mug" in plan.steps[1].text
     assert not goal_holds(c, world)  # 14 cm off it now
     assert not goal_holds(c, world.with_pose("apple", Pose(0.55, FAR_APART - 0.01, 0.035)))
@@ -77,14 +89,42 @@ def test_far_from_a_thing_is_a_quarter_metre_off_it():
 
 
 def test_far_from_a_thing_for_code_as_policies_is_a_spot_that_far():
-    things = [Thing("table", "table", "brown", True, (0.55, 0.0, -0.001, 0, 0, 0), (0.7, 0.9, 0.0), (0.2, -0.45, -0.001),
-                    (0.9, 0.45, -0.001)),
-              Thing("mug", "mug", "green", False, (0.5, 0.0, 0.05, 0, 0, 0), (0.08, 0.08, 0.1), (0.46, -0.04, 0.0),
-                    (0.54, 0.04, 0.1)),
-              Thing("apple", "apple", "red", False, (0.45, 0.1, 0.035, 0, 0, 0), (0.07, 0.07, 0.07), (0.415, 0.065, 0.0),
-                    (0.485, 0.135, 0.07))]
+    things = [
+        Thing(
+            "table",
+            "table",
+            "brown",
+            True,
+            (0.55, 0.0, -0.001, 0, 0, 0),
+            (0.7, 0.9, 0.0),
+            (0.2, -0.45, -0.001),
+            (0.9, 0.45, -0.001),
+        ),
+        Thing(
+            "mug",
+            "mug",
+            "green",
+            False,
+            (0.5, 0.0, 0.05, 0, 0, 0),
+            (0.08, 0.08, 0.1),
+            (0.46, -0.04, 0.0),
+            (0.54, 0.04, 0.1),
+        ),
+        Thing(
+            "apple",
+            "apple",
+            "red",
+            False,
+            (0.45, 0.1, 0.035, 0, 0, 0),
+            (0.07, 0.07, 0.07),
+            (0.415, 0.065, 0.0),
+            (0.485, 0.135, 0.07),
+        ),
+    ]
     src = gen_plan_code(plan_for("put the apple far from the mug", things), things, sample=False)
-    x, y = map(float, re.search(r'"place_ontop", "apple", "table", \(([-\d.]+), ([-\d.]+)\)', src).groups())
+    x, y = map(
+        float, re.search(r'"place_ontop", "apple", "table", \(([-\d.]+), ([-\d.]+)\)', src).groups()
+    )
     assert math.dist((x, y), (0.5, 0.0)) >= FAR_APART
 
 
@@ -94,13 +134,20 @@ def test_far_from_the_robot_is_still_the_back_of_the_table():
 
 def test_all_but_the_n_biggest_leaves_the_biggest():
     """Break-it: "all but the two biggest fruits" moved the two biggest; "all but two biggest" the others."""
-    for text in ("put all but the two biggest fruits on the plate", "put all but two biggest fruits on the plate"):
-        assert {g[0] for g in goals(text)} == {"strawberry", "lime"}, text  # the apple and the lemon stay
+    for text in (
+        "put all but the two biggest fruits on the plate",
+        "put all but two biggest fruits on the plate",
+    ):
+        assert {g[0] for g in goals(text)} == {"strawberry", "lime"}, (
+            text
+        )  # the apple and the lemon stay
 
 
 def test_everything_but_two_fruits_is_everything_else():
     moved = {g[0] for g in goals("put everything but two fruits on the plate")}
-    assert {"spoon", "ketchup"} <= moved and len(moved & {"apple", "strawberry", "lemon", "lime"}) == 2
+    assert {"spoon", "ketchup"} <= moved and len(
+        moved & {"apple", "strawberry", "lemon", "lime"}
+    ) == 2
 
 
 def test_them_after_two_objects_is_both():
@@ -108,9 +155,17 @@ def test_them_after_two_objects_is_both():
     assert g[0] == "apple" and {r for _, refs in g[3] for r in refs} == {"lemon", "lime"}
 
 
-@pytest.mark.parametrize("text", ["put the lemon near the lemon", "put the lemon far from the lemon", "put the lemon near itself",
-                                  "put the lemon left of itself",
-                                  "put the lemon to the robot's left of the lemon", "put the lemon near where the lemon is"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "put the lemon near the lemon",
+        "put the lemon far from the lemon",
+        "put the lemon near itself",
+        "put the lemon left of itself",
+        "put the lemon to the robot's left of the lemon",
+        "put the lemon near where the lemon is",
+    ],
+)
 def test_a_thing_placed_relative_to_itself_is_refused(text):
     with pytest.raises(GroundingError, match="cannot put the lemon .*itself; name another object"):
         goals(text)
@@ -128,7 +183,13 @@ def test_between_is_on_the_stretch_between_not_in_a_corner_of_their_box():
     world = scene(a, b, apple)
     plan, c = answer("put the apple between the mug and the bowl", world)
     assert plan.steps and not goal_holds(c, world)  # (the corner: it used to be 'already between')
-    assert goal_holds(c, world.with_pose("apple", Pose(0.55, -0.015, 0.035)))  # the middle of the line
-    assert goal_holds(c, world.with_pose("apple", Pose(0.55 + 0.03, -0.015 - 0.02, 0.035)))  # 3.6 cm off it
-    assert not goal_holds(c, world.with_pose("apple", Pose(0.55 + 0.06, -0.015 - 0.04, 0.035)))  # 7 cm off it
+    assert goal_holds(
+        c, world.with_pose("apple", Pose(0.55, -0.015, 0.035))
+    )  # the middle of the line
+    assert goal_holds(
+        c, world.with_pose("apple", Pose(0.55 + 0.03, -0.015 - 0.02, 0.035))
+    )  # 3.6 cm off it
+    assert not goal_holds(
+        c, world.with_pose("apple", Pose(0.55 + 0.06, -0.015 - 0.04, 0.035))
+    )  # 7 cm off it
     assert not goal_holds(c, world.with_pose("apple", Pose(0.42, -0.22, 0.035)))  # at the mug's end

@@ -12,22 +12,33 @@ from owl_bt.tamp.operators import GroundOp, static_types
 
 def test_two_object_problem_has_a_plan(berry_world, schemas):
     plan = pddl.solve(berry_world, schemas, goal=[("On", ("strawberry", "light_grey_region"))])
-    assert [str(s) for s in plan.steps] == ["pick(strawberry)", "place_ontop(strawberry, light_grey_region)"]
+    assert [str(s) for s in plan.steps] == [
+        "pick(strawberry)",
+        "place_ontop(strawberry, light_grey_region)",
+    ]
     assert "(:action place_ontop" in plan.domain_pddl and "strawberry" in plan.problem_pddl
 
 
 def test_incomplete_sketch_gets_missing_pick_inserted(berry_world, schemas):
     sketch = [GroundOp("place_ontop", ("strawberry", "light_grey_region"))]
     plan = pddl.solve(berry_world, schemas, sketch)
-    assert [str(s) for s in plan.steps] == ["pick(strawberry)", "place_ontop(strawberry, light_grey_region)"]
+    assert [str(s) for s in plan.steps] == [
+        "pick(strawberry)",
+        "place_ontop(strawberry, light_grey_region)",
+    ]
     assert plan.sketch_steps == [1]
 
 
 def test_sketch_order_is_kept(berry_world, schemas):
-    sketch = [GroundOp("place_ontop", ("strawberry", "table")), GroundOp("place_ontop", ("strawberry", "light_grey_region"))]
+    sketch = [
+        GroundOp("place_ontop", ("strawberry", "table")),
+        GroundOp("place_ontop", ("strawberry", "light_grey_region")),
+    ]
     plan = pddl.solve(berry_world, schemas, sketch)
     steps = [str(s) for s in plan.steps]
-    assert steps.index("place_ontop(strawberry, table)") < steps.index("place_ontop(strawberry, light_grey_region)")
+    assert steps.index("place_ontop(strawberry, table)") < steps.index(
+        "place_ontop(strawberry, light_grey_region)"
+    )
     assert len(plan.sketch_steps) == 2 and plan.sketch_steps[0] < plan.sketch_steps[1]
 
 
@@ -38,7 +49,9 @@ def test_initial_supports_and_ground_operators(berry_world, schemas):
     assert "pick(table)" not in ops and "pick(light_grey_region)" not in ops
 
 
-def _replay(world: WorldState, schemas, steps: list[GroundOp], held: str | None) -> set[tuple[str, tuple[str, ...]]]:
+def _replay(
+    world: WorldState, schemas, steps: list[GroundOp], held: str | None
+) -> set[tuple[str, tuple[str, ...]]]:
     """Execute a skeleton symbolically (types, distinct objects, pre, delete then add); the final state."""
     by_name = {s.name: s for s in schemas}
     state = {("On", pair) for pair in pddl.supports(world) if held not in pair}
@@ -47,8 +60,12 @@ def _replay(world: WorldState, schemas, steps: list[GroundOp], held: str | None)
         s = by_name[g.name]
         b = dict(zip((p for p, _ in s.params), g.args, strict=True))
         assert len(set(g.args)) == len(g.args), str(g)
-        assert all(t in static_types(world.get(b[p]).category, world.get(b[p]).fixed) for p, t in s.params), str(g)
-        assert all((pred, tuple(b[a] for a in args)) in state for pred, args in s.pre), f"{g} not applicable in {state}"
+        assert all(
+            t in static_types(world.get(b[p]).category, world.get(b[p]).fixed) for p, t in s.params
+        ), str(g)
+        assert all((pred, tuple(b[a] for a in args)) in state for pred, args in s.pre), (
+            f"{g} not applicable in {state}"
+        )
         state -= {(pred, tuple(b[a] for a in args)) for pred, args in s.delete}
         state |= {(pred, tuple(b[a] for a in args)) for pred, args in s.add}
     return state
@@ -57,6 +74,7 @@ def _replay(world: WorldState, schemas, steps: list[GroundOp], held: str | None)
 @pytest.fixture()
 def kitchen() -> WorldState:
     """strawberry, plate and bowl on the table, a region, and a can held above the table."""
+
     def o(name, cat, xyz, size, fixed=False):
         return ObjectState(name, cat, Pose(*xyz), size, fixed=fixed)
 
@@ -76,8 +94,18 @@ SKETCHES = [
     (["place_ontop(strawberry, region)"], None),  # incomplete: the pick is missing
     (["place_inside(strawberry, bowl)", "place_ontop(plate, region)"], None),  # two picks missing
     (["pick(strawberry)", "pick(plate)"], None),  # a place must go between
-    (["place_ontop(strawberry, plate)", "place_ontop(strawberry, table)", "place_inside(strawberry, bowl)"], None),
-    (["pick(strawberry)", "place_ontop(strawberry, region)"], "can"),  # hand full: the can must go first
+    (
+        [
+            "place_ontop(strawberry, plate)",
+            "place_ontop(strawberry, table)",
+            "place_inside(strawberry, bowl)",
+        ],
+        None,
+    ),
+    (
+        ["pick(strawberry)", "place_ontop(strawberry, region)"],
+        "can",
+    ),  # hand full: the can must go first
     (["place_ontop(can, plate)", "pick(can)", "place_inside(can, bowl)"], "can"),
 ]
 
@@ -94,8 +122,13 @@ def test_plan_contains_sketch_as_ordered_subsequence(kitchen, schemas, sketch, h
         assert plan.sketch_steps[0] > 0 and plan.steps[0].args[0] == "can"
 
 
-@pytest.mark.parametrize("sketch", [["pick(table)"], ["place_inside(strawberry, plate)"], ["place_ontop(region, table)"]])
+@pytest.mark.parametrize(
+    "sketch", [["pick(table)"], ["place_inside(strawberry, plate)"], ["place_ontop(region, table)"]]
+)
 def test_impossible_sketch_raises_no_task_plan(kitchen, schemas, sketch):
-    ops = [GroundOp(s.split("(")[0], tuple(a.strip() for a in s[s.index("(") + 1 : -1].split(","))) for s in sketch]
+    ops = [
+        GroundOp(s.split("(")[0], tuple(a.strip() for a in s[s.index("(") + 1 : -1].split(",")))
+        for s in sketch
+    ]
     with pytest.raises(pddl.NoTaskPlan):
         pddl.solve(kitchen, schemas, ops)

@@ -21,12 +21,16 @@ from sim.camera import render_head
 from sim.world import SimWorld
 
 
-@pytest.mark.parametrize("task,seed", [("berry1", 0), ("citrus", 1), ("mug2", 0), ("souppour", 3), ("fruitsort", 2)])
+@pytest.mark.parametrize(
+    "task,seed", [("berry1", 0), ("citrus", 1), ("mug2", 0), ("souppour", 3), ("fruitsort", 2)]
+)
 def test_scene_meets_the_accuracy_thresholds(task, seed):
     sc = perceive_scene(task, seed)
     assert sc.failure is None and sc.spurious == []
     visible = [o for o in sc.objects if o.pixels >= VISIBLE_PX]
-    assert visible and all(o.found and o.labelled for o in visible), [o.name for o in visible if not o.labelled]
+    assert visible and all(o.found and o.labelled for o in visible), [
+        o.name for o in visible if not o.labelled
+    ]
     cerr = [o.centroid_err for o in visible]
     serr = [o.size_err for o in visible]
     assert statistics.median(cerr) <= 0.01 and max(cerr) <= 0.025, cerr
@@ -75,8 +79,15 @@ def _hide_behind_a_block(world, name: str, size: float = 0.02) -> None:
     eye = np.asarray(HEAD_EYE)
     s = (eye[2] - 1.0) / (eye[2] - pos[2])
     at = eye + s * (np.asarray(pos) - eye)
-    shape = p.createCollisionShape(p.GEOM_BOX, halfExtents=[size / 2] * 3, physicsClientId=world.cid)
-    look = p.createVisualShape(p.GEOM_BOX, halfExtents=[size / 2] * 3, rgbaColor=[0.5, 0.5, 0.5, 1], physicsClientId=world.cid)
+    shape = p.createCollisionShape(
+        p.GEOM_BOX, halfExtents=[size / 2] * 3, physicsClientId=world.cid
+    )
+    look = p.createVisualShape(
+        p.GEOM_BOX,
+        halfExtents=[size / 2] * 3,
+        rgbaColor=[0.5, 0.5, 0.5, 1],
+        physicsClientId=world.cid,
+    )
     p.createMultiBody(0, shape, look, basePosition=at.tolist(), physicsClientId=world.cid)
 
 
@@ -97,7 +108,9 @@ def test_an_object_hidden_from_view_is_kept_with_a_flag_and_names_persist():
     assert set(second.world.objects) == set(first.world.objects) and second.missing == []
 
 
-@pytest.mark.parametrize("gone", ["plum", "plate"])  # (the plate, 1.5 cm flat, is judged by its top face)
+@pytest.mark.parametrize(
+    "gone", ["plum", "plate"]
+)  # (the plate, 1.5 cm flat, is judged by its top face)
 def test_an_object_whose_place_is_seen_empty_is_missing_until_seen_again(gone):
     """A kept object the camera sees through (knocked off the table) is dropped and reported missing,
     with its reason, on every look until it is seen again."""
@@ -107,7 +120,9 @@ def test_an_object_whose_place_is_seen_empty_is_missing_until_seen_again(gone):
         src = _source(world)
         first = src.observe()
         was = p.getBasePositionAndOrientation(world.body_id(gone), physicsClientId=world.cid)
-        p.resetBasePositionAndOrientation(world.body_id(gone), (0.5, 0.0, -3.0), (0, 0, 0, 1), physicsClientId=world.cid)
+        p.resetBasePositionAndOrientation(
+            world.body_id(gone), (0.5, 0.0, -3.0), (0, 0, 0, 1), physicsClientId=world.cid
+        )
         second, third = src.observe(), src.observe()
         p.resetBasePositionAndOrientation(world.body_id(gone), *was, physicsClientId=world.cid)
         back = src.observe()
@@ -125,24 +140,40 @@ def test_unlabelled_objects_are_named_by_colour_and_keep_their_names():
     try:
         tasks.get("berry1").build(world, 0)
         _, pipeline = sim_camera_pipeline(world)
-        camera = SimCamera(lambda: render_head(world.cid), lambda: {world.robot.body: ("robot", ROBOT)})  # no object labels
+        camera = SimCamera(
+            lambda: render_head(world.cid), lambda: {world.robot.body: ("robot", ROBOT)}
+        )  # no object labels
         src = CameraSource(camera, pipeline)
         a = src.observe()
-        pos, quat = p.getBasePositionAndOrientation(world.body_id("strawberry"), physicsClientId=world.cid)
-        p.resetBasePositionAndOrientation(world.body_id("strawberry"), (pos[0] + 0.02, pos[1], pos[2]), quat,
-                                          physicsClientId=world.cid)
+        pos, quat = p.getBasePositionAndOrientation(
+            world.body_id("strawberry"), physicsClientId=world.cid
+        )
+        p.resetBasePositionAndOrientation(
+            world.body_id("strawberry"),
+            (pos[0] + 0.02, pos[1], pos[2]),
+            quat,
+            physicsClientId=world.cid,
+        )
         b = src.observe()
     finally:
         world.close()
     names = [n for n in a.world.objects if n != "table"]
     assert names == ["red_small_object"], names
     assert [n for n in b.world.objects if n != "table"] == names and b.kept == []
-    assert b.world.objects["red_small_object"].pose.x > a.world.objects["red_small_object"].pose.x + 0.01
+    assert (
+        b.world.objects["red_small_object"].pose.x
+        > a.world.objects["red_small_object"].pose.x + 0.01
+    )
 
 
 def test_a_run_with_the_camera_writes_perception_images(tmp_path):
-    cfg = EpisodeConfig("put the strawberry onto the light-grey region at the center of the table", "berry1", 0,
-                        tmp_path / "run", vlm="oracle")
+    cfg = EpisodeConfig(
+        "put the strawberry onto the light-grey region at the center of the table",
+        "berry1",
+        0,
+        tmp_path / "run",
+        vlm="oracle",
+    )
     assert cfg.perception == "camera"
     res = run_episode(cfg)
     assert res.success, res.failure
@@ -180,13 +211,22 @@ def test_a_vision_model_names_what_no_detector_labelled():
         tasks.get("berry1").build(world, 0)
         _, pipeline = sim_camera_pipeline(world)
         vlm = _LookingVLM()
-        named = Pipeline(pipeline.detector, pipeline.shapes, catalog.COLOURS, namer=VLMCropNamer(vlm, list(catalog.KINDS)))
-        camera = SimCamera(lambda: render_head(world.cid), lambda: {world.robot.body: ("robot", ROBOT)})
+        named = Pipeline(
+            pipeline.detector,
+            pipeline.shapes,
+            catalog.COLOURS,
+            namer=VLMCropNamer(vlm, list(catalog.KINDS)),
+        )
+        camera = SimCamera(
+            lambda: render_head(world.cid), lambda: {world.robot.body: ("robot", ROBOT)}
+        )
         res = named.perceive(camera.capture())
         truth = world.object_states()["strawberry"]
     finally:
         world.close()
-    assert len(vlm.asked) == 1 and "strawberry" in vlm.asked[0][0] and vlm.asked[0][1][0] < 100  # a crop, not the frame
+    assert (
+        len(vlm.asked) == 1 and "strawberry" in vlm.asked[0][0] and vlm.asked[0][1][0] < 100
+    )  # a crop, not the frame
     got = res.objects["strawberry"]
     assert got.source == "vlm" and got.state.kind == "strawberry"
     assert math.dist(got.state.pose.position, truth.pose.position) < 0.01
@@ -195,8 +235,12 @@ def test_a_vision_model_names_what_no_detector_labelled():
 def _hand_source(world, held: list) -> CameraSource:
     """The camera source of `world` with the arm's measured state: `held[0]` names what the hand holds."""
     camera, pipeline = sim_camera_pipeline(world)
-    return CameraSource(camera, pipeline, robot=lambda: RobotState(world.robot.arm_q(), held=held[0]),
-                        tcp=world.robot.tcp_pose)
+    return CameraSource(
+        camera,
+        pipeline,
+        robot=lambda: RobotState(world.robot.arm_q(), held=held[0]),
+        tcp=world.robot.tcp_pose,
+    )
 
 
 def test_a_held_object_the_camera_cannot_see_follows_the_hand():
@@ -207,7 +251,9 @@ def test_a_held_object_the_camera_cannot_see_follows_the_hand():
         src = _hand_source(world, held)
         before = src.observe().world.objects["strawberry"]
         # "picked": out of the camera's sight, in the hand; then the wrist turns by 90°
-        p.resetBasePositionAndOrientation(world.body_id("strawberry"), (0.5, 0.0, -3.0), (0, 0, 0, 1), physicsClientId=world.cid)
+        p.resetBasePositionAndOrientation(
+            world.body_id("strawberry"), (0.5, 0.0, -3.0), (0, 0, 0, 1), physicsClientId=world.cid
+        )
         held[0] = "strawberry"
         first = src.observe()
         hand1 = world.robot.tcp_pose()
@@ -220,9 +266,17 @@ def test_a_held_object_the_camera_cannot_see_follows_the_hand():
         world.close()
     s1, s2 = first.world.objects["strawberry"], second.world.objects["strawberry"]
     assert "in the gripper: placed by the hand's pose" in first.flags["strawberry"]
-    assert math.dist(s1.pose.position, hand1[0]) < 1e-6 and math.dist(s2.pose.position, hand2[0]) < 1e-6
-    assert s1.pose.euler == pytest.approx(before.pose.euler, abs=1e-6)  # a grasp does not turn what it lifts
-    assert abs(abs((s2.pose.yaw - s1.pose.yaw + math.pi) % (2 * math.pi) - math.pi) - math.pi / 2) < 0.05
+    assert (
+        math.dist(s1.pose.position, hand1[0]) < 1e-6
+        and math.dist(s2.pose.position, hand2[0]) < 1e-6
+    )
+    assert s1.pose.euler == pytest.approx(
+        before.pose.euler, abs=1e-6
+    )  # a grasp does not turn what it lifts
+    assert (
+        abs(abs((s2.pose.yaw - s1.pose.yaw + math.pi) % (2 * math.pi) - math.pi) - math.pi / 2)
+        < 0.05
+    )
 
 
 @pytest.mark.parametrize(("mug", "side"), [((0.76, 0.25, 0.61), -1.0), ((0.55, -0.15, 1.0), -1.0)])
@@ -242,19 +296,32 @@ def test_a_fork_standing_in_a_mug_is_seen_inside_it_on_its_floor(mug, side):
     try:
         world.add(catalog.make("mug"), Pose(mx, my, 0.045, 0.0, 0.0, yaw))
         r = 0.032 - 0.006  # against the inner wall, leaning 3°
-        world.add(catalog.make("fork"), Pose(mx + side * r * math.cos(yaw), my + side * r * math.sin(yaw), 0.102, 0.0,
-                                             math.pi / 2 - 0.05 * side, yaw))
+        world.add(
+            catalog.make("fork"),
+            Pose(
+                mx + side * r * math.cos(yaw),
+                my + side * r * math.sin(yaw),
+                0.102,
+                0.0,
+                math.pi / 2 - 0.05 * side,
+                yaw,
+            ),
+        )
         world.settle(1.5)
         truth = world.ground_truth()
         seen = _source(world).observe()
     finally:
         world.close()
-    assert abs(truth.objects["fork"].aabb()[0][2] - 0.005) < 0.002  # (the scene: standing on the mug's floor)
+    assert (
+        abs(truth.objects["fork"].aabb()[0][2] - 0.005) < 0.002
+    )  # (the scene: standing on the mug's floor)
     assert "inside mug" in seen.flags["fork"]
     fork, cup = seen.world.objects["fork"], seen.world.objects["mug"]
     assert fork.aabb()[0][2] > cup.aabb()[0][2] + 0.003  # on the floor (6 mm up), not in it
     code = PRELUDE + '\ndef goal_check0():\n    return inside("fork", "mug")\n'
-    assert CheckerSet.compile(code, seen.world, env_from_state(seen.world)).evaluate("goal_check0", seen.world)
+    assert CheckerSet.compile(code, seen.world, env_from_state(seen.world)).evaluate(
+        "goal_check0", seen.world
+    )
 
 
 def test_a_held_round_body_keeps_the_turn_it_was_first_seen_held_with():
@@ -273,9 +340,13 @@ def test_a_held_round_body_keeps_the_turn_it_was_first_seen_held_with():
         src = _hand_source(world, held)
         src.observe()
         mug, ball = world.body_id("mug"), world.body_id("golf_ball")
-        p.resetBasePositionAndOrientation(ball, (0.3, 0.35, 0.021), (0, 0, 0, 1), physicsClientId=world.cid)
+        p.resetBasePositionAndOrientation(
+            ball, (0.3, 0.35, 0.021), (0, 0, 0, 1), physicsClientId=world.cid
+        )
         (x, y, z), _ = world.robot.tcp_pose()
-        p.resetBasePositionAndOrientation(mug, *to_bullet(Pose(x, y, z - 0.03)), physicsClientId=world.cid)
+        p.resetBasePositionAndOrientation(
+            mug, *to_bullet(Pose(x, y, z - 0.03)), physicsClientId=world.cid
+        )
         held[0] = "mug"
         first = src.observe().world.objects["mug"]
         turned = Pose(x + 0.01, y, z - 0.03, 0.44, 0.0, 0.0)  # 25° about x, 1 cm along it
@@ -284,7 +355,9 @@ def test_a_held_round_body_keeps_the_turn_it_was_first_seen_held_with():
     finally:
         world.close()
     assert abs(first.pose.roll) < 0.1 and abs(first.pose.pitch) < 0.1
-    assert abs(second.pose.roll) < 0.1 and abs(second.pose.pitch) < 0.1  # the turn the hand holds it with
+    assert (
+        abs(second.pose.roll) < 0.1 and abs(second.pose.pitch) < 0.1
+    )  # the turn the hand holds it with
     assert abs(second.pose.x - first.pose.x - 0.01) < 0.006  # where it is: the camera's
 
 
@@ -296,13 +369,19 @@ def test_a_long_thing_half_hidden_in_the_hand_is_seen_where_it_is():
     from owl_bt.state import Pose
     from sim.bullet import to_bullet
 
-    poses = {"mug": (0.464, 0.162, 0.045, 0.0, 0.0, -0.001), "fork": (0.553, 0.305, 0.124, 0.006, -0.004, 2.705),
-             "power_drill": (0.593, -0.079, 0.1, 0.0, 0.0, -2.634), "potted_meat_can": (0.738, 0.275, 0.041, 0.0, 0.0, -0.819)}
+    poses = {
+        "mug": (0.464, 0.162, 0.045, 0.0, 0.0, -0.001),
+        "fork": (0.553, 0.305, 0.124, 0.006, -0.004, 2.705),
+        "power_drill": (0.593, -0.079, 0.1, 0.0, 0.0, -2.634),
+        "potted_meat_can": (0.738, 0.275, 0.041, 0.0, 0.0, -0.819),
+    }
     world = SimWorld()
     try:
         tasks.get("mug1").build(world, 4)
         for name, pose in poses.items():
-            p.resetBasePositionAndOrientation(world.body_id(name), *to_bullet(Pose(*pose)), physicsClientId=world.cid)
+            p.resetBasePositionAndOrientation(
+                world.body_id(name), *to_bullet(Pose(*pose)), physicsClientId=world.cid
+            )
         world.robot.reset_arm((0.2863, -1.1767, 1.6252, -2.0192, -1.5707, 3.8974))
         world.robot.reset_fingers((0.7663, 0.8001, -0.806, 0.766, 0.8006, -0.8042))
         seen = _hand_source(world, ["fork"]).observe()
@@ -310,4 +389,6 @@ def test_a_long_thing_half_hidden_in_the_hand_is_seen_where_it_is():
         world.close()
     fork = seen.world.objects["fork"].pose
     assert math.dist(fork.position, poses["fork"][:3]) < 0.01, fork
-    assert abs(math.sin(fork.roll)) < 0.2 and abs(math.sin(fork.yaw - poses["fork"][5])) < 0.2, fork  # lying flat, along its length
+    assert abs(math.sin(fork.roll)) < 0.2 and abs(math.sin(fork.yaw - poses["fork"][5])) < 0.2, (
+        fork
+    )  # lying flat, along its length

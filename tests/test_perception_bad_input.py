@@ -55,7 +55,9 @@ def test_depth_without_readings_is_a_failure(berry_frame, fill, reason):
 def test_depth_mostly_missing_is_a_failure(berry_frame):
     frame, pipeline = berry_frame
     depth = frame.depth.copy()
-    depth[np.random.default_rng(0).random(depth.shape) < 0.9] = np.nan  # a sensor that reads one pixel in ten
+    depth[np.random.default_rng(0).random(depth.shape) < 0.9] = (
+        np.nan
+    )  # a sensor that reads one pixel in ten
     res = pipeline.perceive(dataclasses.replace(frame, depth=depth))
     assert res.failure and "depth image is mostly empty" in res.failure
 
@@ -67,8 +69,13 @@ def test_an_object_cut_by_the_image_border_is_flagged(berry_frame):
     u0 = int(cols[len(cols) // 2])  # the image now starts in the middle of the strawberry
     k = frame.intrinsics.copy()
     k[0, 2] -= u0
-    cut = dataclasses.replace(frame, rgb=frame.rgb[:, u0:].copy(), depth=frame.depth[:, u0:].copy(),
-                              seg=frame.seg[:, u0:].copy(), intrinsics=k)
+    cut = dataclasses.replace(
+        frame,
+        rgb=frame.rgb[:, u0:].copy(),
+        depth=frame.depth[:, u0:].copy(),
+        seg=frame.seg[:, u0:].copy(),
+        intrinsics=k,
+    )
     res = pipeline.perceive(cut)
     assert res.failure is None
     if "strawberry" in res.objects:
@@ -83,8 +90,13 @@ def test_the_perceive_subtree_records_a_failure_the_replan_reads():
     world = SimWorld()  # nothing on the table
     try:
         camera, pipeline = sim_camera_pipeline(world)
-        services = Services(backend=None, perception=CameraSource(camera, pipeline), vlm=None, skills={},
-                            rng=np.random.default_rng(0))
+        services = Services(
+            backend=None,
+            perception=CameraSource(camera, pipeline),
+            vlm=None,
+            skills={},
+            rng=np.random.default_rng(0),
+        )
         node = Perceive("perceive")
         node.setup(services=services)
         for _ in range(200):

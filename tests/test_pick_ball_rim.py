@@ -19,8 +19,11 @@ from tests.worlds import perceived_state, task_state, world_with
 def _hand_over(model: PlanningModel, name: str, z: float, opening: float) -> None:
     """The hand pointing down over `name`, its tool point at height z (m), the fingers `opening` (m) apart."""
     obj = model.state().get(name)
-    q = reach(model, ((obj.pose.x, obj.pose.y, z), p.getQuaternionFromEuler((math.pi, 0.0, 0.0))),
-              seed=model.robot.arm_q())
+    q = reach(
+        model,
+        ((obj.pose.x, obj.pose.y, z), p.getQuaternionFromEuler((math.pi, 0.0, 0.0))),
+        seed=model.robot.arm_q(),
+    )
     assert q is not None
     model.set_arm(q)
     model.robot.reset_fingers(model.robot.angle_for_opening(opening))
@@ -41,9 +44,13 @@ def test_fingers_closed_by_a_mug_rim_are_too_near_it_and_fingers_over_a_plate_ar
     model = PlanningModel(task_state("mug2", 0))
     try:
         orange = model.state().get("orange")
-        _hand_over(model, "orange", orange.pose.z - 0.005, orange.size[0] - 0.004)  # low: the fingertips at the rim
+        _hand_over(
+            model, "orange", orange.pose.z - 0.005, orange.size[0] - 0.004
+        )  # low: the fingertips at the rim
         assert _near_wall(model, "orange", "mug")
-        _hand_over(model, "orange", orange.pose.z + 0.05, orange.size[0] - 0.004)  # high on it: well clear
+        _hand_over(
+            model, "orange", orange.pose.z + 0.05, orange.size[0] - 0.004
+        )  # high on it: well clear
         assert not _near_wall(model, "orange", "mug")
     finally:
         model.close()
@@ -54,9 +61,15 @@ def test_fingers_closed_by_a_mug_rim_are_too_near_it_and_fingers_over_a_plate_ar
         world.close()
     try:
         berry = model.state().get("strawberry")
-        _hand_over(model, "strawberry", berry.pose.z, berry.size[0])  # the fingertips down by the plate's top
-        assert p.getClosestPoints(model.robot.body, model.bodies["plate"], WALL_CLEARANCE, physicsClientId=model.cid)
-        assert not _near_wall(model, "strawberry", "plate")  # a floor under it, not a wall beside it
+        _hand_over(
+            model, "strawberry", berry.pose.z, berry.size[0]
+        )  # the fingertips down by the plate's top
+        assert p.getClosestPoints(
+            model.robot.body, model.bodies["plate"], WALL_CLEARANCE, physicsClientId=model.cid
+        )
+        assert not _near_wall(
+            model, "strawberry", "plate"
+        )  # a floor under it, not a wall beside it
     finally:
         model.close()
 

@@ -14,8 +14,13 @@ from skills.registry import load_skills
 from tests.worlds import perceived_state
 
 # a grasp of Mug3 seed 7's mug the pick drew for the pour
-GRASP = {"yaw": -0.3704211425938104, "tilt": 1.492946807090872, "axis": "about",
-         "offset": [-0.01566918244765926, -0.019739853718971093, 0.033889422895207244], "preshape": True}
+GRASP = {
+    "yaw": -0.3704211425938104,
+    "tilt": 1.492946807090872,
+    "axis": "about",
+    "offset": [-0.01566918244765926, -0.019739853718971093, 0.033889422895207244],
+    "preshape": True,
+}
 
 
 def test_the_look_ahead_past_a_pour_leaves_a_reachable_spot_where_the_checkers_want_it():
@@ -35,12 +40,19 @@ def test_the_look_ahead_past_a_pour_leaves_a_reachable_spot_where_the_checkers_w
         assert skills["pick"].simulate(model, ("mug",), GRASP).ok
         checks = [("near", near_and_upright)]
         place = skills["place_ontop"]
-        assert place.grasp_fits(model, ("mug", "table"), checks) is None and model.reachable is None  # no opinion here
+        assert (
+            place.grasp_fits(model, ("mug", "table"), checks) is None and model.reachable is None
+        )  # no opinion here
         assert place.grasp_fits(model, ("mug", "table"), checks, region=region) is None
         hint = model.reachable
         assert hint is not None and hint[0] == "mug" and hint[1] == model.grasp
-        assert region[0][0] <= hint[2]["x"] <= region[1][0] and region[0][1] <= hint[2]["y"] <= region[1][1]
-        assert hint[2]["face"] is not None  # a resting face: "as it hangs" would mean tipped, after the pour
+        assert (
+            region[0][0] <= hint[2]["x"] <= region[1][0]
+            and region[0][1] <= hint[2]["y"] <= region[1][1]
+        )
+        assert (
+            hint[2]["face"] is not None
+        )  # a resting face: "as it hangs" would mean tipped, after the pour
         rest = place._resting_pose(model.state(), "mug", "table", hint[2])
         assert near_and_upright(model.state().with_pose("mug", rest))
     finally:
@@ -55,8 +67,13 @@ def test_the_refiner_binds_the_place_after_a_pour_to_the_pick_before_it():
     model = PlanningModel(state)
     try:
         near = ("near", lambda s: True)
-        skeleton = [GroundOp("pick", ("mug",)), GroundOp("pour", ("mug", "table")), GroundOp("place_ontop", ("mug", "table")),
-                    GroundOp("pick", ("fork",)), GroundOp("place_inside", ("fork", "mug"))]
+        skeleton = [
+            GroundOp("pick", ("mug",)),
+            GroundOp("pour", ("mug", "table")),
+            GroundOp("place_ontop", ("mug", "table")),
+            GroundOp("pick", ("fork",)),
+            GroundOp("place_inside", ("fork", "mug")),
+        ]
         place, checks, _ = after_pour(model, skeleton, 0, {2: [near]}, [])
         assert place == skeleton[2] and checks == [near]
         assert after_pour(model, skeleton, 3, {}, []) is None  # a pick with no pour after it

@@ -26,9 +26,14 @@ def test_a_placed_mug_comes_to_rest_where_the_plan_put_it():
     world = world_with(("mug", (0.45, -0.20, 0.045, 0.0, 0.0, 0.0)))
     try:
         skills = load_skills()
-        sketch = [SketchItem(GroundOp("pick", ("mug",))), SketchItem(GroundOp("place_ontop", ("mug", "table")))]
+        sketch = [
+            SketchItem(GroundOp("pick", ("mug",))),
+            SketchItem(GroundOp("place_ontop", ("mug", "table"))),
+        ]
         for seed in range(3):
-            result = plan(world.ground_truth(), skills, sketch, [], np.random.default_rng(seed), 500, 1)
+            result = plan(
+                world.ground_truth(), skills, sketch, [], np.random.default_rng(seed), 500, 1
+            )
             assert result.failure is None, result.failure and result.failure.line()
             backend = SimArmBackend(world)
             for step in result.refinement.steps:
@@ -44,16 +49,29 @@ def test_a_gripper_closed_on_the_wrong_object_lets_go_of_it_where_it_lies():
     # The lemon the plan grasps is swapped for a plum before the arm gets there: the gripper closes on
     # the plum, opens again at once and backs out along its approach, leaving the plum where it lay
     # (it used to carry it off, and the replan started with the arm holding something it had no plan for).
-    world = world_with(("lemon", (0.50, -0.10, 0.03, 0.0, 0.0, 0.0)), ("plum", (0.35, 0.25, 0.03, 0.0, 0.0, 0.0)))
+    world = world_with(
+        ("lemon", (0.50, -0.10, 0.03, 0.0, 0.0, 0.0)), ("plum", (0.35, 0.25, 0.03, 0.0, 0.0, 0.0))
+    )
     try:
         skills = load_skills()
-        result = plan(world.ground_truth(), skills, [SketchItem(GroundOp("pick", ("lemon",)))], [],
-                      np.random.default_rng(0), 500, 1)
+        result = plan(
+            world.ground_truth(),
+            skills,
+            [SketchItem(GroundOp("pick", ("lemon",)))],
+            [],
+            np.random.default_rng(0),
+            500,
+            1,
+        )
         assert result.failure is None, result.failure and result.failure.line()
         lemon, plum = world.pose("lemon"), world.pose("plum")
         cid = world.cid
-        p.resetBasePositionAndOrientation(world.body_id("lemon"), (0.30, 0.30, lemon.z), (0, 0, 0, 1), physicsClientId=cid)
-        p.resetBasePositionAndOrientation(world.body_id("plum"), (lemon.x, lemon.y, plum.z), (0, 0, 0, 1), physicsClientId=cid)
+        p.resetBasePositionAndOrientation(
+            world.body_id("lemon"), (0.30, 0.30, lemon.z), (0, 0, 0, 1), physicsClientId=cid
+        )
+        p.resetBasePositionAndOrientation(
+            world.body_id("plum"), (lemon.x, lemon.y, plum.z), (0, 0, 0, 1), physicsClientId=cid
+        )
         world.settle(0.5)
         put = world.pose("plum")
         backend = SimArmBackend(world)
@@ -63,7 +81,9 @@ def test_a_gripper_closed_on_the_wrong_object_lets_go_of_it_where_it_lies():
         assert backend.held is None
         world.settle(0.5)
         assert math.dist(world.pose("plum").position, put.position) < 0.02
-        approach = [c for c in commands if hasattr(c, "waypoints")][-2]  # the straight approach to the grasp
+        approach = [c for c in commands if hasattr(c, "waypoints")][
+            -2
+        ]  # the straight approach to the grasp
         q = backend.state().joints
         assert max(abs(a - b) for a, b in zip(q, approach.waypoints[0], strict=True)) < 0.05
     finally:
@@ -75,22 +95,38 @@ def test_a_later_step_keeps_what_an_earlier_step_achieved():
     # the lemon. Left to chance, the strawberry often lands within 10 cm (the mug of Mug2 was set down
     # on the orange put aside for it, and every replan moved the orange again): an earlier step's
     # checker binds later steps that do not move its object again.
-    world = world_with(("lemon", (0.45, -0.15, 0.03, 0.0, 0.0, 0.0)), ("strawberry", (0.55, 0.15, 0.03, 0.0, 0.0, 0.0)))
+    world = world_with(
+        ("lemon", (0.45, -0.15, 0.03, 0.0, 0.0, 0.0)),
+        ("strawberry", (0.55, 0.15, 0.03, 0.0, 0.0, 0.0)),
+    )
     try:
         skills = load_skills()
 
         def gap(s) -> float:
-            return math.dist(s.get("lemon").pose.position[:2], s.get("strawberry").pose.position[:2])
+            return math.dist(
+                s.get("lemon").pose.position[:2], s.get("strawberry").pose.position[:2]
+            )
 
         def lemon_clear(s) -> bool:
-            return gap(s) > 0.10 and 0.40 < s.get("lemon").pose.x < 0.60 and abs(s.get("lemon").pose.y) < 0.1
+            return (
+                gap(s) > 0.10
+                and 0.40 < s.get("lemon").pose.x < 0.60
+                and abs(s.get("lemon").pose.y) < 0.1
+            )
 
-        sketch = [SketchItem(GroundOp("pick", ("lemon",))),
-                  SketchItem(GroundOp("place_ontop", ("lemon", "table")), [("lemon_clear", lemon_clear)]),
-                  SketchItem(GroundOp("pick", ("strawberry",))),
-                  SketchItem(GroundOp("place_ontop", ("strawberry", "table")), [("near_lemon", lambda s: gap(s) < 0.13)])]
+        sketch = [
+            SketchItem(GroundOp("pick", ("lemon",))),
+            SketchItem(GroundOp("place_ontop", ("lemon", "table")), [("lemon_clear", lemon_clear)]),
+            SketchItem(GroundOp("pick", ("strawberry",))),
+            SketchItem(
+                GroundOp("place_ontop", ("strawberry", "table")),
+                [("near_lemon", lambda s: gap(s) < 0.13)],
+            ),
+        ]
         for seed in range(8):
-            result = plan(world.ground_truth(), skills, sketch, [], np.random.default_rng(seed), 500, 1)
+            result = plan(
+                world.ground_truth(), skills, sketch, [], np.random.default_rng(seed), 500, 1
+            )
             assert result.failure is None, result.failure and result.failure.line()
             final = result.refinement.steps[-1].expected["strawberry"]
             lemon = result.refinement.steps[1].expected["lemon"]
@@ -104,8 +140,10 @@ def test_a_hand_beside_a_tall_neighbour_is_shaped_for_a_grasp_only_once_clear_of
     # for the fork where it stood; closing a little, the fingertips swing down, and they knocked the
     # bottle over (the plan had checked the motion with the hand open). The hand is now shaped above
     # the object to grasp, and the approach is checked with the fingers as they will be.
-    world = world_with(("mustard_bottle", (0.55, 0.15, 0.0975, 0.0, 0.0, 0.0)),
-                       ("fork", (0.45, -0.15, 0.01, 0.0, 0.0, 0.0)))
+    world = world_with(
+        ("mustard_bottle", (0.55, 0.15, 0.0975, 0.0, 0.0, 0.0)),
+        ("fork", (0.45, -0.15, 0.01, 0.0, 0.0, 0.0)),
+    )
     try:
         skills = load_skills()
         model_world = world.ground_truth()
@@ -127,7 +165,15 @@ def test_a_hand_beside_a_tall_neighbour_is_shaped_for_a_grasp_only_once_clear_of
         shaped = 0
         for seed in range(6):
             start = world.ground_truth()
-            result = plan(start, skills, [SketchItem(GroundOp("pick", ("fork",)))], [], np.random.default_rng(seed), 500, 1)
+            result = plan(
+                start,
+                skills,
+                [SketchItem(GroundOp("pick", ("fork",)))],
+                [],
+                np.random.default_rng(seed),
+                500,
+                1,
+            )
             assert result.failure is None, result.failure and result.failure.line()
             commands = result.refinement.steps[0].commands
             if not any(getattr(c, "width", None) for c in commands):
@@ -151,13 +197,23 @@ def test_grasps_are_found_for_a_fork_leaning_on_its_edge_against_a_mug():
     # pads along its slope, held along that axis, and never from the side like a bottle. (On the arm
     # this leaning fork, still creeping down the mug's wall, often drops flat as the pads touch it;
     # the gripper then closes on nothing and the replan picks it up lying flat.)
-    world = world_with(("mug", (0.34, 0.18, 0.045, 0.0, 0.0, 0.0)), ("fork", (0.337, 0.086, 0.047, 1.807, -0.464, 1.319)))
+    world = world_with(
+        ("mug", (0.34, 0.18, 0.045, 0.0, 0.0, 0.0)),
+        ("fork", (0.337, 0.086, 0.047, 1.807, -0.464, 1.319)),
+    )
     try:
         assert abs(world.pose("fork").roll) > 1.0  # still on its edge once settled
         skills = load_skills()
         for seed in range(3):
-            result = plan(world.ground_truth(), skills, [SketchItem(GroundOp("pick", ("fork",)))], [],
-                          np.random.default_rng(seed), 500, 1)
+            result = plan(
+                world.ground_truth(),
+                skills,
+                [SketchItem(GroundOp("pick", ("fork",)))],
+                [],
+                np.random.default_rng(seed),
+                500,
+                1,
+            )
             assert result.failure is None, result.failure and result.failure.line()
             params = result.refinement.steps[0].params
             assert abs(params["tilt"]) < 1.0  # from above, not from the side
@@ -178,20 +234,37 @@ def test_a_stood_up_mug_is_let_go_of_though_the_opened_fingers_press_it_a_little
     try:
         tasks.get("coffee").build(world, seed)
         skills = load_skills()
-        sketch = [SketchItem(GroundOp("pick", ("mug",))), SketchItem(GroundOp("place_ontop", ("mug", "table")))]
-        upright = [("upright", lambda s: abs(s.objects["mug"].pose.roll) < 0.2 and abs(s.objects["mug"].pose.pitch) < 0.2)]
-        result = plan(world.ground_truth(), skills, sketch, upright, np.random.default_rng(draws), 500, 1)
+        sketch = [
+            SketchItem(GroundOp("pick", ("mug",))),
+            SketchItem(GroundOp("place_ontop", ("mug", "table"))),
+        ]
+        upright = [
+            (
+                "upright",
+                lambda s: (
+                    abs(s.objects["mug"].pose.roll) < 0.2 and abs(s.objects["mug"].pose.pitch) < 0.2
+                ),
+            )
+        ]
+        result = plan(
+            world.ground_truth(), skills, sketch, upright, np.random.default_rng(draws), 500, 1
+        )
         assert result.failure is None, result.failure.line()
-        assert result.samples == sum(s.samples for s in result.refinement.steps)  # no grasp given up
+        assert result.samples == sum(
+            s.samples for s in result.refinement.steps
+        )  # no grasp given up
         backend = SimArmBackend(world)
         for step in result.refinement.steps:
             assert skills[step.op.name].execute(backend, step.commands) is None
         world.settle(0.5)
         got, planned = world.pose("mug"), result.refinement.steps[-1].expected["mug"]
-        assert abs(got.roll) < 0.2 and abs(got.pitch) < 0.2 and math.dist(got.position[:2], planned.position[:2]) < 0.015
+        assert (
+            abs(got.roll) < 0.2
+            and abs(got.pitch) < 0.2
+            and math.dist(got.position[:2], planned.position[:2]) < 0.015
+        )
     finally:
         world.close()
-
 
 
 def test_an_upright_mug_is_picked_by_its_rim_and_lifted_on_the_arm():
@@ -218,7 +291,9 @@ def test_an_upright_mug_is_picked_by_its_rim_and_lifted_on_the_arm():
         assert res.ok, res.reason
         backend = SimArmBackend(world)
         assert skills["pick"].execute(backend, res.commands) is None
-        assert backend.state().held == "mug" and world.pose("mug").z > 0.045 + 0.08  # lifted with the arm
+        assert (
+            backend.state().held == "mug" and world.pose("mug").z > 0.045 + 0.08
+        )  # lifted with the arm
     finally:
         world.close()
     lying = world_with(("mug", (0.50, 0.10, 0.036, math.pi / 2, 0.0, 0.0)))

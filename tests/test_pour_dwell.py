@@ -31,9 +31,18 @@ def _can_over_bowl(seed: int) -> PlanningModel:
 
 def _tilt(model: PlanningModel, angle: float = 2.4, n: int = 40) -> list[tuple]:
     """The can's path: turned about the world y axis by up to `angle` rad, its mouth towards +x."""
-    pos, quat = p.getBasePositionAndOrientation(model.bodies["tomato_soup_can"], physicsClientId=model.cid)
-    return [(pos, p.multiplyTransforms((0, 0, 0), p.getQuaternionFromAxisAngle((0, 1, 0), angle * k / n),
-                                       (0, 0, 0), quat)[1]) for k in range(n + 1)]
+    pos, quat = p.getBasePositionAndOrientation(
+        model.bodies["tomato_soup_can"], physicsClientId=model.cid
+    )
+    return [
+        (
+            pos,
+            p.multiplyTransforms(
+                (0, 0, 0), p.getQuaternionFromAxisAngle((0, 1, 0), angle * k / n), (0, 0, 0), quat
+            )[1],
+        )
+        for k in range(n + 1)
+    ]
 
 
 def test_the_dwell_ends_once_the_poured_soup_has_come_to_rest_where_the_whole_dwell_leaves_it():
@@ -51,14 +60,22 @@ def test_the_dwell_ends_once_the_poured_soup_has_come_to_rest_where_the_whole_dw
         whole, whole_steps = model.pose("soup"), steps[0]
         model.restore(before)
         steps[0] = 0
-        model.pour_motion(poses, TILT_SECONDS, DWELL_SECONDS, watch=count, settled=_at_rest(model, ["soup"]))
+        model.pour_motion(
+            poses, TILT_SECONDS, DWELL_SECONDS, watch=count, settled=_at_rest(model, ["soup"])
+        )
         cut, cut_steps = model.pose("soup"), steps[0]
         dwell = int(DWELL_SECONDS / TIME_STEP)
         tilt = whole_steps - dwell
-        assert tilt + REST_STEPS <= cut_steps < whole_steps - dwell // 4  # ended early, but not before rest
-        assert model.contents("tomato_soup_can") == []  # poured out, as with the whole dwell, into the bowl
+        assert (
+            tilt + REST_STEPS <= cut_steps < whole_steps - dwell // 4
+        )  # ended early, but not before rest
+        assert (
+            model.contents("tomato_soup_can") == []
+        )  # poured out, as with the whole dwell, into the bowl
         assert math.dist(cut.position[:2], model.pose("bowl").position[:2]) < 0.05
-        assert math.dist(cut.position, whole.position) < 0.005  # and come to rest where the whole dwell left it
+        assert (
+            math.dist(cut.position, whole.position) < 0.005
+        )  # and come to rest where the whole dwell left it
         model.drop_snapshot(before)
     finally:
         model.close()
@@ -67,19 +84,29 @@ def test_the_dwell_ends_once_the_poured_soup_has_come_to_rest_where_the_whole_dw
 def test_contents_still_moving_are_not_at_rest_and_contents_lying_still_are_after_rest_steps():
     model = PlanningModel(task_state("souppour", 8))
     try:
-        model.set_pose("soup", Pose(0.30, -0.30, 0.05, 0.0, 0.0, 0.0))  # spilt: dropped onto the table
+        model.set_pose(
+            "soup", Pose(0.30, -0.30, 0.05, 0.0, 0.0, 0.0)
+        )  # spilt: dropped onto the table
         settled = _at_rest(model, ["soup"])
         calls, fast = [], []
         for _ in range(int(1.0 / TIME_STEP)):
             p.stepSimulation(physicsClientId=model.cid)
             calls.append(settled())
-            fast.append(math.hypot(*p.getBaseVelocity(model.bodies["soup"], physicsClientId=model.cid)[0]) >= REST_SPEED)
+            fast.append(
+                math.hypot(*p.getBaseVelocity(model.bodies["soup"], physicsClientId=model.cid)[0])
+                >= REST_SPEED
+            )
         assert not calls[0] and calls[-1]  # falling at first; lying still within a second
         last_fast = max(i for i, f in enumerate(fast) if f)
-        assert calls.index(True) == last_fast + REST_STEPS  # REST_STEPS still steps after it last moved, not before
+        assert (
+            calls.index(True) == last_fast + REST_STEPS
+        )  # REST_STEPS still steps after it last moved, not before
         p.resetBaseVelocity(model.bodies["soup"], (0.2, 0.0, 0.0), physicsClientId=model.cid)
         assert not settled()  # knocked: moving again, and the count starts over
         calm = _at_rest(model, [])
-        assert [calm() for _ in range(REST_STEPS)][-2:] == [False, True]  # nothing poured: at rest after REST_STEPS
+        assert [calm() for _ in range(REST_STEPS)][-2:] == [
+            False,
+            True,
+        ]  # nothing poured: at rest after REST_STEPS
     finally:
         model.close()

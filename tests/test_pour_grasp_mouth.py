@@ -21,8 +21,13 @@ from tests.worlds import perceived_state
 
 # (since grips close only until the fingers meet resistance, the first recorded grasp, -2.2026 yaw and -0.2797 tilt,
 # leaves the mug where the old checks catch the hand; this one is found near it, fitted from a fresh model)
-FROM_ABOVE = {"yaw": -2.528278862690762, "tilt": -0.4243113893042332, "axis": "about",
-              "offset": (-0.013064559718387304, 0.0020404494252734802, 0.010285008330913177), "preshape": False}
+FROM_ABOVE = {
+    "yaw": -2.528278862690762,
+    "tilt": -0.4243113893042332,
+    "axis": "about",
+    "offset": (-0.013064559718387304, 0.0020404494252734802, 0.010285008330913177),
+    "preshape": False,
+}
 
 
 def test_a_hand_over_part_of_the_mouth_leaves_the_ball_too_narrow_a_way_out():
@@ -31,13 +36,19 @@ def test_a_hand_over_part_of_the_mouth_leaves_the_ball_too_narrow_a_way_out():
     try:
         model.next_op = GroundOp("pour", ("mug", "table"))
         radius = model.cavity("mug")[1]
-        assert mouth_passage(model, "mug") == pytest.approx(2 * radius)  # the hand far away: the whole mouth
+        assert mouth_passage(model, "mug") == pytest.approx(
+            2 * radius
+        )  # the hand far away: the whole mouth
         assert skills["pick"].simulate(model, ("mug",), dict(FROM_ABOVE)).ok
-        assert not hand_over_mouth(model, "mug") and not finger_inside(model, "mug")  # what passed it before
+        assert not hand_over_mouth(model, "mug") and not finger_inside(
+            model, "mug"
+        )  # what passed it before
         ball = min(model.state().get("golf_ball").size)
         assert mouth_passage(model, "mug") < ball < 2 * radius
         why = skills["pour"].grasp_fits(model, ("mug", "table"))
-        assert why == "the hand over the mouth of mug would leave golf_ball too narrow a way out", why
+        assert why == "the hand over the mouth of mug would leave golf_ball too narrow a way out", (
+            why
+        )
     finally:
         model.close()
 
@@ -46,8 +57,14 @@ class _Inspect(Skill):
     """A skill a user might add: hold o up to the camera. The first grasp it is given hides the label:
     a failure of that grasp (`Outcome.regrasp`); any other shows it."""
 
-    schema = OperatorSchema("inspect", (("o", "Movable"),), (("AtGrasp", ("o",)),), (("Inspected", ("o",)),), (),
-                            "inspect(o): hold o up to the camera")
+    schema = OperatorSchema(
+        "inspect",
+        (("o", "Movable"),),
+        (("AtGrasp", ("o",)),),
+        (("Inspected", ("o",)),),
+        (),
+        "inspect(o): hold o up to the camera",
+    )
 
     def __init__(self) -> None:
         self.grasps: list = []
@@ -58,7 +75,9 @@ class _Inspect(Skill):
     def simulate(self, model, args, params) -> Outcome:
         self.grasps.append(model.grasp)
         if model.grasp == self.grasps[0]:
-            return Outcome.fail(f"the label of {args[0]} is under the fingers", args[0], regrasp=True)
+            return Outcome.fail(
+                f"the label of {args[0]} is under the fingers", args[0], regrasp=True
+            )
         return Outcome(ok=True)
 
 
@@ -70,7 +89,9 @@ def test_a_step_failed_by_its_grasp_tries_another_grasp_after_a_few_draws(berry_
         out = refine(model, skeleton, skills, {}, [], np.random.default_rng(0), budget=500)
         assert out.failure is None, out.failure
         grasps = skills["inspect"].grasps
-        assert len(grasps) == REGRASP_AFTER + 1 and grasps[-1] != grasps[0]  # not 125 draws (its share) at the first
+        assert (
+            len(grasps) == REGRASP_AFTER + 1 and grasps[-1] != grasps[0]
+        )  # not 125 draws (its share) at the first
     finally:
         model.close()
 
@@ -103,7 +124,9 @@ def test_a_grasp_whose_hand_covers_the_mouth_is_refused_before_its_grip_and_only
             model.restore(start)
             model.next_op = None  # the same grasp, gripped
             gripped = pick.simulate(model, (can,), dict(params))
-            assert not gripped.ok or skills["pour"].grasp_fits(model, (can, "bowl")) == MOUTH_COVERED.format(can)
+            assert not gripped.ok or skills["pour"].grasp_fits(
+                model, (can, "bowl")
+            ) == MOUTH_COVERED.format(can)
         assert refused >= 3 and passed >= 1, (refused, passed)
     finally:
         model.close()

@@ -29,22 +29,39 @@ def test_a_ball_back_in_the_poured_mug_fails_the_next_step_but_not_once_the_fork
     world = SimWorld()
     try:
         tasks.get("mug3").build(world, 7)
-        with_ball = world.ground_truth()  # the golf ball in the mug, as after a pour it did not leave
+        with_ball = (
+            world.ground_truth()
+        )  # the golf ball in the mug, as after a pour it did not leave
     finally:
         world.close()
     mug = with_ball.get("mug").pose
-    out = with_ball.with_pose("golf_ball", Pose(mug.x + 0.15, mug.y, 0.021))  # poured out onto the table
-    by_handle = with_ball.with_pose("golf_ball", Pose(mug.x + 0.06, mug.y, 0.021))  # (in the mug's box, not in it)
+    out = with_ball.with_pose(
+        "golf_ball", Pose(mug.x + 0.15, mug.y, 0.021)
+    )  # poured out onto the table
+    by_handle = with_ball.with_pose(
+        "golf_ball", Pose(mug.x + 0.06, mug.y, 0.021)
+    )  # (in the mug's box, not in it)
     monitor = SimpleNamespace(services=SimpleNamespace(skills=load_skills()))
     pour, place = _step("pour", "mug", "table"), _step("place_ontop", "mug", "table")
     failed = Execute._undone(monitor, place, with_ball, [_step("pick", "mug"), pour, place])
-    assert failed is not None and failed.kind == "POSTCONDITION" and failed.action == "pour(mug, table)"
-    assert failed.reason == ("after place_ontop(mug, table), golf_ball is inside mug again: pour(mug, table) did "
-                             "not last")
+    assert (
+        failed is not None
+        and failed.kind == "POSTCONDITION"
+        and failed.action == "pour(mug, table)"
+    )
+    assert failed.reason == (
+        "after place_ontop(mug, table), golf_ball is inside mug again: pour(mug, table) did "
+        "not last"
+    )
     assert Execute._undone(monitor, place, out, [pour, place]) is None
     assert Execute._undone(monitor, place, by_handle, [pour, place]) is None
-    fork_in = _step("place_inside", "fork", "mug")  # the mug filled on purpose since: no longer the pour's to judge
-    assert Execute._undone(monitor, fork_in, with_ball, [pour, place, _step("pick", "fork"), fork_in]) is None
+    fork_in = _step(
+        "place_inside", "fork", "mug"
+    )  # the mug filled on purpose since: no longer the pour's to judge
+    assert (
+        Execute._undone(monitor, fork_in, with_ball, [pour, place, _step("pick", "fork"), fork_in])
+        is None
+    )
 
 
 def test_a_ball_poured_out_onto_where_the_mug_is_to_stand_fails_the_pour_before_the_mug_comes_down():
@@ -53,14 +70,27 @@ def test_a_ball_poured_out_onto_where_the_mug_is_to_stand_fails_the_pour_before_
     holds = lambda st: held_after(skills[st.op.name].schema, st.op.args)  # noqa: E731
     spot = Pose(0.62, -0.27, 0.045, 0.0, 0.0, 2.5)  # where the plan sets the mug upright
     place = GroundedStep(GroundOp("place_ontop", ("mug", "table")), {}, [], {"mug": spot}, 0)
-    fork = GroundedStep(GroundOp("place_inside", ("fork", "mug")), {}, [], {"fork": Pose(0.62, -0.27, 0.1, 3.1, 1.57, 1.5)}, 0)
+    fork = GroundedStep(
+        GroundOp("place_inside", ("fork", "mug")),
+        {},
+        [],
+        {"fork": Pose(0.62, -0.27, 0.1, 3.1, 1.57, 1.5)},
+        0,
+    )
     pour = _step("pour", "mug", "table")
     landed = start.with_pose("golf_ball", Pose(0.63, -0.26, 0.021))  # rolled to there
     failed = blocked_later(pour, [place, _step("pick", "fork"), fork], landed, "mug", holds)
-    assert failed is not None and failed.kind == "PRECONDITION" and failed.action == "pour(mug, table)"
-    assert failed.reason == "golf_ball lies at (0.63, -0.26), where place_ontop(mug, table) would set mug down"
+    assert (
+        failed is not None and failed.kind == "PRECONDITION" and failed.action == "pour(mug, table)"
+    )
+    assert (
+        failed.reason
+        == "golf_ball lies at (0.63, -0.26), where place_ontop(mug, table) would set mug down"
+    )
     elsewhere = start.with_pose("golf_ball", Pose(0.45, -0.1, 0.021))
-    assert blocked_later(pour, [place, _step("pick", "fork"), fork], elsewhere, "mug", holds) is None
+    assert (
+        blocked_later(pour, [place, _step("pick", "fork"), fork], elsewhere, "mug", holds) is None
+    )
     # the mug stood there with the ball in it (not poured yet): what lies in a step's own arguments is not in the way
     stood = start.with_pose("mug", spot).with_pose("golf_ball", Pose(0.62, -0.27, 0.021))
     assert blocked_later(place, [_step("pick", "fork"), fork], stood, None, holds) is None
@@ -74,13 +104,22 @@ def test_the_fork_just_put_into_the_mug_leaning_over_its_rim_is_not_in_the_knife
     holds = lambda st: held_after(skills[st.op.name].schema, st.op.args)  # noqa: E731
     mug = start.get("mug").pose
     leaning = start.with_pose("orange", Pose(0.7, -0.25, 0.04)).with_pose(
-        "fork", Pose(mug.x - 0.035, mug.y - 0.01, 0.1, 0.3, 1.3, 0.0))
+        "fork", Pose(mug.x - 0.035, mug.y - 0.01, 0.1, 0.3, 1.3, 0.0)
+    )
     knife_spot = Pose(mug.x - 0.03, mug.y - 0.01, 0.1, 3.1, 1.57, 1.5)
-    knife = GroundedStep(GroundOp("place_inside", ("knife", "mug")), {}, [], {"knife": knife_spot}, 0)
+    knife = GroundedStep(
+        GroundOp("place_inside", ("knife", "mug")), {}, [], {"knife": knife_spot}, 0
+    )
     fork_in = _step("place_inside", "fork", "mug")
     assert blocked_later(fork_in, [_step("pick", "knife"), knife], leaning, None, holds) is None
     # the same fork lying there after some other step (not put into the mug by it) is in the way
-    failed = blocked_later(_step("place_ontop", "orange", "table"), [_step("pick", "knife"), knife], leaning, None, holds)
+    failed = blocked_later(
+        _step("place_ontop", "orange", "table"),
+        [_step("pick", "knife"), knife],
+        leaning,
+        None,
+        holds,
+    )
     assert failed is not None and failed.reason.startswith("fork lies at")
 
 
@@ -91,14 +130,37 @@ def test_what_lies_in_a_container_a_later_step_moves_first_is_not_in_the_way():
     skills = load_skills()
     holds = lambda st: held_after(skills[st.op.name].schema, st.op.args)  # noqa: E731
     can = start.get("tomato_soup_can").pose
-    pour = GroundedStep(GroundOp("pour", ("tomato_soup_can", "bowl")), {}, [], {"tomato_soup_can": Pose(0.55, 0.1, 0.2)}, 0)
-    aside = GroundedStep(GroundOp("place_ontop", ("tomato_soup_can", "table")), {}, [],
-                         {"tomato_soup_can": Pose(0.4, 0.25, 0.05)}, 0)
-    apple = GroundedStep(GroundOp("place_ontop", ("apple", "white_mat")), {}, [],
-                         {"apple": Pose(can.x, can.y, 0.04)}, 0)
+    pour = GroundedStep(
+        GroundOp("pour", ("tomato_soup_can", "bowl")),
+        {},
+        [],
+        {"tomato_soup_can": Pose(0.55, 0.1, 0.2)},
+        0,
+    )
+    aside = GroundedStep(
+        GroundOp("place_ontop", ("tomato_soup_can", "table")),
+        {},
+        [],
+        {"tomato_soup_can": Pose(0.4, 0.25, 0.05)},
+        0,
+    )
+    apple = GroundedStep(
+        GroundOp("place_ontop", ("apple", "white_mat")),
+        {},
+        [],
+        {"apple": Pose(can.x, can.y, 0.04)},
+        0,
+    )
     later = [_step("pick", "tomato_soup_can"), pour, aside, _step("pick", "apple"), apple]
-    assert blocked_later(_step("place_ontop", "potted_meat_can", "table"), later, start, None, holds) is None
+    assert (
+        blocked_later(_step("place_ontop", "potted_meat_can", "table"), later, start, None, holds)
+        is None
+    )
     # the soup spilt there (in no container) is in the way
     spilt = start.with_pose("tomato_soup_can", Pose(0.4, 0.25, 0.05))
-    failed = blocked_later(_step("place_ontop", "potted_meat_can", "table"), later[3:], spilt, None, holds)
-    assert failed is not None and failed.reason.startswith("soup lies at (0.50, -0.07), where place_ontop(apple, white_mat)")
+    failed = blocked_later(
+        _step("place_ontop", "potted_meat_can", "table"), later[3:], spilt, None, holds
+    )
+    assert failed is not None and failed.reason.startswith(
+        "soup lies at (0.50, -0.07), where place_ontop(apple, white_mat)"
+    )

@@ -17,9 +17,19 @@ from skills.registry import load_skills
 from tests.worlds import task_state
 
 # a grasp and pour of Mug3 seed 1's mug (drawn by the skills' own samplers) whose tilt empties it only just
-GRASP = {"yaw": 0.6527421588292408, "tilt": 1.5490530670841787, "axis": "about",
-         "offset": [0.03306497590951209, -0.015977036024612853, 0.0010552593952506495], "preshape": False}
-POUR = {"x": 0.553947268296921, "y": 0.21707869937209062, "z": 0.09288641474029746, "dyaw": 0.08347618849949257}
+GRASP = {
+    "yaw": 0.6527421588292408,
+    "tilt": 1.5490530670841787,
+    "axis": "about",
+    "offset": [0.03306497590951209, -0.015977036024612853, 0.0010552593952506495],
+    "preshape": False,
+}
+POUR = {
+    "x": 0.553947268296921,
+    "y": 0.21707869937209062,
+    "z": 0.09288641474029746,
+    "dyaw": 0.08347618849949257,
+}
 
 
 def _pour(state, tilt: float, checks: tuple = ()):
@@ -27,7 +37,9 @@ def _pour(state, tilt: float, checks: tuple = ()):
     model = PlanningModel(state)
     try:
         model.next_op = SimpleNamespace(name="pour", args=("mug", "table"))
-        assert skills["pick"].simulate(model, ("mug",), GRASP).ok and model.carried == {"golf_ball": model.carried["golf_ball"]}
+        assert skills["pick"].simulate(model, ("mug",), GRASP).ok and model.carried == {
+            "golf_ball": model.carried["golf_ball"]
+        }
         model.step_checks = list(checks)
         out = skills["pour"].simulate(model, ("mug", "table"), {**POUR, "tilt": tilt})
         return out, model.contents("mug")
@@ -38,7 +50,9 @@ def _pour(state, tilt: float, checks: tuple = ()):
 def test_a_pour_that_empties_the_mug_only_at_its_full_tilt_is_refused():
     state = task_state("mug3", 1)
     out, _ = _pour(state, math.radians(-118))
-    assert not out.ok and out.reason == "golf_ball stays inside mug if it is tilted 10 % less"  # full tilt: it left
+    assert (
+        not out.ok and out.reason == "golf_ball stays inside mug if it is tilted 10 % less"
+    )  # full tilt: it left
     out, inside = _pour(state, math.radians(-136))  # steeper: it leaves at 122° too
     assert out.ok and inside == []
 
@@ -47,12 +61,15 @@ def _tilted_past(degrees: float):
     def check(state) -> bool:  # the mug's axis this far from upright
         up = p.getMatrixFromQuaternion(p.getQuaternionFromEuler(state.get("mug").pose.euler))[8]
         return math.degrees(math.acos(max(-1.0, min(1.0, up)))) > degrees
+
     return check
 
 
 def test_a_pour_that_meets_its_checker_only_at_its_full_tilt_is_refused():
     state = task_state("mug3", 1)
-    out, _ = _pour(state, math.radians(-136), (("tilted", _tilted_past(130)),))  # 136° meets it, 122° not
+    out, _ = _pour(
+        state, math.radians(-136), (("tilted", _tilted_past(130)),)
+    )  # 136° meets it, 122° not
     assert not out.ok and out.reason == "constraint tilted not satisfied"
     out, inside = _pour(state, math.radians(-136), (("tilted", _tilted_past(115)),))
     assert out.ok and inside == []

@@ -21,8 +21,13 @@ from skills.registry import load_skills
 from tests.worlds import task_state
 
 # a grasp of Mug3 seed 1's mug from the side, level (drawn by the pick's own sampler)
-SIDE = {"yaw": 0.6527421588292408, "tilt": 1.5490530670841787, "axis": "about",
-        "offset": [0.03306497590951209, -0.015977036024612853, 0.0010552593952506495], "preshape": False}
+SIDE = {
+    "yaw": 0.6527421588292408,
+    "tilt": 1.5490530670841787,
+    "axis": "about",
+    "offset": [0.03306497590951209, -0.015977036024612853, 0.0010552593952506495],
+    "preshape": False,
+}
 
 
 def test_drawn_pours_keep_the_hand_up_and_off_the_table_and_mostly_succeed():
@@ -62,8 +67,11 @@ def test_a_grasp_from_above_that_cannot_tip_the_mug_far_enough_is_refused_at_the
         model.grasp = p.multiplyTransforms(*p.invertTransform((0, 0, 0), down), (0, 0, -0.05), mug)
         assert not can_tip(model, "mug")
         assert skills["pour"].grasp_fits(model, ("mug", "table")) == (
-            "tipping mug far enough to empty it would turn the fingers up at this grasp")
-        level = p.getQuaternionFromEuler((0.0, math.pi / 2, 0.0))  # the fingers level, along +x, beside the mug
+            "tipping mug far enough to empty it would turn the fingers up at this grasp"
+        )
+        level = p.getQuaternionFromEuler(
+            (0.0, math.pi / 2, 0.0)
+        )  # the fingers level, along +x, beside the mug
         model.grasp = p.multiplyTransforms(*p.invertTransform((0, 0, 0), level), (-0.05, 0, 0), mug)
         assert can_tip(model, "mug")
         assert skills["pour"].grasp_fits(model, ("mug", "table")) is None

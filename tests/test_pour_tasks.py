@@ -54,7 +54,10 @@ def test_the_soup_can_is_lifted_with_the_soup_in_it_and_tipped_empty_on_the_arm(
     try:
         tasks.get("souppour").build(world, 0)
         skills = load_skills()
-        items = [SketchItem(GroundOp("pick", ("tomato_soup_can",))), SketchItem(GroundOp("pour", ("tomato_soup_can", "bowl")))]
+        items = [
+            SketchItem(GroundOp("pick", ("tomato_soup_can",))),
+            SketchItem(GroundOp("pour", ("tomato_soup_can", "bowl"))),
+        ]
         result = plan(world.ground_truth(), skills, items, [], np.random.default_rng(1), 500, 1)
         # (draw 1: since the grasp generator, draws 0, 2 and 3 give grasps whose pads end 1-6 mm inside the
         # wall's 3.3 cm radius after closing — seen and left, see the session 16 note)
@@ -72,11 +75,16 @@ def test_the_soup_can_is_lifted_with_the_soup_in_it_and_tipped_empty_on_the_arm(
         # the fraction of a millimetre that pybullet's contacts sink in (0.14 mm with draw 1 since the closed-form
         # IK, 0.51 mm since the fingers squeeze 0.15 s after meeting the can)
         for pad in world.robot.pads:
-            x, y, _ = p.multiplyTransforms(*inv, p.getLinkState(world.robot.body, pad, physicsClientId=world.cid)[4],
-                                           (0, 0, 0, 1))[0]
+            x, y, _ = p.multiplyTransforms(
+                *inv,
+                p.getLinkState(world.robot.body, pad, physicsClientId=world.cid)[4],
+                (0, 0, 0, 1),
+            )[0]
             assert math.hypot(x, y) > 0.033 - 0.001, math.hypot(x, y)
         assert skills["pour"].execute(backend, result.refinement.steps[1].commands) is None
-        assert world.pose("tomato_soup_can").z > 0.1 and not _inside_can(world)  # tipped in the air, emptied
+        assert world.pose("tomato_soup_can").z > 0.1 and not _inside_can(
+            world
+        )  # tipped in the air, emptied
     finally:
         world.close()
 
@@ -92,7 +100,9 @@ def test_a_grasp_from_outside_that_leaves_room_is_not_taken_for_a_finger_inside(
         tasks.get("souppour").build(world, 0)
         skills = load_skills()
         model = PlanningModel(world.ground_truth())
-        model.next_op = GroundOp("pour", ("tomato_soup_can", "bowl"))  # as the refiner says it while it draws the pick
+        model.next_op = GroundOp(
+            "pour", ("tomato_soup_can", "bowl")
+        )  # as the refiner says it while it draws the pick
         pick, rng, verdicts = skills["pick"], np.random.default_rng(1), []
         snap = model.snapshot()
         for _ in range(600):
@@ -111,19 +121,35 @@ def test_an_unseen_content_moves_with_its_container_and_falls_out_when_it_is_tur
     # where it was last seen, on the mat, and every replan planned for that phantom. It now moves
     # with the can it was inside (a thing merely next to the can stays put) and, once the can is
     # turned mouth-down over the bowl (which the can then hides), is taken to have fallen into it.
-    can = ObjectState("tomato_soup_can", "tomato_soup_can", Pose(0.5, -0.07, 0.053), (0.066, 0.066, 0.10), "cylinder")
+    can = ObjectState(
+        "tomato_soup_can",
+        "tomato_soup_can",
+        Pose(0.5, -0.07, 0.053),
+        (0.066, 0.066, 0.10),
+        "cylinder",
+    )
     soup = ObjectState("soup", "soup", Pose(0.5, -0.07, 0.02), (0.024, 0.024, 0.024), "sphere")
     apple = ObjectState("apple", "apple", Pose(0.45, -0.29, 0.04), (0.08, 0.08, 0.08), "sphere")
     bowl = ObjectState("bowl", "bowl", Pose(0.55, 0.18, 0.032), (0.16, 0.16, 0.06), "compound")
     tracker = Tracker()
-    tracker.update({"tomato_soup_can": can, "soup": soup, "apple": apple, "bowl": bowl}, set(), [], None, {})
-    lifted = replace(can, pose=Pose(0.52, 0.1, 0.25, 0.0, 0.0, 0.3))  # lifted and turned about its axis
-    out = tracker.update({"tomato_soup_can": lifted, "bowl": bowl}, set(), [], "tomato_soup_can", {})
+    tracker.update(
+        {"tomato_soup_can": can, "soup": soup, "apple": apple, "bowl": bowl}, set(), [], None, {}
+    )
+    lifted = replace(
+        can, pose=Pose(0.52, 0.1, 0.25, 0.0, 0.0, 0.3)
+    )  # lifted and turned about its axis
+    out = tracker.update(
+        {"tomato_soup_can": lifted, "bowl": bowl}, set(), [], "tomato_soup_can", {}
+    )
     assert out.states["soup"].pose.position == pytest.approx((0.52, 0.1, 0.25 - 0.033), abs=1e-6)
     assert any("inside tomato_soup_can" in f for f in out.flags["soup"])
     assert out.states["apple"].pose == apple.pose and set(out.kept) == {"soup", "apple"}
-    poured = replace(can, pose=Pose(0.55, 0.17, 0.22, math.pi - 0.3, 0.0, 0.0))  # tipped past 160° over the bowl
-    out = tracker.update({"tomato_soup_can": poured, "bowl": bowl}, set(), [], "tomato_soup_can", {})
+    poured = replace(
+        can, pose=Pose(0.55, 0.17, 0.22, math.pi - 0.3, 0.0, 0.0)
+    )  # tipped past 160° over the bowl
+    out = tracker.update(
+        {"tomato_soup_can": poured, "bowl": bowl}, set(), [], "tomato_soup_can", {}
+    )
     fell = out.states["soup"].pose
     lo, hi = bowl.aabb()
     assert lo[0] < fell.x < hi[0] and lo[1] < fell.y < hi[1] and lo[2] < fell.z < hi[2], fell
@@ -134,14 +160,26 @@ def test_an_object_let_go_of_and_hidden_by_the_hand_is_taken_to_rest_below_it():
     # SoupPour: the hand, backed up over the apple it had just set on the mat, hid it from the
     # camera; the apple was kept where it had been picked up, 24 cm away, and the place was judged
     # failed. Unseen after being let go, it is now lowered from under the hand onto what is there.
-    mat = ObjectState("white_mat", "white_mat", Pose(0.5, -0.12, 0.001), (0.14, 0.2, 0.002), "region", fixed=True)
+    mat = ObjectState(
+        "white_mat", "white_mat", Pose(0.5, -0.12, 0.001), (0.14, 0.2, 0.002), "region", fixed=True
+    )
     table = ObjectState("table", "table", Pose(0.55, 0.0, -0.025), (0.7, 0.9, 0.05), fixed=True)
     bowl = ObjectState("bowl", "bowl", Pose(0.55, 0.18, 0.03), (0.16, 0.16, 0.06), "compound")
     tracker = Tracker()
-    out = Tracked(states={"white_mat": mat, "table": table, "bowl": bowl,
-                          "apple": ObjectState("apple", "apple", Pose(0.53, -0.1, 0.15), (0.08, 0.08, 0.08), "sphere"),
-                          "soup": ObjectState("soup", "soup", Pose(0.56, 0.17, 0.2), (0.024, 0.024, 0.024), "sphere")},
-                  kept=["apple", "soup"])
+    out = Tracked(
+        states={
+            "white_mat": mat,
+            "table": table,
+            "bowl": bowl,
+            "apple": ObjectState(
+                "apple", "apple", Pose(0.53, -0.1, 0.15), (0.08, 0.08, 0.08), "sphere"
+            ),
+            "soup": ObjectState(
+                "soup", "soup", Pose(0.56, 0.17, 0.2), (0.024, 0.024, 0.024), "sphere"
+            ),
+        },
+        kept=["apple", "soup"],
+    )
     tracker.let_go("apple", out)
     tracker.let_go("soup", out)
     assert out.states["apple"].pose.z == pytest.approx(0.002 + 0.04)  # on the mat
@@ -150,12 +188,20 @@ def test_an_object_let_go_of_and_hidden_by_the_hand_is_taken_to_rest_below_it():
     assert "in bowl" in out.flags["soup"][-1]
 
 
-def _edit_after(now, items: list[SketchItem], step: int, offending: tuple, around: dict,
-                kept: frozenset = frozenset()) -> str | None:
+def _edit_after(
+    now,
+    items: list[SketchItem],
+    step: int,
+    offending: tuple,
+    around: dict,
+    kept: frozenset = frozenset(),
+) -> str | None:
     """The note of the skeleton edit proposed when skeleton step `step` of `items` ran out of samples
     blaming `offending`, with `around` its target's neighbours; None when no edit is proposed."""
     tp = pddl.solve(now, [k.schema for k in load_skills().values()], [i.op for i in items])
-    failure = Failure("plan", "no sample", str(tp.steps[step]), offending, {"step": step, "around_target": around})
+    failure = Failure(
+        "plan", "no sample", str(tp.steps[step]), offending, {"step": step, "around_target": around}
+    )
     edit = propose_edit(now, items, tp, failure, set(), kept)
     return None if edit is None else edit[1]
 
@@ -165,18 +211,31 @@ def _oracle_sketch(world: SimWorld, schemas) -> list[SketchItem]:
     stage builds it."""
     task = tasks.get("souppour")
     s0 = world.ground_truth()
-    c = generate(ScriptedVLM("oracle", task.oracle_sketch, task.oracle_checkers), s0, task.instruction, schemas,
-                 ground_operators(s0, schemas))
+    c = generate(
+        ScriptedVLM("oracle", task.oracle_sketch, task.oracle_checkers),
+        s0,
+        task.instruction,
+        schemas,
+        ground_operators(s0, schemas),
+    )
     by_index = c.action_checkers()
-    return [SketchItem(a.op, [(by_index[i], c.checkers.as_callable(by_index[i]))] if i in by_index else [])
-            for i, a in enumerate(c.sketch.actions)]
+    return [
+        SketchItem(
+            a.op, [(by_index[i], c.checkers.as_callable(by_index[i]))] if i in by_index else []
+        )
+        for i, a in enumerate(c.sketch.actions)
+    ]
 
 
 def _rest(world: SimWorld, name: str, x: float, y: float, z: float) -> None:
     """Put `name` upright with its bottom at height z (m) over (x, y)."""
     pose = resting_pose(world.bodies[name].spec, x, y, 0.0, 0.0, 0.0, z)
-    p.resetBasePositionAndOrientation(world.body_id(name), pose.position, p.getQuaternionFromEuler(pose.euler),
-                                      physicsClientId=world.cid)
+    p.resetBasePositionAndOrientation(
+        world.body_id(name),
+        pose.position,
+        p.getQuaternionFromEuler(pose.euler),
+        physicsClientId=world.cid,
+    )
 
 
 def test_a_replan_after_the_pour_keeps_it_done_and_the_poured_soup_in_the_bowl(schemas):
@@ -189,7 +248,9 @@ def test_a_replan_after_the_pour_keeps_it_done_and_the_poured_soup_in_the_bowl(s
     try:
         tasks.get("souppour").build(world, 1)
         sketch = _oracle_sketch(world, schemas)
-        _rest(world, "tomato_soup_can", 0.33, -0.30, 0.0)  # both cans off the mat, the soup in the bowl
+        _rest(
+            world, "tomato_soup_can", 0.33, -0.30, 0.0
+        )  # both cans off the mat, the soup in the bowl
         _rest(world, "potted_meat_can", 0.50, 0.33, 0.0)
         x, y, floor = cavity_centre(world, "bowl")
         _rest(world, "soup", x, y, floor)
@@ -198,12 +259,19 @@ def test_a_replan_after_the_pour_keeps_it_done_and_the_poured_soup_in_the_bowl(s
         skills = load_skills()
         skip = done_prefix(sketch, now, skills)
         assert [str(it.op) for it in sketch[:skip]] == [
-            "pick(tomato_soup_can)", "pour(tomato_soup_can, bowl)", "place_ontop(tomato_soup_can, table)",
-            "pick(potted_meat_can)", "place_ontop(potted_meat_can, table)"]
+            "pick(tomato_soup_can)",
+            "pour(tomato_soup_can, bowl)",
+            "place_ontop(tomato_soup_can, table)",
+            "pick(potted_meat_can)",
+            "place_ontop(potted_meat_can, table)",
+        ]
         kept = frozenset().union(*(arranged_by(now, it.op) for it in sketch[:skip]))
         assert "soup" in kept
         # a later step into the bowl that found the soup there: no edit pours the soup out of it
-        items = [SketchItem(GroundOp("pick", ("apple",))), SketchItem(GroundOp("place_inside", ("apple", "bowl")))]
+        items = [
+            SketchItem(GroundOp("pick", ("apple",))),
+            SketchItem(GroundOp("place_inside", ("apple", "bowl"))),
+        ]
         edit = _edit_after(now, items, 1, (), {"bowl": ["soup"]}, kept)
         assert edit is None or "pour" not in edit, edit
         # nor does a pour into the bowl find the soup already in it in its way
@@ -222,7 +290,9 @@ def test_the_soup_in_its_can_is_not_moved_aside_for_the_can_s_grasp(schemas):
     try:
         tasks.get("souppour").build(world, 1)
         sketch = _oracle_sketch(world, schemas)
-        edit = _edit_after(world.ground_truth(), sketch, 0, ("soup",), {"tomato_soup_can": ["soup"]})
+        edit = _edit_after(
+            world.ground_truth(), sketch, 0, ("soup",), {"tomato_soup_can": ["soup"]}
+        )
         assert edit is None or "soup is in the way" not in edit, edit
     finally:
         world.close()
@@ -236,11 +306,20 @@ def test_a_placement_on_the_edge_of_its_checker_is_refused(schemas):
     try:
         tasks.get("souppour").build(world, 2)
         sketch = _oracle_sketch(world, schemas)
-        off_mat = [c for it in sketch if str(it.op) == "place_ontop(potted_meat_can, table)" for c in it.checks]
-        lying = world.ground_truth().with_pose("potted_meat_can", Pose(0.349, -0.22, 0.05, 0.0, 1.571, -2.698))
+        off_mat = [
+            c
+            for it in sketch
+            if str(it.op) == "place_ontop(potted_meat_can, table)"
+            for c in it.checks
+        ]
+        lying = world.ground_truth().with_pose(
+            "potted_meat_can", Pose(0.349, -0.22, 0.05, 0.0, 1.571, -2.698)
+        )
         assert all(check(lying) for _, check in off_mat)  # as planned: the checker holds ...
         rested = lying.with_pose("potted_meat_can", Pose(0.35, -0.218, 0.05, 0.0, 1.571, 3.564))
-        assert not all(check(rested) for _, check in off_mat)  # ... and not where it came to rest on the arm
+        assert not all(
+            check(rested) for _, check in off_mat
+        )  # ... and not where it came to rest on the arm
         assert _on_edge(lying, "potted_meat_can", off_mat) == [off_mat[0][0]]
         clear = lying.with_pose("potted_meat_can", Pose(0.33, -0.22, 0.05, 0.0, 1.571, -2.698))
         assert _on_edge(clear, "potted_meat_can", off_mat) == []
@@ -270,8 +349,11 @@ def test_a_pour_whose_tilt_swings_the_forearm_into_the_can_is_refused():
         tasks.get("souppour").build(world, 8)
         model = PlanningModel(world.ground_truth())
         _held_as_on_the_arm(model, "tomato_soup_can", ((0.003, 0.025, 0.011), (-1.69, 0.51, 3.11)))
-        out = load_skills()["pour"].simulate(model, ("tomato_soup_can", "bowl"), {
-            "x": 0.5429, "y": 0.1863, "z": 0.2071, "dyaw": 0.0627, "tilt": 2.7423})
+        out = load_skills()["pour"].simulate(
+            model,
+            ("tomato_soup_can", "bowl"),
+            {"x": 0.5429, "y": 0.1863, "z": 0.2071, "dyaw": 0.0627, "tilt": 2.7423},
+        )
         assert not out.ok and "the arm" in out.reason, out.reason
         model.close()
     finally:
@@ -299,7 +381,9 @@ def test_a_pour_of_an_empty_can_is_judged_before_the_arm_is_asked_to_tilt_it():
         can_over_bowl = [False]
 
         def can_above_bowl(state):
-            can_over_bowl[0] = math.dist(state.get("tomato_soup_can").pose.position[:2], bowl.position[:2]) < 0.1
+            can_over_bowl[0] = (
+                math.dist(state.get("tomato_soup_can").pose.position[:2], bowl.position[:2]) < 0.1
+            )
             return can_over_bowl[0]
 
         params = {"x": 0.5429, "y": 0.1863, "z": 0.2071, "dyaw": 0.0627, "tilt": 2.7423}
@@ -322,7 +406,9 @@ def test_an_empty_pour_planned_just_past_its_checkers_tilt_is_refused():
     try:
         tasks.get("souppour").build(world, 8)
         model = PlanningModel(world.ground_truth())
-        model.set_pose("soup", Pose(0.30, -0.30, 0.012, 0.0, 0.0, 0.0))  # spilt on the table: the can is empty
+        model.set_pose(
+            "soup", Pose(0.30, -0.30, 0.012, 0.0, 0.0, 0.0)
+        )  # spilt on the table: the can is empty
         _held_as_on_the_arm(model, "tomato_soup_can", ((0.003, 0.025, 0.011), (-1.69, 0.51, 3.11)))
         start = model.pose("tomato_soup_can")
 
@@ -333,10 +419,16 @@ def test_an_empty_pour_planned_just_past_its_checkers_tilt_is_refused():
 
         model.step_checks = [("tipped", tipped)]
         params = {"x": 0.5429, "y": 0.1863, "z": 0.2071, "dyaw": 0.0627}
-        just = load_skills()["pour"].simulate(model, ("tomato_soup_can", "bowl"), {**params, "tilt": 1.25})
+        just = load_skills()["pour"].simulate(
+            model, ("tomato_soup_can", "bowl"), {**params, "tilt": 1.25}
+        )
         assert not just.ok and "constraint tipped not satisfied" in just.reason, just.reason
-        well = load_skills()["pour"].simulate(model, ("tomato_soup_can", "bowl"), {**params, "tilt": 1.45})
-        assert "constraint tipped" not in (well.reason or ""), well.reason  # (it may fail later, on the arm's reach)
+        well = load_skills()["pour"].simulate(
+            model, ("tomato_soup_can", "bowl"), {**params, "tilt": 1.45}
+        )
+        assert "constraint tipped" not in (well.reason or ""), (
+            well.reason
+        )  # (it may fail later, on the arm's reach)
         model.step_checks = []
         model.close()
     finally:

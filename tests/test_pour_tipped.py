@@ -49,8 +49,10 @@ def test_a_pour_drawn_for_a_container_held_tipped_ends_with_its_mouth_down():
     try:
         rng = np.random.default_rng(0)
         pose = model.state().get("mug").pose
-        ends = [p.getMatrixFromQuaternion(tilted(pose, d["dyaw"], d["tilt"]))[8]
-                for d in (PourSkill().sample(model, ("mug", "table"), rng) for _ in range(60))]
+        ends = [
+            p.getMatrixFromQuaternion(tilted(pose, d["dyaw"], d["tilt"]))[8]
+            for d in (PourSkill().sample(model, ("mug", "table"), rng) for _ in range(60))
+        ]
     finally:
         model.close()
     assert sum(z <= -MIN_MOUTH_DOWN for z in ends) >= 57, ends

@@ -14,13 +14,32 @@ AUDIO = Path(__file__).parent / "fixtures" / "audio" / "berry1.wav"
 
 
 def test_ctrl_c_at_the_replan_prompt_exits_130(tmp_path):
-    proc = subprocess.Popen([sys.executable, "-m", "owl_bt.cli", "run", "put the strawberry on the light-grey region",
-                             "--task", "berry1", "--interactive", "--faults", "arm-fault=1", "--perception", "sim-state",
-                             "--out", str(tmp_path / "r")],
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            preexec_fn=_sigint_default)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "owl_bt.cli",
+            "run",
+            "put the strawberry on the light-grey region",
+            "--task",
+            "berry1",
+            "--interactive",
+            "--faults",
+            "arm-fault=1",
+            "--perception",
+            "sim-state",
+            "--out",
+            str(tmp_path / "r"),
+        ],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        preexec_fn=_sigint_default,
+    )
     seen = ""
-    while "feedback for attempt" not in seen:  # wait until the replan prompt is up (it ends without a newline)
+    while (
+        "feedback for attempt" not in seen
+    ):  # wait until the replan prompt is up (it ends without a newline)
         chunk = os.read(proc.stderr.fileno(), 4096).decode(errors="replace")
         assert chunk, seen
         seen += chunk
@@ -33,11 +52,30 @@ def test_ctrl_c_at_the_replan_prompt_exits_130(tmp_path):
 
 
 def test_a_spoken_goal_with_stdin_closed_is_a_usage_error(tmp_path):
-    proc = subprocess.run([sys.executable, "-m", "owl_bt.cli", "run", "--audio", str(AUDIO), "--task", "berry1",
-                           "--interactive", "--out", str(tmp_path / "r")],
-                          stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=300)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "owl_bt.cli",
+            "run",
+            "--audio",
+            str(AUDIO),
+            "--task",
+            "berry1",
+            "--interactive",
+            "--out",
+            str(tmp_path / "r"),
+        ],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert proc.returncode == 2, proc.stderr
-    assert "Traceback" not in proc.stderr and "standard input is closed" in proc.stderr.strip().splitlines()[-1]
+    assert (
+        "Traceback" not in proc.stderr
+        and "standard input is closed" in proc.stderr.strip().splitlines()[-1]
+    )
     assert not (tmp_path / "r").exists() and not (tmp_path / "r.partial").exists()
 
 

@@ -33,7 +33,9 @@ worker.join()
 
 
 def test_a_line_printed_while_another_thread_silences_output_still_arrives() -> None:
-    done = subprocess.run([sys.executable, "-c", SCRIPT], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-c", SCRIPT], cwd=ROOT, capture_output=True, text=True, timeout=120
+    )
     assert done.returncode == 0, done.stderr
     assert "plan                   running" in done.stderr
     assert "a result line" in done.stdout

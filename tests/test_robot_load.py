@@ -18,12 +18,16 @@ def _body(cid: int, body: int) -> list[tuple]:
         joint = p.getJointInfo(body, link, physicsClientId=cid) if link >= 0 else None
         dyn = p.getDynamicsInfo(body, link, physicsClientId=cid)
         shapes = [s[2:] for s in p.getCollisionShapeData(body, link, physicsClientId=cid)]
-        out.append((joint and (joint[1], joint[2], joint[8], joint[9], joint[12]), dyn[0], dyn[2], shapes))
+        out.append(
+            (joint and (joint[1], joint[2], joint[8], joint[9], joint[12]), dyn[0], dyn[2], shapes)
+        )
     return out
 
 
 @pytest.mark.parametrize("name", sorted(ROBOTS))
-def test_the_unrendered_arm_parses_no_visual_mesh_and_has_the_same_links_joints_masses_and_collision_shapes(name):
+def test_the_unrendered_arm_parses_no_visual_mesh_and_has_the_same_links_joints_masses_and_collision_shapes(
+    name,
+):
     cid, other = connect(gui=False), connect(gui=False)
     try:
         full = RobotModel.load(cid, robot=name)
@@ -31,8 +35,12 @@ def test_the_unrendered_arm_parses_no_visual_mesh_and_has_the_same_links_joints_
         collision = {shape[2] for link in _body(cid, full.body) for shape in link[3]}  # mesh files
         # the rendered arm shows its visual meshes; the other only its collision shapes (pybullet's stand-in
         # for a link without <visual>), so none of the visual meshes was parsed
-        assert {v[4] for v in p.getVisualShapeData(full.body, physicsClientId=cid)} - collision - {b""}
-        assert {v[4] for v in p.getVisualShapeData(bare.body, physicsClientId=other)} <= collision | {b""}
+        assert (
+            {v[4] for v in p.getVisualShapeData(full.body, physicsClientId=cid)} - collision - {b""}
+        )
+        assert {
+            v[4] for v in p.getVisualShapeData(bare.body, physicsClientId=other)
+        } <= collision | {b""}
         assert _body(other, bare.body) == _body(cid, full.body)
         assert (bare.arm, bare.fingers, bare.tcp) == (full.arm, full.fingers, full.tcp)
         for model in (full, bare):

@@ -27,7 +27,11 @@ def _surface(spec, pose: Pose) -> np.ndarray:
     for part in spec.parts:
         if part.kind == "cylinder":
             r, h = part.dims
-            local = [(r * math.cos(a), r * math.sin(a), z) for a in np.linspace(0, 2 * math.pi, 64) for z in (-h / 2, h / 2)]
+            local = [
+                (r * math.cos(a), r * math.sin(a), z)
+                for a in np.linspace(0, 2 * math.pi, 64)
+                for z in (-h / 2, h / 2)
+            ]
         else:
             local = list(itertools.product(*[(-d / 2, d / 2) for d in part.dims]))
         rot = np.asarray(rotation_matrix(*part.rpy))
@@ -35,17 +39,27 @@ def _surface(spec, pose: Pose) -> np.ndarray:
     return np.asarray(pts) @ np.asarray(rotation_matrix(*pose.euler)).T + np.asarray(pose.position)
 
 
-@pytest.mark.parametrize(("kind", "rpy", "slack"), [("plate", (0.0, 0.0, 0.785), 0.001), ("plate", (0.0, 0.0, 0.3), 0.001),
-                                                    ("tomato_soup_can", (math.pi / 2, 0.0, 0.4), 0.003),
-                                                    ("bowl", (0.3, 0.2, 1.0), 0.02)])
+@pytest.mark.parametrize(
+    ("kind", "rpy", "slack"),
+    [
+        ("plate", (0.0, 0.0, 0.785), 0.001),
+        ("plate", (0.0, 0.0, 0.3), 0.001),
+        ("tomato_soup_can", (math.pi / 2, 0.0, 0.4), 0.003),
+        ("bowl", (0.3, 0.2, 1.0), 0.02),
+    ],
+)
 def test_a_round_things_box_bounds_the_thing_not_its_turned_box(kind, rpy, slack):
     spec, pose = catalog.make(kind), Pose(0.5, 0.1, 0.3, *rpy)
     pts = _surface(spec, pose)
     lo, hi = spec.to_state(pose).aabb()
     # it bounds it (within 2 mm: the walls are polygons of 16 boxes, whose corners stand out of the circle)
-    assert all(lo[i] <= pts[:, i].min() + 2e-3 and hi[i] >= pts[:, i].max() - 2e-3 for i in range(3))
+    assert all(
+        lo[i] <= pts[:, i].min() + 2e-3 and hi[i] >= pts[:, i].max() - 2e-3 for i in range(3)
+    )
     excess = max(max(pts[:, i].min() - lo[i], hi[i] - pts[:, i].max()) for i in range(3))
-    assert excess <= slack, excess  # a turned plate's box stood 3.2 cm out (a tipped flared bowl's cylinder: 2 cm)
+    assert excess <= slack, (
+        excess
+    )  # a turned plate's box stood 3.2 cm out (a tipped flared bowl's cylinder: 2 cm)
 
 
 def test_next_to_a_round_plate_is_measured_from_its_rim(schemas):
@@ -56,5 +70,14 @@ def test_next_to_a_round_plate_is_measured_from_its_rim(schemas):
     rim = math.dist(apple.pose.position[:2], plate.pose.position[:2]) - plate.size[0] / 2
     assert rim > 0.15  # (the scene: the apple is well away from the plate)
     g = ground(turned, schemas)
-    gen = generate(make_vlm("offline"), turned, "put the apple next to the plate", schemas, g.ops, literals=g.initial)
-    assert [str(a.op) for a in gen.sketch.actions][:1] == ["pick(apple)"]  # to be moved: not "already holds"
+    gen = generate(
+        make_vlm("offline"),
+        turned,
+        "put the apple next to the plate",
+        schemas,
+        g.ops,
+        literals=g.initial,
+    )
+    assert [str(a.op) for a in gen.sketch.actions][:1] == [
+        "pick(apple)"
+    ]  # to be moved: not "already holds"

@@ -15,7 +15,14 @@ import pytest
 from descent import descent
 
 from sim.robot import HOME, UR5E
-from skills.faults import HELD_UNKNOWN, ActionAborted, ActionTimeout, BackendUnavailable, ConnectionLost, ProtectiveStop
+from skills.faults import (
+    HELD_UNKNOWN,
+    ActionAborted,
+    ActionTimeout,
+    BackendUnavailable,
+    ConnectionLost,
+    ProtectiveStop,
+)
 from skills.guard import GUARDED_SPAN, GUARDED_SPEED, GuardRejection, SafetyGuard
 from skills.guarded import GuardedBackend
 from skills.robotiq_socket import RobotiqSocketGripper
@@ -28,7 +35,14 @@ class FakeReceive:
     def __init__(self) -> None:
         self.q = list(HOME)
         self.connected, self.protective, self.emergency = True, False, False
-        self.force = [0.5, 0.0, -3.0, 0.0, 0.0, 0.0]  # N, N·m: the tool force (a small resting offset)
+        self.force = [
+            0.5,
+            0.0,
+            -3.0,
+            0.0,
+            0.0,
+            0.0,
+        ]  # N, N·m: the tool force (a small resting offset)
 
     def getActualQ(self):  # noqa: N802 - ur_rtde's names
         return list(self.q)
@@ -50,7 +64,9 @@ class FakeControl:
     """rtde_control.RTDEControlInterface's methods; `scenario` plays how the next moveJ goes
     ('contact': the tool force rises by 25 N halfway along the path, which then runs on unless stopped)."""
 
-    def __init__(self, receive: FakeReceive, scenario: str = "end", time_scale: float = 0.05) -> None:
+    def __init__(
+        self, receive: FakeReceive, scenario: str = "end", time_scale: float = 0.05
+    ) -> None:
         self.r, self.scenario, self.time_scale = receive, scenario, time_scale
         self.paths: list[list[list[float]]] = []
         self.stops: list[float] = []
@@ -73,11 +89,15 @@ class FakeControl:
         for k, entry in enumerate(path):
             if self.scenario == "contact" and k == len(path) // 2:
                 self.r.force[2] += 25.0
-                if self._halt.wait(0.5):  # the slow last centimetres: long enough for a poll to see it
+                if self._halt.wait(
+                    0.5
+                ):  # the slow last centimetres: long enough for a poll to see it
                     self._running = False
                     return
             q, speed = entry[:6], entry[6]
-            seconds = max(abs(a - b) for a, b in zip(q, prev, strict=True)) / speed * self.time_scale
+            seconds = (
+                max(abs(a - b) for a, b in zip(q, prev, strict=True)) / speed * self.time_scale
+            )
             if self._halt.wait(seconds):
                 self._running = False
                 return
@@ -166,7 +186,9 @@ def test_stop_from_another_thread(guard):
 
 def test_what_the_guard_refuses_never_reaches_the_ur(guard):
     control, _, arm = _arm("end", guard)
-    jump = tuple(v + (1.0 if i == 2 else 0.0) for i, v in enumerate(HOME))  # one 1 rad jump of the elbow
+    jump = tuple(
+        v + (1.0 if i == 2 else 0.0) for i, v in enumerate(HOME)
+    )  # one 1 rad jump of the elbow
     with pytest.raises(GuardRejection, match="jumps"):
         arm.execute_trajectory([jump])
     assert not control.paths
@@ -198,7 +220,11 @@ class _Robotiq(socketserver.StreamRequestHandler):
                     regs["STA"] = 3
                 if regs.get("GTO") == 1:
                     regs["POS"] = min(regs.get("POS", 0), self.server.stop_at)
-                    regs["OBJ"] = 2 if regs["POS"] < 255 and self.server.stop_at < 255 and regs["POS"] > 0 else 3
+                    regs["OBJ"] = (
+                        2
+                        if regs["POS"] < 255 and self.server.stop_at < 255 and regs["POS"] > 0
+                        else 3
+                    )
                 self.wfile.write(b"ack\n")
             elif words[0] == "GET":
                 self.wfile.write(f"{words[1]} {regs.get(words[1], 0)}\n".encode())
@@ -240,14 +266,18 @@ def test_robotiq_socket_that_hangs_up_is_a_lost_connection(robotiq_server):
 def test_a_guarded_descent_slows_for_its_last_centimetres_and_stops_at_contact(guard):
     down = descent("ur5e")
     control, receive, arm = _arm("contact", guard, margin=5.0)
-    arm.execute_trajectory(down, guarded=True)  # no failure: stopping at contact is the end of a place
-    assert control.stops and receive.q != pytest.approx(list(down[-1]))  # stopped short of the last waypoint
+    arm.execute_trajectory(
+        down, guarded=True
+    )  # no failure: stopping at contact is the end of a place
+    assert control.stops and receive.q != pytest.approx(
+        list(down[-1])
+    )  # stopped short of the last waypoint
     (path,) = control.paths
     tools = guard.tool_positions([HOME, *[e[:6] for e in path]])
     prev, slow = list(HOME), []
     for k, entry in enumerate(path):
         seconds = max(abs(a - b) for a, b in zip(entry[:6], prev, strict=True)) / entry[6]
-        left = sum(math.dist(a, b) for a, b in zip(tools[k + 1:], tools[k + 2:], strict=False))
+        left = sum(math.dist(a, b) for a, b in zip(tools[k + 1 :], tools[k + 2 :], strict=False))
         if left < GUARDED_SPAN:
             slow.append(math.dist(tools[k], tools[k + 1]) / seconds)
         prev = entry[:6]

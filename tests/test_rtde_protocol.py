@@ -39,7 +39,9 @@ class ControllerSideControl:
 
     def _finish(self, q) -> None:
         self.server.q = q
-        time.sleep(0.05)  # a data package with the new joints is on its way before the move reports done
+        time.sleep(
+            0.05
+        )  # a data package with the new joints is on its way before the move reports done
         self._done.set()
 
     def getAsyncOperationProgress(self):  # noqa: N802
@@ -67,7 +69,11 @@ def guard():
 def _arm(server, guard, **control):
     receive = rtde_receive.RTDEReceiveInterface("127.0.0.1", -1.0, RECEIVE_VARIABLES)
     control = ControllerSideControl(server, **control)
-    return receive, control, GuardedBackend(RtdeBackend(control, receive, guard=guard, margin_s=2.0), guard)
+    return (
+        receive,
+        control,
+        GuardedBackend(RtdeBackend(control, receive, guard=guard, margin_s=2.0), guard),
+    )
 
 
 def _nearby() -> tuple[float, ...]:
@@ -81,7 +87,9 @@ def test_joint_angles_come_over_rtde_and_a_path_ends_where_planned(server, guard
         arm.execute_trajectory([HOME, _nearby()])
         assert control.paths and arm.state().joints == pytest.approx(_nearby())
         assert receive.getActualTCPForce() == pytest.approx([0.5, -0.2, -4.0, 0.0, 0.0, 0.0])
-        arm.execute_trajectory([_nearby(), HOME], guarded=True)  # a steady tool force: no contact, it runs on
+        arm.execute_trajectory(
+            [_nearby(), HOME], guarded=True
+        )  # a steady tool force: no contact, it runs on
         assert arm.state().joints == pytest.approx(HOME)
     finally:
         receive.disconnect()

@@ -42,7 +42,9 @@ def test_checker_evaluates_real_helpers(berry_world):
     cs = CheckerSet.compile(src, berry_world, env_from_state(berry_world))
     assert cs.evaluate("goal_check0", berry_world) is False  # the berry starts off the region
     region = berry_world.get("light_grey_region").pose
-    moved = berry_world.with_pose("strawberry", berry_world.get("strawberry").pose.__class__(region.x, region.y, 0.025))
+    moved = berry_world.with_pose(
+        "strawberry", berry_world.get("strawberry").pose.__class__(region.x, region.y, 0.025)
+    )
     assert cs.evaluate("goal_check0", moved) is True
     assert cs.evaluate("low", berry_world) is True
 
@@ -84,10 +86,10 @@ def goal_check0():
 def test_a_checker_answering_something_else_than_a_bool_is_false_and_logged_once(berry_world):
     # break-it: `return get_opening(state, env, "mug")` (a tuple) counted as False with no logged line,
     # unlike a checker that raises
-    src = '''
+    src = """
 def goal_check0():
     return get_aabb_bounds(state, env, "strawberry")
-'''
+"""
     c = CheckerSet.compile(src, berry_world, env_from_state(berry_world))
     logged = []
     c.on_error = logged.append
@@ -110,9 +112,17 @@ def test_checker_errors_in_a_planning_failure_are_one_short_printable_line():
     # 18,571-character last line
     from trees.plan import RAISED_LIMIT, _raised
 
-    line = _raised([f"goal_check0: ValueError: \x1b[31m{'x' * 9000}\x1b[0m\nmore", "action_check1: KeyError: 'a'"] * 3)
+    line = _raised(
+        [
+            f"goal_check0: ValueError: \x1b[31m{'x' * 9000}\x1b[0m\nmore",
+            "action_check1: KeyError: 'a'",
+        ]
+        * 3
+    )
     assert "\x1b" not in line and "\n" not in line
-    assert line.startswith("; checkers that raised (counted as not satisfied): goal_check0: ValueError: xxx")
+    assert line.startswith(
+        "; checkers that raised (counted as not satisfied): goal_check0: ValueError: xxx"
+    )
     assert len(line) < 2 * RAISED_LIMIT + 100 and line.endswith("…; action_check1: KeyError: 'a'")
 
 
@@ -128,11 +138,15 @@ def test_the_limit_is_the_checkers_own_cpu_time_not_the_machines_load(berry_worl
     src = "def work():\n    x = 0\n    for i in range(3000):\n        x += i\n    return x > 0\n"
     cs = CheckerSet.compile(src, berry_world, env_from_state(berry_world))
     alone = []
-    for _ in range(7):  # (one measurement alone made the limit hang on that one run: failed once in three)
+    for _ in range(
+        7
+    ):  # (one measurement alone made the limit hang on that one run: failed once in three)
         start = time.thread_time()
         assert cs.evaluate("work", berry_world) is True
         alone.append(time.thread_time() - start)
-    cs.time_limit_s = 2.5 * sorted(alone)[3]  # 2.5 times the median: under twelve hogs the wall clock grows ~10x or more
+    cs.time_limit_s = (
+        2.5 * sorted(alone)[3]
+    )  # 2.5 times the median: under twelve hogs the wall clock grows ~10x or more
     stop = threading.Event()
 
     def busy() -> None:
@@ -150,7 +164,9 @@ def test_the_limit_is_the_checkers_own_cpu_time_not_the_machines_load(berry_worl
         stop.set()
         for t in hogs:
             t.join()
-    assert wall > cs.time_limit_s  # (the load is real: each call took longer than the limit by the wall clock)
+    assert (
+        wall > cs.time_limit_s
+    )  # (the load is real: each call took longer than the limit by the wall clock)
     assert all(ok), cs.errors
 
 

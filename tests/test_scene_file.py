@@ -42,7 +42,9 @@ def test_example_loads_and_builds():
 
 
 def test_random_poses_follow_the_seed(tmp_path):
-    path = scene_file(tmp_path, '[[object]]\nkind = "apple"\npose = "random"\n[[object]]\nkind = "pear"\n')
+    path = scene_file(
+        tmp_path, '[[object]]\nkind = "apple"\npose = "random"\n[[object]]\nkind = "pear"\n'
+    )
     spots = []
     for seed in (4, 4, 5):
         world = SimWorld()
@@ -55,8 +57,11 @@ def test_random_poses_follow_the_seed(tmp_path):
 
 
 def test_objects_rest_on_a_marker_under_them(tmp_path):
-    path = scene_file(tmp_path, '[[object]]\nkind = "white_mat"\npose = [0.55, 0.0]\n'
-                                '[[object]]\nkind = "potted_meat_can"\npose = [0.55, 0.0]\n')
+    path = scene_file(
+        tmp_path,
+        '[[object]]\nkind = "white_mat"\npose = [0.55, 0.0]\n'
+        '[[object]]\nkind = "potted_meat_can"\npose = [0.55, 0.0]\n',
+    )
     world = SimWorld()
     try:
         load_scene(path).build(world, 0)
@@ -66,32 +71,66 @@ def test_objects_rest_on_a_marker_under_them(tmp_path):
 
 
 BAD = {
-    "unknown kind": ('[[object]]\nkind = "banana"\npose = [0.5, 0.0]\n', "unknown kind 'banana'; known kinds: apple"),
-    "overlap": ('[[object]]\nkind = "apple"\npose = [0.5, 0.0]\n[[object]]\nkind = "orange"\npose = [0.52, 0.01]\n',
-                "'apple' and 'orange' overlap"),
+    "unknown kind": (
+        '[[object]]\nkind = "banana"\npose = [0.5, 0.0]\n',
+        "unknown kind 'banana'; known kinds: apple",
+    ),
+    "overlap": (
+        '[[object]]\nkind = "apple"\npose = [0.5, 0.0]\n[[object]]\nkind = "orange"\npose = [0.52, 0.01]\n',
+        "'apple' and 'orange' overlap",
+    ),
     "off table": ('[[object]]\nkind = "apple"\npose = [1.2, 0.0]\n', "off the table"),
     "out of reach": ('[[object]]\nkind = "apple"\npose = [0.85, 0.0]\n', "out of the arm's reach"),
-    "duplicate": ('[[object]]\nkind = "apple"\npose = [0.5, 0.1]\n[[object]]\nkind = "apple"\npose = [0.5, -0.1]\n',
-                  "two objects are called 'apple'"),
+    "duplicate": (
+        '[[object]]\nkind = "apple"\npose = [0.5, 0.1]\n[[object]]\nkind = "apple"\npose = [0.5, -0.1]\n',
+        "two objects are called 'apple'",
+    ),
     "malformed": ('[[object]]\nkind = "apple\npose = [0.5, 0.1]\n', "not valid TOML"),
     "bad pose": ('[[object]]\nkind = "apple"\npose = [0.5]\n', "pose must be [x, y]"),
     # break-it: a roll of 1e308 (finite, so not caught as inf) was taken and the run went ahead
-    "huge angle": ('[[object]]\nkind = "apple"\npose = [0.5, 0.0, 0.03, 1e308, 0, 0]\n', "each within ±2π"),
+    "huge angle": (
+        '[[object]]\nkind = "apple"\npose = [0.5, 0.0, 0.03, 1e308, 0, 0]\n',
+        "each within ±2π",
+    ),
     "bad colour": ('[[object]]\nkind = "apple"\ncolour = "mauve"\n', "unknown colour 'mauve'"),
     "colour not a word": ('[[object]]\nkind = "apple"\ncolour = [1, 2]\n', "unknown colour [1, 2]"),
     "no objects": ('instruction = "do it"\n', "no objects"),
     "unknown key": ('[[object]]\nkind = "apple"\nsize = 3\n', "unknown key 'size'"),
     # break-it: goals are read in lower case, so "the Big_Apple" could not be named; "robot", "it", "two" are words
     # goals use for other things
-    "capitals": ('[[object]]\nkind = "apple"\nname = "Big_Apple"\n', "name 'Big_Apple' must be lower case, e.g. 'big_apple'"),
-    "reserved": ('[[object]]\nkind = "apple"\nname = "robot"\n', "name 'robot' is a word goals use for something else"),
-    "reserved in capitals": ('[[object]]\nkind = "apple"\nname = "Robot"\n', "name 'Robot' is a word goals use for something"),
-    "an article": ('[[object]]\nkind = "apple"\nname = "the"\n', "name 'the' is a word goals use for something else"),
+    "capitals": (
+        '[[object]]\nkind = "apple"\nname = "Big_Apple"\n',
+        "name 'Big_Apple' must be lower case, e.g. 'big_apple'",
+    ),
+    "reserved": (
+        '[[object]]\nkind = "apple"\nname = "robot"\n',
+        "name 'robot' is a word goals use for something else",
+    ),
+    "reserved in capitals": (
+        '[[object]]\nkind = "apple"\nname = "Robot"\n',
+        "name 'Robot' is a word goals use for something",
+    ),
+    "an article": (
+        '[[object]]\nkind = "apple"\nname = "the"\n',
+        "name 'the' is a word goals use for something else",
+    ),
     # break-it: an apple named "state" hid the state from every checker, and the run blamed the planner
-    "the checkers' state": ('[[object]]\nkind = "apple"\nname = "state"\n', "name 'state' is a word the constraint code uses"),
-    "math": ('[[object]]\nkind = "apple"\nname = "math"\n', "name 'math' is a word the constraint code uses"),
-    "a builtin": ('[[object]]\nkind = "apple"\nname = "min"\n', "name 'min' is a word the constraint code uses"),
-    "a keyword": ('[[object]]\nkind = "apple"\nname = "lambda"\n', "name 'lambda' is a word the constraint code uses"),
+    "the checkers' state": (
+        '[[object]]\nkind = "apple"\nname = "state"\n',
+        "name 'state' is a word the constraint code uses",
+    ),
+    "math": (
+        '[[object]]\nkind = "apple"\nname = "math"\n',
+        "name 'math' is a word the constraint code uses",
+    ),
+    "a builtin": (
+        '[[object]]\nkind = "apple"\nname = "min"\n',
+        "name 'min' is a word the constraint code uses",
+    ),
+    "a keyword": (
+        '[[object]]\nkind = "apple"\nname = "lambda"\n',
+        "name 'lambda' is a word the constraint code uses",
+    ),
 }
 
 
@@ -118,7 +157,9 @@ def test_episode_takes_the_scene_instruction_when_the_goal_is_empty():
 
 def test_cli_bad_scene_exits_2_with_one_line(tmp_path):
     bad = scene_file(tmp_path, BAD["overlap"][0])
-    proc = owl("run", "put the apple onto the plate", "--scene", str(bad), "--out", str(tmp_path / "r"))
+    proc = owl(
+        "run", "put the apple onto the plate", "--scene", str(bad), "--out", str(tmp_path / "r")
+    )
     assert proc.returncode == 2
     assert "Traceback" not in proc.stderr + proc.stdout
     lines = [ln for ln in proc.stderr.strip().splitlines() if ln.strip()]
@@ -139,11 +180,17 @@ def _on_floor(outer: str, inner: str, dz: float) -> str:
 
     o, i = make(outer), make(inner)
     (olo, ohi), (ilo, ihi) = o.bounds(), i.bounds()
-    floor = resting_pose(o, 0.5, 0.0).position[2] - (ohi[2] - olo[2]) / 2 + o.extra["cavity"]["bottom"]
-    x = 0.5 - (olo[0] + ohi[0]) / 2 + o.extra["cavity"]["centre"][0]  # on the axis (a mug's handle is off it)
+    floor = (
+        resting_pose(o, 0.5, 0.0).position[2] - (ohi[2] - olo[2]) / 2 + o.extra["cavity"]["bottom"]
+    )
+    x = (
+        0.5 - (olo[0] + ohi[0]) / 2 + o.extra["cavity"]["centre"][0]
+    )  # on the axis (a mug's handle is off it)
     z = floor + (ihi[2] - ilo[2]) / 2 + dz
-    return (f'[[object]]\nkind = "{outer}"\npose = [0.5, 0.0]\n'
-            f'[[object]]\nkind = "{inner}"\npose = [{x:.4f}, 0.0, {z:.4f}, 0, 0, 0]\n')
+    return (
+        f'[[object]]\nkind = "{outer}"\npose = [0.5, 0.0]\n'
+        f'[[object]]\nkind = "{inner}"\npose = [{x:.4f}, 0.0, {z:.4f}, 0, 0, 0]\n'
+    )
 
 
 def test_something_may_start_inside_a_container_resting_on_its_floor(tmp_path):
@@ -160,12 +207,25 @@ def test_what_starts_inside_must_fit_and_the_container_must_stand_upright(tmp_pa
     """Break-it: a 7 cm apple "in" a mug (6.4 cm inside) and a ball 1.3 cm off the mug's axis (2 mm into its wall)
     were accepted, and a ball in a lying mug was judged as if the mug stood; the refusal says where it would fit."""
     mug = '[[object]]\nkind = "mug"\npose = [0.5, 0.0]\n'
-    for inner in ('kind = "apple"\npose = [0.487, 0.0, 0.045, 0, 0, 0]', 'kind = "golf_ball"\npose = [0.5, 0.0, 0.028, 0, 0, 0]'):
+    for inner in (
+        'kind = "apple"\npose = [0.487, 0.0, 0.045, 0, 0, 0]',
+        'kind = "golf_ball"\npose = [0.5, 0.0, 0.028, 0, 0, 0]',
+    ):
         with pytest.raises(UsageError) as err:
             load_scene(scene_file(tmp_path, mug + "[[object]]\n" + inner + "\n"))
-        assert "give it an exact pose within 3.2 cm of the axis at (0.487, 0.000)" in err.value.reason
-    load_scene(scene_file(tmp_path, mug + '[[object]]\nkind = "golf_ball"\npose = [0.487, 0.0, 0.028, 0, 0, 0]\n'))
+        assert (
+            "give it an exact pose within 3.2 cm of the axis at (0.487, 0.000)" in err.value.reason
+        )
+    load_scene(
+        scene_file(
+            tmp_path, mug + '[[object]]\nkind = "golf_ball"\npose = [0.487, 0.0, 0.028, 0, 0, 0]\n'
+        )
+    )
     lying = '[[object]]\nkind = "mug"\npose = [0.5, 0.0, 0.037, 1.5708, 0, 0]\n'
     with pytest.raises(UsageError, match="overlap"):
-        load_scene(scene_file(tmp_path, lying + '[[object]]\nkind = "golf_ball"\npose = [0.487, 0.039, 0.05, 0, 0, 0]\n'))
-
+        load_scene(
+            scene_file(
+                tmp_path,
+                lying + '[[object]]\nkind = "golf_ball"\npose = [0.487, 0.039, 0.05, 0, 0, 0]\n',
+            )
+        )

@@ -39,10 +39,14 @@ def _scene(*objs: tuple[str, tuple[float, ...]]) -> WorldState:
         world.close()
 
 
-def _picked(model: PlanningModel, skills, name: str, rng: np.random.Generator, accept=lambda m: True) -> None:
+def _picked(
+    model: PlanningModel, skills, name: str, rng: np.random.Generator, accept=lambda m: True
+) -> None:
     for _ in range(300):
         snap = model.snapshot()
-        if skills["pick"].simulate(model, (name,), skills["pick"].sample(model, (name,), rng)).ok and accept(model):
+        if skills["pick"].simulate(
+            model, (name,), skills["pick"].sample(model, (name,), rng)
+        ).ok and accept(model):
             model.drop_snapshot(snap)
             return
         model.restore(snap)
@@ -54,7 +58,9 @@ def test_grasp_must_straddle_the_object_not_its_edge():
     model = PlanningModel(_scene(("potted_meat_can", (0.55, 0.1, 0.042))))
     try:
         c = model.pose("potted_meat_can")
-        down = p.getQuaternionFromEuler((math.pi, 0.0, math.pi / 2))  # closing across the can's 6 cm side
+        down = p.getQuaternionFromEuler(
+            (math.pi, 0.0, math.pi / 2)
+        )  # closing across the can's 6 cm side
         centred = reach(model, ((c.x, c.y, c.z + 0.02), down))
         assert _fit_between_pads(model, "potted_meat_can", centred)[0] is None
         edge = reach(model, ((c.x + 0.052, c.y, c.z + 0.02), down))  # pads past the can's end
@@ -68,19 +74,27 @@ def test_pour_tips_the_ball_out_of_the_mug_only_when_tilted_enough(skills):
     world = _scene(("mug", (0.5, -0.15, 0.046)), ("golf_ball", (0.5, -0.15, 0.04)))
     model = PlanningModel(world)
     try:
-        model.next_op = GroundOp("pour", ("mug", "table"))  # as the refiner says it while it draws the pick
+        model.next_op = GroundOp(
+            "pour", ("mug", "table")
+        )  # as the refiner says it while it draws the pick
         start, rng, reasons = model.snapshot(), np.random.default_rng(0), []
         for _grasp in range(4):  # (a grid of pours: some grasps reach none of its tilts)
             model.restore(start)
             _picked(model, skills, "mug", rng, accept=lambda m: not _hand_over_mouth(m, "mug"))
-            assert model.carried == {"golf_ball": model.carried["golf_ball"]}  # the ball travels with the mug
+            assert model.carried == {
+                "golf_ball": model.carried["golf_ball"]
+            }  # the ball travels with the mug
             snap = model.snapshot()
             params = {"x": 0.55, "y": 0.15, "z": 0.2, "dyaw": 0.0}
             gentle = skills["pour"].simulate(model, ("mug", "table"), {**params, "tilt": 0.3})
             assert not gentle.ok and "not tilted far enough" in gentle.reason
             model.restore(snap)
-            for z, tilt, dyaw in [(z, t, d) for z in (0.2, 0.28) for t in (1.9, -1.9, 2.3, -2.3) for d in (0.0, 1.57)]:
-                poured = skills["pour"].simulate(model, ("mug", "table"), {**params, "z": z, "tilt": tilt, "dyaw": dyaw})
+            for z, tilt, dyaw in [
+                (z, t, d) for z in (0.2, 0.28) for t in (1.9, -1.9, 2.3, -2.3) for d in (0.0, 1.57)
+            ]:
+                poured = skills["pour"].simulate(
+                    model, ("mug", "table"), {**params, "z": z, "tilt": tilt, "dyaw": dyaw}
+                )
                 if poured.ok:
                     break
                 reasons.append(poured.reason)
@@ -98,15 +112,26 @@ def test_an_upside_down_mug_is_stood_up(skills):
     found by the search; which one depends on the draws)."""
     world = _scene(("mug", (0.55, 0.1, 0.046, math.pi, 0.0, 0.4)))
     checkers = CheckerSet.compile(UPRIGHT, world, env_from_state(world))
-    items = [SketchItem(GroundOp("pick", ("mug",))), SketchItem(GroundOp("place_ontop", ("mug", "table")))]
-    res = plan(world, skills, items, [("goal_check0", checkers.as_callable("goal_check0"))], np.random.default_rng(0),
-               budget=500)
+    items = [
+        SketchItem(GroundOp("pick", ("mug",))),
+        SketchItem(GroundOp("place_ontop", ("mug", "table"))),
+    ]
+    res = plan(
+        world,
+        skills,
+        items,
+        [("goal_check0", checkers.as_callable("goal_check0"))],
+        np.random.default_rng(0),
+        budget=500,
+    )
     assert res.failure is None, res.failure
     ops = [str(s.op) for s in res.refinement.steps]
     assert ops[-2:] == ["pick(mug)", "place_ontop(mug, table)"] and len(ops) in (2, 4)
     assert (len(ops) == 4) == any("regrasp" in e for e in res.edits)
     up = res.refinement.steps[-1].expected["mug"]
-    assert abs(up.roll) < 0.2 and abs(up.pitch) < 0.2  # where the planner expects it to rest: upright
+    assert (
+        abs(up.roll) < 0.2 and abs(up.pitch) < 0.2
+    )  # where the planner expects it to rest: upright
 
 
 def test_samples_are_drawn_inside_the_bounds_the_checkers_test(berry_world):
@@ -116,22 +141,43 @@ def action_check1():
     return position_within_bounds(get_obj_center(state, env, "strawberry"), b)
 """
     checkers = CheckerSet.compile(src, berry_world, env_from_state(berry_world))
-    hint = guide(berry_world, "strawberry", [("action_check1", checkers.as_callable("action_check1"))])
+    hint = guide(
+        berry_world, "strawberry", [("action_check1", checkers.as_callable("action_check1"))]
+    )
     lo, hi = berry_world.get("light_grey_region").aabb()
-    assert hint is not None and hint[0][0] == pytest.approx(lo[0]) and hint[1][1] == pytest.approx(hi[1])
+    assert (
+        hint is not None
+        and hint[0][0] == pytest.approx(lo[0])
+        and hint[1][1] == pytest.approx(hi[1])
+    )
     rng = np.random.default_rng(0)
     drawn = [_guided({"x": 0.0, "y": 0.0}, hint, rng) for _ in range(200)]
     inside = sum(lo[0] <= d["x"] <= hi[0] and lo[1] <= d["y"] <= hi[1] for d in drawn)
     assert 0.7 * 200 <= inside < 200  # most guided, some left broad
-    assert guide(berry_world, "light_grey_region", [("action_check1", checkers.as_callable("action_check1"))]) is None
+    assert (
+        guide(
+            berry_world,
+            "light_grey_region",
+            [("action_check1", checkers.as_callable("action_check1"))],
+        )
+        is None
+    )
 
 
 def test_a_pour_is_refused_when_the_palm_covers_the_mouth(skills):
     world = _scene(("mug", (0.5, -0.15, 0.046)), ("golf_ball", (0.5, -0.15, 0.04)))
     model = PlanningModel(world)
     try:
-        _picked(model, skills, "mug", np.random.default_rng(0), accept=lambda m: _hand_over_mouth(m, "mug"))
-        res = skills["pour"].simulate(model, ("mug", "table"), {"x": 0.55, "y": 0.15, "z": 0.2, "dyaw": 0.0, "tilt": 2.3})
+        _picked(
+            model,
+            skills,
+            "mug",
+            np.random.default_rng(0),
+            accept=lambda m: _hand_over_mouth(m, "mug"),
+        )
+        res = skills["pour"].simulate(
+            model, ("mug", "table"), {"x": 0.55, "y": 0.15, "z": 0.2, "dyaw": 0.0, "tilt": 2.3}
+        )
         assert not res.ok and "covers the mouth" in res.reason
     finally:
         model.close()
@@ -140,13 +186,17 @@ def test_a_pour_is_refused_when_the_palm_covers_the_mouth(skills):
 def test_a_thing_wider_than_a_containers_opening_is_said_not_to_fit(skills):
     # an apple (7 cm) and a mug (6.4 cm inside): 500 samples a step (1,519 a run, 21 s) said "placing apple
     # there collides with mug"; now the planning round ends at the first sample, saying why
-    world = _scene(("mug", (0.5, -0.15, 0.046)), ("apple", (0.5, 0.15, 0.04)), ("golf_ball", (0.4, 0.15, 0.03)))
+    world = _scene(
+        ("mug", (0.5, -0.15, 0.046)), ("apple", (0.5, 0.15, 0.04)), ("golf_ball", (0.4, 0.15, 0.03))
+    )
     model = PlanningModel(world)
     try:
         params = skills["place_inside"].sample(model, ("apple", "mug"), np.random.default_rng(0))
         out = skills["place_inside"].simulate(model, ("apple", "mug"), params)
         assert not out.ok and out.hopeless  # no other sample, grasp or edit can make it fit
-        assert "apple does not fit into mug" in out.reason and "opening, 6.4 cm across" in out.reason, out.reason
+        assert (
+            "apple does not fit into mug" in out.reason and "opening, 6.4 cm across" in out.reason
+        ), out.reason
         ball = skills["place_inside"].simulate(model, ("golf_ball", "mug"), params)
         assert "fit" not in ball.reason  # (it is not held: that is what stops it)
     finally:
@@ -167,9 +217,19 @@ def test_the_place_look_ahead_keeps_grasps_that_can_stand_the_mug_up_clear_of_th
     finally:
         world.close()
     checkers = CheckerSet.compile(UPRIGHT, state, env_from_state(state))
-    items = [SketchItem(GroundOp("pick", ("mug",))), SketchItem(GroundOp("place_ontop", ("mug", "table")))]
-    res = plan(state, skills, items, [("goal_check0", checkers.as_callable("goal_check0"))], np.random.default_rng(2),
-               budget=500, max_skeletons=1)
+    items = [
+        SketchItem(GroundOp("pick", ("mug",))),
+        SketchItem(GroundOp("place_ontop", ("mug", "table"))),
+    ]
+    res = plan(
+        state,
+        skills,
+        items,
+        [("goal_check0", checkers.as_callable("goal_check0"))],
+        np.random.default_rng(2),
+        budget=500,
+        max_skeletons=1,
+    )
     assert res.failure is None, res.failure.line()
     up = res.refinement.steps[-1].expected["mug"]
     assert abs(up.roll) < 0.2 and abs(up.pitch) < 0.2

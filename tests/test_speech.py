@@ -44,9 +44,15 @@ def test_speech_meant_for_another_scene_is_a_usage_error(names_by_task):
     with pytest.raises(UsageError, match="another scene"):
         check_meant_for_this_scene(heard.text, names_by_task["berry1"])
     # a free transcriber hears the words as said: objects this scene does not have
-    with pytest.raises(UsageError, match="names a lemon, which this scene does not have.*another scene"):
-        check_meant_for_this_scene("put the lemon and the orange onto the plate", names_by_task["berry1"])
-    check_meant_for_this_scene("juggle the strawberry", names_by_task["berry1"])  # unknown words: a VLM may know them
+    with pytest.raises(
+        UsageError, match="names a lemon, which this scene does not have.*another scene"
+    ):
+        check_meant_for_this_scene(
+            "put the lemon and the orange onto the plate", names_by_task["berry1"]
+        )
+    check_meant_for_this_scene(
+        "juggle the strawberry", names_by_task["berry1"]
+    )  # unknown words: a VLM may know them
 
 
 def test_fixtures_cover_eight_tasks_and_are_small():
@@ -61,12 +67,16 @@ def test_grammar_names_only_this_scenes_objects(names_by_task):
     berry = build_grammar(names_by_task["berry1"]).jsgf
     assert "light grey region" in berry and "strawberry" in berry
     assert "mug" not in berry.split("<thing> =")[1].split(";")[0]
-    assert "citrus fruit" in object_phrases(names_by_task["citrus"])  # an ontology group with members here
+    assert "citrus fruit" in object_phrases(
+        names_by_task["citrus"]
+    )  # an ontology group with members here
 
 
 def test_grammar_leaves_out_words_the_dictionary_lacks():
-    g = build_grammar([SceneName("zzyzx_box", "zzyzx", ""), SceneName("plate", "plate", "white")],
-                      known=lambda w: w != "zzyzx")
+    g = build_grammar(
+        [SceneName("zzyzx_box", "zzyzx", ""), SceneName("plate", "plate", "white")],
+        known=lambda w: w != "zzyzx",
+    )
     assert "zzyzx" in g.dropped and "zzyzx" not in g.words
     with pytest.raises(ValueError):
         build_grammar([SceneName("qq", "qq", "")], known=lambda w: False)
@@ -87,13 +97,17 @@ def test_silence_is_named(tmp_path, names_by_task):
         SphinxRecogniser(names_by_task["berry1"]).transcribe(clip)
     hiss = np.random.default_rng(1).normal(0, 20, 3 * SAMPLE_RATE)  # −64 dBFS: a quiet room
     with pytest.raises(UsageError, match="no speech in quiet.wav"):
-        SphinxRecogniser(names_by_task["berry1"]).transcribe(read_wav(_write(tmp_path / "quiet.wav", hiss)))
+        SphinxRecogniser(names_by_task["berry1"]).transcribe(
+            read_wav(_write(tmp_path / "quiet.wav", hiss))
+        )
 
 
 def test_noise_is_not_taken_for_a_goal(tmp_path, names_by_task):
     noise = np.random.default_rng(0).normal(0, 3000, 3 * SAMPLE_RATE).clip(-32000, 32000)
     with pytest.raises(UsageError, match="no goal recognised in noise.wav"):
-        SphinxRecogniser(names_by_task["berry1"]).transcribe(read_wav(_write(tmp_path / "noise.wav", noise)))
+        SphinxRecogniser(names_by_task["berry1"]).transcribe(
+            read_wav(_write(tmp_path / "noise.wav", noise))
+        )
 
 
 def test_wrong_sample_rate_channels_and_format_are_named(tmp_path):
@@ -117,7 +131,10 @@ def test_wav_bytes_round_trip():
 
 
 def test_normalise():
-    assert normalise("Put the strawberry onto the light-grey region.") == "put the strawberry onto the light grey region"
+    assert (
+        normalise("Put the strawberry onto the light-grey region.")
+        == "put the strawberry onto the light grey region"
+    )
 
 
 def test_end_of_speech_is_detected_in_a_stream():
@@ -136,13 +153,15 @@ def test_end_of_speech_is_detected_in_a_stream():
     def frames():
         for i in range(0, len(stream) - fb + 1, fb):
             read.append(i)
-            yield stream[i:i + fb]
+            yield stream[i : i + fb]
 
     states = []
     pcm = utterance(frames(), ep, states.append)
     stopped_s = (read[-1] + fb) / (2 * SAMPLE_RATE)
     assert states == ["hearing speech…"]
-    assert 1.0 + goal.seconds < stopped_s < 1.0 + goal.seconds + 1.5  # not the 3 s of trailing silence
+    assert (
+        1.0 + goal.seconds < stopped_s < 1.0 + goal.seconds + 1.5
+    )  # not the 3 s of trailing silence
     assert abs(len(pcm) / (2 * SAMPLE_RATE) - goal.seconds) < 1.0
     heard = SphinxRecogniser(scene_names("berry2", None, 0)).transcribe(Audio(pcm, "stream"))
     assert heard.text == "move the strawberry onto the light grey region"
@@ -157,15 +176,23 @@ def test_a_stream_that_ends_mid_speech_keeps_what_was_said():
     stream = bytes(2 * SAMPLE_RATE) + goal.pcm  # no silence after: the microphone's time ran out
     ep = Endpointer(sample_rate=SAMPLE_RATE)
     fb = ep.frame_bytes
-    pcm = utterance((stream[i:i + fb] for i in range(0, len(stream) - fb + 1, fb)), ep)
+    pcm = utterance((stream[i : i + fb] for i in range(0, len(stream) - fb + 1, fb)), ep)
     assert len(pcm) / (2 * SAMPLE_RATE) > goal.seconds - 0.6
-    assert utterance(iter([bytes(fb)] * 100), Endpointer(sample_rate=SAMPLE_RATE)) == b""  # silence only
+    assert (
+        utterance(iter([bytes(fb)] * 100), Endpointer(sample_rate=SAMPLE_RATE)) == b""
+    )  # silence only
 
 
-@pytest.mark.parametrize(("url", "key", "why"), [
-    ("http://[::1/v1", "x", "OPENAI_BASE_URL is not a URL"), ("http://127.0.0.1:9/v1\n", "x", "OPENAI_BASE_URL is not a URL"),
-    ("ftp://x", "x", "OPENAI_BASE_URL is not a URL"), ("http://127.0.0.1:9/v1", "é", "OPENAI_API_KEY holds a character"),
-    ("http://127.0.0.1:9/v1", "sk-1\n", "OPENAI_API_KEY holds a character")])
+@pytest.mark.parametrize(
+    ("url", "key", "why"),
+    [
+        ("http://[::1/v1", "x", "OPENAI_BASE_URL is not a URL"),
+        ("http://127.0.0.1:9/v1\n", "x", "OPENAI_BASE_URL is not a URL"),
+        ("ftp://x", "x", "OPENAI_BASE_URL is not a URL"),
+        ("http://127.0.0.1:9/v1", "é", "OPENAI_API_KEY holds a character"),
+        ("http://127.0.0.1:9/v1", "sk-1\n", "OPENAI_API_KEY holds a character"),
+    ],
+)
 def test_the_openai_transcriber_checks_its_endpoint_and_key_as_the_vlm_does(url, key, why):
     # break-it: these were tracebacks from the HTTP client (or "cannot be reached" for ftp://)
     from owl_bt.speech.asr import OpenAITranscriber

@@ -31,8 +31,9 @@ def _holding_the_mug(skills) -> PlanningModel:
 
 
 def _put_down(skills, model: PlanningModel, x: float, y: float):
-    return skills["place_ontop"].simulate(model, ("mug", "table"), {"face": 0, "dyaw": 0.0, "clearance": 0.004,
-                                                                    "x": x, "y": y})
+    return skills["place_ontop"].simulate(
+        model, ("mug", "table"), {"face": 0, "dyaw": 0.0, "clearance": 0.004, "x": x, "y": y}
+    )
 
 
 def test_a_mug_set_down_against_a_knifes_tip_is_refused_and_one_clear_of_it_is_not(skills):
@@ -45,4 +46,3 @@ def test_a_mug_set_down_against_a_knifes_tip_is_refused_and_one_clear_of_it_is_n
         assert clear.ok, clear.reason
     finally:
         model.close()
-

@@ -37,8 +37,12 @@ def test_planes_a_little_apart_refine_to_the_same_plane():
     plane = cl.table_plane(pts)
     assert plane[2] > 0.9999 and abs(plane[3]) < 0.002  # the table top, z = 0 in the world frame
     step = max(1, len(pts) // 20000)
-    starts = [_tilted(0.0, 0.0, 0.0), _tilted(math.radians(0.2), 0.0, 0.001), _tilted(0.0, -math.radians(0.15), -0.0015),
-              _tilted(-math.radians(0.1), math.radians(0.1), 0.002)]
+    starts = [
+        _tilted(0.0, 0.0, 0.0),
+        _tilted(math.radians(0.2), 0.0, 0.001),
+        _tilted(0.0, -math.radians(0.15), -0.0015),
+        _tilted(-math.radians(0.1), math.radians(0.1), 0.002),
+    ]
     refined = [cl.refine_plane(pts[::step], n, d) for n, d in starts]
     for r in refined:
         assert np.array_equal(r, plane)  # bit for bit: every start ends on the same inliers
@@ -51,7 +55,10 @@ def test_one_least_squares_round_alone_would_not_agree():
     rounds = cl.REFINE_ROUNDS
     try:
         cl.REFINE_ROUNDS = 1
-        once = {tuple(cl.refine_plane(pts[::step], *_tilted(a, 0.0, dz))) for a, dz in ((0.0, 0.0), (math.radians(0.2), 0.001))}
+        once = {
+            tuple(cl.refine_plane(pts[::step], *_tilted(a, 0.0, dz)))
+            for a, dz in ((0.0, 0.0), (math.radians(0.2), 0.001))
+        }
     finally:
         cl.REFINE_ROUNDS = rounds
     assert len(once) == 2

@@ -37,10 +37,15 @@ def test_a_path_with_a_turn_is_followed_along_its_segments(dense: bool):
         worst = [0.0]
         step = world.step
 
-        def watched(n: int = 1) -> None:  # distance (rad) of the arm from the nearer planned segment
+        def watched(
+            n: int = 1,
+        ) -> None:  # distance (rad) of the arm from the nearer planned segment
             step(n)
             q = np.array(world.robot.arm_q())
-            d = min(_off_segment(q, np.array(HOME), np.array(corner)), _off_segment(q, np.array(corner), np.array(end)))
+            d = min(
+                _off_segment(q, np.array(HOME), np.array(corner)),
+                _off_segment(q, np.array(corner), np.array(end)),
+            )
             worst[0] = max(worst[0], d)
 
         world.step = watched

@@ -24,7 +24,9 @@ class _Gate(worker.WorkerBehaviour):
         return "done"
 
     def finish(self, result) -> py_trees.common.Status:
-        return py_trees.common.Status.SUCCESS if result == "done" else py_trees.common.Status.FAILURE
+        return (
+            py_trees.common.Status.SUCCESS if result == "done" else py_trees.common.Status.FAILURE
+        )
 
 
 def test_the_wait_ends_when_a_work_returns_and_not_before():
@@ -37,4 +39,3 @@ def test_the_wait_ends_when_a_work_returns_and_not_before():
     assert worker.wait_finished(10.0) is True  # woken by the return (long before 10 s)
     assert b.update() == py_trees.common.Status.SUCCESS
     assert worker.wait_finished(0.0) is False  # the news is taken once
-

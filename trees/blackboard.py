@@ -20,7 +20,9 @@ NAMESPACE = "/owl"
 STAGES = ("perceive", "constraints", "plan", "execute")
 
 
-def client(name: str, write: tuple[str, ...] = (), read: tuple[str, ...] = ()) -> py_trees.blackboard.Client:
+def client(
+    name: str, write: tuple[str, ...] = (), read: tuple[str, ...] = ()
+) -> py_trees.blackboard.Client:
     """A blackboard client in /owl with WRITE access to `write` and READ access to `read`."""
     bb = py_trees.blackboard.Client(name=name, namespace=NAMESPACE)
     for key in write:

@@ -15,8 +15,13 @@ from owl_bt.state import WorldState
 from perception.tracker import container_of
 
 
-def blocked_later(step, later_steps: list, obs: WorldState, held: str | None,
-                  holds_after: Callable[[object], str | None]) -> Failure | None:
+def blocked_later(
+    step,
+    later_steps: list,
+    obs: WorldState,
+    held: str | None,
+    holds_after: Callable[[object], str | None],
+) -> Failure | None:
     """The first later step that sets an object down (its `expected` pose, world frame) where `obs` shows
     another object's centre, inside the box the set-down object would fill: a PRECONDITION failure of
     `step` (the one just done) naming both. Not counted: what the step acts on (its arguments), what lies
@@ -33,14 +38,25 @@ def blocked_later(step, later_steps: list, obs: WorldState, held: str | None,
                 continue
             lo, hi = replace(obs.get(name), pose=pose).aabb()
             for other, o in obs.objects.items():
-                if (other in st.op.args or other in moving or other == held or o.fixed
-                        or container_of(other, obs.objects) in {*st.op.args, *moving} or _put_there(step, other, st)):
+                if (
+                    other in st.op.args
+                    or other in moving
+                    or other == held
+                    or o.fixed
+                    or container_of(other, obs.objects) in {*st.op.args, *moving}
+                    or _put_there(step, other, st)
+                ):
                     continue
                 x, y, z = o.pose.position
                 if lo[0] < x < hi[0] and lo[1] < y < hi[1] and lo[2] < z < hi[2]:
-                    return Failure("monitor", f"{other} lies at ({x:.2f}, {y:.2f}), where {st.op} would set {name} down",
-                                   str(step.op), (other, name), {"pose": o.pose.rounded(), "blocks": str(st.op)},
-                                   kind=PRECONDITION)
+                    return Failure(
+                        "monitor",
+                        f"{other} lies at ({x:.2f}, {y:.2f}), where {st.op} would set {name} down",
+                        str(step.op),
+                        (other, name),
+                        {"pose": o.pose.rounded(), "blocks": str(st.op)},
+                        kind=PRECONDITION,
+                    )
         moving |= {*st.op.args[:1], *st.expected}
     return None
 
@@ -49,4 +65,8 @@ def _put_there(step, other: str, later) -> bool:
     """Did `step` (the one just done) put `other` into or onto one of `later`'s arguments (Mug2 seed 6: the
     fork, leaning in the mug with its centre over the rim, was taken to lie where the knife would go in,
     and the run's last attempt failed)?"""
-    return bool(step.op.args) and step.op.args[0] == other and bool(set(step.op.args[1:]) & set(later.op.args))
+    return (
+        bool(step.op.args)
+        and step.op.args[0] == other
+        and bool(set(step.op.args[1:]) & set(later.op.args))
+    )

@@ -32,7 +32,12 @@ from trees.generate_constraints import create_generate_constraints_subtree
 from trees.perceive import create_perceive_subtree
 from trees.plan import create_plan_subtree
 from trees.replan import create_replan_subtree
-from trees.safety import create_gather_subtree, create_guarded_task, create_ready_check, create_safety_subtree
+from trees.safety import (
+    create_gather_subtree,
+    create_guarded_task,
+    create_ready_check,
+    create_safety_subtree,
+)
 
 
 def create_attempt_subtree() -> py_trees.behaviour.Behaviour:
@@ -50,12 +55,20 @@ def create_attempt_subtree() -> py_trees.behaviour.Behaviour:
 
 
 def create_task_subtree(max_attempts: int = 4) -> py_trees.behaviour.Behaviour:
-    work = py_trees.composites.Selector(name="work", memory=False,
-                                        children=[create_attempt_subtree(), create_replan_subtree(max_attempts)])
+    work = py_trees.composites.Selector(
+        name="work",
+        memory=False,
+        children=[create_attempt_subtree(), create_replan_subtree(max_attempts)],
+    )
     return create_guarded_task(work)
 
 
 def create_root(max_attempts: int = 4) -> py_trees.behaviour.Behaviour:
-    tasks = py_trees.composites.Selector(name="tasks", memory=False,
-                                         children=[create_safety_subtree(), create_task_subtree(max_attempts)])
-    return py_trees.composites.Sequence(name="owl", memory=False, children=[create_gather_subtree(), tasks])
+    tasks = py_trees.composites.Selector(
+        name="tasks",
+        memory=False,
+        children=[create_safety_subtree(), create_task_subtree(max_attempts)],
+    )
+    return py_trees.composites.Sequence(
+        name="owl", memory=False, children=[create_gather_subtree(), tasks]
+    )

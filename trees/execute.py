@@ -35,17 +35,27 @@ from trees.worker import WorkerBehaviour
 POSE_TOLERANCE_MAX = 0.10  # metres: beyond this the object went somewhere else entirely
 SETTLE_S = 0.5  # seconds at most the arm holds still after a step before the scene is observed (sim: till all lies still)
 LOOK_AGAIN_S = 1.0  # seconds more before a second look, when the first finds the step's effects off
-GRASP_TOLERANCE = 0.05  # metres (xy): a held object farther than this from its planned pose slipped in the grasp
-GRASP_TURN_TOLERANCE = 0.01  # metres: a long held object turned in the fingers so that its far ends moved this
+GRASP_TOLERANCE = (
+    0.05  # metres (xy): a held object farther than this from its planned pose slipped in the grasp
+)
+GRASP_TURN_TOLERANCE = (
+    0.01  # metres: a long held object turned in the fingers so that its far ends moved this
+)
 # much sits in another grasp (`far_shift`; the camera sees a held fork's turn to 2-3°, 3-5 mm at its ends) …
-GRASP_ANGLE_TOLERANCE = 25.0  # … and degrees: any (not a ball) turned more than this, seen by a source
+GRASP_ANGLE_TOLERANCE = (
+    25.0  # … and degrees: any (not a ball) turned more than this, seen by a source
+)
 # trusted for the orientation of a held object: not the camera pipeline's (the fingers hide much of it, and a
 # symmetric shape's fit can turn freely about its axis)
 ORIENTATION_SOURCES = frozenset({"sim-state"})
 # (the camera places an object the fingers hide between them until it sees it: allow for that)
-MOVED_TOLERANCE = 0.04  # metres: an object not yet acted on seen this far from where the attempt saw it was moved
+MOVED_TOLERANCE = (
+    0.04  # metres: an object not yet acted on seen this far from where the attempt saw it was moved
+)
 # (two looks at a still object differ by much less; a knock moves it 5 cm or more)
-FAULT_WAIT_S = 5.0  # seconds a step cut short by an arm fault waits for the safety guard to take over
+FAULT_WAIT_S = (
+    5.0  # seconds a step cut short by an arm fault waits for the safety guard to take over
+)
 PLAN_TOLERANCE = 0.03  # metres: a later step that acts on an object this far from its planned pose needs a new plan
 # … and one that puts something into or onto it: a mug 2.7 cm off plan took the fork planned for its
 # 3.2 cm opening onto its rim
@@ -87,7 +97,11 @@ class HeldWatch:
     def gripper(self, command: str, width: float | None = None):
         if command != "open":
             self._check()
-        res = self.inner.gripper(command) if width is None else self.inner.gripper(command, width=width)
+        res = (
+            self.inner.gripper(command)
+            if width is None
+            else self.inner.gripper(command, width=width)
+        )
         self.expect = res.holding if command == "close" else None
         return res
 
@@ -118,7 +132,9 @@ class Execute(WorkerBehaviour):
         if self.bb.get("step") != self._current:
             self.bb.step = self._current
         if self._current is not None:
-            self.feedback_message = f"step {self._index + 1}/{len(self._plan.refinement.steps)}: {self._current}"
+            self.feedback_message = (
+                f"step {self._index + 1}/{len(self._plan.refinement.steps)}: {self._current}"
+            )
 
     def cancelled_by_tree(self) -> None:
         if getattr(self, "_plan", None) is not None:
@@ -142,20 +158,37 @@ class Execute(WorkerBehaviour):
             if reason is not None:
                 fatal = getattr(s.backend, "fatal", None)  # a hardware fault: stop, do not replan
                 if fatal is not None:
-                    return Failure("execute", reason, str(step.op), step.op.args,
-                                   {"retryable": False, "fault": type(fatal).__name__})
+                    return Failure(
+                        "execute",
+                        reason,
+                        str(step.op),
+                        step.op.args,
+                        {"retryable": False, "fault": type(fatal).__name__},
+                    )
                 fault = arm_fault(s.backend)
-                if fault is not None:  # the safety guard pre-empts this branch, clears it and records it
+                if (
+                    fault is not None
+                ):  # the safety guard pre-empts this branch, clears it and records it
                     self._await_cancel(FAULT_WAIT_S)
-                    return Failure("execute", f"the arm reported a fault ({fault})", str(step.op), step.op.args,
-                                   {"fault": fault}, kind=EXECUTION)
+                    return Failure(
+                        "execute",
+                        f"the arm reported a fault ({fault})",
+                        str(step.op),
+                        step.op.args,
+                        {"fault": fault},
+                        kind=EXECUTION,
+                    )
                 if watch.lost is not None:
                     failure = self.slipped(step, watch.lost)
                 else:
                     failure = Failure("execute", reason, str(step.op), step.op.args)
             if failure is None:
-                failure = self.monitor(step, {a for st in steps[k + 1:] for a in st.op.args}, steps[:k + 1])
-                if failure is not None:  # the arm did the step; what it found afterwards was not as planned
+                failure = self.monitor(
+                    step, {a for st in steps[k + 1 :] for a in st.op.args}, steps[: k + 1]
+                )
+                if (
+                    failure is not None
+                ):  # the arm did the step; what it found afterwards was not as planned
                     self._done.append(str(step.op))
             if failure is not None:
                 if not self.cancelled() and arm_fault(s.backend) is None:
@@ -190,9 +223,18 @@ class Execute(WorkerBehaviour):
             observed = {"pose": got.rounded()}
         else:
             where, observed = "; it is not seen", {}
-        return Failure("execute", f"{name} slipped from the gripper{where}", str(step.op), (name,), observed, kind=EXECUTION)
+        return Failure(
+            "execute",
+            f"{name} slipped from the gripper{where}",
+            str(step.op),
+            (name,),
+            observed,
+            kind=EXECUTION,
+        )
 
-    def monitor(self, step, later: set[str] = frozenset(), done: list | None = None) -> Failure | None:
+    def monitor(
+        self, step, later: set[str] = frozenset(), done: list | None = None
+    ) -> Failure | None:
         """The step's expected effects against a fresh observation; `later`: objects the rest of the
         plan acts on (their planned poses must still be good enough to act on); `done`: the steps
         executed so far, this one included."""
@@ -202,7 +244,11 @@ class Execute(WorkerBehaviour):
         except ArmFault as exc:
             return Failure("execute", str(exc), str(step.op), step.op.args)
         failure = self._check(step, self._look(), later, done)
-        if failure is not None and failure.stage == "monitor" and not failure.observed.get("held_check"):
+        if (
+            failure is not None
+            and failure.stage == "monitor"
+            and not failure.observed.get("held_check")
+        ):
             # Something let go may still be rocking (a peach on its flat spot judged mid-roll): look
             # once more after a longer stillness before calling it a failure.
             try:
@@ -218,24 +264,60 @@ class Execute(WorkerBehaviour):
         should_hold = held_after(self.services.skills[step.op.name].schema, step.op.args)
         if should_hold is not None:
             if held != should_hold:
-                return Failure("monitor", f"{should_hold} is not in the gripper after {step.op}", str(step.op),
-                               step.op.args, {"held": held, "held_check": True}, kind=POSTCONDITION)
+                return Failure(
+                    "monitor",
+                    f"{should_hold} is not in the gripper after {step.op}",
+                    str(step.op),
+                    step.op.args,
+                    {"held": held, "held_check": True},
+                    kind=POSTCONDITION,
+                )
         elif held is not None:
-            return Failure("monitor", f"{held} is still in the gripper after {step.op}", str(step.op), (held,),
-                           {"held_check": True}, kind=POSTCONDITION)
+            return Failure(
+                "monitor",
+                f"{held} is still in the gripper after {step.op}",
+                str(step.op),
+                (held,),
+                {"held_check": True},
+                kind=POSTCONDITION,
+            )
         caught = caught_on_hand(obs)
         if caught:
-            return Failure("monitor", hanging(caught, f"after {step.op}", held), str(step.op), caught,
-                           {"caught": list(caught), "held_check": True}, kind=POSTCONDITION)
-        unseen = [a for a in (*step.op.args, *step.expected) if a not in obs.objects and a != "table"]
+            return Failure(
+                "monitor",
+                hanging(caught, f"after {step.op}", held),
+                str(step.op),
+                caught,
+                {"caught": list(caught), "held_check": True},
+                kind=POSTCONDITION,
+            )
+        unseen = [
+            a for a in (*step.op.args, *step.expected) if a not in obs.objects and a != "table"
+        ]
         if unseen:
-            return Failure("monitor", f"{', '.join(dict.fromkeys(unseen))} not seen after {step.op}", str(step.op),
-                           tuple(dict.fromkeys(unseen)), {"seen": sorted(obs.objects)}, kind=POSTCONDITION)
+            return Failure(
+                "monitor",
+                f"{', '.join(dict.fromkeys(unseen))} not seen after {step.op}",
+                str(step.op),
+                tuple(dict.fromkeys(unseen)),
+                {"seen": sorted(obs.objects)},
+                kind=POSTCONDITION,
+            )
         failed = [name for name, check in step.checks if not check(obs)]
         if failed and not step.expected:
-            return Failure("monitor", f"after {step.op}, {self._broken(failed)}", str(step.op),
-                           step.op.args, {"failed": failed, "poses": {a: obs.get(a).pose.rounded() for a in step.op.args
-                                                                      if a in obs.objects}}, kind=POSTCONDITION)
+            return Failure(
+                "monitor",
+                f"after {step.op}, {self._broken(failed)}",
+                str(step.op),
+                step.op.args,
+                {
+                    "failed": failed,
+                    "poses": {
+                        a: obs.get(a).pose.rounded() for a in step.op.args if a in obs.objects
+                    },
+                },
+                kind=POSTCONDITION,
+            )
         for name, pose in step.expected.items():
             got = obs.get(name).pose
             err = math.dist(got.position, pose.position)
@@ -243,41 +325,87 @@ class Execute(WorkerBehaviour):
             # is absorbed by the guarded descent; one off sideways is not.
             drift = math.dist(got.position[:2], pose.position[:2])
             if name == should_hold and drift > GRASP_TOLERANCE:
-                return Failure("monitor", f"{name} sits {drift * 100:.0f} cm off the planned grasp", str(step.op), (name,),
-                               {"pose": got.rounded(), "planned": pose.rounded()}, kind=POSTCONDITION)
-            if name == should_hold:  # turned in the fingers: the places after were planned for the grasp it was meant to have
+                return Failure(
+                    "monitor",
+                    f"{name} sits {drift * 100:.0f} cm off the planned grasp",
+                    str(step.op),
+                    (name,),
+                    {"pose": got.rounded(), "planned": pose.rounded()},
+                    kind=POSTCONDITION,
+                )
+            if (
+                name == should_hold
+            ):  # turned in the fingers: the places after were planned for the grasp it was meant to have
                 turned = self._turned_in_hand(name, got, pose, obs)
                 if turned:
-                    return Failure("monitor", f"{name} sits turned in the fingers: {turned}", str(step.op), (name,),
-                                   {"pose": got.rounded(), "planned": pose.rounded()}, kind=POSTCONDITION)
+                    return Failure(
+                        "monitor",
+                        f"{name} sits turned in the fingers: {turned}",
+                        str(step.op),
+                        (name,),
+                        {"pose": got.rounded(), "planned": pose.rounded()},
+                        kind=POSTCONDITION,
+                    )
             if name == should_hold:
                 continue
             if failed or err > POSE_TOLERANCE_MAX:
-                turned = turned_phrase(got, pose) if obs.get(name).shape != "sphere" else ""  # (a plum's turn says nothing)
+                turned = (
+                    turned_phrase(got, pose) if obs.get(name).shape != "sphere" else ""
+                )  # (a plum's turn says nothing)
                 rest = f"{name} came to rest at ({got.x:.2f}, {got.y:.2f}), {err * 100:.0f} cm from where it was planned{turned}"
                 others = [o for o in self._checked(failed) if o != name and o in obs.objects]
                 # placed as planned: lead with the broken checkers (newcomer: it blamed the plum alone)
-                reason = (f"after {step.op}, {self._broken(failed)} ({rest})" if failed and err <= POSE_TOLERANCE_MAX
-                          else rest + (f"; {self._broken(failed)}" if failed else ""))
+                reason = (
+                    f"after {step.op}, {self._broken(failed)} ({rest})"
+                    if failed and err <= POSE_TOLERANCE_MAX
+                    else rest + (f"; {self._broken(failed)}" if failed else "")
+                )
                 return Failure(
-                    "monitor", reason, str(step.op), (name, *others),
-                    {"pose": got.rounded(), "planned": pose.rounded(), "failed": failed,
-                     **({"poses": {o: obs.get(o).pose.rounded() for o in others}} if others else {})},
+                    "monitor",
+                    reason,
+                    str(step.op),
+                    (name, *others),
+                    {
+                        "pose": got.rounded(),
+                        "planned": pose.rounded(),
+                        "failed": failed,
+                        **(
+                            {"poses": {o: obs.get(o).pose.rounded() for o in others}}
+                            if others
+                            else {}
+                        ),
+                    },
                     kind=POSTCONDITION,
                 )
-            if name in later and err > (TARGET_TOLERANCE if name in self._later_targets(done) else PLAN_TOLERANCE):
-                return Failure("monitor", f"{name} came to rest at ({got.x:.2f}, {got.y:.2f}), {err * 100:.1f} cm from where "
-                               "the rest of the plan expects it", str(step.op), (name,),
-                               {"pose": got.rounded(), "planned": pose.rounded()}, kind=PRECONDITION)
-        return (self._undone(step, obs, done or [step]) or self._moved_later(step, obs, later, done if done is not None else [step])
-                or self._blocked(step, obs, held, done))
+            if name in later and err > (
+                TARGET_TOLERANCE if name in self._later_targets(done) else PLAN_TOLERANCE
+            ):
+                return Failure(
+                    "monitor",
+                    f"{name} came to rest at ({got.x:.2f}, {got.y:.2f}), {err * 100:.1f} cm from where "
+                    "the rest of the plan expects it",
+                    str(step.op),
+                    (name,),
+                    {"pose": got.rounded(), "planned": pose.rounded()},
+                    kind=PRECONDITION,
+                )
+        return (
+            self._undone(step, obs, done or [step])
+            or self._moved_later(step, obs, later, done if done is not None else [step])
+            or self._blocked(step, obs, held, done)
+        )
 
     def _blocked(self, step, obs, held: str | None, done: list | None) -> Failure | None:
         if done is None or getattr(self, "_plan", None) is None:
             return None
         skills = self.services.skills
-        return blocked_later(step, self._plan.refinement.steps[len(done):], obs, held,
-                             lambda st: held_after(skills[st.op.name].schema, st.op.args))
+        return blocked_later(
+            step,
+            self._plan.refinement.steps[len(done) :],
+            obs,
+            held,
+            lambda st: held_after(skills[st.op.name].schema, st.op.args),
+        )
 
     def _undone(self, step, obs, done: list) -> Failure | None:
         """A lasting effect of an earlier step of this plan (a skill's `effect_seen`: the mug emptied by
@@ -290,17 +418,30 @@ class Execute(WorkerBehaviour):
             if seen is None or not st.op.args:
                 continue
             o = st.op.args[0]
-            if any(o in later.op.args[1:] for later in done[i + 1:]):  # filled or covered on purpose since
+            if any(
+                o in later.op.args[1:] for later in done[i + 1 :]
+            ):  # filled or covered on purpose since
                 continue
             if o not in obs.objects or seen(obs, st.op.args):
                 continue
             # (its box is not enough: a ball by a mug's handle lies within the mug's box, not in it)
             lo, hi = obs.get(o).aabb()
-            inside = [n for n in obs.movable() if n != o and lo[2] < obs.get(n).pose.z < hi[2]
-                      and obs.get(o).over_footprint(*obs.get(n).pose.position[:2])]
+            inside = [
+                n
+                for n in obs.movable()
+                if n != o
+                and lo[2] < obs.get(n).pose.z < hi[2]
+                and obs.get(o).over_footprint(*obs.get(n).pose.position[:2])
+            ]
             if inside:
-                return Failure("monitor", f"after {step.op}, {', '.join(inside)} is inside {o} again: {st.op} did not last",
-                               str(st.op), (o, *inside), {"undone": str(st.op)}, kind=POSTCONDITION)
+                return Failure(
+                    "monitor",
+                    f"after {step.op}, {', '.join(inside)} is inside {o} again: {st.op} did not last",
+                    str(st.op),
+                    (o, *inside),
+                    {"undone": str(st.op)},
+                    kind=POSTCONDITION,
+                )
         return None
 
     def _broken(self, failed: list[str]) -> str:
@@ -325,7 +466,7 @@ class Execute(WorkerBehaviour):
         """Objects a step after `done` puts something into or onto (its arguments after the first)."""
         if done is None or getattr(self, "_plan", None) is None:
             return set()
-        return {a for st in self._plan.refinement.steps[len(done):] for a in st.op.args[1:]}
+        return {a for st in self._plan.refinement.steps[len(done) :] for a in st.op.args[1:]}
 
     def _moved_later(self, step, obs, later: set[str], done: list) -> Failure | None:
         """An object a later step acts on, which no step so far has moved (nor a container it was in:
@@ -341,13 +482,22 @@ class Execute(WorkerBehaviour):
         for name in sorted(later):
             if name in moved_by_plan or name not in world.objects or world.objects[name].fixed:
                 continue
-            if container_of(name, world.objects) in moved_by_plan:  # inside what the plan moved: it went along
+            if (
+                container_of(name, world.objects) in moved_by_plan
+            ):  # inside what the plan moved: it went along
                 continue
-            if name not in obs.objects:  # perception saw its place empty (knocked off the table, say)
+            if (
+                name not in obs.objects
+            ):  # perception saw its place empty (knocked off the table, say)
                 was = world.objects[name].pose
-                return Failure("monitor", f"{name} is no longer seen: its place at ({was.x:.2f}, {was.y:.2f}) is empty",
-                               str(step.op), (name,), {"planned": was.rounded(), "seen": sorted(obs.objects)},
-                               kind=PRECONDITION)
+                return Failure(
+                    "monitor",
+                    f"{name} is no longer seen: its place at ({was.x:.2f}, {was.y:.2f}) is empty",
+                    str(step.op),
+                    (name,),
+                    {"planned": was.rounded(), "seen": sorted(obs.objects)},
+                    kind=PRECONDITION,
+                )
             was, now = world.objects[name].pose, obs.objects[name].pose
             err = math.dist(was.position, now.position)
             if err > MOVED_TOLERANCE and name in self._robot_hidden:
@@ -356,10 +506,15 @@ class Execute(WorkerBehaviour):
                 # looks after later steps, with the arm elsewhere, judge it again
                 continue
             if err > MOVED_TOLERANCE:
-                return Failure("monitor", f"{name} was moved during {step.op} (pushed or knocked): it is at "
-                               f"({now.x:.2f}, {now.y:.2f}), {err * 100:.0f} cm from where the rest of the plan expects it",
-                               str(step.op), (name,),
-                               {"pose": now.rounded(), "planned": was.rounded()}, kind=PRECONDITION)
+                return Failure(
+                    "monitor",
+                    f"{name} was moved during {step.op} (pushed or knocked): it is at "
+                    f"({now.x:.2f}, {now.y:.2f}), {err * 100:.0f} cm from where the rest of the plan expects it",
+                    str(step.op),
+                    (name,),
+                    {"pose": now.rounded(), "planned": was.rounded()},
+                    kind=PRECONDITION,
+                )
         return None
 
     @staticmethod
@@ -371,7 +526,11 @@ class Execute(WorkerBehaviour):
         if shift is not None and shift > GRASP_TURN_TOLERANCE:
             return f"its far end is {shift * 100:.1f} cm off the planned grasp"
         turn = angle_between(got, planned)
-        if turn > GRASP_ANGLE_TOLERANCE and obs.get(name).shape != "sphere" and obs.source in ORIENTATION_SOURCES:
+        if (
+            turn > GRASP_ANGLE_TOLERANCE
+            and obs.get(name).shape != "sphere"
+            and obs.source in ORIENTATION_SOURCES
+        ):
             return f"{turn:.0f}° from the planned grasp"
         return ""
 

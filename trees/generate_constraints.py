@@ -21,11 +21,18 @@ from trees.worker import WorkerBehaviour
 
 class GenerateConstraints(WorkerBehaviour):
     stage = "constraints"
-    writes = ("constraints", "constraints_attempt")  # the attempt that wrote them (a later one may make none)
+    writes = (
+        "constraints",
+        "constraints_attempt",
+    )  # the attempt that wrote them (a later one may make none)
     reads = ("world", "scene_image", "instruction", "history", "missing", "attempt")
 
     def before(self) -> None:
-        self._world, self._image, self._instruction = self.bb.world, self.bb.scene_image, self.bb.instruction
+        self._world, self._image, self._instruction = (
+            self.bb.world,
+            self.bb.scene_image,
+            self.bb.instruction,
+        )
         self._history = list(self.bb.history) if self.bb.exists("history") else None
         self._previous = self.bb.get("constraints") if self.bb.exists("constraints") else None
         self._missing = dict(self.bb.get("missing") or {}) if self.bb.exists("missing") else {}
@@ -41,15 +48,32 @@ class GenerateConstraints(WorkerBehaviour):
         held = self._world.robot.held if self._world.robot else None
         grounding = ground(self._world, schemas, held=held)
         try:
-            return generate(self.services.vlm, self._world, self._instruction, schemas, grounding.ops, [self._image],
-                            literals=grounding.initial, history=self._history)
+            return generate(
+                self.services.vlm,
+                self._world,
+                self._instruction,
+                schemas,
+                grounding.ops,
+                [self._image],
+                literals=grounding.initial,
+                history=self._history,
+            )
         except GroundingError as exc:
             previous = self._previous
-            if previous is None or held is not None or not previous.goal_checkers() or not all(
-                    previous.checkers.evaluate(n, self._world) for n in previous.goal_checkers()):
+            if (
+                previous is None
+                or held is not None
+                or not previous.goal_checkers()
+                or not all(
+                    previous.checkers.evaluate(n, self._world) for n in previous.goal_checkers()
+                )
+            ):
                 raise
-            self.services.log("constraints_kept", reason=exc.reason,
-                              why="the previous attempt's goal checkers hold on the observed state")
+            self.services.log(
+                "constraints_kept",
+                reason=exc.reason,
+                why="the previous attempt's goal checkers hold on the observed state",
+            )
             self._reused = True
             return previous
 
@@ -66,8 +90,12 @@ class GenerateConstraints(WorkerBehaviour):
         for call in constraints.calls:
             self.services.log("vlm_call", **call.to_dict())
         constraints.checkers.on_error = lambda line: self.services.log("checker_error", error=line)
-        self.services.log("constraints", sketch=constraints.sketch.text(), checkers=constraints.checkers.sources)
-        n = len(constraints.sketch.actions)  # the sketch's lines are these and its goal line (achieve_goal)
+        self.services.log(
+            "constraints", sketch=constraints.sketch.text(), checkers=constraints.checkers.sources
+        )
+        n = len(
+            constraints.sketch.actions
+        )  # the sketch's lines are these and its goal line (achieve_goal)
         self.feedback_message = f"{n} sketch action{'' if n == 1 else 's'} and a goal, {count_line(constraints.checkers.sources)}"
         return py_trees.common.Status.SUCCESS
 
@@ -77,8 +105,10 @@ class MissingObjectError(GroundingError):
 
     def __init__(self, names: list[str], why: dict[str, str]) -> None:
         said = "; ".join(f"{n}: {why[n]}" if why.get(n) else n for n in names)
-        super().__init__(f"{', '.join(names)} {'is' if len(names) == 1 else 'are'} no longer in the scene, and the "
-                         f"goal needs {'it' if len(names) == 1 else 'them'} (knocked off the table?) — {said}")
+        super().__init__(
+            f"{', '.join(names)} {'is' if len(names) == 1 else 'are'} no longer in the scene, and the "
+            f"goal needs {'it' if len(names) == 1 else 'them'} (knocked off the table?) — {said}"
+        )
 
 
 def needed_but_gone(previous, missing: dict[str, str]) -> list[str]:
@@ -87,7 +117,9 @@ def needed_but_gone(previous, missing: dict[str, str]) -> list[str]:
     if previous is None or not missing:
         return []
     text = previous.sketch.text() + "\n" + "\n".join(previous.checkers.sources.values())
-    return [n for n in missing if re.search(rf"(?<![A-Za-z0-9_]){re.escape(n)}(?![A-Za-z0-9_])", text)]
+    return [
+        n for n in missing if re.search(rf"(?<![A-Za-z0-9_]){re.escape(n)}(?![A-Za-z0-9_])", text)
+    ]
 
 
 def create_generate_constraints_subtree() -> py_trees.behaviour.Behaviour:

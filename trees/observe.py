@@ -15,7 +15,9 @@ MAX_FRAMES = 3
 KEPT_FLAG = "missed in the latest frame: kept from an earlier one"
 
 
-def confirmed_observation(perception: Any, expected: Iterable[str] = (), first_look: bool = False) -> tuple[Any, int]:
+def confirmed_observation(
+    perception: Any, expected: Iterable[str] = (), first_look: bool = False
+) -> tuple[Any, int]:
     """(observation, frames taken). `expected`: object names that should be there; `first_look`:
     nothing is known yet, so a second frame confirms the first. Raises what `observe()` raises."""
     want = set(expected)

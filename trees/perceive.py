@@ -37,7 +37,9 @@ class Perceive(WorkerBehaviour):
     def work(self):
         self.rounds += 1
         try:
-            obs, self._frames = confirmed_observation(self.services.perception, self._known, self._first)
+            obs, self._frames = confirmed_observation(
+                self.services.perception, self._known, self._first
+            )
             return obs
         finally:
             self._save_image(getattr(self.services.perception, "last_annotated", None))
@@ -55,15 +57,24 @@ class Perceive(WorkerBehaviour):
         self.bb.world = obs.world
         self.bb.scene_image = obs.image_png
         flags = getattr(obs, "flags", {}) or {}
-        self.bb.missing = {n: "; ".join(flags.get(n, [])) for n in getattr(obs, "missing", []) or []}
-        self.feedback_message = f"{len(obs.world.objects)} objects from {self.services.perception.name}"
+        self.bb.missing = {
+            n: "; ".join(flags.get(n, [])) for n in getattr(obs, "missing", []) or []
+        }
+        self.feedback_message = (
+            f"{len(obs.world.objects)} objects from {self.services.perception.name}"
+        )
         if getattr(obs, "kept", None) or getattr(obs, "missing", None):
             self.feedback_message += f" ({len(obs.kept)} kept unseen, {len(obs.missing)} missing)"
-        self.services.log("perceived", source=obs.world.source,
-                          objects={n: o.pose.rounded() for n, o in obs.world.objects.items()},
-                          flags=getattr(obs, "flags", {}), kept=getattr(obs, "kept", []), missing=getattr(obs, "missing", []),
-                          frames=self._frames,
-                          timings={k: round(v, 3) for k, v in getattr(obs, "timings", {}).items()})
+        self.services.log(
+            "perceived",
+            source=obs.world.source,
+            objects={n: o.pose.rounded() for n, o in obs.world.objects.items()},
+            flags=getattr(obs, "flags", {}),
+            kept=getattr(obs, "kept", []),
+            missing=getattr(obs, "missing", []),
+            frames=self._frames,
+            timings={k: round(v, 3) for k, v in getattr(obs, "timings", {}).items()},
+        )
         return py_trees.common.Status.SUCCESS
 
 

@@ -23,7 +23,10 @@ from trees.recover import caught_on_hand, hanging
 from trees.worker import WorkerBehaviour
 
 RAISED_LIMIT = 200  # characters of each checker error quoted in a planning failure (break-it: 18,571 characters)
-PROGRESS_FIRST_S, PROGRESS_EVERY_S = 10.0, 30.0  # a long planning round's progress lines: the first after 10 s, then every 30 s
+PROGRESS_FIRST_S, PROGRESS_EVERY_S = (
+    10.0,
+    30.0,
+)  # a long planning round's progress lines: the first after 10 s, then every 30 s
 
 
 @dataclass
@@ -56,9 +59,11 @@ class PlanBehaviour(WorkerBehaviour):
         self._told = int((elapsed - PROGRESS_FIRST_S) // PROGRESS_EVERY_S) + 1
         w = self._watch
         at = f", sampling {w.step}" if w.step else ""
-        self.feedback_message = (f"{elapsed:.0f} s (of at most {self.services.plan_time:g}): skeleton {w.skeleton} of at "
-                                 f"most {self.services.max_skeletons}, "
-                                 f"{_count(w.samples, 'continuous sample')} drawn{at}")
+        self.feedback_message = (
+            f"{elapsed:.0f} s (of at most {self.services.plan_time:g}): skeleton {w.skeleton} of at "
+            f"most {self.services.max_skeletons}, "
+            f"{_count(w.samples, 'continuous sample')} drawn{at}"
+        )
 
     def work(self):
         s = self.services
@@ -67,10 +72,21 @@ class PlanBehaviour(WorkerBehaviour):
         holds = list(c.action_checkers().values())  # the states the sketch asks for on the way
         caught = caught_on_hand(self._world)
         if caught:  # not at rest: no goal holds, and no skill takes a thing off the fingers
-            return Failure("plan", hanging(caught, "now", held_now), "", caught, {"caught": list(caught), "retryable": False})
-        if held_now is None and all(c.checkers.evaluate(n, self._world) for n in c.goal_checkers()) and (
+            return Failure(
+                "plan",
+                hanging(caught, "now", held_now),
+                "",
+                caught,
+                {"caught": list(caught), "retryable": False},
+            )
+        if (
+            held_now is None
+            and all(c.checkers.evaluate(n, self._world) for n in c.goal_checkers())
+            and (
                 _sketch_carried_out([str(a.op) for a in c.sketch.actions], self._executed)
-                or all(c.checkers.evaluate(n, self._world) for n in holds)):
+                or all(c.checkers.evaluate(n, self._world) for n in holds)
+            )
+        ):
             # Already done (a replan after the last step succeeded, or a goal that held from the start):
             # nothing to redo. Not when the sketch asks for a state that does not hold now and was never
             # carried out: "put it on the region, then put it back" holds at the start (break-it: it moved
@@ -78,37 +94,60 @@ class PlanBehaviour(WorkerBehaviour):
             return Plan(None, Refinement())
         by_index = c.action_checkers()
         sketch = [
-            SketchItem(a.op, [(by_index[i], c.checkers.as_callable(by_index[i]))] if i in by_index else [])
+            SketchItem(
+                a.op, [(by_index[i], c.checkers.as_callable(by_index[i]))] if i in by_index else []
+            )
             for i, a in enumerate(c.sketch.actions)
         ]
         goal = [(n, c.checkers.as_callable(n)) for n in c.goal_checkers()]
         skip = done_prefix(sketch, self._world, s.skills)
         kept = frozenset().union(*(arranged_by(self._world, it.op) for it in sketch[:skip]))
         if skip:
-            s.log("skip_done", actions=[str(it.op) for it in sketch[:skip]],
-                  reason="their constraints already hold in the observed state")
+            s.log(
+                "skip_done",
+                actions=[str(it.op) for it in sketch[:skip]],
+                reason="their constraints already hold in the observed state",
+            )
             sketch = sketch[skip:]
         self._skipped = skip
         errors_before = len(c.checkers.errors)
         deadline = time.monotonic() + s.plan_time
         out_of_time = lambda: time.monotonic() > deadline  # noqa: E731
-        result = planner_for(c, plan, s)(self._world, s.skills, sketch, goal, s.rng, s.budget, s.max_skeletons,
-                                         lambda: self.cancelled() or out_of_time(), finish=go_home, kept=kept,
-                                         watch=self._watch)
+        result = planner_for(c, plan, s)(
+            self._world,
+            s.skills,
+            sketch,
+            goal,
+            s.rng,
+            s.budget,
+            s.max_skeletons,
+            lambda: self.cancelled() or out_of_time(),
+            finish=go_home,
+            kept=kept,
+            watch=self._watch,
+        )
         s.counters["skeletons"] += result.skeletons
         s.counters["samples"] += result.samples
         for note in result.edits:
             s.log("skeleton_edit", edit=note)
         if result.failure is not None and out_of_time() and not self.cancelled():
             # another round would take as long: the run ends here (newcomer runs replanned for an hour)
-            return Failure("plan", f"planning stopped at its time limit ({s.plan_time:g} s, --plan-time) after "
-                           f"{_count(result.samples, 'continuous sample')} over {_count(result.skeletons, 'skeleton')}, "
-                           f"still at {result.failure.action or 'the start'} (a larger --plan-time lets it search longer)",
-                           "", result.failure.offending_objects,  # no action failed: the search stopped (no "pick(x) failed")
-                           {"retryable": False, "timeout_s": s.plan_time, "samples": result.samples})
-        if result.failure is not None:  # each checker it names says what it tests ('action_check1 (put the apple …)')
+            return Failure(
+                "plan",
+                f"planning stopped at its time limit ({s.plan_time:g} s, --plan-time) after "
+                f"{_count(result.samples, 'continuous sample')} over {_count(result.skeletons, 'skeleton')}, "
+                f"still at {result.failure.action or 'the start'} (a larger --plan-time lets it search longer)",
+                "",
+                result.failure.offending_objects,  # no action failed: the search stopped (no "pick(x) failed")
+                {"retryable": False, "timeout_s": s.plan_time, "samples": result.samples},
+            )
+        if (
+            result.failure is not None
+        ):  # each checker it names says what it tests ('action_check1 (put the apple …)')
             why = name_checkers(result.failure.reason, c.checkers.sources, c.sketch)
-            return dataclasses.replace(result.failure, reason=why + _raised(c.checkers.errors[errors_before:]))
+            return dataclasses.replace(
+                result.failure, reason=why + _raised(c.checkers.errors[errors_before:])
+            )
         return Plan(result.task_plan, result.refinement, tuple(result.edits))
 
     def finish(self, result) -> py_trees.common.Status:
@@ -117,20 +156,35 @@ class PlanBehaviour(WorkerBehaviour):
         self.bb.plan = result
         self.bb.plan_attempt = self.bb.get("attempt") if self.bb.exists("attempt") else 1
         tp = result.task_plan
-        self.services.log("planned", plan=result.actions(), samples=result.refinement.samples,
-                          params=[{k: repr(v) for k, v in st.params.items()} for st in result.refinement.steps],
-                          domain=tp.domain_pddl if tp else None, problem=tp.problem_pddl if tp else None)
-        self.feedback_message = (f"{_count(len(result.actions()), 'step')}, "
-                                 f"{_count(result.refinement.samples, 'continuous sample')} drawn") + (
-            f", {_count(len(result.edits), 'skeleton edit')} ({_edits(result.edits)})" if result.edits else "") + (
-            f", {_count(self._skipped, 'sketch action')} already done" if self._skipped else "")
+        self.services.log(
+            "planned",
+            plan=result.actions(),
+            samples=result.refinement.samples,
+            params=[{k: repr(v) for k, v in st.params.items()} for st in result.refinement.steps],
+            domain=tp.domain_pddl if tp else None,
+            problem=tp.problem_pddl if tp else None,
+        )
+        self.feedback_message = (
+            (
+                f"{_count(len(result.actions()), 'step')}, "
+                f"{_count(result.refinement.samples, 'continuous sample')} drawn"
+            )
+            + (
+                f", {_count(len(result.edits), 'skeleton edit')} ({_edits(result.edits)})"
+                if result.edits
+                else ""
+            )
+            + (f", {_count(self._skipped, 'sketch action')} already done" if self._skipped else "")
+        )
         return py_trees.common.Status.SUCCESS
 
 
 def _raised(errors: list[str]) -> str:
     """'; checkers that raised (counted as not satisfied): …' for the failure line, at most two distinct
     errors, or '' (break-it: a checker failing with a NameError showed only as 'not satisfied')."""
-    distinct = list(dict.fromkeys(plain_line(e, RAISED_LIMIT) for e in errors))  # generated code's text: made safe
+    distinct = list(
+        dict.fromkeys(plain_line(e, RAISED_LIMIT) for e in errors)
+    )  # generated code's text: made safe
     if not distinct:
         return ""
     more = f"; and {len(distinct) - 2} more" if len(distinct) > 2 else ""
@@ -169,13 +223,22 @@ def done_prefix(sketch: list[SketchItem], world, skills) -> int:
     done = 0
     for i, item in enumerate(sketch):
         if item.checks:
-            if not all(check(world) for _, check in item.checks) and not _superseded(sketch, i, world, skills):
+            if not all(check(world) for _, check in item.checks) and not _superseded(
+                sketch, i, world, skills
+            ):
                 break
             skill = skills.get(item.op.name)
             if skill is not None and held_after(skill.schema, item.op.args) is None:
                 done = i + 1
     if held is not None:
-        pick = next((i for i, it in enumerate(sketch) if it.op.name == "pick" and it.op.args[:1] == (held,)), None)
+        pick = next(
+            (
+                i
+                for i, it in enumerate(sketch)
+                if it.op.name == "pick" and it.op.args[:1] == (held,)
+            ),
+            None,
+        )
         if pick is None or pick < done:
             return 0
         return done if done == pick else 0
@@ -193,7 +256,14 @@ def _superseded(sketch: list[SketchItem], i: int, world, skills) -> bool:
     seen = getattr(skills.get(item.op.name), "effect_seen", None)
     if seen is None or not item.op.args or not seen(world, item.op.args):
         return False
-    nxt = next((it for it in sketch[i + 1:] if it.op.name != "pick" and it.op.args[:1] == item.op.args[:1]), None)
+    nxt = next(
+        (
+            it
+            for it in sketch[i + 1 :]
+            if it.op.name != "pick" and it.op.args[:1] == item.op.args[:1]
+        ),
+        None,
+    )
     return nxt is not None and bool(nxt.checks) and all(check(world) for _, check in nxt.checks)
 
 
@@ -203,7 +273,10 @@ def go_home(model, refinement: Refinement) -> None:
     if model.held is None and refinement.steps:
         home = plan_motion(model, model.robot.arm_q(), model.robot.home)
         if home is not None:
-            refinement.steps[-1].commands = [*refinement.steps[-1].commands, Move(tuple(densify(home)))]
+            refinement.steps[-1].commands = [
+                *refinement.steps[-1].commands,
+                Move(tuple(densify(home))),
+            ]
 
 
 def create_plan_subtree() -> py_trees.behaviour.Behaviour:

@@ -15,7 +15,9 @@ import pybullet as p
 def angle_between(got, planned) -> float:
     """The angle (degrees) between two poses' orientations."""
     qa, qb = p.getQuaternionFromEuler(got.euler), p.getQuaternionFromEuler(planned.euler)
-    return math.degrees(2.0 * math.acos(min(1.0, abs(sum(a * b for a, b in zip(qa, qb, strict=True))))))
+    return math.degrees(
+        2.0 * math.acos(min(1.0, abs(sum(a * b for a, b in zip(qa, qb, strict=True)))))
+    )
 
 
 def turned_phrase(got, planned) -> str:
@@ -42,4 +44,6 @@ def far_shift(got, planned, size: tuple[float, float, float]) -> float | None:
     return size[axis] * math.sin(angle / 2.0)  # the chord: 2 × half-length × sin(angle / 2)
 
 
-ELONGATED = 2.0  # a side this many times the next longest makes an object long (a fork, a knife, a hammer)
+ELONGATED = (
+    2.0  # a side this many times the next longest makes an object long (a fork, a knife, a hammer)
+)

@@ -35,20 +35,33 @@ def caught_on_hand(world: WorldState) -> tuple[str, ...]:
     hanging on the held orange)."""
     model = PlanningModel(world)
     try:
+
         def near(a: int, b: int, d: float) -> bool:
             return bool(p.getClosestPoints(a, b, d, physicsClientId=model.cid))
 
         bodies = model.bodies
         held = bodies.get(model.held) if model.held is not None else None
-        at_hand = [n for n, b in bodies.items() if n != model.held and not world.get(n).fixed and (
-            near(model.robot.body, b, CAUGHT_NEAR) or (held is not None and near(held, b, CAUGHT_FREE)))]
+        at_hand = [
+            n
+            for n, b in bodies.items()
+            if n != model.held
+            and not world.get(n).fixed
+            and (
+                near(model.robot.body, b, CAUGHT_NEAR)
+                or (held is not None and near(held, b, CAUGHT_FREE))
+            )
+        ]
         if not at_hand:
             return ()
         # the table, regions and what rides on the held object carry what rests on (or in) them
         carried = {n for n in bodies if world.get(n).fixed} | set(_riders(world, model.held))
         grew = True
         while grew:
-            new = {n for n, b in bodies.items() if n not in carried and any(near(b, bodies[c], CAUGHT_FREE) for c in carried)}
+            new = {
+                n
+                for n, b in bodies.items()
+                if n not in carried and any(near(b, bodies[c], CAUGHT_FREE) for c in carried)
+            }
             carried |= new
             grew = bool(new)
         return tuple(n for n in at_hand if n not in carried)
@@ -62,8 +75,15 @@ def _riders(world: WorldState, held: str | None) -> list[str]:
     if held is None:
         return []
     (ax, ay, az), (bx, by, _) = world.get(held).aabb()
-    return [n for n, o in world.objects.items() if n != held and not o.fixed
-            and ax <= o.pose.x <= bx and ay <= o.pose.y <= by and o.pose.z > az]
+    return [
+        n
+        for n, o in world.objects.items()
+        if n != held
+        and not o.fixed
+        and ax <= o.pose.x <= bx
+        and ay <= o.pose.y <= by
+        and o.pose.z > az
+    ]
 
 
 def hanging(caught: tuple[str, ...], when: str, held: str | None = None) -> str:
@@ -71,10 +91,14 @@ def hanging(caught: tuple[str, ...], when: str, held: str | None = None) -> str:
     things = " and ".join(caught)
     verb = "hang" if len(caught) > 1 else "hangs"
     if held is not None:
-        return (f"{things} {verb} on the {held} in the gripper {when} (it came away with it); no skill here can "
-                f"set {'them' if len(caught) > 1 else 'it'} down: take it off and run again")
-    return (f"{things} {verb} on the gripper {when}, though it holds nothing "
-            "(it came away with the fingers); no skill here can set it down: take it off the gripper and run again")
+        return (
+            f"{things} {verb} on the {held} in the gripper {when} (it came away with it); no skill here can "
+            f"set {'them' if len(caught) > 1 else 'it'} down: take it off and run again"
+        )
+    return (
+        f"{things} {verb} on the gripper {when}, though it holds nothing "
+        "(it came away with the fingers); no skill here can set it down: take it off the gripper and run again"
+    )
 
 
 def retreat_home(services, known: tuple[str, ...] = ()) -> bool:
@@ -92,8 +116,12 @@ def retreat_home(services, known: tuple[str, ...] = ()) -> bool:
     model = PlanningModel(world)
     try:
         q0 = model.robot.arm_q()
-        touching = tuple(name for name, body in model.bodies.items() if name not in (model.held, "table") and p.getClosestPoints(
-            model.robot.body, body, TOUCH, physicsClientId=model.cid))
+        touching = tuple(
+            name
+            for name, body in model.bodies.items()
+            if name not in (model.held, "table")
+            and p.getClosestPoints(model.robot.body, body, TOUCH, physicsClientId=model.cid)
+        )
         path = plan_motion(model, q0, model.robot.home, ignore=touching)
     finally:
         model.close()

@@ -29,6 +29,7 @@ from trees.worker import OwlBehaviour
 
 SAMPLED_REPEATS = 3  # occurrences of the same sample-budget failure that end a run
 
+
 class Replan(OwlBehaviour):
     """On activation: read the failure, write /owl/failure and /owl/failures, bump /owl/attempt and
     augment /owl/instruction. RUNNING lets the selector start a new attempt; FAILURE when out of attempts."""
@@ -36,9 +37,14 @@ class Replan(OwlBehaviour):
     def __init__(self, name: str = "replan", max_attempts: int = 4) -> None:
         super().__init__(name=name)
         self.max_attempts = max_attempts
-        self.bb = client(name, write=("instruction", "attempt", "failure", "failures", "history", "awaiting"),
-                         read=("interruption", "constraints", *(f"{s}_failure" for s in STAGES)))
-        self._seen: dict[tuple, tuple[int, int]] = {}  # repeat signature → (first attempt failing that way, times)
+        self.bb = client(
+            name,
+            write=("instruction", "attempt", "failure", "failures", "history", "awaiting"),
+            read=("interruption", "constraints", *(f"{s}_failure" for s in STAGES)),
+        )
+        self._seen: dict[
+            tuple, tuple[int, int]
+        ] = {}  # repeat signature → (first attempt failing that way, times)
         self.log = lambda event, **kw: None
         self.ask = None
         self._answer: list[str] = []
@@ -68,34 +74,62 @@ class Replan(OwlBehaviour):
         if failure is None or failure.stage not in ("constraints", "plan"):
             return None
         constraints = bb_get(self.bb, "constraints") if failure.stage == "plan" else None
-        signature = (failure.stage, failure.kind, failure.action, tuple(failure.offending_objects[:1]),  # (the rest: by chance)
-                     re.sub(r"\d+(?:\.\d+)?", "#", failure.reason),  # "(455×)" and "(430×)" are the same failure
-                     constraints.sketch.text() if constraints is not None else None,
-                     tuple(sorted(constraints.checkers.sources.items())) if constraints is not None else None,
-                     tuple(h for h in self.bb.history if h.startswith("feedback after")))  # a person's feedback is new
+        signature = (
+            failure.stage,
+            failure.kind,
+            failure.action,
+            tuple(failure.offending_objects[:1]),  # (the rest: by chance)
+            re.sub(
+                r"\d+(?:\.\d+)?", "#", failure.reason
+            ),  # "(455×)" and "(430×)" are the same failure
+            constraints.sketch.text() if constraints is not None else None,
+            tuple(sorted(constraints.checkers.sources.items()))
+            if constraints is not None
+            else None,
+            tuple(h for h in self.bb.history if h.startswith("feedback after")),
+        )  # a person's feedback is new
         first, times = self._seen.get(signature, (self.bb.attempt, 0))
         self._seen[signature] = (first, times + 1)
         # The planner samples: where one sample budget was spent in vain the next draws may succeed, so
         # such a failure ends the run on its third occurrence; a deterministic one (no task plan,
         # unreadable constraints) on its second.
         # (a hopeless one, e.g. an apple wider than the mug's opening, is deterministic too: newcomer)
-        sampled = failure.stage == "plan" and "samples" in (failure.observed or {}) and not failure.observed.get("hopeless")
+        sampled = (
+            failure.stage == "plan"
+            and "samples" in (failure.observed or {})
+            and not failure.observed.get("hopeless")
+        )
         return first if times + 1 >= (SAMPLED_REPEATS if sampled else 2) else None
 
     def initialise(self) -> None:
         failure = self._pick()
         repeat_of = self._repeat_of(failure)
         if repeat_of is not None:
-            failure = dataclasses.replace(failure, reason=(
-                f"{failure.reason}; the same failure as attempt {repeat_of} with the same plan sketch and checkers, "
-                "so no more attempts (they would fail the same way)"), observed={**failure.observed, "repeat_of": repeat_of})
+            failure = dataclasses.replace(
+                failure,
+                reason=(
+                    f"{failure.reason}; the same failure as attempt {repeat_of} with the same plan sketch and checkers, "
+                    "so no more attempts (they would fail the same way)"
+                ),
+                observed={**failure.observed, "repeat_of": repeat_of},
+            )
         self.bb.failure = failure
-        self.bb.failures = [*bb_get(self.bb, "failures", []), *([failure] if failure is not None else [])]
-        self._line = f"attempt {self.bb.attempt}: " + (failure.line() if failure else "failed for an unknown reason")
+        self.bb.failures = [
+            *bb_get(self.bb, "failures", []),
+            *([failure] if failure is not None else []),
+        ]
+        self._line = f"attempt {self.bb.attempt}: " + (
+            failure.line() if failure else "failed for an unknown reason"
+        )
         self.bb.history = list(self.bb.history) + [self._line]
-        self._give_up = self.bb.attempt >= self.max_attempts or repeat_of is not None or (
-            failure is not None and failure.observed.get("retryable") is False)
-        self.log("replan", line=self._line, give_up=self._give_up, kind=failure.kind if failure else None)
+        self._give_up = (
+            self.bb.attempt >= self.max_attempts
+            or repeat_of is not None
+            or (failure is not None and failure.observed.get("retryable") is False)
+        )
+        self.log(
+            "replan", line=self._line, give_up=self._give_up, kind=failure.kind if failure else None
+        )
         self._asking = None
         self.bb.awaiting = False
         # the failure itself is on its stage's line already: this one says what happens next
@@ -104,8 +138,10 @@ class Replan(OwlBehaviour):
             self.feedback_message = (
                 f"giving up: attempt {n} failed as attempt {repeat_of} did, with the same plan sketch and checkers"
                 if repeat_of is not None
-                else f"no more attempts: all {self.max_attempts} used" if n >= self.max_attempts
-                else f"giving up after attempt {n}: a replan cannot mend this")
+                else f"no more attempts: all {self.max_attempts} used"
+                if n >= self.max_attempts
+                else f"giving up after attempt {n}: a replan cannot mend this"
+            )
             return
         self._attempt = self.bb.attempt
         self.bb.attempt = self._attempt + 1
@@ -115,17 +151,28 @@ class Replan(OwlBehaviour):
         if self.ask is not None:
             self._answer = []
             question = f"{self._line}\nadd one line of feedback for attempt {self._attempt + 1} (Enter: none): "
-            self._asking = threading.Thread(target=self._ask, args=(question,), daemon=True, name="owl-replan-prompt")
+            self._asking = threading.Thread(
+                target=self._ask, args=(question,), daemon=True, name="owl-replan-prompt"
+            )
             self._asking.start()
-            self.bb.awaiting = True  # the attempt waits (the ready check fails) until the person answers
+            self.bb.awaiting = (
+                True  # the attempt waits (the ready check fails) until the person answers
+            )
             self.feedback_message = self._next + " — waiting for feedback"
 
     def _ask(self, question: str) -> None:
         try:
             answer = self.ask(question)
-        except (EOFError, OSError, RuntimeError, ValueError):  # ValueError: bytes that are not text (UnicodeDecodeError)
+        except (
+            EOFError,
+            OSError,
+            RuntimeError,
+            ValueError,
+        ):  # ValueError: bytes that are not text (UnicodeDecodeError)
             answer = ""
-        self._answer.append(plain_line(str(answer or "")))  # no terminal escapes or NULs into the instruction and report
+        self._answer.append(
+            plain_line(str(answer or ""))
+        )  # no terminal escapes or NULs into the instruction and report
 
     def _augment(self, feedback: str) -> None:
         attempt = self._attempt
@@ -143,7 +190,9 @@ class Replan(OwlBehaviour):
             return py_trees.common.Status.FAILURE
         if self._asking is not None:
             if not self._answer:
-                return py_trees.common.Status.RUNNING  # the person is typing; the tree keeps ticking
+                return (
+                    py_trees.common.Status.RUNNING
+                )  # the person is typing; the tree keeps ticking
             self._asking = None
             self.bb.awaiting = False
             self._augment(self._answer[0])

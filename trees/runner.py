@@ -26,7 +26,9 @@ from trees.builder import create_root
 from trees.services import Services
 
 TICK_PERIOD_S = 0.05  # 20 Hz
-STOP_TICKS = 40  # ticks (2 s) the tree gets to end after a stop request before it is stopped outright
+STOP_TICKS = (
+    40  # ticks (2 s) the tree gets to end after a stop request before it is stopped outright
+)
 DRAIN_S = 15.0  # seconds to wait for cancelled work to return before the world is closed
 
 
@@ -44,8 +46,14 @@ class TickStats:
     gaps: list[float] = field(default_factory=list, repr=False)
 
     def to_dict(self) -> dict:
-        return {"ticks": self.ticks, "hz": round(self.hz, 1), "busy_ticks": self.busy_ticks,
-                "busy_hz": round(self.busy_hz, 1), "max_gap_s": round(self.max_gap_s, 3), "p95_gap_s": round(self.p95_gap_s, 3)}
+        return {
+            "ticks": self.ticks,
+            "hz": round(self.hz, 1),
+            "busy_ticks": self.busy_ticks,
+            "busy_hz": round(self.busy_hz, 1),
+            "max_gap_s": round(self.max_gap_s, 3),
+            "p95_gap_s": round(self.p95_gap_s, 3),
+        }
 
 
 @dataclass
@@ -58,14 +66,20 @@ class RunResult:
     interrupted: bool
     blackboard: dict
     tick: TickStats = field(default_factory=TickStats)
-    stopped_by: str = ""  # which signal stopped the run ('Ctrl-C (SIGINT)', 'SIGTERM'), '' when none did
+    stopped_by: str = (
+        ""  # which signal stopped the run ('Ctrl-C (SIGINT)', 'SIGTERM'), '' when none did
+    )
 
 
 class _Sigint:
     """While ticking on the main thread: the first Ctrl-C (or SIGTERM: kill, a timeout, a service
     manager's stop) stops the arm and requests a stop; a second one raises KeyboardInterrupt (stop waiting)."""
 
-    SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)  # SIGHUP: the terminal closed, the arm must still stop
+    SIGNALS = (
+        signal.SIGINT,
+        signal.SIGTERM,
+        signal.SIGHUP,
+    )  # SIGHUP: the terminal closed, the arm must still stop
 
     def __init__(self, services: Services) -> None:
         self.services = services
@@ -90,7 +104,9 @@ class _Sigint:
         _stop(self.services)
 
     def __exit__(self, *exc) -> None:
-        folders.FINISHING = True  # from here a stop is noted and waits until the run folder is whole (owl_bt.cli)
+        folders.FINISHING = (
+            True  # from here a stop is noted and waits until the run folder is whole (owl_bt.cli)
+        )
         for sig, handler in self.old.items():
             signal.signal(sig, handler)
 
@@ -103,7 +119,9 @@ def _stop(services: Services) -> None:
         services.stop_request.set()
 
 
-def run_tree(services: Services, instruction: str, max_attempts: int = 4, on_tick=None) -> RunResult:
+def run_tree(
+    services: Services, instruction: str, max_attempts: int = 4, on_tick=None
+) -> RunResult:
     """Build the tree, hand it the services, tick until SUCCESS/FAILURE (or a stop)."""
     py_trees.blackboard.Blackboard.clear()
     seed = client("runner", write=("instruction", "attempt", "history"))
@@ -141,7 +159,9 @@ def run_tree(services: Services, instruction: str, max_attempts: int = 4, on_tic
                     log_snapshot(services.log, root, f"end of attempt {shown}")
                     shown = seed.attempt
                 deadline = max(deadline + TICK_PERIOD_S, time.monotonic() - TICK_PERIOD_S)
-                worker.wait_finished(deadline - time.monotonic())  # (a work returning ticks the tree at once)
+                worker.wait_finished(
+                    deadline - time.monotonic()
+                )  # (a work returning ticks the tree at once)
         except KeyboardInterrupt:  # a second Ctrl-C, or one raised inside a tick
             _stop(services)
             root.stop(py_trees.common.Status.INVALID)
@@ -153,11 +173,31 @@ def run_tree(services: Services, instruction: str, max_attempts: int = 4, on_tic
     services.log("tick_rate", **stats.to_dict())
     log_snapshot(services.log, root, "final")
     text = tree_text(root)
-    keys = ("attempt", "plan", "constraints", "history", "failure", "failures", "executed", "interruption",
-            "constraints_attempt", "plan_attempt")
+    keys = (
+        "attempt",
+        "plan",
+        "constraints",
+        "history",
+        "failure",
+        "failures",
+        "executed",
+        "interruption",
+        "constraints_attempt",
+        "plan_attempt",
+    )
     reader = client("runner-read", read=keys)
     board = {k: (reader.get(k) if reader.exists(k) else None) for k in keys}
-    return RunResult(root.status, seed.attempt, stats.ticks, stats.hz, text, interrupted, board, stats, services.stopped_by)
+    return RunResult(
+        root.status,
+        seed.attempt,
+        stats.ticks,
+        stats.hz,
+        text,
+        interrupted,
+        board,
+        stats,
+        services.stopped_by,
+    )
 
 
 def _fill(stats: TickStats, starts: list[float], flags: list[bool], elapsed: float) -> None:
@@ -167,6 +207,8 @@ def _fill(stats: TickStats, starts: list[float], flags: list[bool], elapsed: flo
     if gaps:
         stats.max_gap_s = max(gaps)
         stats.p95_gap_s = statistics.quantiles(gaps, n=20)[-1] if len(gaps) >= 20 else max(gaps)
-    busy = [g for g, flag in zip(gaps, flags, strict=False) if flag]  # a gap starting with a worker running
+    busy = [
+        g for g, flag in zip(gaps, flags, strict=False) if flag
+    ]  # a gap starting with a worker running
     stats.busy_ticks = len(busy)
     stats.busy_hz = len(busy) / sum(busy) if busy and sum(busy) > 0 else 0.0

@@ -25,7 +25,9 @@ from trees.blackboard import get as bb_get
 from trees.worker import OwlBehaviour, WorkerBehaviour
 
 ARM_KEY = "/owl/arm"
-CLEARING_KEY = "/owl/clearing"  # the safety subtree is still making a fault good (clear, go home, record)
+CLEARING_KEY = (
+    "/owl/clearing"  # the safety subtree is still making a fault good (clear, go home, record)
+)
 
 
 @dataclass(frozen=True)
@@ -63,7 +65,9 @@ def arm_fault(backend: Any) -> str | None:
 def clear_arm_fault(backend: Any) -> bool:
     """Ask the backend that reports the fault to clear it; False when none can."""
     for b in _chain(backend):
-        if callable(getattr(type(b), "clear_fault", None)) and isinstance(getattr(b, "fault", None), str):
+        if callable(getattr(type(b), "clear_fault", None)) and isinstance(
+            getattr(b, "fault", None), str
+        ):
             b.clear_fault()
             return True
     return False
@@ -83,11 +87,20 @@ class ArmStatusToBlackboard(OwlBehaviour):
     def update(self) -> py_trees.common.Status:
         s = self.services
         backend = s.backend
-        status = ArmStatus(arm_fault(backend), s.stop_request.is_set(), getattr(backend, "held", None))
+        status = ArmStatus(
+            arm_fault(backend), s.stop_request.is_set(), getattr(backend, "held", None)
+        )
         if not self.bb.exists("arm") or self.bb.arm != status:
             self.bb.arm = status
-        self.feedback_message = ("stop requested" if status.stop else f"fault: {status.fault}" if status.fault
-                                 else f"holding {status.held}" if status.held else "")
+        self.feedback_message = (
+            "stop requested"
+            if status.stop
+            else f"fault: {status.fault}"
+            if status.fault
+            else f"holding {status.held}"
+            if status.held
+            else ""
+        )
         return py_trees.common.Status.SUCCESS
 
 
@@ -113,8 +126,12 @@ class StopArm(OwlBehaviour):
             self.feedback_message = "stop requested: the arm was stopped"
         else:
             self.feedback_message = "no stop asked for"
-        self.failure_means_all_well = not self.bb.arm.stop  # drawn "✓ not needed", not a red failure
-        self.failure_word = "done" if self.bb.arm.stop else ""  # it failed on purpose, having stopped the arm
+        self.failure_means_all_well = (
+            not self.bb.arm.stop
+        )  # drawn "✓ not needed", not a red failure
+        self.failure_word = (
+            "done" if self.bb.arm.stop else ""
+        )  # it failed on purpose, having stopped the arm
         return py_trees.common.Status.FAILURE
 
 
@@ -174,18 +191,30 @@ class ClearFault(WorkerBehaviour):
     def finish(self, result) -> py_trees.common.Status:
         self.bb.clearing = False
         if result is None:
-            failure = Failure("execute", f"the arm reported a fault ({self._fault}) that could not be cleared",
-                              self._step or "", observed={"fault": self._fault, "retryable": False}, kind=EXECUTION)
+            failure = Failure(
+                "execute",
+                f"the arm reported a fault ({self._fault}) that could not be cleared",
+                self._step or "",
+                observed={"fault": self._fault, "retryable": False},
+                kind=EXECUTION,
+            )
             self.bb.interruption = failure
             self._outcome = self.fail(failure)
             return self._outcome
         note = "it was cleared" + ("" if result["home"] else "; the arm could not go home")
         if result["held"]:
             note += f"; the hand still holds {result['held']}"
-        failure = Failure("execute", f"the arm reported a fault ({self._fault}); {note}", self._step or "",
-                          observed={"fault": self._fault, **result}, kind=EXECUTION)
+        failure = Failure(
+            "execute",
+            f"the arm reported a fault ({self._fault}); {note}",
+            self._step or "",
+            observed={"fault": self._fault, **result},
+            kind=EXECUTION,
+        )
         self.bb.interruption = failure
-        self.services.log("failure", **failure.to_dict())  # the attempt's failure record (report, events)
+        self.services.log(
+            "failure", **failure.to_dict()
+        )  # the attempt's failure record (report, events)
         self.feedback_message = f"cleared: {self._fault}"
         self._outcome = py_trees.common.Status.RUNNING
         return self._outcome
@@ -213,27 +242,35 @@ class Ready(OwlBehaviour):
 
 
 def create_gather_subtree() -> py_trees.behaviour.Behaviour:
-    return py_trees.composites.Sequence(name="gather", memory=False, children=[ArmStatusToBlackboard("arm-status")])
+    return py_trees.composites.Sequence(
+        name="gather", memory=False, children=[ArmStatusToBlackboard("arm-status")]
+    )
 
 
 def _trouble(blackboard) -> bool:
-    return blackboard.get(ARM_KEY).trouble or bool(blackboard.get(CLEARING_KEY) if blackboard.exists(CLEARING_KEY) else False)
+    return blackboard.get(ARM_KEY).trouble or bool(
+        blackboard.get(CLEARING_KEY) if blackboard.exists(CLEARING_KEY) else False
+    )
 
 
 def _well(blackboard) -> bool:
     return not _trouble(blackboard)
 
 
-ALL_WELL = "all well: no stop asked for, no arm fault, so nothing to make safe"  # why the guard shows [✕]
+ALL_WELL = (
+    "all well: no stop asked for, no arm fault, so nothing to make safe"  # why the guard shows [✕]
+)
 
 
 def create_safety_subtree() -> py_trees.behaviour.Behaviour:
     """The safety guard over make-safe (stop-arm | clear-fault). On a healthy run its condition is false
     and py_trees draws it failed (`-^- safety [✕]`); its feedback then says that this means all is well."""
-    make_safe = py_trees.composites.Selector(name="make-safe", memory=False,
-                                             children=[StopArm("stop-arm"), ClearFault("clear-fault")])
-    guard = py_trees.decorators.EternalGuard(name="safety", child=make_safe, condition=_trouble,
-                                             blackboard_keys={ARM_KEY, CLEARING_KEY})
+    make_safe = py_trees.composites.Selector(
+        name="make-safe", memory=False, children=[StopArm("stop-arm"), ClearFault("clear-fault")]
+    )
+    guard = py_trees.decorators.EternalGuard(
+        name="safety", child=make_safe, condition=_trouble, blackboard_keys={ARM_KEY, CLEARING_KEY}
+    )
     trouble = guard.condition  # bound to the guard's blackboard client
 
     def condition() -> bool:
@@ -248,7 +285,9 @@ def create_safety_subtree() -> py_trees.behaviour.Behaviour:
 
 def create_guarded_task(child: py_trees.behaviour.Behaviour) -> py_trees.behaviour.Behaviour:
     """The task branch, guarded every tick: it runs only while no stop is requested and the arm is well."""
-    return py_trees.decorators.EternalGuard(name="task", child=child, condition=_well, blackboard_keys={ARM_KEY, CLEARING_KEY})
+    return py_trees.decorators.EternalGuard(
+        name="task", child=child, condition=_well, blackboard_keys={ARM_KEY, CLEARING_KEY}
+    )
 
 
 def create_ready_check() -> py_trees.behaviour.Behaviour:

@@ -39,7 +39,11 @@ class Services:
     on_step: Callable[[str], None] = field(default=lambda action: None)
     on_step_start: Callable[[str, list], None] = field(default=lambda action, commands: None)
     stop_request: threading.Event = field(default_factory=threading.Event)
-    stopped_by: str = ""  # the signal that set stop_request ('Ctrl-C (SIGINT)', 'SIGTERM'); '' for another stop
+    stopped_by: str = (
+        ""  # the signal that set stop_request ('Ctrl-C (SIGINT)', 'SIGTERM'); '' for another stop
+    )
     ask: Callable[[str], str] | None = None
     transcripts: list = field(default_factory=list)  # each attempt's prompts and model answers
-    counters: dict = field(default_factory=lambda: {"samples": 0, "skeletons": 0, "model_s": 0.0, "queries": 0})
+    counters: dict = field(
+        default_factory=lambda: {"samples": 0, "skeletons": 0, "model_s": 0.0, "queries": 0}
+    )

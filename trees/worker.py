@@ -35,7 +35,9 @@ TRACEBACK_KEPT = 4000  # characters of an unexpected error's traceback kept in i
 _LOCAL = threading.local()  # the cancel token of the work running on this worker thread
 _BUSY = [0]  # works submitted and not yet returned (for the tick-rate measurement)
 _BUSY_LOCK = threading.Lock()
-_FINISHED = threading.Event()  # set when a work returns: the tick loop need not sleep out its period
+_FINISHED = (
+    threading.Event()
+)  # set when a work returns: the tick loop need not sleep out its period
 
 
 def wait_finished(timeout: float) -> bool:
@@ -133,13 +135,25 @@ class WorkerBehaviour(OwlBehaviour, abc.ABC):
             # What the instruction itself gets wrong (an absent object, words not understood) does
             # not change by trying again: the replan subtree gives up at once on these.
             retry = not isinstance(exc, GroundingError | UnknownObjectError)
-            absent = {"unknown_object": exc.name} if isinstance(exc, UnknownObjectError) else {}  # the run ends as a usage error
-            return self.fail(Failure(self.stage, exc.reason, offending_objects=tuple(absent.values()),
-                                     observed={"retryable": retry, **absent}))
-        except Exception as exc:  # a bug or library error: typed, logged, never a traceback on screen
+            absent = (
+                {"unknown_object": exc.name} if isinstance(exc, UnknownObjectError) else {}
+            )  # the run ends as a usage error
+            return self.fail(
+                Failure(
+                    self.stage,
+                    exc.reason,
+                    offending_objects=tuple(absent.values()),
+                    observed={"retryable": retry, **absent},
+                )
+            )
+        except (
+            Exception
+        ) as exc:  # a bug or library error: typed, logged, never a traceback on screen
             # … but kept for whoever mends it: in the failure record's `observed` (events.jsonl, plan.json)
             where = "".join(traceback.format_exception(exc))[-TRACEBACK_KEPT:]
-            return self.fail(Failure(self.stage, f"{type(exc).__name__}: {exc}", observed={"traceback": where}))
+            return self.fail(
+                Failure(self.stage, f"{type(exc).__name__}: {exc}", observed={"traceback": where})
+            )
         return self.finish(result)
 
     def terminate(self, new_status: py_trees.common.Status) -> None:

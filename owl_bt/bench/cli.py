@@ -27,10 +27,26 @@ MAX_WARNINGS = 10
 LOCK_NAME = ".bench.lock"
 
 
-def bench_command(out: Console, err: Console, method: str, tasks: str, seeds: int | None, seed_list: str | None,
-                  out_dir: Path, jobs: int | None, max_attempts: int, budget: int, report_only: bool, quiet: bool,
-                  perception: str = "camera", robot: str = "ur5e", faults: str | None = None, fault_seed: int = 0,
-                  skeletons: int = 5, plan_time: float = 900.0) -> int:
+def bench_command(
+    out: Console,
+    err: Console,
+    method: str,
+    tasks: str,
+    seeds: int | None,
+    seed_list: str | None,
+    out_dir: Path,
+    jobs: int | None,
+    max_attempts: int,
+    budget: int,
+    report_only: bool,
+    quiet: bool,
+    perception: str = "camera",
+    robot: str = "ur5e",
+    faults: str | None = None,
+    fault_seed: int = 0,
+    skeletons: int = 5,
+    plan_time: float = 900.0,
+) -> int:
     """Run (or with `report_only` only summarise) a bench; prints summary.md and one last line on stdout."""
     if report_only:
         check_out(out_dir, create=False)
@@ -39,11 +55,27 @@ def bench_command(out: Console, err: Console, method: str, tasks: str, seeds: in
         loaded = _read(out_dir, err)
         data = _summary(out_dir, loaded)
         sys.stdout.write(render(data))
-        print(f"bench: {data['episodes']} episode{'' if data['episodes'] == 1 else 's'} summarised in {out_dir / MD_NAME}"
-              + (f" ({len(loaded.problems)} lines not counted)" if loaded.problems else ""))
+        print(
+            f"bench: {data['episodes']} episode{'' if data['episodes'] == 1 else 's'} summarised in {out_dir / MD_NAME}"
+            + (f" ({len(loaded.problems)} lines not counted)" if loaded.problems else "")
+        )
         return 0
-    cfg = make_config(method, tasks, seeds, seed_list, out_dir, jobs, budget, max_attempts, perception, robot, faults,
-                      fault_seed, skeletons, plan_time)
+    cfg = make_config(
+        method,
+        tasks,
+        seeds,
+        seed_list,
+        out_dir,
+        jobs,
+        budget,
+        max_attempts,
+        perception,
+        robot,
+        faults,
+        fault_seed,
+        skeletons,
+        plan_time,
+    )
     with _locked(cfg.out):
         loaded = _read(cfg.out, err)
         check_same_setup(cfg, loaded.records)
@@ -51,23 +83,36 @@ def bench_command(out: Console, err: Console, method: str, tasks: str, seeds: in
         before = [r for r in loaded.records if episodes.key(r) in wanted]
         interrupted, stopped_by = False, ""
         if not quiet:
-            err.print(_what_will_run(cfg, wanted - {episodes.key(r) for r in before}), markup=False, soft_wrap=True)
+            err.print(
+                _what_will_run(cfg, wanted - {episodes.key(r) for r in before}),
+                markup=False,
+                soft_wrap=True,
+            )
         stops = _Stops()  # a signal once the episodes are done: the summary is written whole first
         try:
             try:
                 if quiet:
-                    outcome = run_bench(cfg)  # (its workers' pool takes Ctrl-C and SIGTERM over while it runs)
+                    outcome = run_bench(
+                        cfg
+                    )  # (its workers' pool takes Ctrl-C and SIGTERM over while it runs)
                 else:
                     ok = sum(bool(r.get("success")) for r in before)
-                    with BenchProgress(err, " and ".join(cfg.methods), cfg.episodes, len(before), ok) as bar:
+                    with BenchProgress(
+                        err, " and ".join(cfg.methods), cfg.episodes, len(before), ok
+                    ) as bar:
                         outcome = run_bench(cfg, on_done=bar)
                 stops.done = True
                 interrupted, stopped_by = outcome.interrupted, outcome.stopped_by
                 if outcome.removed:
-                    err.print(f"owl-bt: removed {len(outcome.removed)} run folder(s) of episodes not in "
-                              f"{episodes.FILENAME} (left by a stopped bench; run again): {', '.join(outcome.removed)}",
-                              markup=False, soft_wrap=True)
-            except KeyboardInterrupt:  # outside the pool's own Ctrl-C handling (e.g. while workers started)
+                    err.print(
+                        f"owl-bt: removed {len(outcome.removed)} run folder(s) of episodes not in "
+                        f"{episodes.FILENAME} (left by a stopped bench; run again): {', '.join(outcome.removed)}",
+                        markup=False,
+                        soft_wrap=True,
+                    )
+            except (
+                KeyboardInterrupt
+            ):  # outside the pool's own Ctrl-C handling (e.g. while workers started)
                 stops.done = True
                 interrupted, stopped_by = True, stops.early
             return _report(cfg, err, wanted, before, interrupted, stopped_by, stops.late)
@@ -75,7 +120,15 @@ def bench_command(out: Console, err: Console, method: str, tasks: str, seeds: in
             stops.restore()
 
 
-def _report(cfg, err: Console, wanted: set, before: list, interrupted: bool, stopped_by: str, late: list[str]) -> int:
+def _report(
+    cfg,
+    err: Console,
+    wanted: set,
+    before: list,
+    interrupted: bool,
+    stopped_by: str,
+    late: list[str],
+) -> int:
     """Write the summary, print it and the last line; the exit code (130 when stopped, also by a signal
     that came once the episodes were done: `late`)."""
     after_loaded = episodes.read(cfg.out / episodes.FILENAME)
@@ -87,12 +140,17 @@ def _report(cfg, err: Console, wanted: set, before: list, interrupted: bool, sto
     if late and not interrupted:
         interrupted, stopped_by = True, f"{late[0]} (after the last episode)"
     if interrupted:
-        err.print(f"owl-bt: bench stopped by {stopped_by or 'Ctrl-C'}: {len(after)} of {cfg.episodes} episodes recorded; "
-                  f"summary in {where}",
-                  markup=False, soft_wrap=True)
+        err.print(
+            f"owl-bt: bench stopped by {stopped_by or 'Ctrl-C'}: {len(after)} of {cfg.episodes} episodes recorded; "
+            f"summary in {where}",
+            markup=False,
+            soft_wrap=True,
+        )
         return 130
-    print(f"bench: {len(after)} of {cfg.episodes} episodes recorded ({len(after) - len(before)} new), {ok} succeeded; "
-          f"summary in {where}")
+    print(
+        f"bench: {len(after)} of {cfg.episodes} episodes recorded ({len(after) - len(before)} new), {ok} succeeded; "
+        f"summary in {where}"
+    )
     return 0
 
 
@@ -110,7 +168,10 @@ class _Stops:
         self.done, self.early, self.late = False, "", []
         self._old: dict = {}
         if threading.current_thread() is threading.main_thread():
-            self._old = {sig: signal.signal(sig, self._on_signal) for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
+            self._old = {
+                sig: signal.signal(sig, self._on_signal)
+                for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+            }
 
     def _on_signal(self, signum: int, frame: object) -> None:
         from owl_bt.runfolder import signal_words
@@ -128,7 +189,10 @@ class _Stops:
 
         from owl_bt import cli
 
-        for sig, handler in self._old.items():  # (ignored, not only noted: Python's exit puts the default back)
+        for (
+            sig,
+            handler,
+        ) in self._old.items():  # (ignored, not only noted: Python's exit puts the default back)
             signal.signal(sig, signal.SIG_IGN if cli.PROGRAM else handler)
 
 
@@ -142,13 +206,18 @@ def _what_will_run(cfg, todo: set[tuple[str, int, str]]) -> str:
         return f"owl-bt: bench: {said} recorded in {cfg.out / episodes.FILENAME}; nothing to run"
     seeds = f"{len(cfg.seeds)} seed{'s' if len(cfg.seeds) != 1 else ''}"
     what = f"{len(cfg.tasks)} task{'s' if len(cfg.tasks) != 1 else ''} × {seeds}" + (
-        f" × {len(cfg.methods)} ({' and '.join(cfg.methods)})" if len(cfg.methods) > 1 else f", method {cfg.method}")
+        f" × {len(cfg.methods)} ({' and '.join(cfg.methods)})"
+        if len(cfg.methods) > 1
+        else f", method {cfg.method}"
+    )
     done = f"; {cfg.episodes - len(todo)} already recorded" if len(todo) < cfg.episodes else ""
     workers = min(cfg.jobs, len(todo))
     total = sum(reference.wall_estimate_s(m, t) for t, _, m in todo) / workers
-    return (f"owl-bt: bench: {len(todo)} episode{'s' if len(todo) != 1 else ''} to run ({what}{done}) on {workers} "
-            f"worker{'s' if workers != 1 else ''}: up to roughly {reference.duration_words(total)} (the reference method's "
-            "wall clock per task; offline episodes are often much quicker); Ctrl-C stops it, the same command resumes it")
+    return (
+        f"owl-bt: bench: {len(todo)} episode{'s' if len(todo) != 1 else ''} to run ({what}{done}) on {workers} "
+        f"worker{'s' if workers != 1 else ''}: up to roughly {reference.duration_words(total)} (the reference method's "
+        "wall clock per task; offline episodes are often much quicker); Ctrl-C stops it, the same command resumes it"
+    )
 
 
 def _read(out: Path, err: Console) -> episodes.Loaded:
@@ -157,8 +226,12 @@ def _read(out: Path, err: Console) -> episodes.Loaded:
     for line in loaded.problems[:MAX_WARNINGS]:
         err.print(f"owl-bt: warning: {line}", markup=False, soft_wrap=True)
     if len(loaded.problems) > MAX_WARNINGS:
-        err.print(f"owl-bt: warning: … and {len(loaded.problems) - MAX_WARNINGS} more lines not counted "
-                  f"(all listed in {out / MD_NAME})", markup=False, soft_wrap=True)
+        err.print(
+            f"owl-bt: warning: … and {len(loaded.problems) - MAX_WARNINGS} more lines not counted "
+            f"(all listed in {out / MD_NAME})",
+            markup=False,
+            soft_wrap=True,
+        )
     return loaded
 
 
@@ -168,7 +241,8 @@ def _summary(out: Path, loaded: episodes.Loaded) -> dict:
         return write_summary(out, loaded)
     except OSError as exc:
         raise disk_error(exc, out / MD_NAME) or UsageError(
-            f"cannot write the summary in {out}: {exc.strerror}") from None
+            f"cannot write the summary in {out}: {exc.strerror}"
+        ) from None
 
 
 class _locked:
@@ -184,12 +258,15 @@ class _locked:
             self.fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
         except OSError as exc:
             raise disk_error(exc, self.path) or UsageError(
-                f"cannot write in the bench folder {self.path.parent}: {exc.strerror}") from None
+                f"cannot write in the bench folder {self.path.parent}: {exc.strerror}"
+            ) from None
         try:
             fcntl.flock(self.fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             os.close(self.fd)
-            raise UsageError(f"another bench is running in {self.path.parent}; wait for it or choose another --out") from None
+            raise UsageError(
+                f"another bench is running in {self.path.parent}; wait for it or choose another --out"
+            ) from None
         return self
 
     def __exit__(self, *exc: object) -> None:

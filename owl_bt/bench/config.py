@@ -25,9 +25,13 @@ class BenchConfig:
     jobs: int
     budget: int = 500
     max_attempts: int = 4
-    perception: str = "camera"  # the perception source of every episode (owl_bt.episode.PERCEPTION_SOURCES)
+    perception: str = (
+        "camera"  # the perception source of every episode (owl_bt.episode.PERCEPTION_SOURCES)
+    )
     robot: str = "ur5e"
-    faults: str = ""  # injected faults (owl_bt.faults, canonical text); each episode then also runs with them
+    faults: str = (
+        ""  # injected faults (owl_bt.faults, canonical text); each episode then also runs with them
+    )
     fault_seed: int = 0
     skeletons: int = 5
     plan_time: float = 900.0  # seconds a planning round may take (owl_bt.episode_config.PLAN_TIME)
@@ -52,14 +56,16 @@ def fault_method(method: str) -> str:
 
 
 def parse_tasks(spec: str) -> tuple[str, ...]:
-    """"all" → every registered task; else a comma list (unknown name → UsageError listing the known)."""
+    """ "all" → every registered task; else a comma list (unknown name → UsageError listing the known)."""
     from sim import tasks
 
     if spec.strip().lower() == "all":
         return tuple(tasks.TASKS)
     names = [tasks.get(n).name for n in spec.split(",") if n.strip()]
     if not names:
-        raise UsageError(f"--tasks is empty; give 'all' or some of: {', '.join(sorted(tasks.TASKS))}")
+        raise UsageError(
+            f"--tasks is empty; give 'all' or some of: {', '.join(sorted(tasks.TASKS))}"
+        )
     return tuple(dict.fromkeys(names))
 
 
@@ -81,7 +87,9 @@ def parse_seeds(seeds: int | None, seed_list: str | None) -> tuple[int, ...]:
                 raise ValueError  # "0,,1": an empty entry is a typo, not nothing
             values = [int(s) for s in parts if s]
         except ValueError:
-            raise UsageError(f"--seed-list must be whole numbers separated by commas, got {seed_list!r}") from None
+            raise UsageError(
+                f"--seed-list must be whole numbers separated by commas, got {seed_list!r}"
+            ) from None
         if not values:
             raise UsageError("--seed-list is empty")
         if min(values) < 0:
@@ -110,10 +118,19 @@ def check_out(out: Path, create: bool = True) -> Path:
     if out.exists() and not out.is_dir():
         raise UsageError(f"--out {out} exists and is not a folder")
     if _run_folder(out):
-        raise UsageError(f"--out {out} is the folder of one `owl-bt run`, not a bench folder; give a new or bench folder")
-    for parent in out.absolute().parents:  # break-it: a bench inside a run folder, or inside another bench's runs/
-        what = ("the folder of one `owl-bt run`" if _run_folder(parent)
-                else "a bench folder" if (parent / "episodes.jsonl").is_file() else None)
+        raise UsageError(
+            f"--out {out} is the folder of one `owl-bt run`, not a bench folder; give a new or bench folder"
+        )
+    for parent in (
+        out.absolute().parents
+    ):  # break-it: a bench inside a run folder, or inside another bench's runs/
+        what = (
+            "the folder of one `owl-bt run`"
+            if _run_folder(parent)
+            else "a bench folder"
+            if (parent / "episodes.jsonl").is_file()
+            else None
+        )
         if what:
             raise UsageError(f"--out {out} is inside {parent}, {what}; give a folder outside it")
     if create:
@@ -124,12 +141,21 @@ def check_out(out: Path, create: bool = True) -> Path:
         except OSError as exc:
             from owl_bt.runfolder import disk_error
 
-            raise disk_error(exc, out) or UsageError(f"cannot write in the bench folder {out}: {exc.strerror}") from None
-        for name, want_file in (("episodes.jsonl", True), ("summary.md", True), ("summary.json", True), ("runs", False)):
+            raise disk_error(exc, out) or UsageError(
+                f"cannot write in the bench folder {out}: {exc.strerror}"
+            ) from None
+        for name, want_file in (
+            ("episodes.jsonl", True),
+            ("summary.md", True),
+            ("summary.json", True),
+            ("runs", False),
+        ):
             path = out / name
             if path.exists() and path.is_file() != want_file:
-                raise UsageError(f"{path} is {'not a file' if want_file else 'not a folder'}; a bench folder's "
-                                 f"{name} must be {'a file' if want_file else 'a folder'}")
+                raise UsageError(
+                    f"{path} is {'not a file' if want_file else 'not a folder'}; a bench folder's "
+                    f"{name} must be {'a file' if want_file else 'a folder'}"
+                )
     return out
 
 
@@ -142,9 +168,11 @@ def check_same_setup(cfg: BenchConfig, records: list[dict]) -> None:
         for name, want in (("robot", cfg.robot), ("perception", cfg.perception)):
             got = r.get(name)
             if got is not None and got != want:
-                raise UsageError(f"--out {cfg.out} holds episodes run with --{name} {got} (e.g. {r['task']} seed "
-                                 f"{r['seed']}, {r['method']}), not {want}; a bench folder holds one setup: "
-                                 "choose another --out")
+                raise UsageError(
+                    f"--out {cfg.out} holds episodes run with --{name} {got} (e.g. {r['task']} seed "
+                    f"{r['seed']}, {r['method']}), not {want}; a bench folder holds one setup: "
+                    "choose another --out"
+                )
     episode_options = _episode_options(cfg)
     for r in records:
         if r.get("method") not in cfg.methods:
@@ -153,9 +181,11 @@ def check_same_setup(cfg: BenchConfig, records: list[dict]) -> None:
             got = r.get(name)
             if got is not None and got != want:
                 option = OPTION_OF.get(name, "--" + name.replace("_", "-"))
-                raise UsageError(f"--out {cfg.out} holds {r['method']} episodes run with {option} {got} (e.g. {r['task']} "
-                                 f"seed {r['seed']}), not {want}; their rows would be mixed: give {option} {got} again "
-                                 "or choose another --out")
+                raise UsageError(
+                    f"--out {cfg.out} holds {r['method']} episodes run with {option} {got} (e.g. {r['task']} "
+                    f"seed {r['seed']}), not {want}; their rows would be mixed: give {option} {got} again "
+                    "or choose another --out"
+                )
 
 
 # a record's field → the option that set it ("skeletons" is a count)
@@ -166,16 +196,41 @@ def _episode_options(cfg: BenchConfig) -> dict[str, float]:
     """The episode options a record of `cfg.method` says it ran with, after the method configured them."""
     from owl_bt.episode_config import EpisodeConfig
 
-    base = EpisodeConfig("", "berry1", 0, None, max_attempts=cfg.max_attempts, budget=cfg.budget, skeletons=cfg.skeletons,
-                         plan_time=cfg.plan_time)
+    base = EpisodeConfig(
+        "",
+        "berry1",
+        0,
+        None,
+        max_attempts=cfg.max_attempts,
+        budget=cfg.budget,
+        skeletons=cfg.skeletons,
+        plan_time=cfg.plan_time,
+    )
     run = methods.get(cfg.method).apply(base)
-    return {"budget": run.budget, "max_attempts": run.max_attempts, "max_skeletons": run.skeletons,
-            "plan_time_s": run.plan_time}
+    return {
+        "budget": run.budget,
+        "max_attempts": run.max_attempts,
+        "max_skeletons": run.skeletons,
+        "plan_time_s": run.plan_time,
+    }
 
 
-def make_config(method: str, tasks: str, seeds: int | None, seed_list: str | None, out: Path, jobs: int | None,
-                budget: int, max_attempts: int, perception: str = "camera", robot: str = "ur5e",
-                faults: str | None = None, fault_seed: int = 0, skeletons: int = 5, plan_time: float = 900.0) -> BenchConfig:
+def make_config(
+    method: str,
+    tasks: str,
+    seeds: int | None,
+    seed_list: str | None,
+    out: Path,
+    jobs: int | None,
+    budget: int,
+    max_attempts: int,
+    perception: str = "camera",
+    robot: str = "ur5e",
+    faults: str | None = None,
+    fault_seed: int = 0,
+    skeletons: int = 5,
+    plan_time: float = 900.0,
+) -> BenchConfig:
     """Check every argument (raises UsageError), then create the bench folder."""
     name = methods.get(method).name
     task_names = parse_tasks(tasks)
@@ -185,8 +240,10 @@ def make_config(method: str, tasks: str, seeds: int | None, seed_list: str | Non
     if n_jobs < 1:
         raise UsageError(f"--jobs must be at least 1, got {n_jobs}")
     if n_jobs > MAX_JOBS_PER_CORE * cores:
-        raise UsageError(f"--jobs must be at most {MAX_JOBS_PER_CORE * cores} ({MAX_JOBS_PER_CORE} per core on this "
-                         f"machine's {cores}; each worker is a whole simulator), got {n_jobs}")
+        raise UsageError(
+            f"--jobs must be at most {MAX_JOBS_PER_CORE * cores} ({MAX_JOBS_PER_CORE} per core on this "
+            f"machine's {cores}; each worker is a whole simulator), got {n_jobs}"
+        )
     from owl_bt.episode_config import check_budgets, check_plan_time
 
     check_budgets(budget, skeletons)
@@ -198,7 +255,9 @@ def make_config(method: str, tasks: str, seeds: int | None, seed_list: str | Non
     from sim.robot import robot_spec
 
     if perception not in PERCEPTION_SOURCES:
-        raise UsageError(f"unknown perception source {perception!r}; available: {', '.join(PERCEPTION_SOURCES)}")
+        raise UsageError(
+            f"unknown perception source {perception!r}; available: {', '.join(PERCEPTION_SOURCES)}"
+        )
     try:
         arm = robot_spec(robot).name
     except KeyError as exc:
@@ -208,8 +267,21 @@ def make_config(method: str, tasks: str, seeds: int | None, seed_list: str | Non
     spec = parse_faults(faults, fault_seed)
     if spec:
         _check_fault_records(out, fault_method(name), spec.text(), spec.seed)
-    return BenchConfig(name, task_names, seed_values, check_out(out), n_jobs, budget, max_attempts, perception, arm,
-                       spec.text(), spec.seed, skeletons, plan_time)
+    return BenchConfig(
+        name,
+        task_names,
+        seed_values,
+        check_out(out),
+        n_jobs,
+        budget,
+        max_attempts,
+        perception,
+        arm,
+        spec.text(),
+        spec.seed,
+        skeletons,
+        plan_time,
+    )
 
 
 def _check_fault_records(out: Path, method: str, text: str, seed: int) -> None:
@@ -221,6 +293,8 @@ def _check_fault_records(out: Path, method: str, text: str, seed: int) -> None:
             continue
         got = rec.get("faults") or {}
         if (got.get("spec"), got.get("seed")) != (text, seed):
-            raise UsageError(f"{out} already holds {method} episodes with --faults {got.get('spec')} --fault-seed "
-                             f"{got.get('seed')}; give those again or use another --out")
+            raise UsageError(
+                f"{out} already holds {method} episodes with --faults {got.get('spec')} --fault-seed "
+                f"{got.get('seed')}; give those again or use another --out"
+            )
         return

@@ -27,7 +27,9 @@ Key = tuple[str, int, str]
 
 Count = Annotated[int, Field(ge=0, le=10**12)]
 Seconds = Annotated[float, Field(ge=0, le=1e9, allow_inf_nan=False)]  # sums of these stay finite
-Name = Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.:+-]{0,99}$")]  # a task or method name: one word ("oracle+faults")
+Name = Annotated[
+    str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.:+-]{0,99}$")
+]  # a task or method name: one word ("oracle+faults")
 
 
 class Record(BaseModel):
@@ -57,8 +59,12 @@ class Record(BaseModel):
     run_dir: str | None = None
     robot: str | None = None
     perception: str | None = None
-    code: Name | None = None  # which code ran it (owl_bt.code_version): one word, it is quoted into summary.md
-    stage_s: dict[Name, Seconds] | None = None  # seconds per stage of the executive (runner.stage_seconds)
+    code: Name | None = (
+        None  # which code ran it (owl_bt.code_version): one word, it is quoted into summary.md
+    )
+    stage_s: dict[Name, Seconds] | None = (
+        None  # seconds per stage of the executive (runner.stage_seconds)
+    )
     budget: Count | None = None
     max_attempts: Count | None = None
     max_skeletons: Count | None = None
@@ -110,7 +116,9 @@ def read(path: Path) -> Loaded:
             continue
         except ValueError as exc:
             if cut_last and number == len(lines):
-                out.problems.append(f"{where}: the last line is cut short (a bench stopped mid-write?); skipped")
+                out.problems.append(
+                    f"{where}: the last line is cut short (a bench stopped mid-write?); skipped"
+                )
             else:
                 out.problems.append(f"{where}: not valid JSON ({str(exc).split(':')[0]}); skipped")
             continue
@@ -123,12 +131,16 @@ def read(path: Path) -> Loaded:
             out.problems.append(f"{where}: {_why(exc)}; skipped")
             continue
         unknown = _unknown(obj)
-        if unknown:  # (break-it: a line of task "nosuch" had its own row and counted in the overall one)
+        if (
+            unknown
+        ):  # (break-it: a line of task "nosuch" had its own row and counted in the overall one)
             out.problems.append(f"{where}: {unknown}; skipped")
             continue
         k = key(obj)
         if k in first:
-            out.problems.append(f"{where}: repeats episode {k} of line {first[k]}; skipped (the first is kept)")
+            out.problems.append(
+                f"{where}: repeats episode {k} of line {first[k]}; skipped (the first is kept)"
+            )
             continue
         first[k] = number
         out.records.append(obj)
@@ -160,17 +172,21 @@ def append(path: Path, rec: dict[str, Any]) -> None:
     fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
     try:
         size = os.fstat(fd).st_size
-        if size and os.pread(fd, 1, size - 1) != b"\n":  # a line cut by a crash elsewhere: start afresh
+        if (
+            size and os.pread(fd, 1, size - 1) != b"\n"
+        ):  # a line cut by a crash elsewhere: start afresh
             data = b"\n" + data
         view = memoryview(data)
         try:
             while view:
-                view = view[os.write(fd, view):]
+                view = view[os.write(fd, view) :]
             os.fsync(fd)
         except OSError:
             try:
                 os.ftruncate(fd, size)
-            except OSError as exc:  # a special file (/dev/full) cannot be cut: nothing was kept anyway
+            except (
+                OSError
+            ) as exc:  # a special file (/dev/full) cannot be cut: nothing was kept anyway
                 if exc.errno not in (errno.EINVAL, errno.EBADF):
                     raise
             raise

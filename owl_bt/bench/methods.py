@@ -15,7 +15,9 @@ from typing import TYPE_CHECKING
 
 from owl_bt.errors import UsageError
 
-if TYPE_CHECKING:  # only for the annotations: the CLI reads the names for its --help without loading the simulator
+if (
+    TYPE_CHECKING
+):  # only for the annotations: the CLI reads the names for its --help without loading the simulator
     from owl_bt.episode_config import EpisodeConfig
 
 
@@ -28,8 +30,9 @@ class Method:
     name: str
     description: str
     configure: Callable[[EpisodeConfig], EpisodeConfig] | None = None
-    explained: str = ""  # one sentence for a person choosing a method (`owl-bt bench --help`), SPEC §8.1
-
+    explained: str = (
+        ""  # one sentence for a person choosing a method (`owl-bt bench --help`), SPEC §8.1
+    )
 
     @property
     def available(self) -> bool:
@@ -42,7 +45,9 @@ class Method:
 
 
 def _owl(cfg: EpisodeConfig) -> EpisodeConfig:
-    return dataclasses.replace(cfg, vlm=_backend(cfg.vlm))  # the configured VLM backend (offline by default)
+    return dataclasses.replace(
+        cfg, vlm=_backend(cfg.vlm)
+    )  # the configured VLM backend (offline by default)
 
 
 def _backend(spec: str) -> str:
@@ -61,10 +66,17 @@ def _cap(sample: bool) -> Callable[[EpisodeConfig], EpisodeConfig]:
     """Code-as-Policies: the plan from gen_plan(initial), run once (one skeleton, one attempt); cap
     places once at the code's positions, cap-sample re-draws from the code's regions (500 samples per
     action, so up to 2,500 for a five-action plan)."""
+
     def configure(cfg: EpisodeConfig) -> EpisodeConfig:
         name = "cap-sample" if sample else "cap"
-        return dataclasses.replace(cfg, vlm=f"{name}/{_backend(cfg.vlm)}", skeletons=1, max_attempts=1,
-                                   budget=500 if sample else 1)
+        return dataclasses.replace(
+            cfg,
+            vlm=f"{name}/{_backend(cfg.vlm)}",
+            skeletons=1,
+            max_attempts=1,
+            budget=500 if sample else 1,
+        )
+
     return configure
 
 
@@ -77,30 +89,70 @@ def _no_sample(cfg: EpisodeConfig) -> EpisodeConfig:
 
 
 def _oracle(cfg: EpisodeConfig) -> EpisodeConfig:
-    return dataclasses.replace(cfg, vlm=_backend("oracle"))  # the task's hand-written sketch and checkers
+    return dataclasses.replace(
+        cfg, vlm=_backend("oracle")
+    )  # the task's hand-written sketch and checkers
 
 
-METHODS: dict[str, Method] = {m.name: m for m in (
-    Method("owl", "the full method", _owl,
-           "The full method: the model writes a plan sketch and checker code, and the planner meets both."),
-    Method("no-disc", "no plan sketch (continuous constraints only)", _language("no-disc"),
-           "No plan sketch: only the generated checkers guide the planner, which finds the actions alone."),
-    Method("no-cont", "no generated checkers (sketch only; continuous values from TAMP alone)", _language("no-cont"),
-           "No generated checkers: the plan sketch only; where things go is left to the planner's own samplers."),
-    Method("no-back", "only the first skeleton is refined", _no_back,
-           "No backtracking: only the first skeleton (task plan) is refined; when it fails the round fails."),
-    Method("no-sample", "one continuous sample per action", _no_sample,
-           "One continuous sample per action instead of up to 500, so an unlucky draw is not retried."),
-    Method("direct", "the model translates the goal to symbolic goal literals; plain TAMP solves", _language("direct"),
-           "The model only translates the goal into symbolic goal literals (On, Inside); plain TAMP solves them."),
-    Method("cap", "Code-as-Policies: the model writes the whole plan with continuous values, run once", _cap(False),
-           "Code-as-Policies: the model writes the whole plan with its positions as code, run once, no search."),
-    Method("cap-sample", "CaP whose code calls the samplers; up to 2,500 samples per task", _cap(True),
-           "Code-as-Policies whose code calls the samplers: up to 2,500 draws, the first plan the robot can do."),
-    Method("oracle", 'hand-written ground-truth sketch and checkers per task (the reference\'s "Manual")', _oracle,
-           "Each task's hand-written sketch and checkers instead of the model's: the lower bound on samples and time."),
-)}
-
+METHODS: dict[str, Method] = {
+    m.name: m
+    for m in (
+        Method(
+            "owl",
+            "the full method",
+            _owl,
+            "The full method: the model writes a plan sketch and checker code, and the planner meets both.",
+        ),
+        Method(
+            "no-disc",
+            "no plan sketch (continuous constraints only)",
+            _language("no-disc"),
+            "No plan sketch: only the generated checkers guide the planner, which finds the actions alone.",
+        ),
+        Method(
+            "no-cont",
+            "no generated checkers (sketch only; continuous values from TAMP alone)",
+            _language("no-cont"),
+            "No generated checkers: the plan sketch only; where things go is left to the planner's own samplers.",
+        ),
+        Method(
+            "no-back",
+            "only the first skeleton is refined",
+            _no_back,
+            "No backtracking: only the first skeleton (task plan) is refined; when it fails the round fails.",
+        ),
+        Method(
+            "no-sample",
+            "one continuous sample per action",
+            _no_sample,
+            "One continuous sample per action instead of up to 500, so an unlucky draw is not retried.",
+        ),
+        Method(
+            "direct",
+            "the model translates the goal to symbolic goal literals; plain TAMP solves",
+            _language("direct"),
+            "The model only translates the goal into symbolic goal literals (On, Inside); plain TAMP solves them.",
+        ),
+        Method(
+            "cap",
+            "Code-as-Policies: the model writes the whole plan with continuous values, run once",
+            _cap(False),
+            "Code-as-Policies: the model writes the whole plan with its positions as code, run once, no search.",
+        ),
+        Method(
+            "cap-sample",
+            "CaP whose code calls the samplers; up to 2,500 samples per task",
+            _cap(True),
+            "Code-as-Policies whose code calls the samplers: up to 2,500 draws, the first plan the robot can do.",
+        ),
+        Method(
+            "oracle",
+            'hand-written ground-truth sketch and checkers per task (the reference\'s "Manual")',
+            _oracle,
+            "Each task's hand-written sketch and checkers instead of the model's: the lower bound on samples and time.",
+        ),
+    )
+}
 
 
 def available() -> list[str]:
@@ -115,8 +167,10 @@ def get(name: str) -> Method:
     if method is None:
         raise UsageError(f"unknown method {name!r}; available: {', '.join(available())}")
     if not method.available:
-        raise UsageError(f"method {key!r} ({method.description}) is not available in this build yet; "
-                         f"available: {', '.join(available())}")
+        raise UsageError(
+            f"method {key!r} ({method.description}) is not available in this build yet; "
+            f"available: {', '.join(available())}"
+        )
     return method
 
 

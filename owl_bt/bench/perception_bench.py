@@ -22,7 +22,12 @@ from pathlib import Path
 import numpy as np
 
 VISIBLE_PX = 30  # pixels of an object in the frame for it to count as visible
-THRESHOLDS = {"centroid_median": 0.01, "centroid_max": 0.025, "size_median": 0.015, "time_median": 0.5}
+THRESHOLDS = {
+    "centroid_median": 0.01,
+    "centroid_max": 0.025,
+    "size_median": 0.015,
+    "time_median": 0.5,
+}
 
 
 @dataclass
@@ -62,7 +67,9 @@ def perceive_scene(task_name: str, seed: int, noise: bool = True) -> SceneResult
     try:
         task.build(world, seed)
         camera, pipeline = sim_camera_pipeline(world, seed, noise)
-        pipeline.prepare(b.spec.kind for b in world.bodies.values())  # models load at start-up, not per frame
+        pipeline.prepare(
+            b.spec.kind for b in world.bodies.values()
+        )  # models load at start-up, not per frame
         t0 = time.perf_counter()
         frame = camera.capture()
         t1, c1 = time.perf_counter(), time.process_time()
@@ -78,7 +85,15 @@ def perceive_scene(task_name: str, seed: int, noise: bool = True) -> SceneResult
             continue
         px = int((frame.seg == ids[name]).sum())
         got = res.objects.get(name)
-        r = ObjectResult(task_name, seed, name, gt.kind, px, got is not None, got is not None and got.state.kind == gt.kind)
+        r = ObjectResult(
+            task_name,
+            seed,
+            name,
+            gt.kind,
+            px,
+            got is not None,
+            got is not None and got.state.kind == gt.kind,
+        )
         if got is not None:
             r.centroid_err = math.dist(got.state.pose.position, gt.pose.position)
             r.size_err = max(abs(a - b) for a, b in zip(got.state.size, gt.size, strict=True))
@@ -101,11 +116,19 @@ def summarise(scenes: list[SceneResult]) -> dict:
         "centroid_max": overall["centroid_max"] <= THRESHOLDS["centroid_max"],
         "size_median": overall["size_median"] <= THRESHOLDS["size_median"],
         "time_median": overall["time_median"] <= THRESHOLDS["time_median"],
-        "visible_found_and_labelled": overall["visible_found"] == overall["visible"] == overall["visible_labelled"],
+        "visible_found_and_labelled": overall["visible_found"]
+        == overall["visible"]
+        == overall["visible_labelled"],
         "hidden_not_dropped": overall["hidden_dropped"] == 0,
         "no_failures": overall["failures"] == 0,
     }
-    return {"tasks": rows, "overall": overall, "thresholds": THRESHOLDS, "checks": checks, "passed": all(checks.values())}
+    return {
+        "tasks": rows,
+        "overall": overall,
+        "thresholds": THRESHOLDS,
+        "checks": checks,
+        "passed": all(checks.values()),
+    }
 
 
 def _figures(scenes: list[SceneResult]) -> dict:
@@ -116,24 +139,34 @@ def _figures(scenes: list[SceneResult]) -> dict:
     serr = [o.size_err for o in vis if o.size_err is not None]
     times = [s.time_s for s in scenes]
     return {
-        "scenes": len(scenes), "visible": len(vis), "visible_found": sum(o.found for o in vis),
-        "visible_labelled": sum(o.labelled for o in vis), "hidden": len(hidden),
-        "hidden_found": sum(o.found for o in hidden), "hidden_missing": sum(not o.found and bool(o.flags) for o in hidden),
+        "scenes": len(scenes),
+        "visible": len(vis),
+        "visible_found": sum(o.found for o in vis),
+        "visible_labelled": sum(o.labelled for o in vis),
+        "hidden": len(hidden),
+        "hidden_found": sum(o.found for o in hidden),
+        "hidden_missing": sum(not o.found and bool(o.flags) for o in hidden),
         "hidden_dropped": sum(not o.found and not o.flags for o in hidden),
-        "centroid_median": statistics.median(cerr) if cerr else float("nan"), "centroid_max": max(cerr, default=float("nan")),
-        "size_median": statistics.median(serr) if serr else float("nan"), "size_max": max(serr, default=float("nan")),
-        "time_median": statistics.median(times) if times else float("nan"), "time_max": max(times, default=float("nan")),
+        "centroid_median": statistics.median(cerr) if cerr else float("nan"),
+        "centroid_max": max(cerr, default=float("nan")),
+        "size_median": statistics.median(serr) if serr else float("nan"),
+        "size_max": max(serr, default=float("nan")),
+        "time_median": statistics.median(times) if times else float("nan"),
+        "time_max": max(times, default=float("nan")),
         "cpu_median": statistics.median(s.cpu_s for s in scenes) if scenes else float("nan"),
         "render_median": statistics.median(s.render_s for s in scenes) if scenes else float("nan"),
-        "spurious": sum(len(s.spurious) for s in scenes), "failures": sum(s.failure is not None for s in scenes),
+        "spurious": sum(len(s.spurious) for s in scenes),
+        "failures": sum(s.failure is not None for s in scenes),
     }
 
 
 def render_markdown(data: dict) -> str:
     """The summary as a markdown table (cm and s)."""
-    head = ("| task | scenes | visible found/labelled | hidden (found, missing, dropped) | centroid cm median / max | "
-            "size cm median / max | time s median / max | CPU s median | spurious | failures |\n"
-            "|---|---|---|---|---|---|---|---|---|---|\n")
+    head = (
+        "| task | scenes | visible found/labelled | hidden (found, missing, dropped) | centroid cm median / max | "
+        "size cm median / max | time s median / max | CPU s median | spurious | failures |\n"
+        "|---|---|---|---|---|---|---|---|---|---|\n"
+    )
     lines = []
     for name, f in [*data["tasks"].items(), ("**overall**", data["overall"])]:
         lines.append(
@@ -141,15 +174,26 @@ def render_markdown(data: dict) -> str:
             f"{f['hidden']} ({f['hidden_found']}, {f['hidden_missing']}, {f['hidden_dropped']}) | "
             f"{f['centroid_median'] * 100:.2f} / {f['centroid_max'] * 100:.2f} | {f['size_median'] * 100:.2f} / "
             f"{f['size_max'] * 100:.2f} | {f['time_median']:.3f} / {f['time_max']:.3f} | {f['cpu_median']:.3f} | {f['spurious']} | "
-            f"{f['failures']} |")
+            f"{f['failures']} |"
+        )
     t = data["thresholds"]
     checks = ", ".join(f"{k} {'ok' if v else 'FAILED'}" for k, v in data["checks"].items())
-    return (head + "\n".join(lines) + f"\n\nThresholds: centroid ≤ {t['centroid_median'] * 100:.1f} cm median, ≤ "
-            f"{t['centroid_max'] * 100:.1f} cm max; size ≤ {t['size_median'] * 100:.1f} cm median; time ≤ "
-            f"{t['time_median']} s median. Checks: {checks}.\n")
+    return (
+        head
+        + "\n".join(lines)
+        + f"\n\nThresholds: centroid ≤ {t['centroid_median'] * 100:.1f} cm median, ≤ "
+        f"{t['centroid_max'] * 100:.1f} cm max; size ≤ {t['size_median'] * 100:.1f} cm median; time ≤ "
+        f"{t['time_median']} s median. Checks: {checks}.\n"
+    )
 
 
-def run(task_names: list[str], seeds: list[int], noise: bool = True, out: Path | None = None, on_scene=None) -> dict:
+def run(
+    task_names: list[str],
+    seeds: list[int],
+    noise: bool = True,
+    out: Path | None = None,
+    on_scene=None,
+) -> dict:
     """Perceive every (task, seed) scene; returns the summary (and writes perception_bench.json and
     .md into `out` when given, plus per-object records). Ctrl-C stops it: the scenes perceived so far
     are summarised and written, with `interrupted` true."""
@@ -166,7 +210,11 @@ def run(task_names: list[str], seeds: list[int], noise: bool = True, out: Path |
     data = {**summarise(scenes), "interrupted": interrupted}
     if out is not None:
         records = [asdict(o) for sc in scenes for o in sc.objects]
-        write_results(out, json.dumps({**data, "objects": records}, indent=1, default=_num), render_markdown(data))
+        write_results(
+            out,
+            json.dumps({**data, "objects": records}, indent=1, default=_num),
+            render_markdown(data),
+        )
     return data
 
 
@@ -182,7 +230,9 @@ def write_results(out: Path, json_text: str, md_text: str) -> None:
         write_atomic(out / "perception_bench.json", json_text)
         write_atomic(out / "perception_bench.md", md_text)
     except OSError as exc:
-        raise disk_error(exc, out) or UsageError(f"cannot write the results in {out}: {exc.strerror}") from None
+        raise disk_error(exc, out) or UsageError(
+            f"cannot write the results in {out}: {exc.strerror}"
+        ) from None
 
 
 def _num(v):

@@ -25,14 +25,23 @@ def describe(rec: dict[str, Any]) -> str:
 class BenchProgress:
     """A context manager; call it with (record, outcome) after each recorded episode."""
 
-    def __init__(self, console: Console, method: str, total: int, already: int, successes: int) -> None:
+    def __init__(
+        self, console: Console, method: str, total: int, already: int, successes: int
+    ) -> None:
         self.bar = Progress(
-            TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
-            TextColumn("{task.fields[ok]} ok"), TimeElapsedColumn(), TextColumn("[dim]{task.fields[last]}"),
-            console=console, transient=False,
+            TextColumn("[bold]{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("{task.fields[ok]} ok"),
+            TimeElapsedColumn(),
+            TextColumn("[dim]{task.fields[last]}"),
+            console=console,
+            transient=False,
         )
         last = f"{already} already in episodes.jsonl" if already else "starting workers"
-        self.task = self.bar.add_task(method, total=total, completed=already, ok=successes, last=last)
+        self.task = self.bar.add_task(
+            method, total=total, completed=already, ok=successes, last=last
+        )
 
     def __enter__(self) -> BenchProgress:
         self.bar.start()
@@ -42,4 +51,9 @@ class BenchProgress:
         self.bar.stop()
 
     def __call__(self, rec: dict[str, Any], outcome: Outcome) -> None:
-        self.bar.update(self.task, completed=outcome.already + outcome.new, ok=outcome.successes, last=describe(rec))
+        self.bar.update(
+            self.task,
+            completed=outcome.already + outcome.new,
+            ok=outcome.successes,
+            last=describe(rec),
+        )

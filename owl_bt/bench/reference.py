@@ -9,11 +9,26 @@ from __future__ import annotations
 
 import re
 
-TASKS: tuple[str, ...] = ("Berry1", "Citrus", "Berry2", "BerryCook", "FruitSort", "Coffee", "Mug1", "Mug2", "Mug3", "SoupPour")
+TASKS: tuple[str, ...] = (
+    "Berry1",
+    "Citrus",
+    "Berry2",
+    "BerryCook",
+    "FruitSort",
+    "Coffee",
+    "Mug1",
+    "Mug2",
+    "Mug3",
+    "SoupPour",
+)
 
 # What each method's reference row is called in SPEC §8.3.
 LABELS: dict[str, str] = {
-    "owl": "full method", "no-back": "no-back", "no-cont": "no-cont", "direct": "direct", "cap-sample": "cap-sample",
+    "owl": "full method",
+    "no-back": "no-back",
+    "no-cont": "no-cont",
+    "direct": "direct",
+    "cap-sample": "cap-sample",
     "oracle": 'oracle ("Manual")',
 }
 
@@ -36,7 +51,13 @@ SUCCESS_PCT: dict[str, dict[str, float]] = {
     "cap-sample": _row(100, 20, 20, 0, 0, 0, 0, 0, 0, 0),
 }
 # The "overall" column of the success rows, %.
-SUCCESS_OVERALL_PCT: dict[str, float] = {"owl": 92, "no-back": 60, "no-cont": 56, "direct": 32, "cap-sample": 14}
+SUCCESS_OVERALL_PCT: dict[str, float] = {
+    "owl": 92,
+    "no-back": 60,
+    "no-cont": 56,
+    "direct": 32,
+    "cap-sample": 14,
+}
 
 # Wall clock per episode, seconds.
 WALL_S: dict[str, dict[str, float]] = {

@@ -41,8 +41,24 @@ from owl_bt.errors import DiskFullError, OwlError
 from owl_bt.runfolder import Interrupted, disk_error, remove_leftover, signal_words
 
 # The fields every record starts with, in this order (the rest of EpisodeResult.summary() follows).
-FIELDS = ("task", "seed", "method", "success", "declared_success", "samples", "wall_s", "model_s", "skeletons",
-          "attempts", "queries", "detector", "failure", "run_dir", "tick_hz", "replans")
+FIELDS = (
+    "task",
+    "seed",
+    "method",
+    "success",
+    "declared_success",
+    "samples",
+    "wall_s",
+    "model_s",
+    "skeletons",
+    "attempts",
+    "queries",
+    "detector",
+    "failure",
+    "run_dir",
+    "tick_hz",
+    "replans",
+)
 
 
 @dataclass(frozen=True)
@@ -68,7 +84,9 @@ class Outcome:
     interrupted: bool = False
     stopped_by: str = ""  # the signal that stopped it: 'Ctrl-C (SIGINT)', 'SIGTERM'
     records: list[dict[str, Any]] = field(default_factory=list)
-    removed: list[str] = field(default_factory=list)  # leftover run folders removed (relative to the bench folder)
+    removed: list[str] = field(
+        default_factory=list
+    )  # leftover run folders removed (relative to the bench folder)
 
     @property
     def unfinished(self) -> int:
@@ -88,13 +106,22 @@ def plan_jobs(cfg: BenchConfig) -> list[Job]:
     for name in cfg.tasks:
         task = tasks.get(name)
         for seed in cfg.seeds:
-            for variant in cfg.methods:  # the method, and with --faults the same episode with faults injected
+            for (
+                variant
+            ) in cfg.methods:  # the method, and with --faults the same episode with faults injected
                 rel = f"runs/{variant}/{task.name}-s{seed}"
-                base = EpisodeConfig(task.instruction, task.name, seed, (cfg.out / rel).absolute(),
-                                     max_attempts=cfg.max_attempts, budget=cfg.budget, skeletons=cfg.skeletons,
-                                     plan_time=cfg.plan_time,
-                                     perception=cfg.perception,
-                                     robot=cfg.robot)
+                base = EpisodeConfig(
+                    task.instruction,
+                    task.name,
+                    seed,
+                    (cfg.out / rel).absolute(),
+                    max_attempts=cfg.max_attempts,
+                    budget=cfg.budget,
+                    skeletons=cfg.skeletons,
+                    plan_time=cfg.plan_time,
+                    perception=cfg.perception,
+                    robot=cfg.robot,
+                )
                 if variant != method.name:
                     base = dataclasses.replace(base, faults=cfg.faults, fault_seed=cfg.fault_seed)
                 jobs.append(Job(task.name, seed, variant, method.apply(base), rel))
@@ -202,8 +229,12 @@ class _Pool:
 
     def _one_pool(self, todo: deque[Job]) -> None:
         """Run jobs until done, stopped or the pool breaks (then the jobs in flight go back on `todo`)."""
-        pool = ProcessPoolExecutor(min(self.jobs, len(todo)), mp_context=self.ctx, initializer=_init_worker,
-                                   initargs=(self.stop, os.getpid()))
+        pool = ProcessPoolExecutor(
+            min(self.jobs, len(todo)),
+            mp_context=self.ctx,
+            initializer=_init_worker,
+            initargs=(self.stop, os.getpid()),
+        )
         flight: dict[Future, Job] = {}
         killed = False
         try:
@@ -212,7 +243,11 @@ class _Pool:
                     job = todo.popleft()
                     try:
                         flight[pool.submit(run_one, job)] = job
-                    except (BrokenProcessPool, OSError, EOFError) as exc:  # no worker could be started for it
+                    except (
+                        BrokenProcessPool,
+                        OSError,
+                        EOFError,
+                    ) as exc:  # no worker could be started for it
                         self._broken([job, *flight.values()], todo, exc)
                         return
                 finished, _ = wait(flight, timeout=0.5, return_when=FIRST_COMPLETED)
@@ -224,7 +259,9 @@ class _Pool:
                         self._broken([job, *flight.values()], todo, exc)
                         return
                     except (OSError, EOFError) as exc:  # the worker's connection went with it
-                        rec = _error_record(job, OwlError(f"worker died: {type(exc).__name__}: {exc}"), 0.0)
+                        rec = _error_record(
+                            job, OwlError(f"worker died: {type(exc).__name__}: {exc}"), 0.0
+                        )
                     except Exception as exc:  # e.g. a record that could not be sent back
                         rec = _error_record(job, exc, 0.0)
                     if rec.get("disk_full"):
@@ -244,13 +281,22 @@ class _Pool:
     def _broken(self, lost: list[Job], todo: deque[Job], exc: BaseException | None = None) -> None:
         """The pool broke (a worker died: killed, out of memory) or could not start one: the episodes in
         flight go back on `todo`, and one that was lost twice is recorded as an error, "worker died: …"."""
-        why = f" ({type(exc).__name__}{': ' + str(exc) if str(exc) else ''})" if exc is not None else ""
+        why = (
+            f" ({type(exc).__name__}{': ' + str(exc) if str(exc) else ''})"
+            if exc is not None
+            else ""
+        )
         for job in reversed(lost):
             k = (job.task, job.seed, job.method)
             self.crashes[k] += 1
             if self.crashes[k] >= 2:
-                self._record(_error_record(job, OwlError(f"worker died: its process ended twice during this episode{why}"),
-                                           0.0))
+                self._record(
+                    _error_record(
+                        job,
+                        OwlError(f"worker died: its process ended twice during this episode{why}"),
+                        0.0,
+                    )
+                )
             else:
                 todo.appendleft(job)
 
@@ -260,7 +306,8 @@ class _Pool:
             episodes.append(self.path, rec)
         except OSError as exc:
             raise disk_error(exc, self.path, " (the episode's line was not kept)") or OwlError(
-                f"cannot write {self.path}: {exc.strerror or exc}") from None
+                f"cannot write {self.path}: {exc.strerror or exc}"
+            ) from None
         self.outcome.new += 1
         self.outcome.successes += bool(rec.get("success"))
         self.outcome.records.append(rec)
@@ -278,10 +325,16 @@ def _init_worker(stop: Any, bench_pid: int) -> None:
     end when the bench process is gone (killed with -9, it can no longer say so)."""
     global _STOP
     _STOP = stop
-    threading.Thread(target=_watch_bench, args=(bench_pid,), daemon=True, name="owl-bench-watch").start()
+    threading.Thread(
+        target=_watch_bench, args=(bench_pid,), daemon=True, name="owl-bench-watch"
+    ).start()
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGHUP, signal.SIG_IGN)  # a closed terminal reaches the bench too: it stops the workers
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # the pool ends a worker with SIGTERM: quietly, not as a stopped run
+    signal.signal(
+        signal.SIGHUP, signal.SIG_IGN
+    )  # a closed terminal reaches the bench too: it stops the workers
+    signal.signal(
+        signal.SIGTERM, signal.SIG_DFL
+    )  # the pool ends a worker with SIGTERM: quietly, not as a stopped run
     devnull = os.open(os.devnull, os.O_WRONLY)
     for fd in (1, 2):
         os.dup2(devnull, fd)
@@ -324,12 +377,16 @@ def run_one(job: Job) -> dict[str, Any]:
         result = run_episode(job.cfg, on_tick=_check_stop)
     except DiskFullError as exc:  # not the episode's failure: the bench stops
         return {"disk_full": exc.reason}
-    except Interrupted:  # stopped while it was set up: its folder is removed, it runs again next time
+    except (
+        Interrupted
+    ):  # stopped while it was set up: its folder is removed, it runs again next time
         return {"interrupted": True}
     except Exception as exc:  # a bug or an OwlError: a failed episode, not a failed bench
         return _error_record(job, exc, time.monotonic() - t0)
     summary = result.summary()
-    summary.update(run_dir=job.run_dir, interrupted=result.interrupted, stage_s=stage_seconds(result.run_dir))
+    summary.update(
+        run_dir=job.run_dir, interrupted=result.interrupted, stage_s=stage_seconds(result.run_dir)
+    )
     return _ordered(job, summary, time.monotonic() - t0)
 
 
@@ -353,9 +410,21 @@ def stage_seconds(run_dir: Path | None) -> dict[str, float]:
 def _error_record(job: Job, exc: BaseException, episode_s: float) -> dict[str, Any]:
     reason = exc.reason if isinstance(exc, OwlError) else f"{type(exc).__name__}: {exc}"
     line = " ".join(str(reason).split()) or type(exc).__name__
-    rec = {"success": False, "declared_success": False, "samples": 0, "wall_s": 0.0, "model_s": 0.0, "skeletons": 0,
-           "attempts": 0, "queries": 0, "detector": None, "failure": f"error: {line}", "run_dir": job.run_dir,
-           "tick_hz": 0.0, "error": True}
+    rec = {
+        "success": False,
+        "declared_success": False,
+        "samples": 0,
+        "wall_s": 0.0,
+        "model_s": 0.0,
+        "skeletons": 0,
+        "attempts": 0,
+        "queries": 0,
+        "detector": None,
+        "failure": f"error: {line}",
+        "run_dir": job.run_dir,
+        "tick_hz": 0.0,
+        "error": True,
+    }
     if job.cfg.faults:
         rec["faults"] = {"spec": job.cfg.faults, "seed": job.cfg.fault_seed}
     return _ordered(job, rec, episode_s)
@@ -365,9 +434,16 @@ def _ordered(job: Job, summary: dict[str, Any], episode_s: float) -> dict[str, A
     rec: dict[str, Any] = {"task": job.task, "seed": job.seed, "method": job.method}
     rec.update({k: summary.get(k) for k in FIELDS[3:]})
     rec.update({k: v for k, v in summary.items() if k not in rec})
-    rec.update(vlm=job.cfg.vlm, robot=job.cfg.robot, perception=job.cfg.perception, budget=job.cfg.budget,
-               max_attempts=job.cfg.max_attempts, max_skeletons=job.cfg.skeletons,
-               plan_time_s=job.cfg.plan_time, episode_s=round(episode_s, 3))
+    rec.update(
+        vlm=job.cfg.vlm,
+        robot=job.cfg.robot,
+        perception=job.cfg.perception,
+        budget=job.cfg.budget,
+        max_attempts=job.cfg.max_attempts,
+        max_skeletons=job.cfg.skeletons,
+        plan_time_s=job.cfg.plan_time,
+        episode_s=round(episode_s, 3),
+    )
     rec.setdefault("error", False)
     if not rec.get("interrupted"):
         rec.pop("interrupted", None)

@@ -42,7 +42,10 @@ def stats(recs: list[dict[str, Any]]) -> dict[str, Any]:
     wall = [float(r.get("wall_s") or 0.0) for r in measured]
     model = sum(float(r.get("model_s") or 0.0) for r in measured)
     return {
-        "episodes": n, "successes": ok, "false_positives": fp, "errors": n - len(measured),
+        "episodes": n,
+        "successes": ok,
+        "false_positives": fp,
+        "errors": n - len(measured),
         "success_pct": 100.0 * p if n else None,
         "success_se_pct": 100.0 * math.sqrt(p * (1 - p) / n) if n else None,
         "soundness_pct": 100.0 * (1 - fp / n) if n else None,
@@ -56,7 +59,13 @@ def stats(recs: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-STAGES = ("perceive", "generate-constraints", "plan", "execute", "replan")  # the executive's stages, in the tree's order
+STAGES = (
+    "perceive",
+    "generate-constraints",
+    "plan",
+    "execute",
+    "replan",
+)  # the executive's stages, in the tree's order
 
 
 def _stage_medians(recs: list[dict[str, Any]]) -> dict[str, float]:
@@ -83,11 +92,15 @@ def summarise(records: list[dict[str, Any]]) -> dict[str, Any]:
         tasks: dict[str, Any] = {}
         for t in sorted(by_method[m], key=reference.order):
             s = stats(by_method[m][t])
-            s.update(ref_success_pct=reference.lookup(reference.SUCCESS_PCT, m, t),
-                     ref_wall_s=reference.lookup(reference.WALL_S, m, t),
-                     ref_samples=reference.lookup(reference.SAMPLES, m, t))
-            s.update(wall_ratio=_ratio(s["wall_median_s"], s["ref_wall_s"]),
-                     samples_ratio=_ratio(s["samples_mean"], s["ref_samples"]))
+            s.update(
+                ref_success_pct=reference.lookup(reference.SUCCESS_PCT, m, t),
+                ref_wall_s=reference.lookup(reference.WALL_S, m, t),
+                ref_samples=reference.lookup(reference.SAMPLES, m, t),
+            )
+            s.update(
+                wall_ratio=_ratio(s["wall_median_s"], s["ref_wall_s"]),
+                samples_ratio=_ratio(s["samples_mean"], s["ref_samples"]),
+            )
             tasks[t] = s
         overall = stats([r for recs in by_method[m].values() for r in recs])
         wr = [s["wall_ratio"] for s in tasks.values() if s["wall_ratio"] is not None]
@@ -95,17 +108,27 @@ def summarise(records: list[dict[str, Any]]) -> dict[str, Any]:
         # the reference's overall figure is over its ten tasks: beside a run of fewer, the mean of theirs
         every = {t.lower() for t in reference.TASKS} <= {t.lower() for t in tasks}
         refs = [s["ref_success_pct"] for s in tasks.values() if s["ref_success_pct"] is not None]
-        ref_overall = reference.SUCCESS_OVERALL_PCT.get(m) if every else _mean(refs) if refs else None
-        overall.update(ref_success_pct=ref_overall, ref_wall_s=None, ref_samples=None,
-                       wall_ratio=_mean(wr), samples_ratio=_mean(sr))
+        ref_overall = (
+            reference.SUCCESS_OVERALL_PCT.get(m) if every else _mean(refs) if refs else None
+        )
+        overall.update(
+            ref_success_pct=ref_overall,
+            ref_wall_s=None,
+            ref_samples=None,
+            wall_ratio=_mean(wr),
+            samples_ratio=_mean(sr),
+        )
         meta = methods.METHODS.get(m)
         description = meta.description if meta else ""
         if m.endswith(FAULTS_SUFFIX):
             description = _fault_description(m, [r for recs in by_method[m].values() for r in recs])
         result["methods"][m] = {
-            "description": description, "reference": reference.LABELS.get(m),
+            "description": description,
+            "reference": reference.LABELS.get(m),
             "settings": _settings([r for recs in by_method[m].values() for r in recs]),
-            "ref_model_share": reference.MODEL_SHARE.get(m), "tasks": tasks, "overall": overall,
+            "ref_model_share": reference.MODEL_SHARE.get(m),
+            "tasks": tasks,
+            "overall": overall,
         }
     faults = fault_recovery(by_method)
     if faults:
@@ -113,9 +136,15 @@ def summarise(records: list[dict[str, Any]]) -> dict[str, Any]:
     return result
 
 
-SETTINGS = (("vlm", "model", ""), ("robot", "robot", ""), ("perception", "perception", ""),
-            ("budget", "budget", " samples per action"), ("max_skeletons", "skeletons", " per round"),
-            ("max_attempts", "attempts", ""), ("plan_time_s", "plan time", " s"))
+SETTINGS = (
+    ("vlm", "model", ""),
+    ("robot", "robot", ""),
+    ("perception", "perception", ""),
+    ("budget", "budget", " samples per action"),
+    ("max_skeletons", "skeletons", " per round"),
+    ("max_attempts", "attempts", ""),
+    ("plan_time_s", "plan time", " s"),
+)
 
 
 def _settings(recs: list[dict[str, Any]]) -> dict[str, list]:
@@ -131,24 +160,41 @@ def _settings(recs: list[dict[str, Any]]) -> dict[str, list]:
 
 def _settings_line(settings: dict[str, list]) -> str:
     """'Run with: model oracle, robot ur5e, …' ('a or b' where the episodes differ); '' when none is recorded."""
-    said = [f"{label} {' or '.join(f'{v:g}' if isinstance(v, float) else str(v) for v in settings[key])}{unit}"
-            for key, label, unit in SETTINGS if settings.get(key)]
-    if settings.get("budget") == [1]:  # (newcomer: cap said "budget 1 samples per action", its picks drew 3)
-        said = [s.replace("budget 1 samples per action", "budget 1 sample per action (a pick's grasps are the "
-                          "robot's choice, drawn beyond it)") for s in said]
+    said = [
+        f"{label} {' or '.join(f'{v:g}' if isinstance(v, float) else str(v) for v in settings[key])}{unit}"
+        for key, label, unit in SETTINGS
+        if settings.get(key)
+    ]
+    if settings.get("budget") == [
+        1
+    ]:  # (newcomer: cap said "budget 1 samples per action", its picks drew 3)
+        said = [
+            s.replace(
+                "budget 1 samples per action",
+                "budget 1 sample per action (a pick's grasps are the "
+                "robot's choice, drawn beyond it)",
+            )
+            for s in said
+        ]
     return f"Run with: {', '.join(said)}." if said else ""
 
 
 def _fault_description(method: str, recs: list[dict[str, Any]]) -> str:
     spec = next((r.get("faults") for r in recs if r.get("faults")), None) or {}
-    return (f"{method[: -len(FAULTS_SUFFIX)]} with injected faults: {spec.get('spec') or '?'} "
-            f"(--fault-seed {spec.get('seed', '?')})")
+    return (
+        f"{method[: -len(FAULTS_SUFFIX)]} with injected faults: {spec.get('spec') or '?'} "
+        f"(--fault-seed {spec.get('seed', '?')})"
+    )
 
 
 def _fault_row(clean: list[dict[str, Any]], faulty: list[dict[str, Any]]) -> dict[str, Any]:
     """Success without and with faults, replans used, faults that fired (per kind) for one task."""
     n, ok = len(faulty), sum(bool(r.get("success")) for r in faulty)
-    replans = [int(r.get("replans", max(0, int(r.get("attempts") or 1) - 1)) or 0) for r in faulty if not r.get("error")]
+    replans = [
+        int(r.get("replans", max(0, int(r.get("attempts") or 1) - 1)) or 0)
+        for r in faulty
+        if not r.get("error")
+    ]
     fired: dict[str, int] = {}
     hit = []
     for r in faulty:
@@ -158,12 +204,19 @@ def _fault_row(clean: list[dict[str, Any]], faulty: list[dict[str, Any]]) -> dic
         if sum(int(v) for v in counts.values()):
             hit.append(r)
     return {
-        "episodes": n, "clean_episodes": len(clean),
-        "success_clean_pct": 100.0 * sum(bool(r.get("success")) for r in clean) / len(clean) if clean else None,
+        "episodes": n,
+        "clean_episodes": len(clean),
+        "success_clean_pct": 100.0 * sum(bool(r.get("success")) for r in clean) / len(clean)
+        if clean
+        else None,
         "success_pct": 100.0 * ok / n if n else None,
-        "replans_mean": _mean([float(x) for x in replans]), "replans_max": max(replans) if replans else None,
-        "fired": fired, "episodes_with_faults": len(hit),
-        "success_with_faults_pct": 100.0 * sum(bool(r.get("success")) for r in hit) / len(hit) if hit else None,
+        "replans_mean": _mean([float(x) for x in replans]),
+        "replans_max": max(replans) if replans else None,
+        "fired": fired,
+        "episodes_with_faults": len(hit),
+        "success_with_faults_pct": 100.0 * sum(bool(r.get("success")) for r in hit) / len(hit)
+        if hit
+        else None,
         "errors": sum(bool(r.get("error")) for r in faulty),
     }
 
@@ -177,29 +230,62 @@ def fault_recovery(by_method: dict[str, dict[str, list[dict[str, Any]]]]) -> dic
         base = by_method.get(m[: -len(FAULTS_SUFFIX)], {})
         recs = [r for rs in tasks.values() for r in rs]
         spec = next((r.get("faults") for r in recs if r.get("faults")), None) or {}
-        rows = {t: _fault_row(base.get(t, []), tasks[t]) for t in sorted(tasks, key=reference.order)}
+        rows = {
+            t: _fault_row(base.get(t, []), tasks[t]) for t in sorted(tasks, key=reference.order)
+        }
         overall = _fault_row([r for t in tasks for r in base.get(t, [])], recs)
-        out[m] = {"spec": spec.get("spec"), "seed": spec.get("seed"), "tasks": rows, "overall": overall}
+        out[m] = {
+            "spec": spec.get("spec"),
+            "seed": spec.get("seed"),
+            "tasks": rows,
+            "overall": overall,
+        }
     return out
 
 
 def _render_faults(faults: dict[str, Any]) -> list[str]:
     lines: list[str] = []
     for m, d in faults.items():
-        kinds = sorted({k for row in [*d["tasks"].values(), d["overall"]] for k in row["fired"]},
-                       key=lambda k: FAULT_KINDS.index(k) if k in FAULT_KINDS else len(FAULT_KINDS))
-        head = ["task", "n", "success % without faults", "success % with faults", "replans mean", "replans max",
-                *[f"{k} fired" for k in kinds], "episodes with a fault", "success % of those", "errors"]
-        lines += ["", f"## Fault recovery — {m}", "",
-                  f"Faults `{d['spec']}`, fault seed {d['seed']}: the same episodes run without and with them "
-                  "(within the episodes' attempts: the first and up to 3 replans by default). Rates: grasp-slip per "
-                  "transport step, knock, knock-off and arm-fault per executed step, miss-detect per observation.", "",
-                  "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+        kinds = sorted(
+            {k for row in [*d["tasks"].values(), d["overall"]] for k in row["fired"]},
+            key=lambda k: FAULT_KINDS.index(k) if k in FAULT_KINDS else len(FAULT_KINDS),
+        )
+        head = [
+            "task",
+            "n",
+            "success % without faults",
+            "success % with faults",
+            "replans mean",
+            "replans max",
+            *[f"{k} fired" for k in kinds],
+            "episodes with a fault",
+            "success % of those",
+            "errors",
+        ]
+        lines += [
+            "",
+            f"## Fault recovery — {m}",
+            "",
+            f"Faults `{d['spec']}`, fault seed {d['seed']}: the same episodes run without and with them "
+            "(within the episodes' attempts: the first and up to 3 replans by default). Rates: grasp-slip per "
+            "transport step, knock, knock-off and arm-fault per executed step, miss-detect per observation.",
+            "",
+            "| " + " | ".join(head) + " |",
+            "|" + "---|" * len(head),
+        ]
         for name, row in [*d["tasks"].items(), ("**overall**", d["overall"])]:
-            cells = [name, str(row["episodes"]), _f(row["success_clean_pct"]), _f(row["success_pct"]),
-                     _f(row["replans_mean"], 2), "—" if row["replans_max"] is None else str(row["replans_max"]),
-                     *[str(row["fired"].get(k, 0)) for k in kinds], str(row["episodes_with_faults"]),
-                     _f(row["success_with_faults_pct"]), str(row["errors"])]
+            cells = [
+                name,
+                str(row["episodes"]),
+                _f(row["success_clean_pct"]),
+                _f(row["success_pct"]),
+                _f(row["replans_mean"], 2),
+                "—" if row["replans_max"] is None else str(row["replans_max"]),
+                *[str(row["fired"].get(k, 0)) for k in kinds],
+                str(row["episodes_with_faults"]),
+                _f(row["success_with_faults_pct"]),
+                str(row["errors"]),
+            ]
             lines.append("| " + " | ".join(cells) + " |")
     return lines
 
@@ -210,7 +296,9 @@ def _f(v: float | None, digits: int = 1) -> str:
 
 def _codes(records: list[dict[str, Any]]) -> dict[str, int]:
     """{code version: episodes} over `records` (owl_bt.code_version; 'unrecorded' for lines from before it was kept)."""
-    return dict(collections.Counter(str(r.get("code") or "unrecorded") for r in records).most_common())
+    return dict(
+        collections.Counter(str(r.get("code") or "unrecorded") for r in records).most_common()
+    )
 
 
 def _code_lines(codes: dict[str, int]) -> list[str]:
@@ -227,21 +315,33 @@ def _code_lines(codes: dict[str, int]) -> list[str]:
 
 def _stage_table(d: dict[str, Any]) -> list[str]:
     """Where the wall clock goes: per task, the median seconds an episode spent in each stage."""
-    rows = [(name, s["stage_median_s"]) for name, s in [*d["tasks"].items(), ("**overall**", d["overall"])]
-            if s.get("stage_median_s")]
+    rows = [
+        (name, s["stage_median_s"])
+        for name, s in [*d["tasks"].items(), ("**overall**", d["overall"])]
+        if s.get("stage_median_s")
+    ]
     if not rows:
         return []
     head = ["task", *(f"{st} s" for st in STAGES)]
-    return (["", "Where the wall clock goes (median seconds per episode in each stage of the tree; execution is the "
-                 "simulated arm's motions run by physics):", "", "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-            + ["| " + " | ".join([name, *(_f(med.get(st), 2) for st in STAGES)]) + " |" for name, med in rows])
+    return [
+        "",
+        "Where the wall clock goes (median seconds per episode in each stage of the tree; execution is the "
+        "simulated arm's motions run by physics):",
+        "",
+        "| " + " | ".join(head) + " |",
+        "|" + "---|" * len(head),
+    ] + [
+        "| " + " | ".join([name, *(_f(med.get(st), 2) for st in STAGES)]) + " |"
+        for name, med in rows
+    ]
 
 
 def render(data: dict[str, Any]) -> str:
     """summary.md: one table per method, reference figures next to the measured ones, and the lines
     of episodes.jsonl that were not counted (`data["skipped"]`)."""
     lines = [
-        "# owl-bt bench — summary", "",
+        "# owl-bt bench — summary",
+        "",
         f"{data['episodes']} episode{'' if data['episodes'] == 1 else 's'}. Success ± binomial standard error; "
         "sound = 1 − false positives / trials; "
         "samples, skeletons, queries: means; wall: median seconds; model: share of wall clock waiting on the model. "
@@ -250,26 +350,59 @@ def render(data: dict[str, Any]) -> str:
     lines += _code_lines(data.get("code") or {})
     for m, d in data["methods"].items():
         ratios = m in reference.WALL_S or m in reference.SAMPLES  # measured / reference, per task
-        head = ["task", "n", "success %", "ref %", "sound %", "samples", "ref samples", "wall s", "ref wall s"]
+        head = [
+            "task",
+            "n",
+            "success %",
+            "ref %",
+            "sound %",
+            "samples",
+            "ref samples",
+            "wall s",
+            "ref wall s",
+        ]
         head += ["samples/ref", "wall/ref"] if ratios else []
         head += ["skeletons", "queries", "model %", "errors"]
-        ref = f" Reference row: {d['reference']}." if d["reference"] else " The reference method published no figures for it."
+        ref = (
+            f" Reference row: {d['reference']}."
+            if d["reference"]
+            else " The reference method published no figures for it."
+        )
         if d["ref_model_share"] is not None:
             ref += f" Reference model share: about {d['ref_model_share'] * 100:.0f} %."
         run_with = _settings_line(d.get("settings") or {})
-        lines += ["", f"## {m} — {d['description']}", "", ref.strip(), *(["", run_with] if run_with else []), "",
-                  "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+        lines += [
+            "",
+            f"## {m} — {d['description']}",
+            "",
+            ref.strip(),
+            *(["", run_with] if run_with else []),
+            "",
+            "| " + " | ".join(head) + " |",
+            "|" + "---|" * len(head),
+        ]
         for name, s in [*d["tasks"].items(), ("**overall**", d["overall"])]:
             share = None if s["model_share"] is None else 100 * s["model_share"]
-            row = [name, str(s["episodes"]), f"{_f(s['success_pct'])} ± {_f(s['success_se_pct'])}", _f(s["ref_success_pct"], 0),
-                   _f(s["soundness_pct"]), _f(s["samples_mean"]), _f(s["ref_samples"]), _f(s["wall_median_s"]),
-                   _f(s["ref_wall_s"])]
+            row = [
+                name,
+                str(s["episodes"]),
+                f"{_f(s['success_pct'])} ± {_f(s['success_se_pct'])}",
+                _f(s["ref_success_pct"], 0),
+                _f(s["soundness_pct"]),
+                _f(s["samples_mean"]),
+                _f(s["ref_samples"]),
+                _f(s["wall_median_s"]),
+                _f(s["ref_wall_s"]),
+            ]
             row += [_f(s["samples_ratio"], 2), _f(s["wall_ratio"], 2)] if ratios else []
             row += [_f(s["skeletons_mean"]), _f(s["queries_mean"]), _f(share, 0), str(s["errors"])]
             lines.append("| " + " | ".join(row) + " |")
         n = d["overall"]["episodes"]
-        lines += ["", f"Safety-guard rejections: {d['overall']['guard_rejections']} over {n} "
-                      f"episode{'' if n == 1 else 's'} (target 0)."]
+        lines += [
+            "",
+            f"Safety-guard rejections: {d['overall']['guard_rejections']} over {n} "
+            f"episode{'' if n == 1 else 's'} (target 0).",
+        ]
         lines += _stage_table(d)
     skipped = data.get("skipped") or []
     if skipped:

@@ -19,16 +19,29 @@ def _stopped_starting_up(signum: int, frame: object) -> None:
     loading numpy or open3d. Once a run folder is being set up, the usual KeyboardInterrupt is raised instead
     (the unfinished folder is removed); once the tree has ended, the stop waits for the folder to be whole."""
     folders = sys.modules.get("owl_bt.runfolder")
-    if folders is not None and getattr(folders, "FINISHING", False):  # the tree has ended: keep the finished run
-        folders.LATE_STOP = folders.LATE_STOP or folders.signal_words(signum)  # `run` ends in 130 once all is written
+    if folders is not None and getattr(
+        folders, "FINISHING", False
+    ):  # the tree has ended: keep the finished run
+        folders.LATE_STOP = folders.LATE_STOP or folders.signal_words(
+            signum
+        )  # `run` ends in 130 once all is written
         return
-    if folders is not None and getattr(folders, "LIVE", None):  # a run folder is being written: the usual way
-        folders.STOPPED_BY = folders.signal_words(signum)  # which signal, for the one line the folder's writer says
+    if folders is not None and getattr(
+        folders, "LIVE", None
+    ):  # a run folder is being written: the usual way
+        folders.STOPPED_BY = folders.signal_words(
+            signum
+        )  # which signal, for the one line the folder's writer says
         signal.default_int_handler(signum, frame)
     name = "Ctrl-C (SIGINT)" if signum == signal.SIGINT else signal.Signals(signum).name
-    if sys.argv[1:2] == ["run"] and "--json" in sys.argv[2:]:  # as a refused run answers (break-it: stdout was empty)
+    if (
+        sys.argv[1:2] == ["run"] and "--json" in sys.argv[2:]
+    ):  # as a refused run answers (break-it: stdout was empty)
         try:
-            os.write(_STDOUT, f'{{"success": false, "error": "stopped by {name} while setting up", "exit_code": 130}}\n'.encode())
+            os.write(
+                _STDOUT,
+                f'{{"success": false, "error": "stopped by {name} while setting up", "exit_code": 130}}\n'.encode(),
+            )
         except OSError:
             pass
     os.write(_STDERR, f"owl-bt: stopped by {name}\n".encode())
@@ -43,7 +56,9 @@ def _reopen_closed_streams() -> None:
         try:
             os.fstat(fd)
         except OSError:
-            null = os.open(os.devnull, os.O_WRONLY)  # the lowest free descriptor: fd itself, when it is closed
+            null = os.open(
+                os.devnull, os.O_WRONLY
+            )  # the lowest free descriptor: fd itself, when it is closed
             if null != fd:
                 os.dup2(null, fd)
                 os.close(null)
@@ -52,12 +67,18 @@ def _reopen_closed_streams() -> None:
 
 _STDERR = 2  # the terminal's stderr, kept: pybullet's import points fd 2 at /dev/null for a moment (sim.quiet)
 _STDOUT = 1  # … and its stdout (fd 1 too): where `run --json` answers a stop during set-up
-PROGRAM = os.path.basename(sys.argv[0]) == "owl-bt" or sys.argv[0] == "-m"  # the program starting, not an import
+PROGRAM = (
+    os.path.basename(sys.argv[0]) == "owl-bt" or sys.argv[0] == "-m"
+)  # the program starting, not an import
 if PROGRAM:
     _reopen_closed_streams()
     _STDERR = os.dup(2)
     _STDOUT = os.dup(1)
-    for _sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):  # SIGHUP: the terminal closed (ssh dropped)
+    for _sig in (
+        signal.SIGINT,
+        signal.SIGTERM,
+        signal.SIGHUP,
+    ):  # SIGHUP: the terminal closed (ssh dropped)
         signal.signal(_sig, _stopped_starting_up)
 
 import importlib  # noqa: E402  (after the handler: these imports are what takes the time)
@@ -66,7 +87,11 @@ import typer  # noqa: E402
 
 from owl_bt.cli.base import app, err, out  # noqa: E402
 
-for _module in ("run", "info", "bench"):  # each registers its commands on the app; --help lists them in this order
+for _module in (
+    "run",
+    "info",
+    "bench",
+):  # each registers its commands on the app; --help lists them in this order
     importlib.import_module(f"owl_bt.cli.{_module}")
 
 __all__ = ["app", "err", "main", "out"]
@@ -79,13 +104,20 @@ def main() -> None:
             arg.encode("utf-8")
         except UnicodeEncodeError:  # bytes that are not UTF-8, kept by Python as lone surrogates
             shown = arg.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
-            print(f"owl-bt: argument {i} is not UTF-8 text ('{shown[:60]}'); give goals, names and paths in UTF-8",
-                  file=sys.stderr)
+            print(
+                f"owl-bt: argument {i} is not UTF-8 text ('{shown[:60]}'); give goals, names and paths in UTF-8",
+                file=sys.stderr,
+            )
             sys.exit(2)
     try:
         os.getcwd()
-    except FileNotFoundError:  # open3d's MKL then ends the process from C with "Cannot load libOpen3D"
-        print("owl-bt: the current folder no longer exists (it was removed); cd into one that does", file=sys.stderr)
+    except (
+        FileNotFoundError
+    ):  # open3d's MKL then ends the process from C with "Cannot load libOpen3D"
+        print(
+            "owl-bt: the current folder no longer exists (it was removed); cd into one that does",
+            file=sys.stderr,
+        )
         sys.exit(2)
     from sim.quiet import quiet
 
@@ -93,7 +125,9 @@ def main() -> None:
         import pybullet  # noqa: F401
     try:
         code = _app()
-    except BrokenPipeError:  # the reader went away (`owl-bt tasks | head -1`): nothing more to say to it
+    except (
+        BrokenPipeError
+    ):  # the reader went away (`owl-bt tasks | head -1`): nothing more to say to it
         code = _stdout_gone()
         if sys.argv[1:2] in (["tasks"], ["skills"]) or {"--help", "-h"} & set(sys.argv[1:]):
             code = 0  # a listing or a help the reader had enough of did what it was asked (`doctor` had not finished)
@@ -130,12 +164,16 @@ def _app() -> int:
     except typer.TyperException as exc:  # typer's (vendored click's) ClickException and UsageError
         format_message = getattr(exc, "format_message", None)
         reason = format_message() if format_message is not None else str(exc)
-        reason = reason.replace("Value error, ", "")  # typer's value checks word it as pydantic does
+        reason = reason.replace(
+            "Value error, ", ""
+        )  # typer's value checks word it as pydantic does
         ctx = getattr(exc, "ctx", None)
         see = f"; see {ctx.command_path} --help" if ctx is not None else ""
         line = f"{reason[:1].lower()}{reason[1:].rstrip('.')}{see}"
         code = int(getattr(exc, "exit_code", 2))
-        if sys.argv[1:2] == ["run"] and "--json" in sys.argv[2:]:  # as `run --json` answers its own refusals
+        if (
+            sys.argv[1:2] == ["run"] and "--json" in sys.argv[2:]
+        ):  # as `run --json` answers its own refusals
             from owl_bt.cli.base import print_refusal_json
 
             print_refusal_json(line, code)  # (break-it: stdout was empty)

@@ -22,10 +22,12 @@ app = typer.Typer(
         "owl-bt: tell a robot arm what to do in plain words; it plans with generated constraints and a "
         "task-and-motion planner, and a behaviour tree runs it.\n\n"
         "\b\nTry:\n  owl-bt tasks\n"
-        "  owl-bt run \"put the strawberry onto the light-grey region at the center of the table\" --task berry1"
+        '  owl-bt run "put the strawberry onto the light-grey region at the center of the table" --task berry1'
     ),
 )
-out = make_console()  # no wrapping at 80 columns when the output is a pipe or a log (owl_bt/report/console.py)
+out = (
+    make_console()
+)  # no wrapping at 80 columns when the output is a pipe or a log (owl_bt/report/console.py)
 err = make_console(stderr=True)
 __all__ = ["OwlCommand", "app", "err", "fail", "out", "stops_handled_here"]
 

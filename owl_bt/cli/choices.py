@@ -12,7 +12,10 @@ from owl_bt.speech.asr import BACKENDS as ASR_BACKENDS
 from sim.robot import ALIASES, ROBOTS
 from skills.hardware import BACKENDS as ARM_BACKENDS
 
-PERCEPTION_SOURCES = ("camera", "sim-state")  # owl_bt.episode's (importing it here would load the simulator for --help)
+PERCEPTION_SOURCES = (
+    "camera",
+    "sim-state",
+)  # owl_bt.episode's (importing it here would load the simulator for --help)
 
 Vlm = Literal[tuple(VLM_BACKENDS)]  # type: ignore[valid-type]
 Method = Literal[tuple(available())]  # type: ignore[valid-type]

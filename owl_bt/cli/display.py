@@ -10,7 +10,9 @@ import sys
 
 from owl_bt.errors import UsageError
 
-ADVICE = "run without --gui; the run folder gets initial.png, final.png and perception-1.png to look at"
+ADVICE = (
+    "run without --gui; the run folder gets initial.png, final.png and perception-1.png to look at"
+)
 
 
 def check_display() -> None:
@@ -26,7 +28,9 @@ def check_display() -> None:
     try:
         xlib = ctypes.CDLL(name)
     except OSError:
-        raise UsageError(f"cannot open display {display}: the X11 client library ({name}) is not installed; {ADVICE}") from None
+        raise UsageError(
+            f"cannot open display {display}: the X11 client library ({name}) is not installed; {ADVICE}"
+        ) from None
     xlib.XOpenDisplay.restype = ctypes.c_void_p
     xlib.XOpenDisplay.argtypes = [ctypes.c_char_p]
     xlib.XCloseDisplay.argtypes = [ctypes.c_void_p]

@@ -15,7 +15,9 @@ import typer.core
 _HELD = "\u2011"  # a non-breaking hyphen: the wrapper (textwrap's break_on_hyphens) does not split at it
 
 
-class KeepHyphensFormatter(typer.Context.formatter_class):  # click's HelpFormatter, as typer ships it
+class KeepHyphensFormatter(
+    typer.Context.formatter_class
+):  # click's HelpFormatter, as typer ships it
     """Click's help formatter whose wrapped text (descriptions, option help) keeps hyphenated words whole."""
 
     def write_text(self, text: str) -> None:
@@ -24,10 +26,14 @@ class KeepHyphensFormatter(typer.Context.formatter_class):  # click's HelpFormat
         super().write_text(text.replace("-", _HELD))
         self._release(start)
 
-    def write_dl(self, rows: Sequence[tuple[str, str]], col_max: int = 30, col_spacing: int = 2) -> None:
+    def write_dl(
+        self, rows: Sequence[tuple[str, str]], col_max: int = 30, col_spacing: int = 2
+    ) -> None:
         """Write a definition list (options, commands) as click does; its help column keeps hyphenated words whole."""
         start = len(self.buffer)
-        super().write_dl([(term, text.replace("-", _HELD)) for term, text in rows], col_max, col_spacing)
+        super().write_dl(
+            [(term, text.replace("-", _HELD)) for term, text in rows], col_max, col_spacing
+        )
         self._release(start)
 
     def _release(self, start: int) -> None:

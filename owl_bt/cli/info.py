@@ -21,9 +21,15 @@ def list_tasks() -> None:
 
 
 @app.command("skills", cls=OwlCommand)
-def list_skills(as_json: bool = typer.Option(False, "--json", help="Print one JSON list (one object per skill: name, "
-                                             "signature, params, pre, add, delete, open_world, description, package) "
-                                             "instead of text. Default: text.")) -> None:
+def list_skills(
+    as_json: bool = typer.Option(
+        False,
+        "--json",
+        help="Print one JSON list (one object per skill: name, "
+        "signature, params, pre, add, delete, open_world, description, package) "
+        "instead of text. Default: text.",
+    ),
+) -> None:
     """List the registered skills with their operator schemas: typed parameters, preconditions,
     add and delete effects, whether the planner gets a generated checker for it, its description
     for the model, and the package that provides it (entry-point group owl_bt.skills).
@@ -50,10 +56,18 @@ def list_skills(as_json: bool = typer.Option(False, "--json", help="Print one JS
 @app.command(cls=OwlCommand)
 def doctor(
     backend: choices.HardwareBackend | None = typer.Option(
-        None, "--backend", case_sensitive=False, help="Also check this hardware backend's arm: kortex (Kinova Gen3, "
-                                       "port 10000) or rtde (UR5). Default: none."),
-    ip: str | None = typer.Option(None, "--ip", help="The arm's IP address or host name (needed with --backend), e.g. "
-                                  "192.168.1.10; the arm is never moved."),
+        None,
+        "--backend",
+        case_sensitive=False,
+        help="Also check this hardware backend's arm: kortex (Kinova Gen3, "
+        "port 10000) or rtde (UR5). Default: none.",
+    ),
+    ip: str | None = typer.Option(
+        None,
+        "--ip",
+        help="The arm's IP address or host name (needed with --backend), e.g. "
+        "192.168.1.10; the arm is never moved.",
+    ),
 ) -> None:
     """Check what is installed (simulation, planners, vendor libraries) and whether a hardware arm answers.
 
@@ -73,5 +87,3 @@ def doctor(
     except OwlError as exc:
         raise fail(exc) from None
     raise typer.Exit(code)
-
-

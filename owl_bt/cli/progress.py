@@ -12,7 +12,17 @@ from owl_bt.cli.base import err
 class Progress:
     """Prints a line on stderr whenever a behaviour changes status (or its feedback)."""
 
-    QUIET = ("attempt", "gather", "tasks", "safety", "make-safe", "task", "work", "arm-status", "ready")  # structure
+    QUIET = (
+        "attempt",
+        "gather",
+        "tasks",
+        "safety",
+        "make-safe",
+        "task",
+        "work",
+        "arm-status",
+        "ready",
+    )  # structure
 
     def __init__(self) -> None:
         self.seen: dict[str, tuple[str, str]] = {}
@@ -41,7 +51,9 @@ class Progress:
             key = (b.status.name, b.feedback_message or "")
             if self.seen.get(b.name) != key and b.status.name != "INVALID":
                 self.seen[b.name] = key
-                note = f" — {escape(b.feedback_message)}" if b.feedback_message else ""  # text, not markup
+                note = (
+                    f" — {escape(b.feedback_message)}" if b.feedback_message else ""
+                )  # text, not markup
                 err.print(f"[dim]{b.name:<22}[/] {_word(b)}{note}", soft_wrap=True)
 
 

@@ -61,7 +61,9 @@ class Replayed:
     fault_seed: int
     perception: str | None = None  # the recorded perception source and arm (None: not recorded)
     robot: str | None = None
-    limits: dict[str, float] = field(default_factory=dict)  # recorded budget, skeletons, max_attempts, plan_time (older runs: none)
+    limits: dict[str, float] = field(
+        default_factory=dict
+    )  # recorded budget, skeletons, max_attempts, plan_time (older runs: none)
 
     def settings(self, given: dict[str, float], defaults: dict[str, float]) -> dict[str, float]:
         """The budget, skeletons, max_attempts and plan_time to replay with: the recorded ones; a value given on the
@@ -70,7 +72,9 @@ class Replayed:
         for key, value in self.limits.items():
             if given[key] not in (defaults[key], value):
                 flag = "--" + key.replace("_", "-")
-                raise UsageError(f"--replay re-runs the recorded {flag} ({value}); leave {flag} out")
+                raise UsageError(
+                    f"--replay re-runs the recorded {flag} ({value}); leave {flag} out"
+                )
             out[key] = value
         return out
 
@@ -90,12 +94,16 @@ def read_plan(run_dir: Path) -> _Plan:
     except UnicodeDecodeError:
         raise UsageError(f"--replay: {path} is not UTF-8 text") from None
     except json.JSONDecodeError as exc:
-        raise UsageError(f"--replay: {path} is not valid JSON ({exc.msg}: line {exc.lineno}, column {exc.colno}; "
-                         "cut short or edited?)") from None
+        raise UsageError(
+            f"--replay: {path} is not valid JSON ({exc.msg}: line {exc.lineno}, column {exc.colno}; "
+            "cut short or edited?)"
+        ) from None
     except ValueError as exc:  # nested too deeply, a number too long
         raise UsageError(f"--replay: {path} is not valid JSON ({exc}; edited?)") from None
     if not isinstance(data, dict):
-        raise UsageError(f"--replay: {path} is not a run's plan (a JSON object), it holds a {type(data).__name__}")
+        raise UsageError(
+            f"--replay: {path} is not a run's plan (a JSON object), it holds a {type(data).__name__}"
+        )
     try:
         return _Plan.model_validate(data)
     except ValidationError as exc:
@@ -111,8 +119,17 @@ def _why(exc: ValidationError) -> str:
     return f"field {where!r}: {msg}, got {json.dumps(e.get('input'), default=str)[:60]}"
 
 
-def replayed(run_dir: Path, instruction: str, task: str | None, scene: Path | None, vlm: str, faults: str | None,
-             fault_seed: int | None, seed: int = 0, method: str = "owl") -> Replayed:
+def replayed(
+    run_dir: Path,
+    instruction: str,
+    task: str | None,
+    scene: Path | None,
+    vlm: str,
+    faults: str | None,
+    fault_seed: int | None,
+    seed: int = 0,
+    method: str = "owl",
+) -> Replayed:
     """What to run to re-run `run_dir` with its recorded answers and faults. Raises UsageError when the
     folder is not a finished run with a transcript, its plan.json is damaged, or the command line asks
     for something else than the recording (another instruction, --vlm, or other faults)."""
@@ -121,13 +138,23 @@ def replayed(run_dir: Path, instruction: str, task: str | None, scene: Path | No
     if not run_dir.is_dir():
         raise UsageError(f"--replay: {run_dir} is not a run folder")
     if not (run_dir / "transcript.json").is_file():
-        raise UsageError(f"--replay: {run_dir} has no transcript.json (the run never asked the model)")
-    check_regular_file(run_dir / "transcript.json", "--replay: the transcript", TRANSCRIPT_MAX_BYTES)
+        raise UsageError(
+            f"--replay: {run_dir} has no transcript.json (the run never asked the model)"
+        )
+    check_regular_file(
+        run_dir / "transcript.json", "--replay: the transcript", TRANSCRIPT_MAX_BYTES
+    )
     plan = read_plan(run_dir)
     _recorded_values(run_dir, plan)
-    rec = recorded_run(run_dir)  # the comparison method, from the VLM spec its events.jsonl starts with
-    if vlm != "replay":  # (break-it: --vlm offline was taken silently, and the recording's oracle answered)
-        raise UsageError(f"--replay answers from the recording; it cannot be combined with --vlm {vlm}")
+    rec = recorded_run(
+        run_dir
+    )  # the comparison method, from the VLM spec its events.jsonl starts with
+    if (
+        vlm != "replay"
+    ):  # (break-it: --vlm offline was taken silently, and the recording's oracle answered)
+        raise UsageError(
+            f"--replay answers from the recording; it cannot be combined with --vlm {vlm}"
+        )
     if instruction.strip() and instruction.strip() != plan.instruction.strip():
         raise UsageError("--replay re-runs the recorded instruction; leave the instruction out")
     if task is not None and task != plan.task:
@@ -135,29 +162,55 @@ def replayed(run_dir: Path, instruction: str, task: str | None, scene: Path | No
     if seed not in (0, plan.seed):
         raise UsageError(f"--replay re-runs the recorded seed ({plan.seed}); leave --seed out")
     if method not in ("owl", rec["method"]):
-        raise UsageError(f"--replay re-runs the recorded method ({rec['method']}); leave --method out")
+        raise UsageError(
+            f"--replay re-runs the recorded method ({rec['method']}); leave --method out"
+        )
     if scene is not None and not plan.task.startswith("scene:"):
-        raise UsageError(f"--replay: the run was on the task {plan.task}, not a scene file; leave --scene out")
+        raise UsageError(
+            f"--replay: the run was on the task {plan.task}, not a scene file; leave --scene out"
+        )
     if scene is None and plan.task.startswith("scene:"):
-        kept = f" (the run folder keeps a copy: {run_dir / 'scene.toml'})" if (run_dir / "scene.toml").is_file() else ""
-        raise UsageError(f"--replay: the run used the scene file {plan.scene_file or plan.task[6:] + '.toml'}; pass it "
-                         f"with --scene{kept}")
+        kept = (
+            f" (the run folder keeps a copy: {run_dir / 'scene.toml'})"
+            if (run_dir / "scene.toml").is_file()
+            else ""
+        )
+        raise UsageError(
+            f"--replay: the run used the scene file {plan.scene_file or plan.task[6:] + '.toml'}; pass it "
+            f"with --scene{kept}"
+        )
     if scene is not None:
         _same_scene(run_dir, plan, scene)
     recorded = plan.result.faults if plan.result is not None else None
     if faults is not None or fault_seed is not None:
         from owl_bt.faults import parse_faults
 
-        same = recorded is not None and (faults is None or parse_faults(faults).text() == recorded.spec) and (
-            fault_seed is None or fault_seed == recorded.seed)
+        same = (
+            recorded is not None
+            and (faults is None or parse_faults(faults).text() == recorded.spec)
+            and (fault_seed is None or fault_seed == recorded.seed)
+        )
         if not same:
-            said = f"--faults {recorded.spec} --fault-seed {recorded.seed}" if recorded else "none: the run injected no faults"
-            raise UsageError(f"--replay re-applies the recorded faults ({said}); leave --faults and --fault-seed out")
+            said = (
+                f"--faults {recorded.spec} --fault-seed {recorded.seed}"
+                if recorded
+                else "none: the run injected no faults"
+            )
+            raise UsageError(
+                f"--replay re-applies the recorded faults ({said}); leave --faults and --fault-seed out"
+            )
     start = _start_event(run_dir)
-    return Replayed(plan.instruction, task or (None if scene else plan.task), plan.seed, f"replay:{run_dir.absolute()}",
-                    rec["method"], recorded.spec if recorded else None, recorded.seed if recorded else 0,
-                    *(start.get(k) if isinstance(start.get(k), str) else None for k in ("perception", "robot")),
-                    _recorded_limits(run_dir, start))
+    return Replayed(
+        plan.instruction,
+        task or (None if scene else plan.task),
+        plan.seed,
+        f"replay:{run_dir.absolute()}",
+        rec["method"],
+        recorded.spec if recorded else None,
+        recorded.seed if recorded else 0,
+        *(start.get(k) if isinstance(start.get(k), str) else None for k in ("perception", "robot")),
+        _recorded_limits(run_dir, start),
+    )
 
 
 def _recorded_values(run_dir: Path, plan: _Plan) -> None:
@@ -169,14 +222,18 @@ def _recorded_values(run_dir: Path, plan: _Plan) -> None:
 
     path = run_dir / "plan.json"
     if len(plan.instruction) > MAX_INSTRUCTION:
-        raise UsageError(f"--replay: {path} records an instruction of {len(plan.instruction)} characters; no run takes "
-                         f"more than {MAX_INSTRUCTION} (damaged?)")
+        raise UsageError(
+            f"--replay: {path} records an instruction of {len(plan.instruction)} characters; no run takes "
+            f"more than {MAX_INSTRUCTION} (damaged?)"
+        )
     faults = plan.result.faults if plan.result is not None else None
     if faults is not None:
         try:
             parse_faults(faults.spec, faults.seed)
         except UsageError as exc:
-            raise UsageError(f"--replay: {path} records faults no run can have ({exc.reason}); damaged?") from None
+            raise UsageError(
+                f"--replay: {path} records faults no run can have ({exc.reason}); damaged?"
+            ) from None
 
 
 def _recorded_limits(run_dir: Path, start: dict) -> dict[str, float]:
@@ -185,8 +242,12 @@ def _recorded_limits(run_dir: Path, start: dict) -> dict[str, float]:
     replayed as the default 500 without a word, one of 10^8 blamed --budget, which was not given)."""
     from owl_bt.episode_config import MAX_ATTEMPTS, MAX_BUDGET, MAX_SKELETONS
 
-    ranges = {"budget": (1, MAX_BUDGET), "skeletons": (1, MAX_SKELETONS), "max_attempts": (1, MAX_ATTEMPTS),
-              "plan_time": (0.01, 86_400.0)}
+    ranges = {
+        "budget": (1, MAX_BUDGET),
+        "skeletons": (1, MAX_SKELETONS),
+        "max_attempts": (1, MAX_ATTEMPTS),
+        "plan_time": (0.01, 86_400.0),
+    }
     out: dict[str, float] = {}
     for key, (lo, hi) in ranges.items():
         if key not in start:
@@ -194,8 +255,10 @@ def _recorded_limits(run_dir: Path, start: dict) -> dict[str, float]:
         v = start[key]
         number = type(v) is int or (key == "plan_time" and type(v) is float)
         if not number or not lo <= v <= hi:
-            raise UsageError(f"--replay: {run_dir / 'events.jsonl'} records {key} = {str(v)[:40]}, which no run has "
-                             f"(from {lo:g} to {hi:g}); is its first line damaged?")
+            raise UsageError(
+                f"--replay: {run_dir / 'events.jsonl'} records {key} = {str(v)[:40]}, which no run has "
+                f"(from {lo:g} to {hi:g}); is its first line damaged?"
+            )
         out[key] = float(v) if key == "plan_time" else v
     return out
 
@@ -220,8 +283,10 @@ def _same_scene(run_dir: Path, plan: _Plan, scene: Path) -> None:
     from owl_bt.runfolder import SCENE_COPY
 
     if plan.scene_sha256 is None:
-        raise UsageError(f"--replay: {run_dir / 'plan.json'} does not record the scene file the run used (no "
-                         f"scene_sha256), so {scene} cannot be checked to be the same scene")
+        raise UsageError(
+            f"--replay: {run_dir / 'plan.json'} does not record the scene file the run used (no "
+            f"scene_sha256), so {scene} cannot be checked to be the same scene"
+        )
     try:
         given = scene.read_bytes()
     except OSError as exc:
@@ -230,10 +295,15 @@ def _same_scene(run_dir: Path, plan: _Plan, scene: Path) -> None:
         return
     used = Path(plan.scene_file or f"{plan.task[6:]}.toml")
     same_path = scene.absolute() == used or scene.resolve() == used.resolve()
-    what = (f"the scene file {scene} was edited since the run" if same_path else
-            f"{scene} is not the scene file the run used ({used})")
+    what = (
+        f"the scene file {scene} was edited since the run"
+        if same_path
+        else f"{scene} is not the scene file the run used ({used})"
+    )
     try:
-        check_regular_file(run_dir / SCENE_COPY, "--replay: the scene's copy", SCENE_MAX_BYTES)  # not a FIFO …
+        check_regular_file(
+            run_dir / SCENE_COPY, "--replay: the scene's copy", SCENE_MAX_BYTES
+        )  # not a FIFO …
         kept = (run_dir / SCENE_COPY).read_bytes()
     except (OSError, UsageError):
         kept = None
@@ -241,11 +311,18 @@ def _same_scene(run_dir: Path, plan: _Plan, scene: Path) -> None:
     if kept is not None and hashlib.sha256(kept).hexdigest() == plan.scene_sha256:
         before = kept.decode("utf-8", "replace").splitlines()
         now = given.decode("utf-8", "replace").splitlines()
-        for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, before, now, autojunk=False).get_opcodes():
+        for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(
+            None, before, now, autojunk=False
+        ).get_opcodes():
             if tag != "equal":
                 was = before[i1].strip()[:60] if i1 < i2 else "no such line"
                 is_ = now[j1].strip()[:60] if j1 < j2 else "gone"
                 line = f": line {j1 + 1} is {is_!r}, the run's had {was!r}"
                 break
-    what += line or f" (SHA-256 {plan.scene_sha256[:12]}… then, {hashlib.sha256(given).hexdigest()[:12]}… now)"
-    raise UsageError(f"--replay: {what}; a replay needs the scene the run used (its copy: {run_dir / SCENE_COPY})")
+    what += (
+        line
+        or f" (SHA-256 {plan.scene_sha256[:12]}… then, {hashlib.sha256(given).hexdigest()[:12]}… now)"
+    )
+    raise UsageError(
+        f"--replay: {what}; a replay needs the scene the run used (its copy: {run_dir / SCENE_COPY})"
+    )

@@ -35,19 +35,30 @@ def final_placements(sketch: Sketch) -> Sketch:
         if a.op.name != "pick" and a.op.args:
             last[a.op.args[0]] = i
     keep = sorted(last.values())
-    return Sketch(tuple(sketch.actions[i] for i in keep), sketch.goal_objects, sketch.goal_description)
+    return Sketch(
+        tuple(sketch.actions[i] for i in keep), sketch.goal_objects, sketch.goal_description
+    )
 
 
-def parse_goal_literals(text: str, ground_ops: Sequence[GroundOp], object_names: Sequence[str]) -> Sketch:
+def parse_goal_literals(
+    text: str, ground_ops: Sequence[GroundOp], object_names: Sequence[str]
+) -> Sketch:
     """The `Goal:` block of a direct-method answer as one-placement sketch items; raises
     ModelAnswerError naming the first problem."""
     lines = text.replace("`", "").splitlines()
-    start = next((i for i, ln in enumerate(lines) if re.match(r"^\W*goal\W*:?\W*$", ln.strip(), re.IGNORECASE)), None)
+    start = next(
+        (
+            i
+            for i, ln in enumerate(lines)
+            if re.match(r"^\W*goal\W*:?\W*$", ln.strip(), re.IGNORECASE)
+        ),
+        None,
+    )
     if start is None:
         raise ModelAnswerError("the answer has no line 'Goal:' followed by goal literals")
     known = {(g.name, g.args) for g in ground_ops}
     actions = []
-    for raw in lines[start + 1:]:
+    for raw in lines[start + 1 :]:
         line = re.sub(r"^\s*(?:[-*•]|\d+[.)])\s*", "", raw).strip().strip("*_ ")
         if not line:
             continue
@@ -55,14 +66,18 @@ def parse_goal_literals(text: str, ground_ops: Sequence[GroundOp], object_names:
         if not m:
             if actions:
                 break
-            raise ModelAnswerError(f"goal line {raw.strip()!r} is not On(<object>, <surface>) or Inside(<object>, <container>)")
+            raise ModelAnswerError(
+                f"goal line {raw.strip()!r} is not On(<object>, <surface>) or Inside(<object>, <container>)"
+            )
         pred, a, b = m.group(1).lower(), m.group(2), m.group(3)
         for name in (a, b):
             if name not in object_names:
                 raise ModelAnswerError(f"{m.group(0)} names {name!r}, which is not in the scene")
         op = LITERAL_OPS.get(pred)
         if op is None or (op, (a, b)) not in known:
-            raise ModelAnswerError(f"{m.group(0)} cannot be reached by any action of the robot in this scene")
+            raise ModelAnswerError(
+                f"{m.group(0)} cannot be reached by any action of the robot in this scene"
+            )
         actions.append(SketchAction(GroundOp(op, (a, b)), f"make {m.group(0)} true"))
     if not actions:
         raise ModelAnswerError("the Goal: block has no literals")

@@ -26,7 +26,9 @@ from owl_bt.tamp.refine import GroundedStep, Refinement
 from owl_bt.tamp.search import SearchResult, SketchItem
 
 GRASP_TRIES = 100  # grasps drawn per pick (the robot's choice: the code names none)
-MOTION_TRIES = 3  # a fixed step is tried this often (motion planning is randomised), never re-valued
+MOTION_TRIES = (
+    3  # a fixed step is tried this often (motion planning is randomised), never re-valued
+)
 RELEASE_CLEARANCE = {"place_ontop": 0.006, "place_inside": 0.02}  # metres above resting height
 
 
@@ -47,13 +49,25 @@ def fixed_params(model: PlanningModel, step: FixedStep) -> dict | None:
     tilted 2.2 rad (about 125°) away from the robot."""
     v = step.values
     if step.op.name in RELEASE_CLEARANCE and len(v) >= 2:
-        return {"x": v[0], "y": v[1], "face": None, "dyaw": 0.0, "clearance": RELEASE_CLEARANCE[step.op.name]}
+        return {
+            "x": v[0],
+            "y": v[1],
+            "face": None,
+            "dyaw": 0.0,
+            "clearance": RELEASE_CLEARANCE[step.op.name],
+        }
     if step.op.name == "pour" and len(v) >= 2:
         o, t = step.op.args
         state = model.state()
         z = v[2] if len(v) >= 4 else state.get(t).aabb()[1][2] + 1.5 * state.get(o).size[2]
         tilt = v[3] if len(v) >= 4 else 2.2
-        return {"x": v[0], "y": v[1], "z": z, "dyaw": 0.0, "tilt": max(-math.pi, min(math.pi, tilt))}
+        return {
+            "x": v[0],
+            "y": v[1],
+            "z": z,
+            "dyaw": 0.0,
+            "tilt": max(-math.pi, min(math.pi, tilt)),
+        }
     return None
 
 
@@ -81,10 +95,24 @@ def plan_fixed(
         while i <= last and out.failure is None:
             checks = list(sketch[i].checks) if i < len(sketch) else []
             if steps[i].op.name == "pick":
-                nxt = steps[i + 1] if i < last and steps[i + 1].op.args[:1] == steps[i].op.args[:1] else None
-                next_checks = list(sketch[i + 1].checks) if nxt is not None and i + 1 < len(sketch) else []
-                got = _pick(model, skills, steps[i], nxt, rng, cancelled, (i + 1 == last) * list(goal_checkers) + next_checks,
-                            checks)
+                nxt = (
+                    steps[i + 1]
+                    if i < last and steps[i + 1].op.args[:1] == steps[i].op.args[:1]
+                    else None
+                )
+                next_checks = (
+                    list(sketch[i + 1].checks) if nxt is not None and i + 1 < len(sketch) else []
+                )
+                got = _pick(
+                    model,
+                    skills,
+                    steps[i],
+                    nxt,
+                    rng,
+                    cancelled,
+                    (i + 1 == last) * list(goal_checkers) + next_checks,
+                    checks,
+                )
                 if isinstance(got, Failure):
                     out.failure = got
                     break
@@ -92,7 +120,9 @@ def plan_fixed(
                 out.samples += sum(g.samples for g in got)
                 i += len(got)
                 continue
-            got = _fixed(model, skills, steps[i], checks + (list(goal_checkers) if i == last else []))
+            got = _fixed(
+                model, skills, steps[i], checks + (list(goal_checkers) if i == last else [])
+            )
             if isinstance(got, Failure):
                 out.failure = got
                 break
@@ -110,7 +140,11 @@ def plan_fixed(
 def _fixed(model: PlanningModel, skills, step: FixedStep, checks: list) -> GroundedStep | Failure:
     params = fixed_params(model, step)
     if params is None:
-        return Failure("plan", f"gen_plan gives no values {step.op.name} can use ({step.values!r})", str(step.op))
+        return Failure(
+            "plan",
+            f"gen_plan gives no values {step.op.name} can use ({step.values!r})",
+            str(step.op),
+        )
     skill = skills[step.op.name]
     snap = model.snapshot()
     reason = ""
@@ -124,12 +158,24 @@ def _fixed(model: PlanningModel, skills, step: FixedStep, checks: list) -> Groun
     finally:
         model.drop_snapshot(snap)
     where = ", ".join(f"{v:.3f}" for v in step.values)
-    return Failure("plan", f"gen_plan's {step.op} at ({where}) cannot be carried out: {reason}", str(step.op),
-                   observed={"values": list(step.values), "retryable": False})
+    return Failure(
+        "plan",
+        f"gen_plan's {step.op} at ({where}) cannot be carried out: {reason}",
+        str(step.op),
+        observed={"values": list(step.values), "retryable": False},
+    )
 
 
-def _pick(model: PlanningModel, skills, pick: FixedStep, nxt: FixedStep | None, rng, cancelled, next_checks: list,
-          checks: list) -> list[GroundedStep] | Failure:
+def _pick(
+    model: PlanningModel,
+    skills,
+    pick: FixedStep,
+    nxt: FixedStep | None,
+    rng,
+    cancelled,
+    next_checks: list,
+    checks: list,
+) -> list[GroundedStep] | Failure:
     """A grasp for `pick` with which `nxt` (the code's next step on the same object, if any) can be
     carried out at its values: [pick step] or [pick step, next step]."""
     skill = skills["pick"]
@@ -144,9 +190,16 @@ def _pick(model: PlanningModel, skills, pick: FixedStep, nxt: FixedStep | None, 
             if res.ok and nxt is not None:
                 fits = getattr(skills.get(nxt.op.name), "grasp_fits", None)
                 unfit = fits(model, nxt.op.args, next_checks) if fits is not None else None
-                after = _fixed(model, skills, nxt, next_checks) if unfit is None else Failure("plan", unfit)
+                after = (
+                    _fixed(model, skills, nxt, next_checks)
+                    if unfit is None
+                    else Failure("plan", unfit)
+                )
                 if isinstance(after, GroundedStep):
-                    return [GroundedStep(pick.op, params, res.commands, res.expected, k, checks), after]
+                    return [
+                        GroundedStep(pick.op, params, res.commands, res.expected, k, checks),
+                        after,
+                    ]
                 reasons[after.reason] += 1
             elif res.ok:
                 return [GroundedStep(pick.op, params, res.commands, res.expected, k, checks)]
@@ -157,5 +210,10 @@ def _pick(model: PlanningModel, skills, pick: FixedStep, nxt: FixedStep | None, 
         model.drop_snapshot(snap)
     reason, count = reasons.most_common(1)[0] if reasons else ("no grasp", 0)
     what = f"{pick.op} then {nxt.op}" if nxt is not None else str(pick.op)
-    return Failure("plan", f"no grasp of {GRASP_TRIES} lets the robot do {what} as gen_plan says; most often: {reason} "
-                   f"({count}×)", str(pick.op), observed={"reasons": dict(reasons.most_common(5)), "retryable": False})
+    return Failure(
+        "plan",
+        f"no grasp of {GRASP_TRIES} lets the robot do {what} as gen_plan says; most often: {reason} "
+        f"({count}×)",
+        str(pick.op),
+        observed={"reasons": dict(reasons.most_common(5)), "retryable": False},
+    )

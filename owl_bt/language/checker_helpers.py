@@ -11,7 +11,7 @@ from __future__ import annotations
 SIDE_SLACK = 0.03
 FAR_APART = 0.25  # m between the centres of a thing put "far from" another and that other (a third of the table's width)
 
-PRELUDE = '''def within_rim(name, ref):
+PRELUDE = """def within_rim(name, ref):
     # a round plate or bowl: the centre well inside its rim, not in the corners of its box
     r = state.get(ref)
     w = min(r.size[0], r.size[1])
@@ -145,11 +145,11 @@ def tipped_over(name, target, cos_max):
     b = modify_pose_bounds_to_be_above_object(state, env, init_bounds, target)
     p = get_obj_center(state, env, name)
     return position_within_bounds(p, b) and math.cos(p[3]) * math.cos(p[4]) < cos_max
-'''.replace("SIDE_SLACK", repr(SIDE_SLACK))
+""".replace("SIDE_SLACK", repr(SIDE_SLACK))
 
 # helpers put before the checkers only when a checker calls them (the prelude of the other answers stays as it was)
 EXTRA = {
-    "depth": '''def depth(name, back):
+    "depth": """def depth(name, back):
     # robot frame (base at the origin, +x away from it, metres): the third of the table farthest from the
     # robot ("at the back", "far from the robot") or nearest it ("at the front", "near the robot")
     d = env.table_upper[0] - env.table_lower[0]
@@ -160,17 +160,17 @@ EXTRA = {
         b = (lo, (env.table_lower[0] + 0.3 * d,) + hi[1:])
     return position_within_bounds(get_obj_center(state, env, name), b)
 
-''',
-    "apart": '''def apart(name, ref):
+""",
+    "apart": """def apart(name, ref):
     # "far from": the centres at least FAR_APART m apart across the table
     p, r = get_obj_center(state, env, name), get_obj_center(state, env, ref)
     return math.hypot(p[0] - r[0], p[1] - r[1]) >= FAR_APART
 
-'''.replace("FAR_APART", repr(FAR_APART)),
-    "upside_down": '''def upside_down(name):
+""".replace("FAR_APART", repr(FAR_APART)),
+    "upside_down": """def upside_down(name):
     # the opposite of upright: its own +z axis within ~18 degrees of straight down
     p = get_obj_center(state, env, name)
     return math.cos(p[3]) * math.cos(p[4]) < -0.95
 
-''',
+""",
 }

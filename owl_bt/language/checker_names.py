@@ -17,7 +17,9 @@ CHECKER_PREFIXES = ("goal_check", "action_check")
 def split_checkers(names: Iterable[str]) -> tuple[list[str], list[str]]:
     """(checker names, helper names), each in the given order."""
     names = list(names)
-    return [n for n in names if n.startswith(CHECKER_PREFIXES)], [n for n in names if not n.startswith(CHECKER_PREFIXES)]
+    return [n for n in names if n.startswith(CHECKER_PREFIXES)], [
+        n for n in names if not n.startswith(CHECKER_PREFIXES)
+    ]
 
 
 def called_helpers(sources: Mapping[str, str]) -> list[str]:
@@ -43,7 +45,9 @@ def _names_in(source: str) -> set[str]:
     return {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
 
 
-def count_line(names: Iterable[str] | Mapping[str, str], name_helpers: bool = False, note: str = "") -> str:
+def count_line(
+    names: Iterable[str] | Mapping[str, str], name_helpers: bool = False, note: str = ""
+) -> str:
     """'3 checkers' or '3 checkers (and 11 helper functions they call)'; with `name_helpers`, the
     helpers' names follow a colon, and `note` follows them after a semicolon. Given the sources (a
     mapping name → source), only the helpers the checkers call count; the others are 'N more unused'."""
@@ -58,11 +62,15 @@ def count_line(names: Iterable[str] | Mapping[str, str], name_helpers: bool = Fa
         return f"{len(checkers)} {word}" + (f" ({spare})" if spare else "")
     listed = f": {', '.join(helpers)}" if name_helpers else ""
     tail = "; ".join(t for t in (spare, note) if t)
-    return (f"{len(checkers)} {word} (and {len(helpers)} helper function{'s' if len(helpers) != 1 else ''} they call"
-            f"{listed}{'; ' + tail if tail else ''})")
+    return (
+        f"{len(checkers)} {word} (and {len(helpers)} helper function{'s' if len(helpers) != 1 else ''} they call"
+        f"{listed}{'; ' + tail if tail else ''})"
+    )
 
 
-_NAMED = re.compile(r"\b((?:goal|action)_check(\d+))\b(?! \()")  # a checker's name not yet followed by what it tests
+_NAMED = re.compile(
+    r"\b((?:goal|action)_check(\d+))\b(?! \()"
+)  # a checker's name not yet followed by what it tests
 
 
 def what_it_tests(name: str, source: str, sketch=None) -> str:
@@ -71,7 +79,10 @@ def what_it_tests(name: str, source: str, sketch=None) -> str:
     description of the sketch action it belongs to (`action_check<i>`: action i) or of the goal
     (`goal_check<k>`); '' when there are none."""
     try:
-        fn = next((n for n in ast.parse(textwrap.dedent(source)).body if isinstance(n, ast.FunctionDef)), None)
+        fn = next(
+            (n for n in ast.parse(textwrap.dedent(source)).body if isinstance(n, ast.FunctionDef)),
+            None,
+        )
     except SyntaxError:
         fn = None
     doc = ast.get_docstring(fn) if fn is not None else None
@@ -92,10 +103,12 @@ def name_checkers(text: str, sources: dict[str, str], sketch=None) -> str:
     """`text` (a failure line) with each checker name it mentions followed by what that checker tests
     (`what_it_tests`): 'constraint action_check1 not satisfied' → 'constraint action_check1 (put the apple
     into the red bowl) not satisfied'. Names of checkers not in `sources` stay as they are."""
+
     def named(m: re.Match) -> str:
         name = m.group(1)
         words = what_it_tests(name, sources[name], sketch) if name in sources else ""
         return f"{name} ({plain(words)})" if words else name
+
     return _NAMED.sub(named, text)
 
 
@@ -105,8 +118,10 @@ def _leading_comment(source: str, fn: ast.FunctionDef | None) -> str:
     line: Mug3's pour checker was named by "tilted past ~1.2 rad" when the ball was still in the mug."""
     lines = textwrap.dedent(source).splitlines()
     if fn is not None and fn.body:
-        lines = lines[fn.lineno:fn.body[0].lineno - 1]
-    return next((m.group(1).strip() for line in lines for m in [re.search(r"#\s*(.*\S)", line)] if m), "")
+        lines = lines[fn.lineno : fn.body[0].lineno - 1]
+    return next(
+        (m.group(1).strip() for line in lines for m in [re.search(r"#\s*(.*\S)", line)] if m), ""
+    )
 
 
 def plain(words: str, limit: int = 80) -> str:

@@ -21,7 +21,9 @@ from owl_bt.state import Pose, WorldState
 Bounds = tuple[tuple[float, ...], tuple[float, ...]]
 # While `record_bounds()` is active: ids of poses returned by get_obj_center → object names, and the
 # (name, bounds) pairs that position_within_bounds was asked about (constraint-guided sampling).
-_RECORDER: contextvars.ContextVar[tuple[dict, list] | None] = contextvars.ContextVar("owl_bounds", default=None)
+_RECORDER: contextvars.ContextVar[tuple[dict, list] | None] = contextvars.ContextVar(
+    "owl_bounds", default=None
+)
 ONTOP_TOLERANCE = 0.015  # metres above resting height that still counts as "on"
 
 
@@ -75,37 +77,52 @@ def initialize_bounds_anywhere_on_object(state: WorldState, env: Env, name: str)
     """Poses whose position lies over the object's top face (x, y in its box, z from its top up to
     0.3 m above), any rotation."""
     lo, hi = state.get(name).aabb()
-    return ((lo[0], lo[1], hi[2], -math.pi, -math.pi, -math.pi), (hi[0], hi[1], hi[2] + 0.3, math.pi, math.pi, math.pi))
+    return (
+        (lo[0], lo[1], hi[2], -math.pi, -math.pi, -math.pi),
+        (hi[0], hi[1], hi[2] + 0.3, math.pi, math.pi, math.pi),
+    )
 
 
-def modify_pose_bounds_to_be_left_of_object(state: WorldState, env: Env, bounds: Bounds, name: str) -> Bounds:
+def modify_pose_bounds_to_be_left_of_object(
+    state: WorldState, env: Env, bounds: Bounds, name: str
+) -> Bounds:
     """Keep the half-space left of the object (larger y, seen from the robot); x is left free."""
     return _with(bounds, 1, state.get(name).aabb()[1][1], math.inf)
 
 
-def modify_pose_bounds_to_be_right_of_object(state: WorldState, env: Env, bounds: Bounds, name: str) -> Bounds:
+def modify_pose_bounds_to_be_right_of_object(
+    state: WorldState, env: Env, bounds: Bounds, name: str
+) -> Bounds:
     """Keep the half-space right of the object (smaller y, seen from the robot); x is left free."""
     return _with(bounds, 1, -math.inf, state.get(name).aabb()[0][1])
 
 
-def modify_pose_bounds_to_be_behind_object(state: WorldState, env: Env, bounds: Bounds, name: str) -> Bounds:
+def modify_pose_bounds_to_be_behind_object(
+    state: WorldState, env: Env, bounds: Bounds, name: str
+) -> Bounds:
     """Keep the half-space behind the object (farther from the robot, larger x); y is left free."""
     return _with(bounds, 0, state.get(name).aabb()[1][0], math.inf)
 
 
-def modify_pose_bounds_to_be_in_front_of_object(state: WorldState, env: Env, bounds: Bounds, name: str) -> Bounds:
+def modify_pose_bounds_to_be_in_front_of_object(
+    state: WorldState, env: Env, bounds: Bounds, name: str
+) -> Bounds:
     """Keep the half-space in front of the object (nearer the robot, smaller x); y is left free."""
     return _with(bounds, 0, -math.inf, state.get(name).aabb()[0][0])
 
 
-def modify_pose_bounds_to_be_above_object(state: WorldState, env: Env, bounds: Bounds, name: str) -> Bounds:
+def modify_pose_bounds_to_be_above_object(
+    state: WorldState, env: Env, bounds: Bounds, name: str
+) -> Bounds:
     """Directly above the object: x, y within its box, z above its top."""
     lo, hi = state.get(name).aabb()
     b = _with(_with(bounds, 0, lo[0], hi[0]), 1, lo[1], hi[1])
     return _with(b, 2, hi[2], math.inf)
 
 
-def modify_pose_bounds_to_be_below_object(state: WorldState, env: Env, bounds: Bounds, name: str) -> Bounds:
+def modify_pose_bounds_to_be_below_object(
+    state: WorldState, env: Env, bounds: Bounds, name: str
+) -> Bounds:
     """Directly below the object: x, y within its box, z below its bottom."""
     lo, hi = state.get(name).aabb()
     b = _with(_with(bounds, 0, lo[0], hi[0]), 1, lo[1], hi[1])
@@ -121,7 +138,9 @@ def modify_pose_bounds_to_be_near_object(
     return _with(b, 1, lo[1] - closeness_thresh, hi[1] + closeness_thresh)
 
 
-def modify_pose_bounds_to_be_ontop_of_object(state: WorldState, env: Env, bounds: Bounds, obj1: str, obj2: str) -> Bounds:
+def modify_pose_bounds_to_be_ontop_of_object(
+    state: WorldState, env: Env, bounds: Bounds, obj1: str, obj2: str
+) -> Bounds:
     """obj1's centre over obj2's box in x, y, and at resting height on obj2's top (z from the top to
     obj1's half height + 1.5 cm above it). Works for surfaces and flat regions."""
     lo, hi = state.get(obj2).aabb()
@@ -131,7 +150,9 @@ def modify_pose_bounds_to_be_ontop_of_object(state: WorldState, env: Env, bounds
     return _with(b, 2, hi[2], hi[2] + half + ONTOP_TOLERANCE)
 
 
-def modify_pose_bounds_to_be_inside_object(state: WorldState, env: Env, bounds: Bounds, obj1: str, obj2: str) -> Bounds:
+def modify_pose_bounds_to_be_inside_object(
+    state: WorldState, env: Env, bounds: Bounds, obj1: str, obj2: str
+) -> Bounds:
     """obj1's centre within the container obj2's box in x, y (and below its rim)."""
     lo, hi = state.get(obj2).aabb()
     b = _with(_with(bounds, 0, lo[0], hi[0]), 1, lo[1], hi[1])
@@ -146,18 +167,25 @@ def position_within_bounds(pose: tuple[float, ...] | Pose, bounds: Bounds) -> bo
     return all(bounds[0][i] <= pose[i] <= bounds[1][i] for i in range(3))
 
 
-def sample_ravenpose_uniformly_within_bounds(bounds: Bounds, rng: np.random.Generator | None = None) -> tuple[float, ...]:
+def sample_ravenpose_uniformly_within_bounds(
+    bounds: Bounds, rng: np.random.Generator | None = None
+) -> tuple[float, ...]:
     """A 6-D pose (x, y, z m; roll, pitch, yaw rad; world frame) drawn uniformly from bounds (infinite
     sides are clipped to ±10 m / ±π). Raises ValueError naming the axis when the bounds are empty
     along one (two modify_pose_bounds_* calls that leave no room: numpy said only "high - low < 0")."""
     rng = rng or np.random.default_rng()
     lims = [10.0, 10.0, 10.0, math.pi, math.pi, math.pi]
-    for axis, lo, hi in zip(("x", "y", "z", "roll", "pitch", "yaw"), bounds[0], bounds[1], strict=True):
+    for axis, lo, hi in zip(
+        ("x", "y", "z", "roll", "pitch", "yaw"), bounds[0], bounds[1], strict=True
+    ):
         if lo > hi:
-            raise ValueError(f"the bounds are empty along {axis} (from {lo:.3f} to {hi:.3f}): the constraints that made "
-                             "them leave no room; loosen one")
+            raise ValueError(
+                f"the bounds are empty along {axis} (from {lo:.3f} to {hi:.3f}): the constraints that made "
+                "them leave no room; loosen one"
+            )
     return tuple(
-        float(rng.uniform(max(lo, -lim), min(hi, lim))) for lo, hi, lim in zip(bounds[0], bounds[1], lims, strict=True)
+        float(rng.uniform(max(lo, -lim), min(hi, lim)))
+        for lo, hi, lim in zip(bounds[0], bounds[1], lims, strict=True)
     )
 
 
@@ -186,12 +214,22 @@ def record_bounds() -> Iterator[list[tuple[str, Bounds]]]:
 HELPERS = {
     f.__name__: f
     for f in (
-        get_aabb_bounds, get_obj_center, get_lower_end, get_opening, initialize_bounds_anywhere_on_object,
-        modify_pose_bounds_to_be_left_of_object, modify_pose_bounds_to_be_right_of_object,
-        modify_pose_bounds_to_be_behind_object, modify_pose_bounds_to_be_in_front_of_object,
-        modify_pose_bounds_to_be_above_object, modify_pose_bounds_to_be_below_object,
-        modify_pose_bounds_to_be_near_object, modify_pose_bounds_to_be_ontop_of_object,
-        modify_pose_bounds_to_be_inside_object, position_within_bounds,
-        sample_ravenpose_uniformly_within_bounds, modify_obj_pose,
+        get_aabb_bounds,
+        get_obj_center,
+        get_lower_end,
+        get_opening,
+        initialize_bounds_anywhere_on_object,
+        modify_pose_bounds_to_be_left_of_object,
+        modify_pose_bounds_to_be_right_of_object,
+        modify_pose_bounds_to_be_behind_object,
+        modify_pose_bounds_to_be_in_front_of_object,
+        modify_pose_bounds_to_be_above_object,
+        modify_pose_bounds_to_be_below_object,
+        modify_pose_bounds_to_be_near_object,
+        modify_pose_bounds_to_be_ontop_of_object,
+        modify_pose_bounds_to_be_inside_object,
+        position_within_bounds,
+        sample_ravenpose_uniformly_within_bounds,
+        modify_obj_pose,
     )
 }

@@ -16,7 +16,9 @@ if TYPE_CHECKING:
     from owl_bt.language.codebook import Env
 
 LONG = 1.5  # a side this many times the next longest makes a thing long (a knife, a fork, a bottle lying)
-LEVEL = math.sin(math.radians(5))  # a long side sloping less than this (sine) lies level: neither end is lower
+LEVEL = math.sin(
+    math.radians(5)
+)  # a long side sloping less than this (sine) lies level: neither end is lower
 UPRIGHT = 0.95  # cos of the largest tilt at which a container's opening still faces up
 
 
@@ -35,7 +37,11 @@ def get_lower_end(state: WorldState, env: Env, name: str) -> tuple[float, float,
         return (c[0], c[1], obj.aabb()[0][2])
     sign = -1.0 if rot[2][j] > 0 else 1.0
     half = obj.size[j] / 2
-    return (c[0] + sign * half * rot[0][j], c[1] + sign * half * rot[1][j], c[2] + sign * half * rot[2][j])
+    return (
+        c[0] + sign * half * rot[0][j],
+        c[1] + sign * half * rot[1][j],
+        c[2] + sign * half * rot[2][j],
+    )
 
 
 @functools.cache
@@ -52,11 +58,19 @@ def _cavity(kind: str) -> tuple[tuple[float, ...], tuple[float, float, float]] |
         return None
     lo, hi = spec.bounds()
     mid = [(a + b) / 2 for a, b in zip(lo, hi, strict=True)]
-    inside = (cav["centre"][0] - mid[0], cav["centre"][1] - mid[1], cav["radius"], cav["bottom"] - mid[2], cav["top"] - mid[2])
+    inside = (
+        cav["centre"][0] - mid[0],
+        cav["centre"][1] - mid[1],
+        cav["radius"],
+        cav["bottom"] - mid[2],
+        cav["top"] - mid[2],
+    )
     return inside, tuple(b - a for a, b in zip(lo, hi, strict=True))
 
 
-def get_opening(state: WorldState, env: Env, name: str) -> tuple[float, float, float, float, float] | None:
+def get_opening(
+    state: WorldState, env: Env, name: str
+) -> tuple[float, float, float, float, float] | None:
     """(x, y, radius, floor_z, rim_z), metres, world frame: a container's opening as it stands now (its
     axis, inner radius, and the heights of its inside floor and its rim), from the recognised kind's
     shape scaled to the perceived size; None when the object is no container (no recognised kind with an
@@ -76,5 +90,3 @@ def get_opening(state: WorldState, env: Env, name: str) -> tuple[float, float, f
     bottom = world(ax * k[0], ay * k[1], floor * k[2])
     top = world(ax * k[0], ay * k[1], rim * k[2])
     return (bottom[0], bottom[1], radius * min(k[0], k[1]), bottom[2], top[2])
-
-

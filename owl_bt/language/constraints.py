@@ -34,18 +34,30 @@ class Constraints:
     transcript: list[dict] = field(default_factory=list)
     model_s: float = 0.0
     queries: int = 0
-    calls: list[CallRecord] = field(default_factory=list)  # per model call: latency, tokens, cache hits
-    fixed: tuple | None = None  # cap: gen_plan's plan, carried out as given (owl_bt.language.cap_plan)
-    messages: list[dict] = field(default_factory=list)  # the checker conversation so far (for repairs during planning)
+    calls: list[CallRecord] = field(
+        default_factory=list
+    )  # per model call: latency, tokens, cache hits
+    fixed: tuple | None = (
+        None  # cap: gen_plan's plan, carried out as given (owl_bt.language.cap_plan)
+    )
+    messages: list[dict] = field(
+        default_factory=list
+    )  # the checker conversation so far (for repairs during planning)
     required: tuple[str, ...] = ()  # the checker functions an answer must define
-    sample_total: int | None = None  # cap-sample: continuous samples for the whole task (SPEC §8.1: 2,500)
+    sample_total: int | None = (
+        None  # cap-sample: continuous samples for the whole task (SPEC §8.1: 2,500)
+    )
 
     def goal_checkers(self) -> list[str]:
         return [n for n in self.checkers.names() if n.startswith("goal_check")]
 
     def action_checkers(self) -> dict[int, str]:
         """Sketch action index → checker name."""
-        return {int(n.removeprefix("action_check")): n for n in self.checkers.names() if n.startswith("action_check")}
+        return {
+            int(n.removeprefix("action_check")): n
+            for n in self.checkers.names()
+            if n.startswith("action_check")
+        }
 
 
 def template(name: str) -> Template:
@@ -78,11 +90,13 @@ def describe_objects(world: WorldState, with_pose: bool = True) -> str:
     lines = []
     for name in world.names():
         o = world.get(name)
-        line = (f"- {name} (category: {o.category}, colour: {o.colour or 'unknown'}, {'fixed' if o.fixed else 'movable'}, "
-                f"shape: {o.shape})")
+        line = (
+            f"- {name} (category: {o.category}, colour: {o.colour or 'unknown'}, {'fixed' if o.fixed else 'movable'}, "
+            f"shape: {o.shape})"
+        )
         if with_pose:
             lo, hi = o.aabb()
-            line += (f" pose {_r(o.pose.as_tuple())}, size {_r(o.size)}, box {_r(lo)} to {_r(hi)}")
+            line += f" pose {_r(o.pose.as_tuple())}, size {_r(o.size)}, box {_r(lo)} to {_r(hi)}"
         lines.append(line)
     return "\n".join(lines)
 
@@ -92,7 +106,11 @@ def _r(values) -> tuple[float, ...]:
 
 
 def sketch_prompt(
-    world: WorldState, task: str, schemas: list[OperatorSchema], ground_ops: list[GroundOp], literals: list[str] | None = None,
+    world: WorldState,
+    task: str,
+    schemas: list[OperatorSchema],
+    ground_ops: list[GroundOp],
+    literals: list[str] | None = None,
     history: list[str] | None = None,
 ) -> str:
     """The sketch prompt (SPEC §3 step 2); literals: the initial literals (default: HandEmpty and the
@@ -101,7 +119,8 @@ def sketch_prompt(
         literals = ["HandEmpty()"] + [f"On({a}, {b})" for a, b in supports(world)]
     task, past = split_instruction(task, history)
     return template("sketch").substitute(
-        task=task, history=past,
+        task=task,
+        history=past,
         objects=describe_objects(world),
         literals="\n".join(literals),
         operators="\n".join(f"- {s.description}" for s in schemas),
@@ -109,13 +128,19 @@ def sketch_prompt(
     )
 
 
-def direct_prompt(world: WorldState, task: str, literals: list[str] | None, history: list[str] | None = None) -> str:
+def direct_prompt(
+    world: WorldState, task: str, literals: list[str] | None, history: list[str] | None = None
+) -> str:
     """The direct method's prompt: translate the goal into goal literals (SPEC §8.1)."""
     if literals is None:
         literals = ["HandEmpty()"] + [f"On({a}, {b})" for a, b in supports(world)]
     task, past = split_instruction(task, history)
-    return template("direct").substitute(task=task, history=past, objects=describe_objects(world, with_pose=False),
-                                         literals="\n".join(literals))
+    return template("direct").substitute(
+        task=task,
+        history=past,
+        objects=describe_objects(world, with_pose=False),
+        literals="\n".join(literals),
+    )
 
 
 def _helpers() -> str:
@@ -126,37 +151,63 @@ def _helpers() -> str:
     return "\n".join(lines)
 
 
-def cap_prompt(world: WorldState, task: str, ground_ops: list[GroundOp], sample: bool, history: list[str] | None = None) -> str:
+def cap_prompt(
+    world: WorldState,
+    task: str,
+    ground_ops: list[GroundOp],
+    sample: bool,
+    history: list[str] | None = None,
+) -> str:
     """The Code-as-Policies prompt (SPEC §8.1 cap / cap-sample): write gen_plan(initial)."""
     task, past = split_instruction(task, history)
-    return template("cap").substitute(task=task, history=past, objects=describe_objects(world),
-                                      ground_ops="\n".join(f"- {g}" for g in ground_ops), helpers=_helpers(),
-                                      sampling=cap.SAMPLING if sample else "")
+    return template("cap").substitute(
+        task=task,
+        history=past,
+        objects=describe_objects(world),
+        ground_ops="\n".join(f"- {g}" for g in ground_ops),
+        helpers=_helpers(),
+        sampling=cap.SAMPLING if sample else "",
+    )
 
 
-def checker_prompt(world: WorldState, task: str, sketch: Sketch, open_world: set[str], history: list[str] | None = None) -> str:
+def checker_prompt(
+    world: WorldState,
+    task: str,
+    sketch: Sketch,
+    open_world: set[str],
+    history: list[str] | None = None,
+) -> str:
     helpers = []
     for name, fn in HELPERS.items():
         doc = (inspect.getdoc(fn) or "").split("\n")[0]
         helpers.append(f"- {name}{inspect.signature(fn)}: {doc}".replace("owl_bt.state.", ""))
     actions = [
         f"- action_check{i}: {a.op}; {a.description}"
-        for i, a in enumerate(sketch.actions) if a.op.name in open_world
+        for i, a in enumerate(sketch.actions)
+        if a.op.name in open_world
     ]
     task, past = split_instruction(task, history)
     return template("checker").substitute(
-        task=task, history=past, sketch=sketch.text(), objects=describe_objects(world, with_pose=True),
-        helpers="\n".join(helpers), actions="\n".join(actions) or "(none)",
+        task=task,
+        history=past,
+        sketch=sketch.text(),
+        objects=describe_objects(world, with_pose=True),
+        helpers="\n".join(helpers),
+        actions="\n".join(actions) or "(none)",
     )
 
 
-def _ask(vlm: VLM, prompt: str, images: list[bytes], parse, retries: int, log: list[dict], stats: dict):
+def _ask(
+    vlm: VLM, prompt: str, images: list[bytes], parse, retries: int, log: list[dict], stats: dict
+):
     messages = [{"role": "user", "content": prompt}]
     for attempt in range(retries + 1):
         t0 = time.monotonic()
         try:
             answer, unusable = vlm.complete(messages, images), None
-        except ModelAnswerError as exc:  # an empty or oversized answer: asked again, like one that does not parse
+        except (
+            ModelAnswerError
+        ) as exc:  # an empty or oversized answer: asked again, like one that does not parse
             answer, unusable = "", exc
         stats["model_s"] += time.monotonic() - t0
         stats["queries"] += 1
@@ -172,13 +223,20 @@ def _ask(vlm: VLM, prompt: str, images: list[bytes], parse, retries: int, log: l
             return parse(answer), messages + [{"role": "assistant", "content": answer}]
         except (ModelAnswerError, UnsafeCodeError) as exc:
             forget = getattr(vlm, "forget_last", None)
-            if forget is not None and unusable is None:  # not kept in the response cache: a re-run asks again
+            if (
+                forget is not None and unusable is None
+            ):  # not kept in the response cache: a re-run asks again
                 forget()
             if attempt == retries:
-                raise type(exc)(f"model answer rejected after {retries + 1} tries: {exc.reason}") from None
+                raise type(exc)(
+                    f"model answer rejected after {retries + 1} tries: {exc.reason}"
+                ) from None
             messages += [
                 {"role": "assistant", "content": answer},
-                {"role": "user", "content": f"That answer could not be used: {exc.reason}. Please answer again."},
+                {
+                    "role": "user",
+                    "content": f"That answer could not be used: {exc.reason}. Please answer again.",
+                },
             ]
     raise AssertionError("unreachable")
 
@@ -205,44 +263,98 @@ def generate(
     env = env_from_state(world)
 
     def done(sketch: Sketch, checkers: CheckerSet, fixed: tuple | None = None) -> Constraints:
-        return Constraints(sketch, checkers, log, stats["model_s"], stats["queries"], stats["calls"], fixed)
+        return Constraints(
+            sketch, checkers, log, stats["model_s"], stats["queries"], stats["calls"], fixed
+        )
 
     if method in ("cap", "cap-sample"):
-        got = _ask(vlm, cap_prompt(world, task, ground_ops, method == "cap-sample", history), images,
-                   lambda a: cap.compile_plan(a, world, env, ground_ops), retries, log, stats)[0]
-        out = done(got.sketch, CheckerSet.compile(got.source, world, env), got.fixed if method == "cap" else None)
+        got = _ask(
+            vlm,
+            cap_prompt(world, task, ground_ops, method == "cap-sample", history),
+            images,
+            lambda a: cap.compile_plan(a, world, env, ground_ops),
+            retries,
+            log,
+            stats,
+        )[0]
+        out = done(
+            got.sketch,
+            CheckerSet.compile(got.source, world, env),
+            got.fixed if method == "cap" else None,
+        )
         out.sample_total = cap.SAMPLE_TOTAL if method == "cap-sample" else None
         return out
     if method == "direct":
-        sketch, _ = _ask(vlm, direct_prompt(world, task, literals, history), images,
-                         lambda a: ablations.parse_goal_literals(a, ground_ops, world.names()), retries, log, stats)
+        sketch, _ = _ask(
+            vlm,
+            direct_prompt(world, task, literals, history),
+            images,
+            lambda a: ablations.parse_goal_literals(a, ground_ops, world.names()),
+            retries,
+            log,
+            stats,
+        )
         return done(sketch, CheckerSet.compile(ablations.NO_CHECKERS, world, env))
-    sketch, _ = _ask(vlm, sketch_prompt(world, task, schemas, ground_ops, literals, history), images,
-                     lambda a: parse_sketch(a, ground_ops, world.names()), retries, log, stats)
+    sketch, _ = _ask(
+        vlm,
+        sketch_prompt(world, task, schemas, ground_ops, literals, history),
+        images,
+        lambda a: parse_sketch(a, ground_ops, world.names()),
+        retries,
+        log,
+        stats,
+    )
     if method == "no-cont":
         return done(sketch, CheckerSet.compile(ablations.NO_CHECKERS, world, env))
     if method == "no-disc":
         sketch = ablations.final_placements(sketch)
     open_world = {s.name for s in schemas if s.open_world}
-    required = ["goal_check0"] + [f"action_check{i}" for i, a in enumerate(sketch.actions) if a.op.name in open_world]
+    required = ["goal_check0"] + [
+        f"action_check{i}" for i, a in enumerate(sketch.actions) if a.op.name in open_world
+    ]
 
     def parse_code(answer: str) -> CheckerSet:
         return CheckerSet.compile(parse_checkers(answer, required), world, env)
 
-    checkers, messages = _ask(vlm, checker_prompt(world, task, sketch, open_world, history), [], parse_code, retries, log,
-                              stats)
-    checkers, messages = _repaired(vlm, checkers, messages, world, env, required, parse_code, repair_rounds, log, stats)
+    checkers, messages = _ask(
+        vlm,
+        checker_prompt(world, task, sketch, open_world, history),
+        [],
+        parse_code,
+        retries,
+        log,
+        stats,
+    )
+    checkers, messages = _repaired(
+        vlm, checkers, messages, world, env, required, parse_code, repair_rounds, log, stats
+    )
     if not sketch.actions:  # "the goal already holds": only if its checkers say so on the scene
-        unmet = [n for n in checkers.names() if n.startswith("goal_check") and not checkers.evaluate(n, world)]
+        unmet = [
+            n
+            for n in checkers.names()
+            if n.startswith("goal_check") and not checkers.evaluate(n, world)
+        ]
         if unmet:
-            raise GroundingError(f"the model answered that the goal already holds, but {', '.join(unmet)} does not hold")
+            raise GroundingError(
+                f"the model answered that the goal already holds, but {', '.join(unmet)} does not hold"
+            )
     out = done(sketch, checkers)
     out.messages, out.required = messages, tuple(required)
     return out
 
 
-def _repaired(vlm, checkers: CheckerSet, messages: list[dict], world: WorldState, env, required: list[str], parse_code,
-              rounds: int, log: list[dict], stats: dict) -> tuple[CheckerSet, list[dict]]:
+def _repaired(
+    vlm,
+    checkers: CheckerSet,
+    messages: list[dict],
+    world: WorldState,
+    env,
+    required: list[str],
+    parse_code,
+    rounds: int,
+    log: list[dict],
+    stats: dict,
+) -> tuple[CheckerSet, list[dict]]:
     """Send checkers nothing can satisfy back to the model with the evidence, at most `rounds` times;
     keeps the last usable answer (a corrected one, or the first when no correction parses). Returns
     it with the conversation so far."""
@@ -254,15 +366,25 @@ def _repaired(vlm, checkers: CheckerSet, messages: list[dict], world: WorldState
         if not problems:
             break
         note = "\n\n".join(p.message() for p in problems)
-        messages = messages + [{"role": "user", "content": (
-            "Before planning, these checkers were tested on candidate states drawn from the regions they test, and "
-            f"nothing satisfies them:\n{note}\nPlease send the whole corrected python block.")}]
+        messages = messages + [
+            {
+                "role": "user",
+                "content": (
+                    "Before planning, these checkers were tested on candidate states drawn from the regions they test, and "
+                    f"nothing satisfies them:\n{note}\nPlease send the whole corrected python block."
+                ),
+            }
+        ]
         stats["repairs"] = stats.get("repairs", 0) + 1
         t0 = time.monotonic()
         answer = vlm.complete(messages, [])
         stats["model_s"] += time.monotonic() - t0
         stats["queries"] += 1
-        entry = {"prompt": messages[-1]["content"], "answer": answer, "repair": [p.checker for p in problems]}
+        entry = {
+            "prompt": messages[-1]["content"],
+            "answer": answer,
+            "repair": [p.checker for p in problems],
+        }
         call = getattr(vlm, "last_call", None)
         if call is not None:
             entry["call"] = call.to_dict()

@@ -8,8 +8,20 @@ from __future__ import annotations
 from owl_bt.errors import GroundingError
 from owl_bt.language.vocabulary import SUPERLATIVES
 
-NUMBERS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10,
-           "a couple of": 2, "a pair of": 2}
+NUMBERS = {
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+    "a couple of": 2,
+    "a pair of": 2,
+}
 WORDS = {w for p in NUMBERS for w in p.split()} - {"a", "of"}
 _ALL = {"all", "every", "each", "everything"}
 _LEADS = {"the", "these", "those", "my", "your"}  # "two of the fruits", "three of those cans"
@@ -35,17 +47,23 @@ def count_before(toks: list[str], start: int) -> tuple[int, int] | None:
         if k >= 1 and toks[k - 1] in _ALL and toks[k] in {"but", "except", "save"}:
             return -_value(toks[j]), k - 1  # "all but two fruits": all of them except two
         return _value(toks[j]), j
-    if j >= 1 and " ".join(toks[j - 1:j + 1]) + " of" in NUMBERS:  # "a couple of the fruits"
-        return NUMBERS[" ".join(toks[j - 1:j + 1]) + " of"], j - 1
+    if j >= 1 and " ".join(toks[j - 1 : j + 1]) + " of" in NUMBERS:  # "a couple of the fruits"
+        return NUMBERS[" ".join(toks[j - 1 : j + 1]) + " of"], j - 1
     return None
 
 
 def is_count(toks: list[str], i: int, starts: set[int]) -> bool:
     """Whether token i is a number counting the object phrase after it (which starts at one of `starts`)."""
-    return any(count_before(toks, s) is not None and count_before(toks, s)[1] <= i < s for s in starts if s > i)
+    return any(
+        count_before(toks, s) is not None and count_before(toks, s)[1] <= i < s
+        for s in starts
+        if s > i
+    )
 
 
-def take(names: list[str], count: int, phrase: str, noun: str, by: str = "") -> tuple[list[str], str]:
+def take(
+    names: list[str], count: int, phrase: str, noun: str, by: str = ""
+) -> tuple[list[str], str]:
     """(the first `count` of `names` — which the caller has sorted nearest the robot's base first, or by the
     superlative `by` — and a note saying so, "" when all are taken): "one of the 2 asked for by 'two
     fruits': the 2 nearest the robot of the scene's 3 fruits" (it said "the first 2 of the scene's 3", and
@@ -55,22 +73,32 @@ def take(names: list[str], count: int, phrase: str, noun: str, by: str = "") -> 
     if count < 0:
         keep = len(names) + count
         if keep < 1:
-            raise GroundingError(f"{phrase!r} leaves none of the scene's {len(names)} {plural(noun)}; say which")
+            raise GroundingError(
+                f"{phrase!r} leaves none of the scene's {len(names)} {plural(noun)}; say which"
+            )
         left = "" if count == -1 else f"{-count} "
         if by:  # "all but the two biggest": the two biggest stay
-            return names[-count:], (f"{'the one' if keep == 1 else f'one of the {keep}'} asked for by {phrase!r}: the "
-                                    f"{left}{by} of the scene's {len(names)} {plural(noun)} stay")
-        return names[:keep], (f"{'the one' if keep == 1 else f'one of the {keep}'} asked for by {phrase!r}: the "
-                              f"{left}farthest from the robot of the scene's {len(names)} {plural(noun)} stay")
+            return names[-count:], (
+                f"{'the one' if keep == 1 else f'one of the {keep}'} asked for by {phrase!r}: the "
+                f"{left}{by} of the scene's {len(names)} {plural(noun)} stay"
+            )
+        return names[:keep], (
+            f"{'the one' if keep == 1 else f'one of the {keep}'} asked for by {phrase!r}: the "
+            f"{left}farthest from the robot of the scene's {len(names)} {plural(noun)} stay"
+        )
     if count > len(names):
         have = ", ".join(f"the {n.replace('_', ' ')}" for n in names) or "none"
-        raise GroundingError(f"{phrase!r} asks for {count} but the scene has only {len(names)} ({have}); say which")
+        raise GroundingError(
+            f"{phrase!r} asks for {count} but the scene has only {len(names)} ({have}); say which"
+        )
     if count == len(names):
         return names, ""
     rule = by or "nearest the robot"
     which = f"the {rule}" if count == 1 else f"the {count} {rule}"
     asked = "the one" if count == 1 else f"one of the {count}"
-    return names[:count], f"{asked} asked for by {phrase!r}: {which} of the scene's {len(names)} {plural(noun)}"
+    return names[
+        :count
+    ], f"{asked} asked for by {phrase!r}: {which} of the scene's {len(names)} {plural(noun)}"
 
 
 def plural(noun: str) -> str:

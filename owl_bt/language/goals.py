@@ -18,7 +18,9 @@ class Goal:
     final: bool = True
     only: bool = False
     contents: tuple[str, ...] = ()  # pour: what falls out of obj into support
-    note: str = ""  # which of a counted group this is and why ("2 of the 4 asked for by 'two fruits': …")
+    note: str = (
+        ""  # which of a counted group this is and why ("2 of the 4 asked for by 'two fruits': …")
+    )
 
 
 @dataclass

@@ -78,15 +78,35 @@ def deep_size(v: object, memo: dict | None = None) -> int:
     return memo[id(v)]
 
 
-_CMP = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le, ">": operator.gt,
-        ">=": operator.ge, "in": lambda a, b: a in b, "not in": lambda a, b: a not in b}
-_AST_CMP = {ast.Eq: "==", ast.NotEq: "!=", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.In: "in",
-            ast.NotIn: "not in"}
+_CMP = {
+    "==": operator.eq,
+    "!=": operator.ne,
+    "<": operator.lt,
+    "<=": operator.le,
+    ">": operator.gt,
+    ">=": operator.ge,
+    "in": lambda a, b: a in b,
+    "not in": lambda a, b: a not in b,
+}
+_AST_CMP = {
+    ast.Eq: "==",
+    ast.NotEq: "!=",
+    ast.Lt: "<",
+    ast.LtE: "<=",
+    ast.Gt: ">",
+    ast.GtE: ">=",
+    ast.In: "in",
+    ast.NotIn: "not in",
+}
 _SEQ = list | tuple
 
 
 def _searching(needle: object, hay: object) -> None:
-    if isinstance(hay, _SEQ) and isinstance(needle, _SEQ) and len(hay) * deep_size(needle) > MAX_WORK:
+    if (
+        isinstance(hay, _SEQ)
+        and isinstance(needle, _SEQ)
+        and len(hay) * deep_size(needle) > MAX_WORK
+    ):
         raise GuardError("a search of nested sequences beyond the size cap")
 
 
@@ -109,7 +129,9 @@ def seq_method(obj: object, name: str, *args: object) -> object:
 
 def _minmax(fn):
     def guarded(*args, **kwargs):
-        items = list(args[0]) if len(args) == 1 else list(args)  # (a generator's own code is traced)
+        items = (
+            list(args[0]) if len(args) == 1 else list(args)
+        )  # (a generator's own code is traced)
         if deep_size(items) > MAX_WORK:
             raise GuardError(f"{fn.__name__}() over nested sequences beyond the size cap")
         key = kwargs.pop("key", None)
@@ -118,7 +140,9 @@ def _minmax(fn):
         keys = [key(x) for x in items]
         if deep_size(keys) > MAX_WORK:
             raise GuardError(f"{fn.__name__}() keys beyond the size cap")
-        return items[fn(range(len(items)), key=keys.__getitem__)]  # (the first of the least, as min() gives)
+        return items[
+            fn(range(len(items)), key=keys.__getitem__)
+        ]  # (the first of the least, as min() gives)
 
     guarded.__name__ = fn.__name__
     return guarded
@@ -153,7 +177,9 @@ def bounded_range(*args: int) -> range:
 
 def read_only(state: WorldState) -> WorldState:
     """A WorldState sharing `state`'s (frozen) objects through a read-only mapping."""
-    return WorldState(objects=MappingProxyType(state.objects), robot=state.robot, source=state.source)  # type: ignore[arg-type]
+    return WorldState(
+        objects=MappingProxyType(state.objects), robot=state.robot, source=state.source
+    )  # type: ignore[arg-type]
 
 
 class _Rewrite(ast.NodeTransformer):
@@ -162,16 +188,28 @@ class _Rewrite(ast.NodeTransformer):
         name = _AST_OPS.get(type(node.op))
         if name is None:
             return node
-        return ast.copy_location(ast.Call(ast.Name("__owl_binop", ast.Load()), [ast.Constant(name), node.left, node.right], []),
-                                 node)
+        return ast.copy_location(
+            ast.Call(
+                ast.Name("__owl_binop", ast.Load()), [ast.Constant(name), node.left, node.right], []
+            ),
+            node,
+        )
 
     def visit_Compare(self, node: ast.Compare) -> ast.AST:  # noqa: N802
         self.generic_visit(node)
         if not all(type(op) in _AST_CMP for op in node.ops):
             return node  # (`is`, `is not`: identity, no element compared)
         left, calls = node.left, []
-        for op, right in zip(node.ops, node.comparators, strict=True):  # a < b < c: (a < b) and (b < c)
-            calls.append(ast.Call(ast.Name("__owl_compare", ast.Load()), [ast.Constant(_AST_CMP[type(op)]), left, right], []))
+        for op, right in zip(
+            node.ops, node.comparators, strict=True
+        ):  # a < b < c: (a < b) and (b < c)
+            calls.append(
+                ast.Call(
+                    ast.Name("__owl_compare", ast.Load()),
+                    [ast.Constant(_AST_CMP[type(op)]), left, right],
+                    [],
+                )
+            )
             left = right
         out = calls[0] if len(calls) == 1 else ast.BoolOp(ast.And(), calls)
         return ast.copy_location(out, node)
@@ -180,8 +218,14 @@ class _Rewrite(ast.NodeTransformer):
         self.generic_visit(node)
         f = node.func
         if isinstance(f, ast.Attribute) and f.attr in ("count", "index") and not node.keywords:
-            return ast.copy_location(ast.Call(ast.Name("__owl_seq_method", ast.Load()),
-                                              [f.value, ast.Constant(f.attr), *node.args], []), node)
+            return ast.copy_location(
+                ast.Call(
+                    ast.Name("__owl_seq_method", ast.Load()),
+                    [f.value, ast.Constant(f.attr), *node.args],
+                    [],
+                ),
+                node,
+            )
         return node
 
     def visit_AugAssign(self, node: ast.AugAssign) -> ast.AST:  # noqa: N802
@@ -193,7 +237,9 @@ class _Rewrite(ast.NodeTransformer):
         for n in ast.walk(load):
             if hasattr(n, "ctx"):
                 n.ctx = ast.Load()
-        call = ast.Call(ast.Name("__owl_binop", ast.Load()), [ast.Constant(name), load, node.value], [])
+        call = ast.Call(
+            ast.Name("__owl_binop", ast.Load()), [ast.Constant(name), load, node.value], []
+        )
         return ast.copy_location(ast.Assign([node.target], call), node)
 
 

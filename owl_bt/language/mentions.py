@@ -23,19 +23,40 @@ class Mention:
 
 def tokens_of(text: str) -> list[str]:
     # fullwidth and other compatibility forms as plain letters; zero-width and other format characters dropped
-    text = re.sub(r"(?<=[^\W\d_])[’‘`´](?=[^\W\d_])", "'", text)  # "don’t", "don`t", "don´t": an apostrophe
-    text = "".join(c for c in unicodedata.normalize("NFKC", text) if unicodedata.category(c) != "Cf")
+    text = re.sub(
+        r"(?<=[^\W\d_])[’‘`´](?=[^\W\d_])", "'", text
+    )  # "don’t", "don`t", "don´t": an apostrophe
+    text = "".join(
+        c for c in unicodedata.normalize("NFKC", text) if unicodedata.category(c) != "Cf"
+    )
     text = text.lower().replace("-", " ")
-    for a, b in (("it's", "it is"), ("let's", "let us"), ("that's", "that is"), ("i'd", "i would"), ("don't", "do not"),
-                 ("can't", "cannot"), ("i'm", "i am")):
+    for a, b in (
+        ("it's", "it is"),
+        ("let's", "let us"),
+        ("that's", "that is"),
+        ("i'd", "i would"),
+        ("don't", "do not"),
+        ("can't", "cannot"),
+        ("i'm", "i am"),
+    ):
         text = re.sub(rf"\b{re.escape(a)}\b", b, text)
     # "near where the other fruit are": near them (what is said of where a thing is now, not was)
-    text = re.sub(r"\b(near|next to|beside|close to|by|alongside) where ((?:[^\W\d_]+ ){1,5}?)(?:is|are|sits?|lies?|stands?)"
-                  r"(?! (?:initially|originally|at first|at the start|to begin with))\b", r"\1 \2", text)
-    text = re.sub(r"\bmaking sure\b", "make sure", text)  # "…, making sure the mug is upright": a state
-    text = re.sub(r"\bcan (you|i|we|they|it|be|one)\b", r"could \1", text)  # the modal verb, not a can
+    text = re.sub(
+        r"\b(near|next to|beside|close to|by|alongside) where ((?:[^\W\d_]+ ){1,5}?)(?:is|are|sits?|lies?|stands?)"
+        r"(?! (?:initially|originally|at first|at the start|to begin with))\b",
+        r"\1 \2",
+        text,
+    )
+    text = re.sub(
+        r"\bmaking sure\b", "make sure", text
+    )  # "…, making sure the mug is upright": a state
+    text = re.sub(
+        r"\bcan (you|i|we|they|it|be|one)\b", r"could \1", text
+    )  # the modal verb, not a can
     text = re.sub(r"\b(i|you|we|they|one) can\b", r"\1 could", text)
-    toks = re.findall(r"[^\W\d_]+(?:'[^\W\d_]+)?|\d+|[.,;!?()]", text)  # digits kept: "2 apples" counts
+    toks = re.findall(
+        r"[^\W\d_]+(?:'[^\W\d_]+)?|\d+|[.,;!?()]", text
+    )  # digits kept: "2 apples" counts
     return _bare_centre(_half_of(_robot_side(toks)))
 
 
@@ -45,41 +66,67 @@ _CLAUSE_END = {".", ";", "!", "?", "then", "and", ","}
 
 
 def _robot_side(toks: list[str]) -> list[str]:
-    """"on the robot's right side of the plate": the robot's own left and right are the only ones the
+    """ "on the robot's right side of the plate": the robot's own left and right are the only ones the
     reader knows ("right of" is always the robot's), so the word goes (newcomer)."""
-    return [t for i, t in enumerate(toks) if not (t == "robot's" and toks[i + 1:i + 2] and toks[i + 1] in _SIDES)]
+    return [
+        t
+        for i, t in enumerate(toks)
+        if not (t == "robot's" and toks[i + 1 : i + 2] and toks[i + 1] in _SIDES)
+    ]
 
 
 def _bare_centre(toks: list[str]) -> list[str]:
-    """"put the apple in the center": of the table, when the clause names no other support before it
+    """ "put the apple in the center": of the table, when the clause names no other support before it
     ("put the apple on the plate in the middle" is left to the reader)."""
     out = list(toks)
     i = 0
     while i + 2 < len(out):
-        if out[i] in {"in", "at"} and out[i + 1] == "the" and out[i + 2] in V.CENTRE and out[i + 3:i + 4] != ["of"]:
+        if (
+            out[i] in {"in", "at"}
+            and out[i + 1] == "the"
+            and out[i + 2] in V.CENTRE
+            and out[i + 3 : i + 4] != ["of"]
+        ):
             j = i - 1
             while j >= 0 and out[j] not in _CLAUSE_END and out[j] not in _SUPPORT_WORDS:
                 j -= 1
             if j < 0 or out[j] in _CLAUSE_END:
-                out[i + 3:i + 3] = ["of", "the", "table"]
+                out[i + 3 : i + 3] = ["of", "the", "table"]
         i += 1
     return out
 
 
 _HALVES = {"left": "left", "right": "right", "back": "back", "rear": "back", "front": "front"}
-_NP_END = {".", ",", ";", "!", "?", "(", ")", "and", "then", "but", "before", "after", "next", "near", "beside", "behind"}
+_NP_END = {
+    ".",
+    ",",
+    ";",
+    "!",
+    "?",
+    "(",
+    ")",
+    "and",
+    "then",
+    "but",
+    "before",
+    "after",
+    "next",
+    "near",
+    "beside",
+    "behind",
+}
 
 
 def _half_of(toks: list[str]) -> list[str]:
-    """"on the left half of the plate" read as "on the plate, to the left" (the plate's left half), which the
+    """ "on the left half of the plate" read as "on the plate, to the left" (the plate's left half), which the
     reader knows; it read "the far left of the table" and dropped the plate (newcomer)."""
     for i in range(len(toks) - 2):
         if toks[i] in _HALVES and toks[i + 1] in {"half", "part"} and toks[i + 2] == "of":
             start = i - 1 if i > 0 and toks[i - 1] == "the" else i
-            end = i + 3 + (toks[i + 3:i + 4] in (["the"], ["a"]))
+            end = i + 3 + (toks[i + 3 : i + 4] in (["the"], ["a"]))
             while end < len(toks) and toks[end] not in _NP_END and end - i < 8:
                 end += 1
-            noun = toks[i + 3:end]
+            noun = toks[i + 3 : end]
             rest = _half_of(toks[end:])
             return toks[:start] + noun + [",", "to", "the", _HALVES[toks[i]]] + rest
     return toks
@@ -103,7 +150,9 @@ class SceneAliases:
                     self._add(tuple(c.split("_")) + tuple(phrase.split()), n)
                     self._add(tuple(c.split("_"))[-1:] + tuple(phrase.split()), n)
         for t in (t for t in things if t.category in V.MARKER_CATEGORIES):
-            for c in [tuple(t.colour.split("_")), tuple(t.colour.split("_"))[-1:]] if t.colour else []:
+            for c in (
+                [tuple(t.colour.split("_")), tuple(t.colour.split("_"))[-1:]] if t.colour else []
+            ):
                 for noun in V.MARKER_NOUNS | V.COLOURED_MARKER_NOUNS:
                     self._add(c + (noun,), t.name)  # "the grey square", "the light grey spot"
             for noun in V.MARKER_NOUNS:
@@ -141,18 +190,39 @@ def find_mentions(toks: list[str], scene: SceneAliases, skip: set[int]) -> list[
         if i in skip:
             i += 1
             continue
-        if toks[i] == "can" and i + 1 < len(toks) and toks[i + 1] in {"you", "i", "we", "it", "they", "be"}:
+        if (
+            toks[i] == "can"
+            and i + 1 < len(toks)
+            and toks[i + 1] in {"you", "i", "we", "it", "they", "be"}
+        ):
             i += 1  # the modal verb
             continue
-        if toks[i] in V.COLOURS and words[i + 1:i + 2] and words[i + 1] in V.GENERIC | {"one"} and not skip & {i, i + 1}:
-            coloured = [n for n, t in scene.things.items() if toks[i] in t.colour.split("_") and t.category != "table"]
+        if (
+            toks[i] in V.COLOURS
+            and words[i + 1 : i + 2]
+            and words[i + 1] in V.GENERIC | {"one"}
+            and not skip & {i, i + 1}
+        ):
+            coloured = [
+                n
+                for n, t in scene.things.items()
+                if toks[i] in t.colour.split("_") and t.category != "table"
+            ]
             # what is red among the things, else the red place ("on the grey one": the light-grey region)
             names = [n for n in coloured if not scene.things[n].fixed] or coloured
-            out.append(Mention(i, i + 2, names, toks[i + 1] != words[i + 1] or toks[i + 1] in {"stuff"}, True))
+            out.append(
+                Mention(
+                    i, i + 2, names, toks[i + 1] != words[i + 1] or toks[i + 1] in {"stuff"}, True
+                )
+            )
             i += 2  # "the red things", "the red one": what is red
             continue
-        if toks[i] in V.COLOURS and toks[i + 1:i + 2] in (["and"], ["or"], [","]) and not skip & {i, i + 1} and (
-                m := _elided(toks, words, i, scene, skip)):
+        if (
+            toks[i] in V.COLOURS
+            and toks[i + 1 : i + 2] in (["and"], ["or"], [","])
+            and not skip & {i, i + 1}
+            and (m := _elided(toks, words, i, scene, skip))
+        ):
             out.append(m)  # "the yellow and the orange fruit": the yellow fruit
             i += 1
             continue
@@ -161,7 +231,7 @@ def find_mentions(toks: list[str], scene: SceneAliases, skip: set[int]) -> list[
             i = m.end
             continue
         for n in (4, 3, 2, 1):
-            key = tuple(words[i:i + n])
+            key = tuple(words[i : i + n])
             if len(key) == n and key in scene.aliases and not skip & set(range(i, i + n)):
                 names = set(scene.aliases[key])
                 prev = out[-1] if out else None
@@ -170,8 +240,14 @@ def find_mentions(toks: list[str], scene: SceneAliases, skip: set[int]) -> list[
                     prev.end = i + n
                     prev.many = _meant_all(toks, words, prev.start, prev.end)
                 else:
-                    out.append(Mention(i, i + n, sorted(names, key=list(scene.things).index),
-                                       _meant_all(toks, words, i, i + n)))
+                    out.append(
+                        Mention(
+                            i,
+                            i + n,
+                            sorted(names, key=list(scene.things).index),
+                            _meant_all(toks, words, i, i + n),
+                        )
+                    )
                     if key in scene.collective:
                         kinds.add(i)
                 i += n
@@ -181,10 +257,12 @@ def find_mentions(toks: list[str], scene: SceneAliases, skip: set[int]) -> list[
     return out
 
 
-def _elided(toks: list[str], words: list[str], i: int, scene: SceneAliases, skip: set[int]) -> Mention | None:
+def _elided(
+    toks: list[str], words: list[str], i: int, scene: SceneAliases, skip: set[int]
+) -> Mention | None:
     """The colour at i with the noun of the next phrase ("the yellow and the orange fruit"), when the scene
     has an object of that colour and noun."""
-    found = find_mentions(toks[i + 2:i + 7], scene, {k - i - 2 for k in skip})
+    found = find_mentions(toks[i + 2 : i + 7], scene, {k - i - 2 for k in skip})
     if not found:
         return None
     end = i + 2 + found[0].end
@@ -193,7 +271,12 @@ def _elided(toks: list[str], words: list[str], i: int, scene: SceneAliases, skip
         return None
     names = sorted(scene.aliases[key], key=list(scene.things).index)
     plural = toks[end - 1] != words[end - 1]
-    return Mention(i, i + 1, names, plural or words[end - 1] in V.MASS_NOUNS and not (i > 0 and toks[i - 1] == "the"))
+    return Mention(
+        i,
+        i + 1,
+        names,
+        plural or words[end - 1] in V.MASS_NOUNS and not (i > 0 and toks[i - 1] == "the"),
+    )
 
 
 def _meant_all(toks: list[str], words: list[str], start: int, end: int) -> bool:
@@ -203,24 +286,35 @@ def _meant_all(toks: list[str], words: list[str], start: int, end: int) -> bool:
     ambiguous) and not a singular count noun ("the berry", "the can", "the condiment")."""
     if toks[end - 1] != words[end - 1]:
         return True
-    coloured = any(w in V.COLOURS for w in words[start:end - 1])
+    coloured = any(w in V.COLOURS for w in words[start : end - 1])
     definite = start > 0 and toks[start - 1] in {"the", "this", "that"}
     return words[end - 1] in V.MASS_NOUNS and not (coloured and definite)
 
 
 def _collective(words: list[str], i: int, scene: SceneAliases) -> int:
     """How many words from i name a category ('citrus', 'red fruit'), 0 when none does."""
-    return next((n for n in (3, 2, 1) if tuple(words[i:i + n]) in scene.collective or
-                 n == 1 and i < len(words) and words[i] in V.ONTOLOGY), 0)
+    return next(
+        (
+            n
+            for n in (3, 2, 1)
+            if tuple(words[i : i + n]) in scene.collective
+            or n == 1
+            and i < len(words)
+            and words[i] in V.ONTOLOGY
+        ),
+        0,
+    )
 
 
-def _complement(toks: list[str], words: list[str], i: int, scene: SceneAliases, skip: set[int]) -> Mention | None:
-    """"non-citrus fruit", "non-vegan food", "the non-vegan items": the objects of the category after it
+def _complement(
+    toks: list[str], words: list[str], i: int, scene: SceneAliases, skip: set[int]
+) -> Mention | None:
+    """ "non-citrus fruit", "non-vegan food", "the non-vegan items": the objects of the category after it
     (or any movable object) that are not of the category after 'non'."""
     n = _collective(words, i + 1, scene)
     if not n or skip & set(range(i, i + 1 + n)):
         return None
-    key = tuple(words[i + 1:i + 1 + n])
+    key = tuple(words[i + 1 : i + 1 + n])
     if key == ("vegan",):
         left = {name for name, t in scene.things.items() if t.category in V.NOT_VEGAN}
     else:
@@ -228,7 +322,7 @@ def _complement(toks: list[str], words: list[str], i: int, scene: SceneAliases, 
     end = i + 1 + n
     m = _collective(words, end, scene)
     if m:
-        left &= scene.aliases.get(tuple(words[end:end + m]), set())
+        left &= scene.aliases.get(tuple(words[end : end + m]), set())
         end += m
     return Mention(i, end, sorted(left, key=list(scene.things).index), True)
 
@@ -242,7 +336,7 @@ def phrases(table: dict[str, str], toks: list[str], taken: set[int]) -> list[tup
     while i < len(toks):
         for p in keys:
             n = len(p.split())
-            if " ".join(toks[i:i + n]) == p and not taken & set(range(i, i + n)):
+            if " ".join(toks[i : i + n]) == p and not taken & set(range(i, i + n)):
                 found.append((i, i + n, table[p]))
                 i += n - 1
                 break

@@ -40,7 +40,10 @@ def ground(task: str, objs: list[SceneObject]) -> list[Goal]:
     """The goals the offline grounder reads in `task` over objects without geometry (what fits,
     superlatives and pouring need poses, so they are not grounded here); raises GroundingError /
     UnknownObjectError."""
-    things = [Thing(o.name, o.category, o.colour, fixed=o.category in {"table", "region", "line", "mat"}) for o in objs]
+    things = [
+        Thing(o.name, o.category, o.colour, fixed=o.category in {"table", "region", "line", "mat"})
+        for o in objs
+    ]
     return Reader(things).read(task).goals
 
 
@@ -70,15 +73,24 @@ class OfflineGrounder:
         task = _section(prompt, "Task")
         if "def gen_plan(initial)" in prompt:  # Code-as-Policies (SPEC §8.1 cap, cap-sample)
             things = read_objects(_section(prompt, "Objects and their poses"))
-            answer = gen_plan_code(plan_for(task, things), things, sample="sample_ravenpose" in _section(prompt, "What to write"))
+            answer = gen_plan_code(
+                plan_for(task, things),
+                things,
+                sample="sample_ravenpose" in _section(prompt, "What to write"),
+            )
         elif "## Plan sketch" in prompt:
-            answer = self._checkers(prompt, plan_for(task, read_objects(_section(prompt, "Objects and their poses"))))
+            answer = self._checkers(
+                prompt, plan_for(task, read_objects(_section(prompt, "Objects and their poses")))
+            )
         else:
             things = read_objects(_section(prompt, "Objects in the scene"))
             if "## Goal literals you may use" in prompt:  # the direct method (SPEC §8.1)
                 answer = self._literals(plan_for(task, things))
             else:
-                ops = {o.strip("- ").strip() for o in _section(prompt, "Ground operators you may use").splitlines()}
+                ops = {
+                    o.strip("- ").strip()
+                    for o in _section(prompt, "Ground operators you may use").splitlines()
+                }
                 answer = self._sketch(plan_for(task, things, _held(prompt)), ops, things)
         self.last_call = CallRecord(self.name, "offline-grounder", time.monotonic() - t0)
         return answer
@@ -87,11 +99,15 @@ class OfflineGrounder:
         for s in plan.steps:
             op = f"{s.op}({', '.join(s.args)})"
             if op not in ops:
-                raise GroundingError(f"the robot has no action {op} in this scene ({_why_not(s, ops)})")
+                raise GroundingError(
+                    f"the robot has no action {op} in this scene ({_why_not(s, ops)})"
+                )
         scene = ", ".join(t.name for t in things)
         if not plan.steps:  # a replan after the last step: an empty plan says the goal holds
-            return (f"The scene has: {scene}. The goal already holds.\n\nPlan:\n"
-                    f"achieve_goal({', '.join(plan.deciding)}); {plan.meaning}\n")
+            return (
+                f"The scene has: {scene}. The goal already holds.\n\nPlan:\n"
+                f"achieve_goal({', '.join(plan.deciding)}); {plan.meaning}\n"
+            )
         return (
             f"The scene has: {scene}. What matters: {', '.join(plan.deciding)}.\n\nPlan:\n"
             + "\n".join(s.line() for s in plan.steps)

@@ -40,7 +40,9 @@ class ResponseCache:
 
     @staticmethod
     def key(request: dict) -> str:
-        return hashlib.sha256(json.dumps(request, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
+        return hashlib.sha256(
+            json.dumps(request, sort_keys=True, ensure_ascii=False).encode()
+        ).hexdigest()
 
     def get(self, key: str) -> dict | None:
         if self.folder is None:
@@ -78,8 +80,13 @@ def with_images(messages: list[dict], images: list[bytes]) -> list[dict]:
     for m in messages:
         if m["role"] == "user" and not done and isinstance(m["content"], str):
             parts = [{"type": "text", "text": m["content"]}]
-            parts += [{"type": "image_url", "image_url": {"url": "data:image/png;base64," + base64.b64encode(png).decode()}}
-                      for png in images]
+            parts += [
+                {
+                    "type": "image_url",
+                    "image_url": {"url": "data:image/png;base64," + base64.b64encode(png).decode()},
+                }
+                for png in images
+            ]
             out.append({"role": "user", "content": parts})
             done = True
         else:
@@ -96,8 +103,10 @@ class OpenAIVLM:
     def __init__(self, settings: VLMSettings) -> None:
         self.settings = settings
         self.client = openai.OpenAI(
-            api_key=settings.api_key or "not-needed", base_url=settings.base_url,
-            timeout=settings.timeout_s, max_retries=settings.max_retries,
+            api_key=settings.api_key or "not-needed",
+            base_url=settings.base_url,
+            timeout=settings.timeout_s,
+            max_retries=settings.max_retries,
         )
         self.cache = ResponseCache(settings.cache_dir)
         self.last_call: CallRecord | None = None
@@ -105,46 +114,78 @@ class OpenAIVLM:
         self.where = settings.base_url or "api.openai.com"
 
     def complete(self, messages: list[dict], images: list[bytes] | None = None) -> str:
-        request = {"model": self.settings.model, "messages": with_images(messages, list(images or [])),
-                   "temperature": self.settings.temperature}
+        request = {
+            "model": self.settings.model,
+            "messages": with_images(messages, list(images or [])),
+            "temperature": self.settings.temperature,
+        }
         key = self.last_key = ResponseCache.key({"base_url": self.where, **request})
         t0 = time.monotonic()
         hit = self.cache.get(key)
         if hit is not None and isinstance(hit.get("answer"), str):
-            self.last_call = CallRecord(self.name, self.settings.model, time.monotonic() - t0,
-                                        hit.get("prompt_tokens", 0), hit.get("completion_tokens", 0), cached=True)
+            self.last_call = CallRecord(
+                self.name,
+                self.settings.model,
+                time.monotonic() - t0,
+                hit.get("prompt_tokens", 0),
+                hit.get("completion_tokens", 0),
+                cached=True,
+            )
             return hit["answer"]
         try:
             raw = self.client.chat.completions.with_raw_response.create(**request)
             completion = raw.parse()
         except openai.APITimeoutError:
-            raise ModelEndpointError(f"the model at {self.where} did not answer within {self.settings.timeout_s:g} s "
-                                     f"({self.settings.max_retries + 1} tries)") from None
+            raise ModelEndpointError(
+                f"the model at {self.where} did not answer within {self.settings.timeout_s:g} s "
+                f"({self.settings.max_retries + 1} tries)"
+            ) from None
         except openai.APIConnectionError as exc:
             raise ModelEndpointError(f"cannot reach the model at {self.where}: {exc}") from None
         except openai.APIStatusError as exc:
-            raise ModelEndpointError(f"the model at {self.where} answered HTTP {exc.status_code}"
-                                     f"{' after retries' if exc.status_code in (408, 409, 429) or exc.status_code >= 500 else ''}: "
-                                     f"{_short(exc.message)}") from None
-        except (openai.OpenAIError, ValueError) as exc:  # malformed JSON (JSONDecodeError), HTML and the like
-            raise ModelEndpointError(f"the model at {self.where} sent an unusable response: {_short(str(exc))}") from None
+            raise ModelEndpointError(
+                f"the model at {self.where} answered HTTP {exc.status_code}"
+                f"{' after retries' if exc.status_code in (408, 409, 429) or exc.status_code >= 500 else ''}: "
+                f"{_short(exc.message)}"
+            ) from None
+        except (
+            openai.OpenAIError,
+            ValueError,
+        ) as exc:  # malformed JSON (JSONDecodeError), HTML and the like
+            raise ModelEndpointError(
+                f"the model at {self.where} sent an unusable response: {_short(str(exc))}"
+            ) from None
         latency = time.monotonic() - t0
         choices = completion.choices or []
         text = choices[0].message.content if choices and choices[0].message else None
         usage = completion.usage
         self.last_call = CallRecord(
-            self.name, completion.model or self.settings.model, latency,
-            usage.prompt_tokens if usage else 0, usage.completion_tokens if usage else 0,
-            cached=False, retries=raw.retries_taken,
+            self.name,
+            completion.model or self.settings.model,
+            latency,
+            usage.prompt_tokens if usage else 0,
+            usage.completion_tokens if usage else 0,
+            cached=False,
+            retries=raw.retries_taken,
         )
         if not text or not text.strip():
             raise ModelAnswerError("the model returned an empty answer")
-        if len(text) > MAX_ANSWER_CHARS:  # (a 10 MB answer made a run folder its own --replay refused)
-            raise ModelAnswerError(f"the answer is {len(text):,} characters long; answer in at most {MAX_ANSWER_CHARS:,}")
-        self.cache.put(key, {"answer": text, "prompt_tokens": self.last_call.prompt_tokens,
-                             "completion_tokens": self.last_call.completion_tokens, "model": self.last_call.model})
+        if (
+            len(text) > MAX_ANSWER_CHARS
+        ):  # (a 10 MB answer made a run folder its own --replay refused)
+            raise ModelAnswerError(
+                f"the answer is {len(text):,} characters long; answer in at most {MAX_ANSWER_CHARS:,}"
+            )
+        self.cache.put(
+            key,
+            {
+                "answer": text,
+                "prompt_tokens": self.last_call.prompt_tokens,
+                "completion_tokens": self.last_call.completion_tokens,
+                "model": self.last_call.model,
+            },
+        )
         return text
-
 
     def forget_last(self) -> None:
         """Drop the last answer from the cache: the caller rejected it (a bad sketch stays a miss, so a

@@ -14,7 +14,9 @@ from dataclasses import dataclass
 from owl_bt.errors import ModelAnswerError
 from owl_bt.tamp.operators import GroundOp
 
-MAX_ACTIONS = 60  # actions in a plan sketch (the longest benchmark sketch has 12): a longer one is sent back
+MAX_ACTIONS = (
+    60  # actions in a plan sketch (the longest benchmark sketch has 12): a longer one is sent back
+)
 _BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)]|step\s*\d+[:.)])\s*", re.IGNORECASE)
 _CALL = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)\s*\(([^()]*)\)\s*(?:[;:—-]+\s*(.*))?$")
 
@@ -42,13 +44,20 @@ class Sketch:
 def parse_sketch(text: str, ground_ops: Sequence[GroundOp], object_names: Sequence[str]) -> Sketch:
     """The Sketch in `text`; raises ModelAnswerError naming the first problem."""
     lines = text.splitlines()
-    start = next((i for i, ln in enumerate(lines) if re.match(r"^\W*plan\W*:?\W*$", ln.strip(), re.IGNORECASE)), None)
+    start = next(
+        (
+            i
+            for i, ln in enumerate(lines)
+            if re.match(r"^\W*plan\W*:?\W*$", ln.strip(), re.IGNORECASE)
+        ),
+        None,
+    )
     if start is None:
         raise ModelAnswerError("the answer has no line 'Plan:' followed by the plan lines")
     known = {(g.name, g.args) for g in ground_ops}
     names = set(object_names)
     actions: list[SketchAction] = []
-    for raw in lines[start + 1:]:
+    for raw in lines[start + 1 :]:
         line = raw.replace("`", "").replace("**", "").strip().strip("*_ ")
         if not line or line.startswith("```"):
             continue
@@ -57,24 +66,36 @@ def parse_sketch(text: str, ground_ops: Sequence[GroundOp], object_names: Sequen
         if not m:
             if actions:
                 break  # prose after the block ends it
-            raise ModelAnswerError(f"plan line {raw.strip()!r} is not '<operator>(<args>); <description>'")
+            raise ModelAnswerError(
+                f"plan line {raw.strip()!r} is not '<operator>(<args>); <description>'"
+            )
         name, argtext, desc = m.group(1), m.group(2), (m.group(3) or "").strip()
         args = tuple(a.strip().strip("'\"") for a in argtext.split(",") if a.strip())
         for a in args:
             if a not in names:
-                raise ModelAnswerError(f"{name}({', '.join(args)}) names {a!r}, which is not in the scene")
-        if name == "achieve_goal":  # with no action before it: the goal already holds (checked on the scene)
+                raise ModelAnswerError(
+                    f"{name}({', '.join(args)}) names {a!r}, which is not in the scene"
+                )
+        if (
+            name == "achieve_goal"
+        ):  # with no action before it: the goal already holds (checked on the scene)
             return Sketch(tuple(actions), args, desc or "the goal holds")
         if name == "place":
             options = [n for n in ("place_ontop", "place_inside") if (n, args) in known]
             if len(options) != 1:
-                raise ModelAnswerError(f"place({', '.join(args)}) is ambiguous or unknown; use place_ontop or place_inside")
+                raise ModelAnswerError(
+                    f"place({', '.join(args)}) is ambiguous or unknown; use place_ontop or place_inside"
+                )
             name = options[0]
         if (name, args) not in known:
-            raise ModelAnswerError(f"{name}({', '.join(args)}) is not one of the ground operators listed")
+            raise ModelAnswerError(
+                f"{name}({', '.join(args)}) is not one of the ground operators listed"
+            )
         actions.append(SketchAction(GroundOp(name, args), desc))
         if len(actions) > MAX_ACTIONS:
-            raise ModelAnswerError(f"the plan has more than {MAX_ACTIONS} actions; give a shorter one")
+            raise ModelAnswerError(
+                f"the plan has more than {MAX_ACTIONS} actions; give a shorter one"
+            )
     if not actions:
         raise ModelAnswerError("the Plan: block has no actions")
     raise ModelAnswerError("the plan does not end with achieve_goal(<objects>); <meaning>")
@@ -88,7 +109,7 @@ def extract_code(text: str) -> str:
     m = re.search(r"^def\s", text, re.MULTILINE)
     if not m:
         raise ModelAnswerError("the answer contains no Python code (no ```python block and no def)")
-    return text[m.start():]
+    return text[m.start() :]
 
 
 def parse_checkers(text: str, required: Sequence[str] = ("goal_check0",)) -> str:

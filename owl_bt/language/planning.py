@@ -22,18 +22,40 @@ def planner_for(constraints, default: Callable, services=None) -> Callable:
     `services`: the tree's services — vlm, log, counters — or None for no repair)."""
     fixed = getattr(constraints, "fixed", None)
     if fixed:
-        def run(world, skills, sketch, goal_checkers, rng, budget=500, max_skeletons=1, cancelled=lambda: False,
-                finish=None, **_edits):  # a fixed plan is never edited
+
+        def run(
+            world,
+            skills,
+            sketch,
+            goal_checkers,
+            rng,
+            budget=500,
+            max_skeletons=1,
+            cancelled=lambda: False,
+            finish=None,
+            **_edits,
+        ):  # a fixed plan is never edited
             return plan_fixed(fixed, world, skills, sketch, goal_checkers, rng, cancelled, finish)
 
         return run
     total = getattr(constraints, "sample_total", None)
     if total:  # cap-sample: one budget for the whole task, shared evenly by the plan's actions
+
         def shared(world, skills, sketch, goal_checkers, rng, budget=500, *args, **kwargs):
-            return default(world, skills, sketch, goal_checkers, rng, max(1, min(budget, total // max(1, len(sketch)))),
-                           *args, **kwargs)
+            return default(
+                world,
+                skills,
+                sketch,
+                goal_checkers,
+                rng,
+                max(1, min(budget, total // max(1, len(sketch)))),
+                *args,
+                **kwargs,
+            )
 
         return shared
     if services is None or not getattr(constraints, "messages", None):
         return default
-    return functools.partial(default, repair=CheckerRepair(constraints, services.vlm, services.log, services.counters))
+    return functools.partial(
+        default, repair=CheckerRepair(constraints, services.vlm, services.log, services.counters)
+    )

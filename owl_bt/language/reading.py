@@ -40,19 +40,35 @@ class Reader(ClauseRelations, SpecialClauses, References):
         self.absent: list[str] = []
         self.more = False  # another clause follows the one being read
         self._next: list[str] = []  # …and its tokens
-        self.last_dest: tuple | None = None  # (how, support, spatial, upright) of the last unit with a destination
+        self.last_dest: tuple | None = (
+            None  # (how, support, spatial, upright) of the last unit with a destination
+        )
         self.mentioned: list[str] = []  # objects named by the clauses read so far, in order
         self._named: list[str] = []  # …and by the clause being read
         self._ments: list[Mention] = []  # the mentions of the clause being read
         self._clause_goals = 0  # goals made before the clause being read
-        self._nearest: dict[int, tuple[str, Mention | None]] = {}  # distance superlatives of the clause being read
-        self._gap: tuple | None = None  # the destination a bare object phrase of the clause being read shares
+        self._nearest: dict[
+            int, tuple[str, Mention | None]
+        ] = {}  # distance superlatives of the clause being read
+        self._gap: tuple | None = (
+            None  # the destination a bare object phrase of the clause being read shares
+        )
         self._chosen: dict[str, str] = {}  # object → which of a counted group it is ("two fruits")
-        self._provisional: set[str] = set()  # objects taken out with no place said yet ("take the ball out")
-        self._fitting_in: tuple | None = None  # (subject mention starts, the container they must fit in)
+        self._provisional: set[str] = (
+            set()
+        )  # objects taken out with no place said yet ("take the ball out")
+        self._fitting_in: tuple | None = (
+            None  # (subject mention starts, the container they must fit in)
+        )
         self._borrow = False  # the clause being read ends in 'and' before 'then': it takes the next one's destination
-        self._located: tuple | None = None  # (subject mention starts, the place a unit's subject is described at)
-        self._last_about: tuple = ([], "", None)  # (the list `last` was set to, its mass-noun phrase, its destination)
+        self._located: tuple | None = (
+            None  # (subject mention starts, the place a unit's subject is described at)
+        )
+        self._last_about: tuple = (
+            [],
+            "",
+            None,
+        )  # (the list `last` was set to, its mass-noun phrase, its destination)
 
     def read(self, instruction: str) -> Reading:
         toks = tokens_of(instruction)
@@ -60,8 +76,10 @@ class Reader(ClauseRelations, SpecialClauses, References):
             raise GroundingError("the instruction is empty")
         negated = negation(toks)
         if negated:  # "don't put the X on the Y" must not be read as "put the X on the Y"
-            raise GroundingError(f"the offline grounder does not handle negation ('{negated}'): say what the robot "
-                                 f"should do; {ADVICE}")
+            raise GroundingError(
+                f"the offline grounder does not handle negation ('{negated}'): say what the robot "
+                f"should do; {ADVICE}"
+            )
         clauses = split_clauses(toks)
         dests: dict[int, tuple] = {}  # clause index → the destination it set
         for n, clause in enumerate(c.toks for c in clauses):
@@ -76,11 +94,17 @@ class Reader(ClauseRelations, SpecialClauses, References):
             try:
                 try:
                     self._clause([t for t in clause if t != ","])
-                except GroundingError as exc:  # "…, first on the plate" (read first): what the next clause moves
-                    if self.last or not self.more or not str(exc).startswith("cannot tell what to move"):
+                except (
+                    GroundingError
+                ) as exc:  # "…, first on the plate" (read first): what the next clause moves
+                    if (
+                        self.last
+                        or not self.more
+                        or not str(exc).startswith("cannot tell what to move")
+                    ):
                         raise
                     self.last = self._forward([], clauses[n + 1].toks)
-                    del self.goals[self._clause_goals:]
+                    del self.goals[self._clause_goals :]
                     self._named = []
                     self._clause([t for t in clause if t != ","])
                 self.mentioned += self._named
@@ -95,16 +119,29 @@ class Reader(ClauseRelations, SpecialClauses, References):
             raise UnknownObjectError(self.absent[0], sorted(self.scene.things))
         if self.unknown:
             scene_words = {w for alias in self.scene.aliases for w in alias}
-            words = ", ".join(repr(u) + suggestion(did_you_mean(u, scene_words))
-                              for u in dict.fromkeys(self.unknown))
+            words = ", ".join(
+                repr(u) + suggestion(did_you_mean(u, scene_words))
+                for u in dict.fromkeys(self.unknown)
+            )
             raise GroundingError(f"the offline grounder did not understand: {words}; {ADVICE}")
         if not self.goals and not self.upright_needed:
-            raise GroundingError(f"the instruction asks for no placement the offline grounder can see; {ADVICE}")
-        for i, g in enumerate(self.goals):  # "empty the mug and put the ball back in it": the pour is a step on the way
-            if g.how == "pour" and any(later.obj in g.contents for later in self.goals[i + 1:]):
+            raise GroundingError(
+                f"the instruction asks for no placement the offline grounder can see; {ADVICE}"
+            )
+        for i, g in enumerate(
+            self.goals
+        ):  # "empty the mug and put the ball back in it": the pour is a step on the way
+            if g.how == "pour" and any(later.obj in g.contents for later in self.goals[i + 1 :]):
                 g.final = False
             # "put the fork in the mug, then empty the mug": the fork comes out with the rest (was emptied first)
-            pour = next((later for later in self.goals[i + 1:] if later.how == "pour" and later.obj == g.support), None)
+            pour = next(
+                (
+                    later
+                    for later in self.goals[i + 1 :]
+                    if later.how == "pour" and later.obj == g.support
+                ),
+                None,
+            )
             if g.how == "inside" and pour is not None:
                 g.final = False
                 pour.contents = pour.contents + (g.obj,) * (g.obj not in pour.contents)
@@ -115,25 +152,45 @@ class Reader(ClauseRelations, SpecialClauses, References):
         for o in V.INTENT_OPENERS:
             if text.startswith(o):
                 return self._intention(toks)
-            if f" {o} " in f" {text} ":  # "set up the cup so I can pour": the request, then the intention
+            if (
+                f" {o} " in f" {text} "
+            ):  # "set up the cup so I can pour": the request, then the intention
                 k = len(text[: text.index(f" {o} " if f" {o} " in text else o)].split())
                 self._clause(toks[:k])
                 return self._intention(toks[k:])
-        if "by" in toks:  # "cook the strawberry by putting it in the pan": the objects, then the how
+        if (
+            "by" in toks
+        ):  # "cook the strawberry by putting it in the pan": the objects, then the how
             k = toks.index("by")
-            if 0 < k + 1 < len(toks) and toks[k + 1] in V.POUR_FORMS and toks[0] in V.ACTION_FORMS | {"remove", "clear"}:
+            if (
+                0 < k + 1 < len(toks)
+                and toks[k + 1] in V.POUR_FORMS
+                and toks[0] in V.ACTION_FORMS | {"remove", "clear"}
+            ):
                 # "take the ball out of the mug by pouring (it out)": the pour, said of the objects
-                return self._clause([toks[k + 1], *toks[1:k], *(t for t in toks[k + 2:] if t not in {"it", "them"})])
+                return self._clause(
+                    [
+                        toks[k + 1],
+                        *toks[1:k],
+                        *(t for t in toks[k + 2 :] if t not in {"it", "them"}),
+                    ]
+                )
             if k + 1 < len(toks) and toks[k + 1] in V.ACTION_FORMS | V.POUR_FORMS:
                 head = find_mentions(toks[:k], self.scene, set())
                 if head:
                     self.last = [n for m in head for n in m.names]
-                self._check_words(toks[:k], {i for m in head for i in range(m.start, m.end)}, allowed=V.BY_FORMS)
-                toks = toks[k + 1:]
+                self._check_words(
+                    toks[:k], {i for m in head for i in range(m.start, m.end)}, allowed=V.BY_FORMS
+                )
+                toks = toks[k + 1 :]
         pour = next((i for i, t in enumerate(toks) if t in V.POUR_FORMS), None)
         if pour is not None:
             return self._pour(toks, pour)
-        if toks and (toks[0] in V.DISCARD or " ".join(toks[:2]) == "throw away") or "throw away" in " ".join(toks):
+        if (
+            toks
+            and (toks[0] in V.DISCARD or " ".join(toks[:2]) == "throw away")
+            or "throw away" in " ".join(toks)
+        ):
             return self._discard(toks)
         if toks and toks[0] in {"remove", "clear"}:
             return self._remove(toks)
@@ -145,8 +202,9 @@ class Reader(ClauseRelations, SpecialClauses, References):
         before it ("… on the plate, then the lime"); a pick verb with no destination only says what
         the next clause moves ("pick up the apple and put it in the bowl")."""
         ments, rels, covered = self._relations(toks)
-        state = bool(set(toks[:3]) & {"make", "ensure", "have", "so", "should", "must", "let"}) or any(
-            t in {"is", "be", "are", "stays", "stay", "ends"} for t in toks)
+        state = bool(
+            set(toks[:3]) & {"make", "ensure", "have", "so", "should", "must", "let"}
+        ) or any(t in {"is", "be", "are", "stays", "stay", "ends"} for t in toks)
         only = bool(set(toks) & V.FINAL_ONLY) and bool(set(toks) & V.END_WORDS)
         excluded = self._excluded(toks, ments)
         least = self._excepted_superlative(toks, excluded)  # "… except the biggest one"
@@ -154,53 +212,154 @@ class Reader(ClauseRelations, SpecialClauses, References):
         ments = [m for m in ments if m not in excluded]
         units = self._units(ments, rels)
         first_rel = rels[0][0] if rels else len(toks)
-        self._ruled_out_places(toks, excluded, {x for m in ments if m.start < first_rel for x in m.names})
-        everything = any(t in V.GENERIC and not any(m.start <= i < m.end for m in ments)  # not "the red things"
-                         for i, t in enumerate(toks[:first_rel]))
-        generic = any(t in V.GENERIC for t in toks[:first_rel]) or bool(  # "whatever fits inside it"
-            set(toks[:first_rel]) & {"whatever", "whichever"} and set(toks) & V.FITS)
-        manner = V.BY_FORMS if any(r[2] != "source" for r in rels) else set()  # "heat the strawberry in the pan"
-        self._check_words(toks, covered, allowed=V.ACTION_FORMS | V.SETUP | V.FITS | V.GENERIC | V.INITIALLY | V.TURN | V.EXCEPT
-                          | {w for p in V.EXCEPT_PHRASES for w in p.split()} | manner)
-        upright_verb = bool(set(toks) & {"setup", "stand"}) or "set up" in " ".join(toks) or any(
-            t == "standing" and toks[i + 1:i + 2] and toks[i + 1] in {"the", "a", "it", "them"} for i, t in enumerate(toks))
+        self._ruled_out_places(
+            toks, excluded, {x for m in ments if m.start < first_rel for x in m.names}
+        )
+        everything = any(
+            t in V.GENERIC and not any(m.start <= i < m.end for m in ments)  # not "the red things"
+            for i, t in enumerate(toks[:first_rel])
+        )
+        generic = (
+            any(t in V.GENERIC for t in toks[:first_rel])
+            or bool(  # "whatever fits inside it"
+                set(toks[:first_rel]) & {"whatever", "whichever"} and set(toks) & V.FITS
+            )
+        )
+        manner = (
+            V.BY_FORMS if any(r[2] != "source" for r in rels) else set()
+        )  # "heat the strawberry in the pan"
+        self._check_words(
+            toks,
+            covered,
+            allowed=V.ACTION_FORMS
+            | V.SETUP
+            | V.FITS
+            | V.GENERIC
+            | V.INITIALLY
+            | V.TURN
+            | V.EXCEPT
+            | {w for p in V.EXCEPT_PHRASES for w in p.split()}
+            | manner,
+        )
+        upright_verb = (
+            bool(set(toks) & {"setup", "stand"})
+            or "set up" in " ".join(toks)
+            or any(
+                t == "standing"
+                and toks[i + 1 : i + 2]
+                and toks[i + 1] in {"the", "a", "it", "them"}
+                for i, t in enumerate(toks)
+            )
+        )
         verb = next((t for t in toks if t in V.ACTION_FORMS | V.SETUP | V.TURN), None)
         if verb in V.TURN and not any(r[2] == "orient" for r in rels):
-            raise GroundingError(f"{verb} it which way? {' '.join(toks)!r}; say e.g. 'upright'; {ADVICE}")
-        starts, table = [], self.scene.table() or next(iter(self.scene.things))  # where each unit begins
+            raise GroundingError(
+                f"{verb} it which way? {' '.join(toks)!r}; say e.g. 'upright'; {ADVICE}"
+            )
+        starts, table = (
+            [],
+            self.scene.table() or next(iter(self.scene.things)),
+        )  # where each unit begins
         for n, (subject, urels) in enumerate(units):
-            starts.append(min([m.start for m in subject] + [rels[k][0] for k, _ in urels] or [len(toks)]))
+            starts.append(
+                min([m.start for m in subject] + [rels[k][0] for k, _ in urels] or [len(toks)])
+            )
             sources = [refs for k, refs in urels if rels[k][2] == "source"]
             dest = [(k, refs) for k, refs in urels if rels[k][2] != "source"]
-            dest, self._located = self._described_place(subject, dest, rels, toks)  # "the fruit on the plate"
+            dest, self._located = self._described_place(
+                subject, dest, rels, toks
+            )  # "the fruit on the plate"
             gap, there = self._gap or self.last_dest, "there" in toks and n == 0
-            if not dest and not upright_verb and (n > 0 or verb is None or there or self._borrow) and gap:
-                moved = [x for m in subject for x in self._resolve(m, toks)] or (self._pronoun(toks, subject) if there else [])
+            if (
+                not dest
+                and not upright_verb
+                and (n > 0 or verb is None or there or self._borrow)
+                and gap
+            ):
+                moved = [x for m in subject for x in self._resolve(m, toks)] or (
+                    self._pronoun(toks, subject) if there else []
+                )
                 if moved:  # gapping: "… on the plate, then the lime", "… in the bowl after the pear", "put it there"
                     how, ref, spatial, upright = gap
                     for name in moved:  # "leave it there": where the last clause put it
-                        self._goal(name, how, ref, spatial, upright, only, state or verb in {"leave", "keep"})
+                        self._goal(
+                            name,
+                            how,
+                            ref,
+                            spatial,
+                            upright,
+                            only,
+                            state or verb in {"leave", "keep"},
+                        )
                     self.last = moved
                     continue
             if there and not dest and not gap:
-                raise GroundingError(f"'there' is where? {' '.join(toks)!r} says no place before it; {ADVICE}")
-            if verb is None and not rels and not state and not generic and n == 0 and subject and not self.last:
-                raise GroundingError(f"what should happen to {' '.join(toks)!r}? say what to do with it; {ADVICE}")
-            sup = [(rels[k][3], refs) for k, refs in dest if rels[k][2] == "support" and rels[k][3] != "to"]
+                raise GroundingError(
+                    f"'there' is where? {' '.join(toks)!r} says no place before it; {ADVICE}"
+                )
+            if (
+                verb is None
+                and not rels
+                and not state
+                and not generic
+                and n == 0
+                and subject
+                and not self.last
+            ):
+                raise GroundingError(
+                    f"what should happen to {' '.join(toks)!r}? say what to do with it; {ADVICE}"
+                )
+            sup = [
+                (rels[k][3], refs)
+                for k, refs in dest
+                if rels[k][2] == "support" and rels[k][3] != "to"
+            ]
             support_rel = next((x for x in sup if x[1]), sup[0] if sup else None)
-            support_ref = self._resolve(support_rel[1][0], toks)[0] if support_rel and support_rel[1] else None
-            fit_in = support_ref if set(toks) & V.FITS and container(self.scene.things[support_ref or table]) else None
-            self._fitting_in = ({m.start for m in subject}, fit_in) if fit_in and subject else None  # "the fruit that fits"
-            sup = next((w for w in toks[:first_rel] if w in V.SUPERLATIVES and w not in DISTANCE and w != least), None)
-            if generic and not subject and n == 0 and sup and not set(toks) & V.FITS:  # "the tallest thing"
+            support_ref = (
+                self._resolve(support_rel[1][0], toks)[0]
+                if support_rel and support_rel[1]
+                else None
+            )
+            fit_in = (
+                support_ref
+                if set(toks) & V.FITS and container(self.scene.things[support_ref or table])
+                else None
+            )
+            self._fitting_in = (
+                ({m.start for m in subject}, fit_in) if fit_in and subject else None
+            )  # "the fruit that fits"
+            sup = next(
+                (
+                    w
+                    for w in toks[:first_rel]
+                    if w in V.SUPERLATIVES and w not in DISTANCE and w != least
+                ),
+                None,
+            )
+            if (
+                generic and not subject and n == 0 and sup and not set(toks) & V.FITS
+            ):  # "the tallest thing"
                 named = {x for m in ments for x in m.names}
                 what, pick = V.SUPERLATIVES[sup]
-                moved = [pick(self._items(self.scene.movable(), named), key=lambda x: measure(self.scene.things[x], what))]
-            elif generic and (not subject or everything) and n == 0 and not set(toks) & V.FITS:  # "all the things"
+                moved = [
+                    pick(
+                        self._items(self.scene.movable(), named),
+                        key=lambda x: measure(self.scene.things[x], what),
+                    )
+                ]
+            elif (
+                generic and (not subject or everything) and n == 0 and not set(toks) & V.FITS
+            ):  # "all the things"
                 if not set(toks[:first_rel]) & (V.QUANT_ALL | {"everything"}):  # not "the thing"
-                    raise GroundingError(f"which objects? {' '.join(toks)!r}; name them or their kind; {ADVICE}")
-                own = {x for m in subject for x in self._resolve(m, toks)}  # "everything and the bowl"
-                items = set(self._items(self.scene.movable(), {x for m in ments for x in m.names} - own))
+                    raise GroundingError(
+                        f"which objects? {' '.join(toks)!r}; name them or their kind; {ADVICE}"
+                    )
+                own = {
+                    x for m in subject for x in self._resolve(m, toks)
+                }  # "everything and the bowl"
+                items = set(
+                    self._items(self.scene.movable(), {x for m in ments for x in m.names} - own)
+                )
                 moved = [x for x in self.scene.movable() if x in own | items]
             elif generic and not subject and n == 0:  # "whatever object that fits inside of it"
                 target = support_ref or (self.last[0] if self.last else None)
@@ -208,25 +367,48 @@ class Reader(ClauseRelations, SpecialClauses, References):
                 if support_ref is None and target is not None:
                     support_rel, support_ref = ("inside", []), target
             else:
-                moved = [x for m in subject for x in self._resolve(m, toks)] or (self._pronoun(toks[:first_rel], subject)
-                                                                                 if n == 0 else [])
-            if not moved and self.last and n == 0 and (support_rel is not None or set(toks) & {"it", "itself", "them"}):
+                moved = [x for m in subject for x in self._resolve(m, toks)] or (
+                    self._pronoun(toks[:first_rel], subject) if n == 0 else []
+                )
+            if (
+                not moved
+                and self.last
+                and n == 0
+                and (support_rel is not None or set(toks) & {"it", "itself", "them"})
+            ):
                 moved = list(self.last)  # "… and then in the bowl": the same object(s)
-            if support_rel and not support_rel[1] and self.last and set(toks[first_rel:]) & {"it", "them", "itself"}:
-                at = next(i for i in range(first_rel, len(toks)) if toks[i] in {"it", "them", "itself"})
+            if (
+                support_rel
+                and not support_rel[1]
+                and self.last
+                and set(toks[first_rel:]) & {"it", "them", "itself"}
+            ):
+                at = next(
+                    i for i in range(first_rel, len(toks)) if toks[i] in {"it", "them", "itself"}
+                )
                 support_ref = self._antecedent(support_rel[0], moved, at)  # "inside of it"
             elif support_rel and not support_rel[1] and self.mentioned and toks[-1] in V.SUPPORT:
-                support_ref = self._antecedent(support_rel[0], moved, len(toks))  # "…, then put the fork in"
-            elif support_rel and not support_rel[1] and set(toks[first_rel:]) & {"it", "itself"} and any(
-                    r is not None for _w2, r in self._nearest.values()):
+                support_ref = self._antecedent(
+                    support_rel[0], moved, len(toks)
+                )  # "…, then put the fork in"
+            elif (
+                support_rel
+                and not support_rel[1]
+                and set(toks[first_rel:]) & {"it", "itself"}
+                and any(r is not None for _w2, r in self._nearest.values())
+            ):
                 # "put the fruit nearest the plate onto it": the object the superlative was said of (newcomer)
                 ref = next(r for _w2, r in self._nearest.values() if r is not None)
                 support_ref = self._resolve(ref, toks)[0]
             if support_rel and not support_ref:
-                raise GroundingError(f"{'in' if support_rel[0] == 'inside' else 'on'} what? {' '.join(toks)!r}; {ADVICE}")
+                raise GroundingError(
+                    f"{'in' if support_rel[0] == 'inside' else 'on'} what? {' '.join(toks)!r}; {ADVICE}"
+                )
             moved = [x for x in moved if x not in left_out]
             held = [x for refs in sources for m in refs for x in self._resolve(m, toks)][:1]
-            if held and len(moved) > 1:  # "take everything off the plate", "the fruit out of the bowl": what is there
+            if (
+                held and len(moved) > 1
+            ):  # "take everything off the plate", "the fruit out of the bowl": what is there
                 moved = [x for x in moved if self._at(x, held[0])] or moved
             if least and n == 0 and len(moved) > 1:
                 what, pick = V.SUPERLATIVES[least]
@@ -234,24 +416,42 @@ class Reader(ClauseRelations, SpecialClauses, References):
             if not moved:
                 raise GroundingError(f"cannot tell what to move in {' '.join(toks)!r}; {ADVICE}")
             source = [x for refs in sources for m in refs for x in self._resolve(m, toks)]
-            out = not dest and verb in V.PICK_VERBS and bool(source or set(toks) & {"out", "off"} and self._holder(moved[0]))
-            if out and not source:  # "take the ball out (, then …)": out of what it is in now, unless a later clause
+            out = (
+                not dest
+                and verb in V.PICK_VERBS
+                and bool(source or set(toks) & {"out", "off"} and self._holder(moved[0]))
+            )
+            if (
+                out and not source
+            ):  # "take the ball out (, then …)": out of what it is in now, unless a later clause
                 source = self._holder(moved[0])  # says where ("… and put it next to the mustard")
-            then_it = self.more and verb in V.ACTION_FORMS and bool(set(self._next) & {"it", "them"})  # "move X, then put it …"
+            then_it = (
+                self.more and verb in V.ACTION_FORMS and bool(set(self._next) & {"it", "them"})
+            )  # "move X, then put it …"
             if not dest and (verb in V.PICK_VERBS or then_it) and not upright_verb and not out:
-                if self.more:  # "pick up the apple (from the plate) and put it …": the next clause says where
+                if (
+                    self.more
+                ):  # "pick up the apple (from the plate) and put it …": the next clause says where
                     self.last = moved
                     continue
                 if not source:
-                    raise GroundingError(f"where should the {' and '.join(x.replace('_', ' ') for x in moved)} go? "
-                                         f"{' '.join(toks)!r} says only what to take; {ADVICE}")
+                    raise GroundingError(
+                        f"where should the {' and '.join(x.replace('_', ' ') for x in moved)} go? "
+                        f"{' '.join(toks)!r} says only what to take; {ADVICE}"
+                    )
             upright = upright_verb or any(rels[k][2:] == ("orient", "upright") for k, _ in urels)
             spatial = [("off", (source[0],))] if source and not dest else []
-            spatial += [("upside_down", ())] if any(rels[k][2:] == ("orient", "upside_down") for k, _ in urels) else []
+            spatial += (
+                [("upside_down", ())]
+                if any(rels[k][2:] == ("orient", "upside_down") for k, _ in urels)
+                else []
+            )
             how = None
             for k, refs in dest:
                 s, e, kind, r = rels[k]
-                if kind == "support" and r == "to" and refs:  # into a container, onto a surface, else beside it
+                if (
+                    kind == "support" and r == "to" and refs
+                ):  # into a container, onto a surface, else beside it
                     t = self.scene.things[self._resolve(refs[0], toks)[0]]
                     if container(t):
                         how, support_ref = "inside", t.name
@@ -261,60 +461,127 @@ class Reader(ClauseRelations, SpecialClauses, References):
                         spatial.append(("near", (t.name,)))
                 elif kind == "spatial":
                     names = [x for m in refs for x in self._resolve(m, toks)]
-                    names = [x for x in names if x not in moved] or names  # "the lemon behind all the fruit": not itself
-                    if r == "at_initial" and not names:  # "where it was": the last object's place; "(put it) back
-                        own = set(toks) & {"back", "leave", "keep", "stay", "stays"}  # / leave it where it is": its own
+                    names = [
+                        x for x in names if x not in moved
+                    ] or names  # "the lemon behind all the fruit": not itself
+                    if (
+                        r == "at_initial" and not names
+                    ):  # "where it was": the last object's place; "(put it) back
+                        own = set(toks) & {
+                            "back",
+                            "leave",
+                            "keep",
+                            "stay",
+                            "stays",
+                        }  # / leave it where it is": its own
                         names = moved if own else [x for x in self.last if x not in moved] or moved
-                    said = [x for kk, rr in dest if kk < k for m in rr for x in m.names if x not in moved]
-                    if not names and set(toks[e:e + 2]) & {"it", "them"} and said:
-                        names = said[-1:]  # "the fork right of the spoon and aligned with it": this unit's last reference
-                    elif not names and (set(toks[e:e + 2]) & {"it", "them"} or "its" in toks[s:e]) and self.last:
-                        names = [x for x in self.last if x not in moved]  # "… (then) the plate next to it"
-                        names = names if "them" in toks[e:e + 2] else names[:1]  # (break-it: "near them" was the first)
+                    said = [
+                        x
+                        for kk, rr in dest
+                        if kk < k
+                        for m in rr
+                        for x in m.names
+                        if x not in moved
+                    ]
+                    if not names and set(toks[e : e + 2]) & {"it", "them"} and said:
+                        names = said[
+                            -1:
+                        ]  # "the fork right of the spoon and aligned with it": this unit's last reference
+                    elif (
+                        not names
+                        and (set(toks[e : e + 2]) & {"it", "them"} or "its" in toks[s:e])
+                        and self.last
+                    ):
+                        names = [
+                            x for x in self.last if x not in moved
+                        ]  # "… (then) the plate next to it"
+                        names = (
+                            names if "them" in toks[e : e + 2] else names[:1]
+                        )  # (break-it: "near them" was the first)
                     table = self.scene.table()
-                    if r in ("left_of", "right_of") and (names == [table] or not names and "table" in toks[e:e + 3]):
-                        spatial.append(("far_left" if r == "left_of" else "far_right", ()))  # "… left side of the table"
+                    if r in ("left_of", "right_of") and (
+                        names == [table] or not names and "table" in toks[e : e + 3]
+                    ):
+                        spatial.append(
+                            ("far_left" if r == "left_of" else "far_right", ())
+                        )  # "… left side of the table"
                         continue
-                    if not names and "itself" in toks[e:e + 2] and r != "at_initial" and moved:
-                        raise GroundingError(f"cannot put the {_w(moved[0])} {V.RELATION_WORDS.get(r, r.replace('_', ' '))} "
-                                             "itself; name another object")  # (break-it: "needs an object after it")
+                    if not names and "itself" in toks[e : e + 2] and r != "at_initial" and moved:
+                        raise GroundingError(
+                            f"cannot put the {_w(moved[0])} {V.RELATION_WORDS.get(r, r.replace('_', ' '))} "
+                            "itself; name another object"
+                        )  # (break-it: "needs an object after it")
                     if not names:
-                        raise GroundingError(f"{' '.join(toks[s:e])!r} needs an object after it; {ADVICE}")
+                        raise GroundingError(
+                            f"{' '.join(toks[s:e])!r} needs an object after it; {ADVICE}"
+                        )
                     if r == "at_initial" and support_rel is None and how is None:
-                        held = self._holder(names[0])  # "where the lime is", the lime on the plate: on the plate
+                        held = self._holder(
+                            names[0]
+                        )  # "where the lime is", the lime on the plate: on the plate
                         if held:
                             how = "inside" if container(self.scene.things[held[0]]) else "ontop"
                             support_ref = held[0]
                     if r == "between":
-                        two = list(dict.fromkeys(names))  # "between them", "between the plates": two things, not one
+                        two = list(
+                            dict.fromkeys(names)
+                        )  # "between them", "between the plates": two things, not one
                         if len(two) != 2:
-                            raise GroundingError(f"'between' needs two things, and {' '.join(toks[s:])!r} names "
-                                                 f"{len(two) or 'none'}{': ' + ', '.join(_w(x) for x in two) if two else ''}"
-                                                 f"; name the two; {ADVICE}")
+                            raise GroundingError(
+                                f"'between' needs two things, and {' '.join(toks[s:])!r} names "
+                                f"{len(two) or 'none'}{': ' + ', '.join(_w(x) for x in two) if two else ''}"
+                                f"; name the two; {ADVICE}"
+                            )
                         spatial.append((r, tuple(two)))
                     else:
                         if r == "near" and len(names) > 1:
-                            names = self._near_most(names, moved, named=not any(m.many for m in refs))
+                            names = self._near_most(
+                                names, moved, named=not any(m.many for m in refs)
+                            )
                         spatial += [(r, (x,)) for x in names]
                 elif kind == "absolute":
                     spatial.append(self._absolute(r, s, spatial))
-                if kind == "support" and s in self._centred and refs and self._resolve(refs[0], toks)[0] == support_ref:
-                    spatial.append(("middle", ()))  # centred on the support (not on "the region in the middle of …")
+                if (
+                    kind == "support"
+                    and s in self._centred
+                    and refs
+                    and self._resolve(refs[0], toks)[0] == support_ref
+                ):
+                    spatial.append(
+                        ("middle", ())
+                    )  # centred on the support (not on "the region in the middle of …")
             if how is None and support_rel:
                 how = support_rel[0]
-            if source and dest and support_ref in source:  # break-it: "onto the region and off the region" dropped "off"
-                raise GroundingError(f"{' '.join(toks)!r} asks for the {' and '.join(_w(x) for x in moved)} both on and off "
-                                     f"the {_w(support_ref)}; say one")
-            implied = None if dest or support_ref or spatial or state else "back" if "back" in toks else \
-                "down" if "down" in toks and verb else None  # "put it back": where it was; "set it down": the table
+            if (
+                source and dest and support_ref in source
+            ):  # break-it: "onto the region and off the region" dropped "off"
+                raise GroundingError(
+                    f"{' '.join(toks)!r} asks for the {' and '.join(_w(x) for x in moved)} both on and off "
+                    f"the {_w(support_ref)}; say one"
+                )
+            implied = (
+                None
+                if dest or support_ref or spatial or state
+                else "back"
+                if "back" in toks
+                else "down"
+                if "down" in toks and verb
+                else None
+            )  # "put it back": where it was; "set it down": the table
             if implied is None:
-                self._ask_where(toks, moved, dest, support_ref, spatial, upright or upright_verb, state)
+                self._ask_where(
+                    toks, moved, dest, support_ref, spatial, upright or upright_verb, state
+                )
             if how == "inside" and support_ref and self._flat(support_ref):
                 how = "ontop"  # "in the middle of the plate", "in the region": on it
             for name in moved:
                 if implied == "back":  # on or in what held it at the start, where it was
                     was = self._holder(name) or [table]
-                    how = "inside" if container(self.scene.things[was[0]]) and self._holder(name) else "ontop"
+                    how = (
+                        "inside"
+                        if container(self.scene.things[was[0]]) and self._holder(name)
+                        else "ontop"
+                    )
                     self._goal(name, how, was[0], [("at_initial", (name,))], upright, only, state)
                     continue
                 self._goal(name, how, support_ref, spatial, upright, only, state)
@@ -323,43 +590,86 @@ class Reader(ClauseRelations, SpecialClauses, References):
             if dest or support_ref:
                 self.last_dest = (how, support_ref, spatial, upright)
             self.last = moved
-            mass = len(subject) == 1 and subject[0].many and toks[subject[0].end - 1] == V.singular(toks[subject[0].end - 1])
-            self._last_about = (moved, " ".join(toks[subject[0].start - 1:subject[0].end]) if mass else "",
-                                support_ref if dest or support_ref else None)
-        rank: dict[str, int] = {}  # "put the apple on the plate last and the lemon first": the lemon first
+            mass = (
+                len(subject) == 1
+                and subject[0].many
+                and toks[subject[0].end - 1] == V.singular(toks[subject[0].end - 1])
+            )
+            self._last_about = (
+                moved,
+                " ".join(toks[subject[0].start - 1 : subject[0].end]) if mass else "",
+                support_ref if dest or support_ref else None,
+            )
+        rank: dict[
+            str, int
+        ] = {}  # "put the apple on the plate last and the lemon first": the lemon first
         for (subject, _), r in zip(units, unit_ranks(toks, starts), strict=True):
             for x in (x for m in subject for x in m.names):
                 rank[x] = r if r != 1 or x not in rank else rank[x]
-        self.goals[self._clause_goals:] = sorted(self.goals[self._clause_goals:], key=lambda g: rank.get(g.obj, 1))
+        self.goals[self._clause_goals :] = sorted(
+            self.goals[self._clause_goals :], key=lambda g: rank.get(g.obj, 1)
+        )
 
     def _flat(self, name: str) -> bool:
         """A surface one puts things on, not into (a plate, a mat, a region, the table): not a container."""
         t = self.scene.things[name]
         return not container(t) and (t.fixed or t.category in V.ONTOLOGY["surface"])
 
-    def _goal(self, name: str, how: str | None, support: str | None, spatial, upright: bool, only: bool, state: bool) -> None:
+    def _goal(
+        self,
+        name: str,
+        how: str | None,
+        support: str | None,
+        spatial,
+        upright: bool,
+        only: bool,
+        state: bool,
+    ) -> None:
         if support == name:
-            raise GroundingError(f"cannot put the {name.replace('_', ' ')} {'in' if how == 'inside' else 'on'} itself")
-        for rel, refs in spatial:  # (break-it: "near the lemon" of the lemon was done, "far from" it failed for minutes)
+            raise GroundingError(
+                f"cannot put the {name.replace('_', ' ')} {'in' if how == 'inside' else 'on'} itself"
+            )
+        for (
+            rel,
+            refs,
+        ) in (
+            spatial
+        ):  # (break-it: "near the lemon" of the lemon was done, "far from" it failed for minutes)
             if name in refs and rel != "at_initial":  # ("leave it where it is" is its own place)
-                raise GroundingError(f"cannot put the {_w(name)} {V.RELATION_WORDS.get(rel, rel.replace('_', ' '))} itself; "
-                                     "name another object")
+                raise GroundingError(
+                    f"cannot put the {_w(name)} {V.RELATION_WORDS.get(rel, rel.replace('_', ' '))} itself; "
+                    "name another object"
+                )
         existing = [g for g in self.goals if g.obj == name and g.how != "pour"]
-        here = [g for g in self.goals[self._clause_goals:] if g.obj == name and g.how != "pour"]
-        if here and how is None and support is None:  # "… on the mat, (with) the peach right of the apple"
+        here = [g for g in self.goals[self._clause_goals :] if g.obj == name and g.how != "pour"]
+        if (
+            here and how is None and support is None
+        ):  # "… on the mat, (with) the peach right of the apple"
             state, existing = True, here
         bare = any(x[0].startswith("bare:") for x in spatial)
-        if bare and existing and how is None and support is None:  # "the fruit on the mat (the peach to the right)"
+        if (
+            bare and existing and how is None and support is None
+        ):  # "the fruit on the mat (the peach to the right)"
             state = True
         if bare:  # "to the right": of the table, or of the support it goes on
             on = existing[-1].support if state and existing and support is None else support
             table = self.scene.table()
-            if on not in (None, table) and container(self.scene.things[on]) and (how or "inside") == "inside":
+            if (
+                on not in (None, table)
+                and container(self.scene.things[on])
+                and (how or "inside") == "inside"
+            ):
                 side = next(r[5:] for r, _ in spatial if r.startswith("bare:")).replace("far_", "")
-                raise GroundingError(f"the {side} inside the {_w(on)}: the offline grounder puts things in a container, not "
-                                     f"in one part of it; say 'in the {_w(on)}' alone, or a place on the table; {ADVICE}")
-            spatial = [(r[5:] if on in (None, table) else V.HALF[r[5:]], ()) if r.startswith("bare:") else (r, refs)
-                       for r, refs in spatial]
+                raise GroundingError(
+                    f"the {side} inside the {_w(on)}: the offline grounder puts things in a container, not "
+                    f"in one part of it; say 'in the {_w(on)}' alone, or a place on the table; {ADVICE}"
+                )
+            spatial = [
+                (r[5:] if on in (None, table) else V.HALF[r[5:]], ())
+                if r.startswith("bare:")
+                else (r, refs)
+                for r, refs in spatial
+            ]
         if state and existing and (support is None or existing[-1].support == support):
             g = existing[-1]  # a constraint on a goal already there
             g.spatial += [s for s in spatial if s not in g.spatial]
@@ -368,27 +678,55 @@ class Reader(ClauseRelations, SpecialClauses, References):
             return
         if support is None:
             support = self._default_support(name, spatial)
-        if existing and (existing[-1].how, existing[-1].support, existing[-1].spatial) == (how or "ontop", support, list(spatial)):
-            existing[-1].upright |= upright  # the same placement said again ("…, then put it there")
+        if existing and (existing[-1].how, existing[-1].support, existing[-1].spatial) == (
+            how or "ontop",
+            support,
+            list(spatial),
+        ):
+            existing[
+                -1
+            ].upright |= upright  # the same placement said again ("…, then put it there")
             return
-        if name in self._provisional:  # "take the ball out and put it next to the mustard": one placement
+        if (
+            name in self._provisional
+        ):  # "take the ball out and put it next to the mustard": one placement
             self._provisional.discard(name)
             for g in existing:
                 self._clause_goals -= self.goals.index(g) < self._clause_goals
                 self.goals.remove(g)
             existing = []
         for g in existing:
-            g.final = False  # a later placement of the same object: the earlier one is a step on the way
-        self.goals.append(Goal(name, how or "ontop", support, list(spatial), upright, True, only,
-                               note=self._chosen.get(name, "")))
+            g.final = (
+                False  # a later placement of the same object: the earlier one is a step on the way
+            )
+        self.goals.append(
+            Goal(
+                name,
+                how or "ontop",
+                support,
+                list(spatial),
+                upright,
+                True,
+                only,
+                note=self._chosen.get(name, ""),
+            )
+        )
 
     def _fitting(self, toks: list[str], target: str | None) -> list[str]:
         if target is None:
             raise GroundingError(f"'fits' needs a container to fit into; {ADVICE}")
-        if not (c := self.scene.things[target]).size:  # names only (the direct method's prompt): no sizes to judge a fit by
-            raise GroundingError(f"what fits inside the {_w(target)} needs the objects' sizes; this prompt gives none; {ADVICE}")
+        if not (
+            c := self.scene.things[target]
+        ).size:  # names only (the direct method's prompt): no sizes to judge a fit by
+            raise GroundingError(
+                f"what fits inside the {_w(target)} needs the objects' sizes; this prompt gives none; {ADVICE}"
+            )
         involved = {g.obj for g in self.goals} | {target}
-        cands = [n for n in self.scene.movable() if n not in involved and fits_in(self.scene.things[n], c)]
+        cands = [
+            n
+            for n in self.scene.movable()
+            if n not in involved and fits_in(self.scene.things[n], c)
+        ]
         if not cands:
             raise GroundingError(f"nothing in the scene fits inside the {target.replace('_', ' ')}")
         cands.sort(key=lambda n: self.scene.things[n].volume)
@@ -397,4 +735,3 @@ class Reader(ClauseRelations, SpecialClauses, References):
 
 def _w(name: str) -> str:
     return name.replace("_", " ")
-

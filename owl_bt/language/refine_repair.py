@@ -37,7 +37,9 @@ def blamed_checkers(failure: Failure, known: set[str]) -> tuple[list[str], int, 
     rejected, samples of the step's last try) from a refinement failure record; ([], …) when the
     step failed for the robot's own reasons (no reachable grasp, collisions …)."""
     reasons = failure.observed.get("reasons") or {}
-    drawn = sum(int(c) for c in reasons.values())  # the samples of the step's last try (a regrasp shares the budget)
+    drawn = sum(
+        int(c) for c in reasons.values()
+    )  # the samples of the step's last try (a regrasp shares the budget)
     names: list[str] = []
     rejected = 0
     for reason, count in reasons.items():
@@ -56,32 +58,49 @@ def _range(values: list[float]) -> str:
     return f"{min(values):.3f}..{max(values):.3f}" if values else "?"
 
 
-def evidence(checkers: CheckerSet, names: list[str], failure: Failure, rejected: int, drawn: int) -> str:
+def evidence(
+    checkers: CheckerSet, names: list[str], failure: Failure, rejected: int, drawn: int
+) -> str:
     """The message sent to the model: what was tried, what the checkers rejected, where the tested
     objects really were, the regions they were tested against, and the checkers' code."""
     total = failure.observed.get("samples", drawn)
-    lines = [f"During planning, {failure.action or 'a step'} was tried with {total} samples. In {rejected} of the last {drawn} "
-             f"the robot could do it (reachable, collision-free, at rest), but {' and '.join(names)} rejected every such "
-             "state: nothing the robot can do there satisfies it."]
+    lines = [
+        f"During planning, {failure.action or 'a step'} was tried with {total} samples. In {rejected} of the last {drawn} "
+        f"the robot could do it (reachable, collision-free, at rest), but {' and '.join(names)} rejected every such "
+        "state: nothing the robot can do there satisfies it."
+    ]
     for name in names:
         states = list((checkers.rejected or {}).get(name, ()))
         src = checkers.sources.get(name, "")
         if states:
             with record_bounds() as found:
                 checkers.evaluate(name, states[-1])
-            tested = [o for o in states[-1].objects if f'"{o}"' in src or f"'{o}'" in src or f"{o}.pose" in src
-                      or any(o == f for f, _ in found)]
+            tested = [
+                o
+                for o in states[-1].objects
+                if f'"{o}"' in src
+                or f"'{o}'" in src
+                or f"{o}.pose" in src
+                or any(o == f for f, _ in found)
+            ]
             lines.append(f"In the last {len(states)} states {name} rejected:")
             for o in tested:
                 poses = [s.get(o).pose for s in states if o in s.objects]
-                lines.append(f"- {o}: centre x {_range([p.x for p in poses])}, y {_range([p.y for p in poses])}, "
-                             f"z {_range([p.z for p in poses])}; roll {_range([p.roll for p in poses])}, "
-                             f"pitch {_range([p.pitch for p in poses])} (metres, radians)")
+                lines.append(
+                    f"- {o}: centre x {_range([p.x for p in poses])}, y {_range([p.y for p in poses])}, "
+                    f"z {_range([p.z for p in poses])}; roll {_range([p.roll for p in poses])}, "
+                    f"pitch {_range([p.pitch for p in poses])} (metres, radians)"
+                )
             for o, (lo, hi) in found:
-                box = ", ".join(f"{a} {max(lo[i], -9.99):.3f}..{min(hi[i], 9.99):.3f}" for i, a in enumerate("xyz"))
+                box = ", ".join(
+                    f"{a} {max(lo[i], -9.99):.3f}..{min(hi[i], 9.99):.3f}"
+                    for i, a in enumerate("xyz")
+                )
                 lines.append(f"- it tests {o}'s centre against the region {box}")
         lines.append(f"Its code:\n{src}")
-    lines.append("Please send the whole corrected python block (every function, also the ones that were fine).")
+    lines.append(
+        "Please send the whole corrected python block (every function, also the ones that were fine)."
+    )
     return "\n".join(lines)
 
 
@@ -103,7 +122,9 @@ class CheckerRepair:
     def __post_init__(self) -> None:
         self.constraints.checkers.rejected = {}
 
-    def __call__(self, failure: Failure, items: list[SketchItem], goal_checkers: list) -> tuple[list[SketchItem], list] | None:
+    def __call__(
+        self, failure: Failure, items: list[SketchItem], goal_checkers: list
+    ) -> tuple[list[SketchItem], list] | None:
         c = self.constraints
         old: CheckerSet = c.checkers
         names, rejected, drawn = blamed_checkers(failure, set(old.names()))
@@ -115,7 +136,9 @@ class CheckerRepair:
         t0 = time.monotonic()
         try:
             answer = self.vlm.complete(messages, [])
-        except OwlError as exc:  # the endpoint is down, a recording has no more answers …: plan on without
+        except (
+            OwlError
+        ) as exc:  # the endpoint is down, a recording has no more answers …: plan on without
             self.log("checker_repair", checkers=names, changed=False, reason=exc.reason)
             return None
         took = time.monotonic() - t0
@@ -136,12 +159,32 @@ class CheckerRepair:
             self.log("checker_repair", checkers=names, changed=False, reason=exc.reason)
             return None
         if new.sources == old.sources:
-            self.log("checker_repair", checkers=names, changed=False, reason="the model sent the same checkers back")
+            self.log(
+                "checker_repair",
+                checkers=names,
+                changed=False,
+                reason="the model sent the same checkers back",
+            )
             return None
         new.on_error, new.rejected = old.on_error, {}
         c.checkers = new
-        self.log("checker_repair", checkers=names, changed=True, sources={n: new.sources[n] for n in names if n in new.sources})
+        self.log(
+            "checker_repair",
+            checkers=names,
+            changed=True,
+            sources={n: new.sources[n] for n in names if n in new.sources},
+        )
         defined = set(new.names())
-        fresh = [SketchItem(it.op, [(n, new.as_callable(n)) if n in defined else (n, chk) for n, chk in it.checks
-                                    if n in defined or n not in old.names()], it.why) for it in items]
+        fresh = [
+            SketchItem(
+                it.op,
+                [
+                    (n, new.as_callable(n)) if n in defined else (n, chk)
+                    for n, chk in it.checks
+                    if n in defined or n not in old.names()
+                ],
+                it.why,
+            )
+            for it in items
+        ]
         return fresh, [(n, new.as_callable(n)) for n in c.goal_checkers()]

@@ -59,13 +59,23 @@ def _draw(boxes: list[Bounds], env: Env, current: Pose, rng: np.random.Generator
             lo, hi = ilo, ihi
     xyz = []
     for i in range(3):
-        a, c = _clip(lo[i], hi[i], env.table_lower[i] - (0.3 if i == 2 else 0.0), env.table_upper[i])
+        a, c = _clip(
+            lo[i], hi[i], env.table_lower[i] - (0.3 if i == 2 else 0.0), env.table_upper[i]
+        )
         if a > c:
             return None
-        xyz.append(float(rng.uniform(a, c)) if math.isfinite(a) and math.isfinite(c) else current.as_tuple()[i])
+        xyz.append(
+            float(rng.uniform(a, c))
+            if math.isfinite(a) and math.isfinite(c)
+            else current.as_tuple()[i]
+        )
     # its own orientation, upright, on a side or upside down (a fork stands in a mug, a can pours)
-    roll, pitch = [(current.roll, current.pitch), (0.0, 0.0), (float(rng.choice([-1, 1, 2])) * math.pi / 2, 0.0),
-                   (0.0, float(rng.choice([-1, 1])) * math.pi / 2)][int(rng.integers(4))]
+    roll, pitch = [
+        (current.roll, current.pitch),
+        (0.0, 0.0),
+        (float(rng.choice([-1, 1, 2])) * math.pi / 2, 0.0),
+        (0.0, float(rng.choice([-1, 1])) * math.pi / 2),
+    ][int(rng.integers(4))]
     return Pose(*xyz, roll, pitch, float(rng.uniform(-math.pi, math.pi)))
 
 
@@ -75,18 +85,30 @@ def _overlap(boxes: list[Bounds]) -> bool:
 
 def _fmt(b: Bounds) -> str:
     return "x {:.2f}..{:.2f}, y {:.2f}..{:.2f}, z {:.2f}..{:.2f}".format(
-        *(v for i in range(3) for v in (max(b[0][i], -9.99), min(b[1][i], 9.99))))
+        *(v for i in range(3) for v in (max(b[0][i], -9.99), min(b[1][i], 9.99)))
+    )
 
 
-def check(checkers: CheckerSet, world: WorldState, env: Env, groups: list[list[str]], rng: np.random.Generator,
-          k: int = CANDIDATES, context: list[str] = ()) -> list[Unsatisfiable]:
+def check(
+    checkers: CheckerSet,
+    world: WorldState,
+    env: Env,
+    groups: list[list[str]],
+    rng: np.random.Generator,
+    k: int = CANDIDATES,
+    context: list[str] = (),
+) -> list[Unsatisfiable]:
     """The groups of checkers (judged together on one state) none of k candidate states satisfies,
     with the evidence. `context`: checkers (the goal's) whose regions place the other objects in half
     of the candidates — a checker may test one object relative to another one moved earlier. Checker
     errors raised while sampling are not kept."""
     kept = len(checkers.errors)
     try:
-        return [u for g in groups if (u := _check_group(checkers, world, env, g, rng, k, list(context))) is not None]
+        return [
+            u
+            for g in groups
+            if (u := _check_group(checkers, world, env, g, rng, k, list(context))) is not None
+        ]
     finally:
         del checkers.errors[kept:]
 
@@ -101,7 +123,9 @@ def _check_group(checkers, world, env, names, rng, k, context) -> Unsatisfiable 
         if extra:
             for n in context:
                 for obj, boxes in _regions(checkers, n, state).items():
-                    out[obj] = boxes  # where the goal wants the others; the group's own regions below
+                    out[obj] = (
+                        boxes  # where the goal wants the others; the group's own regions below
+                    )
         for n in names:
             for obj, boxes in _regions(checkers, n, state).items():
                 out.setdefault(obj, []).extend(boxes)
@@ -130,8 +154,18 @@ def _check_group(checkers, world, env, names, rng, k, context) -> Unsatisfiable 
     parts = []
     for obj, boxes in first.items():
         where = "; ".join(_fmt(b) for b in boxes)
-        parts.append(f"{obj}'s centre is tested against {len(boxes)} region(s) [{where}]"
-                     + ("" if len(boxes) < 2 or _overlap(boxes) else ", which do not overlap: no single pose is in all of them"))
+        parts.append(
+            f"{obj}'s centre is tested against {len(boxes)} region(s) [{where}]"
+            + (
+                ""
+                if len(boxes) < 2 or _overlap(boxes)
+                else ", which do not overlap: no single pose is in all of them"
+            )
+        )
     label = " and ".join(names) + (" together" if len(names) > 1 else "")
     source = "\n".join(checkers.sources.get(n, "") for n in names)
-    return Unsatisfiable(label, source, f"{'; '.join(parts)}; none of {k} candidate poses drawn from those regions satisfied it")
+    return Unsatisfiable(
+        label,
+        source,
+        f"{'; '.join(parts)}; none of {k} candidate poses drawn from those regions satisfied it",
+    )

@@ -20,7 +20,9 @@ class ReplayVLM:
     name = "replay"
 
     def __init__(self, records: list[dict], source: str = "transcript") -> None:
-        self.records = [r for r in records if isinstance(r, dict) and isinstance(r.get("answer"), str)]
+        self.records = [
+            r for r in records if isinstance(r, dict) and isinstance(r.get("answer"), str)
+        ]
         if not self.records:
             raise UsageError(f"{source} has no recorded model answers to replay")
         self.source = source
@@ -40,17 +42,28 @@ class ReplayVLM:
             raise UsageError(f"cannot read the transcript {file}: {exc}") from None
         if not isinstance(data, list):
             raise UsageError(f"{file} is not a transcript (a list of attempts)")
-        flat = [r for attempt in data for r in (attempt if isinstance(attempt, list) else [attempt])]
+        flat = [
+            r for attempt in data for r in (attempt if isinstance(attempt, list) else [attempt])
+        ]
         return cls(flat, str(file))
 
     def complete(self, messages: list[dict], images: list[bytes] | None = None) -> str:
         t0 = time.monotonic()
         prompt = next((m["content"] for m in reversed(messages) if m["role"] == "user"), "")
-        i = next((k for k, r in enumerate(self.records) if not self.used[k] and r.get("prompt") == prompt), None)
+        i = next(
+            (
+                k
+                for k, r in enumerate(self.records)
+                if not self.used[k] and r.get("prompt") == prompt
+            ),
+            None,
+        )
         if i is None:
             i = next((k for k in range(len(self.records)) if not self.used[k]), None)
             if i is None:
-                raise ModelAnswerError(f"the recording {self.source} has no more answers ({len(self.records)} used)")
+                raise ModelAnswerError(
+                    f"the recording {self.source} has no more answers ({len(self.records)} used)"
+                )
             self.divergences += 1
         self.used[i] = True
         self.last_call = CallRecord(self.name, "replay", time.monotonic() - t0, cached=True)
@@ -65,10 +78,17 @@ def recorded_run(run_dir: Path) -> dict:
     if not run_dir.is_dir():
         raise UsageError(f"--replay: {run_dir} is not a run folder")
     if not (run_dir / "transcript.json").is_file():
-        raise UsageError(f"--replay: {run_dir} has no transcript.json (the run never asked the model)")
+        raise UsageError(
+            f"--replay: {run_dir} has no transcript.json (the run never asked the model)"
+        )
     try:
         plan = safe_json.loads((run_dir / "plan.json").read_text(encoding="utf-8"))
-        rec = {"instruction": str(plan["instruction"]), "task": str(plan["task"]), "seed": int(plan["seed"]), "method": "owl"}
+        rec = {
+            "instruction": str(plan["instruction"]),
+            "task": str(plan["task"]),
+            "seed": int(plan["seed"]),
+            "method": "owl",
+        }
     except FileNotFoundError:
         raise UsageError(f"--replay: {run_dir} has no plan.json (an unfinished run?)") from None
     except (OSError, ValueError, KeyError, TypeError) as exc:
@@ -95,7 +115,11 @@ def recorded_method(events: Path) -> str:
     except OSError as exc:
         why = f"cannot be read ({exc.strerror})"
     except ValueError as exc:
-        why = f"has a damaged first line ({getattr(exc, 'msg', exc)})" if first.strip() else "is empty"
+        why = (
+            f"has a damaged first line ({getattr(exc, 'msg', exc)})"
+            if first.strip()
+            else "is empty"
+        )
     else:
         if not isinstance(start, dict) or start.get("event") != "start":
             why = "does not start with the run's `start` event"
@@ -105,15 +129,23 @@ def recorded_method(events: Path) -> str:
         from owl_bt.bench.methods import METHODS
         from owl_bt.language.vlm import parse_spec
 
-        if start.get("method") in METHODS:  # recorded by name since no-back and no-sample (the VLM spec has neither)
+        if (
+            start.get("method") in METHODS
+        ):  # recorded by name since no-back and no-sample (the VLM spec has neither)
             return start["method"]
-        if "method" in start:  # (break-it: a damaged "method": "bogus" was replayed as owl, from the spec)
+        if (
+            "method" in start
+        ):  # (break-it: a damaged "method": "bogus" was replayed as owl, from the spec)
             why = f"names an unknown method in its `start` event ({str(start['method'])[:40]!r})"
-            raise UsageError(f"--replay: {events} {why}: it records the method the run used, so the run cannot be "
-                             "replayed as it was")
+            raise UsageError(
+                f"--replay: {events} {why}: it records the method the run used, so the run cannot be "
+                "replayed as it was"
+            )
         try:
             return parse_spec(start["vlm"])[0]
         except UsageError:
             why = f"names no known method in its `start` event (vlm {start['vlm'][:40]!r})"
-    raise UsageError(f"--replay: {events} {why}: it records the method the run used, so the run cannot be replayed "
-                     "as it was")
+    raise UsageError(
+        f"--replay: {events} {why}: it records the method the run used, so the run cannot be replayed "
+        "as it was"
+    )

@@ -33,21 +33,103 @@ from owl_bt.language.codebook import HELPERS, Env, initial_bounds
 from owl_bt.state import ObjectState, Pose, WorldState
 
 ALLOWED_NODES = (
-    ast.Module, ast.FunctionDef, ast.arguments, ast.arg, ast.Return, ast.Assign, ast.AugAssign,
-    ast.AnnAssign, ast.If, ast.For, ast.Break, ast.Continue, ast.Pass, ast.Expr, ast.Compare,
-    ast.BoolOp, ast.BinOp, ast.UnaryOp, ast.IfExp, ast.Call, ast.keyword, ast.Name, ast.Load,
-    ast.Store, ast.Constant, ast.Tuple, ast.List, ast.Attribute, ast.Subscript, ast.Slice,
-    ast.ListComp, ast.GeneratorExp, ast.comprehension, ast.And, ast.Or, ast.Not, ast.USub, ast.UAdd,
-    ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod, ast.Pow, ast.Eq, ast.NotEq, ast.Lt,
-    ast.LtE, ast.Gt, ast.GtE, ast.In, ast.NotIn, ast.Is, ast.IsNot,
+    ast.Module,
+    ast.FunctionDef,
+    ast.arguments,
+    ast.arg,
+    ast.Return,
+    ast.Assign,
+    ast.AugAssign,
+    ast.AnnAssign,
+    ast.If,
+    ast.For,
+    ast.Break,
+    ast.Continue,
+    ast.Pass,
+    ast.Expr,
+    ast.Compare,
+    ast.BoolOp,
+    ast.BinOp,
+    ast.UnaryOp,
+    ast.IfExp,
+    ast.Call,
+    ast.keyword,
+    ast.Name,
+    ast.Load,
+    ast.Store,
+    ast.Constant,
+    ast.Tuple,
+    ast.List,
+    ast.Attribute,
+    ast.Subscript,
+    ast.Slice,
+    ast.ListComp,
+    ast.GeneratorExp,
+    ast.comprehension,
+    ast.And,
+    ast.Or,
+    ast.Not,
+    ast.USub,
+    ast.UAdd,
+    ast.Add,
+    ast.Sub,
+    ast.Mult,
+    ast.Div,
+    ast.FloorDiv,
+    ast.Mod,
+    ast.Pow,
+    ast.Eq,
+    ast.NotEq,
+    ast.Lt,
+    ast.LtE,
+    ast.Gt,
+    ast.GtE,
+    ast.In,
+    ast.NotIn,
+    ast.Is,
+    ast.IsNot,
 )
 SAFE_BUILTINS = {
-    "abs": abs, "min": min, "max": max, "len": len, "range": range, "float": float, "int": int,
-    "bool": bool, "round": round, "sum": sum, "any": any, "all": all, "zip": zip, "enumerate": enumerate,
-    "True": True, "False": False, "None": None, "print": lambda *a, **k: None,
+    "abs": abs,
+    "min": min,
+    "max": max,
+    "len": len,
+    "range": range,
+    "float": float,
+    "int": int,
+    "bool": bool,
+    "round": round,
+    "sum": sum,
+    "any": any,
+    "all": all,
+    "zip": zip,
+    "enumerate": enumerate,
+    "True": True,
+    "False": False,
+    "None": None,
+    "print": lambda *a, **k: None,
 }
-FORBIDDEN = {"exec", "eval", "compile", "open", "getattr", "setattr", "delattr", "globals", "locals", "vars",
-             "__import__", "input", "breakpoint", "type", "object", "super", "dir", "help", "memoryview"}
+FORBIDDEN = {
+    "exec",
+    "eval",
+    "compile",
+    "open",
+    "getattr",
+    "setattr",
+    "delattr",
+    "globals",
+    "locals",
+    "vars",
+    "__import__",
+    "input",
+    "breakpoint",
+    "type",
+    "object",
+    "super",
+    "dir",
+    "help",
+    "memoryview",
+}
 # Interpreter internals reachable without underscores (generator/coroutine frames, tracebacks, code
 # objects): the way out of any Python sandbox, so never an attribute of checker code.
 INTERNALS = ("gi_", "cr_", "ag_", "f_", "tb_", "co_", "func_", "mro")
@@ -57,11 +139,46 @@ CONTEXT = ("state", "env", "init_state", "init_bounds", "math")
 # (format-string attribute walks), numpy's `ctypes`/`tofile`, mutating methods — is refused.
 # math's big-integer functions (factorial, comb, perm, prod …) run unbounded in C: not allowed.
 BIG_INT_MATH = {"factorial", "comb", "perm", "prod", "sumprod", "lcm", "isqrt"}
-ALLOWED_ATTRS = frozenset(n for n in dir(math) if not n.startswith("_") and n not in BIG_INT_MATH) | {
-    "x", "y", "z", "roll", "pitch", "yaw", "position", "euler", "as_tuple", "rounded",
-    "name", "category", "pose", "size", "shape", "fixed", "colour", "kind", "mass", "rgba", "aabb",
-    "objects", "get", "names", "movable", "robot", "joints", "gripper_width", "held",
-    "table_lower", "table_upper", "items", "keys", "values", "append", "count", "index",
+ALLOWED_ATTRS = frozenset(
+    n for n in dir(math) if not n.startswith("_") and n not in BIG_INT_MATH
+) | {
+    "x",
+    "y",
+    "z",
+    "roll",
+    "pitch",
+    "yaw",
+    "position",
+    "euler",
+    "as_tuple",
+    "rounded",
+    "name",
+    "category",
+    "pose",
+    "size",
+    "shape",
+    "fixed",
+    "colour",
+    "kind",
+    "mass",
+    "rgba",
+    "aabb",
+    "objects",
+    "get",
+    "names",
+    "movable",
+    "robot",
+    "joints",
+    "gripper_width",
+    "held",
+    "table_lower",
+    "table_upper",
+    "items",
+    "keys",
+    "values",
+    "append",
+    "count",
+    "index",
 }
 MAX_CONSTANT = 10**6
 TIME_LIMIT_S = 0.05  # seconds of the calling thread's CPU time per checker call
@@ -76,7 +193,13 @@ def reserved_names() -> frozenset[str]:
     file's apple named 'state' hid the state from every checker (break-it)."""
     import keyword
 
-    return frozenset(CONTEXT) | frozenset(SAFE_BUILTINS) | frozenset(HELPERS) | FORBIDDEN | frozenset(keyword.kwlist)
+    return (
+        frozenset(CONTEXT)
+        | frozenset(SAFE_BUILTINS)
+        | frozenset(HELPERS)
+        | FORBIDDEN
+        | frozenset(keyword.kwlist)
+    )
 
 
 class CheckerTimeout(Exception):
@@ -109,48 +232,85 @@ def check_source(source: str, object_names: set[str]) -> ast.Module:
     try:
         tree = ast.parse(source)
     except SyntaxError as exc:
-        raise UnsafeCodeError(f"checker code does not parse: {exc.msg} (line {exc.lineno})") from None
+        raise UnsafeCodeError(
+            f"checker code does not parse: {exc.msg} (line {exc.lineno})"
+        ) from None
     defined = {n.name for n in tree.body if isinstance(n, ast.FunctionDef)}
-    stored = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    stored = {
+        n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
+    }
     stored |= {a.arg for n in ast.walk(tree) if isinstance(n, ast.arguments) for a in n.args}
     known = set(HELPERS) | set(SAFE_BUILTINS) | set(CONTEXT) | object_names | defined | stored
     for node in ast.walk(tree):
         line = getattr(node, "lineno", "?")
         if not isinstance(node, ALLOWED_NODES):
-            raise UnsafeCodeError(f"checker code uses a forbidden construct: {type(node).__name__} (line {line})")
+            raise UnsafeCodeError(
+                f"checker code uses a forbidden construct: {type(node).__name__} (line {line})"
+            )
         if isinstance(node, ast.Name):
             if node.id.startswith("_") or node.id in FORBIDDEN:
                 raise UnsafeCodeError(f"checker code names forbidden {node.id!r} (line {line})")
             if node.id not in known:
                 raise UnsafeCodeError(f"checker code uses unknown name {node.id!r} (line {line})")
-        if isinstance(node, ast.Attribute) and (node.attr.startswith("_") or node.attr.startswith(INTERNALS)):
-            raise UnsafeCodeError(f"checker code accesses private attribute {node.attr!r} (line {line})")
+        if isinstance(node, ast.Attribute) and (
+            node.attr.startswith("_") or node.attr.startswith(INTERNALS)
+        ):
+            raise UnsafeCodeError(
+                f"checker code accesses private attribute {node.attr!r} (line {line})"
+            )
         if isinstance(node, ast.Attribute) and node.attr not in ALLOWED_ATTRS:
-            raise UnsafeCodeError(f"checker code uses attribute {node.attr!r}, which is not on the allow-list (line {line})")
-        if isinstance(node, ast.arguments) and (node.defaults or any(d is not None for d in node.kw_defaults)):
-            raise UnsafeCodeError(f"checker functions may not have default argument values (line {line})")
+            raise UnsafeCodeError(
+                f"checker code uses attribute {node.attr!r}, which is not on the allow-list (line {line})"
+            )
+        if isinstance(node, ast.arguments) and (
+            node.defaults or any(d is not None for d in node.kw_defaults)
+        ):
+            raise UnsafeCodeError(
+                f"checker functions may not have default argument values (line {line})"
+            )
         if isinstance(node, ast.Attribute) and not isinstance(node.ctx, ast.Load):
             raise UnsafeCodeError(f"checker code changes attribute {node.attr!r} (line {line})")
         if isinstance(node, ast.FunctionDef) and (node.decorator_list or node.name.startswith("_")):
             raise UnsafeCodeError(f"checker function {node.name!r} is not allowed (line {line})")
-        if isinstance(node, ast.Constant) and isinstance(node.value, int | float) and not isinstance(node.value, bool):
+        if (
+            isinstance(node, ast.Constant)
+            and isinstance(node.value, int | float)
+            and not isinstance(node.value, bool)
+        ):
             if abs(node.value) > MAX_CONSTANT:
                 raise UnsafeCodeError(f"checker code has an oversized constant (line {line})")
-        if isinstance(node, ast.Constant) and isinstance(node.value, str | bytes) and len(node.value) > 10_000:
+        if (
+            isinstance(node, ast.Constant)
+            and isinstance(node.value, str | bytes)
+            and len(node.value) > 10_000
+        ):
             raise UnsafeCodeError(f"checker code has an oversized string (line {line})")
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Pow):
-            if not (isinstance(node.right, ast.Constant) and isinstance(node.right.value, int | float)
-                    and abs(node.right.value) <= 4):
-                raise UnsafeCodeError(f"checker code raises to a large or computed power (line {line})")
+            if not (
+                isinstance(node.right, ast.Constant)
+                and isinstance(node.right.value, int | float)
+                and abs(node.right.value) <= 4
+            ):
+                raise UnsafeCodeError(
+                    f"checker code raises to a large or computed power (line {line})"
+                )
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult):
             for side in (node.left, node.right):
                 if isinstance(side, ast.List | ast.Tuple | ast.ListComp) or (
                     isinstance(side, ast.Constant) and isinstance(side.value, str | bytes)
                 ):
                     raise UnsafeCodeError(f"checker code repeats a sequence (line {line})")
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "range":
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id == "range"
+        ):
             for a in node.args:
-                if isinstance(a, ast.Constant) and isinstance(a.value, int) and abs(a.value) > 10_000:
+                if (
+                    isinstance(a, ast.Constant)
+                    and isinstance(a.value, int)
+                    and abs(a.value) > 10_000
+                ):
                     raise UnsafeCodeError(f"checker code loops too long (line {line})")
     return tree
 
@@ -166,7 +326,9 @@ class CheckerSet:
     time_limit_s: float = TIME_LIMIT_S
     _fns: dict[str, Callable] = field(default_factory=dict)
     _globals: dict = field(default_factory=dict)
-    _bound: frozenset = frozenset()  # names the code's globals hold that no object handle may replace
+    _bound: frozenset = (
+        frozenset()
+    )  # names the code's globals hold that no object handle may replace
     source: str = ""
     # called once per distinct error (checker, line, kind) with the error line: the event log's hook
     on_error: Callable[[str], None] | None = None
@@ -180,7 +342,9 @@ class CheckerSet:
                 lineno = tb.tb_lineno
             tb = tb.tb_next
         if lineno is not None:
-            lines = re.split(r"\r\n|\r|\n", self.source)  # as the compiler counts lines (not at \x0b, \x0c … too)
+            lines = re.split(
+                r"\r\n|\r|\n", self.source
+            )  # as the compiler counts lines (not at \x0b, \x0c … too)
             text = lines[lineno - 1].strip() if 0 < lineno <= len(lines) else ""
             message += f" (line {lineno}: {text})"
         self.errors.append(message)
@@ -190,23 +354,46 @@ class CheckerSet:
             self.on_error(message)
 
     @classmethod
-    def compile(cls, source: str, init_state: WorldState, env: Env, time_limit_s: float = TIME_LIMIT_S) -> CheckerSet:
+    def compile(
+        cls, source: str, init_state: WorldState, env: Env, time_limit_s: float = TIME_LIMIT_S
+    ) -> CheckerSet:
         """Vet and compile source (one or more `def name(): …`); raises UnsafeCodeError."""
         tree = check_source(source, set(init_state.objects))
         names = [n.name for n in tree.body if isinstance(n, ast.FunctionDef)]
         if not names:
             raise UnsafeCodeError("checker code defines no function")
         for node in tree.body:
-            docstring = isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)
+            docstring = (
+                isinstance(node, ast.Expr)
+                and isinstance(node.value, ast.Constant)
+                and isinstance(node.value.value, str)
+            )
             if not (isinstance(node, ast.FunctionDef) or docstring):
-                raise UnsafeCodeError(f"checker code has top-level statements besides functions (line {node.lineno})")
-        g: dict = {"__builtins__": {**SAFE_BUILTINS, **guards.BUILTINS, "range": guards.bounded_range}, "math": math, **HELPERS,
-                   **guards.GLOBALS}
-        g.update({"env": env, "init_state": guards.read_only(init_state), "init_bounds": initial_bounds(env)})
+                raise UnsafeCodeError(
+                    f"checker code has top-level statements besides functions (line {node.lineno})"
+                )
+        g: dict = {
+            "__builtins__": {**SAFE_BUILTINS, **guards.BUILTINS, "range": guards.bounded_range},
+            "math": math,
+            **HELPERS,
+            **guards.GLOBALS,
+        }
+        g.update(
+            {
+                "env": env,
+                "init_state": guards.read_only(init_state),
+                "init_bounds": initial_bounds(env),
+            }
+        )
         # vetted above; defines functions only (no defaults, no top-level calls), with +, *, ** guarded
         exec(compile(guards.rewrite(tree), "<checker>", "exec"), g)  # noqa: S102
-        out = cls(sources={n: ast.get_source_segment(source, _fn(tree, n)) or "" for n in names},
-                  init_state=init_state, env=env, time_limit_s=time_limit_s, source=source)
+        out = cls(
+            sources={n: ast.get_source_segment(source, _fn(tree, n)) or "" for n in names},
+            init_state=init_state,
+            env=env,
+            time_limit_s=time_limit_s,
+            source=source,
+        )
         out._globals = g
         out._fns = {n: g[n] for n in names}
         out._bound = frozenset(g) | frozenset(g["__builtins__"]) | {"state"}
@@ -225,19 +412,25 @@ class CheckerSet:
             message = f"{name}: returned {type(result).__name__}, not bool"
             self.errors.append(message)
             key = (name, None, "not bool")
-            if self.on_error is not None and key not in self._seen:  # logged once, as a raising checker is
+            if (
+                self.on_error is not None and key not in self._seen
+            ):  # logged once, as a raising checker is
                 self._seen.add(key)
                 self.on_error(message)
             return False
         return bool(result)
 
-    def call(self, name: str, state: WorldState, *args: object, time_limit_s: float | None = None) -> object:
+    def call(
+        self, name: str, state: WorldState, *args: object, time_limit_s: float | None = None
+    ) -> object:
         """Run function `name(*args)` with `state` bound, under the time limit; returns what it
         returns, or raises CheckerFailed (recorded, with the source line) on exception or timeout."""
         g = self._globals
         g["state"] = guards.read_only(state)
         for obj in state.objects.values():
-            if obj.name not in self._bound:  # (an object named like a function the code defines: the function)
+            if (
+                obj.name not in self._bound
+            ):  # (an object named like a function the code defines: the function)
                 g[obj.name] = ObjectHandle.of(obj)
         limit = time_limit_s or self.time_limit_s
         # The limit is the calling thread's CPU time: on a busy machine (a benchmark beside it) a trivial
@@ -253,12 +446,16 @@ class CheckerSet:
             if frame.f_code.co_filename != "<checker>":
                 return None
             events[0] += 1
-            if events[0] % CLOCK_EVERY:  # reading a thread's CPU clock is a system call: every few lines
+            if (
+                events[0] % CLOCK_EVERY
+            ):  # reading a thread's CPU clock is a system call: every few lines
                 return tracer
             if time.thread_time() > deadline:
                 raise CheckerTimeout(f"{name} exceeded {limit * 1000:.0f} ms of CPU time")
             if time.monotonic() > backstop:
-                raise CheckerTimeout(f"{name} exceeded {max(WALL_BACKSTOP_S, limit):g} s of wall clock")
+                raise CheckerTimeout(
+                    f"{name} exceeded {max(WALL_BACKSTOP_S, limit):g} s of wall clock"
+                )
             return tracer
 
         # No garbage collection during the call: a full collection of the planner's heap, started by the
@@ -284,7 +481,9 @@ class CheckerSet:
         def check(state: WorldState) -> bool:
             ok = self.evaluate(name, state)
             if not ok and self.rejected is not None:
-                self.rejected.setdefault(name, collections.deque(maxlen=REJECTED_KEPT)).append(state)
+                self.rejected.setdefault(name, collections.deque(maxlen=REJECTED_KEPT)).append(
+                    state
+                )
             return ok
 
         return check

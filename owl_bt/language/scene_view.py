@@ -26,7 +26,9 @@ class Thing:
     size: tuple[float, ...] = ()
     lo: tuple[float, ...] = ()
     hi: tuple[float, ...] = ()
-    shape: str = ""  # 'box', 'cylinder', 'sphere', 'region', 'compound' or '' when the prompt has none
+    shape: str = (
+        ""  # 'box', 'cylinder', 'sphere', 'region', 'compound' or '' when the prompt has none
+    )
 
     @property
     def words(self) -> tuple[str, ...]:
@@ -59,14 +61,29 @@ def read_objects(section: str) -> list[Thing]:
     for line in section.splitlines():
         m = _LINE.match(line.strip())
         if m:
-            out.append(Thing(m.group(1), m.group(2), m.group(3) or "", m.group(4) == "fixed", _floats(m.group(6)),
-                             _floats(m.group(7)), _floats(m.group(8)), _floats(m.group(9)), m.group(5) or ""))
+            out.append(
+                Thing(
+                    m.group(1),
+                    m.group(2),
+                    m.group(3) or "",
+                    m.group(4) == "fixed",
+                    _floats(m.group(6)),
+                    _floats(m.group(7)),
+                    _floats(m.group(8)),
+                    _floats(m.group(9)),
+                    m.group(5) or "",
+                )
+            )
     return out
 
 
 def over(a: Thing, b: Thing) -> bool:
     """a's centre is over b's box in x and y."""
-    return bool(a.pose and b.lo) and b.lo[0] <= a.pose[0] <= b.hi[0] and b.lo[1] <= a.pose[1] <= b.hi[1]
+    return (
+        bool(a.pose and b.lo)
+        and b.lo[0] <= a.pose[0] <= b.hi[0]
+        and b.lo[1] <= a.pose[1] <= b.hi[1]
+    )
 
 
 def within_rim(a: Thing, b: Thing) -> bool:
@@ -84,23 +101,33 @@ def within_rim(a: Thing, b: Thing) -> bool:
 EXACT_GROUP = 10  # up to this many references every subset is tried (2^10); more are grown greedily
 
 
-def near_group(refs: list[Thing], mover: Thing | None = None, reach: float = 0.15, room: float = 0.06) -> list[str]:
+def near_group(
+    refs: list[Thing], mover: Thing | None = None, reach: float = 0.15, room: float = 0.06
+) -> list[str]:
     """The names of the most of `refs` one thing can be near at once ("near where the other fruit are",
     the fruit spread over the table): the largest subset whose boxes, each widened by `reach` m (the
     checkers' `near`), share a patch at least `room` m across in x and y; of equal subsets, the one with the
     largest shared patch (above EXACT_GROUP references, the largest grown greedily from each one, nearest
     first). All of them when they are close together; when no two are, the one nearest `mover` (else the
     first). Order kept; things without a box are kept."""
+
     def patch(group: tuple[Thing, ...]) -> float:
-        w = [min(t.hi[i] for t in group) - max(t.lo[i] for t in group) + 2 * reach for i in range(2)]
+        w = [
+            min(t.hi[i] for t in group) - max(t.lo[i] for t in group) + 2 * reach for i in range(2)
+        ]
         return w[0] * w[1] if min(w) >= room else -1.0
 
     boxed = [t for t in refs if t.lo]
-    if len(boxed) > EXACT_GROUP:  # (break-it: 24 strawberries took 103 s, every subset tried) grown from each one
+    if (
+        len(boxed) > EXACT_GROUP
+    ):  # (break-it: 24 strawberries took 103 s, every subset tried) grown from each one
         grown = []
         for seed in boxed:
             group = [seed]
-            for t in sorted((t for t in boxed if t is not seed), key=lambda t: math.dist(t.pose[:2], seed.pose[:2])):
+            for t in sorted(
+                (t for t in boxed if t is not seed),
+                key=lambda t: math.dist(t.pose[:2], seed.pose[:2]),
+            ):
                 if patch((*group, t)) > 0:
                     group.append(t)
             grown.append(tuple(group))
@@ -112,7 +139,9 @@ def near_group(refs: list[Thing], mover: Thing | None = None, reach: float = 0.1
         if patch(best) > 0:
             return [t.name for t in refs if t in best or not t.lo]
     if boxed and mover is not None and mover.pose:
-        boxed = [min(boxed, key=lambda t: math.dist(t.pose[:2], mover.pose[:2]) if t.pose else math.inf)]
+        boxed = [
+            min(boxed, key=lambda t: math.dist(t.pose[:2], mover.pose[:2]) if t.pose else math.inf)
+        ]
     return [t.name for t in refs if not t.lo or t is boxed[0]] if boxed else [t.name for t in refs]
 
 
@@ -140,7 +169,14 @@ def resting_on(a: Thing, b: Thing) -> bool:
 def inside(a: Thing, b: Thing) -> bool:
     """a is held in container b: it fits b's opening, its centre is over b and its bottom below b's rim
     (something too big for the opening sitting on it rests on it instead)."""
-    return a.name != b.name and not a.fixed and container(b) and fits_in(a, b) and held_in(a, b) and within_rim(a, b)
+    return (
+        a.name != b.name
+        and not a.fixed
+        and container(b)
+        and fits_in(a, b)
+        and held_in(a, b)
+        and within_rim(a, b)
+    )
 
 
 def held_in(a: Thing, b: Thing) -> bool:
@@ -148,9 +184,19 @@ def held_in(a: Thing, b: Thing) -> bool:
     thing's centre must be within b's walls, as the offline checkers' `inside` has it: a fork leaning
     on a mug from outside has its centre over the mug's box but beside its walls (the grounder then
     answered that the goal already held, and its own checker said it did not)."""
-    if a.name == b.name or a.fixed or not over(a, b) or not b.lo[2] - 0.015 <= a.lo[2] < b.hi[2] - 0.01:
+    if (
+        a.name == b.name
+        or a.fixed
+        or not over(a, b)
+        or not b.lo[2] - 0.015 <= a.lo[2] < b.hi[2] - 0.01
+    ):
         return False
-    return a.shape == "sphere" or not b.size or not b.pose or math.dist(a.pose[:2], b.pose[:2]) <= min(b.size[:2]) / 2
+    return (
+        a.shape == "sphere"
+        or not b.size
+        or not b.pose
+        or math.dist(a.pose[:2], b.pose[:2]) <= min(b.size[:2]) / 2
+    )
 
 
 def fits_in(a: Thing, c: Thing) -> bool:

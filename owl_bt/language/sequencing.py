@@ -20,9 +20,22 @@ from dataclasses import dataclass
 from owl_bt.language import vocabulary as V
 from owl_bt.language.mentions import SEPARATORS
 
-EARLIER, LATER = "earlier", "later"  # happens just before the clause written before it / just after the next one
-_VERBS = V.ACTION_FORMS | V.POUR_FORMS | V.DISCARD | V.BY_FORMS | {"have", "make", "setup", "set", "stand", "remove", "ensure"}
-_IMPERATIVES = {v for v in V.ACTIONS | V.POUR | V.DISCARD | {"remove", "stand", "setup"} if not v.endswith("ing")}
+EARLIER, LATER = (
+    "earlier",
+    "later",
+)  # happens just before the clause written before it / just after the next one
+_VERBS = (
+    V.ACTION_FORMS
+    | V.POUR_FORMS
+    | V.DISCARD
+    | V.BY_FORMS
+    | {"have", "make", "setup", "set", "stand", "remove", "ensure"}
+)
+_IMPERATIVES = {
+    v
+    for v in V.ACTIONS | V.POUR | V.DISCARD | {"remove", "stand", "setup"}
+    if not v.endswith("ing")
+}
 _THEN = {"then", "finally", "afterwards", "lastly", "later", "subsequently"}
 _SUBJECTS = {"you", "i", "we", "they", "to", "please", "and", "could", "would", "can"}
 
@@ -34,7 +47,9 @@ class Clause:
 
     toks: list[str]
     partner: int | None = None
-    dangling: bool = False  # it ends in 'and' ("put the apple and then the lemon on the plate"): it shares the
+    dangling: bool = (
+        False  # it ends in 'and' ("put the apple and then the lemon on the plate"): it shares the
+    )
     # partner's destination even with a verb of its own
 
 
@@ -58,7 +73,11 @@ def split_clauses(toks: list[str]) -> list[Clause]:
             segs.append(_Segment([], tag, partner, lead))
         else:  # nothing in this clause yet ("and then, after that, …"): the marker opens it
             cur.toks = []
-            cur.tag, cur.partner, cur.lead = tag or cur.tag, partner or cur.partner, lead or cur.lead
+            cur.tag, cur.partner, cur.lead = (
+                tag or cur.tag,
+                partner or cur.partner,
+                lead or cur.lead,
+            )
 
     for k, t in enumerate(toks):
         if skip_next:
@@ -71,14 +90,27 @@ def split_clauses(toks: list[str]) -> list[Clause]:
             continue
         if t in {"once", "when"} and k + 1 < len(toks) and nxt not in SEPARATORS | {","}:
             t = "after"  # "once the pear is in the bowl, put …", "… when the pear is in the bowl"
-        if t in {"after", "before"} and nxt in {"that", "this", "which", "it", "them", "those", "these"} and (
-                k + 2 >= len(toks) or toks[k + 2] in SEPARATORS | {",", "and", "then"} or nxt in {"that", "this", "which"}):
+        if (
+            t in {"after", "before"}
+            and nxt in {"that", "this", "which", "it", "them", "those", "these"}
+            and (
+                k + 2 >= len(toks)
+                or toks[k + 2] in SEPARATORS | {",", "and", "then"}
+                or nxt in {"that", "this", "which"}
+            )
+        ):
             skip_next = True
             trailing = k + 2 >= len(toks) or toks[k + 2] in SEPARATORS
-            joins = [i for i, w in enumerate(cur.toks) if w in {"and", "but"} or w == "," and trailing]
-            if joins and (trailing or nxt not in {"that", "this", "which"}):  # "…, and the pear before it", "…, but it
-                a = joins[-1]  # should be in the pan before that": the part after the last join, first
-                cur.toks, tail = cur.toks[:a], cur.toks[a + 1:]
+            joins = [
+                i for i, w in enumerate(cur.toks) if w in {"and", "but"} or w == "," and trailing
+            ]
+            if joins and (
+                trailing or nxt not in {"that", "this", "which"}
+            ):  # "…, and the pear before it", "…, but it
+                a = joins[
+                    -1
+                ]  # should be in the pan before that": the part after the last join, first
+                cur.toks, tail = cur.toks[:a], cur.toks[a + 1 :]
                 segs.append(_Segment(tail, EARLIER if t == "before" else None, "prev"))
             start(EARLIER if t == "before" else None, None)  # "after that": then
             continue
@@ -91,8 +123,17 @@ def split_clauses(toks: list[str]) -> list[Clause]:
         cut = t in SEPARATORS or t in _THEN or (t in {"and", ","} and nxt in _VERBS | _THEN)
         if cut:
             after = toks[k + 2] if k + 2 < len(toks) else ""
-            if t in {"and", ","} and nxt == "then" and _said(cur.toks) and not cur.partner and after not in _VERBS | {"put"}:
-                cur.partner, cur.dangling = "next", True  # "put the apple and then the lemon on the plate"
+            if (
+                t in {"and", ","}
+                and nxt == "then"
+                and _said(cur.toks)
+                and not cur.partner
+                and after not in _VERBS | {"put"}
+            ):
+                cur.partner, cur.dangling = (
+                    "next",
+                    True,
+                )  # "put the apple and then the lemon on the plate"
             start(None, None)
             continue
         if cur.lead and len(cur.toks) >= 2 and t in _IMPERATIVES and cur.toks[-1] not in _SUBJECTS:
@@ -138,6 +179,6 @@ def unit_ranks(toks: list[str], starts: list[int]) -> list[int]:
     apple on the plate last and the lemon first": the lemon first)."""
     rank = []
     for n, a in enumerate(starts):
-        words = set(toks[a:starts[n + 1] if n + 1 < len(starts) else len(toks)])
+        words = set(toks[a : starts[n + 1] if n + 1 < len(starts) else len(toks)])
         rank.append(0 if "first" in words else 2 if words & {"last", "lastly"} else 1)
     return rank

@@ -65,8 +65,10 @@ def check_key(key: str) -> None:
     """Raise UsageError unless `key` (OPENAI_API_KEY) can go in an HTTP header: printable ASCII (break-it:
     'é' failed the run after set-up with a codec error, a newline as 'cannot reach the model')."""
     if key and not all(32 < ord(c) < 127 for c in key):
-        raise UsageError("OPENAI_API_KEY holds a character an HTTP header cannot carry (a space, a newline or a "
-                         "non-ASCII letter); copy the key again")
+        raise UsageError(
+            "OPENAI_API_KEY holds a character an HTTP header cannot carry (a space, a newline or a "
+            "non-ASCII letter); copy the key again"
+        )
 
 
 def check_url(url: str, where: str) -> None:
@@ -91,23 +93,33 @@ def load_settings(env: dict[str, str] | None = None, path: Path | None = None) -
     env = dict(os.environ) if env is None else env
     path = path or Path(env.get("OWL_BT_CONFIG") or "owl-bt.toml")
     table: dict = {}
-    if path.exists() and not path.is_file():  # OWL_BT_CONFIG=/dev/zero or a folder: not silently ignored
-        raise UsageError(f"settings file {path} is {'a folder' if path.is_dir() else 'not a regular file'}")
+    if (
+        path.exists() and not path.is_file()
+    ):  # OWL_BT_CONFIG=/dev/zero or a folder: not silently ignored
+        raise UsageError(
+            f"settings file {path} is {'a folder' if path.is_dir() else 'not a regular file'}"
+        )
     if path.is_file():
         try:
             if path.stat().st_size > SETTINGS_MAX_BYTES:
-                raise UsageError(f"settings file {path} is {path.stat().st_size} bytes; it can be at most {SETTINGS_MAX_BYTES}")
+                raise UsageError(
+                    f"settings file {path} is {path.stat().st_size} bytes; it can be at most {SETTINGS_MAX_BYTES}"
+                )
             table = tomllib.loads(path.read_text(encoding="utf-8-sig")).get("vlm", {})
         except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
             raise UsageError(f"settings file {path} is not valid TOML: {exc}") from None
         except RecursionError:  # tomllib recurses per level: 3000 nested arrays
             raise UsageError(f"settings file {path} is not valid TOML: nested too deeply") from None
         except OSError as exc:
-            raise UsageError(f"cannot read the settings file {path}: {exc.strerror or exc}") from None
+            raise UsageError(
+                f"cannot read the settings file {path}: {exc.strerror or exc}"
+            ) from None
         if not isinstance(table, dict):
             raise UsageError(f"settings file {path}: [vlm] must be a table")
         if "api_key" in table:
-            raise UsageError(f"settings file {path}: put the key in OPENAI_API_KEY, not in the file")
+            raise UsageError(
+                f"settings file {path}: put the key in OPENAI_API_KEY, not in the file"
+            )
     try:
         file = _VLMTable.model_validate(table)
     except pydantic.ValidationError as exc:
@@ -119,19 +131,37 @@ def load_settings(env: dict[str, str] | None = None, path: Path | None = None) -
         raise UsageError(f"settings file {path}: [vlm] {where}: {why}") from None
     base_url = env.get("OPENAI_BASE_URL") or file.base_url or None
     if base_url is not None:
-        check_url(base_url, "OPENAI_BASE_URL" if env.get("OPENAI_BASE_URL") else f"settings file {path}: [vlm] base_url")
-    model = env.get("OWL_BT_VLM_MODEL") or file.model or (None if base_url else OPENAI_DEFAULT_MODEL)
+        check_url(
+            base_url,
+            "OPENAI_BASE_URL"
+            if env.get("OPENAI_BASE_URL")
+            else f"settings file {path}: [vlm] base_url",
+        )
+    model = (
+        env.get("OWL_BT_VLM_MODEL") or file.model or (None if base_url else OPENAI_DEFAULT_MODEL)
+    )
     key = env.get("OPENAI_API_KEY", "")
     check_key(key)
     if not model:
-        raise UsageError(f"the openai VLM backend at {base_url} needs a model: set OWL_BT_VLM_MODEL or [vlm] model")
+        raise UsageError(
+            f"the openai VLM backend at {base_url} needs a model: set OWL_BT_VLM_MODEL or [vlm] model"
+        )
     if base_url is None and not key:
-        raise UsageError("the openai VLM backend needs OPENAI_API_KEY (or OPENAI_BASE_URL for a local server)")
+        raise UsageError(
+            "the openai VLM backend needs OPENAI_API_KEY (or OPENAI_BASE_URL for a local server)"
+        )
     cache = env.get("OWL_BT_VLM_CACHE") or file.cache_dir or str(DEFAULT_CACHE)
     if any(ord(c) < 32 for c in cache):  # a NUL ended the run later as "embedded null byte"
-        raise UsageError(f"the response cache folder {cache!r} holds a control character (OWL_BT_VLM_CACHE or [vlm] cache_dir)")
+        raise UsageError(
+            f"the response cache folder {cache!r} holds a control character (OWL_BT_VLM_CACHE or [vlm] cache_dir)"
+        )
     timeout, retries, temperature = file.timeout_s, file.max_retries, file.temperature
     return VLMSettings(
-        base_url=base_url, model=str(model), api_key=key, timeout_s=timeout, max_retries=retries,
-        temperature=temperature, cache_dir=None if cache.lower() == "off" else Path(cache).expanduser(),
+        base_url=base_url,
+        model=str(model),
+        api_key=key,
+        timeout_s=timeout,
+        max_retries=retries,
+        temperature=temperature,
+        cache_dir=None if cache.lower() == "off" else Path(cache).expanduser(),
     )

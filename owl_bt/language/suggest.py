@@ -26,7 +26,11 @@ def vocabulary_words() -> frozenset[str]:
     """Every single word of the grounder's vocabulary tables (owl_bt.language.vocabulary)."""
     words: set[str] = set()
     for name, value in vars(V).items():
-        tables = isinstance(value, dict | set | frozenset | tuple) and value and all(isinstance(k, str) for k in value)
+        tables = (
+            isinstance(value, dict | set | frozenset | tuple)
+            and value
+            and all(isinstance(k, str) for k in value)
+        )
         if name.isupper() and tables:  # the vocabulary's tables, not the module's __builtins__
             for phrase in value:
                 words.update(phrase.replace("_", " ").split())
@@ -68,9 +72,15 @@ def did_you_mean(word: str, scene_words: Iterable[str]) -> list[str]:
             ranked.append((slips, rank, -difflib.SequenceMatcher(None, word, cand).ratio(), cand))
     ranked.sort()
     best = [r for r in ranked if r[0] == ranked[0][0]]
-    return [r[3] for r in best[:1] + [r for r in best[1:MAX_SHOWN] if r[1] <= 1]]  # a second: an object or a verb
+    return [
+        r[3] for r in best[:1] + [r for r in best[1:MAX_SHOWN] if r[1] <= 1]
+    ]  # a second: an object or a verb
 
 
 def phrase(words: list[str]) -> str:
     """' (did you mean "pour" or "put"?)' for the suggestions, '' for none."""
-    return f" (did you mean {' or '.join(repr(w).replace(chr(39), chr(34)) for w in words)}?)" if words else ""
+    return (
+        f" (did you mean {' or '.join(repr(w).replace(chr(39), chr(34)) for w in words)}?)"
+        if words
+        else ""
+    )

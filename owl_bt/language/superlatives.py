@@ -15,8 +15,9 @@ LINKS = {"that", "which", "is", "are", "one"}  # "the fruit that is closest to �
 ARTICLES = {"the", "a", "an"}
 
 
-def distance_superlatives(toks: list[str], ments: list[Mention]) -> tuple[dict[int, tuple[str, Mention | None]], set[int],
-                                                                         list[Mention]]:
+def distance_superlatives(
+    toks: list[str], ments: list[Mention]
+) -> tuple[dict[int, tuple[str, Mention | None]], set[int], list[Mention]]:
     """For each group mention (more than one object) with a distance superlative before it ("the
     closest fruit to …") or after it ("the fruit (that is) closest to …"): {its start token:
     (the superlative word, the reference mention, or None for the robot)}; the token indices the superlative phrase
@@ -29,7 +30,7 @@ def distance_superlatives(toks: list[str], ments: list[Mention]) -> tuple[dict[i
     for m in ments:
         if len(m.names) < 2 or m.start in refs:
             continue
-        word = next((w for w in toks[max(0, m.start - 3):m.start] if w in DISTANCE), None)
+        word = next((w for w in toks[max(0, m.start - 3) : m.start] if w in DISTANCE), None)
         j = m.end
         while j < len(toks) and toks[j] in LINKS:
             j += 1
@@ -41,13 +42,17 @@ def distance_superlatives(toks: list[str], ments: list[Mention]) -> tuple[dict[i
             j += 1
         while j < len(toks) and toks[j] in ARTICLES:
             j += 1
-        if toks[j:j + 1] == ["robot"]:  # "the fruit nearest to the robot": to its base, at the table's near edge
+        if toks[j : j + 1] == [
+            "robot"
+        ]:  # "the fruit nearest to the robot": to its base, at the table's near edge
             found[m.start] = (word, None)
             covered |= set(range(m.end, j + 1))
             continue
         ref = starts.get(j)
         if ref is None:
-            raise GroundingError(f"'{word}' to what? {' '.join(toks)!r}; say e.g. 'the fruit {word} to the plate'")
+            raise GroundingError(
+                f"'{word}' to what? {' '.join(toks)!r}; say e.g. 'the fruit {word} to the plate'"
+            )
         found[m.start] = (word, ref)
         covered |= set(range(m.end, ref.end))
         refs.add(ref.start)

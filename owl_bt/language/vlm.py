@@ -56,7 +56,9 @@ def parse_spec(spec: str) -> tuple[str, str, str]:
     method, _, backend = head.rpartition("/")
     method = method or "owl"
     if method not in METHOD_SWITCHES:
-        raise UsageError(f"unknown language method {method!r}; available: {', '.join(METHOD_SWITCHES)}")
+        raise UsageError(
+            f"unknown language method {method!r}; available: {', '.join(METHOD_SWITCHES)}"
+        )
     return method, backend.strip().lower(), arg
 
 
@@ -78,8 +80,10 @@ def make_vlm(name: str, oracle: tuple[str, str] | None = None) -> VLM:
         from owl_bt.language.scripted import ScriptedVLM
 
         if not oracle or not all(oracle):
-            raise UsageError("the oracle holds hand-written answers for the benchmark tasks only (--task); for a scene "
-                             "file or a goal of your own use --vlm offline or openai")
+            raise UsageError(
+                "the oracle holds hand-written answers for the benchmark tasks only (--task); for a scene "
+                "file or a goal of your own use --vlm offline or openai"
+            )
         vlm = ScriptedVLM("oracle", *oracle)
     elif backend == "openai":
         from owl_bt.language.openai_vlm import OpenAIVLM

@@ -118,8 +118,15 @@ def make_console(stderr: bool = False) -> Console:
             width = os.get_terminal_size(2 if stderr else 1).columns if terminal else WIDTH
         except OSError:
             width = WIDTH
-        return _Console(file=HeldStream(stderr), highlight=False, width=max(width, MIN_COLUMNS), soft_wrap=not terminal)
-    if columns is not None and int(columns) > MAX_COLUMNS:  # a rule that wide was 120 MB, or a MemoryError
+        return _Console(
+            file=HeldStream(stderr),
+            highlight=False,
+            width=max(width, MIN_COLUMNS),
+            soft_wrap=not terminal,
+        )
+    if (
+        columns is not None and int(columns) > MAX_COLUMNS
+    ):  # a rule that wide was 120 MB, or a MemoryError
         return _Console(file=HeldStream(stderr), highlight=False, width=MAX_COLUMNS)
     console = _Console(file=HeldStream(stderr), highlight=False)
     if console.is_terminal or columns:

@@ -79,7 +79,9 @@ def read_events(path: Path) -> RunLog:
             open_steps[ev.get("action", "")] = when
         elif kind == "step_done":
             t0 = open_steps.pop(ev.get("action", ""), None)
-            current.steps.append((ev.get("action", ""), (when - t0).total_seconds() if t0 and when else None, True))
+            current.steps.append(
+                (ev.get("action", ""), (when - t0).total_seconds() if t0 and when else None, True)
+            )
             if current.marks and current.marks[-1][0] == "execute":
                 current.marks.pop()  # the execute stage ends with its last step
             current.marks.append(("execute", when))
@@ -89,15 +91,24 @@ def read_events(path: Path) -> RunLog:
             for action, t0 in open_steps.items():
                 # a step the arm did whose effects the monitor then found not as planned: done, not failed
                 checked = ev.get("stage") == "monitor" and ev.get("action") == action
-                current.steps.append((action, (when - t0).total_seconds() if t0 and when else None,
-                                      "done; the check after it failed" if checked else False))
+                current.steps.append(
+                    (
+                        action,
+                        (when - t0).total_seconds() if t0 and when else None,
+                        "done; the check after it failed" if checked else False,
+                    )
+                )
             open_steps.clear()
         elif kind == "tree_snapshot":
             label = str(ev.get("label", ""))
             if label == "final":
                 log.final_tree = ev
             else:  # "end of attempt N": logged just after the tick in which attempt N+1 began
-                number = int(label.rsplit(" ", 1)[-1]) if label.rsplit(" ", 1)[-1].isdigit() else current.number
+                number = (
+                    int(label.rsplit(" ", 1)[-1])
+                    if label.rsplit(" ", 1)[-1].isdigit()
+                    else current.number
+                )
                 target = next((a for a in log.attempts if a.number == number), current)
                 target.snapshot = ev
         elif kind == "replan":

@@ -36,11 +36,23 @@ def final_rows(start: WorldState, end: WorldState, holding: str | None = None) -
             flags.append("fell off the table")
         tilt = _tilt(t)
         was = before.get(t.name)
-        if (tilt is not None and was is not None and was.upright and not t.upright and t.name != holding
-                and not where.startswith("in the ")):  # (a fork stood up in a mug is put there, not tipped over)
+        if (
+            tilt is not None
+            and was is not None
+            and was.upright
+            and not t.upright
+            and t.name != holding
+            and not where.startswith("in the ")
+        ):  # (a fork stood up in a mug is put there, not tipped over)
             flags.append("tipped over")
-        moved = round(100 * math.dist(t.pose[:3], was.pose[:3]), 1) if was is not None and was.pose else None
-        rows.append({"object": t.name, "where": where, "moved_cm": moved, "tilt_deg": tilt, "flags": flags})
+        moved = (
+            round(100 * math.dist(t.pose[:3], was.pose[:3]), 1)
+            if was is not None and was.pose
+            else None
+        )
+        rows.append(
+            {"object": t.name, "where": where, "moved_cm": moved, "tilt_deg": tilt, "flags": flags}
+        )
     return rows
 
 
@@ -73,11 +85,20 @@ def markdown(rows: list[dict], source: str) -> list[str]:
     """The report's lines for `rows` (see `final_rows`): a table, then one line per flagged object."""
     if not rows:
         return []
-    md = [f"Where everything ended ({source}; moved: how far its centre went; tilt: its own up axis from the "
-          "vertical, for things whose turn matters):", "", "| object | where | moved | tilt | |", "|---|---|---|---|---|"]
+    md = [
+        f"Where everything ended ({source}; moved: how far its centre went; tilt: its own up axis from the "
+        "vertical, for things whose turn matters):",
+        "",
+        "| object | where | moved | tilt | |",
+        "|---|---|---|---|---|",
+    ]
     for r in rows:
         moved = "—" if r.get("moved_cm") is None else f"{r['moved_cm']} cm"
         tilt = "—" if r.get("tilt_deg") is None else f"{r['tilt_deg']}°"
-        md.append(f"| {r.get('object')} | {r.get('where')} | {moved} | {tilt} | {', '.join(r.get('flags') or [])} |")
-    flagged = [f"- the {_w(str(r.get('object')))}: {', '.join(r['flags'])}" for r in rows if r.get("flags")]
+        md.append(
+            f"| {r.get('object')} | {r.get('where')} | {moved} | {tilt} | {', '.join(r.get('flags') or [])} |"
+        )
+    flagged = [
+        f"- the {_w(str(r.get('object')))}: {', '.join(r['flags'])}" for r in rows if r.get("flags")
+    ]
     return md + [""] + (["Look at:", *flagged, ""] if flagged else [])

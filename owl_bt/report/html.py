@@ -34,11 +34,15 @@ def markdown_to_html(md: str, title: str) -> str:
         import markdown
         import nh3
 
-        body = markdown.markdown(md, extensions=["tables", "fenced_code", _no_raw_html()], output_format="html")
+        body = markdown.markdown(
+            md, extensions=["tables", "fenced_code", _no_raw_html()], output_format="html"
+        )
         allowed = {tag: set(attrs) for tag, attrs in nh3.ALLOWED_ATTRIBUTES.items()}
         allowed.setdefault("code", set()).add("class")  # fenced code keeps its language-… class
         body = nh3.clean(body, attributes=allowed)
     except ImportError:  # still readable (and safe) without Python-Markdown or nh3
         body = f"<pre>{html.escape(md)}</pre>"
-    return (f"<!doctype html>\n<html><head><meta charset=\"utf-8\"><title>{html.escape(title)}</title>"
-            f"<style>{CSS}</style></head>\n<body>\n{body}\n</body></html>\n")
+    return (
+        f'<!doctype html>\n<html><head><meta charset="utf-8"><title>{html.escape(title)}</title>'
+        f"<style>{CSS}</style></head>\n<body>\n{body}\n</body></html>\n"
+    )

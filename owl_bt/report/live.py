@@ -16,10 +16,17 @@ from rich.text import Text
 STYLE = {"SUCCESS": "green", "FAILURE": "red", "RUNNING": "yellow", "INVALID": "dim"}
 # py_trees' statuses in a person's words, as the run folder's tree view gives them ("invalid" is a
 # behaviour that has not run in this round)
-WORD = {"SUCCESS": "✓ success", "FAILURE": "✕ failure", "RUNNING": "… running", "INVALID": "- did not run"}
+WORD = {
+    "SUCCESS": "✓ success",
+    "FAILURE": "✕ failure",
+    "RUNNING": "… running",
+    "INVALID": "- did not run",
+}
 
 
-def render_tree(root: py_trees.behaviour.Behaviour, elapsed_s: float, max_lines: int | None = None) -> Group:
+def render_tree(
+    root: py_trees.behaviour.Behaviour, elapsed_s: float, max_lines: int | None = None
+) -> Group:
     """The tree as rich Text lines: indentation by depth, status word and colour, feedback message;
     each line cut at the terminal's width rather than wrapped. With `max_lines` (the terminal's
     height), a tree that would not fit is folded, least useful first: the insides of what did not
@@ -31,7 +38,12 @@ def render_tree(root: py_trees.behaviour.Behaviour, elapsed_s: float, max_lines:
             break
     else:  # still too tall: the bottom is where the attempt is; say what is left out above it
         keep = max(max_lines - 2, 1)
-        above = Text(f"  … {len(lines) - 1 - keep} lines above", style="dim", no_wrap=True, overflow="ellipsis")
+        above = Text(
+            f"  … {len(lines) - 1 - keep} lines above",
+            style="dim",
+            no_wrap=True,
+            overflow="ellipsis",
+        )
         lines = [lines[0], above, *lines[-keep:]]
     return Group(*lines)
 
@@ -39,7 +51,9 @@ def render_tree(root: py_trees.behaviour.Behaviour, elapsed_s: float, max_lines:
 def _lines(root: py_trees.behaviour.Behaviour, elapsed_s: float, fold: int) -> list[Text]:
     lines = [Text(f"owl-bt  {elapsed_s:5.1f} s", style="bold", no_wrap=True, overflow="ellipsis")]
     ended = root.status.name in ("SUCCESS", "FAILURE")
-    words = WORD if ended else {**WORD, "INVALID": "- not yet"}  # while the run goes on, it may still come
+    words = (
+        WORD if ended else {**WORD, "INVALID": "- not yet"}
+    )  # while the run goes on, it may still come
 
     def walk(b: py_trees.behaviour.Behaviour, depth: int) -> None:
         status = b.status.name
@@ -53,7 +67,9 @@ def _lines(root: py_trees.behaviour.Behaviour, elapsed_s: float, fold: int) -> l
         if b.feedback_message:
             line.append(f"  {b.feedback_message}", style="dim")
         lines.append(line)
-        folded = (fold >= 1 and (status == "INVALID" or quiet)) or (fold >= 2 and status == "SUCCESS")
+        folded = (fold >= 1 and (status == "INVALID" or quiet)) or (
+            fold >= 2 and status == "SUCCESS"
+        )
         if b.children and folded:
             line.append(f"  (+{_count(b) - 1} inside)", style="dim")
             return
@@ -111,5 +127,7 @@ class LiveTree:
         final = root.status in (py_trees.common.Status.SUCCESS, py_trees.common.Status.FAILURE)
         if now - self._last >= self.period or final:
             self._last = now
-            height = self.console.size.height - 1  # a line for the cursor: never scroll the header away
+            height = (
+                self.console.size.height - 1
+            )  # a line for the cursor: never scroll the header away
             self._live.update(render_tree(root, now - self._t0, max(height, 4)), refresh=True)

@@ -24,6 +24,10 @@ def plain_line(text: str, limit: int | None = FEEDBACK_LIMIT) -> str:
     (tabs, newlines) made one space, and cut to at most `limit` characters (ending in "…" when cut;
     None: not cut)."""
     text = _ESCAPES.sub("", text)
-    text = "".join(" " if ch.isspace() else ch for ch in text if ch.isspace() or not unicodedata.category(ch).startswith("C"))
+    text = "".join(
+        " " if ch.isspace() else ch
+        for ch in text
+        if ch.isspace() or not unicodedata.category(ch).startswith("C")
+    )
     text = " ".join(text.split())
     return text if limit is None or len(text) <= limit else text[: limit - 1].rstrip() + "…"

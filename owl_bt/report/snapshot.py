@@ -17,7 +17,9 @@ def tree_text(root: py_trees.behaviour.Behaviour) -> str:
     whose failure means all is well (the safety guard of a healthy run) reads `[✓ not needed]`."""
     text = ANSI.sub("", py_trees.display.unicode_tree(root, show_status=True))
     for b in root.iterate():
-        if b.status == py_trees.common.Status.FAILURE and getattr(b, "failure_means_all_well", False):
+        if b.status == py_trees.common.Status.FAILURE and getattr(
+            b, "failure_means_all_well", False
+        ):
             text = re.sub(rf"(?<=\s){re.escape(b.name)} \[✕\]", f"{b.name} [✓ not needed]", text)
     return text
 
@@ -44,8 +46,11 @@ def _status_words(b: py_trees.behaviour.Behaviour) -> list[str]:
     failed: the safety guard on every healthy run), what that means instead of "failure" — unless what it
     guards ran and failed (newcomer: every failed run's `task` read "not entered")."""
     failed = py_trees.common.Status.FAILURE
-    if (isinstance(b, py_trees.decorators.EternalGuard) and b.status == failed
-            and not any(c.status == failed for c in b.children)):
+    if (
+        isinstance(b, py_trees.decorators.EternalGuard)
+        and b.status == failed
+        and not any(c.status == failed for c in b.children)
+    ):
         return textwrap.wrap(b.feedback_message or "not entered: its condition is false", 30)
     return [b.status.name.lower()]
 

@@ -25,9 +25,11 @@ from owl_bt.runfolder import NO_SPACE
 
 # Which frame "left of" means, said wherever a person compares a goal with the pictures (sim/camera.py: both the
 # render and the head camera look from across the table back at the robot, so they show its left on their right).
-DIRECTIONS = ("Directions are the robot's: \"left of\" is the robot's left (+y), the right-hand side of initial.png, "
-              "final.png and perception-<n>.png, which look at the robot from across the table; \"behind\" is farther from "
-              "the robot (lower in those pictures, nearer the camera).")
+DIRECTIONS = (
+    "Directions are the robot's: \"left of\" is the robot's left (+y), the right-hand side of initial.png, "
+    'final.png and perception-<n>.png, which look at the robot from across the table; "behind" is farther from '
+    "the robot (lower in those pictures, nearer the camera)."
+)
 
 
 def _json(path: Path) -> dict | list | None:
@@ -59,20 +61,26 @@ def render_tree_files(folder: Path, dot: str | None) -> str:
     """Write tree.dot (and tree.png through Graphviz's `dot`); returns a note for the report."""
     if not dot:
         return "(no Graphviz source: install pydot)"
-    dot = dot.replace('\\ninvalid"', '\\ndid not run"')  # py_trees' word for a behaviour that has not run, as tree.txt says it
+    dot = dot.replace(
+        '\\ninvalid"', '\\ndid not run"'
+    )  # py_trees' word for a behaviour that has not run, as tree.txt says it
     (folder / "tree.dot").write_text(dot, encoding="utf-8")
     try:  # Graphviz's own `dot` on the file: parsing the text back into pydot took a fifth of a short run
         exe = shutil.which("dot")
         if exe is None:
             raise FileNotFoundError("Graphviz's dot is not on PATH")
-        png = subprocess.run([exe, "-Tpng", str(folder / "tree.dot")], capture_output=True, timeout=60, check=True).stdout
+        png = subprocess.run(
+            [exe, "-Tpng", str(folder / "tree.dot")], capture_output=True, timeout=60, check=True
+        ).stdout
         (folder / "tree.png").write_bytes(png)
     except Exception as exc:  # Graphviz's `dot` missing or failing: the .dot file is still there
         if isinstance(exc, OSError) and exc.errno in NO_SPACE:
             (folder / "tree.png").unlink(missing_ok=True)
             raise
-        return f"tree.png could not be drawn ({type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}); " \
-               "install Graphviz (apt-get install graphviz)"
+        return (
+            f"tree.png could not be drawn ({type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}); "
+            "install Graphviz (apt-get install graphviz)"
+        )
     return ""
 
 
@@ -107,23 +115,45 @@ def build_markdown(folder: Path, log: RunLog) -> str:
     if result.get("failure"):
         md += [f"Last failure: {result['failure']}", ""]
     if result.get("holding") and not ok:
-        md += [f"The arm still holds the {str(result['holding']).replace('_', ' ')} at the end.", ""]
+        md += [
+            f"The arm still holds the {str(result['holding']).replace('_', ' ')} at the end.",
+            "",
+        ]
     md += ["## Goal", "", _fence(instruction), ""]
     if speech:
         audio = " ([goal.wav](goal.wav))" if (folder / "goal.wav").exists() else ""
-        md += [f"Spoken{audio}: heard **“{speech.get('text', '')}”** by `{speech.get('backend', '?')}` from "
-               f"`{speech.get('source', '?')}` ({speech.get('audio_s', '?')} s of audio, decoded in "
-               f"{speech.get('decode_s', '?')} s); "
-               + ("confirmed at the prompt." if speech.get("confirmed") else "not confirmed (no --interactive)."), ""]
+        md += [
+            f"Spoken{audio}: heard **“{speech.get('text', '')}”** by `{speech.get('backend', '?')}` from "
+            f"`{speech.get('source', '?')}` ({speech.get('audio_s', '?')} s of audio, decoded in "
+            f"{speech.get('decode_s', '?')} s); "
+            + (
+                "confirmed at the prompt."
+                if speech.get("confirmed")
+                else "not confirmed (no --interactive)."
+            ),
+            "",
+        ]
     md += ["## Scene", ""]
     first = log.attempts[0].perceived if log.attempts else None
     if (folder / "initial.png").exists():
-        seen = (" The perceive stage's own camera view is [perception-1.png](perception-1.png)."
-               if (folder / "perception-1.png").exists() else "")
-        md += ["![the scene before the run, from the overview camera](initial.png)", "", DIRECTIONS + seen, ""]
+        seen = (
+            " The perceive stage's own camera view is [perception-1.png](perception-1.png)."
+            if (folder / "perception-1.png").exists()
+            else ""
+        )
+        md += [
+            "![the scene before the run, from the overview camera](initial.png)",
+            "",
+            DIRECTIONS + seen,
+            "",
+        ]
     if first and first.get("objects"):
-        md += [f"Perceived by `{first.get('source', '?')}` (x, y, z m; roll, pitch, yaw rad):", "",
-               "| object | pose |", "|---|---|"]
+        md += [
+            f"Perceived by `{first.get('source', '?')}` (x, y, z m; roll, pitch, yaw rad):",
+            "",
+            "| object | pose |",
+            "|---|---|",
+        ]
         md += [f"| {_cell(n)} | {_cell(tuple(p))} |" for n, p in first["objects"].items()]
         md += [""]
     shown: dict[tuple[str, str], int] = {}  # (function, source) → the attempt that printed it
@@ -131,25 +161,46 @@ def build_markdown(folder: Path, log: RunLog) -> str:
         md += _attempt(att, shown)
     md += ["## Outcome", ""]
     if (folder / "final.png").exists():
-        md += ["| before | after |", "|---|---|", "| ![before](initial.png) | ![after](final.png) |", ""]
+        md += [
+            "| before | after |",
+            "|---|---|",
+            "| ![before](initial.png) | ![after](final.png) |",
+            "",
+        ]
     executed = result.get("executed") or []
-    nothing = "(nothing: the goal already held in the observed scene)" if result.get("success") else "(nothing)"
+    nothing = (
+        "(nothing: the goal already held in the observed scene)"
+        if result.get("success")
+        else "(nothing)"
+    )
     md += [f"Executed: {', '.join(f'`{a}`' for a in executed) or nothing}", ""]
     ended = log.final_state or {}
     if isinstance(ended.get("objects"), list):
-        md += final_state.markdown([r for r in ended["objects"] if isinstance(r, dict)], str(ended.get("source", "")))
+        md += final_state.markdown(
+            [r for r in ended["objects"] if isinstance(r, dict)], str(ended.get("source", ""))
+        )
     steps = plan.get("steps") or []
     if steps:
         kept = sum(s.get("samples") or 0 for s in steps)
         total = result.get("samples")
-        rest = (f" The kept steps drew {kept} of the run's {total} samples; the others went to draws refused on the way "
-                "(backtracking to earlier steps, other skeletons, earlier attempts)." if isinstance(total, int) and total > kept
-                else "")
-        md += ["Grounded plan of the last attempt (sampled parameters; samples: the draws of each step's kept "
-               f"refinement).{rest}", "", "| # | action | samples | parameters |", "|---|---|---|---|"]
+        rest = (
+            f" The kept steps drew {kept} of the run's {total} samples; the others went to draws refused on the way "
+            "(backtracking to earlier steps, other skeletons, earlier attempts)."
+            if isinstance(total, int) and total > kept
+            else ""
+        )
+        md += [
+            "Grounded plan of the last attempt (sampled parameters; samples: the draws of each step's kept "
+            f"refinement).{rest}",
+            "",
+            "| # | action | samples | parameters |",
+            "|---|---|---|---|",
+        ]
         for i, s in enumerate(steps, 1):
             params = ", ".join(f"{k}={_short(v)}" for k, v in (s.get("params") or {}).items())
-            md.append(f"| {i} | `{_cell(s.get('action'))}` | {s.get('samples', '')} | {_cell(params)} |")
+            md.append(
+                f"| {i} | `{_cell(s.get('action'))}` | {s.get('samples', '')} | {_cell(params)} |"
+            )
         md += [""]
     md += ["## Tree", ""]
     final = log.final_tree
@@ -162,32 +213,64 @@ def build_markdown(folder: Path, log: RunLog) -> str:
         md += [_fence((folder / "tree.txt").read_text(encoding="utf-8")), ""]
     md += ["## Timings", ""]
     if log.started and log.ended:
-        md += [f"From the first to the last event: {(log.ended - log.started).total_seconds():.2f} s.", ""]
+        md += [
+            f"From the first to the last event: {(log.ended - log.started).total_seconds():.2f} s.",
+            "",
+        ]
     md += ["| attempt | stage | seconds |", "|---|---|---|"]
     for att in log.attempts:
-        md += [f"| {att.number} | {_cell(stage)} | {secs:.2f} |" for stage, secs in stage_times(att)]
+        md += [
+            f"| {att.number} | {_cell(stage)} | {secs:.2f} |" for stage, secs in stage_times(att)
+        ]
     tick = result.get("tick") or {}
     if tick:
-        md += ["", f"The tree ticked {tick.get('ticks', '?')} times at {tick.get('hz', '?')} Hz on average, "
-               f"{tick.get('busy_hz', '?')} Hz while a worker ran (perception, planning, a model call, a motion: "
-               f"{tick.get('busy_ticks', '?')} ticks); 95 % of the gaps between ticks were at most "
-               f"{tick.get('p95_gap_s', '?')} s, the longest {tick.get('max_gap_s', '?')} s."]
+        md += [
+            "",
+            f"The tree ticked {tick.get('ticks', '?')} times at {tick.get('hz', '?')} Hz on average, "
+            f"{tick.get('busy_hz', '?')} Hz while a worker ran (perception, planning, a model call, a motion: "
+            f"{tick.get('busy_ticks', '?')} ticks); 95 % of the gaps between ticks were at most "
+            f"{tick.get('p95_gap_s', '?')} s, the longest {tick.get('max_gap_s', '?')} s.",
+        ]
     faults = result.get("faults") or {}
     if faults:
-        md += ["", "## Injected faults", "", f"`--faults {faults.get('spec', '?')} --fault-seed {faults.get('seed', '?')}`: "
-               + (", ".join(f"{k} {v}" for k, v in (faults.get("counts") or {}).items()) or "none fired") + ".", ""]
+        md += [
+            "",
+            "## Injected faults",
+            "",
+            f"`--faults {faults.get('spec', '?')} --fault-seed {faults.get('seed', '?')}`: "
+            + (
+                ", ".join(f"{k} {v}" for k, v in (faults.get("counts") or {}).items())
+                or "none fired"
+            )
+            + ".",
+            "",
+        ]
         injected = faults.get("injected") or []
         if injected:
             md += ["| kind | during / after | object | details |", "|---|---|---|---|"]
             for rec in injected:
-                details = ", ".join(f"{k}={_short(v)}" for k, v in rec.items() if k not in ("kind", "step", "object"))
-                md.append(f"| {_cell(rec.get('kind'))} | `{_cell(rec.get('step', ''))}` | {_cell(rec.get('object', ''))} "
-                          f"| {_cell(details)} |")
+                details = ", ".join(
+                    f"{k}={_short(v)}"
+                    for k, v in rec.items()
+                    if k not in ("kind", "step", "object")
+                )
+                md.append(
+                    f"| {_cell(rec.get('kind'))} | `{_cell(rec.get('step', ''))}` | {_cell(rec.get('object', ''))} "
+                    f"| {_cell(details)} |"
+                )
     md += ["", "## Files", ""]
-    notes = {"events.jsonl": "every event, one JSON object a line", "plan.json": "sketch, checkers, grounded steps, result",
-             "transcript.json": "prompts and model answers, one list per attempt", "speech.json": "the spoken goal",
-             "tree.txt": "the final tree", "tree.dot": "the final tree (Graphviz)", "report.html": "this report as HTML"}
-    names = {p.name for p in folder.iterdir() if p.is_file() and not p.name.endswith(".tmp")} | {"report.html"}
+    notes = {
+        "events.jsonl": "every event, one JSON object a line",
+        "plan.json": "sketch, checkers, grounded steps, result",
+        "transcript.json": "prompts and model answers, one list per attempt",
+        "speech.json": "the spoken goal",
+        "tree.txt": "the final tree",
+        "tree.dot": "the final tree (Graphviz)",
+        "report.html": "this report as HTML",
+    }
+    names = {p.name for p in folder.iterdir() if p.is_file() and not p.name.endswith(".tmp")} | {
+        "report.html"
+    }
     for name in sorted(names - {"report.md"}):
         md.append(f"- [{name}]({name})" + (f" — {notes[name]}" if name in notes else ""))
     return "\n".join(md) + "\n"
@@ -215,11 +298,16 @@ def _attempt(att, shown: dict[tuple[str, str], int]) -> list[str]:
         md += ["**Plan sketch**", "", _fence(c.get("sketch", "")), ""]
         sources = c.get("checkers") if isinstance(c.get("checkers"), dict) else {}
         helpers = set(split_checkers(sources)[1])
-        unused = helpers - set(called_helpers(sources))  # named, not printed: the checkers do not call them
+        unused = helpers - set(
+            called_helpers(sources)
+        )  # named, not printed: the checkers do not call them
         md += [f"**Generated code**: {count_line(sources)}", ""]
         if unused:
-            md += ["Defined but not called by the checkers (source in transcript.json): "
-                   + ", ".join(f"`{n}`" for n in sources if n in unused), ""]
+            md += [
+                "Defined but not called by the checkers (source in transcript.json): "
+                + ", ".join(f"`{n}`" for n in sources if n in unused),
+                "",
+            ]
         sources = {n: src for n, src in sources.items() if n not in unused}
         again: dict[int, list[str]] = {}
         # the checkers first (what this attempt asked for), then the helper functions they call
@@ -228,35 +316,65 @@ def _attempt(att, shown: dict[tuple[str, str], int]) -> list[str]:
             if first != att.number:
                 again.setdefault(first, []).append(f"`{name}`")
                 continue
-            md += [f"**{'Helper' if name in helpers else 'Checker'} `{name}`**", "", _fence(src, "python"), ""]
+            md += [
+                f"**{'Helper' if name in helpers else 'Checker'} `{name}`**",
+                "",
+                _fence(src, "python"),
+                "",
+            ]
         for first, names in again.items():
             md += [f"The same as in attempt {first} (source there): {', '.join(names)}", ""]
     p = att.planned
     if p:
-        steps = " → ".join(f"`{a}`" for a in p.get("plan") or [])  # (break-it: the fallback below never applied)
-        md += [f"**Plan** ({p.get('samples', '?')} continuous samples drawn): {steps}" if steps
-               else "**Plan**: nothing to do (the goal already holds)", ""]
+        steps = " → ".join(
+            f"`{a}`" for a in p.get("plan") or []
+        )  # (break-it: the fallback below never applied)
+        md += [
+            f"**Plan** ({p.get('samples', '?')} continuous samples drawn): {steps}"
+            if steps
+            else "**Plan**: nothing to do (the goal already holds)",
+            "",
+        ]
     if att.edits:
         md += ["Skeleton edits: " + "; ".join(att.edits), ""]
     if att.steps:
         md += ["| step | seconds | result |", "|---|---|---|"]
-        md += [f"| `{_cell(a)}` | {'' if s is None else f'{s:.2f}'} | {_step_result(ok)} |" for a, s, ok in att.steps]
+        md += [
+            f"| `{_cell(a)}` | {'' if s is None else f'{s:.2f}'} | {_step_result(ok)} |"
+            for a, s, ok in att.steps
+        ]
         md += [""]
     for f in att.failures:
-        md += [f"**Failure** — stage `{f.get('stage')}`" + (f", action `{f.get('action')}`" if f.get("action") else "")
-               + f": {f.get('reason', '')}", ""]
+        md += [
+            f"**Failure** — stage `{f.get('stage')}`"
+            + (f", action `{f.get('action')}`" if f.get("action") else "")
+            + f": {f.get('reason', '')}",
+            "",
+        ]
         extra = {k: f[k] for k in ("offending_objects", "observed") if f.get(k)}
         if extra:
             md += [_fence(json.dumps(extra, indent=1, default=str), "json"), ""]
     if att.replan:
-        md += [f"Replan: {att.replan.get('line', '')}" + (" — giving up" if att.replan.get("give_up") else ""), ""]
+        md += [
+            f"Replan: {att.replan.get('line', '')}"
+            + (" — giving up" if att.replan.get("give_up") else ""),
+            "",
+        ]
     if att.snapshot:
-        md += [f"Tree at the {att.snapshot.get('label', 'end of the attempt')}:", "", _fence(att.snapshot.get("text", "")), ""]
+        md += [
+            f"Tree at the {att.snapshot.get('label', 'end of the attempt')}:",
+            "",
+            _fence(att.snapshot.get("text", "")),
+            "",
+        ]
     return md
 
 
 def _broken(exc: Exception) -> str:
-    return f"# Run report\n\nThe report could not be made: {type(exc).__name__}: {exc}\n\n" + _fence(traceback.format_exc())
+    return (
+        f"# Run report\n\nThe report could not be made: {type(exc).__name__}: {exc}\n\n"
+        + _fence(traceback.format_exc())
+    )
 
 
 def write_report(folder: Path) -> None:
@@ -265,12 +383,16 @@ def write_report(folder: Path) -> None:
     for lack of space (OSError with an errno in NO_SPACE), which is raised."""
     folder = Path(folder)
     try:
-        log = read_events(folder / "events.jsonl") if (folder / "events.jsonl").exists() else RunLog()
+        log = (
+            read_events(folder / "events.jsonl") if (folder / "events.jsonl").exists() else RunLog()
+        )
         note = render_tree_files(folder, (log.final_tree or {}).get("dot"))
         md = build_markdown(folder, log)
         if note:
             md += f"\nNote: {note}\n"
-        title = html.unescape(md.splitlines()[0].lstrip("# "))  # the page title is escaped once, there
+        title = html.unescape(
+            md.splitlines()[0].lstrip("# ")
+        )  # the page title is escaped once, there
     except OSError as exc:
         if exc.errno in NO_SPACE:
             raise  # no room for the report: the run folder is not complete (RunFolder.finish says so)

@@ -37,8 +37,13 @@ class Transcript:
     decode_s: float
 
     def to_dict(self) -> dict:
-        return {"text": self.text, "backend": self.backend, "source": self.source,
-                "audio_s": round(self.audio_s, 2), "decode_s": round(self.decode_s, 3)}
+        return {
+            "text": self.text,
+            "backend": self.backend,
+            "source": self.source,
+            "audio_s": round(self.audio_s, 2),
+            "decode_s": round(self.decode_s, 3),
+        }
 
 
 class SphinxRecogniser:
@@ -51,7 +56,9 @@ class SphinxRecogniser:
 
         ps.set_loglevel("FATAL")
         self._decoder = ps.Decoder(ps.Config(lm=None, samprate=16000, logfn=os.devnull))
-        self.grammar: Grammar = build_grammar(objects, lambda w: self._decoder.lookup_word(w) is not None)
+        self.grammar: Grammar = build_grammar(
+            objects, lambda w: self._decoder.lookup_word(w) is not None
+        )
         self._decoder.add_jsgf_string("goal", self.grammar.jsgf)
         self._decoder.activate_search("goal")
 
@@ -74,7 +81,8 @@ class SphinxRecogniser:
         if not text:
             raise UsageError(
                 f"no goal recognised in {audio.source}: say it as 'put the <object> onto the <object>' with the "
-                "names of the objects on the table (or use --asr openai)")
+                "names of the objects on the table (or use --asr openai)"
+            )
         return Transcript(text, self.name, audio.source, audio.seconds, time.monotonic() - t0)
 
 
@@ -83,11 +91,19 @@ class OpenAITranscriber:
 
     name = "openai"
 
-    def __init__(self, objects: Iterable[SceneName], base_url: str | None = None, api_key: str | None = None,
-                 model: str | None = None, timeout_s: float = 60.0) -> None:
+    def __init__(
+        self,
+        objects: Iterable[SceneName],
+        base_url: str | None = None,
+        api_key: str | None = None,
+        model: str | None = None,
+        timeout_s: float = 60.0,
+    ) -> None:
         api_key = api_key or os.environ.get("OPENAI_API_KEY")
         if not api_key:
-            raise UsageError("--asr openai needs OPENAI_API_KEY (and OPENAI_BASE_URL for a server other than OpenAI's)")
+            raise UsageError(
+                "--asr openai needs OPENAI_API_KEY (and OPENAI_BASE_URL for a server other than OpenAI's)"
+            )
         from openai import OpenAI
 
         from owl_bt.language.settings import check_key, check_url
@@ -97,9 +113,10 @@ class OpenAITranscriber:
         if base_url is not None:
             check_url(base_url, "OPENAI_BASE_URL")
         self.model = model or os.environ.get("OWL_BT_ASR_MODEL") or DEFAULT_OPENAI_MODEL
-        self._client = OpenAI(api_key=api_key, base_url=base_url,
-                              timeout=timeout_s, max_retries=1)
-        self._prompt = "A goal for a robot arm at a table with: " + ", ".join(o.name.replace("_", " ") for o in objects)
+        self._client = OpenAI(api_key=api_key, base_url=base_url, timeout=timeout_s, max_retries=1)
+        self._prompt = "A goal for a robot arm at a table with: " + ", ".join(
+            o.name.replace("_", " ") for o in objects
+        )
 
     def transcribe(self, audio: Audio) -> Transcript:
         """The service's transcript, normalised to lower-case words; raises UsageError when the
@@ -110,13 +127,20 @@ class OpenAITranscriber:
         t0 = time.monotonic()
         try:
             res = self._client.audio.transcriptions.create(
-                model=self.model, file=(f"{audio.source.rsplit('.', 1)[0]}.wav", audio.wav_bytes(), "audio/wav"),
-                prompt=self._prompt, response_format="json")
+                model=self.model,
+                file=(f"{audio.source.rsplit('.', 1)[0]}.wav", audio.wav_bytes(), "audio/wav"),
+                prompt=self._prompt,
+                response_format="json",
+            )
         except openai.APIConnectionError as exc:
-            raise UsageError(f"the transcription service at {self._client.base_url} cannot be reached: {exc}") from None
+            raise UsageError(
+                f"the transcription service at {self._client.base_url} cannot be reached: {exc}"
+            ) from None
         except openai.APIStatusError as exc:
-            raise UsageError(f"the transcription service refused the request (HTTP {exc.status_code}): "
-                             f"{_one_line(exc.message)}") from None
+            raise UsageError(
+                f"the transcription service refused the request (HTTP {exc.status_code}): "
+                f"{_one_line(exc.message)}"
+            ) from None
         text = normalise(getattr(res, "text", "") or "")
         if not text:
             raise UsageError(f"the transcription service heard no words in {audio.source}")
@@ -139,7 +163,9 @@ def check_backend(name: str) -> None:
         raise UsageError(f"unknown speech recogniser {name!r}; available: {', '.join(BACKENDS)}")
 
 
-def make_recogniser(name: str, objects: Iterable[SceneName]) -> SphinxRecogniser | OpenAITranscriber:
+def make_recogniser(
+    name: str, objects: Iterable[SceneName]
+) -> SphinxRecogniser | OpenAITranscriber:
     """The backend called `name` for a scene with these objects; raises UsageError for an unknown one."""
     objects = list(objects)
     if name == "sphinx":

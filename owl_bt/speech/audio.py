@@ -50,29 +50,50 @@ def read_wav(path: Path) -> Audio:
     if not path.exists():
         raise UsageError(f"audio file {path} does not exist")
     if not path.is_file():  # a folder, /dev/zero, a FIFO: it would be read until memory ran out
-        raise UsageError(f"audio file {path} is {'a folder' if path.is_dir() else 'not a regular file'}; give a WAV file")
+        raise UsageError(
+            f"audio file {path} is {'a folder' if path.is_dir() else 'not a regular file'}; give a WAV file"
+        )
     size = path.stat().st_size
-    if size > MAX_SECONDS * SAMPLE_RATE * SAMPLE_WIDTH + (1 << 16):  # 30 s of 16 kHz 16-bit mono, and room for headers
-        raise UsageError(f"{path.name} is {size} bytes, more than {MAX_SECONDS:.0f} s of 16 kHz mono 16-bit audio; "
-                         f"say the goal in at most {MAX_SECONDS:.0f} s")
+    if size > MAX_SECONDS * SAMPLE_RATE * SAMPLE_WIDTH + (
+        1 << 16
+    ):  # 30 s of 16 kHz 16-bit mono, and room for headers
+        raise UsageError(
+            f"{path.name} is {size} bytes, more than {MAX_SECONDS:.0f} s of 16 kHz mono 16-bit audio; "
+            f"say the goal in at most {MAX_SECONDS:.0f} s"
+        )
     try:
         with wave.open(str(path), "rb") as w:
-            rate, channels, width, frames = w.getframerate(), w.getnchannels(), w.getsampwidth(), w.getnframes()
+            rate, channels, width, frames = (
+                w.getframerate(),
+                w.getnchannels(),
+                w.getsampwidth(),
+                w.getnframes(),
+            )
             pcm = w.readframes(frames)
     except (wave.Error, EOFError) as exc:
-        why = str(exc) or ("it is empty" if size == 0 else "it ends inside its header")  # EOFError says nothing
+        why = str(exc) or (
+            "it is empty" if size == 0 else "it ends inside its header"
+        )  # EOFError says nothing
         raise UsageError(f"{path.name} is not a PCM WAV file ({why}); {CONVERT_HINT}") from None
     if rate != SAMPLE_RATE:
-        raise UsageError(f"{path.name} is sampled at {rate} Hz; the recogniser needs 16000 Hz — {CONVERT_HINT}")
+        raise UsageError(
+            f"{path.name} is sampled at {rate} Hz; the recogniser needs 16000 Hz — {CONVERT_HINT}"
+        )
     if channels != 1:
-        raise UsageError(f"{path.name} has {channels} channels; the recogniser needs mono — {CONVERT_HINT}")
+        raise UsageError(
+            f"{path.name} has {channels} channels; the recogniser needs mono — {CONVERT_HINT}"
+        )
     if width != SAMPLE_WIDTH:
-        raise UsageError(f"{path.name} has {8 * width}-bit samples; the recogniser needs 16-bit — {CONVERT_HINT}")
+        raise UsageError(
+            f"{path.name} has {8 * width}-bit samples; the recogniser needs 16-bit — {CONVERT_HINT}"
+        )
     if not pcm:
         raise UsageError(f"{path.name} holds no audio")
     audio = Audio(pcm, path.name)
     if audio.seconds > MAX_SECONDS:
-        raise UsageError(f"{path.name} is {audio.seconds:.0f} s long; say the goal in at most {MAX_SECONDS:.0f} s")
+        raise UsageError(
+            f"{path.name} is {audio.seconds:.0f} s long; say the goal in at most {MAX_SECONDS:.0f} s"
+        )
     return audio
 
 
@@ -83,7 +104,7 @@ def peak_dbfs(pcm: bytes, window_s: float = 0.03) -> float:
     n = max(1, int(SAMPLE_RATE * window_s))
     best = 0.0
     for i in range(0, len(samples), n):
-        chunk = samples[i:i + n]
+        chunk = samples[i : i + n]
         if chunk:
             best = max(best, math.sqrt(sum(s * s for s in chunk) / len(chunk)))
     return 20 * math.log10(best / 32768) if best > 0 else float("-inf")
@@ -93,11 +114,19 @@ def check_not_silent(audio: Audio) -> None:
     """Raise UsageError when the audio is silence (nothing louder than SILENCE_DBFS)."""
     level = peak_dbfs(audio.pcm)
     if level < SILENCE_DBFS:
-        shown = "digital silence" if level == float("-inf") else f"its loudest part is {level:.0f} dBFS"
-        raise UsageError(f"no speech in {audio.source}: {shown}; say the goal closer to the microphone or louder")
+        shown = (
+            "digital silence" if level == float("-inf") else f"its loudest part is {level:.0f} dBFS"
+        )
+        raise UsageError(
+            f"no speech in {audio.source}: {shown}; say the goal closer to the microphone or louder"
+        )
 
 
-def listen(device: int | str | None = None, max_seconds: float = 15.0, on_state: Callable[[str], None] = lambda s: None) -> Audio:
+def listen(
+    device: int | str | None = None,
+    max_seconds: float = 15.0,
+    on_state: Callable[[str], None] = lambda s: None,
+) -> Audio:
     """Record one utterance from the microphone (sounddevice, imported here so that nothing else
     needs it): waits for speech, stops at its end (pocketsphinx's voice-activity endpointer), at
     most `max_seconds`. `on_state` is told "listening…", then "hearing speech…", then "done".
@@ -106,19 +135,25 @@ def listen(device: int | str | None = None, max_seconds: float = 15.0, on_state:
     try:
         import sounddevice as sd
     except (ImportError, OSError) as exc:  # OSError: the PortAudio library is missing
-        raise UsageError(f"--listen needs the sounddevice package and PortAudio ({exc}); use --audio FILE.wav instead") from None
+        raise UsageError(
+            f"--listen needs the sounddevice package and PortAudio ({exc}); use --audio FILE.wav instead"
+        ) from None
     from pocketsphinx import Endpointer
 
     try:
         info = sd.query_devices(device, "input")
     except (ValueError, sd.PortAudioError) as exc:
-        raise UsageError(f"no microphone to listen with ({str(exc).splitlines()[0]}); use --audio FILE.wav instead") from None
+        raise UsageError(
+            f"no microphone to listen with ({str(exc).splitlines()[0]}); use --audio FILE.wav instead"
+        ) from None
     ep = Endpointer(sample_rate=SAMPLE_RATE)
     frame = ep.frame_bytes // SAMPLE_WIDTH
     deadline = time.monotonic() + max_seconds
     on_state("listening…")
     try:
-        with sd.RawInputStream(samplerate=SAMPLE_RATE, channels=1, dtype="int16", blocksize=frame, device=info["index"]) as st:
+        with sd.RawInputStream(
+            samplerate=SAMPLE_RATE, channels=1, dtype="int16", blocksize=frame, device=info["index"]
+        ) as st:
 
             def frames() -> Iterator[bytes]:
                 while time.monotonic() < deadline:
@@ -126,14 +161,18 @@ def listen(device: int | str | None = None, max_seconds: float = 15.0, on_state:
 
             pcm = utterance(frames(), ep, on_state)
     except sd.PortAudioError as exc:
-        raise UsageError(f"the microphone could not be read ({exc}); use --audio FILE.wav instead") from None
+        raise UsageError(
+            f"the microphone could not be read ({exc}); use --audio FILE.wav instead"
+        ) from None
     on_state("done")
     if not pcm:
         raise UsageError(f"no speech heard in {max_seconds:.0f} s of listening")
     return Audio(pcm, "microphone")
 
 
-def utterance(frames: Iterable[bytes], endpointer, on_state: Callable[[str], None] = lambda s: None) -> bytes:
+def utterance(
+    frames: Iterable[bytes], endpointer, on_state: Callable[[str], None] = lambda s: None
+) -> bytes:
     """The first stretch of speech in a stream of frames (each `endpointer.frame_bytes` long, 16 kHz
     mono 16-bit): frames go through pocketsphinx's voice-activity `Endpointer`; reading stops when
     speech has started and ended (or the frames run out). Returns the speech PCM (b"" if none);

@@ -11,8 +11,17 @@ from owl_bt.errors import UsageError
 from owl_bt.speech.goal import spoken_goal
 
 
-def hear_goal(typed: str, audio: Path | None, listen_mic: bool, asr: str, task: str | None, scene: Path | None,
-              seed: int, interactive: bool, err: Console) -> tuple[str, dict[str, object]]:
+def hear_goal(
+    typed: str,
+    audio: Path | None,
+    listen_mic: bool,
+    asr: str,
+    task: str | None,
+    scene: Path | None,
+    seed: int,
+    interactive: bool,
+    err: Console,
+) -> tuple[str, dict[str, object]]:
     """(the instruction to run, files for the run folder). Raises UsageError when a goal is also
     typed, both --audio and --listen are given, the audio is unusable or nothing was recognised,
     or the person rejects the transcript at the --interactive prompt."""
@@ -35,14 +44,25 @@ def hear_goal(typed: str, audio: Path | None, listen_mic: bool, asr: str, task: 
     finally:
         if status is not None:
             status.stop()
-    err.print(f"heard ({heard.backend}, {heard.audio_s:.1f} s of audio): [bold]{heard.text}[/]", highlight=False)
+    err.print(
+        f"heard ({heard.backend}, {heard.audio_s:.1f} s of audio): [bold]{heard.text}[/]",
+        highlight=False,
+    )
     text = heard.text
     if interactive:
         try:
-            answer = err.input("Enter to plan this goal, or type the goal as it should be (n to stop): ").strip()
-        except (EOFError, RuntimeError, OSError):  # stdin closed or at its end: nobody to confirm with
-            raise UsageError("--interactive needs someone at the terminal to confirm the spoken goal, and "
-                             "standard input is closed") from None
+            answer = err.input(
+                "Enter to plan this goal, or type the goal as it should be (n to stop): "
+            ).strip()
+        except (
+            EOFError,
+            RuntimeError,
+            OSError,
+        ):  # stdin closed or at its end: nobody to confirm with
+            raise UsageError(
+                "--interactive needs someone at the terminal to confirm the spoken goal, and "
+                "standard input is closed"
+            ) from None
         if answer.lower() in ("n", "no"):
             raise UsageError("the spoken goal was not confirmed")
         if answer:

@@ -25,7 +25,9 @@ def scene_names(task: str | None, scene: Path | None, seed: int) -> list[SceneNa
         setup.build(world, seed)
         state = world.ground_truth()
     except (OwlError, ValueError, TypeError) as exc:
-        raise UsageError(exc.reason if isinstance(exc, OwlError) else f"the scene cannot be built: {exc}") from None
+        raise UsageError(
+            exc.reason if isinstance(exc, OwlError) else f"the scene cannot be built: {exc}"
+        ) from None
     finally:
         world.close()
     return [SceneName(n, o.category, o.colour or "", o.fixed) for n, o in state.objects.items()]
@@ -42,25 +44,39 @@ def check_meant_for_this_scene(text: str, names: list[SceneName]) -> None:
     try:
         goals = ground(text, [SceneObject(n.name, n.category, n.colour) for n in names])
     except UnknownObjectError as exc:
-        raise UsageError(f"the spoken goal {text!r} names a {exc.name.replace('_', ' ')}, which this scene does not have "
-                         f"({have}): was it meant for another scene?") from None
+        raise UsageError(
+            f"the spoken goal {text!r} names a {exc.name.replace('_', ' ')}, which this scene does not have "
+            f"({have}): was it meant for another scene?"
+        ) from None
     except GroundingError:
         return
     fixed = {n.name for n in names if n.fixed}
     moved = [g.obj for g in goals if g.obj in fixed]
     if moved:
-        raise UsageError(f"the spoken goal {text!r} would move the {moved[0].replace('_', ' ')}, which does not move: "
-                         "was it meant for another scene, or misheard? (--interactive lets you correct it)")
+        raise UsageError(
+            f"the spoken goal {text!r} would move the {moved[0].replace('_', ' ')}, which does not move: "
+            "was it meant for another scene, or misheard? (--interactive lets you correct it)"
+        )
 
 
-def spoken_goal(audio: Path | None, listen_mic: bool, asr: str, task: str | None, scene: Path | None, seed: int,
-                device: int | str | None = None, on_state: Callable[[str], None] = lambda s: None) -> Transcript:
+def spoken_goal(
+    audio: Path | None,
+    listen_mic: bool,
+    asr: str,
+    task: str | None,
+    scene: Path | None,
+    seed: int,
+    device: int | str | None = None,
+    on_state: Callable[[str], None] = lambda s: None,
+) -> Transcript:
     """Recognise the goal in `audio` (a 16 kHz mono WAV) or, with `listen_mic`, from the
     microphone; raises UsageError with a one-line reason for every problem, also for a goal meant
     for another scene (`check_meant_for_this_scene`)."""
     if (audio is None) == (not listen_mic):
         raise UsageError("give either --audio FILE.wav or --listen")
-    clip = read_wav(audio) if audio is not None else None  # a bad file is named before the scene is built
+    clip = (
+        read_wav(audio) if audio is not None else None
+    )  # a bad file is named before the scene is built
     names = scene_names(task, scene, seed)
     recogniser = make_recogniser(asr, names)
     if clip is None:

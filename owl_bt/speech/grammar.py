@@ -64,16 +64,24 @@ def object_phrases(objects: Iterable[SceneName]) -> list[str]:
     for group, members in V.ONTOLOGY.items():
         if categories & set(members):
             phrases.add(group)
-    plural = {v: k for k, v in V.PLURALS.items()}  # only the plurals the grounder knows (berries, knives …)
+    plural = {
+        v: k for k, v in V.PLURALS.items()
+    }  # only the plurals the grounder knows (berries, knives …)
     for p in list(phrases):
         last = p.split()[-1]
         if last in plural:
             phrases.add(" ".join([*p.split()[:-1], plural[last]]))
-    phrases |= {f"{p} fruit" for p in phrases if p in V.ONTOLOGY and p != "fruit" and V.ONTOLOGY[p] <= V.ONTOLOGY["fruit"]}
+    phrases |= {
+        f"{p} fruit"
+        for p in phrases
+        if p in V.ONTOLOGY and p != "fruit" and V.ONTOLOGY[p] <= V.ONTOLOGY["fruit"]
+    }
     return sorted(phrases)
 
 
-def build_grammar(objects: Iterable[SceneName], known: Callable[[str], bool] = lambda w: True) -> Grammar:
+def build_grammar(
+    objects: Iterable[SceneName], known: Callable[[str], bool] = lambda w: True
+) -> Grammar:
     """The JSGF grammar for a scene; `known(word)` says whether the recogniser can pronounce a word
     (phrases with an unknown word are dropped). Raises ValueError when no object can be said."""
     dropped: set[str] = set()
@@ -94,7 +102,9 @@ def build_grammar(objects: Iterable[SceneName], known: Callable[[str], bool] = l
     # hold of something (grab, lift …) or are rare spoken are left out: each extra verb is one more thing to mishear
     actions = keep(sorted(V.ACTIONS - SPOKEN_SKIPS))
     # one spelling per sound: "on to" is heard as "onto"
-    relations = keep(sorted(r for r in V.RELATIONS if " " not in r or r.replace(" ", "") not in V.RELATIONS))
+    relations = keep(
+        sorted(r for r in V.RELATIONS if " " not in r or r.replace(" ", "") not in V.RELATIONS)
+    )
     locations = keep(sorted(V.LOCATION_WORDS))
     polite = keep(POLITE)
     articles = keep(ARTICLES)
@@ -110,5 +120,9 @@ def build_grammar(objects: Iterable[SceneName], known: Callable[[str], bool] = l
         f"<thing> = {alt(objs)};",
         f"<where> = (at | in | on | near) the ({alt(locations)}) of <object>;",
     ]
-    words = {w for line in rules[2:] for w in re.findall(r"(?<![<#])\b[a-z']+\b(?![>])", line.split("=", 1)[1])}
+    words = {
+        w
+        for line in rules[2:]
+        for w in re.findall(r"(?<![<#])\b[a-z']+\b(?![>])", line.split("=", 1)[1])
+    }
     return Grammar("\n".join(rules) + "\n", frozenset(words), tuple(sorted(dropped)))

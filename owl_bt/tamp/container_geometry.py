@@ -28,12 +28,19 @@ class ContainerGeometry:
         """Keep `spec`'s part bounding points and, for a container, its cavity, in the body frame."""
         lo, hi = spec.bounds()
         mid = [(a + b) / 2 for a, b in zip(lo, hi, strict=True)]
-        self._points[name] = [tuple(c - m for c, m in zip(q, mid, strict=True))
-                              for part in spec.parts for q in part_points(part)]
+        self._points[name] = [
+            tuple(c - m for c, m in zip(q, mid, strict=True))
+            for part in spec.parts
+            for q in part_points(part)
+        ]
         if "cavity" in spec.extra:  # the inside of a container, in the body frame (its box centre)
             cav = spec.extra["cavity"]
-            self._cavities[name] = {"centre": (cav["centre"][0] - mid[0], cav["centre"][1] - mid[1]),
-                                    "radius": cav["radius"], "bottom": cav["bottom"] - mid[2], "top": cav["top"] - mid[2]}
+            self._cavities[name] = {
+                "centre": (cav["centre"][0] - mid[0], cav["centre"][1] - mid[1]),
+                "radius": cav["radius"],
+                "bottom": cav["bottom"] - mid[2],
+                "top": cav["top"] - mid[2],
+            }
 
     def cavity(self, name: str) -> tuple[tuple[float, float, float], float, float] | None:
         """A container's opening as it stands now: (floor centre xyz, world frame, m; inner radius, m;
@@ -47,7 +54,9 @@ class ContainerGeometry:
         floor = p.multiplyTransforms(pos, quat, (*cav["centre"], cav["bottom"]), (0, 0, 0, 1))[0]
         return floor, cav["radius"], cav["top"] - cav["bottom"]
 
-    def opening(self, name: str) -> tuple[tuple[float, float, float], tuple[float, float, float], float] | None:
+    def opening(
+        self, name: str
+    ) -> tuple[tuple[float, float, float], tuple[float, float, float], float] | None:
         """A container's rim however it lies: (rim centre xyz, world frame, m; the unit axis its
         opening faces, world frame; inner radius, m), or None when `name` is not a container."""
         cav = self._cavities.get(name)
@@ -73,4 +82,7 @@ class ContainerGeometry:
             return None
         floor, radius, rim = cav
         x, y, z = self.lowest_point(o)
-        return math.hypot(x - floor[0], y - floor[1]) <= radius + margin and floor[2] - 0.01 <= z <= floor[2] + rim
+        return (
+            math.hypot(x - floor[0], y - floor[1]) <= radius + margin
+            and floor[2] - 0.01 <= z <= floor[2] + rim
+        )

@@ -12,24 +12,37 @@ from collections.abc import Mapping, Sequence
 
 from owl_bt.tamp.operators import GroundOp
 
-PREFER_TRIES = 30  # grasps of a pick before a pour the later place's look-ahead may refuse (then any will do)
+PREFER_TRIES = (
+    30  # grasps of a pick before a pour the later place's look-ahead may refuse (then any will do)
+)
 
 
-def after_pour(model, skeleton: Sequence[GroundOp], idx: int, step_checkers, goal_checkers) -> tuple | None:
+def after_pour(
+    model, skeleton: Sequence[GroundOp], idx: int, step_checkers, goal_checkers
+) -> tuple | None:
     """For a pick, then a pour of the same object, then a place of it: (that place, its checkers, the
     region they want the object in (`guide`), or None); else None."""
     op = skeleton[idx]
-    if (op.name != "pick" or idx + 2 >= len(skeleton) or skeleton[idx + 1].name != "pour"
-            or skeleton[idx + 1].args[:1] != op.args[:1] or skeleton[idx + 2].args[:1] != op.args[:1]
-            or not skeleton[idx + 2].name.startswith("place")):
+    if (
+        op.name != "pick"
+        or idx + 2 >= len(skeleton)
+        or skeleton[idx + 1].name != "pour"
+        or skeleton[idx + 1].args[:1] != op.args[:1]
+        or skeleton[idx + 2].args[:1] != op.args[:1]
+        or not skeleton[idx + 2].name.startswith("place")
+    ):
         return None
     from owl_bt.tamp.refine import guide  # (refine imports this module)
 
-    checks = list(step_checkers.get(idx + 2, ())) + (list(goal_checkers) if idx + 2 == len(skeleton) - 1 else [])
+    checks = list(step_checkers.get(idx + 2, ())) + (
+        list(goal_checkers) if idx + 2 == len(skeleton) - 1 else []
+    )
     return skeleton[idx + 2], checks, guide(model.state(), op.args[0], checks) if checks else None
 
 
-def grasp_filter(skeleton: Sequence[GroundOp], skills: Mapping[str, object], idx: int, checks=(), later=None):
+def grasp_filter(
+    skeleton: Sequence[GroundOp], skills: Mapping[str, object], idx: int, checks=(), later=None
+):
     """For a pick followed by a step on the same object whose skill has `grasp_fits(model, args,
     checks)` (pour: the palm must not cover the mouth; place: the object can be set down as the
     step's checkers want from this grasp), that check bound to the next step's arguments and

@@ -61,7 +61,12 @@ def _positive_pre(action: InstantaneousAction) -> list[FNode]:
     return out
 
 
-def ground(world: WorldState, schemas: Sequence[OperatorSchema], held: str | None = None, grounder: str | None = None) -> Grounding:
+def ground(
+    world: WorldState,
+    schemas: Sequence[OperatorSchema],
+    held: str | None = None,
+    grounder: str | None = None,
+) -> Grounding:
     """Ground `schemas` over `world` by relaxed reachability from s0 (`held`: the object in the hand).
 
     `grounder` picks the unified-planning engine (default: Fast Downward's, else "up_grounder").
@@ -84,7 +89,11 @@ def ground(world: WorldState, schemas: Sequence[OperatorSchema], held: str | Non
     ops = set()
     for a in actions:
         lifted = res.map_back_action_instance(ActionInstance(a))
-        ops.add(GroundOp(lifted.action.name, tuple(names[p.object().name] for p in lifted.actual_parameters)))
+        ops.add(
+            GroundOp(
+                lifted.action.name, tuple(names[p.object().name] for p in lifted.actual_parameters)
+            )
+        )
     literals = {_atom(f, names) for f in reached}
     return Grounding(
         ops=sorted(ops, key=lambda g: (g.name, g.args)),
@@ -93,11 +102,15 @@ def ground(world: WorldState, schemas: Sequence[OperatorSchema], held: str | Non
     )
 
 
-def ground_operators(world: WorldState, schemas: Sequence[OperatorSchema], held: str | None = None) -> list[GroundOp]:
+def ground_operators(
+    world: WorldState, schemas: Sequence[OperatorSchema], held: str | None = None
+) -> list[GroundOp]:
     """The relaxed-reachable ground operators A, distinct objects per operator, sorted (SPEC §3 step 1)."""
     return ground(world, schemas, held).ops
 
 
-def reachable_literals(world: WorldState, schemas: Sequence[OperatorSchema], held: str | None = None) -> list[str]:
+def reachable_literals(
+    world: WorldState, schemas: Sequence[OperatorSchema], held: str | None = None
+) -> list[str]:
     """Λ = s0 ∪ add effects of A as sorted strings such as `On(strawberry, plate)` (SPEC §3 step 1)."""
     return ground(world, schemas, held).literals

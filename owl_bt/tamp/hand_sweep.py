@@ -26,7 +26,9 @@ from sim.robot import PAD_ORIGIN_OFFSET, RobotModel
 
 OPEN_STEPS = 6  # finger angles tried between the grip and the opening (both included)
 CUT_DEPTH = 0.003  # m a finger may press into something fixed as it opens (contact, not a jam)
-WALL_PRESS = 0.001  # m a finger opening in a container it lets go in may press into its perceived walls
+WALL_PRESS = (
+    0.001  # m a finger opening in a container it lets go in may press into its perceived walls
+)
 _CACHE_SIZE = 2  # sweeps kept alive (pybullet clients); one per robot and fixed scene is enough
 
 
@@ -36,11 +38,15 @@ class HandSweep:
     def __init__(self, robot: str, fixed: dict[str, ObjectState]) -> None:
         self.cid = connect(gui=False)
         self.robot = RobotModel.load(self.cid, robot=robot, visual=False)
-        self.fixed = {name: spawn(self.cid, spec_for_state(obj), obj.pose) for name, obj in fixed.items()}
+        self.fixed = {
+            name: spawn(self.cid, spec_for_state(obj), obj.pose) for name, obj in fixed.items()
+        }
         self._movable: dict[tuple, int] = {}
         movers = {j for j in self.robot.fingers}
         # the links the finger joints move (each finger joint's child link and what hangs from it)
-        self.links = tuple(sorted(j for j in self.robot.gripper_links if j in movers or self._under(j, movers)))
+        self.links = tuple(
+            sorted(j for j in self.robot.gripper_links if j in movers or self._under(j, movers))
+        )
 
     def _under(self, link: int, joints: set[int]) -> bool:
         parent = p.getJointInfo(self.robot.body, link, physicsClientId=self.cid)[16]
@@ -50,7 +56,9 @@ class HandSweep:
             parent = p.getJointInfo(self.robot.body, parent, physicsClientId=self.cid)[16]
         return False
 
-    def cuts(self, q: tuple[float, ...], angle: float | tuple[float, ...], open_to: float = 0.0) -> str | None:
+    def cuts(
+        self, q: tuple[float, ...], angle: float | tuple[float, ...], open_to: float = 0.0
+    ) -> str | None:
         """As the fingers open from `angle` (radians: the driver angle, or every finger joint's, as
         `RobotModel.finger_joints` gives them) to `open_to` (the driver angle; 0: fully open) with the arm
         at q (radians): the name of a fixed body a finger would sit more than CUT_DEPTH metres inside at
@@ -67,8 +75,14 @@ class HandSweep:
         self.robot.reset_fingers(angle)
         return self.robot.opening() - PAD_ORIGIN_OFFSET
 
-    def room(self, q: tuple[float, ...], angle: float | tuple[float, ...], open_to: float, obj: ObjectState,
-             press: float = WALL_PRESS) -> float:
+    def room(
+        self,
+        q: tuple[float, ...],
+        angle: float | tuple[float, ...],
+        open_to: float,
+        obj: ObjectState,
+        press: float = WALL_PRESS,
+    ) -> float:
         """How wide (metres between the pads) the fingers can open from `angle` towards the driver angle
         `open_to` (radians) with the arm at q before a finger would press more than `press` metres into
         `obj` (the container let go in): the width at the last of OPEN_STEPS steps that does not (the
@@ -88,7 +102,11 @@ class HandSweep:
         """Set the arm at q and the fingers at OPEN_STEPS angles from `angle` to `open_to`; yields the
         driver angle of each (the grip's first)."""
         self.robot.reset_arm(q)
-        grip = angle if isinstance(angle, tuple) else tuple(angle * m for m in self.robot.fingers.values())
+        grip = (
+            angle
+            if isinstance(angle, tuple)
+            else tuple(angle * m for m in self.robot.fingers.values())
+        )
         end = tuple(open_to * m for m in self.robot.fingers.values())
         for i in range(OPEN_STEPS):
             t = 1.0 - i / (OPEN_STEPS - 1)
@@ -98,7 +116,9 @@ class HandSweep:
     def _nearer(self, body: int, limit: float) -> bool:
         """Is a finger link nearer than `limit` metres to `body` (negative: inside it by more than -limit)?"""
         for link in self.links:
-            pts = p.getClosestPoints(self.robot.body, body, max(limit, 0.0), linkIndexA=link, physicsClientId=self.cid)
+            pts = p.getClosestPoints(
+                self.robot.body, body, max(limit, 0.0), linkIndexA=link, physicsClientId=self.cid
+            )
             if any(c[8] < limit for c in pts):
                 return True
         return False
@@ -124,8 +144,19 @@ def hand_sweep(robot: str, objects: dict[str, ObjectState]) -> HandSweep:
     """The HandSweep for `robot` (a sim.robot name) among the fixed ones of `objects`, built once per
     robot and fixed layout (the two most recent are kept; older clients are disconnected)."""
     fixed = {n: o for n, o in objects.items() if o.fixed}
-    key = (robot, tuple(sorted((n, tuple(round(v, 4) for v in o.pose.position + o.pose.euler),
-                                tuple(round(v, 4) for v in o.size)) for n, o in fixed.items())))
+    key = (
+        robot,
+        tuple(
+            sorted(
+                (
+                    n,
+                    tuple(round(v, 4) for v in o.pose.position + o.pose.euler),
+                    tuple(round(v, 4) for v in o.size),
+                )
+                for n, o in fixed.items()
+            )
+        ),
+    )
     sweep = _sweeps.pop(key, None) or HandSweep(robot, fixed)
     _sweeps[key] = sweep
     while len(_sweeps) > _CACHE_SIZE:

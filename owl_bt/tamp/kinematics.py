@@ -40,19 +40,29 @@ def solve_ik(
     highs = [hi for _, hi in model.limits]
     ranges = [hi - lo for lo, hi in model.limits]
     for attempt in range(attempts):
-        init = start if attempt == 0 else tuple(
-            s + rng.uniform(-0.6, 0.6) for s in start
-        )
+        init = start if attempt == 0 else tuple(s + rng.uniform(-0.6, 0.6) for s in start)
         robot.reset_arm(init)
         q = init
-        for _ in range(4):  # refine: pybullet IK converges better when re-seeded from its own answer
+        for _ in range(
+            4
+        ):  # refine: pybullet IK converges better when re-seeded from its own answer
             sol = p.calculateInverseKinematics(
-                robot.body, robot.tcp, target[0], target[1],
-                lowerLimits=lows + [0.0] * 6, upperLimits=highs + [0.8] * 6,
-                jointRanges=ranges + [0.8] * 6, restPoses=list(init) + [0.0] * 6,
-                maxNumIterations=200, residualThreshold=1e-5, physicsClientId=model.cid,
+                robot.body,
+                robot.tcp,
+                target[0],
+                target[1],
+                lowerLimits=lows + [0.0] * 6,
+                upperLimits=highs + [0.8] * 6,
+                jointRanges=ranges + [0.8] * 6,
+                restPoses=list(init) + [0.0] * 6,
+                maxNumIterations=200,
+                residualThreshold=1e-5,
+                physicsClientId=model.cid,
             )
-            q = tuple(_wrap_into(v, lo, hi) for v, (lo, hi) in zip(sol[:len(model.limits)], model.limits, strict=True))
+            q = tuple(
+                _wrap_into(v, lo, hi)
+                for v, (lo, hi) in zip(sol[: len(model.limits)], model.limits, strict=True)
+            )
             robot.reset_arm(q)
             if reaches(model, target):
                 break
@@ -63,7 +73,9 @@ def solve_ik(
     return None
 
 
-def _closed_form(model: PlanningModel, target: Transform, start: tuple[float, ...]) -> tuple[float, ...] | None:
+def _closed_form(
+    model: PlanningModel, target: Transform, start: tuple[float, ...]
+) -> tuple[float, ...] | None:
     """The arm's closed-form solution nearest `start` (each joint turned by whole turns to lie nearest
     it, inside the planning limits), verified like pybullet's; None when none is within limits."""
     robot = model.robot
@@ -76,7 +88,10 @@ def _closed_form(model: PlanningModel, target: Transform, start: tuple[float, ..
     wanted = np.linalg.inv(base) @ _matrix(*target) @ np.linalg.inv(tool)
     best, best_d = None, math.inf
     for sol in solver.inverse_kinematics(np.ascontiguousarray(wanted)):
-        q = tuple(_nearest_turn(float(v), s, lo, hi) for v, s, (lo, hi) in zip(sol, start, model.limits, strict=True))
+        q = tuple(
+            _nearest_turn(float(v), s, lo, hi)
+            for v, s, (lo, hi) in zip(sol, start, model.limits, strict=True)
+        )
         if any(v is None for v in q):
             continue
         d = sum((a - b) ** 2 for a, b in zip(q, start, strict=True))
@@ -103,7 +118,9 @@ def _nearest_turn(v: float, near: float, lo: float, hi: float) -> float | None:
 
 
 def _link_matrix(model: PlanningModel, link: int) -> np.ndarray:
-    s = p.getLinkState(model.robot.body, link, computeForwardKinematics=True, physicsClientId=model.cid)
+    s = p.getLinkState(
+        model.robot.body, link, computeForwardKinematics=True, physicsClientId=model.cid
+    )
     return _matrix(s[4], s[5])
 
 

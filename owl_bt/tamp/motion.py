@@ -37,8 +37,15 @@ NEAR_END = 0.15  # radians (largest joint difference) from either end of a motio
 def _free(model: PlanningModel, q, ignore: tuple[str, ...], ends: tuple = ()) -> bool:
     """Is q collision free, keeping CLEARANCE from movable objects when it is more than NEAR_END from
     each of `ends`, with nothing spilling from a held container?"""
-    far = bool(ends) and all(max(abs(a - b) for a, b in zip(q, e, strict=True)) > NEAR_END for e in ends)
-    return model.in_collision(q, ignore, clearance=CLEARANCE if far else 0.0) is None and not model.spills()
+    far = bool(ends) and all(
+        max(abs(a - b) for a, b in zip(q, e, strict=True)) > NEAR_END for e in ends
+    )
+    return (
+        model.in_collision(q, ignore, clearance=CLEARANCE if far else 0.0) is None
+        and not model.spills()
+    )
+
+
 CHECK_BUDGET = 6000  # validity checks per RRT-Connect query (about 2.5 s on this machine when idle)
 WALL_CAP_S = 30.0  # safety net only: never reached on an idle machine
 
@@ -52,11 +59,18 @@ def _query_seed(q1: tuple[float, ...], q2: tuple[float, ...]) -> int:
 def _budget(counter: list[int], checks: int) -> ob.PlannerTerminationCondition:
     """Stop once `checks` more validity checks have run (counter[0] counts them), or WALL_CAP_S."""
     start, deadline = counter[0], time.monotonic() + WALL_CAP_S
-    return ob.PlannerTerminationCondition(lambda: counter[0] - start >= checks or time.monotonic() > deadline)
+    return ob.PlannerTerminationCondition(
+        lambda: counter[0] - start >= checks or time.monotonic() > deadline
+    )
 
 
-def segment_free(model: PlanningModel, q1: tuple[float, ...], q2: tuple[float, ...], ignore: tuple[str, ...] = (),
-                 ends: tuple = ()) -> bool:
+def segment_free(
+    model: PlanningModel,
+    q1: tuple[float, ...],
+    q2: tuple[float, ...],
+    ignore: tuple[str, ...] = (),
+    ends: tuple = (),
+) -> bool:
     """Is the straight joint-space segment q1 → q2 collision free (checked every RESOLUTION rad),
     with a held container that carries something kept upright (nothing spills on the way)? With
     `ends` (a free motion's start and goal), CLEARANCE is kept away from them."""
@@ -126,5 +140,7 @@ def densify(path: list[tuple[float, ...]], step: float = 0.05) -> list[tuple[flo
     out = [path[0]]
     for a, b in zip(path, path[1:], strict=False):
         n = max(1, int(math.ceil(float(np.max(np.abs(np.subtract(b, a)))) / step)))
-        out.extend(tuple(x + (y - x) * i / n for x, y in zip(a, b, strict=True)) for i in range(1, n + 1))
+        out.extend(
+            tuple(x + (y - x) * i / n for x, y in zip(a, b, strict=True)) for i in range(1, n + 1)
+        )
     return out

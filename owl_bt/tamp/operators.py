@@ -12,8 +12,12 @@ from typing import Protocol
 
 # Static "type" predicates derived from an object's category; never changed by an action.
 SURFACE_CATEGORIES = frozenset({"table", "region", "plate", "mat", "tray", "skillet", "line"})
-CONTAINER_CATEGORIES = frozenset({"bowl", "mug", "cup", "bin", "basket", "box_container", "skillet"})
-LIQUID_CATEGORIES = frozenset({"soup"})  # moved only by pouring what holds them: never picked (spilt, it stays spilt)
+CONTAINER_CATEGORIES = frozenset(
+    {"bowl", "mug", "cup", "bin", "basket", "box_container", "skillet"}
+)
+LIQUID_CATEGORIES = frozenset(
+    {"soup"}
+)  # moved only by pouring what holds them: never picked (spilt, it stays spilt)
 
 Atom = tuple[str, tuple[str, ...]]  # (predicate, parameter names)
 

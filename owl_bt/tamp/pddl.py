@@ -47,6 +47,7 @@ def engine(name: str) -> up.engines.Engine:
     made.error_on_failed_checks = False
     return made
 
+
 DYNAMIC = {"HandEmpty": 0, "AtGrasp": 1, "On": 2, "Inside": 2, "Poured": 2}
 STATIC = ("Movable", "Surface", "Container", "Receptacle")
 # An inserted (non-sketch) action putting something into a container costs this, the rest 1: freeing the
@@ -104,7 +105,9 @@ def build_problem(
     over s's footprint. Returns the problem and a map from PDDL object names to scene names.
     """
     obj_t = UserType("Obj")
-    fl = {n: Fluent(n, BoolType(), **{f"a{i}": obj_t for i in range(k)}) for n, k in DYNAMIC.items()}
+    fl = {
+        n: Fluent(n, BoolType(), **{f"a{i}": obj_t for i in range(k)}) for n, k in DYNAMIC.items()
+    }
     for n in STATIC:
         fl[n] = Fluent(n, BoolType(), a0=obj_t)
     executed = [Fluent(f"Executed{i}", BoolType()) for i in range(len(sketch))]
@@ -149,12 +152,14 @@ def build_problem(
 
 def _fill(act: InstantaneousAction, schema: OperatorSchema, binding: dict, fl: dict) -> None:
     if not schema.add and not schema.delete:
-        raise ValueError(f"operator {schema.name} has no effects: give it at least one add or delete atom")
+        raise ValueError(
+            f"operator {schema.name} has no effects: give it at least one add or delete atom"
+        )
     for p, t in schema.params:
         act.add_precondition(fl[t](binding[p]))
     names = [p for p, _ in schema.params]
     for i, a in enumerate(names):  # distinct objects per ground operator
-        for b in names[i + 1:]:
+        for b in names[i + 1 :]:
             if not (isinstance(binding[a], Object) and isinstance(binding[b], Object)):
                 act.add_precondition(Not(Equals(binding[a], binding[b])))
     for pred, args in schema.pre:
@@ -178,7 +183,12 @@ def supports(world: WorldState, tol: float = 0.02) -> list[tuple[str, str]]:
             if sname == name:
                 continue
             slo, shi = s.aabb()
-            if slo[0] <= cx <= shi[0] and slo[1] <= cy <= shi[1] and abs(lo[2] - shi[2]) <= tol and shi[2] > best_top:
+            if (
+                slo[0] <= cx <= shi[0]
+                and slo[1] <= cy <= shi[1]
+                and abs(lo[2] - shi[2]) <= tol
+                and shi[2] > best_top
+            ):
                 best, best_top = sname, shi[2]
         if best is not None:
             out.append((name, best))

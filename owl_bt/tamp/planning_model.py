@@ -30,15 +30,25 @@ Transform = tuple[tuple[float, float, float], tuple[float, float, float, float]]
 PLANNING_BOX = ((-0.28, -0.68, -0.01), (0.98, 0.68, 0.95))
 GRIP_ANGLE = 0.5  # rad: the fingers of a hand holding something whose grip was not measured
 OPEN_S, RETREAT_S = 0.6, 0.3  # seconds a release takes: fingers opening, then backing out
-CLOSE_S, CLOSE_FORCE = 0.8, 60.0  # a grip: seconds the fingers close for at most, and their force (N), as the arm's
+CLOSE_S, CLOSE_FORCE = (
+    0.8,
+    60.0,
+)  # a grip: seconds the fingers close for at most, and their force (N), as the arm's
 
 
 def _near_any(box: tuple, boxes, gap: float) -> bool:
     """Do axis-aligned box `box` ((lo xyz), (hi xyz), metres) and any of `boxes` come within `gap` m of each
     other (overlap counts)? Conservative. (Not sim.catalog.layout.overlaps: its loop over axes cost 65 µs a check.)"""
     (ax, ay, az), (bx, by, bz) = box
-    return any(lo[0] - gap <= bx and ax <= hi[0] + gap and lo[1] - gap <= by and ay <= hi[1] + gap
-               and lo[2] - gap <= bz and az <= hi[2] + gap for lo, hi in boxes)
+    return any(
+        lo[0] - gap <= bx
+        and ax <= hi[0] + gap
+        and lo[1] - gap <= by
+        and ay <= hi[1] + gap
+        and lo[2] - gap <= bz
+        and az <= hi[2] + gap
+        for lo, hi in boxes
+    )
 
 
 class PlanningModel(ContainerGeometry):
@@ -51,36 +61,53 @@ class PlanningModel(ContainerGeometry):
         self.objects: dict[str, ObjectState] = dict(world.objects)
         self.bodies: dict[str, int] = {}
         self._cavities: dict[str, dict] = {}
-        self._points: dict[str, list] = {}  # bounding points of each body's parts, in its body frame
+        self._points: dict[
+            str, list
+        ] = {}  # bounding points of each body's parts, in its body frame
         for name, obj in world.objects.items():
             spec = spec_for_state(obj)
             self.bodies[name] = spawn(self.cid, spec, obj.pose)
             self._learn_shape(name, spec)
-        self.robot = RobotModel.load(self.cid, robot=world.robot.arm if world.robot else DEFAULT_ROBOT, visual=False)
+        self.robot = RobotModel.load(
+            self.cid, robot=world.robot.arm if world.robot else DEFAULT_ROBOT, visual=False
+        )
         q = world.robot.joints if world.robot else self.robot.home
         self.robot.reset_arm(q)
         self.held: str | None = None
         self.grasp: Transform | None = None  # object pose in the TCP frame
         self.carried: dict[str, Transform] = {}  # contents of the held object, pose in its frame
         self.upright: tuple | None = None  # the held object's orientation when it was picked up
-        self.grip_angle: float | tuple[float, ...] = GRIP_ANGLE  # finger angle(s) (rad) the held object is gripped at
-        self.grasp_touch: frozenset[int] = frozenset()  # arm links the held object touched as it was gripped
+        self.grip_angle: float | tuple[float, ...] = (
+            GRIP_ANGLE  # finger angle(s) (rad) the held object is gripped at
+        )
+        self.grasp_touch: frozenset[int] = (
+            frozenset()
+        )  # arm links the held object touched as it was gripped
         # (name, checker) pairs the step being sampled must satisfy: set by the refiner, so that a
         # controller can judge a result before it plans dear motions for it
         self.step_checks: list = []
-        self.next_op = None  # the skeleton's step after the one being sampled (set by the refiner), or None
+        self.next_op = (
+            None  # the skeleton's step after the one being sampled (set by the refiner), or None
+        )
         # (object, grasp, place params) the place look-ahead found reachable from the grasp just made, or None
         self.reachable: tuple | None = None
         self.hint_misses = 0  # place draws around `reachable` refused since it was found
-        if world.robot and world.robot.held in self.bodies:  # already in the hand: keep the observed grasp
+        if (
+            world.robot and world.robot.held in self.bodies
+        ):  # already in the hand: keep the observed grasp
             self.attach(world.robot.held)
         self.limits = self.robot.limits
         self._fingers = self.robot.finger_links()
         self._arm_links = tuple(range(0, self.robot.tcp + 1))
         self._base_links = self.robot.base_links  # base, shoulder, upper arm
-        self._reach: dict[str, float] = {}  # metres from each body's origin to its farthest part (see _bound)
-        self._solid_links = tuple(link for link in range(-1, p.getNumJoints(self.robot.body, physicsClientId=self.cid))
-                                  if p.getCollisionShapeData(self.robot.body, link, physicsClientId=self.cid))
+        self._reach: dict[
+            str, float
+        ] = {}  # metres from each body's origin to its farthest part (see _bound)
+        self._solid_links = tuple(
+            link
+            for link in range(-1, p.getNumJoints(self.robot.body, physicsClientId=self.cid))
+            if p.getCollisionShapeData(self.robot.body, link, physicsClientId=self.cid)
+        )
 
     # -- state ---------------------------------------------------------------------------------
     def state(self) -> WorldState:
@@ -90,8 +117,15 @@ class PlanningModel(ContainerGeometry):
         return WorldState(objects=objs, robot=robot, source="planning-model")
 
     def snapshot(self) -> tuple:
-        return (p.saveState(physicsClientId=self.cid), self.held, self.grasp, dict(self.carried), self.upright,
-                self.grip_angle, self.grasp_touch)
+        return (
+            p.saveState(physicsClientId=self.cid),
+            self.held,
+            self.grasp,
+            dict(self.carried),
+            self.upright,
+            self.grip_angle,
+            self.grasp_touch,
+        )
 
     def restore(self, snap: tuple) -> None:
         sid, self.held, self.grasp, carried, self.upright, self.grip_angle, self.grasp_touch = snap
@@ -135,15 +169,21 @@ class PlanningModel(ContainerGeometry):
         oinv = p.invertTransform(opos, oquat)
         self.carried = {}
         for other in self.contents(name):
-            cpos, cquat = p.getBasePositionAndOrientation(self.bodies[other], physicsClientId=self.cid)
+            cpos, cquat = p.getBasePositionAndOrientation(
+                self.bodies[other], physicsClientId=self.cid
+            )
             self.carried[other] = p.multiplyTransforms(oinv[0], oinv[1], cpos, cquat)
         self.held = name
         self.upright = oquat  # how it stood when picked up: carrying contents, keep it so
         self.grip_angle = GRIP_ANGLE if angle is None else angle
         self.robot.reset_fingers(self.grip_angle)
         # the arm links it touches as it is gripped (a mug deep in the hand against a wrist) are its grasp's own
-        self.grasp_touch = frozenset(c[4] for c in p.getClosestPoints(self.bodies[name], self.robot.body, 0.0,
-                                                                       physicsClientId=self.cid))
+        self.grasp_touch = frozenset(
+            c[4]
+            for c in p.getClosestPoints(
+                self.bodies[name], self.robot.body, 0.0, physicsClientId=self.cid
+            )
+        )
 
     def detach(self) -> None:
         self.held, self.grasp, self.carried = None, None, {}
@@ -164,8 +204,15 @@ class PlanningModel(ContainerGeometry):
         """Let the held object's contents move under physics again (pouring)."""
         self.carried = {}
 
-    def pour_motion(self, poses: list[tuple], seconds: float, dwell: float, arm: list | None = None,
-                    watch: Callable[[], None] | None = None, settled: Callable[[], bool] | None = None) -> None:
+    def pour_motion(
+        self,
+        poses: list[tuple],
+        seconds: float,
+        dwell: float,
+        arm: list | None = None,
+        watch: Callable[[], None] | None = None,
+        settled: Callable[[], bool] | None = None,
+    ) -> None:
         """Move the held object through `poses` ((position, quaternion) of its body, world frame)
         over `seconds`, then hold the last for up to `dwell` s, stepping physics all along so that its
         released contents fall out (off the container's walls and the hand, as they would). `arm`:
@@ -179,13 +226,26 @@ class PlanningModel(ContainerGeometry):
         body = self.bodies[self.held]
         self._put(self.held, *poses[0])
         self.robot.command_fingers(self.robot.finger_joints())
-        pads = {(c[3], c[4]) for c in p.getClosestPoints(self.robot.body, body, 0.01, physicsClientId=self.cid)}
+        pads = {
+            (c[3], c[4])
+            for c in p.getClosestPoints(self.robot.body, body, 0.01, physicsClientId=self.cid)
+        }
         for link, part in pads:
             p.setCollisionFilterPair(self.robot.body, body, link, part, 0, physicsClientId=self.cid)
         # Driven by a stiff fixed constraint to the world, as a hand would: the contents meet a
         # wall that moves smoothly, with a velocity, rather than one that jumps every step.
-        cons = p.createConstraint(body, -1, -1, -1, p.JOINT_FIXED, (0, 0, 0), (0, 0, 0), poses[0][0],
-                                  childFrameOrientation=poses[0][1], physicsClientId=self.cid)
+        cons = p.createConstraint(
+            body,
+            -1,
+            -1,
+            -1,
+            p.JOINT_FIXED,
+            (0, 0, 0),
+            (0, 0, 0),
+            poses[0][0],
+            childFrameOrientation=poses[0][1],
+            physicsClientId=self.cid,
+        )
         p.changeConstraint(cons, maxForce=5000.0, physicsClientId=self.cid)
         per = max(1, int(seconds / TIME_STEP / max(1, len(poses))))
         try:
@@ -205,7 +265,9 @@ class PlanningModel(ContainerGeometry):
         finally:
             p.removeConstraint(cons, physicsClientId=self.cid)
             for link, part in pads:
-                p.setCollisionFilterPair(self.robot.body, body, link, part, 1, physicsClientId=self.cid)
+                p.setCollisionFilterPair(
+                    self.robot.body, body, link, part, 1, physicsClientId=self.cid
+                )
             self._put(self.held, *poses[-1])
 
     def contents(self, name: str) -> list[str]:
@@ -228,8 +290,13 @@ class PlanningModel(ContainerGeometry):
         return p.multiplyTransforms(pos, quat, inv[0], inv[1])
 
     # -- collisions ----------------------------------------------------------------------------
-    def in_collision(self, q: tuple[float, ...] | list[float], ignore: tuple[str, ...] = (), margin: float = 0.0,
-                     clearance: float = 0.0) -> str | None:
+    def in_collision(
+        self,
+        q: tuple[float, ...] | list[float],
+        ignore: tuple[str, ...] = (),
+        margin: float = 0.0,
+        clearance: float = 0.0,
+    ) -> str | None:
         """Name of what the arm (or the held object) would touch at q (within `margin` m, and `clearance`
         m more of a movable object), else None. Checks the arm and gripper against every object and the
         table (except `ignore`), the held object against everything but the gripper, the held object
@@ -246,28 +313,52 @@ class PlanningModel(ContainerGeometry):
             box = self._bound(name)
             # bounding boxes first: an exact distance query costs 10-200 µs a body (a can's 25 parts
             # against 20 arm links), a box test well under one, and most bodies are far from the arm
-            if _near_any(box, boxes.values(), near) and p.getClosestPoints(body, bid, near, physicsClientId=cid):
+            if _near_any(box, boxes.values(), near) and p.getClosestPoints(
+                body, bid, near, physicsClientId=cid
+            ):
                 return name
-            if (held_box is not None and _near_any(box, (held_box,), near)
-                    and p.getClosestPoints(self.bodies[self.held], bid, near, physicsClientId=cid)):
+            if (
+                held_box is not None
+                and _near_any(box, (held_box,), near)
+                and p.getClosestPoints(self.bodies[self.held], bid, near, physicsClientId=cid)
+            ):
                 return f"{self.held}↔{name}"
         # exact queries only for links whose boxes meet (a held mug's 21 parts against every link cost most)
-        if self.held is not None:  # a long held thing (a fork) swung into the forearm stalls the arm
+        if (
+            self.held is not None
+        ):  # a long held thing (a fork) swung into the forearm stalls the arm
             for link, box in boxes.items():
-                if (link < self.robot.arm[-1] and link not in self.grasp_touch and _near_any(box, (held_box,), margin)
-                        and p.getClosestPoints(self.bodies[self.held], body, margin, linkIndexB=link, physicsClientId=cid)):
+                if (
+                    link < self.robot.arm[-1]
+                    and link not in self.grasp_touch
+                    and _near_any(box, (held_box,), margin)
+                    and p.getClosestPoints(
+                        self.bodies[self.held], body, margin, linkIndexB=link, physicsClientId=cid
+                    )
+                ):
                     return f"{self.held}↔the arm"
-        for glink in (self.robot.arm[-1], self.robot.gripper_links[0]):  # wrist/gripper vs base links
+        for glink in (
+            self.robot.arm[-1],
+            self.robot.gripper_links[0],
+        ):  # wrist/gripper vs base links
             for blink in self._base_links:
-                if (glink in boxes and blink in boxes and _near_any(boxes[glink], (boxes[blink],), 0.0)
-                        and p.getClosestPoints(body, body, 0.0, linkIndexA=glink, linkIndexB=blink, physicsClientId=cid)):
+                if (
+                    glink in boxes
+                    and blink in boxes
+                    and _near_any(boxes[glink], (boxes[blink],), 0.0)
+                    and p.getClosestPoints(
+                        body, body, 0.0, linkIndexA=glink, linkIndexB=blink, physicsClientId=cid
+                    )
+                ):
                     return "self"
         # the safety guard's box: the tool and a held object stay inside it
         (lx, ly, lz), (hx, hy, hz) = PLANNING_BOX
         tx, ty, tz = self.robot.tcp_pose()[0]
         if not (lx <= tx <= hx and ly <= ty <= hy and lz <= tz <= hz):
             return "the workspace box"
-        if self.held is not None:  # (below the table's top beside it, too: Gen3 Mug3 seed 0 poured the mug there)
+        if (
+            self.held is not None
+        ):  # (below the table's top beside it, too: Gen3 Mug3 seed 0 poured the mug there)
             (ax, ay, az), (bx, by, bz) = p.getAABB(self.bodies[self.held], physicsClientId=cid)
             if ax < lx or ay < ly or az < lz or bx > hx or by > hy or bz > hz:
                 return "the workspace box"
@@ -279,7 +370,9 @@ class PlanningModel(ContainerGeometry):
         x, y, z = p.getBasePositionAndOrientation(self.bodies[name], physicsClientId=self.cid)[0]
         r = self._reach.get(name)
         if r is None:
-            r = self._reach[name] = max(math.dist(q, (0.0, 0.0, 0.0)) for q in self._points[name]) + 0.01
+            r = self._reach[name] = (
+                max(math.dist(q, (0.0, 0.0, 0.0)) for q in self._points[name]) + 0.01
+            )
         return (x - r, y - r, z - r), (x + r, y + r, z + r)
 
     def within_limits(self, q: tuple[float, ...] | list[float]) -> bool:
@@ -296,10 +389,14 @@ class PlanningModel(ContainerGeometry):
         `between_fingers`). When `o` is among them it is held (attached); else the hand is left
         closed on nothing. Another object in the list means the arm might take that one instead."""
         self.set_arm(q)
-        self.robot.command_arm(q)  # the motors hold q too (a stale target would jerk the hand every step)
+        self.robot.command_arm(
+            q
+        )  # the motors hold q too (a stale target would jerk the hand every step)
         self.robot.reset_fingers(angle)
         self.robot.command_fingers(FINGER_CLOSED, force=CLOSE_FORCE)
-        ClosingFingers(self.robot, CLOSE_S).run(lambda: (self.robot.reset_arm(q), p.stepSimulation(physicsClientId=self.cid)))
+        ClosingFingers(self.robot, CLOSE_S).run(
+            lambda: (self.robot.reset_arm(q), p.stepSimulation(physicsClientId=self.cid))
+        )
         held = self.between_fingers()
         if o in held:
             self.attach(o, angle=self.robot.finger_angle())
@@ -326,11 +423,16 @@ class PlanningModel(ContainerGeometry):
         for name, body in self.bodies.items():
             if p.getDynamicsInfo(body, -1, physicsClientId=self.cid)[0] == 0.0:
                 continue
-            if any(c[3] in left | right for c in p.getContactPoints(self.robot.body, body, physicsClientId=self.cid)):
+            if any(
+                c[3] in left | right
+                for c in p.getContactPoints(self.robot.body, body, physicsClientId=self.cid)
+            ):
                 out.append(name)
         return out
 
-    def release(self, q_place: tuple[float, ...], q_back: tuple[float, ...], open_to: float = 0.0) -> None:
+    def release(
+        self, q_place: tuple[float, ...], q_back: tuple[float, ...], open_to: float = 0.0
+    ) -> None:
         """Let go of the held object the way the arm does, with physics running: the fingers open
         from the grip angle over OPEN_S with the arm still at q_place, then the hand backs out along
         the straight joint segment to q_back over RETREAT_S. Fingers that catch a mug's handle or
@@ -338,7 +440,9 @@ class PlanningModel(ContainerGeometry):
         hand predicted a stood-up mug that then came to rest 8–10 cm away). Joint values in radians;
         `open_to`: the finger angle the fingers open to (0: fully)."""
         self.set_arm(q_place)
-        self.robot.command_arm(q_place)  # the motors hold the arm too (a stale target would jerk the hand)
+        self.robot.command_arm(
+            q_place
+        )  # the motors hold the arm too (a stale target would jerk the hand)
         body = self.bodies[self.held]
         self.held, self.grasp, self.carried = None, None, {}
         self.robot.reset_fingers(self.grip_angle)
@@ -368,8 +472,12 @@ class PlanningModel(ContainerGeometry):
 
     def _fingers_touch(self, body: int, enable: bool) -> None:
         for link in self.robot.gripper_links:
-            for part in range(-1, p.getNumJoints(body, physicsClientId=self.cid)):  # the object's base and parts
-                p.setCollisionFilterPair(self.robot.body, body, link, part, int(enable), physicsClientId=self.cid)
+            for part in range(
+                -1, p.getNumJoints(body, physicsClientId=self.cid)
+            ):  # the object's base and parts
+                p.setCollisionFilterPair(
+                    self.robot.body, body, link, part, int(enable), physicsClientId=self.cid
+                )
 
     def settle(self, seconds: float = 0.6) -> None:
         """Let released objects come to rest (the arm is held still by its motors; a held object and what

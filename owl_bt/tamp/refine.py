@@ -49,7 +49,9 @@ GUIDED_SHARE = 0.8
 HINT_INSET = 0.02  # metres kept free along each edge of a guiding region (at most a quarter of it)
 BACKTRACKS = 2  # times an earlier placement may be redrawn because it blocks a later step
 REGRASPS = 3
-REGRASP_AFTER = 4  # failures a skill lays on the grasp (`Outcome.regrasp`) before that grasp is given up
+REGRASP_AFTER = (
+    4  # failures a skill lays on the grasp (`Outcome.regrasp`) before that grasp is given up
+)
 NUDGE = 0.004  # metres a placed object may come to rest off its planned spot; its constraints must allow that
 
 
@@ -62,7 +64,9 @@ class GroundedStep:
     commands: list
     expected: dict
     samples: int
-    checks: list = field(default_factory=list)  # (name, checker) the result satisfied, for monitoring
+    checks: list = field(
+        default_factory=list
+    )  # (name, checker) the result satisfied, for monitoring
 
 
 @dataclass
@@ -142,12 +146,16 @@ def refine(
     (the step sampled, one more sample per draw).
     """
     out = Refinement()
-    for op in skeleton:  # a step no draw can do (the power drill into the mug) fails before any is drawn
+    for (
+        op
+    ) in skeleton:  # a step no draw can do (the power drill into the mug) fails before any is drawn
         never = getattr(skills[op.name], "never", None)
         why = never(model, op.args) if never is not None else None
         if why:
             # (a replan would find the same: the run ends here)
-            out.failure = Failure("plan", why, str(op), observed={"samples": 0, "hopeless": True, "retryable": False})
+            out.failure = Failure(
+                "plan", why, str(op), observed={"samples": 0, "hopeless": True, "retryable": False}
+            )
             return out
     last = len(skeleton) - 1
     snaps: list = []
@@ -160,21 +168,45 @@ def refine(
         skill = skills[op.name]
         own = list(step_checkers.get(idx, ())) + (list(goal_checkers) if idx == last else [])
         checks = own + _kept(model, skeleton, step_checkers, idx)
-        next_checks = list(step_checkers.get(idx + 1, ())) + (list(goal_checkers) if idx + 1 == last else [])
-        can_regrasp = idx > 0 and skeleton[idx - 1].name == "pick" and skeleton[idx - 1].args[:1] == op.args[:1]
+        next_checks = list(step_checkers.get(idx + 1, ())) + (
+            list(goal_checkers) if idx + 1 == last else []
+        )
+        can_regrasp = (
+            idx > 0
+            and skeleton[idx - 1].name == "pick"
+            and skeleton[idx - 1].args[:1] == op.args[:1]
+        )
         share = budget - spent[idx] if not can_regrasp else max(1, budget // (REGRASPS + 1))
         share = min(share, budget - spent[idx])
         snap = model.snapshot()
         hint = guide(model.state(), op.args[0], own) if own and op.args else None
         model.step_checks = checks
-        model.next_op = skeleton[idx + 1] if idx < last else None  # a sampler may look ahead (pick before a pour)
+        model.next_op = (
+            skeleton[idx + 1] if idx < last else None
+        )  # a sampler may look ahead (pick before a pour)
         try:
             if watch is not None:
                 watch.step = str(op)
             step, reasons, blamed, used, hopeless = _sample_step(
-                model, op, skill, checks, hint, rng, share, cancelled, snap,
-                grasp_filter(skeleton, skills, idx, next_checks, after_pour(model, skeleton, idx, step_checkers, goal_checkers)),
-                watch, REGRASP_AFTER if can_regrasp and regrasps[idx] < REGRASPS else None)
+                model,
+                op,
+                skill,
+                checks,
+                hint,
+                rng,
+                share,
+                cancelled,
+                snap,
+                grasp_filter(
+                    skeleton,
+                    skills,
+                    idx,
+                    next_checks,
+                    after_pour(model, skeleton, idx, step_checkers, goal_checkers),
+                ),
+                watch,
+                REGRASP_AFTER if can_regrasp and regrasps[idx] < REGRASPS else None,
+            )
         finally:
             model.step_checks = []
         spent[idx] += used
@@ -190,7 +222,9 @@ def refine(
             out.failure = Failure("plan", "cancelled", str(op))
             break
         if hopeless:  # (no regrasp, redrawn placement or skeleton edit can change it)
-            out.failure = Failure("plan", next(iter(reasons)), str(op), observed={"samples": used, "hopeless": True})
+            out.failure = Failure(
+                "plan", next(iter(reasons)), str(op), observed={"samples": used, "hopeless": True}
+            )
             break
         if can_regrasp and regrasps[idx] < REGRASPS and spent[idx] < budget:
             regrasps[idx] += 1
@@ -218,18 +252,29 @@ def refine(
         if reasons:
             reason, count = reasons.most_common(1)[0]
             # the reasons are those of the step's last try (after a regrasp or a backtrack, its earlier tries' are gone)
-            again = f", after {regrasps[idx]} regrasp{'s' if regrasps[idx] > 1 else ''}" if regrasps[idx] else ""
+            again = (
+                f", after {regrasps[idx]} regrasp{'s' if regrasps[idx] > 1 else ''}"
+                if regrasps[idx]
+                else ""
+            )
             of = f" of the last {used}{again}" if used < spent[idx] else ""
             why = f"no sample of {spent[idx]} satisfied all constraints; most often{of}: {reason} ({count}×)"
         else:  # (it used to say "most often: the step's sample budget was already spent (0×)")
-            why = (f"its {spent[idx]} samples were all used while the steps before it were drawn again "
-                   "(backtracking), none left for it")
+            why = (
+                f"its {spent[idx]} samples were all used while the steps before it were drawn again "
+                "(backtracking), none left for it"
+            )
         out.failure = Failure(
-            stage="plan", action=str(op),
+            stage="plan",
+            action=str(op),
             reason=why,
             offending_objects=tuple(n for n, _ in blamed.most_common(3)),
-            observed={"samples": spent[idx], "reasons": dict(reasons.most_common(5)), "step": idx,
-                      "around_target": _around(model, op)},
+            observed={
+                "samples": spent[idx],
+                "reasons": dict(reasons.most_common(5)),
+                "step": idx,
+                "around_target": _around(model, op),
+            },
         )
         break
     for snap in snaps:
@@ -237,8 +282,12 @@ def refine(
     return out
 
 
-def _kept(model: PlanningModel, skeleton: Sequence[GroundOp], step_checkers: Mapping[int, Sequence[tuple[str, Checker]]],
-          idx: int) -> list[tuple[str, Checker]]:
+def _kept(
+    model: PlanningModel,
+    skeleton: Sequence[GroundOp],
+    step_checkers: Mapping[int, Sequence[tuple[str, Checker]]],
+    idx: int,
+) -> list[tuple[str, Checker]]:
     """The checkers of earlier steps that step idx must not undo (ours, beyond the reference): those
     of each earlier step j whose object (its first argument) no step after j has moved again, and
     that hold now. A mug set down overlapping the orange put aside for it broke that step's
@@ -263,7 +312,9 @@ def _holds(check: Checker, state: WorldState) -> bool:
         return False
 
 
-def _culprit(steps: Sequence[GroundedStep], op: GroundOp, blamed: collections.Counter[str]) -> int | None:
+def _culprit(
+    steps: Sequence[GroundedStep], op: GroundOp, blamed: collections.Counter[str]
+) -> int | None:
     """Index of the earlier step to draw again for op's failure, else None: the latest that put down
     an object blamed (most often) for it; failing that, when a third object is blamed, the latest
     that put down op's target (the mug set down so close to the mustard bottle that no fork fits in
@@ -283,8 +334,20 @@ def _culprit(steps: Sequence[GroundedStep], op: GroundOp, blamed: collections.Co
     return None
 
 
-def _sample_step(model, op, skill, checks, hint, rng, share, cancelled, snap, grasp_filter=None, watch=None,
-                 regrasp_after: int | None = None):
+def _sample_step(
+    model,
+    op,
+    skill,
+    checks,
+    hint,
+    rng,
+    share,
+    cancelled,
+    snap,
+    grasp_filter=None,
+    watch=None,
+    regrasp_after: int | None = None,
+):
     """Draw and simulate up to `share` samples of `op`: (GroundedStep | None, failure reasons, objects
     blamed, samples used, hopeless). With `regrasp_after`, it stops early once that many failures were
     the grasp's (`Outcome.regrasp`), so that the caller regrasps."""
@@ -298,7 +361,9 @@ def _sample_step(model, op, skill, checks, hint, rng, share, cancelled, snap, gr
         if watch is not None:
             watch.samples += 1
         params = _guided(skill.sample(model, op.args, rng), hint, rng)
-        if hasattr(skill, "orient"):  # a skill that can choose an orientation the step's checkers accept
+        if hasattr(
+            skill, "orient"
+        ):  # a skill that can choose an orientation the step's checkers accept
             params = skill.orient(model, op.args, params, rng)
         res = skill.simulate(model, op.args, params)
         if res.ok and grasp_filter is not None:
@@ -310,9 +375,17 @@ def _sample_step(model, op, skill, checks, hint, rng, share, cancelled, snap, gr
             failed = [name for name, chk in checks if not chk(state)]
             edge = [] if failed or op.name == "pick" else _on_edge(state, op.args[0], checks)
             if not failed and not edge:
-                return GroundedStep(op, params, res.commands, res.expected, k, checks), reasons, blamed, k, False
+                return (
+                    GroundedStep(op, params, res.commands, res.expected, k, checks),
+                    reasons,
+                    blamed,
+                    k,
+                    False,
+                )
             if edge:
-                reasons[f"{op.args[0]} within {NUDGE * 1000:.0f} mm of the edge of {', '.join(edge)}"] += 1
+                reasons[
+                    f"{op.args[0]} within {NUDGE * 1000:.0f} mm of the edge of {', '.join(edge)}"
+                ] += 1
             else:
                 reasons[f"constraint {', '.join(failed)} not satisfied"] += 1
         else:
@@ -355,7 +428,11 @@ def _around(model: PlanningModel, op: GroundOp) -> dict[str, list[str]]:
                 continue
             olo, _ = o.aabb()
             x, y, _ = o.pose.position
-            if lo[0] <= x <= hi[0] and lo[1] <= y <= hi[1] and lo[2] - 0.01 <= olo[2] <= hi[2] + 0.02:
+            if (
+                lo[0] <= x <= hi[0]
+                and lo[1] <= y <= hi[1]
+                and lo[2] - 0.01 <= olo[2] <= hi[2] + 0.02
+            ):
                 near.append(name)
         out[arg] = sorted(near)
     return out

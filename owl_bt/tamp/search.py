@@ -60,7 +60,11 @@ class SearchResult:
     @property
     def failure(self) -> Failure | None:
         """None when planned; else the telling failure of the rounds (`telling_failure`)."""
-        return None if self.refinement.ok and self.task_plan is not None else telling_failure(self.failures)
+        return (
+            None
+            if self.refinement.ok and self.task_plan is not None
+            else telling_failure(self.failures)
+        )
 
 
 def telling_failure(failures: Sequence[Failure]) -> Failure:
@@ -69,7 +73,9 @@ def telling_failure(failures: Sequence[Failure]) -> Failure:
     step, that step is the cause; the last round's failure named an inserted step instead."""
     counts = Counter(f.action for f in failures)
     top = max(counts.values())
-    return next(f for f in reversed(failures) if counts[f.action] == top and (top > 1 or f is failures[-1]))
+    return next(
+        f for f in reversed(failures) if counts[f.action] == top and (top > 1 or f is failures[-1])
+    )
 
 
 def plan(
@@ -82,7 +88,8 @@ def plan(
     max_skeletons: int = MAX_SKELETONS,
     cancelled: Callable[[], bool] = lambda: False,
     finish: Callable[[PlanningModel, Refinement], None] | None = None,
-    repair: Callable[[Failure, list[SketchItem], list], tuple[list[SketchItem], list] | None] | None = None,
+    repair: Callable[[Failure, list[SketchItem], list], tuple[list[SketchItem], list] | None]
+    | None = None,
     kept: frozenset[str] = frozenset(),
     watch: PlanWatch | None = None,
 ) -> SearchResult:
@@ -96,8 +103,15 @@ def plan(
     schemas = [k.schema for k in skills.values()]
     held = world.robot.held if world.robot else None
     items, failures, edits, samples, done = list(sketch), [], [], 0, set()
-    if held is not None and items and items[0].op.name == "pick" and items[0].op.args[:1] == (held,):
-        items = items[1:]  # the sketch's first pick is done already: a replan with the object in hand
+    if (
+        held is not None
+        and items
+        and items[0].op.name == "pick"
+        and items[0].op.args[:1] == (held,)
+    ):
+        items = items[
+            1:
+        ]  # the sketch's first pick is done already: a replan with the object in hand
     for n in range(1, max_skeletons + 1):
         if watch is not None:
             watch.skeleton = n
@@ -105,14 +119,18 @@ def plan(
             tp = pddl.solve(world, schemas, [it.op for it in items], held=held)
         except pddl.NoTaskPlan as exc:
             failures.append(Failure("plan", str(exc)))
-            return SearchResult(None, Refinement(failure=failures[-1]), n, samples, items, failures, edits)
+            return SearchResult(
+                None, Refinement(failure=failures[-1]), n, samples, items, failures, edits
+            )
         step_checkers: dict[int, list] = {}
         for i, it in enumerate(items):
             if it.checks:
                 step_checkers.setdefault(tp.sketch_steps[i], []).extend(it.checks)
         model = PlanningModel(world)
         try:
-            ref = refine(model, tp.steps, skills, step_checkers, goal_checkers, rng, budget, cancelled, watch)
+            ref = refine(
+                model, tp.steps, skills, step_checkers, goal_checkers, rng, budget, cancelled, watch
+            )
             if ref.ok and finish is not None:
                 finish(model, ref)
         finally:
@@ -133,11 +151,17 @@ def plan(
             break
         items, note = edit
         edits.append(note)
-    return SearchResult(None, Refinement(samples=samples, failure=failures[-1]), n, samples, items, failures, edits)
+    return SearchResult(
+        None, Refinement(samples=samples, failure=failures[-1]), n, samples, items, failures, edits
+    )
 
 
 def propose_edit(
-    world: WorldState, items: list[SketchItem], tp: pddl.TaskPlan, failure: Failure, done: set,
+    world: WorldState,
+    items: list[SketchItem],
+    tp: pddl.TaskPlan,
+    failure: Failure,
+    done: set,
     kept: frozenset[str] = frozenset(),
 ) -> tuple[list[SketchItem], str] | None:
     """The edited sketch and a one-line note, or None when no edit applies (`done` remembers what
@@ -173,44 +197,81 @@ def propose_edit(
     else:
         holders = set()
     container = "Container" in _types(world, target)
-    if op.name == "pour" and container:  # what lies in a container is no obstacle to pouring more into it
+    if (
+        op.name == "pour" and container
+    ):  # what lies in a container is no obstacle to pouring more into it
         in_target = [b for b in in_target if not _below_rim(world, b, target)]
     for b in in_target + blamed:
         # (a knife blamed for a place into the mug, lying on the table beside it, is below the mug's rim too)
-        inside = container and _below_rim(world, b, target) and world.get(target).over_footprint(*world.get(b).pose.position[:2])
+        inside = (
+            container
+            and _below_rim(world, b, target)
+            and world.get(target).over_footprint(*world.get(b).pose.position[:2])
+        )
         key = ("pour" if inside else "move", target if inside else b)
         if key in done or table is None:
             continue
         done.add(key)
         if inside:
-            return items[:at] + _poured_out(target, b, table) + items[at:], (f"{target} holds {b}: pour it out onto the "
-                                                                              f"{table} first")
-        new = [SketchItem(GroundOp("pick", (b,)), why=f"clear {target}"),
-               SketchItem(GroundOp("place_ontop", (b, table)), [(f"{b} away", _away(b, targets))], why=f"clear {target}")]
-        return items[:at] + new + items[at:], f"{b} is in the way of {op}: move it to the {table} first"
+            return items[:at] + _poured_out(target, b, table) + items[at:], (
+                f"{target} holds {b}: pour it out onto the {table} first"
+            )
+        new = [
+            SketchItem(GroundOp("pick", (b,)), why=f"clear {target}"),
+            SketchItem(
+                GroundOp("place_ontop", (b, table)),
+                [(f"{b} away", _away(b, targets))],
+                why=f"clear {target}",
+            ),
+        ]
+        return items[:at] + new + items[
+            at:
+        ], f"{b} is in the way of {op}: move it to the {table} first"
     # A pick that nothing beside it blocks, kept off by the walls of a narrow container it lies in (the golf ball in
     # the mug: the fingers round it do not fit): the container is poured out first (newcomer: "take the golf ball out
     # of the mug" drew 1,500 grasps that met the mug, and no edit came)
-    walled = [h for h in sorted(holders) if h in failure.offending_objects and "Container" in _types(world, h)
-              and _below_rim(world, op.args[0], h) and _narrow(world, h, op.args[0]) and ("pour", h) not in done]
+    walled = [
+        h
+        for h in sorted(holders)
+        if h in failure.offending_objects
+        and "Container" in _types(world, h)
+        and _below_rim(world, op.args[0], h)
+        and _narrow(world, h, op.args[0])
+        and ("pour", h) not in done
+    ]
     if walled and table is not None:
         h, o = walled[0], op.args[0]
         done.add(("pour", h))
-        return items[:at] + _poured_out(h, o, table) + items[at:], (f"{o} lies in {h}, whose walls keep the hand off it: "
-                                                                    f"pour it out onto the {table} first")
-    round_thing = world.get(op.args[0]).shape == "sphere"  # every grasp of a ball reaches every orientation
+        return items[:at] + _poured_out(h, o, table) + items[at:], (
+            f"{o} lies in {h}, whose walls keep the hand off it: pour it out onto the {table} first"
+        )
+    round_thing = (
+        world.get(op.args[0]).shape == "sphere"
+    )  # every grasp of a ball reaches every orientation
     # a pick whose grasps the next step's look-ahead refused (skills/place.py grasp_fits): regrasp too
     reasons = failure.observed.get("reasons") or {}
     refused = op.name == "pick" and any(r.endswith("the way the next step needs") for r in reasons)
-    if (op.name.startswith("place") or refused) and table is not None and not round_thing \
-            and ("regrasp", op.args[0]) not in done:
+    if (
+        (op.name.startswith("place") or refused)
+        and table is not None
+        and not round_thing
+        and ("regrasp", op.args[0]) not in done
+    ):
         done.add(("regrasp", op.args[0]))
         j = _sketch_index_at(tp, idx + 1 if refused else idx)
         o = op.args[0]
-        new = [SketchItem(GroundOp("place_ontop", (o, table)), [(f"{o} turned over", _turned(o, world))], why=f"regrasp {o}"),
-               SketchItem(GroundOp("pick", (o,)), why=f"regrasp {o}")]
+        new = [
+            SketchItem(
+                GroundOp("place_ontop", (o, table)),
+                [(f"{o} turned over", _turned(o, world))],
+                why=f"regrasp {o}",
+            ),
+            SketchItem(GroundOp("pick", (o,)), why=f"regrasp {o}"),
+        ]
         needs = tp.steps[idx + 1] if refused and idx + 1 < len(tp.steps) else op
-        return items[:j] + new + items[j:], f"no grasp of {op.args[0]} reaches {needs}: put it down and regrasp first"
+        return items[:j] + new + items[
+            j:
+        ], f"no grasp of {op.args[0]} reaches {needs}: put it down and regrasp first"
     return None
 
 
@@ -224,7 +285,9 @@ def arranged_by(world: WorldState, op: GroundOp) -> set[str]:
     out = {op.args[0]}
     if op.name == "pour":
         for holder in op.args:
-            if holder in world.objects and (holder == op.args[0] or "Container" in _types(world, holder)):
+            if holder in world.objects and (
+                holder == op.args[0] or "Container" in _types(world, holder)
+            ):
                 out |= {n for n in _inside(world, holder) if _below_rim(world, n, holder)}
     return out
 
@@ -232,8 +295,11 @@ def arranged_by(world: WorldState, op: GroundOp) -> set[str]:
 def _inside(world: WorldState, holder: str) -> list[str]:
     """Movable objects whose centre lies within `holder`'s box (between its bottom and top)."""
     lo, hi = world.get(holder).aabb()
-    return [n for n in world.movable() if n != holder
-            and all(lo[i] < world.get(n).pose.position[i] < hi[i] for i in range(3))]
+    return [
+        n
+        for n in world.movable()
+        if n != holder and all(lo[i] < world.get(n).pose.position[i] < hi[i] for i in range(3))
+    ]
 
 
 def _holders(world: WorldState, obj: str) -> set[str]:
@@ -262,7 +328,12 @@ def _insert_at(items: list[SketchItem], tp: pddl.TaskPlan, idx: int, op: GroundO
     """Where moves that clear the way for skeleton step idx go: before that step's sketch action,
     and before the sketch's pick of the same object just ahead of it (the hand must be free)."""
     j = _sketch_index_at(tp, idx)
-    if j > 0 and items[j - 1].op.name == "pick" and op.name != "pick" and items[j - 1].op.args[0] == op.args[0]:
+    if (
+        j > 0
+        and items[j - 1].op.name == "pick"
+        and op.name != "pick"
+        and items[j - 1].op.args[0] == op.args[0]
+    ):
         j -= 1
     return j
 
@@ -283,10 +354,15 @@ def _types(world: WorldState, name: str) -> set[str]:
 
 def _poured_out(container: str, obj: str, table: str) -> list[SketchItem]:
     """The sketch items that empty `container` onto `table` until `obj` is out of it, and set it down."""
-    return [SketchItem(GroundOp("pick", (container,)), why=f"empty {container}"),
-            SketchItem(GroundOp("pour", (container, table)), [(f"{obj} out of {container}", _out_of(obj, container))],
-                       why=f"empty {container}"),
-            SketchItem(GroundOp("place_ontop", (container, table)), why=f"empty {container}")]
+    return [
+        SketchItem(GroundOp("pick", (container,)), why=f"empty {container}"),
+        SketchItem(
+            GroundOp("pour", (container, table)),
+            [(f"{obj} out of {container}", _out_of(obj, container))],
+            why=f"empty {container}",
+        ),
+        SketchItem(GroundOp("place_ontop", (container, table)), why=f"empty {container}"),
+    ]
 
 
 def _narrow(world: WorldState, container: str, obj: str) -> bool:
@@ -311,7 +387,10 @@ def _away(name: str, targets: set[str]) -> Checker:
             if t == name or t not in state.objects or state.get(t).category == "table":
                 continue
             lo, hi = state.get(t).aabb()
-            if lo[0] - AWAY_MARGIN <= x <= hi[0] + AWAY_MARGIN and lo[1] - AWAY_MARGIN <= y <= hi[1] + AWAY_MARGIN:
+            if (
+                lo[0] - AWAY_MARGIN <= x <= hi[0] + AWAY_MARGIN
+                and lo[1] - AWAY_MARGIN <= y <= hi[1] + AWAY_MARGIN
+            ):
                 return False
         return True
 

@@ -20,29 +20,65 @@ from sim.catalog.parts import COLOURS
 from sim.catalog.ycb import YCB
 from sim.objects import ObjectSpec, Part, spec_from_state
 
-__all__ = ["COLOURS", "KINDS", "PICKABLE", "REACH", "TABLE_CENTRE", "TABLE_SIZE", "TABLE_TOP_Z", "make", "region",
-           "spec_for_state", "strawberry", "table"]
+__all__ = [
+    "COLOURS",
+    "KINDS",
+    "PICKABLE",
+    "REACH",
+    "TABLE_CENTRE",
+    "TABLE_SIZE",
+    "TABLE_TOP_Z",
+    "make",
+    "region",
+    "spec_for_state",
+    "strawberry",
+    "table",
+]
 
 TABLE_CENTRE = (0.55, 0.0)  # metres, world frame
 TABLE_SIZE = (0.7, 0.9, 0.05)  # metres: x from 0.2 to 0.9, y from −0.45 to 0.45
 
 # Kinds a robot must be able to pick: each is at most 7.2 cm wide in some horizontal direction.
-PICKABLE = frozenset(FRUIT) | {"mug", "tomato_soup_can", "potted_meat_can", "fork", "knife", "sponge", "golf_ball",
-                               "mustard_bottle", "sugar_box", "soup"}
+PICKABLE = frozenset(FRUIT) | {
+    "mug",
+    "tomato_soup_can",
+    "potted_meat_can",
+    "fork",
+    "knife",
+    "sponge",
+    "golf_ball",
+    "mustard_bottle",
+    "sugar_box",
+    "soup",
+}
 
 
 def table(name: str = "table") -> ObjectSpec:
     """The table: a 70 × 90 × 5 cm brown slab whose top is the world's z = 0 plane (fixed)."""
     return ObjectSpec(
-        name=name, category="table", parts=(Part("box", TABLE_SIZE),), rgba=COLOURS["brown"],
-        colour="brown", mass=0.0, friction=0.8, fixed=True,
+        name=name,
+        category="table",
+        parts=(Part("box", TABLE_SIZE),),
+        rgba=COLOURS["brown"],
+        colour="brown",
+        mass=0.0,
+        friction=0.8,
+        fixed=True,
     )
 
 
-KINDS: dict[str, Callable[..., ObjectSpec]] = {**FRUIT, **CONTAINERS, **YCB, **MARKERS, "table": table}
+KINDS: dict[str, Callable[..., ObjectSpec]] = {
+    **FRUIT,
+    **CONTAINERS,
+    **YCB,
+    **MARKERS,
+    "table": table,
+}
 
 
-def make(kind: str, name: str | None = None, colour: str | None = None, **kwargs: object) -> ObjectSpec:
+def make(
+    kind: str, name: str | None = None, colour: str | None = None, **kwargs: object
+) -> ObjectSpec:
     """ObjectSpec for `kind` (see KINDS) called `name` (default: the kind), recoloured when `colour`
     (a COLOURS word) is given; other keyword arguments go to the kind's builder (e.g. a marker's
     size). Raises KeyError naming the known kinds or colours."""
@@ -70,8 +106,14 @@ def spec_for_state(obj: ObjectState) -> ObjectSpec:
     scale = tuple(s / r if r > 1e-6 else 1.0 for s, r in zip(obj.size, ref, strict=True))
     if any(abs(k - 1.0) > 0.02 for k in scale):
         spec = replace(spec, parts=tuple(_scaled(part, scale) for part in spec.parts))
-    return replace(spec, rgba=obj.rgba, colour=obj.colour, fixed=spec.fixed or obj.fixed, mass=obj.mass,
-                   friction=obj.friction)
+    return replace(
+        spec,
+        rgba=obj.rgba,
+        colour=obj.colour,
+        fixed=spec.fixed or obj.fixed,
+        mass=obj.mass,
+        friction=obj.friction,
+    )
 
 
 def _scaled(part: Part, k: tuple[float, float, float]) -> Part:

@@ -28,8 +28,14 @@ def mug(name: str = "mug") -> ObjectSpec:
         Part("box", (0.008, 0.012, 0.054), offset=(hx - 0.004, 0.0, 0.047)),
     )
     return ObjectSpec(
-        name=name, category="mug", parts=(floor, *walls, *handle), rgba=COLOURS["blue"], colour="blue", mass=0.3,
-        friction=0.9, extra=cavity(MUG_R - MUG_WALL, MUG_FLOOR, MUG_H),
+        name=name,
+        category="mug",
+        parts=(floor, *walls, *handle),
+        rgba=COLOURS["blue"],
+        colour="blue",
+        mass=0.3,
+        friction=0.9,
+        extra=cavity(MUG_R - MUG_WALL, MUG_FLOOR, MUG_H),
     )
 
 
@@ -41,16 +47,27 @@ def bowl(name: str = "bowl") -> ObjectSpec:
     floor = Part("cylinder", (0.05, 0.01), offset=(0.0, 0.0, 0.005))
     walls = flared_ring(0.05, 0.08, 0.005, 0.058, z0=0.002)
     return ObjectSpec(
-        name=name, category="bowl", parts=(floor, *walls), rgba=COLOURS["white"], colour="white", mass=0.25,
-        friction=0.9, extra=cavity(0.07, 0.01, 0.06),
+        name=name,
+        category="bowl",
+        parts=(floor, *walls),
+        rgba=COLOURS["white"],
+        colour="white",
+        mass=0.25,
+        friction=0.9,
+        extra=cavity(0.07, 0.01, 0.06),
     )
 
 
 def plate(name: str = "plate") -> ObjectSpec:
     """A plate: a flat disc 22 cm across and 1.5 cm thick, 400 g, white."""
     return ObjectSpec(
-        name=name, category="plate", parts=(Part("cylinder", (0.11, 0.015)),), rgba=COLOURS["white"], colour="white",
-        mass=0.4, friction=0.9,
+        name=name,
+        category="plate",
+        parts=(Part("cylinder", (0.11, 0.015)),),
+        rgba=COLOURS["white"],
+        colour="white",
+        mass=0.4,
+        friction=0.9,
     )
 
 
@@ -59,10 +76,18 @@ def skillet(name: str = "skillet") -> ObjectSpec:
     rim height; 34 × 22 × 4 cm overall, 1.2 kg, black."""
     base = Part("cylinder", (0.108, 0.012), offset=(0.0, 0.0, 0.006))
     rim = ring(0.11, 0.006, 0.028, z0=0.012, n=24)
-    handle = Part("box", (0.125, 0.028, 0.014), offset=(0.11 + 0.0605, 0.0, 0.033), rgba=COLOURS["dark_grey"])
+    handle = Part(
+        "box", (0.125, 0.028, 0.014), offset=(0.11 + 0.0605, 0.0, 0.033), rgba=COLOURS["dark_grey"]
+    )
     return ObjectSpec(
-        name=name, category="skillet", parts=(base, *rim, handle), rgba=COLOURS["black"], colour="black", mass=1.2,
-        friction=0.9, extra=cavity(0.104, 0.012, 0.04),
+        name=name,
+        category="skillet",
+        parts=(base, *rim, handle),
+        rgba=COLOURS["black"],
+        colour="black",
+        mass=1.2,
+        friction=0.9,
+        extra=cavity(0.104, 0.012, 0.04),
     )
 
 
@@ -73,8 +98,14 @@ def tomato_soup_can(name: str = "tomato_soup_can") -> ObjectSpec:
     walls = ring(0.033, 0.003, 0.07, z0=0.005)
     band = ring(0.033, 0.003, 0.025, z0=0.075, rgba=COLOURS["white"])
     return ObjectSpec(
-        name=name, category="tomato_soup_can", parts=(floor, *walls, *band), rgba=(0.8, 0.12, 0.1, 1.0), colour="red",
-        mass=0.1, friction=0.9, extra=cavity(0.030, 0.005, 0.10),
+        name=name,
+        category="tomato_soup_can",
+        parts=(floor, *walls, *band),
+        rgba=(0.8, 0.12, 0.1, 1.0),
+        colour="red",
+        mass=0.1,
+        friction=0.9,
+        extra=cavity(0.030, 0.005, 0.10),
     )
 
 
@@ -83,11 +114,22 @@ def soup(name: str = "soup") -> ObjectSpec:
     the open can once the can is tipped past about 120°. Like a liquid it does not bounce
     (restitution 0) and, once out, soon stops (damped, high rolling friction)."""
     return ObjectSpec(
-        name=name, category="soup", parts=(Part("sphere", (0.012,)),), rgba=(0.85, 0.3, 0.1, 1.0), colour="red",
-        mass=0.03, friction=0.6,
+        name=name,
+        category="soup",
+        parts=(Part("sphere", (0.012,)),),
+        rgba=(0.85, 0.3, 0.1, 1.0),
+        colour="red",
+        mass=0.03,
+        friction=0.6,
         extra={"dynamics": {"restitution": 0.0, "rollingFriction": 0.05, "linearDamping": 0.3}},
     )
 
 
-CONTAINERS = {"mug": mug, "bowl": bowl, "plate": plate, "skillet": skillet, "tomato_soup_can": tomato_soup_can,
-              "soup": soup}
+CONTAINERS = {
+    "mug": mug,
+    "bowl": bowl,
+    "plate": plate,
+    "skillet": skillet,
+    "tomato_soup_can": tomato_soup_can,
+    "soup": soup,
+}

@@ -14,14 +14,33 @@ from sim.objects import ObjectSpec, Part
 STEM = (0.45, 0.3, 0.15, 1.0)
 
 
-def _round_fruit(name: str, category: str, radius: float, colour: str, mass: float, rgba=None, stem: float = 0.0,
-                 extra_parts: tuple[Part, ...] = ()) -> ObjectSpec:
+def _round_fruit(
+    name: str,
+    category: str,
+    radius: float,
+    colour: str,
+    mass: float,
+    rgba=None,
+    stem: float = 0.0,
+    extra_parts: tuple[Part, ...] = (),
+) -> ObjectSpec:
     """A sphere of `radius` m with a flat spot (and a stem `stem` m long on top when > 0)."""
     parts = [Part("sphere", (radius,)), flat_bottom(0.42 * radius, -radius), *extra_parts]
     if stem > 0:
-        parts.append(Part("cylinder", (0.0025, stem), offset=(0.0, 0.0, radius + stem / 2 - 0.003), rgba=STEM))
-    return ObjectSpec(name=name, category=category, parts=tuple(parts), rgba=rgba or COLOURS[colour], colour=colour,
-                      mass=mass, friction=1.0)
+        parts.append(
+            Part(
+                "cylinder", (0.0025, stem), offset=(0.0, 0.0, radius + stem / 2 - 0.003), rgba=STEM
+            )
+        )
+    return ObjectSpec(
+        name=name,
+        category=category,
+        parts=tuple(parts),
+        rgba=rgba or COLOURS[colour],
+        colour=colour,
+        mass=mass,
+        friction=1.0,
+    )
 
 
 def strawberry(name: str = "strawberry") -> ObjectSpec:
@@ -52,7 +71,10 @@ def peach(name: str = "peach") -> ObjectSpec:
 
 def lemon(name: str = "lemon") -> ObjectSpec:
     """A lemon: a 2.7 cm-radius sphere with a 1.1 cm nub at each end along x; 7.0 × 5.4 × 5.4 cm, 100 g."""
-    nubs = (Part("sphere", (0.011,), offset=(0.024, 0.0, 0.0)), Part("sphere", (0.011,), offset=(-0.024, 0.0, 0.0)))
+    nubs = (
+        Part("sphere", (0.011,), offset=(0.024, 0.0, 0.0)),
+        Part("sphere", (0.011,), offset=(-0.024, 0.0, 0.0)),
+    )
     return _round_fruit(name, "lemon", 0.027, "yellow", 0.10, extra_parts=nubs)
 
 
@@ -62,10 +84,22 @@ def pear(name: str = "pear") -> ObjectSpec:
     top = Part("sphere", (0.022,), offset=(0.0, 0.0, 0.036))
     stem = Part("cylinder", (0.0025, 0.016), offset=(0.0, 0.0, 0.063), rgba=STEM)
     return ObjectSpec(
-        name=name, category="pear", parts=(Part("sphere", (0.032,)), top, stem, flat_bottom(0.014, -0.032)),
-        rgba=(0.7, 0.8, 0.2, 1.0), colour="green", mass=0.18, friction=1.0,
+        name=name,
+        category="pear",
+        parts=(Part("sphere", (0.032,)), top, stem, flat_bottom(0.014, -0.032)),
+        rgba=(0.7, 0.8, 0.2, 1.0),
+        colour="green",
+        mass=0.18,
+        friction=1.0,
     )
 
 
-FRUIT = {"strawberry": strawberry, "apple": apple, "orange": orange, "plum": plum, "peach": peach, "lemon": lemon,
-         "pear": pear}
+FRUIT = {
+    "strawberry": strawberry,
+    "apple": apple,
+    "orange": orange,
+    "plum": plum,
+    "peach": peach,
+    "lemon": lemon,
+    "pear": pear,
+}

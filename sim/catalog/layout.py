@@ -24,15 +24,24 @@ DROP = 0.001  # m above resting height that objects are spawned at
 Box2 = tuple[tuple[float, float], tuple[float, float]]  # ((x lo, y lo), (x hi, y hi))
 
 
-def half_extents(spec: ObjectSpec, roll: float = 0.0, pitch: float = 0.0, yaw: float = 0.0) -> tuple[float, float, float]:
+def half_extents(
+    spec: ObjectSpec, roll: float = 0.0, pitch: float = 0.0, yaw: float = 0.0
+) -> tuple[float, float, float]:
     """Half extents (m) along world x, y, z of the spec's bounding box turned by (roll, pitch, yaw)."""
     half = [s / 2 for s in spec.size()]
     rot = rotation_matrix(roll, pitch, yaw)
     return tuple(sum(abs(rot[i][j]) * half[j] for j in range(3)) for i in range(3))
 
 
-def resting_pose(spec: ObjectSpec, x: float, y: float, roll: float = 0.0, pitch: float = 0.0, yaw: float = 0.0,
-                 support_z: float = TABLE_TOP_Z) -> Pose:
+def resting_pose(
+    spec: ObjectSpec,
+    x: float,
+    y: float,
+    roll: float = 0.0,
+    pitch: float = 0.0,
+    yaw: float = 0.0,
+    support_z: float = TABLE_TOP_Z,
+) -> Pose:
     """The pose (body frame = bounding-box centre) whose lowest point is DROP above `support_z` (m)."""
     hz = half_extents(spec, roll, pitch, yaw)[2]
     return Pose(x, y, support_z + hz + DROP, roll, pitch, yaw)
@@ -73,15 +82,29 @@ class Layout:
         """Record an object placed at `pose` by hand (no check)."""
         self.taken[name] = footprint(spec, pose)
 
-    def sample(self, spec: ObjectSpec, roll: float = 0.0, pitch: float = 0.0, yaw: float | None = None,
-               area: Box2 | None = None, tries: int = 5000) -> Pose:
+    def sample(
+        self,
+        spec: ObjectSpec,
+        roll: float = 0.0,
+        pitch: float = 0.0,
+        yaw: float | None = None,
+        area: Box2 | None = None,
+        tries: int = 5000,
+    ) -> Pose:
         """A resting pose with its centre drawn uniformly in `area` ((x lo, x hi), (y lo, y hi); default
         REACH) and yaw uniform in [−π, π) unless given, whose footprint is on the table and clear of all
         taken ones; records it under spec.name. Raises RuntimeError after `tries` draws."""
         (x0, x1), (y0, y1) = area or REACH
         for _ in range(tries):
             th = float(self.rng.uniform(-math.pi, math.pi)) if yaw is None else yaw
-            pose = resting_pose(spec, float(self.rng.uniform(x0, x1)), float(self.rng.uniform(y0, y1)), roll, pitch, th)
+            pose = resting_pose(
+                spec,
+                float(self.rng.uniform(x0, x1)),
+                float(self.rng.uniform(y0, y1)),
+                roll,
+                pitch,
+                th,
+            )
             box = footprint(spec, pose)
             if on_table(box) and self.clash(box) is None:
                 self.taken[spec.name] = box

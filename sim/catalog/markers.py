@@ -16,17 +16,26 @@ def _pad(name: str, category: str, colour: str, size: tuple[float, float]) -> Ob
     if colour not in COLOURS:
         raise KeyError(f"unknown colour {colour!r}; known: {', '.join(sorted(COLOURS))}")
     return ObjectSpec(
-        name=name, category=category, parts=(Part("box", (size[0], size[1], THICKNESS)),), rgba=COLOURS[colour],
-        colour=colour, mass=0.0, region=True,
+        name=name,
+        category=category,
+        parts=(Part("box", (size[0], size[1], THICKNESS)),),
+        rgba=COLOURS[colour],
+        colour=colour,
+        mass=0.0,
+        region=True,
     )
 
 
-def region(name: str = "region", colour: str = "light_grey", size: tuple[float, float] = (0.16, 0.16)) -> ObjectSpec:
+def region(
+    name: str = "region", colour: str = "light_grey", size: tuple[float, float] = (0.16, 0.16)
+) -> ObjectSpec:
     """A flat square pad, 16 × 16 cm unless `size` (x, y) m says otherwise."""
     return _pad(name, "region", colour, size)
 
 
-def light_grey_region(name: str = "light_grey_region", size: tuple[float, float] = (0.16, 0.16)) -> ObjectSpec:
+def light_grey_region(
+    name: str = "light_grey_region", size: tuple[float, float] = (0.16, 0.16)
+) -> ObjectSpec:
     """The benchmark's light-grey region: a 16 × 16 cm pad unless `size` (x, y) m says otherwise."""
     return _pad(name, "region", "light_grey", size)
 
@@ -41,4 +50,9 @@ def red_line(name: str = "red_line", length: float = 0.66) -> ObjectSpec:
     return _pad(name, "line", "red", (length, 0.012))
 
 
-MARKERS = {"region": region, "light_grey_region": light_grey_region, "white_mat": white_mat, "red_line": red_line}
+MARKERS = {
+    "region": region,
+    "light_grey_region": light_grey_region,
+    "white_mat": white_mat,
+    "red_line": red_line,
+}

@@ -37,7 +37,9 @@ def flat_bottom(radius: float, z_bottom: float, rgba: Rgba | None = None) -> Par
     return Part("cylinder", (radius, 0.004), offset=(0.0, 0.0, z_bottom + 0.002), rgba=rgba)
 
 
-def ring(r_out: float, wall: float, height: float, z0: float = 0.0, n: int = 16, rgba: Rgba | None = None) -> tuple[Part, ...]:
+def ring(
+    r_out: float, wall: float, height: float, z0: float = 0.0, n: int = 16, rgba: Rgba | None = None
+) -> tuple[Part, ...]:
     """An upright cylindrical wall of n boxes: outer radius r_out (the polygon's apothem, so the
     bounding box is exactly 2·r_out wide when n is a multiple of 4), thickness `wall`, from z0 up
     by `height`."""
@@ -46,13 +48,27 @@ def ring(r_out: float, wall: float, height: float, z0: float = 0.0, n: int = 16,
     parts = []
     for k in range(n):
         a = 2 * math.pi * k / n
-        parts.append(Part("box", (wall, chord, height), offset=(r_mid * math.cos(a), r_mid * math.sin(a), z0 + height / 2),
-                          rgba=rgba, rpy=(0.0, 0.0, a)))
+        parts.append(
+            Part(
+                "box",
+                (wall, chord, height),
+                offset=(r_mid * math.cos(a), r_mid * math.sin(a), z0 + height / 2),
+                rgba=rgba,
+                rpy=(0.0, 0.0, a),
+            )
+        )
     return tuple(parts)
 
 
-def flared_ring(r_bottom: float, r_top: float, wall: float, height: float, z0: float = 0.0, n: int = 16,
-                rgba: Rgba | None = None) -> tuple[Part, ...]:
+def flared_ring(
+    r_bottom: float,
+    r_top: float,
+    wall: float,
+    height: float,
+    z0: float = 0.0,
+    n: int = 16,
+    rgba: Rgba | None = None,
+) -> tuple[Part, ...]:
     """A wall that widens upwards (a bowl's side): its outer surface runs from radius r_bottom at
     z0 to r_top at z0 + height; n tilted boxes `wall` thick."""
     length = math.hypot(r_top - r_bottom, height)
@@ -64,12 +80,21 @@ def flared_ring(r_bottom: float, r_top: float, wall: float, height: float, z0: f
     parts = []
     for k in range(n):
         a = 2 * math.pi * k / n
-        parts.append(Part("box", (wall, chord, length), offset=(r_c * math.cos(a), r_c * math.sin(a), z_c),
-                          rgba=rgba, rpy=(0.0, tilt, a)))
+        parts.append(
+            Part(
+                "box",
+                (wall, chord, length),
+                offset=(r_c * math.cos(a), r_c * math.sin(a), z_c),
+                rgba=rgba,
+                rpy=(0.0, tilt, a),
+            )
+        )
     return tuple(parts)
 
 
-def cavity(radius: float, bottom: float, top: float, centre: tuple[float, float] = (0.0, 0.0)) -> dict:
+def cavity(
+    radius: float, bottom: float, top: float, centre: tuple[float, float] = (0.0, 0.0)
+) -> dict:
     """Metadata for a container's inside, parts frame: axis at `centre` (x, y), inner `radius`,
     floor height `bottom` and rim height `top` (m). Stored in `ObjectSpec.extra["cavity"]`."""
     return {"cavity": {"centre": centre, "radius": radius, "bottom": bottom, "top": top}}

@@ -39,9 +39,31 @@ class Task:
 
 
 def _registry() -> dict[str, Task]:
-    from sim.tasks import berry1, berry2, berrycook, citrus, coffee, fruitsort, mug1, mug2, mug3, souppour
+    from sim.tasks import (
+        berry1,
+        berry2,
+        berrycook,
+        citrus,
+        coffee,
+        fruitsort,
+        mug1,
+        mug2,
+        mug3,
+        souppour,
+    )
 
-    order = (berry1, citrus, berry2, berrycook, fruitsort, coffee, mug1, mug2, mug3, souppour)  # SPEC §8's order
+    order = (
+        berry1,
+        citrus,
+        berry2,
+        berrycook,
+        fruitsort,
+        coffee,
+        mug1,
+        mug2,
+        mug3,
+        souppour,
+    )  # SPEC §8's order
     return {m.TASK.name: m.TASK for m in order}
 
 

@@ -74,5 +74,12 @@ def action_check1():
 ```
 """
 
-TASK = Task(name="berry1", instruction=INSTRUCTION, build=build, detect=detect, optimal_length=2,
-            oracle_sketch=ORACLE_SKETCH, oracle_checkers=ORACLE_CHECKERS)
+TASK = Task(
+    name="berry1",
+    instruction=INSTRUCTION,
+    build=build,
+    detect=detect,
+    optimal_length=2,
+    oracle_sketch=ORACLE_SKETCH,
+    oracle_checkers=ORACLE_CHECKERS,
+)

@@ -59,5 +59,12 @@ def action_check3():
 ```
 """
 
-TASK = Task(name="berry2", instruction=INSTRUCTION, build=build, detect=detect, optimal_length=4,
-            oracle_sketch=ORACLE_SKETCH, oracle_checkers=ORACLE_CHECKERS)
+TASK = Task(
+    name="berry2",
+    instruction=INSTRUCTION,
+    build=build,
+    detect=detect,
+    optimal_length=4,
+    oracle_sketch=ORACLE_SKETCH,
+    oracle_checkers=ORACLE_CHECKERS,
+)

@@ -14,8 +14,10 @@ from sim.tasks import Task, Verdict
 from sim.tasks.common import first_failure, held, is_inside, new_layout, not_held, notes, put
 from sim.world import SimWorld
 
-INSTRUCTION = ("Cook the strawberry by putting it in the pan, then finally simply place it in the bowl. "
-               "The strawberry should only be in the bowl at the end!")
+INSTRUCTION = (
+    "Cook the strawberry by putting it in the pan, then finally simply place it in the bowl. "
+    "The strawberry should only be in the bowl at the end!"
+)
 SKILLET_AT = (0.52, 0.17 + 0.0615)  # m: the pan's centre at (0.52, 0.17), the handle along +y
 BOWL_AT = (0.52, -0.17)  # m
 
@@ -32,8 +34,11 @@ def build(world: SimWorld, seed: int) -> None:
 
 def in_pan(world: SimWorld) -> bool:
     """The strawberry lies in the skillet (its lowest point inside, touching it, not held)."""
-    return is_inside(world, "strawberry", "skillet") and world.contacts("strawberry", "skillet") and not held(
-        world, "strawberry")
+    return (
+        is_inside(world, "strawberry", "skillet")
+        and world.contacts("strawberry", "skillet")
+        and not held(world, "strawberry")
+    )
 
 
 def observe(world: SimWorld) -> None:
@@ -45,8 +50,14 @@ def detect(world: SimWorld) -> Verdict:
     observe(world)
     checks = [
         (notes(world).get("visited_skillet", False), "the strawberry was never put in the pan"),
-        (not world.contacts("strawberry", "skillet"), "the strawberry is still in (touching) the pan at the end"),
-        (is_inside(world, "strawberry", "bowl") and world.contacts("strawberry", "bowl"), "the strawberry is not in the bowl"),
+        (
+            not world.contacts("strawberry", "skillet"),
+            "the strawberry is still in (touching) the pan at the end",
+        ),
+        (
+            is_inside(world, "strawberry", "bowl") and world.contacts("strawberry", "bowl"),
+            "the strawberry is not in the bowl",
+        ),
     ]
     checks += not_held(world, "strawberry")
     return first_failure(checks, "the strawberry was cooked in the pan and ends in the bowl only")
@@ -88,5 +99,13 @@ def action_check3():
 ```
 """
 
-TASK = Task(name="berrycook", instruction=INSTRUCTION, build=build, detect=detect, optimal_length=4,
-            oracle_sketch=ORACLE_SKETCH, oracle_checkers=ORACLE_CHECKERS, observe=observe)
+TASK = Task(
+    name="berrycook",
+    instruction=INSTRUCTION,
+    build=build,
+    detect=detect,
+    optimal_length=4,
+    oracle_sketch=ORACLE_SKETCH,
+    oracle_checkers=ORACLE_CHECKERS,
+    observe=observe,
+)

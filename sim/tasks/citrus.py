@@ -26,7 +26,10 @@ def build(world: SimWorld, seed: int) -> None:
 
 def detect(world: SimWorld) -> Verdict:
     checks = [(rests_on(world, f, "plate"), f"the {f} is not resting on the plate") for f in CITRUS]
-    checks += [(not rests_on(world, f, "plate"), f"the {f} is on the plate but is not citrus") for f in OTHERS]
+    checks += [
+        (not rests_on(world, f, "plate"), f"the {f} is on the plate but is not citrus")
+        for f in OTHERS
+    ]
     checks += not_held(world, *CITRUS)
     return first_failure(checks, "the lemon and the orange rest on the plate, no other fruit does")
 
@@ -67,5 +70,12 @@ def action_check3():
 ```
 """
 
-TASK = Task(name="citrus", instruction=INSTRUCTION, build=build, detect=detect, optimal_length=4,
-            oracle_sketch=ORACLE_SKETCH, oracle_checkers=ORACLE_CHECKERS)
+TASK = Task(
+    name="citrus",
+    instruction=INSTRUCTION,
+    build=build,
+    detect=detect,
+    optimal_length=4,
+    oracle_sketch=ORACLE_SKETCH,
+    oracle_checkers=ORACLE_CHECKERS,
+)

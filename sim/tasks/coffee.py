@@ -13,8 +13,10 @@ from sim.tasks import Task, Verdict
 from sim.tasks.common import axis_tilt, first_failure, is_upright, new_layout, not_held, put
 from sim.world import SimWorld
 
-INSTRUCTION = ("I want to pour some coffee into the cup; can you set up the cup on the table so I can do this "
-               "properly?")
+INSTRUCTION = (
+    "I want to pour some coffee into the cup; can you set up the cup on the table so I can do this "
+    "properly?"
+)
 
 
 def build(world: SimWorld, seed: int) -> None:
@@ -28,13 +30,18 @@ def mug_upright_on_table(world: SimWorld) -> list[tuple[bool, str]]:
     """Checks shared by the mug tasks: upright (opening up) and resting on the table."""
     tilt = math.degrees(axis_tilt(world, "mug"))
     return [
-        (is_upright(world, "mug"), f"the mug is not upright (its axis is {tilt:.0f}° from vertical)"),
+        (
+            is_upright(world, "mug"),
+            f"the mug is not upright (its axis is {tilt:.0f}° from vertical)",
+        ),
         (world.contacts("mug", "table"), "the mug is not resting on the table"),
     ]
 
 
 def detect(world: SimWorld) -> Verdict:
-    return first_failure(mug_upright_on_table(world) + not_held(world, "mug"), "the mug stands upright on the table")
+    return first_failure(
+        mug_upright_on_table(world) + not_held(world, "mug"), "the mug stands upright on the table"
+    )
 
 
 ORACLE_SKETCH = """\
@@ -60,5 +67,12 @@ def action_check1():
 ```
 """
 
-TASK = Task(name="coffee", instruction=INSTRUCTION, build=build, detect=detect, optimal_length=2,
-            oracle_sketch=ORACLE_SKETCH, oracle_checkers=ORACLE_CHECKERS)
+TASK = Task(
+    name="coffee",
+    instruction=INSTRUCTION,
+    build=build,
+    detect=detect,
+    optimal_length=2,
+    oracle_sketch=ORACLE_SKETCH,
+    oracle_checkers=ORACLE_CHECKERS,
+)

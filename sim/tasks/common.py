@@ -24,9 +24,21 @@ UPRIGHT_TOL = math.radians(15.0)  # a container counts as upright within this of
 
 
 # -- building -------------------------------------------------------------------------------
-def put(world: SimWorld, layout: Layout, kind: str, name: str | None = None, *, at: tuple[float, float] | None = None,
-        yaw: float | None = None, roll: float = 0.0, pitch: float = 0.0, area: Box2 | None = None,
-        support_z: float = catalog.TABLE_TOP_Z, colour: str | None = None, **kwargs: object) -> ObjectSpec:
+def put(
+    world: SimWorld,
+    layout: Layout,
+    kind: str,
+    name: str | None = None,
+    *,
+    at: tuple[float, float] | None = None,
+    yaw: float | None = None,
+    roll: float = 0.0,
+    pitch: float = 0.0,
+    area: Box2 | None = None,
+    support_z: float = catalog.TABLE_TOP_Z,
+    colour: str | None = None,
+    **kwargs: object,
+) -> ObjectSpec:
     """Add a catalogue object resting on the table (or on a surface at `support_z`, m): at (x, y) `at`
     when given (recorded in `layout` unchecked), else on a seeded free spot in `area` (default: the
     arm's reach). `yaw` None: drawn from the layout's generator when sampling, 0 when fixed."""
@@ -64,7 +76,9 @@ def _frame(world: SimWorld, name: str) -> tuple[tuple[float, ...], tuple[float, 
     return p.multiplyTransforms(pos, quat, centre, (0, 0, 0, 1))
 
 
-def to_parts_frame(world: SimWorld, name: str, point: tuple[float, float, float]) -> tuple[float, ...]:
+def to_parts_frame(
+    world: SimWorld, name: str, point: tuple[float, float, float]
+) -> tuple[float, ...]:
     """A world point in the object's parts frame (m)."""
     pos, quat = _frame(world, name)
     inv = p.invertTransform(pos, quat)
@@ -98,7 +112,9 @@ def cavity_centre(world: SimWorld, name: str) -> tuple[float, ...]:
 # -- judgements ---------------------------------------------------------------------------
 def held(world: SimWorld, name: str) -> bool:
     """Is the object touching the robot (gripper or arm)?"""
-    return bool(p.getContactPoints(world.body_id(name), world.robot.body, physicsClientId=world.cid))
+    return bool(
+        p.getContactPoints(world.body_id(name), world.robot.body, physicsClientId=world.cid)
+    )
 
 
 def is_inside(world: SimWorld, obj: str, container: str, margin: float = 0.006) -> bool:

@@ -34,8 +34,18 @@ def detect(world: SimWorld) -> Verdict:
     checks = []
     for f in FRUIT:
         pose = world.pose(f)
-        checks.append((pose.y > line_left, f"the {f} at {xy(pose)} is not left of the red line (y > {line_left:.3f})"))
-        checks.append((world.contacts(f, "table") or world.contacts(f, "red_line"), f"the {f} is not resting on the table"))
+        checks.append(
+            (
+                pose.y > line_left,
+                f"the {f} at {xy(pose)} is not left of the red line (y > {line_left:.3f})",
+            )
+        )
+        checks.append(
+            (
+                world.contacts(f, "table") or world.contacts(f, "red_line"),
+                f"the {f} is not resting on the table",
+            )
+        )
     checks += not_held(world, *FRUIT)
     return first_failure(checks, "every fruit is left of the red line, on the table")
 
@@ -82,5 +92,12 @@ def action_check5():
 ```
 """
 
-TASK = Task(name="fruitsort", instruction=INSTRUCTION, build=build, detect=detect, optimal_length=6,
-            oracle_sketch=ORACLE_SKETCH, oracle_checkers=ORACLE_CHECKERS)
+TASK = Task(
+    name="fruitsort",
+    instruction=INSTRUCTION,
+    build=build,
+    detect=detect,
+    optimal_length=6,
+    oracle_sketch=ORACLE_SKETCH,
+    oracle_checkers=ORACLE_CHECKERS,
+)

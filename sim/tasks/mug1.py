@@ -27,8 +27,12 @@ def build(world: SimWorld, seed: int) -> None:
 
 
 def detect(world: SimWorld) -> Verdict:
-    checks = mug_upright_on_table(world) + [(is_inside(world, "fork", "mug"), "the fork is not inside the mug")]
-    return first_failure(checks + not_held(world, "mug", "fork"), "the mug stands upright with the fork inside it")
+    checks = mug_upright_on_table(world) + [
+        (is_inside(world, "fork", "mug"), "the fork is not inside the mug")
+    ]
+    return first_failure(
+        checks + not_held(world, "mug", "fork"), "the mug stands upright with the fork inside it"
+    )
 
 
 ORACLE_SKETCH = """\
@@ -80,5 +84,12 @@ def action_check3():
 ```
 """
 
-TASK = Task(name="mug1", instruction=INSTRUCTION, build=build, detect=detect, optimal_length=4,
-            oracle_sketch=ORACLE_SKETCH, oracle_checkers=ORACLE_CHECKERS)
+TASK = Task(
+    name="mug1",
+    instruction=INSTRUCTION,
+    build=build,
+    detect=detect,
+    optimal_length=4,
+    oracle_sketch=ORACLE_SKETCH,
+    oracle_checkers=ORACLE_CHECKERS,
+)

@@ -13,11 +13,24 @@ from sim.catalog.containers import MUG_H
 from sim.catalog.layout import REACH
 from sim.tasks import Task, Verdict
 from sim.tasks.coffee import mug_upright_on_table
-from sim.tasks.common import cavity_centre, first_failure, is_inside, near, new_layout, not_held, put
+from sim.tasks.common import (
+    cavity_centre,
+    first_failure,
+    is_inside,
+    near,
+    new_layout,
+    not_held,
+    put,
+)
 from sim.world import SimWorld
 
-INSTRUCTION = "Place cutlery inside the mug and then place the mug itself on the table near the condiment"
-MUG_AT = (0.45, -0.20)  # m, the mug's box centre; its axis is 1.3 cm towards −x (the handle is on +x)
+INSTRUCTION = (
+    "Place cutlery inside the mug and then place the mug itself on the table near the condiment"
+)
+MUG_AT = (
+    0.45,
+    -0.20,
+)  # m, the mug's box centre; its axis is 1.3 cm towards −x (the handle is on +x)
 NEAR = 0.2  # m
 LEFT_HALF = (REACH[0], (0.05, REACH[1][1]))
 
@@ -26,7 +39,9 @@ def build(world: SimWorld, seed: int) -> None:
     layout = new_layout(seed)
     mug = put(world, layout, "mug", at=MUG_AT)
     axis_x = MUG_AT[0] - (mug.bounds()[0][0] + mug.bounds()[1][0]) / 2
-    put(world, layout, "orange", at=(axis_x, MUG_AT[1]), support_z=MUG_H - 0.0205)  # sits in the 6.4 cm rim
+    put(
+        world, layout, "orange", at=(axis_x, MUG_AT[1]), support_z=MUG_H - 0.0205
+    )  # sits in the 6.4 cm rim
     put(world, layout, "mustard_bottle", area=LEFT_HALF)
     for kind in ("fork", "knife", "sponge", "strawberry"):
         put(world, layout, kind)
@@ -35,14 +50,26 @@ def build(world: SimWorld, seed: int) -> None:
 
 def mug_near_condiment(world: SimWorld) -> list[tuple[bool, str]]:
     c = cavity_centre(world, "mug")
-    return [(near(world, c, "mustard_bottle", NEAR), f"the mug at ({c[0]:.3f}, {c[1]:.3f}) is not within "
-                                                      f"{NEAR} m of the mustard bottle")]
+    return [
+        (
+            near(world, c, "mustard_bottle", NEAR),
+            f"the mug at ({c[0]:.3f}, {c[1]:.3f}) is not within {NEAR} m of the mustard bottle",
+        )
+    ]
 
 
 def detect(world: SimWorld) -> Verdict:
-    checks = [(is_inside(world, c, "mug"), f"the {c} is not inside the mug") for c in ("fork", "knife")]
-    checks += mug_upright_on_table(world) + mug_near_condiment(world) + not_held(world, "mug", "fork", "knife")
-    return first_failure(checks, "fork and knife are in the upright mug, which stands near the mustard bottle")
+    checks = [
+        (is_inside(world, c, "mug"), f"the {c} is not inside the mug") for c in ("fork", "knife")
+    ]
+    checks += (
+        mug_upright_on_table(world)
+        + mug_near_condiment(world)
+        + not_held(world, "mug", "fork", "knife")
+    )
+    return first_failure(
+        checks, "fork and knife are in the upright mug, which stands near the mustard bottle"
+    )
 
 
 ORACLE_SKETCH = """\
@@ -114,5 +141,12 @@ def action_check7():
 ```
 """
 
-TASK = Task(name="mug2", instruction=INSTRUCTION, build=build, detect=detect, optimal_length=8,
-            oracle_sketch=ORACLE_SKETCH, oracle_checkers=ORACLE_CHECKERS)
+TASK = Task(
+    name="mug2",
+    instruction=INSTRUCTION,
+    build=build,
+    detect=detect,
+    optimal_length=8,
+    oracle_sketch=ORACLE_SKETCH,
+    oracle_checkers=ORACLE_CHECKERS,
+)

@@ -33,10 +33,16 @@ def build(world: SimWorld, seed: int) -> None:
 
 
 def detect(world: SimWorld) -> Verdict:
-    checks = [(is_inside(world, "fork", "mug"), "the fork is not inside the mug"),
-              (not is_inside(world, "golf_ball", "mug"), "the golf ball is still inside the mug")]
-    checks += mug_upright_on_table(world) + mug_near_condiment(world) + not_held(world, "mug", "fork")
-    return first_failure(checks, "the fork is in the upright mug, the golf ball is out, the mug is near the mustard")
+    checks = [
+        (is_inside(world, "fork", "mug"), "the fork is not inside the mug"),
+        (not is_inside(world, "golf_ball", "mug"), "the golf ball is still inside the mug"),
+    ]
+    checks += (
+        mug_upright_on_table(world) + mug_near_condiment(world) + not_held(world, "mug", "fork")
+    )
+    return first_failure(
+        checks, "the fork is in the upright mug, the golf ball is out, the mug is near the mustard"
+    )
 
 
 ORACLE_SKETCH = """\
@@ -110,5 +116,12 @@ def action_check4():
 ```
 """
 
-TASK = Task(name="mug3", instruction=INSTRUCTION, build=build, detect=detect, optimal_length=8,
-            oracle_sketch=ORACLE_SKETCH, oracle_checkers=ORACLE_CHECKERS)
+TASK = Task(
+    name="mug3",
+    instruction=INSTRUCTION,
+    build=build,
+    detect=detect,
+    optimal_length=8,
+    oracle_sketch=ORACLE_SKETCH,
+    oracle_checkers=ORACLE_CHECKERS,
+)

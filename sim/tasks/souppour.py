@@ -15,8 +15,10 @@ from sim.tasks import Task, Verdict
 from sim.tasks.common import first_failure, is_inside, new_layout, not_held, put, rests_on
 from sim.world import SimWorld
 
-INSTRUCTION = ("Serve the fruits on the white mat (make sure the peach is to the right of the apple) and pour soup "
-               "into the red container")
+INSTRUCTION = (
+    "Serve the fruits on the white mat (make sure the peach is to the right of the apple) and pour soup "
+    "into the red container"
+)
 MAT_AT = (0.50, -0.12)  # m
 SOUP_CAN_AT = (0.50, -0.07)
 MEAT_CAN_AT = (0.50, -0.17)
@@ -38,11 +40,19 @@ def build(world: SimWorld, seed: int) -> None:
 
 def detect(world: SimWorld) -> Verdict:
     a, pch = world.pose("apple"), world.pose("peach")
-    checks = [(rests_on(world, f, "white_mat"), f"the {f} is not resting on the white mat") for f in ("apple", "peach")]
-    checks.append((pch.y < a.y, f"the peach (y={pch.y:.3f}) is not right of the apple (y={a.y:.3f})"))
+    checks = [
+        (rests_on(world, f, "white_mat"), f"the {f} is not resting on the white mat")
+        for f in ("apple", "peach")
+    ]
+    checks.append(
+        (pch.y < a.y, f"the peach (y={pch.y:.3f}) is not right of the apple (y={a.y:.3f})")
+    )
     checks.append((is_inside(world, "soup", "bowl"), "the soup is not in the red bowl"))
     checks += not_held(world, "apple", "peach")
-    return first_failure(checks, "apple and peach are on the mat, peach right of apple, and the soup is in the red bowl")
+    return first_failure(
+        checks,
+        "apple and peach are on the mat, peach right of apple, and the soup is in the red bowl",
+    )
 
 
 ORACLE_SKETCH = """\
@@ -113,5 +123,12 @@ def action_check8():
 ```
 """
 
-TASK = Task(name="souppour", instruction=INSTRUCTION, build=build, detect=detect, optimal_length=10,
-            oracle_sketch=ORACLE_SKETCH, oracle_checkers=ORACLE_CHECKERS)
+TASK = Task(
+    name="souppour",
+    instruction=INSTRUCTION,
+    build=build,
+    detect=detect,
+    optimal_length=10,
+    oracle_sketch=ORACLE_SKETCH,
+    oracle_checkers=ORACLE_CHECKERS,
+)

@@ -56,7 +56,10 @@ class PushSkill(Skill):
         obj = state.get(o)
         lo, hi = state.get(s).aabb()
         olo, ohi = obj.aabb()
-        mx, my = min((ohi[0] - olo[0]) / 2, (hi[0] - lo[0]) / 4), min((ohi[1] - olo[1]) / 2, (hi[1] - lo[1]) / 4)
+        mx, my = (
+            min((ohi[0] - olo[0]) / 2, (hi[0] - lo[0]) / 4),
+            min((ohi[1] - olo[1]) / 2, (hi[1] - lo[1]) / 4),
+        )
         x, y = rng.uniform(lo[0] + mx, hi[0] - mx), rng.uniform(lo[1] + my, hi[1] - my)
         tall = ohi[2] - olo[2]
         height = rng.uniform(0.003, max(0.004, min(0.015, 0.2 * tall)))
@@ -70,15 +73,22 @@ class PushSkill(Skill):
         params.update(_direction(obj.pose, params["x"], params["y"]))  # x, y may have been redrawn
         dist, yaw = params["distance"], params["direction"]
         if not MIN_DISTANCE <= dist <= MAX_DISTANCE:
-            return Outcome.fail(f"a push of {dist * 100:.0f} cm is outside {MIN_DISTANCE * 100:.0f}–{MAX_DISTANCE * 100:.0f} cm", o)
+            return Outcome.fail(
+                f"a push of {dist * 100:.0f} cm is outside {MIN_DISTANCE * 100:.0f}–{MAX_DISTANCE * 100:.0f} cm",
+                o,
+            )
         u = (math.cos(yaw), math.sin(yaw))
         olo, ohi = obj.aabb()
-        back = abs(u[0]) * (ohi[0] - olo[0]) / 2 + abs(u[1]) * (ohi[1] - olo[1]) / 2  # centre to the face pushed
+        back = (
+            abs(u[0]) * (ohi[0] - olo[0]) / 2 + abs(u[1]) * (ohi[1] - olo[1]) / 2
+        )  # centre to the face pushed
         # A box pushed with its lowest point of contact above half its depth over the friction
         # coefficient tips over instead of sliding; the fingers meet o from `height` up.
         if params["height"] > TIP_MARGIN * back / max(obj.friction, 0.1):
             return Outcome.fail(f"pushed {params['height'] * 100:.1f} cm up, {o} would tip over", o)
-        quat = p.getQuaternionFromEuler((math.pi, 0.0, yaw))  # tool down, closing axis along the push
+        quat = p.getQuaternionFromEuler(
+            (math.pi, 0.0, yaw)
+        )  # tool down, closing axis along the push
         model.robot.reset_fingers(0.0)
         q0 = model.robot.arm_q()
         # Start well behind o with the hand's lowest point `height` above o's bottom (measured as
@@ -86,25 +96,54 @@ class PushSkill(Skill):
         # the leading finger still is from o.
         far = back + STANDOFF + 0.10
         z = olo[2] + 0.10
-        below = [n for n, st in model.state().objects.items() if st.fixed and st.aabb()[1][2] <= olo[2] + 0.005]
+        below = [
+            n
+            for n, st in model.state().objects.items()
+            if st.fixed and st.aabb()[1][2] <= olo[2] + 0.005
+        ]
         for _ in range(3):
             start = ((obj.pose.x - u[0] * far, obj.pose.y - u[1] * far, z), quat)
             q_start = reach(model, start, seed=q0)
             if q_start is None:
                 return Outcome.fail(f"no inverse-kinematics solution behind {o}", o)
             model.set_arm(q_start)
-            clearance = min((c[8] for n in below for c in p.getClosestPoints(model.robot.body, model.bodies[n], 0.5,
-                                                                              physicsClientId=model.cid)), default=None)
+            clearance = min(
+                (
+                    c[8]
+                    for n in below
+                    for c in p.getClosestPoints(
+                        model.robot.body, model.bodies[n], 0.5, physicsClientId=model.cid
+                    )
+                ),
+                default=None,
+            )
             if clearance is None:
-                return Outcome.fail(f"nothing under the hand behind {o} to measure its height against", o)
-            z += olo[2] + params["height"] - (max(model.state().get(n).aabb()[1][2] for n in below) + clearance)
+                return Outcome.fail(
+                    f"nothing under the hand behind {o} to measure its height against", o
+                )
+            z += (
+                olo[2]
+                + params["height"]
+                - (max(model.state().get(n).aabb()[1][2] for n in below) + clearance)
+            )
         gap = _gap_along(model, o, obj.pose, u, far)
         if gap is None:
             return Outcome.fail(f"the hand behind {o} would not meet it when moving towards {s}", o)
-        lead = far - back - gap  # how far ahead of the TCP the leading finger reaches along the push
-        start = ((obj.pose.x - u[0] * (back + STANDOFF + lead), obj.pose.y - u[1] * (back + STANDOFF + lead), z), quat)
+        lead = (
+            far - back - gap
+        )  # how far ahead of the TCP the leading finger reaches along the push
+        start = (
+            (
+                obj.pose.x - u[0] * (back + STANDOFF + lead),
+                obj.pose.y - u[1] * (back + STANDOFF + lead),
+                z,
+            ),
+            quat,
+        )
         q_start = reach(model, start, seed=q_start)
-        q_above = reach(model, raised(start, APPROACH), seed=q_start) if q_start is not None else None
+        q_above = (
+            reach(model, raised(start, APPROACH), seed=q_start) if q_start is not None else None
+        )
         if q_start is None or q_above is None:
             return Outcome.fail(f"no inverse-kinematics solution behind {o}", o)
         path = transit(model, q0, q_above)
@@ -116,7 +155,10 @@ class PushSkill(Skill):
         push = self._line(model, start, q_start, STANDOFF + dist, u, ignore=(o,))
         if push is None:
             return Outcome.fail(f"no straight, collision-free push of {o} towards {s}", s)
-        end = ((start[0][0] + u[0] * (STANDOFF + dist), start[0][1] + u[1] * (STANDOFF + dist), z), quat)
+        end = (
+            (start[0][0] + u[0] * (STANDOFF + dist), start[0][1] + u[1] * (STANDOFF + dist), z),
+            quat,
+        )
         q_up = reach(model, raised(end, APPROACH), seed=push[-1])
         # the kinematic push: o ends `dist` further along, then physics settles it
         model.set_pose(o, Pose(params["x"], params["y"], obj.pose.z, *obj.pose.euler))
@@ -131,7 +173,11 @@ class PushSkill(Skill):
         at = model.pose(o)
         if not (lo[0] <= at.x <= hi[0] and lo[1] <= at.y <= hi[1]):
             return Outcome.fail(f"{o} does not end over {s}", s)
-        return Outcome(ok=True, commands=[Move(path), Move(descent), Move(push), Move(retreat)], expected={o: at})
+        return Outcome(
+            ok=True,
+            commands=[Move(path), Move(descent), Move(push), Move(retreat)],
+            expected={o: at},
+        )
 
     @staticmethod
     def _line(model: PlanningModel, start, q_start, length: float, u, ignore: tuple[str, ...]):
@@ -151,16 +197,24 @@ class PushSkill(Skill):
         return tuple(qs)
 
 
-def _gap_along(model: PlanningModel, o: str, pose: Pose, u: tuple[float, float], far: float) -> float | None:
+def _gap_along(
+    model: PlanningModel, o: str, pose: Pose, u: tuple[float, float], far: float
+) -> float | None:
     """How far the hand (as it is now) can move along u before it touches o: o is slid towards the
     hand instead (in 5 mm steps, then bisection to 1 mm) and put back. None when it never touches
     within `far`."""
 
     def touches(d: float) -> bool:
         model.set_pose(o, Pose(pose.x - u[0] * d, pose.y - u[1] * d, pose.z, *pose.euler))
-        p.performCollisionDetection(physicsClientId=model.cid)  # refresh the broadphase after the reset
-        return any(c[8] <= 0.0 for c in p.getClosestPoints(model.robot.body, model.bodies[o], 0.001,
-                                                           physicsClientId=model.cid))
+        p.performCollisionDetection(
+            physicsClientId=model.cid
+        )  # refresh the broadphase after the reset
+        return any(
+            c[8] <= 0.0
+            for c in p.getClosestPoints(
+                model.robot.body, model.bodies[o], 0.001, physicsClientId=model.cid
+            )
+        )
 
     try:
         if touches(0.0):
