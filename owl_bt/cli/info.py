@@ -40,7 +40,7 @@ def list_skills(
 
       owl-bt skills --json | jq -r '.[].signature'   # one per line
 
-    A new skill is a package declaring an owl_bt.skills entry point; see README "Skill plugins"."""
+    A new skill is a package declaring an owl_bt.skills entry point; see docs/usage.md, "Your own skills"."""
     from owl_bt.skills_cmd import print_skills, skill_records
 
     try:

@@ -84,7 +84,7 @@ def run(
         "-m",
         case_sensitive=False,
         help="A comparison method instead of the full one (owl): no-disc, no-cont, no-back, "
-        'no-sample, direct, cap, cap-sample or oracle; see README "The model behind the constraints".',
+        "no-sample, direct, cap, cap-sample or oracle; see docs/benchmark.md.",
     ),
     perception: choices.Perception | None = typer.Option(
         None,
