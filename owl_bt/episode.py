@@ -151,7 +151,11 @@ def _run_in(cfg: EpisodeConfig, task, skills, folder: RunFolder, on_tick) -> Epi
         backend = GuardedBackend(
             hardware or arm, guard, log=folder.log.info, confirm=cfg.confirm if hardware else None
         )
-        perception = make_perception(cfg.perception, world, inner, cfg.seed)
+        try:
+            perception = make_perception(cfg.perception, world, inner, cfg.seed, cfg.camera)
+        except OSError as exc:  # a camera that cannot be opened: nothing moved
+            folder.discard()
+            raise UsageError(f"--camera {cfg.camera}: {exc}") from None
         if injector is not None:
             perception = FaultyPerception(perception, injector)
         perception.out_dir = folder.path  # the perceive subtree writes perception.png there
@@ -179,6 +183,7 @@ def _run_in(cfg: EpisodeConfig, task, skills, folder: RunFolder, on_tick) -> Epi
             seed=cfg.seed,
             vlm=cfg.vlm,
             perception=cfg.perception,
+            camera=cfg.camera,
             robot=cfg.robot,
             backend=cfg.backend,
             speed=cfg.speed,
@@ -362,15 +367,20 @@ def _held_now(backend) -> str | None:
         return None
 
 
-def make_perception(name: str, world: SimWorld, backend: SimArmBackend, seed: int = 0):
-    """The perception source called `name` for a simulated world: 'camera' (the head camera's RGB-D
-    frames through the perception pipeline) or 'sim-state' (ground truth)."""
+def make_perception(
+    name: str, world: SimWorld, backend: SimArmBackend, seed: int = 0, camera: str = "sim"
+):
+    """The perception source called `name` for a simulated world: 'camera' (RGB-D frames through
+    the perception pipeline) or 'sim-state' (ground truth). `camera`: where the frames come from
+    (`perception.camera_spec`: sim, realsense, recorded:<folder>); OSError when it cannot be opened."""
     if name == "sim-state":
         return SimStateSource(world, held=lambda: backend.held)
+    from perception.camera_spec import open_camera, parse_camera
     from perception.source import CameraSource
 
-    camera, pipeline = sim_camera_pipeline(world, seed)
-    return CameraSource(camera, pipeline, robot=backend.state, tcp=world.robot.tcp_pose)
+    sim_camera, pipeline = sim_camera_pipeline(world, seed)
+    frames = open_camera(parse_camera(camera), sim=lambda: sim_camera)
+    return CameraSource(frames, pipeline, robot=backend.state, tcp=world.robot.tcp_pose)
 
 
 def sim_camera_pipeline(world: SimWorld, seed: int = 0, noise: bool = True):

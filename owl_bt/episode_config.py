@@ -14,6 +14,7 @@ from typing import Any
 from owl_bt.errors import UsageError
 from owl_bt.faults import parse_faults
 from owl_bt.language.vlm import make_vlm
+from perception.camera_spec import parse_camera
 from sim import tasks
 from sim.robot import robot_spec
 from sim.scene_file import Scene, load_scene
@@ -67,6 +68,7 @@ class EpisodeConfig:
     method: str = (
         "owl"  # the comparison method (SPEC §8.1) as on the command line; --replay re-runs it
     )
+    camera: str = "sim"  # the camera perception reads: sim, realsense, recorded:<folder>
 
 
 def validate(cfg: EpisodeConfig) -> tasks.Task | Scene:
@@ -100,6 +102,13 @@ def validate(cfg: EpisodeConfig) -> tasks.Task | Scene:
         raise UsageError(
             f"unknown perception source {cfg.perception!r}; available: {', '.join(PERCEPTION_SOURCES)}"
         )
+    camera = parse_camera(cfg.camera)
+    if camera.kind != "sim" and cfg.perception == "sim-state":
+        raise UsageError(
+            f"--perception sim-state reads the simulator, not a camera: leave --camera {camera} out"
+        )
+    if camera.kind == "recorded" and not camera.folder.is_dir():
+        raise UsageError(f"--camera {camera}: no such folder")
     try:
         cfg.robot = robot_spec(cfg.robot).name
     except KeyError as exc:

@@ -1,4 +1,5 @@
-"""RGB-D cameras behind one protocol: the simulated head camera and (optionally) an Intel RealSense.
+"""RGB-D cameras behind one protocol: the simulated head camera here, an Intel RealSense in
+`perception.realsense`, a recorded folder in `perception.recorded` (chosen by `perception.sources`).
 
 Every camera returns an `RGBDFrame`: rgb H×W×3 uint8; depth H×W float32 in metres along the optical
 axis (0 or NaN where the sensor saw nothing); intrinsics 3×3 (pixels, OpenCV convention: x right,
@@ -93,47 +94,6 @@ class SimCamera:
             np.asarray(f.seg),
             dict(self._labels()),
         )
-
-
-class RealSenseCamera:
-    """An Intel RealSense (D4xx) through `pyrealsense2`, imported when the camera is opened (an
-    optional extra). Depth is aligned to colour; `extrinsics` is the camera→world transform from
-    hand-eye calibration (4×4, optical frame), which the caller supplies."""
-
-    def __init__(
-        self, extrinsics: np.ndarray, width: int = 640, height: int = 480, fps: int = 30
-    ) -> None:
-        try:
-            import pyrealsense2 as rs
-        except ImportError as exc:
-            raise OSError(
-                "the RealSense camera needs pyrealsense2 (pip install pyrealsense2)"
-            ) from exc
-        self._rs = rs
-        self.extrinsics = np.asarray(extrinsics, dtype=np.float64)
-        self.pipeline = rs.pipeline()
-        config = rs.config()
-        config.enable_stream(rs.stream.depth, width, height, rs.format.z16, fps)
-        config.enable_stream(rs.stream.color, width, height, rs.format.rgb8, fps)
-        profile = self.pipeline.start(config)
-        self.scale = profile.get_device().first_depth_sensor().get_depth_scale()
-        self.align = rs.align(rs.stream.color)
-        intr = profile.get_stream(rs.stream.color).as_video_stream_profile().get_intrinsics()
-        self.intrinsics = np.array(
-            [[intr.fx, 0, intr.ppx], [0, intr.fy, intr.ppy], [0, 0, 1]], dtype=np.float64
-        )
-
-    def capture(self) -> RGBDFrame:
-        frames = self.align.process(self.pipeline.wait_for_frames())
-        depth, colour = frames.get_depth_frame(), frames.get_color_frame()
-        if not depth or not colour:
-            raise OSError("the RealSense delivered no frame")
-        d = np.asanyarray(depth.get_data()).astype(np.float32) * self.scale
-        rgb = np.asanyarray(colour.get_data()).copy()
-        return RGBDFrame(rgb, d, self.intrinsics.copy(), self.extrinsics.copy())
-
-    def close(self) -> None:
-        self.pipeline.stop()
 
 
 def look_at(eye: tuple[float, float, float], target: tuple[float, float, float]) -> np.ndarray:

@@ -91,6 +91,7 @@ for _module in (
     "run",
     "info",
     "bench",
+    "record",
 ):  # each registers its commands on the app; --help lists them in this order
     importlib.import_module(f"owl_bt.cli.{_module}")
 

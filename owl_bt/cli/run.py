@@ -93,6 +93,13 @@ def run(
         help="Where the world state comes from: camera (RGB-D head camera → point cloud → objects; default) or sim-state "
         "(the simulator's ground truth, for debugging); with --replay, the recorded one.",
     ),
+    camera: str | None = typer.Option(
+        None,
+        "--camera",
+        metavar="SOURCE",
+        help="The camera perception reads: sim (default), realsense, or recorded:<folder> "
+        "(frames written by `owl-bt record`).",
+    ),
     max_attempts: int = typer.Option(
         4,
         "--max-attempts",
@@ -355,6 +362,7 @@ def run(
             confirm=_confirm_first_motion,
             faults=faults,
             fault_seed=fault_seed or 0,
+            camera=camera or "sim",
         )
         from owl_bt.bench import methods
 
