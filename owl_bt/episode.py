@@ -133,9 +133,11 @@ def _run_in(cfg: EpisodeConfig, task, skills, folder: RunFolder, on_tick) -> Epi
             raise UsageError(reason) from None
         guard = SafetyGuard(robot=cfg.robot, speed=cfg.speed)
         inner = SimArmBackend(world, realtime=cfg.gui)
+        robot_setup = cfg.setup.robot if cfg.setup is not None else None
+        login = (robot_setup.username, robot_setup.password()) if robot_setup else ()
         if cfg.backend != "sim" and cfg.execute:
             try:
-                hardware = TwinBackend(open_hardware(cfg.backend, cfg.ip, guard), inner)
+                hardware = TwinBackend(open_hardware(cfg.backend, cfg.ip, guard, *login), inner)
             except (
                 ArmFault
             ) as exc:  # a missing vendor library or an arm that does not answer: nothing moved
@@ -152,7 +154,9 @@ def _run_in(cfg: EpisodeConfig, task, skills, folder: RunFolder, on_tick) -> Epi
             hardware or arm, guard, log=folder.log.info, confirm=cfg.confirm if hardware else None
         )
         try:
-            perception = make_perception(cfg.perception, world, inner, cfg.seed, cfg.camera)
+            perception = make_perception(
+                cfg.perception, world, inner, cfg.seed, cfg.camera, camera_pose(cfg, world)
+            )
         except OSError as exc:  # a camera that cannot be opened: nothing moved
             folder.discard()
             raise UsageError(f"--camera {cfg.camera}: {exc}") from None
@@ -367,19 +371,37 @@ def _held_now(backend) -> str | None:
         return None
 
 
+def camera_pose(cfg: EpisodeConfig, world: SimWorld) -> np.ndarray | None:
+    """A real camera's 4×4 camera→world: the setup file's [camera] extrinsics (camera→table) carried
+    into the planning world by its [robot] base_pose (`owl_bt.setup_file.world_from_table`); None
+    without a setup file's [camera]."""
+    if cfg.setup is None or cfg.setup.camera is None:
+        return None
+    from owl_bt.setup_file import world_from_table
+
+    base = cfg.setup.robot.base_pose if cfg.setup.robot is not None else (0.0,) * 6
+    return world_from_table(base, world.robot.spec.mount) @ cfg.setup.camera.matrix()
+
+
 def make_perception(
-    name: str, world: SimWorld, backend: SimArmBackend, seed: int = 0, camera: str = "sim"
+    name: str,
+    world: SimWorld,
+    backend: SimArmBackend,
+    seed: int = 0,
+    camera: str = "sim",
+    extrinsics: np.ndarray | None = None,
 ):
     """The perception source called `name` for a simulated world: 'camera' (RGB-D frames through
     the perception pipeline) or 'sim-state' (ground truth). `camera`: where the frames come from
-    (`perception.camera_spec`: sim, realsense, recorded:<folder>); OSError when it cannot be opened."""
+    (`perception.camera_spec`: sim, realsense, recorded:<folder>); extrinsics: a RealSense's 4×4
+    camera→world (`camera_pose`); OSError when the camera cannot be opened."""
     if name == "sim-state":
         return SimStateSource(world, held=lambda: backend.held)
     from perception.camera_spec import open_camera, parse_camera
     from perception.source import CameraSource
 
     sim_camera, pipeline = sim_camera_pipeline(world, seed)
-    frames = open_camera(parse_camera(camera), sim=lambda: sim_camera)
+    frames = open_camera(parse_camera(camera), sim=lambda: sim_camera, extrinsics=extrinsics)
     return CameraSource(frames, pipeline, robot=backend.state, tcp=world.robot.tcp_pose)
 
 

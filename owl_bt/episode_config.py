@@ -69,6 +69,7 @@ class EpisodeConfig:
         "owl"  # the comparison method (SPEC §8.1) as on the command line; --replay re-runs it
     )
     camera: str = "sim"  # the camera perception reads: sim, realsense, recorded:<folder>
+    setup: Any = None  # hardware: the setup file's [robot] and [camera] (owl_bt.setup_file.Setup)
 
 
 def validate(cfg: EpisodeConfig) -> tasks.Task | Scene:

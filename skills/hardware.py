@@ -17,13 +17,17 @@ BACKENDS = ("sim", "kortex", "rtde")
 ROBOT_OF = {"kortex": "kinova-gen3", "rtde": "ur5e"}  # the arm each hardware backend drives
 
 
-def open_hardware(kind: str, ip: str, guard) -> ArmBackend:
+def open_hardware(
+    kind: str, ip: str, guard, username: str = "admin", password: str = "admin"
+) -> ArmBackend:
     """A connected `kortex` (Kinova Gen3) or `rtde` (UR5 + Robotiq) backend whose every trajectory the
-    guard vets once more before sending; raises BackendUnavailable (missing library, no answer)."""
+    guard vets once more before sending; raises BackendUnavailable (missing library, no answer).
+    username, password: the Kortex session's credentials (the setup file's [robot] username and
+    $OWL_BT_ARM_PASSWORD; the UR takes none)."""
     if kind == "kortex":
         from skills.kortex_backend import KortexBackend
 
-        return KortexBackend(ip, guard=guard)
+        return KortexBackend(ip, username, password, guard=guard)
     if kind == "rtde":
         from skills.rtde_backend import RtdeBackend
 

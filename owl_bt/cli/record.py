@@ -16,6 +16,7 @@ import typer
 
 from owl_bt.cli.base import OwlCommand, app, fail, out
 from owl_bt.errors import OwlError, UsageError
+from owl_bt.setup_file import load_setup
 
 MAX_FRAMES = 10_000
 
@@ -111,8 +112,9 @@ class _opened:
     def __enter__(self):
         from perception.camera_spec import open_camera
 
+        extrinsics = _setup_pose() if self.spec.kind == "realsense" else None
         try:
-            self.camera = open_camera(self.spec, sim=self._sim)
+            self.camera = open_camera(self.spec, sim=self._sim, extrinsics=extrinsics)
         except OSError as exc:
             self._close_world()
             raise UsageError(str(exc)) from None
@@ -150,3 +152,18 @@ class _opened:
         if self.world is not None:
             self.world.close()
             self.world = None
+
+
+def _setup_pose():
+    """A RealSense's camera→world from the setup file (`owl_bt.episode.camera_pose`'s rule), or
+    None (identity) without its [camera] extrinsics."""
+    from owl_bt.setup_file import world_from_table
+    from sim.robot import robot_spec
+
+    setup = load_setup()
+    if setup.camera is None:
+        return None
+    robot = setup.robot
+    mount = robot_spec(robot.model if robot else "ur5e").mount
+    base = robot.base_pose if robot else (0.0,) * 6
+    return world_from_table(base, mount) @ setup.camera.matrix()

@@ -341,6 +341,22 @@ def run(
                 limits["max_attempts"],
             )
             plan_time = limits["plan_time"]
+        setup = None
+        if backend != "sim":  # the real cell's arm and camera (owl_bt/setup_file.py)
+            from owl_bt.setup_file import load_setup
+
+            setup = load_setup()
+            if setup.robot is not None:
+                if setup.robot.backend != backend:
+                    raise UsageError(
+                        f"setup file {setup.path}: [robot] model {setup.robot.model} is driven by "
+                        f"--backend {setup.robot.backend}, not {backend}"
+                    )
+                ip = ip or setup.robot.ip
+                robot = robot or setup.robot.model
+                speed = setup.robot.speed_scaling if speed is None else speed
+            if setup.camera is not None and camera is None:
+                camera = setup.camera.source
         cfg = EpisodeConfig(
             instruction,
             task or "berry1",
@@ -363,6 +379,7 @@ def run(
             faults=faults,
             fault_seed=fault_seed or 0,
             camera=camera or "sim",
+            setup=setup,
         )
         from owl_bt.bench import methods
 
