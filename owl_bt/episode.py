@@ -134,10 +134,12 @@ def _run_in(cfg: EpisodeConfig, task, skills, folder: RunFolder, on_tick) -> Epi
         guard = SafetyGuard(robot=cfg.robot, speed=cfg.speed)
         inner = SimArmBackend(world, realtime=cfg.gui)
         robot_setup = cfg.setup.robot if cfg.setup is not None else None
-        login = (robot_setup.username, robot_setup.password()) if robot_setup else ()
+        login = (robot_setup.username, robot_setup.password()) if robot_setup else ("admin",) * 2
         if cfg.backend != "sim" and cfg.execute:
             try:
-                hardware = TwinBackend(open_hardware(cfg.backend, cfg.ip, guard, *login), inner)
+                hardware = TwinBackend(
+                    open_hardware(cfg.backend, cfg.ip, guard, *login, robot=cfg.robot), inner
+                )
             except (
                 ArmFault
             ) as exc:  # a missing vendor library or an arm that does not answer: nothing moved

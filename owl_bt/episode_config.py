@@ -18,7 +18,7 @@ from perception.camera_spec import parse_camera
 from sim import tasks
 from sim.robot import robot_spec
 from sim.scene_file import Scene, load_scene
-from skills.hardware import BACKENDS, ROBOT_OF
+from skills.hardware import BACKENDS, ROBOT_OF, ROBOTS_OF
 
 ORACLE_CANNOT = (
     "no-disc",
@@ -133,7 +133,7 @@ def validate(cfg: EpisodeConfig) -> tasks.Task | Scene:
             raise UsageError(
                 f"--ip {cfg.ip} is not an IPv4 address (four numbers 0-255, e.g. 192.168.1.10)"
             )
-        if cfg.robot != ROBOT_OF[cfg.backend]:
+        if cfg.robot not in ROBOTS_OF[cfg.backend]:
             raise UsageError(
                 f"--backend {cfg.backend} drives the {ROBOT_OF[cfg.backend]}, not the {cfg.robot}: "
                 f"add --robot {ROBOT_OF[cfg.backend]}"

@@ -13,6 +13,7 @@ velocity limits. The module constants `ARM_JOINTS`, `HOME` and `PLANNING_LIMITS`
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import math
 import os
@@ -140,8 +141,11 @@ KINOVA_GEN3 = RobotSpec(
     GEN3_MOUNT,
     GEN3_POSITION_GAIN,
 )
-ROBOTS: dict[str, RobotSpec] = {r.name: r for r in (UR5E, KINOVA_GEN3)}
-ALIASES = {"ur5": "ur5e", "ur": "ur5e", "gen3": "kinova-gen3", "kinova": "kinova-gen3"}
+# The UR5 (CB3) shares the UR5e's joint layout, limits, speeds and home, not its lengths: its
+# shoulder stands 7.3 cm lower, its wrists are shorter (`ur5_robotiq_urdf`).
+UR5 = dataclasses.replace(UR5E, name="ur5", urdf=lambda: ur5_robotiq_urdf(), closed_form_ik="ur5")
+ROBOTS: dict[str, RobotSpec] = {r.name: r for r in (UR5E, UR5, KINOVA_GEN3)}
+ALIASES = {"ur5-cb3": "ur5", "ur": "ur5e", "gen3": "kinova-gen3", "kinova": "kinova-gen3"}
 DEFAULT_ROBOT = "ur5e"
 
 
@@ -166,6 +170,36 @@ def ur5e_robotiq_urdf() -> str:
     arm = read_urdf(arm_path)
     make_paths_absolute(arm, arm_path)
     return _with_gripper(arm, "tool0", "ur5e_robotiq")
+
+
+# Where the UR5 (CB3)'s joints sit on their parents (m), from UR's published DH parameters
+# (d1 0.089159, a2 −0.425, a3 −0.39225, d4 0.10915, d5 0.09465, d6 0.0823), in the UR5e URDF's
+# own joint frames (its d1 0.1625, a3 −0.3922, d4 0.1333, d5 0.0997, d6 0.0996).
+UR5_JOINT_ORIGINS = {
+    "shoulder_pan_joint": "0 0 0.089159",
+    "elbow_joint": "-0.425 0 0",
+    "wrist_1_joint": "-0.39225 0 0.10915",
+    "wrist_2_joint": "0 -0.09465 0",
+    "wrist_3_joint": "0 0.0823 0",
+}
+
+
+@lru_cache(maxsize=1)
+def ur5_robotiq_urdf() -> str:
+    """Path of the UR5 (CB3) + Robotiq 2F-85 URDF: the UR5e's with the UR5's joint offsets
+    (`UR5_JOINT_ORIGINS`); the link meshes stay the UR5e's (a few millimetres off, seen only by the
+    simulated camera)."""
+    from airo_models.urdf import make_paths_absolute
+
+    arm_path = airo_models.get_urdf_path("ur5e")
+    arm = read_urdf(arm_path)
+    make_paths_absolute(arm, arm_path)
+    for joint in _as_list(arm["robot"]["joint"]):
+        xyz = UR5_JOINT_ORIGINS.get(joint["@name"])
+        if xyz is not None:
+            joint["origin"]["@xyz"] = xyz
+    arm["robot"]["@name"] = "ur5"
+    return _with_gripper(arm, "tool0", "ur5_robotiq")
 
 
 @lru_cache(maxsize=1)

@@ -14,24 +14,31 @@ from owl_bt.state import RobotState
 from skills.backend import ArmBackend, GripResult
 
 BACKENDS = ("sim", "kortex", "rtde")
-ROBOT_OF = {"kortex": "kinova-gen3", "rtde": "ur5e"}  # the arm each hardware backend drives
+ROBOT_OF = {"kortex": "kinova-gen3", "rtde": "ur5e"}  # the arm each backend drives by default
+ROBOTS_OF = {"kortex": ("kinova-gen3",), "rtde": ("ur5e", "ur5")}  # every arm it drives
 
 
 def open_hardware(
-    kind: str, ip: str, guard, username: str = "admin", password: str = "admin"
+    kind: str,
+    ip: str,
+    guard,
+    username: str = "admin",
+    password: str = "admin",
+    robot: str | None = None,
 ) -> ArmBackend:
     """A connected `kortex` (Kinova Gen3) or `rtde` (UR5 + Robotiq) backend whose every trajectory the
     guard vets once more before sending; raises BackendUnavailable (missing library, no answer).
     username, password: the Kortex session's credentials (the setup file's [robot] username and
-    $OWL_BT_ARM_PASSWORD; the UR takes none)."""
+    $OWL_BT_ARM_PASSWORD; the UR takes none); robot: the UR's model (`sim.robot.ROBOTS`: ur5e, ur5)."""
     if kind == "kortex":
         from skills.kortex_backend import KortexBackend
 
         return KortexBackend(ip, username, password, guard=guard)
     if kind == "rtde":
+        from sim.robot import robot_spec
         from skills.rtde_backend import RtdeBackend
 
-        return RtdeBackend.connect(ip, guard=guard)
+        return RtdeBackend.connect(ip, guard=guard, spec=robot_spec(robot or ROBOT_OF[kind]))
     raise ValueError(f"unknown hardware backend {kind!r}; available: kortex, rtde")
 
 

@@ -76,7 +76,7 @@ def test_home_puts_the_tool_straight_down_above_the_table(cid):
 
 
 def test_unknown_robot_names_the_known_ones():
-    assert robot_spec("ur5").name == "ur5e" and robot_spec("Kinova-Gen3") is KINOVA_GEN3
+    assert robot_spec("ur5").name == "ur5" and robot_spec("Kinova-Gen3") is KINOVA_GEN3
     with pytest.raises(KeyError, match="kinova-gen3"):
         robot_spec("panda")
 
