@@ -46,6 +46,8 @@ def bench_command(
     fault_seed: int = 0,
     skeletons: int = 5,
     plan_time: float = 900.0,
+    engine: str = "pool",
+    address: str | None = None,
 ) -> int:
     """Run (or with `report_only` only summarise) a bench; prints summary.md and one last line on stdout."""
     if report_only:
@@ -75,6 +77,8 @@ def bench_command(
         fault_seed,
         skeletons,
         plan_time,
+        engine,
+        address,
     )
     with _locked(cfg.out):
         loaded = _read(cfg.out, err)

@@ -16,7 +16,10 @@ class BenchConfig:
     """method: a name in `methods.METHODS`; tasks: task names; seeds: the seeds run per task;
     out: the bench folder; jobs: worker processes; budget: continuous samples per action;
     max_attempts: perceive→plan→execute rounds per episode; skeletons: task plans tried per planning round;
-    plan_time: wall-clock seconds a planning round may take before the episode ends failed."""
+    plan_time: wall-clock seconds a planning round may take before the episode ends failed;
+    engine: where episodes run, "pool" (worker processes on this machine) or "ray" (Ray tasks);
+    address: with the Ray engine, the address of a running Ray cluster to join (None: a local Ray
+    with `jobs` CPUs)."""
 
     method: str
     tasks: tuple[str, ...]
@@ -35,6 +38,8 @@ class BenchConfig:
     fault_seed: int = 0
     skeletons: int = 5
     plan_time: float = 900.0  # seconds a planning round may take (owl_bt.episode_config.PLAN_TIME)
+    engine: str = "pool"
+    address: str | None = None
 
     @property
     def methods(self) -> tuple[str, ...]:
@@ -48,6 +53,7 @@ class BenchConfig:
 
 
 FAULTS_SUFFIX = "+faults"
+ENGINES = ("pool", "ray")
 
 
 def fault_method(method: str) -> str:
@@ -230,8 +236,11 @@ def make_config(
     fault_seed: int = 0,
     skeletons: int = 5,
     plan_time: float = 900.0,
+    engine: str = "pool",
+    address: str | None = None,
 ) -> BenchConfig:
     """Check every argument (raises UsageError), then create the bench folder."""
+    check_engine(engine, address)
     name = methods.get(method).name
     task_names = parse_tasks(tasks)
     seed_values = parse_seeds(seeds, seed_list)
@@ -281,7 +290,26 @@ def make_config(
         spec.seed,
         skeletons,
         plan_time,
+        engine,
+        address,
     )
+
+
+def check_engine(engine: str, address: str | None) -> None:
+    """A known engine; --address only with the Ray engine, never empty; Ray importable when asked for
+    (else one line saying how to install it). Raises UsageError."""
+    if engine not in ENGINES:
+        raise UsageError(f"unknown engine {engine!r}; available: {', '.join(ENGINES)}")
+    if address is not None and engine != "ray":
+        raise UsageError("--address joins a Ray cluster: give it with --engine ray")
+    if address is not None and not address.strip():
+        raise UsageError("--address is empty; give a Ray cluster's HOST:PORT, or 'auto'")
+    if engine == "ray":
+        from owl_bt.bench.ray_engine import ray_missing
+
+        missing = ray_missing()
+        if missing:
+            raise UsageError(missing)
 
 
 def _check_fault_records(out: Path, method: str, text: str, seed: int) -> None:

@@ -1,4 +1,6 @@
-"""Runs a bench: every (task, seed) episode not yet in `episodes.jsonl`, in worker processes.
+"""Runs a bench: every (task, seed) episode not yet in `episodes.jsonl`, in worker processes (the
+default "pool" engine, here) or as Ray tasks (`--engine ray`, owl_bt/bench/ray_engine.py); both hand
+their records to one Recorder, the only writer of `episodes.jsonl`.
 
 Workers (a ProcessPoolExecutor on the "forkserver" context, "spawn" where that is missing: pybullet
 and threads do not survive fork) run one episode each with their output silenced and return its
@@ -149,7 +151,12 @@ def run_bench(cfg: BenchConfig, on_done: OnDone | None = None) -> Outcome:
     if todo:
         pending = list(todo)
         try:
-            _Pool(cfg.jobs, path, outcome, on_done).run(todo)
+            if cfg.engine == "ray":
+                from owl_bt.bench.ray_engine import RayEngine
+
+                RayEngine(cfg, Recorder(path, outcome, on_done)).run(todo)
+            else:
+                _Pool(cfg.jobs, Recorder(path, outcome, on_done)).run(todo)
         finally:
             if outcome.interrupted:
                 _remove_unrecorded(cfg.out, pending, outcome)
@@ -198,15 +205,44 @@ def _helpers_ignore_sighup() -> Iterator[None]:
             signal.signal(signal.SIGHUP, old)
 
 
+class Recorder:
+    """The driver's side of episodes.jsonl, shared by the engines: appends one record per finished
+    episode (with the code version that measured it), counts it in the Outcome and tells `on_done`."""
+
+    def __init__(self, path: Path, outcome: Outcome, on_done: OnDone | None) -> None:
+        self.path, self.outcome, self.on_done = path, outcome, on_done
+        self.code = code_version()  # on every line: which code measured it
+
+    def __call__(self, rec: dict[str, Any]) -> None:
+        rec.setdefault("code", self.code)
+        try:
+            episodes.append(self.path, rec)
+        except OSError as exc:
+            raise disk_error(exc, self.path, " (the episode's line was not kept)") or OwlError(
+                f"cannot write {self.path}: {exc.strerror or exc}"
+            ) from None
+        self.outcome.new += 1
+        self.outcome.successes += bool(rec.get("success"))
+        self.outcome.records.append(rec)
+        if self.on_done is not None:
+            self.on_done(rec, self.outcome)
+
+
+def died_twice(job: Job, why: str = "") -> dict[str, Any]:
+    """The error record of an episode whose worker process ended twice while running it."""
+    return _error_record(
+        job, OwlError(f"worker died: its process ended twice during this episode{why}"), 0.0
+    )
+
+
 class _Pool:
-    def __init__(self, jobs: int, path: Path, outcome: Outcome, on_done: OnDone | None) -> None:
-        self.jobs, self.path, self.outcome, self.on_done = jobs, path, outcome, on_done
+    def __init__(self, jobs: int, record: Recorder) -> None:
+        self.jobs, self._record, self.outcome = jobs, record, record.outcome
         ctx_name = "forkserver" if "forkserver" in mp.get_all_start_methods() else "spawn"
         self.ctx = mp.get_context(ctx_name)
         with _helpers_ignore_sighup():
             self.stop = self.ctx.Event()
         self.crashes: Counter[tuple[str, int, str]] = Counter()
-        self.code = code_version()  # on every line: which code measured it
 
     def _sigint(self, signum: int, frame: object) -> None:
         if self.stop.is_set():
@@ -290,29 +326,9 @@ class _Pool:
             k = (job.task, job.seed, job.method)
             self.crashes[k] += 1
             if self.crashes[k] >= 2:
-                self._record(
-                    _error_record(
-                        job,
-                        OwlError(f"worker died: its process ended twice during this episode{why}"),
-                        0.0,
-                    )
-                )
+                self._record(died_twice(job, why))
             else:
                 todo.appendleft(job)
-
-    def _record(self, rec: dict[str, Any]) -> None:
-        rec.setdefault("code", self.code)
-        try:
-            episodes.append(self.path, rec)
-        except OSError as exc:
-            raise disk_error(exc, self.path, " (the episode's line was not kept)") or OwlError(
-                f"cannot write {self.path}: {exc.strerror or exc}"
-            ) from None
-        self.outcome.new += 1
-        self.outcome.successes += bool(rec.get("success"))
-        self.outcome.records.append(rec)
-        if self.on_done is not None:
-            self.on_done(rec, self.outcome)
 
 
 # ---- in the worker process -------------------------------------------------------------------

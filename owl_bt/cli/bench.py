@@ -140,6 +140,20 @@ def bench(
         "--fault-seed",
         help="Seed of the injected faults, with --faults (and each episode's seed); default 0.",
     ),
+    engine: str = typer.Option(
+        "pool",
+        "--engine",
+        metavar="ENGINE",
+        help="Where episodes run: pool (worker processes on this machine; default) or ray (one Ray "
+        "task per episode; a local Ray with --jobs CPUs, or the cluster at --address).",
+    ),
+    address: str | None = typer.Option(
+        None,
+        "--address",
+        metavar="HOST:PORT",
+        help="With --engine ray: join this running Ray cluster (`ray start --head` prints it; "
+        "'auto' finds one on this machine) instead of starting a local Ray.",
+    ),
 ) -> None:
     """`owl-bt bench`: see BENCH_HELP."""
     from owl_bt.bench.cli import bench_command
@@ -172,6 +186,8 @@ def bench(
             fault_seed or 0,
             skeletons,
             plan_time,
+            engine.strip().lower(),
+            address,
         )
     except OwlError as exc:
         raise fail(exc) from None
