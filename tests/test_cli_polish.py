@@ -12,11 +12,11 @@ import sys
 from pathlib import Path
 
 import pytest
-from cli_helpers import here, last_line, owl
 from rich.console import Console
 
 from owl_bt.faults import seed_for
 from sim.tasks.berry1 import INSTRUCTION
+from tests.support.cli import here, last_line, owl
 
 COMMANDS = ["run", "tasks", "skills", "doctor", "bench", "perception-bench"]
 KNOCK_SEED = seed_for(

@@ -6,11 +6,10 @@ before the change it tests."""
 from __future__ import annotations
 
 import pytest
-from test_grounder_paraphrases import PEAR
-from test_offline import SCENE, goals, thing
 
 from owl_bt.errors import GroundingError
 from owl_bt.language.reading import Reader
+from tests.support.offline_scenes import PEAR, SCENE, goals, thing
 
 
 def test_the_side_of_an_object_is_beside_it_and_intensifiers_and_either_are_read():

@@ -6,13 +6,12 @@ for by 'two fruits'", as if 3 were asked for. Hand-written scenes (none is a ben
 from __future__ import annotations
 
 import pytest
-from test_offline import SCENE, goals, thing
-from test_offline_checkers import answer, goal_holds, obj, scene
 
 from owl_bt.errors import GroundingError, UnknownObjectError
 from owl_bt.language.offline import plan_for
 from owl_bt.language.suggest import did_you_mean
 from owl_bt.state import Pose
+from tests.support.offline_scenes import SCENE, answer, goal_holds, goals, obj, scene, thing
 
 REGION = thing(
     "light_grey_region", "region", "light_grey", 0.55, 0.0, (0.16, 0.16, 0.002), fixed=True

@@ -9,8 +9,6 @@ import math
 import re
 
 import pytest
-from test_offline import SCENE, goals
-from test_offline_checkers import answer, goal_holds, obj, scene
 
 from owl_bt.errors import GroundingError
 from owl_bt.language.checker_helpers import FAR_APART
@@ -18,6 +16,7 @@ from owl_bt.language.offline import plan_for
 from owl_bt.language.offline_cap import gen_plan_code
 from owl_bt.language.scene_view import Thing
 from owl_bt.state import Pose
+from tests.support.offline_scenes import SCENE, answer, goal_holds, goals, obj, scene
 
 
 @pytest.mark.parametrize(

@@ -11,8 +11,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from cli_helpers import here, last_line
-from cli_helpers import owl as cli_owl
+
+from tests.support.cli import here, last_line
+from tests.support.cli import owl as cli_owl
 
 REPO = Path(__file__).resolve().parents[1]
 FRUIT_BOWL = str(REPO / "examples" / "fruit_bowl.toml")

@@ -12,8 +12,9 @@ import time
 from pathlib import Path
 
 import pytest
-from cli_helpers import here, last_line
-from cli_helpers import owl as cli_owl
+
+from tests.support.cli import here, last_line
+from tests.support.cli import owl as cli_owl
 
 REPO = Path(__file__).resolve().parents[1]
 BERRY1 = "put the strawberry onto the light-grey region at the center of the table"
@@ -295,8 +296,7 @@ def test_a_failure_line_says_what_each_checker_it_names_tests(tmp_path):
     """Newcomer: failure lines named `action_check1` without saying what it checks. Now each checker named
     is followed by words from the checker itself: its docstring (action_check1 here), its first comment,
     or the description of the sketch step (or goal) it belongs to (goal_check0 here)."""
-    sys.path.insert(0, str(Path(__file__).parent))
-    from fixtures.chat_server import ChatServer, Reply, answer
+    from tests.support.chat_server import ChatServer, Reply, answer
 
     env = {
         **os.environ,

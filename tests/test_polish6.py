@@ -11,10 +11,10 @@ import sys
 from pathlib import Path
 
 import pytest
-from cli_helpers import last_line, owl
 
 from owl_bt.errors import UsageError
 from owl_bt.faults import parse_faults
+from tests.support.cli import last_line, owl
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -1,0 +1,94 @@
+"""A whole `--backend kortex --execute` run with the fake kortex_api (tests/fake_kortex.py) installed
+under kortex_api's module names: the arm follows the plan and the simulated twin with it; a fault
+the arm reports ends the run at once with that typed failure (no replanning against a broken arm);
+a motion the person does not confirm never reaches the arm."""
+
+from __future__ import annotations
+
+import sys
+import types
+
+import pytest
+
+from owl_bt.episode import EpisodeConfig, run_episode
+from sim.tasks.berry1 import INSTRUCTION
+from tests.support.fake_kortex import make_api
+
+
+def _install(monkeypatch, api) -> None:
+    names = {
+        "kortex_api": {},
+        "kortex_api.autogen": {},
+        "kortex_api.autogen.client_stubs": {},
+        "kortex_api.autogen.client_stubs.BaseClientRpc": {"BaseClient": api.BaseClient},
+        "kortex_api.autogen.client_stubs.BaseCyclicClientRpc": {
+            "BaseCyclicClient": api.BaseCyclicClient
+        },
+        "kortex_api.autogen.messages": {"Base_pb2": api.Base_pb2, "Session_pb2": api.Session_pb2},
+        "kortex_api.Exceptions": {},
+        "kortex_api.Exceptions.KClientException": {"KClientException": api.KClientException},
+        "kortex_api.Exceptions.KServerException": {"KServerException": api.KServerException},
+        "kortex_api.RouterClient": {
+            "RouterClient": api.RouterClient,
+            "RouterClientSendOptions": api.RouterClientSendOptions,
+        },
+        "kortex_api.SessionManager": {"SessionManager": api.SessionManager},
+        "kortex_api.TCPTransport": {"TCPTransport": api.TCPTransport},
+    }
+    for name, attrs in names.items():
+        module = types.ModuleType(name)
+        module.__dict__.update(attrs)
+        monkeypatch.setitem(sys.modules, name, module)
+
+
+def _run(tmp_path, confirm=lambda traj: True):
+    cfg = EpisodeConfig(
+        INSTRUCTION,
+        "berry1",
+        0,
+        tmp_path / "run",
+        vlm="oracle",
+        robot="kinova-gen3",
+        backend="kortex",
+        ip="192.0.2.10",
+        execute=True,
+        speed=1.0,
+        confirm=confirm,
+    )
+    return run_episode(cfg)
+
+
+def test_the_arm_follows_the_plan(tmp_path, monkeypatch):
+    api = make_api("end")
+    _install(monkeypatch, api)
+    result = _run(tmp_path)
+    assert result.success, result.failure
+    plans = api.base.executed
+    assert len(plans) >= 4 and all(len(p.waypoints) for p in plans)
+    grips = [c[1].gripper.finger[0].value for c in api.base.calls if c[0] == "SendGripperCommand"]
+    assert grips[:2] == [1.0, 0.0]  # closed on the strawberry, opened over the region
+    assert api.base.router.transport.connected_to is None  # the session was closed at the end
+
+
+@pytest.mark.parametrize(
+    "scenario, fault", [("abort", None), ("fault", "ArmInFault"), ("disconnect", "ConnectionLost")]
+)
+def test_an_arm_fault_ends_the_run_with_its_typed_failure(tmp_path, monkeypatch, scenario, fault):
+    api = make_api(scenario)
+    _install(monkeypatch, api)
+    result = _run(tmp_path)
+    assert not result.success and ("Stop", None) in api.base.calls
+    if fault is None:  # an aborted action may be retried: the tree replans
+        assert "aborted" in result.failure
+    else:
+        assert result.attempts == 1 and len(api.base.executed) == 1
+        assert result.failure.startswith("execute: pick(strawberry) failed")
+
+
+def test_an_unconfirmed_first_motion_never_reaches_the_arm(tmp_path, monkeypatch):
+    api = make_api("end")
+    _install(monkeypatch, api)
+    shown = []
+    result = _run(tmp_path, confirm=lambda traj: shown.append(traj) or False)
+    assert not result.success and result.attempts == 1 and "not confirmed" in result.failure
+    assert shown and not api.base.executed

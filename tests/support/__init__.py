@@ -1,0 +1,1 @@
+"""Support modules for the tests: builders, fakes and servers (no tests here)."""
