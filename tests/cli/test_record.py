@@ -7,7 +7,7 @@ import numpy as np
 
 from perception.camera import OPENGL_TO_OPTICAL
 from perception.recorded import RecordedCamera, frame_indices
-from tests.cli_helpers import owl
+from tests.support.cli import owl
 
 
 def test_records_the_sim_head_camera(tmp_path) -> None:

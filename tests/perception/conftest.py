@@ -6,12 +6,12 @@ import sys
 
 import pytest
 
-from tests.fixtures import fake_pyrealsense2
+from tests.support import fake_pyrealsense2
 
 
 @pytest.fixture()
 def fake_realsense(monkeypatch: pytest.MonkeyPatch):
-    """`import pyrealsense2` gives the fake (tests/fixtures/fake_pyrealsense2.py) with a fresh,
+    """`import pyrealsense2` gives the fake (tests/support/fake_pyrealsense2.py) with a fresh,
     connected device; the fake module is returned (its DEVICE is what the test controls)."""
     monkeypatch.setattr(fake_pyrealsense2, "DEVICE", fake_pyrealsense2.Device())
     monkeypatch.setitem(sys.modules, "pyrealsense2", fake_pyrealsense2)

@@ -102,7 +102,7 @@ def test_write_camera_keeps_the_rest(tmp_path) -> None:
 
 
 def test_run_takes_the_setup_and_refuses_a_mismatch(tmp_path) -> None:
-    from tests.cli_helpers import owl
+    from tests.support.cli import owl
 
     f = tmp_path / "owl-bt.toml"
     f.write_text(GOOD)
