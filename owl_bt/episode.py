@@ -3,6 +3,8 @@ judge the outcome with the task's detector, and write the run folder (DESIGN §6
 
 from __future__ import annotations
 
+import contextlib
+import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,6 +20,7 @@ from owl_bt.runfolder import RunFolder
 from perception.source import SimStateSource
 from sim import tasks
 from sim.camera import render, save_png
+from sim.video import ExecutionVideo
 from sim.world import SimWorld
 from skills.backend import ArmFault
 from skills.guard import SafetyGuard
@@ -205,8 +208,11 @@ def _run_in(cfg: EpisodeConfig, task, skills, folder: RunFolder, on_tick) -> Epi
         save_png(render(world.cid).rgb, str(folder.path / "initial.png"))
         start_truth = world.ground_truth()
         t0 = time.monotonic()
-        res = run_tree(services, cfg.instruction.strip(), cfg.max_attempts, on_tick)
+        video = ExecutionVideo(world)
+        with video if _video_wanted() else contextlib.nullcontext():
+            res = run_tree(services, cfg.instruction.strip(), cfg.max_attempts, on_tick)
         wall = time.monotonic() - t0
+        _save_video(video, folder)
         holding = _held_now(backend)
         world.settle(0.3)
         verdict = task.detect(world) if task.detect else None
@@ -351,6 +357,29 @@ def _refuse_unknown_object(board, res, executed: list[str], folder: RunFolder) -
     ):
         folder.discard()
         raise UsageError(failure.reason)
+
+
+def _video_wanted() -> bool:
+    """Whether to record the execution video: yes unless OWL_BT_VIDEO is off, 0, no or false."""
+    return os.environ.get("OWL_BT_VIDEO", "on").strip().lower() not in ("off", "0", "no", "false")
+
+
+def _save_video(video: ExecutionVideo, folder: RunFolder) -> None:
+    """Write the execution's frames as `run.gif` into the run folder (nothing when no frame was taken)
+    and log how many frames there were and what rendering them cost."""
+    t0 = time.monotonic()
+    data = video.gif()
+    if data is None:
+        return
+    folder.write_bytes("run.gif", data)
+    folder.log.info(
+        "video",
+        frames=len(video.frames),
+        period_s=round(video.period_s, 3),
+        render_s=round(video.render_s, 3),
+        encode_s=round(time.monotonic() - t0, 3),
+        bytes=len(data),
+    )
 
 
 def _after_step(task, world: SimWorld, injector: FaultInjector | None):

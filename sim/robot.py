@@ -245,6 +245,24 @@ def collision_only(urdf: str) -> str:
     return _write_once(doc, urdf.removesuffix(".urdf") + "_collision.urdf")
 
 
+@cache
+def collision_as_visual(urdf: str) -> str:
+    """Path of a copy of the URDF at `urdf` whose links are drawn as their collision shapes, written
+    once beside it. For a camera that needs the arm's outline, not its detail (the run's video): the
+    UR5e + Robotiq's visual meshes have about 140,000 triangles and its collision meshes about 15,000,
+    and pybullet's CPU renderer takes time in proportion. Links, joints and collision shapes the same."""
+    doc = read_urdf(urdf)
+    for link in _as_list(doc["robot"]["link"]):
+        shapes = [
+            {k: v for k, v in c.items() if k in ("origin", "geometry")}
+            for c in _as_list(link.get("collision"))
+        ]
+        link.pop("visual", None)
+        if shapes:
+            link["visual"] = shapes
+    return _write_once(doc, urdf.removesuffix(".urdf") + "_outline.urdf")
+
+
 def _write_once(doc: dict, out: str) -> str:
     """Write the URDF `doc` (xmltodict) to the path `out` unless it is there already (atomically: a
     concurrent writer never leaves a half-written file); returns `out`."""

@@ -7,7 +7,7 @@ perception builds a `WorldState` from it (DESIGN §3). Detectors read it to judg
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
@@ -46,6 +46,7 @@ class SimWorld:
         self.table = spawn(self.cid, tab, Pose(cx, cy, catalog.TABLE_TOP_Z - tab.size()[2] / 2))
         self.robot = RobotModel.load(self.cid, robot=robot)
         self.steps = 0
+        self._watchers: list[tuple[int, Callable[[], None]]] = []  # (every n steps, call)
         self._poses: dict[int, tuple] = {}  # each object's pose at the last `asleep_at_rest`
 
     # -- building -------------------------------------------------------------------------
@@ -72,9 +73,26 @@ class SimWorld:
         return math.hypot(*lin) < REST_SPEED and math.hypot(*ang) < REST_SPIN
 
     def step(self, n: int = 1) -> None:
+        """Step physics `n` times (TIME_STEP seconds each), calling the step watchers when due."""
+        if not self._watchers:
+            for _ in range(n):
+                p.stepSimulation(physicsClientId=self.cid)
+            self.steps += n
+            return
         for _ in range(n):
             p.stepSimulation(physicsClientId=self.cid)
-        self.steps += n
+            self.steps += 1
+            for every, call in self._watchers:
+                if self.steps % every == 0:
+                    call()
+
+    def add_step_watcher(self, every: int, call: Callable[[], None]) -> None:
+        """Call `call()` after every `every`-th physics step (counted by `steps`), until removed."""
+        self._watchers.append((every, call))
+
+    def remove_step_watcher(self, call: Callable[[], None]) -> None:
+        """Stop calling `call` (added by `add_step_watcher`); nothing happens if it is not there."""
+        self._watchers = [(e, c) for e, c in self._watchers if c != call]
 
     @contextmanager
     def asleep_at_rest(self) -> Iterator[None]:

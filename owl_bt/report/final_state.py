@@ -82,23 +82,27 @@ def _w(name: str) -> str:
 
 
 def markdown(rows: list[dict], source: str) -> list[str]:
-    """The report's lines for `rows` (see `final_rows`): a table, then one line per flagged object."""
+    """The report's lines for `rows` (see `final_rows`): a table of object, where, moved and tilt, with a
+    fifth column "look at" (the row's flags: tipped over, fell off the table, still held) only when some
+    row is flagged; then one "Look at:" line per flagged object."""
     if not rows:
         return []
+    flagged = any(r.get("flags") for r in rows)
     md = [
         f"Where everything ended ({source}; moved: how far its centre went; tilt: its own up axis from the "
         "vertical, for things whose turn matters):",
         "",
-        "| object | where | moved | tilt | |",
-        "|---|---|---|---|---|",
+        "| object | where | moved | tilt |" + (" look at |" if flagged else ""),
+        "|---|---|---|---|" + ("---|" if flagged else ""),
     ]
     for r in rows:
         moved = "—" if r.get("moved_cm") is None else f"{r['moved_cm']} cm"
         tilt = "—" if r.get("tilt_deg") is None else f"{r['tilt_deg']}°"
-        md.append(
-            f"| {r.get('object')} | {r.get('where')} | {moved} | {tilt} | {', '.join(r.get('flags') or [])} |"
-        )
-    flagged = [
+        row = f"| {r.get('object')} | {r.get('where')} | {moved} | {tilt} |"
+        if flagged:
+            row += f" {', '.join(r.get('flags') or []) or '—'} |"
+        md.append(row)
+    notes = [
         f"- the {_w(str(r.get('object')))}: {', '.join(r['flags'])}" for r in rows if r.get("flags")
     ]
-    return md + [""] + (["Look at:", *flagged, ""] if flagged else [])
+    return md + [""] + (["Look at:", *notes, ""] if notes else [])

@@ -97,8 +97,31 @@ def build_markdown(folder: Path, log: RunLog) -> str:
     ok = result.get("success")
     md = [f"# Run report: {title}", ""]
     verdict = "**success**" if ok else ("**not done**" if ok is not None else "**unfinished**")
+    md += [f"Outcome: {verdict}", ""]
+    if result.get("failure"):
+        md += [f"Last failure: {result['failure']}", ""]
+    if result.get("holding") and not ok:
+        md += [
+            f"The arm still holds the {str(result['holding']).replace('_', ' ')} at the end.",
+            "",
+        ]
+    if result.get("detector"):
+        md += [f"Detector: {result['detector']}", ""]
+    md += _outcome_pictures(folder)
+    ended = log.final_state or {}
+    if isinstance(ended.get("objects"), list):
+        md += final_state.markdown(
+            [r for r in ended["objects"] if isinstance(r, dict)], str(ended.get("source", ""))
+        )
+    executed = result.get("executed") or []
+    nothing = (
+        "(nothing: the goal already held in the observed scene)"
+        if result.get("success")
+        else "(nothing)"
+    )
+    md += [f"Executed: {', '.join(f'`{a}`' for a in executed) or nothing}", ""]
     md += [
-        f"{verdict} — task `{plan.get('task', start.get('task', '?'))}`, seed {plan.get('seed', start.get('seed', '?'))}, "
+        f"Task `{plan.get('task', start.get('task', '?'))}`, seed {plan.get('seed', start.get('seed', '?'))}, "
         f"constraint generator `{start.get('vlm', '?')}`, perception `{start.get('perception', '?')}`, "
         f"arm `{start.get('robot', '?')}` on `{start.get('backend', 'sim')}`"
         + (" (dry run: the arm was not moved)" if start.get("dry_run") else ""),
@@ -110,15 +133,6 @@ def build_markdown(folder: Path, log: RunLog) -> str:
         f"| {result.get('tick_hz', '?')} Hz |",
         "",
     ]
-    if result.get("detector"):
-        md += [f"Detector: {result['detector']}", ""]
-    if result.get("failure"):
-        md += [f"Last failure: {result['failure']}", ""]
-    if result.get("holding") and not ok:
-        md += [
-            f"The arm still holds the {str(result['holding']).replace('_', ' ')} at the end.",
-            "",
-        ]
     md += ["## Goal", "", _fence(instruction), ""]
     if speech:
         audio = " ([goal.wav](goal.wav))" if (folder / "goal.wav").exists() else ""
@@ -159,28 +173,9 @@ def build_markdown(folder: Path, log: RunLog) -> str:
     shown: dict[tuple[str, str], int] = {}  # (function, source) → the attempt that printed it
     for att in log.attempts:
         md += _attempt(att, shown)
-    md += ["## Outcome", ""]
-    if (folder / "final.png").exists():
-        md += [
-            "| before | after |",
-            "|---|---|",
-            "| ![before](initial.png) | ![after](final.png) |",
-            "",
-        ]
-    executed = result.get("executed") or []
-    nothing = (
-        "(nothing: the goal already held in the observed scene)"
-        if result.get("success")
-        else "(nothing)"
-    )
-    md += [f"Executed: {', '.join(f'`{a}`' for a in executed) or nothing}", ""]
-    ended = log.final_state or {}
-    if isinstance(ended.get("objects"), list):
-        md += final_state.markdown(
-            [r for r in ended["objects"] if isinstance(r, dict)], str(ended.get("source", ""))
-        )
     steps = plan.get("steps") or []
     if steps:
+        md += ["## Grounded plan", ""]
         kept = sum(s.get("samples") or 0 for s in steps)
         total = result.get("samples")
         rest = (
@@ -267,6 +262,7 @@ def build_markdown(folder: Path, log: RunLog) -> str:
         "tree.txt": "the final tree",
         "tree.dot": "the final tree (Graphviz)",
         "report.html": "this report as HTML",
+        "run.gif": "the execution, from the overview camera",
     }
     names = {p.name for p in folder.iterdir() if p.is_file() and not p.name.endswith(".tmp")} | {
         "report.html"
@@ -274,6 +270,21 @@ def build_markdown(folder: Path, log: RunLog) -> str:
     for name in sorted(names - {"report.md"}):
         md.append(f"- [{name}]({name})" + (f" — {notes[name]}" if name in notes else ""))
     return "\n".join(md) + "\n"
+
+
+def _outcome_pictures(folder: Path) -> list[str]:
+    """The video of the execution (run.gif) and the before/after images, where the folder has them."""
+    md: list[str] = []
+    if (folder / "run.gif").exists():
+        md += ["![the execution, from the overview camera (run.gif)](run.gif)", ""]
+    if (folder / "final.png").exists():
+        md += [
+            "| before | after |",
+            "|---|---|",
+            "| ![before](initial.png) | ![after](final.png) |",
+            "",
+        ]
+    return md
 
 
 def _short(v: object) -> str:
