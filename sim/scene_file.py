@@ -7,6 +7,9 @@ Format (see examples/fruit_bowl.toml):
     kind = "bowl"            # any catalogue kind (sim.catalog.KINDS), e.g. apple, mug, white_mat
     name = "red_bowl"        # optional, default the kind; unique in the scene
     colour = "red"           # optional, a catalogue colour word
+    rgba = [0.8, 0.3, 0.3, 1.0]  # optional instead of colour: any tint; listed by its nearest colour word
+    size = [0.05, 0.05, 0.05]  # optional, for box and block ([dx, dy, dz] or one number), cylinder
+                             # ([diameter, height]) and sphere (diameter); metres
     pose = [0.55, 0.15]      # [x, y] resting on the table (on a flat marker if over one),
                              # [x, y, z, roll, pitch, yaw] exactly, or "random" (a free spot drawn from --seed)
 
@@ -33,7 +36,7 @@ from sim.objects import ObjectSpec
 from sim.world import SimWorld
 
 TOP_KEYS = {"instruction", "object"}
-OBJECT_KEYS = {"kind", "name", "colour", "pose"}
+OBJECT_KEYS = {"kind", "name", "colour", "rgba", "pose", "size"}
 MAX_NAME = 40  # characters of an object's name
 TOUCH = (
     0.002  # m: boxes may touch (or sink this far into each other) without counting as overlapping
@@ -189,8 +192,55 @@ def _object(path: Path, i: int, entry: object) -> SceneObject:
         raise UsageError(
             f"{where} ({name}): unknown colour {colour!r}; known: {', '.join(sorted(catalog.COLOURS))}"
         )
-    spec = catalog.make(kind, name, colour=colour)
+    spec = catalog.make(kind, name, colour=colour, **_size(f"{where} ({name})", kind, entry))
+    if "rgba" in entry:
+        spec = _tinted(f"{where} ({name})", spec, entry["rgba"], colour)
     return SceneObject(spec, _pose(f"{where} ({name})", spec, entry.get("pose", "random")))
+
+
+def _size(where: str, kind: str, entry: dict) -> dict:
+    """The builder's `size` keyword for a sized kind (see sim/catalog/everyday.py), {} when none is given."""
+    if "size" not in entry:
+        return {}
+    raw = entry["size"]
+    if kind not in catalog.SIZED:
+        raise UsageError(
+            f"{where}: a {kind} has a fixed size; only {', '.join(sorted(catalog.SIZED))} take a size"
+        )
+    values = raw if isinstance(raw, list) else [raw]
+    if not values or not all(
+        isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v) for v in values
+    ):
+        raise UsageError(
+            f"{where}: size must be a number or a list of numbers (metres), got {raw!r}"
+        )
+    from sim.catalog.everyday import sized_parts
+
+    try:
+        sized_parts(catalog.SIZED[kind], tuple(float(v) for v in values))
+    except ValueError as exc:
+        raise UsageError(f"{where}: {exc}") from None
+    return {"size": tuple(float(v) for v in values)}
+
+
+def _tinted(where: str, spec: ObjectSpec, raw: object, colour: str | None) -> ObjectSpec:
+    """spec tinted `raw` ([r, g, b] or [r, g, b, a] in [0, 1]) and named by the nearest colour word."""
+    from dataclasses import replace
+
+    if colour is not None:
+        raise UsageError(f"{where}: give colour or rgba, not both")
+    ok = (
+        isinstance(raw, list)
+        and len(raw) in (3, 4)
+        and all(isinstance(v, int | float) and not isinstance(v, bool) for v in raw)
+        and all(0.0 <= v <= 1.0 for v in raw)
+    )
+    if not ok:
+        raise UsageError(
+            f"{where}: rgba must be [r, g, b] or [r, g, b, a], each 0 to 1; got {raw!r}"
+        )
+    rgba = tuple(float(v) for v in raw) + ((1.0,) if len(raw) == 3 else ())
+    return replace(spec, rgba=rgba, colour=catalog.colour_word(rgba))
 
 
 RESERVED_NAMES = {

@@ -11,9 +11,21 @@ from dataclasses import dataclass
 from typing import Protocol
 
 # Static "type" predicates derived from an object's category; never changed by an action.
-SURFACE_CATEGORIES = frozenset({"table", "region", "plate", "mat", "tray", "skillet", "line"})
+SURFACE_CATEGORIES = frozenset(
+    {"table", "region", "plate", "mat", "tray", "skillet", "line", "scale", "cutting_board"}
+)
 CONTAINER_CATEGORIES = frozenset(
-    {"bowl", "mug", "cup", "bin", "basket", "box_container", "skillet"}
+    {
+        "bowl",
+        "mug",
+        "cup",
+        "bin",
+        "basket",
+        "box_container",
+        "skillet",
+        "saucepan",
+        "utensil_holder",
+    }
 )
 LIQUID_CATEGORIES = frozenset(
     {"soup"}

@@ -1,18 +1,22 @@
 """The object catalogue: procedural models with plausible size (m), mass (kg), friction and colour.
 
 `make(kind, name)` builds an ObjectSpec; `KINDS` lists what can be made: fruit (`fruit.py`),
-containers and dishes (`containers.py`), YCB-like things (`ycb.py`) and flat markers (`markers.py`).
+containers and dishes (`containers.py`), YCB-like things (`ycb.py`), flat markers (`markers.py`) and
+the everyday catalogue described as data (`everyday.toml`, built by `everyday.py`: blocks, generic
+box/cylinder/sphere of any size, kitchen things). `ENDS` gives elongated kinds' named ends and front.
 Sizes follow the YCB objects the benchmark names (SPEC §8) where one exists. `layout.py` computes
 resting heights and seeded collision-free spots on the table.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import replace
 
 from owl_bt.state import ObjectState
 from sim.catalog.containers import CONTAINERS
+from sim.catalog.everyday import ENDS, EVERYDAY, PICKABLE_EVERYDAY, SIZED
 from sim.catalog.fruit import FRUIT, strawberry
 from sim.catalog.layout import REACH, TABLE_TOP_Z
 from sim.catalog.markers import MARKERS, region
@@ -22,12 +26,15 @@ from sim.objects import ObjectSpec, Part, spec_from_state
 
 __all__ = [
     "COLOURS",
+    "ENDS",
     "KINDS",
     "PICKABLE",
     "REACH",
+    "SIZED",
     "TABLE_CENTRE",
     "TABLE_SIZE",
     "TABLE_TOP_Z",
+    "colour_word",
     "make",
     "region",
     "spec_for_state",
@@ -39,18 +46,22 @@ TABLE_CENTRE = (0.55, 0.0)  # metres, world frame
 TABLE_SIZE = (0.7, 0.9, 0.05)  # metres: x from 0.2 to 0.9, y from −0.45 to 0.45
 
 # Kinds a robot must be able to pick: each is at most 7.2 cm wide in some horizontal direction.
-PICKABLE = frozenset(FRUIT) | {
-    "mug",
-    "tomato_soup_can",
-    "potted_meat_can",
-    "fork",
-    "knife",
-    "sponge",
-    "golf_ball",
-    "mustard_bottle",
-    "sugar_box",
-    "soup",
-}
+PICKABLE = (
+    frozenset(FRUIT)
+    | {
+        "mug",
+        "tomato_soup_can",
+        "potted_meat_can",
+        "fork",
+        "knife",
+        "sponge",
+        "golf_ball",
+        "mustard_bottle",
+        "sugar_box",
+        "soup",
+    }
+    | PICKABLE_EVERYDAY
+)
 
 
 def table(name: str = "table") -> ObjectSpec:
@@ -72,6 +83,7 @@ KINDS: dict[str, Callable[..., ObjectSpec]] = {
     **CONTAINERS,
     **YCB,
     **MARKERS,
+    **EVERYDAY,
     "table": table,
 }
 
@@ -89,7 +101,16 @@ def make(
     spec = replace(KINDS[kind](name or kind, **kwargs), kind=kind)
     if colour is not None:
         spec = replace(spec, rgba=COLOURS[colour], colour=colour)
+    if kind in ENDS and "ends" not in spec.extra:
+        spec = replace(spec, extra={**spec.extra, "ends": ENDS[kind]})
     return spec
+
+
+def colour_word(rgba: tuple[float, ...]) -> str:
+    """The COLOURS word nearest (rgb distance) to `rgba` (values in [0, 1]): what a tinted object is
+    called in the object list."""
+    rgb = tuple(rgba[:3])
+    return min(COLOURS, key=lambda w: math.dist(COLOURS[w][:3], rgb))
 
 
 def spec_for_state(obj: ObjectState) -> ObjectSpec:

@@ -83,7 +83,7 @@ def test_make_names_and_recolours():
         "bowl",
     )
     with pytest.raises(KeyError, match="known: apple"):
-        catalog.make("banana")
+        catalog.make("durian")
     with pytest.raises(KeyError, match="unknown colour"):
         catalog.make("bowl", colour="mauve")
 

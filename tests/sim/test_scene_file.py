@@ -72,8 +72,8 @@ def test_objects_rest_on_a_marker_under_them(tmp_path):
 
 BAD = {
     "unknown kind": (
-        '[[object]]\nkind = "banana"\npose = [0.5, 0.0]\n',
-        "unknown kind 'banana'; known kinds: apple",
+        '[[object]]\nkind = "durian"\npose = [0.5, 0.0]\n',
+        "unknown kind 'durian'; known kinds: apple",
     ),
     "overlap": (
         '[[object]]\nkind = "apple"\npose = [0.5, 0.0]\n[[object]]\nkind = "orange"\npose = [0.52, 0.01]\n',
@@ -95,7 +95,18 @@ BAD = {
     "bad colour": ('[[object]]\nkind = "apple"\ncolour = "mauve"\n', "unknown colour 'mauve'"),
     "colour not a word": ('[[object]]\nkind = "apple"\ncolour = [1, 2]\n', "unknown colour [1, 2]"),
     "no objects": ('instruction = "do it"\n', "no objects"),
-    "unknown key": ('[[object]]\nkind = "apple"\nsize = 3\n', "unknown key 'size'"),
+    "unknown key": ('[[object]]\nkind = "apple"\nweight = 3\n', "unknown key 'weight'"),
+    "size of a fixed-size kind": ('[[object]]\nkind = "apple"\nsize = 0.05\n', "has a fixed size"),
+    "size of the wrong length": (
+        '[[object]]\nkind = "cylinder"\nsize = [0.05]\n',
+        "a cylinder's size is [diameter, height]",
+    ),
+    "size too large": ('[[object]]\nkind = "box"\nsize = [0.5, 0.05, 0.05]\n', "each size must be"),
+    "rgba out of range": ('[[object]]\nkind = "box"\nrgba = [2, 0, 0]\n', "rgba must be"),
+    "colour and rgba": (
+        '[[object]]\nkind = "box"\ncolour = "red"\nrgba = [1, 0, 0]\n',
+        "colour or rgba, not both",
+    ),
     # break-it: goals are read in lower case, so "the Big_Apple" could not be named; "robot", "it", "two" are words
     # goals use for other things
     "capitals": (
