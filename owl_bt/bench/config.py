@@ -62,11 +62,15 @@ def fault_method(method: str) -> str:
 
 
 def parse_tasks(spec: str) -> tuple[str, ...]:
-    """ "all" → every registered task; else a comma list (unknown name → UsageError listing the known)."""
+    """ "all" → the ten benchmark tasks; "everyday" → the everyday set; else a comma list (unknown
+    name → UsageError listing the known)."""
     from sim import tasks
+    from sim.tasks.everyday import EVERYDAY
 
     if spec.strip().lower() == "all":
         return tuple(tasks.TASKS)
+    if spec.strip().lower() == "everyday":
+        return tuple(EVERYDAY)
     names = [tasks.get(n).name for n in spec.split(",") if n.strip()]
     if not names:
         raise UsageError(

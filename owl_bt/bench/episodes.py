@@ -152,10 +152,10 @@ def _unknown(obj: dict[str, Any]) -> str:
     when faults were injected); else what is unknown."""
     from owl_bt.bench.config import FAULTS_SUFFIX
     from owl_bt.bench.methods import METHODS
-    from sim.tasks import TASKS
+    from sim.tasks import all_tasks
 
     method = obj["method"].removesuffix(FAULTS_SUFFIX)
-    if obj["task"] not in TASKS:
+    if obj["task"] not in all_tasks():
         return f"unknown task {obj['task']!r}"
     return "" if method in METHODS else f"unknown method {obj['method']!r}"
 

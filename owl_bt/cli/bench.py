@@ -54,7 +54,7 @@ def bench(
         "--tasks",
         "-t",
         metavar="TASKS",
-        help="'all' or a comma list of tasks (see `owl-bt tasks`).",
+        help="'all' (the ten benchmark tasks), 'everyday' (the everyday set) or a comma list of tasks (see `owl-bt tasks`).",
     ),
     seeds: int | None = typer.Option(
         None, "--seeds", "-n", help="Run seeds 0..N-1 of each task, 1 ≤ N ≤ 100000 (default 10)."

@@ -27,6 +27,11 @@ CONTAINER_CATEGORIES = frozenset(
         "utensil_holder",
     }
 )
+# Movable things with a flat, stable top: place_ontop may stack onto them when the plan sketch asks (an
+# inserted step never does: Stackable); whether a stack stands is judged by physics in the planning model.
+STACKABLE_CATEGORIES = frozenset(
+    {"block", "box", "cylinder", "book", "potted_meat_can", "sugar_box", "sponge", "scale"}
+)
 LIQUID_CATEGORIES = frozenset(
     {"soup"}
 )  # moved only by pouring what holds them: never picked (spilt, it stays spilt)
@@ -71,15 +76,18 @@ class Refinable(Protocol):
 
 def static_types(category: str, fixed: bool) -> set[str]:
     """The static type predicates an object of this category has: Movable (not fixed, not a liquid),
-    Surface, Container, and Receptacle (a surface or a container: something that can be poured into
+    Surface, Stackable (a movable thing with a flat top: also a Surface, but only a plan sketch stacks
+    onto it), Container, and Receptacle (a surface or a container: something that can be poured into
     or onto)."""
     types = set()
     if not fixed and category not in LIQUID_CATEGORIES:
         types.add("Movable")
     if category in SURFACE_CATEGORIES or fixed:
         types.add("Surface")
+    elif category in STACKABLE_CATEGORIES:
+        types |= {"Surface", "Stackable"}
     if category in CONTAINER_CATEGORIES:
         types.add("Container")
-    if types & {"Surface", "Container"}:
+    if types & {"Surface", "Container"} and "Stackable" not in types:
         types.add("Receptacle")
     return types

@@ -49,7 +49,7 @@ def engine(name: str) -> up.engines.Engine:
 
 
 DYNAMIC = {"HandEmpty": 0, "AtGrasp": 1, "On": 2, "Inside": 2, "Poured": 2}
-STATIC = ("Movable", "Surface", "Container", "Receptacle")
+STATIC = ("Movable", "Surface", "Stackable", "Container", "Receptacle")
 # An inserted (non-sketch) action putting something into a container costs this, the rest 1: freeing the
 # hand at a replan, Fast Downward chose place_inside(fork, mug) for a fork slipped in the hand and
 # place_inside(mustard_bottle, mug) as readily as a place on the table (Mug2 camera seeds 3, 8).
@@ -98,8 +98,12 @@ def build_problem(
     sketch: Sequence[GroundOp] = (),
     goal: Iterable[tuple[str, tuple[str, ...]]] = (),
     held: str | None = None,
+    stack_freely: bool = True,
 ) -> tuple[Problem, dict[str, str]]:
     """The unified-planning Problem for world + schemas, with the sketch compiled in.
+
+    stack_freely=False: an inserted (non-sketch) action never puts something onto a Stackable object
+    (a block, a can): with a sketch, only the sketch stacks.
 
     Initial On(o, s) facts come from geometry: o's box bottom within 2 cm of s's top and o's centre
     over s's footprint. Returns the problem and a map from PDDL object names to scene names.
@@ -132,6 +136,9 @@ def build_problem(
         act = InstantaneousAction(schema.name, **{p: obj_t for p, _ in schema.params})
         binding = {p: act.parameter(p) for p, _ in schema.params}
         _fill(act, schema, binding, fl)
+        for p, t in schema.params:
+            if t == "Surface" and not stack_freely:
+                act.add_precondition(Not(fl["Stackable"](binding[p])))
         pb.add_action(act)
     for i, g in enumerate(sketch):
         schema = by_name[g.name]
@@ -203,7 +210,7 @@ def solve(
     held: str | None = None,
 ) -> TaskPlan:
     """A skeleton from Fast Downward for the compiled problem; raises NoTaskPlan when unsolvable."""
-    pb, names = build_problem(world, schemas, sketch, goal, held)
+    pb, names = build_problem(world, schemas, sketch, goal, held, stack_freely=not sketch)
     name = "fast-downward"
     dear = [pb.action(s.name) for s in schemas if any(pred == "Inside" for pred, _ in s.add)]
     if held is not None and dear:

@@ -70,9 +70,18 @@ def _registry() -> dict[str, Task]:
 TASKS: dict[str, Task] = _registry()
 
 
+def all_tasks() -> dict[str, Task]:
+    """The ten benchmark tasks and the everyday set (sim/tasks/everyday), by name."""
+    from sim.tasks.everyday import EVERYDAY
+
+    return {**TASKS, **EVERYDAY}
+
+
 def get(name: str) -> Task:
-    """The task called `name` (case-insensitive); raises UnknownTaskError listing known tasks."""
+    """The task called `name` (case-insensitive; a benchmark or an everyday task); raises
+    UnknownTaskError listing known tasks."""
     key = name.strip().lower()
-    if key not in TASKS:
-        raise UnknownTaskError(name, sorted(TASKS))
-    return TASKS[key]
+    known = all_tasks()
+    if key not in known:
+        raise UnknownTaskError(name, sorted(known))
+    return known[key]
