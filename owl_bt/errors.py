@@ -44,6 +44,14 @@ class GroundingError(OwlError):
     """The language layer could not turn the instruction into constraints (exit 1)."""
 
 
+class InfeasibleGoalError(GroundingError):
+    """The model answered impossible(<reason>): no plan can meet the goal (exit 1, not retried)."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(f"the goal cannot be done: {reason}")
+        self.why = reason
+
+
 class ModelAnswerError(OwlError):
     """A (real or offline) model answer could not be parsed or validated."""
 

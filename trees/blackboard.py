@@ -5,7 +5,8 @@ Each key has one writer (subtree):
 - gather: `arm` (the arm's status, every tick: held object, fault, stop request);
 - safety: `interruption` (the failure record of a fault it cleared), `clearing` (it is making one good);
 - perceive: `world`, `scene_image`, `missing` (objects perception reports gone: name → why), `perceive_failure`;
-- generate-constraints: `constraints`, `constraints_failure`;
+- generate-constraints: `constraints`, `constraints_failure`, `init_world` (the run's first observed
+  world, kept across replans: checkers' `init_state`, so "where X was" stays expressible);
 - plan: `plan`, `plan_failure`;
 - execute: `executed`, `step` (the step in progress), `execute_failure`;
 - replan: `instruction`, `attempt`, `history`, `failure` (the record it acted on last), `failures`

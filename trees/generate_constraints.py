@@ -23,8 +23,9 @@ class GenerateConstraints(WorkerBehaviour):
     stage = "constraints"
     writes = (
         "constraints",
-        "constraints_attempt",
-    )  # the attempt that wrote them (a later one may make none)
+        "constraints_attempt",  # the attempt that wrote them (a later one may make none)
+        "init_world",  # the run's first observed world: checkers' `init_state` across replans
+    )
     reads = ("world", "scene_image", "instruction", "history", "missing", "attempt")
 
     def before(self) -> None:
@@ -37,6 +38,9 @@ class GenerateConstraints(WorkerBehaviour):
         self._previous = self.bb.get("constraints") if self.bb.exists("constraints") else None
         self._missing = dict(self.bb.get("missing") or {}) if self.bb.exists("missing") else {}
         self._reused = False
+        if not self.bb.exists("init_world"):
+            self.bb.init_world = self._world
+        self._init_world = self.bb.init_world
 
     def work(self):
         gone = needed_but_gone(self._previous, self._missing)
@@ -57,6 +61,7 @@ class GenerateConstraints(WorkerBehaviour):
                 [self._image],
                 literals=grounding.initial,
                 history=self._history,
+                init_world=self._init_world,
             )
         except GroundingError as exc:
             previous = self._previous

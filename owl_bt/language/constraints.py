@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import inspect
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from importlib import resources
 from string import Template
 
 import numpy as np
 
-from owl_bt.errors import GroundingError, ModelAnswerError, UnsafeCodeError
+from owl_bt.errors import GroundingError, InfeasibleGoalError, ModelAnswerError, UnsafeCodeError
 from owl_bt.language import ablations, cap, repair
 from owl_bt.language.codebook import HELPERS, env_from_state
 from owl_bt.language.parser import Sketch, parse_checkers, parse_sketch
@@ -179,7 +179,7 @@ def checker_prompt(
 ) -> str:
     helpers = []
     for name, fn in HELPERS.items():
-        doc = (inspect.getdoc(fn) or "").split("\n")[0]
+        doc = " ".join((inspect.getdoc(fn) or "").split())  # whole: a first line stops mid-sentence
         helpers.append(f"- {name}{inspect.signature(fn)}: {doc}".replace("owl_bt.state.", ""))
     actions = [
         f"- action_check{i}: {a.op}; {a.description}"
@@ -252,10 +252,12 @@ def generate(
     literals: list[str] | None = None,
     history: list[str] | None = None,
     repair_rounds: int = 2,
+    init_world: WorldState | None = None,
 ) -> Constraints:
     """Ask for the sketch, then the checkers; raises GroundingError, UnknownObjectError or
     ModelAnswerError with a one-line reason. `history`: the replan subtree's failure lines (what
-    it appended to `task`); None reads every line after the first of `task` as history."""
+    it appended to `task`); None reads every line after the first of `task` as history.
+    `init_world`: the run's first observed world, the checkers' `init_state` (default: `world`)."""
     log: list[dict] = []
     stats = {"model_s": 0.0, "queries": 0, "calls": []}
     images = images or []
@@ -304,6 +306,8 @@ def generate(
         log,
         stats,
     )
+    if sketch.impossible:  # an honest "cannot": the run ends failed with the model's reason
+        raise InfeasibleGoalError(sketch.impossible)
     if method == "no-cont":
         return done(sketch, CheckerSet.compile(ablations.NO_CHECKERS, world, env))
     if method == "no-disc":
@@ -314,7 +318,9 @@ def generate(
     ]
 
     def parse_code(answer: str) -> CheckerSet:
-        return CheckerSet.compile(parse_checkers(answer, required), world, env)
+        return CheckerSet.compile(
+            parse_checkers(answer, required), _initial(world, init_world), env
+        )
 
     checkers, messages = _ask(
         vlm,
@@ -341,6 +347,17 @@ def generate(
     out = done(sketch, checkers)
     out.messages, out.required = messages, tuple(required)
     return out
+
+
+def _initial(world: WorldState, init_world: WorldState | None) -> WorldState:
+    """The checkers' `init_state`: the run's first observation, with any object seen only now (none
+    usually) added from `world`, so every name the code may use is known; `world` when there is none."""
+    if init_world is None or init_world is world:
+        return world
+    extra = {n: o for n, o in world.objects.items() if n not in init_world.objects}
+    if not extra:
+        return init_world
+    return replace(init_world, objects={**init_world.objects, **extra})
 
 
 def _repaired(

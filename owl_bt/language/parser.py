@@ -19,6 +19,8 @@ MAX_ACTIONS = (
 )
 _BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)]|step\s*\d+[:.)])\s*", re.IGNORECASE)
 _CALL = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)\s*\(([^()]*)\)\s*(?:[;:—-]+\s*(.*))?$")
+_IMPOSSIBLE = re.compile(r"^impossible\s*\((.*)\)\s*[;.]?\s*(.*)$", re.IGNORECASE)
+MAX_REASON = 300  # characters of an impossible(<reason>) kept
 
 
 @dataclass(frozen=True)
@@ -29,21 +31,30 @@ class SketchAction:
 
 @dataclass(frozen=True)
 class Sketch:
-    """The parsed plan sketch: actions in order, the goal's deciding objects and its meaning."""
+    """The parsed plan sketch: actions in order, the goal's deciding objects and its meaning; or, when
+    `impossible` is not empty, the model's reason why no plan can meet the goal (no actions then)."""
 
     actions: tuple[SketchAction, ...]
     goal_objects: tuple[str, ...]
     goal_description: str
+    impossible: str = ""
 
     def text(self) -> str:
+        if self.impossible:
+            return f"impossible({self.impossible})"
         lines = [f"{a.op}; {a.description}" for a in self.actions]
         lines.append(f"achieve_goal({', '.join(self.goal_objects)}); {self.goal_description}")
         return "\n".join(lines)
 
 
 def parse_sketch(text: str, ground_ops: Sequence[GroundOp], object_names: Sequence[str]) -> Sketch:
-    """The Sketch in `text`; raises ModelAnswerError naming the first problem."""
+    """The Sketch in `text`; raises ModelAnswerError naming the first problem. A line
+    `impossible(<reason>)` as the plan (after `Plan:`, or alone in the answer) gives a Sketch with no
+    actions whose `impossible` is the reason."""
     lines = text.splitlines()
+    refusal = _impossible(lines)
+    if refusal is not None:
+        return Sketch((), (), "", impossible=refusal)
     start = next(
         (
             i
@@ -99,6 +110,31 @@ def parse_sketch(text: str, ground_ops: Sequence[GroundOp], object_names: Sequen
     if not actions:
         raise ModelAnswerError("the Plan: block has no actions")
     raise ModelAnswerError("the plan does not end with achieve_goal(<objects>); <meaning>")
+
+
+def _impossible(lines: list[str]) -> str | None:
+    """The reason of the first plan line `impossible(<reason>)` (bullets, emphasis and quotes dropped;
+    at most MAX_REASON characters), None when there is none; raises ModelAnswerError for an empty
+    reason or for actions before it."""
+    acted = False
+    for raw in lines:
+        line = _BULLET.sub("", raw.replace("`", "").replace("**", "").strip()).strip("`*_ ")
+        m = _IMPOSSIBLE.match(line)
+        if m is None:
+            acted = acted or bool(_CALL.match(line) and not line.lower().startswith("achieve_goal"))
+            continue
+        why, more = m.group(1).strip().strip("'\"").strip(), m.group(2).strip()
+        reason = " ".join(f"{why}; {more}".split()) if why and more else why
+        if not reason:
+            raise ModelAnswerError(
+                "impossible() needs a reason: impossible(<why no plan can do it>)"
+            )
+        if acted:
+            raise ModelAnswerError(
+                "the plan has actions and impossible(); give either a plan or impossible(<reason>)"
+            )
+        return reason[:MAX_REASON]
+    return None
 
 
 def extract_code(text: str) -> str:
