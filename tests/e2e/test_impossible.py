@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.fixtures.chat_server import ChatServer, Reply
+from tests.support.chat_server import ChatServer, Reply
 
 SCENE = Path(__file__).parents[1] / "fixtures" / "pan_and_bowl.toml"
 REASON = "the robot has no skill that slices things"
