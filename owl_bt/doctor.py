@@ -1,7 +1,10 @@
 """`owl-bt doctor`: what is installed, and (with --backend and --ip) whether the arm answers.
 
 Each check prints one line: `ok`, `--` (optional and missing: what it would enable and how to get
-it) or `FAIL` (needed and broken). Hardware checks only read: the Kortex backend opens a session and
+it) or `FAIL` (needed and broken), with a fix after `fix:`. Besides the simulator and the planners
+it checks what runs use (`owl_bt.doctor_checks`): open3d's import, Graphviz, the speech model, the
+microphone, and the VLM settings and endpoint (needed once configured).
+Hardware checks only read: the Kortex backend opens a session and
 reads the joint angles; the UR check uses the RTDE *receive* interface and the gripper's GET
 requests only (the control interface would take over the arm's program), so nothing ever moves.
 Returns the exit code: 0 when nothing failed, 1 otherwise.
@@ -16,6 +19,7 @@ from collections.abc import Callable
 
 from rich.console import Console
 
+from owl_bt import doctor_checks as more
 from owl_bt.errors import UsageError
 
 
@@ -123,6 +127,11 @@ def run_doctor(out: Console, backend: str | None, ip: str | None) -> int:
         ("ompl (motion planning)", lambda: _version("ompl"), True),
         ("fast downward (task planning)", lambda: _version("up_fast_downward"), True),
         ("robot models", _robot_models, True),
+        ("open3d (perception)", more.open3d_import, True),
+        ("graphviz (tree.png)", more.graphviz_dot, True),
+        ("pocketsphinx model (spoken goals)", more.speech_model, True),
+        ("microphone (run --listen)", more.microphone, False),
+        *_vlm_checks(),
         ("kortex_api (Kinova Gen3)", _kortex_api, backend == "kortex"),
         ("ur_rtde (UR5)", _ur_rtde, backend == "rtde"),
     ]
@@ -136,7 +145,26 @@ def run_doctor(out: Console, backend: str | None, ip: str | None) -> int:
             detail, mark = check(), "ok  "
         except Exception as exc:  # noqa: BLE001 - every failure is reported as one line
             detail = " ".join(str(exc).split()) or type(exc).__name__
+            if isinstance(exc, more.Problem) and exc.hint:
+                detail += f"; fix: {exc.hint}"
             mark = "FAIL" if needed else "--  "
             failed += needed
         out.print(f"{mark} {name}: {detail}", markup=False, soft_wrap=True)
     return 1 if failed else 0
+
+
+def _vlm_checks() -> list[tuple[str, Callable[[], str], bool]]:
+    """The VLM settings, and once an endpoint is configured, whether it answers (then both needed)."""
+    try:
+        setup = more.vlm_setup()
+    except more.Problem as exc:
+        problem = exc
+
+        def broken() -> str:
+            raise problem
+
+        return [("VLM settings", broken, True)]
+    checks = [("VLM settings", lambda: more.vlm_settings(setup), setup.configured)]
+    if setup.configured:
+        checks.append(("VLM endpoint", lambda: more.vlm_endpoint(setup), True))
+    return checks

@@ -69,7 +69,8 @@ def doctor(
         "192.168.1.10; the arm is never moved.",
     ),
 ) -> None:
-    """Check what is installed (simulation, planners, vendor libraries) and whether a hardware arm answers.
+    """Check what runs use (simulation, planners, open3d, Graphviz, speech model and microphone, the VLM
+    settings and endpoint, vendor libraries) and whether a hardware arm answers.
 
     Examples:
 
@@ -79,7 +80,8 @@ def doctor(
 
       owl-bt doctor --backend rtde --ip 192.168.1.20     # and the UR5?
 
-    The arm is only asked for its state, never moved. Default: no hardware check."""
+    One line per check: ok, -- (optional and missing) or FAIL, with a fix. Exit 1 when something
+    needed fails. The arm is only asked for its state, never moved. Default: no hardware check."""
     from owl_bt.doctor import run_doctor
 
     try:
