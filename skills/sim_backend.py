@@ -270,7 +270,7 @@ class SimArmBackend:
 
     def _run_fingers(self, seconds: float = FINGERS_S) -> None:
         # Everything awake, as in the planning model's grips: with the rest of the scene asleep here too,
-        # tests/test_execution.py's knife, pinched 25 cm from the sleeping mug, came out of the fingers
+        # tests/skills/test_execution.py's knife, pinched 25 cm from the sleeping mug, came out of the fingers
         # 10.5° off plan in the median (it allows 10; a pinch is chaotic, and sleeping bodies change
         # Bullet's islands, so likely the order it solves contacts in).
         for _ in range(int(seconds / TIME_STEP)):

@@ -1,4 +1,5 @@
-"""Shared fixtures: a real simulated Berry1 scene and the real skill registry."""
+"""Shared fixtures: a real simulated Berry1 scene, the real skill registry, and a finished failed run
+of the real CLI to inspect."""
 
 from __future__ import annotations
 
@@ -8,6 +9,10 @@ from owl_bt.state import WorldState
 from sim import tasks
 from sim.world import SimWorld
 from skills.registry import load_skills
+from tests.support.cli import owl_wide
+from tests.support.paths import EXAMPLES
+
+FRUIT_BOWL = str(EXAMPLES / "fruit_bowl.toml")
 
 
 @pytest.fixture(scope="session")
@@ -28,6 +33,29 @@ def berry_world() -> WorldState:
         return world.ground_truth()
     finally:
         world.close()
+
+
+@pytest.fixture(scope="session")
+def plate_run(tmp_path_factory):
+    """The plate cannot be grasped, so every attempt fails at the plan stage the same way, by sampling. (Not
+    "into the red bowl": the plate fits no bowl, which the planner now says before it draws a sample.)"""
+    out = tmp_path_factory.mktemp("plate") / "r"
+    proc = owl_wide(
+        "run",
+        "put the plate on the left side of the table",
+        "--scene",
+        FRUIT_BOWL,
+        "--perception",
+        "sim-state",
+        "--budget",
+        "60",
+        "--json",
+        "--quiet",
+        "--out",
+        str(out),
+    )
+    assert proc.returncode == 1, proc.stderr
+    return out, proc
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

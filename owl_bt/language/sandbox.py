@@ -1,6 +1,6 @@
 """Evaluation of untrusted, generated checker code (SPEC §4, DESIGN §5).
 
-Two gates (the hostile inputs and what stops each: tests/test_sandbox_hostile.py).
+Two gates (the hostile inputs and what stops each: tests/language/test_sandbox_hostile.py).
 
 Static: the code is parsed and every AST node, name and attribute is checked against an allow-list
 — no imports, no names or attributes starting with `_`, no exec/eval/compile/open/getattr/globals/

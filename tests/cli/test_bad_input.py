@@ -1,12 +1,17 @@
-"""Bad input ends in a one-line reason and the right exit code — never a traceback or a result folder."""
+"""Bad input ends in a one-line reason and the right exit code — never a traceback or a result folder:
+unknown objects, option errors, arguments that are not UTF-8, a run started from a removed folder."""
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
 
-from tests.support.cli import owl
+import pytest
+
+from tests.support.cli import last_line, owl
+from tests.support.paths import REPO
 
 
 def _one_line_error(proc):
@@ -173,7 +178,6 @@ def test_object_onto_itself_is_refused(tmp_path):
 
 
 def test_gui_without_a_display_is_usage_error(tmp_path):
-    import os
     import subprocess
     import sys
 
@@ -197,3 +201,73 @@ def test_gui_without_a_display_is_usage_error(tmp_path):
     assert proc.returncode == 2
     assert "--gui needs a display" in _one_line_error(proc)
     assert not (tmp_path / "r").exists() and not (tmp_path / "r.partial").exists()
+
+
+def test_a_run_from_a_removed_folder_is_one_line(tmp_path):
+    """Break-it: `owl-bt run` from a folder removed under the shell ended with open3d's MKL saying
+    "FATAL ERROR: Cannot load libOpen3D" (exit 2, nothing of ours)."""
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import os, sys; os.chdir(sys.argv[1]); os.rmdir(sys.argv[1]); "
+            "sys.argv = ['owl-bt', 'run', 'put the strawberry onto the light-grey region']; "
+            "from owl_bt.cli import main; main()",
+            str(gone),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=REPO,
+    )
+    _, stderr = proc.communicate(timeout=120)
+    assert proc.returncode == 2
+    assert (
+        last_line(stderr)
+        == "owl-bt: the current folder no longer exists (it was removed); cd into one that does"
+    )
+
+
+def test_arguments_that_are_not_utf8_are_one_line(tmp_path):
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "owl_bt.cli",
+            "run",
+            b"put the \xff\xfe strawberry on the region",
+            "--out",
+            str(tmp_path / "r"),
+        ],
+        capture_output=True,
+        timeout=120,
+    )
+    assert proc.returncode == 2
+    err = proc.stderr.decode()
+    assert err.splitlines() == [
+        "owl-bt: argument 2 is not UTF-8 text ('put the \\xff\\xfe strawberry on the region'); "
+        "give goals, names and paths in UTF-8"
+    ]
+    assert (
+        list(tmp_path.iterdir()) == []
+    )  # it used to write report.md with surrogates: a traceback and a .partial
+
+
+@pytest.mark.parametrize(
+    ("args", "reason"),
+    [
+        (["run", "x", "--seed", "abc"], "owl-bt: invalid value for '--seed' / '-s': "),
+        (["run", "x", "--bogus"], "owl-bt: no such option: --bogus"),
+        (["nope"], "owl-bt: no such command 'nope'"),
+        (["bench", "--jobs", "two"], "owl-bt: invalid value for '--jobs' / '-j': "),
+    ],
+)
+def test_option_errors_are_one_line(args, reason):
+    proc = owl(*args, timeout=120)
+    assert proc.returncode == 2
+    assert len(proc.stderr.strip().splitlines()) == 1 and proc.stderr.startswith(reason), (
+        proc.stderr
+    )
+    assert proc.stderr.strip().endswith("--help")  # where to look

@@ -1,11 +1,14 @@
-"""Option values a run takes only within what a replay reads back (break-it): an address for the simulated
-arm, and --max-attempts past 1000, which a replay of that run then called damage."""
+"""Run options checked before anything runs: --speed out of range, not a number or too small to finish a
+motion, an empty --out, --task or file option, --gui without a display, --fault-seed without --faults,
+and values a replay could not read back (an address for the simulated arm, --max-attempts past 1000).
+Each is one line and exit 2. Real CLI."""
 
 from __future__ import annotations
 
 import pytest
 
-from tests.support.cli import here, last_line
+from sim.tasks.berry1 import INSTRUCTION
+from tests.support.cli import here, last_line, owl, owl_wide
 
 
 def test_an_address_for_the_simulated_arm_is_refused(tmp_path):
@@ -28,3 +31,134 @@ def test_max_attempts_is_bounded_as_the_replay_reads_it(command, tmp_path):
     assert res.exit_code == 2 and "--max-attempts must be from 1 to 1000, got 1001" in last_line(
         res.stderr
     ), res.output
+
+
+def test_a_speed_too_small_to_finish_a_motion_is_a_usage_error(tmp_path):
+    """Break-it: --speed 1e-9 was accepted ((0, 1]) and the first motion ran for ever."""
+    proc = owl_wide(
+        "run",
+        "put the strawberry onto the light-grey region",
+        "--task",
+        "berry1",
+        "--perception",
+        "sim-state",
+        "--speed",
+        "1e-9",
+        "-q",
+        "--out",
+        str(tmp_path / "r"),
+        timeout=60,
+    )
+    assert proc.returncode == 2
+    assert "--speed must be a share of the joints' velocity limits from 0.01 to 1" in last_line(
+        proc.stderr
+    )
+    assert not (tmp_path / "r").exists()
+
+
+BERRY1 = "put the strawberry onto the light-grey region at the center of the table"
+
+
+SHORT_BENCH = (
+    "--tasks",
+    "berry1",
+    "--seeds",
+    "1",
+    "--method",
+    "oracle",
+    "--perception",
+    "sim-state",
+    "--jobs",
+    "1",
+)
+
+
+# each short, so that a regression costs one quick episode, not a whole default bench
+@pytest.mark.parametrize(
+    "command",
+    [
+        ("bench", *SHORT_BENCH),
+        ("bench", "--report-only"),
+        ("perception-bench", "--tasks", "berry1", "--seeds", "1"),
+        ("run", BERRY1, "--vlm", "oracle", "--perception", "sim-state"),
+    ],
+)
+@pytest.mark.parametrize("value", ["", "  "])
+def test_an_empty_out_is_a_usage_error(tmp_path, monkeypatch, command, value):
+    """Break-it: `bench --out ""` benched into the current folder (as a path, "" is "."). Now it is exit 2."""
+    monkeypatch.chdir(tmp_path)
+    res = here(*command, "--out", value)
+    assert res.exit_code == 2, res.output
+    assert last_line(res.stderr).startswith("owl-bt: --out is empty; give a folder, e.g. --out ")
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("option", ["--task", "--scene", "--replay", "--audio"])
+def test_an_empty_task_or_file_option_is_a_usage_error(tmp_path, option):
+    """Break-it: `run GOAL --task ""` ran berry1; `--replay ""` looked for a run in the current folder and
+    `--scene ""` called it a folder (as a path, "" is ".")."""
+    res = here(
+        "run",
+        *([] if option == "--audio" else [BERRY1]),
+        option,
+        " " if option == "--scene" else "",
+        "--vlm",
+        "oracle",
+        "--perception",
+        "sim-state",
+        "--out",
+        str(tmp_path / "r"),
+    )
+    assert res.exit_code == 2, res.output
+    assert last_line(res.stderr).startswith(f"owl-bt: {option} is empty; give ")
+    assert not (tmp_path / "r").exists()
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "0.001", "2"])
+def test_a_speed_out_of_range_or_not_a_number_is_named_as_such(value, tmp_path):
+    proc = owl(
+        "run",
+        "put the strawberry onto the light-grey region",
+        "--task",
+        "berry1",
+        "--speed",
+        value,
+        "--out",
+        str(tmp_path / "r"),
+        timeout=60,
+    )
+    assert proc.returncode == 2
+    line = last_line(proc.stderr)
+    assert line.startswith(
+        "owl-bt: --speed must be a share of the joints' velocity limits from 0.01 to 1, got "
+    )
+    assert not (tmp_path / "r").exists()
+
+
+def test_gui_with_an_unreachable_display_is_one_line_and_leaves_nothing(tmp_path):
+    proc = owl(
+        "run",
+        INSTRUCTION,
+        "--gui",
+        "--out",
+        str(tmp_path / "r"),
+        env={"DISPLAY": ":4242"},
+        timeout=120,
+    )
+    assert proc.returncode == 2, proc.stderr
+    assert last_line(proc.stderr).startswith("owl-bt: cannot open display :4242")
+    assert len(proc.stderr.strip().splitlines()) == 1
+    assert list(tmp_path.iterdir()) == []  # no run folder, no .partial
+
+
+@pytest.mark.parametrize(
+    "command", [["run", INSTRUCTION], ["bench", "--tasks", "berry1", "--seeds", "1"]]
+)
+def test_fault_seed_without_faults_is_a_usage_error(tmp_path, command):
+    res = here(*command, "--fault-seed", "3", "--out", str(tmp_path / "o"))
+    assert res.exit_code == 2, res.output
+    assert last_line(res.stderr) == (
+        "owl-bt: --fault-seed seeds the injected faults and there are none: add --faults "
+        "KIND=RATE,… (e.g. --faults knock=0.1) or leave --fault-seed out"
+    )
+    assert not (tmp_path / "o").exists() and not (tmp_path / "o.partial").exists()

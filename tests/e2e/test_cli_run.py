@@ -1,4 +1,5 @@
-"""End to end through the CLI entry point: Berry1 on three seeds, real simulator and planners."""
+"""End to end through the CLI entry point: Berry1 on three seeds, a goal of one's own on a task scene,
+planning-round limits, and a round trip whose end state holds at the start. Real simulator and planners."""
 
 from __future__ import annotations
 
@@ -174,3 +175,27 @@ def test_a_long_planning_round_says_where_it_is(tmp_path):
         if re.match(r"plan running — 10 s \(of at most 12\): skeleton 1 of at most 1, ", line)
     ]
     assert said and " continuous samples drawn, sampling " in said[0], proc.stderr
+
+
+def test_a_round_trip_whose_end_state_holds_at_the_start_is_carried_out(tmp_path):
+    # Break-it: "…, then put it back" holds at the start; the plan stage found "nothing to do: the goal
+    # already holds", moved nothing and said success. The sketch's first place asks for a state that does not
+    # hold, so the sketch is carried out (SPEC §3: the goal includes Executed(n)).
+    out = tmp_path / "run"
+    res = owl(
+        "run",
+        "put the strawberry onto the light-grey region, then put it back",
+        "--task",
+        "berry1",
+        "--perception",
+        "sim-state",
+        "--json",
+        "--out",
+        str(out),
+    )
+    result = json.loads(res.stdout)
+    assert result["executed"][:2] == [
+        "pick(strawberry)",
+        "place_ontop(strawberry, light_grey_region)",
+    ], res.stderr
+    assert len(result["executed"]) == 4 and "nothing was moved" not in res.stderr

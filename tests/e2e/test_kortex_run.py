@@ -1,4 +1,4 @@
-"""A whole `--backend kortex --execute` run with the fake kortex_api (tests/fake_kortex.py) installed
+"""A whole `--backend kortex --execute` run with the fake kortex_api (tests/support/fake_kortex.py) installed
 under kortex_api's module names: the arm follows the plan and the simulated twin with it; a fault
 the arm reports ends the run at once with that typed failure (no replanning against a broken arm);
 a motion the person does not confirm never reaches the arm."""

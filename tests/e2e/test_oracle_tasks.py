@@ -5,7 +5,7 @@ task's own detector — the same path as one `owl-bt bench --method oracle --per
 episode. Perception is the simulator's state here (this tests planning and execution; the camera
 pipeline has its own end-to-end tests). Planning is reproducible (seeded, motion planning bounded by
 collision checks rather than seconds), so an episode here plays out as it does in the benchmark on any
-machine. tests/test_mug3.py also solves Mug3 through the camera; tests/test_pour_tasks.py tests the pours
+machine. tests/e2e/test_mug3.py also solves Mug3 through the camera; tests/skills/test_pour_tasks.py tests the pours
 step by step."""
 
 from __future__ import annotations

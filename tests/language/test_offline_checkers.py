@@ -1,5 +1,5 @@
 """The offline grounder's checkers judge states the way the words mean (found by comparing its answers
-with the tasks' hand-written ones, tests/grounder_vs_oracle.py): "on the plate" and "in the bowl" mean
+with the tasks' hand-written ones, tests/support/grounder_vs_oracle.py): "on the plate" and "in the bowl" mean
 inside a round rim, not in the corners of its box; what a container is emptied of must stay out; a pour
 onto the table is a tipped container; a placement another is to be put beside leaves room on that
 side. Scenes are written by hand (none is a benchmark task); the checker code runs in the real sandbox."""

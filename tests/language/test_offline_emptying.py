@@ -1,4 +1,4 @@
-"""Emptying a container onto the table, however it is said: "empty the mug", "pour out the mug", "pour the
+"""Emptying and pouring, however it is said: "empty the mug", "pour out the mug", "pour the
 golf ball out of the mug", "take the ball out of the mug by pouring": the container is tipped over an empty
 part of the table, then stood back upright (newcomer: "pour out the mug" was refused, "… by pouring" blamed
 "take", and "empty the mug" described the ball falling "into the table" and left the mug on its side)."""
@@ -9,6 +9,7 @@ import pytest
 
 from owl_bt.errors import GroundingError
 from owl_bt.language.offline import plan_for
+from owl_bt.language.reading import Reader
 from tests.support.offline_scenes import SCENE, goals, thing
 
 BALL = thing("ball", "golf_ball", "white", 0.7, 0.05, (0.04, 0.04, 0.04), z0=0.01)  # in the mug
@@ -210,4 +211,78 @@ def test_filling_then_emptying_is_done_in_the_order_said(text):
     ]
     assert plan.goal_checks == [
         'all([not inside("ball", "mug"), not inside("strawberry", "mug"), upright("mug")])'
+    ]
+
+
+def test_emptying_a_can_of_soup_pours_the_can():
+    """ "empty the soup can into the bowl" poured the soup with the can as its contents (the can's box held
+    in the soup's)."""
+    scene = [
+        thing("table", "table", "brown", 0.55, 0.0, (0.7, 0.9, 0.0), fixed=True, z0=-0.001),
+        thing("soup_can", "tomato_soup_can", "red", 0.5, -0.2, (0.07, 0.07, 0.1)),
+        thing("soup", "soup", "red", 0.5, -0.2, (0.05, 0.05, 0.03), z0=0.005),
+        thing("bowl", "bowl", "red", 0.6, 0.2, (0.16, 0.16, 0.06)),
+    ]
+    for text in ("empty the soup can into the bowl", "pour the soup into the bowl"):
+        (g,) = Reader(scene).read(text).goals
+        assert (g.obj, g.how, g.support, g.contents) == ("soup_can", "pour", "bowl", ("soup",)), (
+            text
+        )
+
+
+def test_pouring_from_a_named_can_making_sure_and_meat():
+    """ "pour the soup from the can into the bowl" asked which can (the one the soup is in: no question);
+    "making sure" and "the meat" were unknown words."""
+    scene = [
+        thing("table", "table", "brown", 0.55, 0.0, (0.7, 0.9, 0.0), fixed=True, z0=-0.001),
+        thing("soup_can", "tomato_soup_can", "red", 0.5, -0.2, (0.07, 0.07, 0.1)),
+        thing("soup", "soup", "red", 0.5, -0.2, (0.05, 0.05, 0.03), z0=0.005),
+        thing("meat_can", "potted_meat_can", "blue", 0.3, 0.1, (0.1, 0.06, 0.08)),
+        thing("bowl", "bowl", "red", 0.6, 0.2, (0.16, 0.16, 0.06)),
+    ]
+    (g,) = Reader(scene).read("pour the soup from the can into the bowl").goals
+    assert (g.obj, g.how, g.support, g.contents) == ("soup_can", "pour", "bowl", ("soup",))
+    with pytest.raises(GroundingError, match="the soup is not in the meat can"):
+        goals("pour the soup out of the meat can into the bowl", scene)
+    assert goals("put the meat next to the bowl", scene)[0][:4] == (
+        "meat_can",
+        "ontop",
+        "table",
+        (("near", ("bowl",)),),
+    )
+    assert goals("put the strawberry into the mug, making sure the mug is upright") == [
+        ("strawberry", "inside", "mug", (), False, True, False),
+        ("mug", "ontop", "table", (), True, True, False),
+    ]
+
+
+def test_taking_out_emptying_and_a_place_said_before():
+    """mug3 in other words: "…, but first take the ball out" passed over the ball; "empty the mug and put the
+    fork in it" and "take the ball out of the mug, then put the fork in" asked "in what?"; berry1: "move the
+    strawberry to the grey area" moved the region (fixed) and the strawberry to the table."""
+    scene = [
+        *SCENE,
+        thing("ball", "golf_ball", "white", 0.7, 0.05, (0.04, 0.04, 0.04), z0=0.01),
+    ]  # in the mug
+    take_out = ("ball", "ontop", "table", (("off", ("mug",)),))
+    assert [
+        g[:4] for g in goals("put the spoon in the mug, but first take the ball out", scene)
+    ] == [take_out, ("spoon", "inside", "mug", ())]
+    assert [g[:4] for g in goals("take the ball out of the mug, then put the spoon in", scene)] == [
+        take_out,
+        ("spoon", "inside", "mug", ()),
+    ]
+    assert [g[:3] for g in goals("take the ball out and put it next to the ketchup", scene)] == [
+        ("ball", "ontop", "table")
+    ]
+    assert [g[:3] for g in goals("empty the mug and put the spoon in it", scene)] == [
+        ("mug", "pour", "table"),
+        ("spoon", "inside", "mug"),
+    ]
+    region = [
+        *SCENE,
+        thing("grey_region", "region", "light_grey", 0.55, 0.0, (0.1, 0.1, 0.001), fixed=True),
+    ]
+    assert goals("move the lime to the grey area", region) == [
+        ("lime", "ontop", "grey_region", (), False, True, False)
     ]

@@ -1,6 +1,6 @@
 """Paraphrases a user would expect the offline grounder to read (found by testers and by trying
 goals of several tasks in other words), and its "did you mean" for typing slips. Hand-written
-scenes (tests/test_offline.py's), no planning; each case failed before the change it tests."""
+scenes (tests/support/offline_scenes.py), no planning; each case failed before the change it tests."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """The offline grounder reads each benchmark instruction as the task's hand-written oracle answer means
-it (tests/grounder_vs_oracle.py; no planning): the same sketch up to the order of independent steps on
+it (tests/support/grounder_vs_oracle.py; no planning): the same sketch up to the order of independent steps on
 every task, and checkers accepting the same regions, up to margins, where they once differed — the
 round plate (Citrus), the round bowl (BerryCook), the emptied mug and its pour (Mug3), the room left
 beside the apple and the soup in the bowl (SoupPour)."""

@@ -1,5 +1,6 @@
 """The settings file's [vlm] table and the endpoint's address are checked before any client is made:
-each bad value is one line (UsageError, exit 2), never a traceback from the HTTP client (break-it)."""
+each bad value is one line (UsageError, exit 2), never a traceback from the HTTP client; a settings
+file that is a device or a folder is named."""
 
 from __future__ import annotations
 
@@ -78,3 +79,25 @@ def test_a_key_an_http_header_cannot_carry_and_a_control_character_in_the_cache_
         load_settings({**ENV, "OPENAI_API_KEY": "é", "OWL_BT_CONFIG": none})
     with pytest.raises(UsageError, match="holds a control character"):
         load_settings({**ENV, "OWL_BT_VLM_CACHE": "a\x00b", "OWL_BT_CONFIG": none})
+
+
+def test_a_settings_file_that_is_a_device_or_folder_is_named(tmp_path):
+    """Break-it: OWL_BT_CONFIG=/dev/zero (or a folder) was silently ignored; a missing one still means no file."""
+    from owl_bt.errors import UsageError
+    from owl_bt.language.settings import load_settings
+
+    env = {"OPENAI_BASE_URL": "http://127.0.0.1:9/v1", "OWL_BT_VLM_MODEL": "m"}
+    for path, why in (("/dev/zero", "is not a regular file"), (str(tmp_path), "is a folder")):
+        with pytest.raises(UsageError, match=why):
+            load_settings({**env, "OWL_BT_CONFIG": path})
+    assert load_settings({**env, "OWL_BT_CONFIG": str(tmp_path / "none.toml")}).model == "m"
+    (tmp_path / "bom.toml").write_bytes(b'\xef\xbb\xbf[vlm]\nmodel = "from-file"\n')
+    assert (
+        load_settings(
+            {
+                "OPENAI_BASE_URL": "http://127.0.0.1:9/v1",
+                "OWL_BT_CONFIG": str(tmp_path / "bom.toml"),
+            }
+        ).model
+        == "from-file"
+    )

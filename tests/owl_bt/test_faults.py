@@ -1,10 +1,12 @@
 """Fault injection and recovery (owl_bt.faults, trees/): each kind injected into a real simulated
 Berry1 episode (real pybullet, the real planner and executive) and recovered from, with the fault
-seed picked so that exactly the wanted fault fires where wanted; and bad --faults values."""
+seed picked so that exactly the wanted fault fires where wanted; and --faults values: bad ones are
+usage errors, a rate is a plain decimal."""
 
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 
@@ -356,3 +358,19 @@ def test_a_run_that_ends_with_something_in_the_hand_says_so(tmp_path):
         timeout=300,
     )
     assert "the arm still holds the lemon: take it from the gripper" in proc.stdout
+
+
+@pytest.mark.parametrize("rate", ["1_0", "0_5", "\uff10.\uff15", "nan", "1e-1", "0x1", "--1"])
+def test_a_fault_rate_is_a_plain_decimal(rate):
+    with pytest.raises(
+        UsageError, match=re.escape(f"the rate of knock must be a number, got {rate!r}")
+    ):
+        parse_faults(f"knock={rate}")
+
+
+def test_plain_fault_rates_are_read():
+    assert parse_faults("knock=.5, grasp-slip=1,miss-detect=0").rates == {
+        "knock": 0.5,
+        "grasp-slip": 1.0,
+        "miss-detect": 0.0,
+    }

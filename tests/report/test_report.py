@@ -94,7 +94,7 @@ def test_successful_run_folder_has_the_report_and_tree_drawings(success_run):
 def test_the_report_says_where_everything_ended(success_run):
     md = (
         success_run / "report.md"
-    ).read_text()  # the final-state table (tests/test_final_state.py)
+    ).read_text()  # the final-state table (tests/report/test_final_state.py)
     assert (
         "Where everything ended (the simulator;" in md
         and "| strawberry | on the light grey region |" in md

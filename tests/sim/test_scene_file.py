@@ -1,8 +1,10 @@
-"""User scene files: the example loads and builds; each kind of bad file is a one-line usage error,
-also through the CLI (exit 2, no traceback)."""
+"""User scene files: the example loads and builds, also with a UTF-8 byte-order mark; names are unique
+ignoring case; each kind of bad file (not a small file, nested too deep, a pose that is not a number)
+is a one-line usage error, also through the CLI (exit 2, no traceback)."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -11,7 +13,8 @@ from owl_bt.episode import EpisodeConfig, validate
 from owl_bt.errors import UsageError
 from sim.scene_file import load_scene
 from sim.world import SimWorld
-from tests.support.cli import owl
+from tests.support.cli import here, last_line, owl, owl_wide
+from tests.support.paths import REPO
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "fruit_bowl.toml"
 
@@ -240,3 +243,101 @@ def test_what_starts_inside_must_fit_and_the_container_must_stand_upright(tmp_pa
                 lying + '[[object]]\nkind = "golf_ball"\npose = [0.487, 0.039, 0.05, 0, 0, 0]\n',
             )
         )
+
+
+FRUIT_BOWL = str(REPO / "examples" / "fruit_bowl.toml")
+
+
+def test_a_scene_file_with_a_utf8_byte_order_mark_is_read(tmp_path):
+    scene = tmp_path / "bom.toml"
+    scene.write_bytes(b"\xef\xbb\xbf" + Path(FRUIT_BOWL).read_bytes())  # what Windows Notepad saves
+    proc = owl_wide(
+        "run",
+        "put the apple into the red bowl",
+        "--scene",
+        str(scene),
+        "--perception",
+        "sim-state",
+        "--quiet",
+        "--json",
+        "--out",
+        str(tmp_path / "r"),
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["plan"] == ["pick(apple)", "place_inside(apple, red_bowl)"]
+
+
+def test_scene_names_are_unique_ignoring_case_and_none_is_the_tables(tmp_path):
+    """Break-it: an apple named "Table" got as far as the constraints stage and failed there with KeyError: 'Table'.
+    (Names are lower case since session 16: goals are read in lower case.)"""
+    for name, why in (
+        ("Table", "name 'Table' must be lower case"),
+        ("BOWL", "name 'BOWL' must be lower case"),
+        ("table", "cannot be named 'table', the name of another kind"),
+    ):
+        scene = tmp_path / f"{name}.toml"
+        scene.write_text(
+            f'instruction = "put the apple in the bowl"\n[[object]]\nkind = "apple"\nname = "{name}"\n'
+            '[[object]]\nkind = "bowl"\n'
+        )
+        res = here("run", "", "--scene", str(scene), "--out", str(tmp_path / "r"))
+        assert res.exit_code == 2 and why in last_line(res.stderr), res.stderr
+        assert not (tmp_path / "r").exists()
+
+
+def test_a_scene_nested_too_deep_or_with_an_overlong_name_is_one_line(tmp_path):
+    """Break-it: arrays nested 5000 deep in a scene file ended in a RecursionError traceback; an object
+    named with 5000 letters was accepted and filled every failure line."""
+    deep = tmp_path / "deep.toml"
+    deep.write_text('[[object]]\nkind = "apple"\npose = ' + "[" * 5000 + "]" * 5000 + "\n")
+    long = tmp_path / "long.toml"
+    long.write_text(f'[[object]]\nkind = "apple"\nname = "{"a" * 500}"\npose = [0.5, 0.0]\n')
+    for scene, said in (
+        (deep, f"owl-bt: {deep}: not valid TOML for a scene: nested too deep"),
+        (
+            long,
+            f"owl-bt: {long}: object 1: name 'aaaaaaaaaaaaaaaaaaaa'… is 500 characters long; give at most 40",
+        ),
+    ):
+        res = here(
+            "run", "put the apple on the table", "--scene", str(scene), "--out", str(tmp_path / "r")
+        )
+        assert res.exit_code == 2, res.output
+        assert last_line(res.stderr) == said
+        assert not (tmp_path / "r").exists() and not (tmp_path / "r.partial").exists()
+
+
+def test_a_scene_pose_that_is_not_a_number_is_a_usage_error(tmp_path):
+    scene = tmp_path / "s.toml"
+    scene.write_text(
+        '[[object]]\nkind = "apple"\npose = [0.5, 0.1, 0.02, 0, 0, inf]\n[[object]]\nkind = "bowl"\n'
+    )
+    res = here(
+        "run", "put the apple in the bowl", "--scene", str(scene), "--out", str(tmp_path / "r")
+    )
+    assert res.exit_code == 2, res.output
+    assert (
+        'pose must be [x, y], [x, y, z, roll, pitch, yaw] or "random", got [0.5, 0.1, 0.02, 0, 0, inf]'
+        in last_line(res.stderr)
+    )  # it was a math domain error's traceback
+    assert not (tmp_path / "r").exists() and not (tmp_path / "r.partial").exists()
+
+
+@pytest.mark.parametrize(
+    ("scene", "why"),
+    [
+        ("/dev/zero", "is not a regular file"),
+        ("folder", "is a folder"),
+        ("big.toml", "is 1048577 bytes; it can be at most 1048576"),
+    ],
+)
+def test_a_scene_that_is_not_a_small_file_is_refused_before_it_is_read(tmp_path, scene, why):
+    (tmp_path / "folder").mkdir()
+    (tmp_path / "big.toml").write_bytes(b"#" * ((1 << 20) + 1))
+    path = scene if scene.startswith("/") else str(tmp_path / scene)
+    res = here("run", "put the apple in the bowl", "--scene", path, "--out", str(tmp_path / "r"))
+    assert res.exit_code == 2, res.output
+    assert last_line(res.stderr) == f"owl-bt: the scene file {path} {why}" + (
+        "; give a file" if "big" not in scene else ""
+    )
+    assert not (tmp_path / "r").exists()  # /dev/zero used to be read until memory ran out

@@ -1,4 +1,4 @@
-"""The Kortex backend against an in-process fake of kortex_api's BaseClient (tests/fake_kortex.py):
+"""The Kortex backend against an in-process fake of kortex_api's BaseClient (tests/support/fake_kortex.py):
 every fault case ends in the right typed failure within its timeout, after a stop, having sent only
 what the safety guard allowed."""
 

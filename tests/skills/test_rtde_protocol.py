@@ -1,5 +1,5 @@
 """The UR backend's receive path through the real `ur_rtde` RTDEReceiveInterface, talking RTDE v2 to a
-test server on 127.0.0.1:30004 (tests/rtde_server.py): joint angles, protective and emergency stops
+test server on 127.0.0.1:30004 (tests/support/rtde_server.py): joint angles, protective and emergency stops
 and a controller that goes away all come in over the wire. The control side is a stand-in (the real
 RTDEControlInterface uploads a URScript program to the controller, which only a real arm runs)."""
 

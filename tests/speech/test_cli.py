@@ -1,5 +1,6 @@
 """`owl-bt run --audio/--listen/--asr openai` end to end: the real CLI in a subprocess; the OpenAI
-transcription API is a real HTTP server on 127.0.0.1 speaking its wire format (no patched client)."""
+transcription API is a real HTTP server on 127.0.0.1 speaking its wire format (no patched client);
+audio that is not a WAV file is named in one line."""
 
 from __future__ import annotations
 
@@ -12,6 +13,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
+
+from tests.support.cli import here, last_line
 
 AUDIO = Path(__file__).parents[1] / "fixtures" / "audio"
 
@@ -253,3 +256,20 @@ def test_openai_transcription_through_a_local_server(server, tmp_path):
         env={"OPENAI_API_KEY": ""},
     )
     assert nokey.returncode == 2 and "OPENAI_API_KEY" in nokey.stderr
+
+
+def test_audio_that_is_not_a_wav_file_is_named_without_empty_parentheses(tmp_path):
+    (tmp_path / "note.wav").write_text("hello\n")
+    (tmp_path / "empty.wav").write_bytes(b"")
+    for name, why in (("note.wav", "it ends inside its header"), ("empty.wav", "it is empty")):
+        res = here("run", "--audio", str(tmp_path / name), "--task", "berry1")
+        assert res.exit_code == 2
+        assert last_line(res.stderr).startswith(
+            f"owl-bt: {name} is not a PCM WAV file ({why}); convert it"
+        ), res.stderr
+    res = here("run", "--audio", "/dev/zero", "--task", "berry1")  # it said "does not exist"
+    assert (
+        res.exit_code == 2
+        and last_line(res.stderr)
+        == "owl-bt: audio file /dev/zero is not a regular file; give a WAV file"
+    )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import resource
 import signal
 import subprocess
 import sys
@@ -25,6 +26,31 @@ def owl(
         input=stdin,
         env={**os.environ, **(env or {})},
         **popen,
+    )
+
+
+def owl_wide(*args: str, **kw) -> subprocess.CompletedProcess:
+    """`owl` with COLUMNS=200: a one-line reason stays on one line."""
+    return owl(*args, env={"COLUMNS": "200"}, **kw)
+
+
+def owl_scripted(
+    *args: str, fsize: int | None = None, timeout: float = 300
+) -> subprocess.CompletedProcess:
+    """`python -m owl_bt.cli ARGS` as a script starts it: COLUMNS unset (no terminal's width); with
+    `fsize`, no file it writes may grow past that many bytes (RLIMIT_FSIZE)."""
+
+    def limit() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (fsize, fsize))
+
+    env = {k: v for k, v in os.environ.items() if k != "COLUMNS"}
+    return subprocess.run(
+        [sys.executable, "-m", "owl_bt.cli", *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        preexec_fn=limit if fsize else None,
+        env=env,
     )
 
 
