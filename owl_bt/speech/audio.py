@@ -1,5 +1,7 @@
 """Audio in: WAV files and the microphone, as 16 kHz mono 16-bit PCM (what the recogniser's
-acoustic model was trained on). Every problem is a UsageError with a one-line reason."""
+acoustic model was trained on). A WAV at another common rate (8–96 kHz), with more channels or with
+8-, 24- or 32-bit samples is mixed down to mono and resampled (scipy's polyphase `resample_poly`).
+Every problem is a UsageError with a one-line reason."""
 
 from __future__ import annotations
 
@@ -19,6 +21,9 @@ SAMPLE_WIDTH = 2  # bytes (16-bit signed PCM)
 SILENCE_DBFS = -50.0  # an utterance whose loudest 30 ms window is quieter than this is silence
 MAX_SECONDS = 30.0
 CONVERT_HINT = "convert it with: sox IN.wav -r 16000 -c 1 -b 16 OUT.wav"
+RATES = (8000, 96000)  # Hz: the sample rates read (telephone to studio)
+MAX_CHANNELS = 8
+FULL_SCALE = {1: 128.0, 2: 32768.0, 3: 8388608.0, 4: 2147483648.0}  # by sample width in bytes
 
 
 @dataclass(frozen=True)
@@ -44,8 +49,9 @@ class Audio:
 
 
 def read_wav(path: Path) -> Audio:
-    """A 16 kHz mono 16-bit PCM WAV file; raises UsageError naming what is wrong (missing file, not
-    a WAV, another sample rate, stereo, another sample width, empty, longer than 30 s)."""
+    """A PCM WAV file as 16 kHz mono 16-bit audio: 8–96 kHz, 1–8 channels (averaged), 8/16/24/32-bit
+    integer samples. Raises UsageError naming what is wrong (missing file, not a PCM WAV, a rate or
+    channel count out of range, empty, longer than 30 s)."""
     path = Path(path)
     if not path.exists():
         raise UsageError(f"audio file {path} does not exist")
@@ -54,11 +60,9 @@ def read_wav(path: Path) -> Audio:
             f"audio file {path} is {'a folder' if path.is_dir() else 'not a regular file'}; give a WAV file"
         )
     size = path.stat().st_size
-    if size > MAX_SECONDS * SAMPLE_RATE * SAMPLE_WIDTH + (
-        1 << 16
-    ):  # 30 s of 16 kHz 16-bit mono, and room for headers
+    if size > MAX_SECONDS * RATES[1] * MAX_CHANNELS * 4 + (1 << 16):  # 30 s at the widest format
         raise UsageError(
-            f"{path.name} is {size} bytes, more than {MAX_SECONDS:.0f} s of 16 kHz mono 16-bit audio; "
+            f"{path.name} is {size} bytes, more than {MAX_SECONDS:.0f} s of audio; "
             f"say the goal in at most {MAX_SECONDS:.0f} s"
         )
     try:
@@ -69,32 +73,66 @@ def read_wav(path: Path) -> Audio:
                 w.getsampwidth(),
                 w.getnframes(),
             )
+            _check_format(path.name, rate, channels, width)
+            if frames > MAX_SECONDS * rate:
+                raise UsageError(
+                    f"{path.name} is {frames / rate:.0f} s long; say the goal in at most {MAX_SECONDS:.0f} s"
+                )
             pcm = w.readframes(frames)
     except (wave.Error, EOFError) as exc:
         why = str(exc) or (
             "it is empty" if size == 0 else "it ends inside its header"
         )  # EOFError says nothing
         raise UsageError(f"{path.name} is not a PCM WAV file ({why}); {CONVERT_HINT}") from None
-    if rate != SAMPLE_RATE:
-        raise UsageError(
-            f"{path.name} is sampled at {rate} Hz; the recogniser needs 16000 Hz — {CONVERT_HINT}"
-        )
-    if channels != 1:
-        raise UsageError(
-            f"{path.name} has {channels} channels; the recogniser needs mono — {CONVERT_HINT}"
-        )
-    if width != SAMPLE_WIDTH:
-        raise UsageError(
-            f"{path.name} has {8 * width}-bit samples; the recogniser needs 16-bit — {CONVERT_HINT}"
-        )
     if not pcm:
         raise UsageError(f"{path.name} holds no audio")
+    if (rate, channels, width) != (SAMPLE_RATE, 1, SAMPLE_WIDTH):
+        pcm = to_recogniser_pcm(pcm, rate, channels, width)
     audio = Audio(pcm, path.name)
     if audio.seconds > MAX_SECONDS:
         raise UsageError(
             f"{path.name} is {audio.seconds:.0f} s long; say the goal in at most {MAX_SECONDS:.0f} s"
         )
     return audio
+
+
+def _check_format(name: str, rate: int, channels: int, width: int) -> None:
+    if not RATES[0] <= rate <= RATES[1]:
+        raise UsageError(
+            f"{name} is sampled at {rate} Hz; owl-bt reads {RATES[0]}–{RATES[1]} Hz — {CONVERT_HINT}"
+        )
+    if not 1 <= channels <= MAX_CHANNELS:
+        raise UsageError(
+            f"{name} has {channels} channels; owl-bt reads 1–{MAX_CHANNELS} — {CONVERT_HINT}"
+        )
+    if width not in FULL_SCALE:
+        raise UsageError(
+            f"{name} has {8 * width}-bit samples; owl-bt reads 8-, 16-, 24- and 32-bit PCM — {CONVERT_HINT}"
+        )
+
+
+def to_recogniser_pcm(pcm: bytes, rate: int, channels: int, width: int) -> bytes:
+    """Interleaved little-endian PCM frames (`width` bytes a sample; 8-bit unsigned, wider signed, as in
+    WAV) at `rate` Hz with `channels` channels → 16 kHz mono signed 16-bit PCM: the channels averaged,
+    resampled by a polyphase filter (scipy.signal.resample_poly), clipped to full scale."""
+    import numpy as np
+    from scipy.signal import resample_poly
+
+    raw = np.frombuffer(pcm[: len(pcm) - len(pcm) % (width * channels)], dtype=np.uint8)
+    if width == 1:
+        samples = raw.astype(np.float64) - 128.0
+    elif width == 3:  # 24-bit: widen each sample to 32 bits, then shift the sign back in
+        triples = raw.reshape(-1, 3).astype(np.int32)
+        samples = ((triples[:, 0] << 8 | triples[:, 1] << 16 | triples[:, 2] << 24) >> 8).astype(
+            np.float64
+        )
+    else:
+        samples = raw.view(f"<i{width}").astype(np.float64)
+    mono = samples.reshape(-1, channels).mean(axis=1) / FULL_SCALE[width]
+    step = math.gcd(SAMPLE_RATE, rate)
+    if rate != SAMPLE_RATE:
+        mono = resample_poly(mono, SAMPLE_RATE // step, rate // step)
+    return (np.clip(mono, -1.0, 32767 / 32768) * 32768).round().astype("<i2").tobytes()
 
 
 def peak_dbfs(pcm: bytes, window_s: float = 0.03) -> float:

@@ -178,19 +178,19 @@ def test_usage_errors(args, words):
     assert code == 2 and words in stderr and "Traceback" not in stderr
 
 
-def test_wrong_sample_rate_through_the_cli(tmp_path):
+def test_a_sample_rate_out_of_range_through_the_cli(tmp_path):
     import wave
 
     with (
         wave.open(str(AUDIO / "coffee.wav")) as src,
-        wave.open(str(tmp_path / "cd.wav"), "wb") as dst,
+        wave.open(str(tmp_path / "slow.wav"), "wb") as dst,
     ):
         dst.setnchannels(1)
         dst.setsampwidth(2)
-        dst.setframerate(44100)
+        dst.setframerate(4000)
         dst.writeframes(src.readframes(src.getnframes()))
-    code, stderr = owl_here("run", "--audio", str(tmp_path / "cd.wav"), "--task", "coffee")
-    assert code == 2 and "44100 Hz" in stderr and "sox" in stderr
+    code, stderr = owl_here("run", "--audio", str(tmp_path / "slow.wav"), "--task", "coffee")
+    assert code == 2 and "4000 Hz" in stderr and "sox" in stderr
 
 
 def test_openai_transcription_through_a_local_server(server, tmp_path):
