@@ -2,6 +2,12 @@
 # Set up (scripts/setup.sh), then lint with ruff and run the whole test suite with pytest, spread
 # over the machine's cores (pytest-xdist; the end-to-end task tests dominate and run first, see
 # tests/conftest.py; worksteal hands a worker that runs dry half of the other's queue).
+#
+# Two loops:
+#   the full suite (this script, and CI's .ci/run): every test, slow ones included;
+#   the quick loop while working: `.venv/bin/python -m pytest -m "not slow" -n 2` — every package's
+#   unit tests, no whole episodes (tests marked `slow`: anything over a few seconds), a few minutes
+#   on two cores. One file: `.venv/bin/python -m pytest tests/<package>/test_<module>.py`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh

@@ -11,7 +11,7 @@ import pybullet as p
 import pytest
 
 from owl_bt.bench.perception_bench import VISIBLE_PX, perceive_scene
-from owl_bt.episode import EpisodeConfig, run_episode, sim_camera_pipeline
+from owl_bt.episode import sim_camera_pipeline
 from owl_bt.state import RobotState, rotation_matrix
 from perception.camera import SimCamera
 from perception.detector import ROBOT
@@ -164,23 +164,6 @@ def test_unlabelled_objects_are_named_by_colour_and_keep_their_names():
         b.world.objects["red_small_object"].pose.x
         > a.world.objects["red_small_object"].pose.x + 0.01
     )
-
-
-def test_a_run_with_the_camera_writes_perception_images(tmp_path):
-    cfg = EpisodeConfig(
-        "put the strawberry onto the light-grey region at the center of the table",
-        "berry1",
-        0,
-        tmp_path / "run",
-        vlm="oracle",
-    )
-    assert cfg.perception == "camera"
-    res = run_episode(cfg)
-    assert res.success, res.failure
-    assert (res.run_dir / "perception-1.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    # one file per round, named by its round (no perception.png duplicating the latest)
-    names = sorted(p.name for p in res.run_dir.glob("perception*.png"))
-    assert names == [f"perception-{i}.png" for i in range(1, len(names) + 1)], names
 
 
 class _LookingVLM:

@@ -1,13 +1,11 @@
 """A thing that came away on the open fingers (a mug lifted by them as they left the strawberry put in
 it) is caught on the hand: the monitor fails the step, and no later attempt judges the goal done while
 it hangs there (newcomer: "put the strawberry in the mug", Mug2 seed 0, ended with the mug in the air at
-the arm's home and said success). On the real simulator and planner."""
+the arm's home and said success). On the real simulator; the whole run is in
+tests/e2e/test_monitor_runs.py."""
 
 from __future__ import annotations
 
-import json
-
-from owl_bt.episode import EpisodeConfig, run_episode
 from owl_bt.state import Pose
 from sim import tasks
 from sim.world import SimWorld
@@ -43,22 +41,6 @@ def test_a_mug_hanging_at_the_hand_is_caught_and_one_on_the_table_is_not():
         assert caught_on_hand(berry_at_hand) == ()
     finally:
         world.close()
-
-
-def test_the_run_that_lifted_the_mug_now_leaves_it_on_the_table(tmp_path):
-    # Mug2 seed 0, "put the strawberry in the mug": the fingers, opened fully around the strawberry deep in the
-    # mug (6.4 cm across inside, the fingers 8.5 cm open), pressed into its wall and lifted it as the hand left.
-    # They now open only as far as the walls leave room (place_inside), and the mug stays on the table.
-    out = tmp_path / "run"
-    result = run_episode(
-        EpisodeConfig(instruction="put the strawberry in the mug", task="mug2", seed=0, out=out)
-    )
-    events = [json.loads(line) for line in (out / "events.jsonl").read_text().splitlines()]
-    assert not [
-        e for e in events if e["event"] == "failure" and (e.get("observed") or {}).get("caught")
-    ]
-    assert result.success and result.declared_success, result.failure
-    assert result.executed[-1] == "place_inside(strawberry, mug)"
 
 
 def test_a_mug_hanging_on_the_held_orange_is_caught_and_one_left_on_the_table_is_not():
