@@ -12,8 +12,17 @@ dpkg -s libportaudio2 >/dev/null 2>&1 || need_apt+=(libportaudio2)   # the micro
 if [ ${#need_apt[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
     echo "setup: installing system packages: ${need_apt[*]}" >&2
-    apt-get update -qq >/dev/null
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need_apt[@]}" >/dev/null
+    # apt and debconf talk on stderr even with -qq ("debconf: delaying package configuration, since
+    # apt-utils is not installed"): their output is kept in a log, shown only when they fail
+    export DEBIAN_FRONTEND=noninteractive DEBCONF_NOWARNINGS=yes
+    apt_log=$(mktemp)
+    if ! { apt-get update -qq && apt-get install -y -qq "${need_apt[@]}"; } >"$apt_log" 2>&1; then
+      cat "$apt_log" >&2
+      rm -f "$apt_log"
+      echo "setup: apt-get could not install ${need_apt[*]} (its output is above)" >&2
+      exit 1
+    fi
+    rm -f "$apt_log"
   else
     echo "setup: please install these system packages first: ${need_apt[*]}" >&2
   fi

@@ -23,14 +23,22 @@ def quiet() -> Iterator[None]:
 
 
 def _quiet() -> Iterator[None]:
-    fds = []
+    # C code prints to descriptors 1 and 2 whatever sys.stdout and sys.stderr are (pytest-xdist's
+    # workers replace them, and pybullet's build-time line reached the test run's output)
+    streams = []
     for stream in (sys.stdout, sys.stderr):
         try:
             stream.flush()
-            fds.append(stream.fileno())
+            streams.append(stream.fileno())
         except (OSError, ValueError, AttributeError):
             continue
-    saved = [os.dup(fd) for fd in fds]
+    fds, saved = [], []
+    for fd in dict.fromkeys([1, 2, *streams]):
+        try:
+            saved.append(os.dup(fd))
+        except OSError:  # closed: nothing is printed there
+            continue
+        fds.append(fd)
     devnull = os.open(os.devnull, os.O_WRONLY)
     try:
         for fd in fds:
