@@ -209,8 +209,17 @@ def _run_in(cfg: EpisodeConfig, task, skills, folder: RunFolder, on_tick) -> Epi
         start_truth = world.ground_truth()
         t0 = time.monotonic()
         video = ExecutionVideo(world)
-        with video if _video_wanted() else contextlib.nullcontext():
-            res = run_tree(services, cfg.instruction.strip(), cfg.max_attempts, on_tick)
+        log3d = _rerun_log(cfg, folder, world, perception)
+        ticks = on_tick if log3d is None else _both(on_tick, log3d.on_tick)
+        try:
+            with (
+                video if _video_wanted() else contextlib.nullcontext(),
+                log3d.executing() if log3d is not None else contextlib.nullcontext(),
+            ):
+                res = run_tree(services, cfg.instruction.strip(), cfg.max_attempts, ticks)
+        finally:
+            if log3d is not None:
+                log3d.close()
         wall = time.monotonic() - t0
         _save_video(video, folder)
         holding = _held_now(backend)
@@ -357,6 +366,29 @@ def _refuse_unknown_object(board, res, executed: list[str], folder: RunFolder) -
     ):
         folder.discard()
         raise UsageError(failure.reason)
+
+
+def _rerun_log(cfg: EpisodeConfig, folder: RunFolder, world: SimWorld, perception):
+    """With --rerun, the 3D log of the run (owl_bt.report.rerun_log) into the folder's run.rrd, tapping
+    the perception source; else None."""
+    if not cfg.rerun:
+        return None
+    from owl_bt.report.rerun_log import RerunLog
+
+    log = RerunLog(folder.path / "run.rrd", world)
+    log.tap(perception)
+    return log
+
+
+def _both(first, second):
+    """A tick callback calling `first` (may be None) and then `second` with the tree's root."""
+
+    def tick(root) -> None:
+        if first is not None:
+            first(root)
+        second(root)
+
+    return tick
 
 
 def _video_wanted() -> bool:

@@ -70,6 +70,7 @@ class EpisodeConfig:
     )
     camera: str = "sim"  # the camera perception reads: sim, realsense, recorded:<folder>
     setup: Any = None  # hardware: the setup file's [robot] and [camera] (owl_bt.setup_file.Setup)
+    rerun: bool = False  # also log the run in 3D for the rerun viewer: run.rrd in the run folder
 
 
 def validate(cfg: EpisodeConfig) -> tasks.Task | Scene:
@@ -78,6 +79,11 @@ def validate(cfg: EpisodeConfig) -> tasks.Task | Scene:
     scene = load_scene(cfg.scene) if cfg.scene is not None else None
     if scene and scene.instruction and not cfg.instruction.strip():
         cfg.instruction = scene.instruction
+    if cfg.rerun:
+        import importlib.util
+
+        if importlib.util.find_spec("rerun") is None:
+            raise UsageError("--rerun needs rerun-sdk: pip install 'owl-bt[rerun]'")
     if not cfg.instruction or not cfg.instruction.strip():
         raise UsageError(
             "the instruction is empty: say what the robot should do, e.g. "

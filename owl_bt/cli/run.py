@@ -188,6 +188,13 @@ def run(
         "--fault-seed",
         help="Seed of the injected faults, with --faults (and --seed); default 0.",
     ),
+    rerun: bool = typer.Option(
+        False,
+        "--rerun",
+        help="Also log the run in 3D for the rerun viewer: run.rrd in the run folder (point clouds, "
+        "object boxes, planned and executed tool paths, the tree over time); open it with "
+        "`rerun <run folder>/run.rrd`. Needs rerun-sdk (pip install 'owl-bt[rerun]').",
+    ),
     verbose: bool = typer.Option(
         False,
         "--verbose",
@@ -381,6 +388,7 @@ def run(
             fault_seed=fault_seed or 0,
             camera=camera or "sim",
             setup=setup,
+            rerun=rerun,
         )
         from owl_bt.bench import methods
 

@@ -263,6 +263,7 @@ def build_markdown(folder: Path, log: RunLog) -> str:
         "tree.dot": "the final tree (Graphviz)",
         "report.html": "this report as HTML",
         "run.gif": "the execution, from the overview camera",
+        "run.rrd": "the run in 3D for the rerun viewer (run --rerun): `rerun run.rrd`",
     }
     names = {p.name for p in folder.iterdir() if p.is_file() and not p.name.endswith(".tmp")} | {
         "report.html"
