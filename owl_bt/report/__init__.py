@@ -1,2 +1,2 @@
 """What a person looks at: the run report (report.md / report.html, tree.dot / tree.png) and the
-live tree on the terminal (DESIGN §6)."""
+live tree on the terminal (docs/usage.md, "Run folders")."""

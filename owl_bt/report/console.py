@@ -20,14 +20,13 @@ from owl_bt.output_lock import OUTPUT_LOCK
 WIDTH = 120  # columns of rules and tables when the output is not a terminal
 
 
-MAX_COLUMNS = 500  # a larger COLUMNS is taken as this (break-it: COLUMNS=99999999999)
+MAX_COLUMNS = 500  # a larger COLUMNS is taken as this
 MIN_COLUMNS = 20  # a COLUMNS below this (or not a number) is ignored: rich printed nothing at all for COLUMNS=0
 
 
 class _Lost:
     """Whether stdout's loss is survived: `run` sets it once its task has ended, so that a reader gone
-    (`owl-bt run … | head -1`) costs the rest of the account, not the exit code (break-it: a task done
-    ended 1 with no reason)."""
+    (`owl-bt run … | head -1`) costs the rest of the account, not the exit code."""
 
     stdout_ok = False  # set: a write to a closed stdout points it at /dev/null and goes on
     stdout_lost = False  # … and that happened

@@ -1,7 +1,7 @@
 """Where each object ended a run, for the report's final-state table: in or on what, how far it moved,
 whether it still stands upright, and flags for what a person would want pointed out (tipped over, fell
 off the table, still in the gripper). Judged with the offline grounder's own scene geometry
-(`owl_bt.language.scene_view`), on the simulator's state at the end of the run (DESIGN §6)."""
+(`owl_bt.language.scene_view`), on the simulator's state at the end of the run."""
 
 from __future__ import annotations
 

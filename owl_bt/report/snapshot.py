@@ -44,7 +44,7 @@ def tree_snapshot(root: py_trees.behaviour.Behaviour) -> dict[str, str | None]:
 def _status_words(b: py_trees.behaviour.Behaviour) -> list[str]:
     """The label lines under a behaviour's name: its status; for a guard whose condition is false (drawn
     failed: the safety guard on every healthy run), what that means instead of "failure" — unless what it
-    guards ran and failed (newcomer: every failed run's `task` read "not entered")."""
+    guards ran and failed."""
     failed = py_trees.common.Status.FAILURE
     if (
         isinstance(b, py_trees.decorators.EternalGuard)

@@ -1,4 +1,4 @@
-"""The run report: `report.md` and `report.html` tying a run folder together (DESIGN §6).
+"""The run report: `report.md` and `report.html` tying a run folder together (docs/usage.md).
 
 Read from the folder itself — `plan.json`, `events.jsonl` (with the executive's tree snapshots),
 `speech.json` (a spoken goal), `transcript.json`, `initial.png`, `final.png` — so it can be
@@ -338,9 +338,7 @@ def _attempt(att, shown: dict[tuple[str, str], int]) -> list[str]:
             md += [f"The same as in attempt {first} (source there): {', '.join(names)}", ""]
     p = att.planned
     if p:
-        steps = " → ".join(
-            f"`{a}`" for a in p.get("plan") or []
-        )  # (break-it: the fallback below never applied)
+        steps = " → ".join(f"`{a}`" for a in p.get("plan") or [])
         md += [
             f"**Plan** ({p.get('samples', '?')} continuous samples drawn): {steps}"
             if steps

@@ -1,3 +1,3 @@
-"""Spoken goals (DESIGN §2 "instruction (typed | audio → ASR)"): WAV files and the microphone,
+"""Spoken goals (docs/usage.md, "Spoken goals"): WAV files and the microphone,
 recognised offline by pocketsphinx under a grammar built from the scene, or by an OpenAI-compatible
 transcription endpoint."""

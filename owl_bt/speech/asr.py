@@ -108,7 +108,7 @@ class OpenAITranscriber:
 
         from owl_bt.language.settings import check_key, check_url
 
-        check_key(api_key)  # as the VLM's are (break-it: tracebacks from the HTTP client)
+        check_key(api_key)  # as the VLM's are
         base_url = base_url or os.environ.get("OPENAI_BASE_URL") or None
         if base_url is not None:
             check_url(base_url, "OPENAI_BASE_URL")
