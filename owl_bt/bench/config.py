@@ -62,8 +62,9 @@ def fault_method(method: str) -> str:
 
 
 def parse_tasks(spec: str) -> tuple[str, ...]:
-    """ "all" → the ten benchmark tasks; "everyday" → the everyday set; else a comma list (unknown
-    name → UsageError listing the known)."""
+    """ "all" → the ten benchmark tasks; "everyday" → the everyday set; else a comma list of task
+    names and family names (a family, e.g. "scaling", stands for its tasks); an unknown name →
+    UsageError listing the known."""
     from sim import tasks
     from sim.tasks.everyday import EVERYDAY
 
@@ -71,7 +72,13 @@ def parse_tasks(spec: str) -> tuple[str, ...]:
         return tuple(tasks.TASKS)
     if spec.strip().lower() == "everyday":
         return tuple(EVERYDAY)
-    names = [tasks.get(n).name for n in spec.split(",") if n.strip()]
+    names = []
+    for n in spec.split(","):
+        family = tasks.FAMILIES.get(n.strip().lower())
+        if family is not None:
+            names += [t.name for t in family]
+        elif n.strip():
+            names.append(tasks.get(n).name)
     if not names:
         raise UsageError(
             f"--tasks is empty; give 'all' or some of: {', '.join(sorted(tasks.TASKS))}"

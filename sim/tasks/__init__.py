@@ -67,18 +67,30 @@ def _registry() -> dict[str, Task]:
     return {m.TASK.name: m.TASK for m in order}
 
 
-TASKS: dict[str, Task] = _registry()
+TASKS: dict[str, Task] = _registry()  # the ten benchmark tasks (`--tasks all`)
+
+
+def _families() -> dict[str, tuple[Task, ...]]:
+    from sim.tasks import scaling
+
+    return {"scaling": scaling.FAMILY}
+
+
+# task families beside the benchmark: a family's name stands for its tasks (`--tasks scaling`)
+FAMILIES: dict[str, tuple[Task, ...]] = _families()
 
 
 def all_tasks() -> dict[str, Task]:
-    """The ten benchmark tasks and the everyday set (sim/tasks/everyday), by name."""
+    """The ten benchmark tasks, the everyday set (sim/tasks/everyday) and the families' tasks
+    (e.g. scaling-n24), by name."""
     from sim.tasks.everyday import EVERYDAY
 
-    return {**TASKS, **EVERYDAY}
+    family_tasks = {t.name: t for family in FAMILIES.values() for t in family}
+    return {**TASKS, **EVERYDAY, **family_tasks}
 
 
 def get(name: str) -> Task:
-    """The task called `name` (case-insensitive; a benchmark or an everyday task); raises
+    """The task called `name` (case-insensitive; a benchmark, an everyday or a family's task); raises
     UnknownTaskError listing known tasks."""
     key = name.strip().lower()
     known = all_tasks()
