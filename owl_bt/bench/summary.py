@@ -22,6 +22,7 @@ from typing import Any
 
 from owl_bt.bench import episodes, methods, reference
 from owl_bt.bench.config import FAULTS_SUFFIX
+from owl_bt.bench.scaling import PLOT_NAME, plot_scaling, render_scaling, scaling_rows
 from owl_bt.faults import KINDS as FAULT_KINDS
 
 MD_NAME, JSON_NAME = "summary.md", "summary.json"
@@ -411,6 +412,7 @@ def render(data: dict[str, Any]) -> str:
         lines += [f"- … and {len(skipped) - MAX_LISTED} more"] if len(skipped) > MAX_LISTED else []
 
     lines += _render_faults(data.get("faults") or {})
+    lines += render_scaling(data.get("scaling") or {})
     return "\n".join(lines) + "\n"
 
 
@@ -433,6 +435,9 @@ def write_summary(out: Path, loaded: episodes.Loaded | None = None) -> dict[str,
     loaded = loaded or episodes.read(out / episodes.FILENAME)
     data = summarise(loaded.records)
     data["skipped"] = list(loaded.problems)
+    data["scaling"] = scaling_rows(loaded.records)
+    if data["scaling"]:
+        plot_scaling(data["scaling"], out / PLOT_NAME)
     write_atomic(out / JSON_NAME, json.dumps(data, indent=2) + "\n")
     write_atomic(out / MD_NAME, render(data))
     return data

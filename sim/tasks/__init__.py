@@ -26,7 +26,9 @@ class Task:
     detect(world) judges the final simulated state (ground truth), watching the run through
     `observe(world)` (called after every executed step; for constraints on the way, e.g. BerryCook's
     visit to the skillet) when given; oracle_sketch / oracle_checkers: the hand-written ground-truth
-    answers in a VLM's text format (the `oracle` method, SPEC §8.1)."""
+    answers in a VLM's text format (the `oracle` method, SPEC §8.1); objects / moved: how many
+    objects stand on the table and how many the goal moves, for tasks of a family that measures cost
+    against clutter (0: not said)."""
 
     name: str
     instruction: str
@@ -36,6 +38,8 @@ class Task:
     oracle_sketch: str = ""
     oracle_checkers: str = ""
     observe: Callable[[SimWorld], None] | None = None
+    objects: int = 0
+    moved: int = 0
 
 
 def _registry() -> dict[str, Task]:

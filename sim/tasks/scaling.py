@@ -62,7 +62,9 @@ def _builder(n: int) -> Callable[[SimWorld, int], None]:
 
 def _detector(n: int) -> Callable[[SimWorld], Verdict]:
     def detect(world: SimWorld) -> Verdict:
-        checks = [(rests_on(world, f, "plate"), f"the {f} is not resting on the plate") for f in MOVED]
+        checks = [
+            (rests_on(world, f, "plate"), f"the {f} is not resting on the plate") for f in MOVED
+        ]
         checks += [
             (not rests_on(world, name, "plate"), f"{name} is on the plate and was not to be moved")
             for _, name in distractors(n)
@@ -133,13 +135,9 @@ def task(n: int) -> Task:
         optimal_length=2 * len(MOVED),
         oracle_sketch=_sketch(n),
         oracle_checkers=ORACLE_CHECKERS,
+        objects=n,
+        moved=len(MOVED),
     )
 
 
 FAMILY: tuple[Task, ...] = tuple(task(n) for n in SIZES)
-
-
-def objects_of(task_name: str) -> int | None:
-    """N of a scaling task's name ('scaling-n16' → 16), None for any other name."""
-    head, _, n = task_name.partition("-n")
-    return int(n) if head == "scaling" and n.isdigit() else None
