@@ -102,19 +102,29 @@ class RayEngine:
                 ray.shutdown()
 
     def _connect(self, ray: Any) -> bool:
-        """Start or join Ray; True when this engine started it (and so shuts it down)."""
+        """Start or join Ray; True when this engine started it (and so shuts it down). A local Ray
+        that does not come up (Ray gives its node 30 s, which a busy machine can miss) is tried once
+        more; a second failure, or a cluster that cannot be joined, is one line (OwlError)."""
         if ray.is_initialized():
             return False
         quiet = {"include_dashboard": False, "log_to_driver": False, "logging_level": logging.ERROR}
-        try:
-            if self.cfg.address is None:
-                ray.init(address="local", num_cpus=self.cfg.jobs, **quiet)
-            else:
-                ray.init(address=self.cfg.address, **quiet)
-        except (ConnectionError, ValueError, RuntimeError) as exc:
-            where = self.cfg.address or "this machine"
-            first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-            raise UsageError(f"cannot start or join Ray at {where}: {first}") from None
+        tries = 1 if self.cfg.address is not None else 2
+        for attempt in range(1, tries + 1):
+            try:
+                if self.cfg.address is None:
+                    ray.init(address="local", num_cpus=self.cfg.jobs, **quiet)
+                else:
+                    ray.init(address=self.cfg.address, **quiet)
+                return True
+            except Exception as exc:  # Ray raises bare Exception for a node that timed out
+                ray.shutdown()  # the processes a failed start left
+                if attempt == tries:
+                    text = " ".join(str(exc).split()) or type(exc).__name__
+                    if self.cfg.address is not None:
+                        raise UsageError(
+                            f"cannot join the Ray cluster at {self.cfg.address}: {text}"
+                        ) from None
+                    raise OwlError(f"Ray did not start on this machine: {text}") from None
         return True
 
     def _remove_left(self, job: Job) -> None:
