@@ -17,6 +17,7 @@ from owl_bt.errors import UsageError
 from tests.support.cli import last_line, owl_scripted, owl_wide
 
 
+@pytest.mark.slow
 def test_a_bench_rerun_with_other_episode_options_into_the_same_folder_is_refused(tmp_path):
     out = tmp_path / "b"
     common = [
@@ -85,6 +86,7 @@ def _rec(seed: int, **fields) -> dict:
     }
 
 
+@pytest.mark.slow
 def test_a_bench_on_a_full_disk_stops_in_one_line_and_keeps_nothing_half_written(tmp_path):
     out = tmp_path / "b"
     proc = owl_scripted(

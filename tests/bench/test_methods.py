@@ -148,6 +148,7 @@ def test_cap_sample_shares_one_budget_of_2500_samples_over_the_task(berry_world,
     assert asked[-1] == 500  # every other method keeps the per-action budget
 
 
+@pytest.mark.slow
 def test_cap_plan_is_carried_out_as_given(berry_world, skills):
     import numpy as np
 

@@ -35,6 +35,7 @@ def test_perception_bench_bad_arguments_exit_2(tmp_path, bad, says):
     )
 
 
+@pytest.mark.slow
 def test_perception_bench_stopped_by_ctrl_c_writes_what_it_measured(tmp_path):
     proc = subprocess.Popen(
         [

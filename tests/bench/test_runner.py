@@ -24,6 +24,7 @@ def owl(*args: str, timeout: float = 300) -> subprocess.CompletedProcess:
     )
 
 
+@pytest.mark.slow
 def test_bench_berry1_two_seeds_then_rerun_appends_nothing(tmp_path):
     out = tmp_path / "bench"
     args = (

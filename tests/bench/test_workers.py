@@ -24,6 +24,7 @@ def _holder(path: Path) -> int | None:
     return None
 
 
+@pytest.mark.slow
 def test_a_bench_worker_that_dies_ends_its_episode_as_an_error_record(tmp_path):
     """kill -9 of the worker running seed 0, twice (the first time it is run again): that episode is an error
     record "worker died: …", the bench goes on with seed 1 and says nothing like a traceback."""

@@ -9,6 +9,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 from tests.support.cli import last_line, owl, owl_wide
 from tests.support.paths import REPO
 
@@ -107,6 +109,7 @@ def test_what_a_checker_tests_comes_from_its_docstring_comment_or_sketch_step():
     )
 
 
+@pytest.mark.slow
 def test_a_healthy_run_says_the_failed_looking_safety_guard_means_all_is_well(scene_run):
     """Newcomer: `-^- safety [✕]` (and `safety / failure` in tree.png) on a run where nothing went wrong
     was explained only in the README. The tree and its drawing now say what it means."""
@@ -123,6 +126,7 @@ def test_a_healthy_run_says_the_failed_looking_safety_guard_means_all_is_well(sc
     assert line.strip() in (out / "report.md").read_text()
 
 
+@pytest.mark.slow
 def test_the_output_says_left_is_the_robots_left_and_the_pictures_right(tmp_path, scene_run):
     """Newcomer: "left of" is the robot's left, which looks mirrored in the pictures a person sees; the
     output and the report now say which frame it is — and it is true of the picture (the red bowl, at
@@ -154,6 +158,7 @@ def test_the_output_says_left_is_the_robots_left_and_the_pictures_right(tmp_path
     assert said in proc.stdout
 
 
+@pytest.mark.slow
 def test_the_account_prints_the_checkers_and_names_their_helpers(faulty_run):
     _, proc = faulty_run
     checkers = proc.stdout.split(" checkers (attempt 2, the last) ─")[1].split("grounded plan")[

@@ -15,6 +15,7 @@ from owl_bt.faults import seed_for
 from tests.support.cli import here, last_line, owl, owl_wide
 
 
+@pytest.mark.slow
 def test_replay_refuses_a_transcript_over_its_size_limit(plate_run, tmp_path):
     import shutil
 
@@ -31,6 +32,7 @@ def test_replay_refuses_a_transcript_over_its_size_limit(plate_run, tmp_path):
     assert not (tmp_path / "again").exists()
 
 
+@pytest.mark.slow
 def test_a_replay_with_another_or_an_edited_scene_file_is_refused(scene_run, tmp_path):
     """Newcomer/break-it: `run --replay` with another --scene than the recorded one, or with the recorded file
     edited since, re-ran with the recorded answers on a different scene. The run folder now keeps the scene
@@ -75,6 +77,7 @@ def test_a_replay_with_another_or_an_edited_scene_file_is_refused(scene_run, tmp
     )  # the same bytes (here the folder's own copy) replay as before
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "first_line",
     [
@@ -117,6 +120,7 @@ def _copy_with_fifo(run: Path, name: str, where: Path) -> Path:
     return copy
 
 
+@pytest.mark.slow
 def test_a_replay_whose_scene_copy_is_a_fifo_does_not_hang(scene_run, tmp_path):
     """Break-it: a run folder whose `scene.toml` copy is a FIFO would block the refusal for ever reading it."""
     scene, out = scene_run
@@ -139,6 +143,7 @@ def test_a_replay_whose_scene_copy_is_a_fifo_does_not_hang(scene_run, tmp_path):
     )
 
 
+@pytest.mark.slow
 def test_a_replay_whose_events_log_is_a_fifo_does_not_hang(scene_run, tmp_path):
     """Break-it (stop 14): an `events.jsonl` that is a FIFO blocked the replay's method check for ever."""
     scene, out = scene_run
@@ -162,6 +167,7 @@ KNOCK_SEED = seed_for(
 )  # the placed strawberry knocked once
 
 
+@pytest.mark.slow
 def test_replay_reapplies_the_recorded_faults(faulty_run, tmp_path):
     out, _ = faulty_run
     first = json.loads((out / "plan.json").read_text())["result"]
@@ -184,6 +190,7 @@ def test_replay_reapplies_the_recorded_faults(faulty_run, tmp_path):
     assert start["perception"] == "sim-state"  # the recorded perception source
 
 
+@pytest.mark.slow
 def test_replay_refuses_other_faults(faulty_run):
     out, _ = faulty_run
     res = here("run", "--replay", str(out), "--faults", "knock=0.2")
@@ -194,6 +201,7 @@ def test_replay_refuses_other_faults(faulty_run):
     )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("extra", "why"),
     [
@@ -213,6 +221,7 @@ def test_replay_refuses_what_would_make_it_another_run(faulty_run, extra, why):
     assert res.exit_code == 2 and last_line(res.stderr).endswith(why), res.stderr
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("damage", "why"),
     [

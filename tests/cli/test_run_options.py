@@ -1,7 +1,8 @@
-"""Run options checked before anything runs: --speed out of range, not a number or too small to finish a
-motion, an empty --out, --task or file option, --gui without a display, --fault-seed without --faults,
-and values a replay could not read back (an address for the simulated arm, --max-attempts past 1000).
-Each is one line and exit 2. Real CLI."""
+"""Run options checked before anything runs: --speed out of range, not a number or too small to
+finish a motion; an empty --out, --task or file option; --gui without a display; --fault-seed without
+--faults; --plan-time out of range; hardware options that do not go together (no --ip, a robot the
+backend does not drive, an arm that does not answer); values a replay could not read back (an address
+for the simulated arm, --max-attempts past 1000). Each is one line and exit 2. Real CLI."""
 
 from __future__ import annotations
 
@@ -162,3 +163,52 @@ def test_fault_seed_without_faults_is_a_usage_error(tmp_path, command):
         "KIND=RATE,… (e.g. --faults knock=0.1) or leave --fault-seed out"
     )
     assert not (tmp_path / "o").exists() and not (tmp_path / "o.partial").exists()
+
+
+@pytest.mark.parametrize("value", ["0", "-5", "100000", "1e-320", "86400.0001", "nan"])
+def test_a_plan_time_out_of_range_is_a_usage_error(tmp_path, value):
+    proc = owl("run", INSTRUCTION, "--plan-time", value, "--out", str(tmp_path / "run"))
+    assert (
+        proc.returncode == 2 and "--plan-time must be from 0.01 to 86400 seconds" in proc.stderr
+    ), proc.stderr
+    assert f"got {float(value)!r}" in proc.stderr
+    assert not (tmp_path / "run").exists()
+
+
+def test_hardware_usage_errors_are_one_line_and_leave_no_folder(tmp_path):
+    cases = [
+        (("--backend", "kortex"), "--ip"),
+        (("--backend", "rtde", "--ip", "127.0.0.1", "--robot", "kinova-gen3"), "--robot ur5e"),
+        (("--backend", "kortex", "--ip", "192.0.2.1", "--execute"), "kortex_api is not on PyPI"),
+        (("--backend", "rtde", "--ip", "127.0.0.1", "--execute"), "does not answer"),
+        (
+            (
+                "--backend",
+                "ros",
+            ),
+            "invalid value for '--backend': 'ros' is not one of 'sim'",
+        ),
+        (
+            (
+                "--robot",
+                "panda",
+            ),
+            "invalid value for '--robot': 'panda' is not one of 'ur5e'",
+        ),
+        (
+            (
+                "--speed",
+                "1.5",
+            ),
+            "--speed",
+        ),
+        (("--execute",), "--execute moves a hardware arm"),  # break-it: both were taken silently
+        (("--backend", "rtde", "--ip", "999.1.1.1"), "--ip 999.1.1.1 is not an IPv4 address"),
+    ]
+    for i, (args, words) in enumerate(cases):
+        out = tmp_path / f"r{i}"
+        proc = owl("run", INSTRUCTION, "--out", str(out), "-q", *args, stdin="", timeout=120)
+        assert proc.returncode == 2, (args, proc.stderr)
+        lines = proc.stderr.strip().splitlines()
+        assert words in lines[-1] and "Traceback" not in proc.stderr, (args, proc.stderr)
+        assert not out.exists() and not out.with_name(out.name + ".partial").exists()

@@ -19,6 +19,7 @@ from tests.support.cli import last_line
 BERRY1 = "put the strawberry onto the light-grey region at the center of the table"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("sig", "after"), [(signal.SIGTERM, 0.05), (signal.SIGINT, 0.12), (signal.SIGHUP, 0.2)]
 )
@@ -85,6 +86,7 @@ def test_a_signal_while_the_finished_run_is_written_keeps_its_folder(tmp_path, s
     assert json.loads((out / "plan.json").read_text())["result"]["success"] is True
 
 
+@pytest.mark.slow
 def test_a_signal_while_the_run_is_set_up_removes_its_unfinished_folder(tmp_path):
     """Ctrl-C after the run folder was made but before the tree ticks (the world being built): one line,
     exit 130 and no `.partial` left (it was left, with exit 130 and nothing said)."""
@@ -127,6 +129,7 @@ def test_a_signal_while_the_run_is_set_up_removes_its_unfinished_folder(tmp_path
     assert not partial.exists() and not out.exists()
 
 
+@pytest.mark.slow
 def test_sighup_on_a_run_stops_the_arm_and_writes_the_whole_folder(tmp_path):
     """Break-it: the terminal closing (SIGHUP) killed the run mid-motion, the arm never told to stop and a
     `.partial` left; now it is handled as SIGTERM is, and the last line names it."""
@@ -167,6 +170,7 @@ def test_sighup_on_a_run_stops_the_arm_and_writes_the_whole_folder(tmp_path):
     assert not out.with_name("r.partial").exists()
 
 
+@pytest.mark.slow
 def test_a_signal_as_the_bench_summary_appears_still_ends_with_one_line(tmp_path):
     """Break-it: SIGTERM the moment summary.md appeared ended the bench with 143. Now the summary is
     printed whole and the last line is said: 'stopped by SIGTERM (after the last episode)', exit 130,

@@ -3,9 +3,12 @@ into the run folder."""
 
 from __future__ import annotations
 
+import pytest
+
 from owl_bt.episode import EpisodeConfig, run_episode
 
 
+@pytest.mark.slow
 def test_a_run_with_the_camera_writes_perception_images(tmp_path):
     cfg = EpisodeConfig(
         "put the strawberry onto the light-grey region at the center of the table",

@@ -10,11 +10,14 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.support.chat_server import ChatServer, Reply, answer
 
 SCENE = Path(__file__).parents[1] / "fixtures" / "pan_and_bowl.toml"
 
 
+@pytest.mark.slow
 def test_a_checker_that_raises_is_named_in_the_planning_failure(tmp_path):
     env = {
         **os.environ,

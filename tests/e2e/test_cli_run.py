@@ -41,6 +41,7 @@ def test_berry1_succeeds_through_cli(tmp_path, seed):
     assert not (tmp_path / f"run{seed}.partial").exists()
 
 
+@pytest.mark.slow
 def test_plain_output_ends_with_success_line(tmp_path):
     proc = owl("run", INSTRUCTION, "--seed", "3", "--out", str(tmp_path / "r"), "-q")
     assert proc.returncode == 0, proc.stderr
@@ -50,12 +51,7 @@ def test_plain_output_ends_with_success_line(tmp_path):
     assert "pick(strawberry)" in text and "def goal_check0" in text and "execute" in text
 
 
-def test_tasks_lists_berry1():
-    proc = owl("tasks")
-    assert proc.returncode == 0
-    assert "berry1" in proc.stdout and "light-grey region" in proc.stdout
-
-
+@pytest.mark.slow
 def test_a_goal_of_ones_own_on_a_task_scene_is_judged_by_the_robot(tmp_path):
     """Citrus's detector wants both citrus on the plate; asked for the lemon only, the run succeeds
     when the lemon is there, and says the task's detector was not the judge."""
@@ -81,6 +77,7 @@ def test_a_goal_of_ones_own_on_a_task_scene_is_judged_by_the_robot(tmp_path):
     )  # what the task's detector would say
 
 
+@pytest.mark.slow
 def test_a_thing_moved_that_the_goal_never_named_is_explained_on_the_terminal(tmp_path):
     # newcomer: FruitSort seed 2 also moved the strawberry; the progress said only "1 skeleton edit" and
     # the reason was in report.md alone (that seed no longer needs the edit: a scene that does)
@@ -100,6 +97,7 @@ def test_a_thing_moved_that_the_goal_never_named_is_explained_on_the_terminal(tm
     )
 
 
+@pytest.mark.slow
 def test_a_planning_round_past_its_time_limit_ends_the_run_without_replanning(tmp_path):
     # Gen3 Mug2 seed 5 replanned for an hour: a round that runs out of --plan-time ends the run, named
     out = tmp_path / "run"
@@ -131,16 +129,7 @@ def test_a_planning_round_past_its_time_limit_ends_the_run_without_replanning(tm
     assert start["plan_time"] == 0.01
 
 
-@pytest.mark.parametrize("value", ["0", "-5", "100000", "1e-320", "86400.0001", "nan"])
-def test_a_plan_time_out_of_range_is_a_usage_error(tmp_path, value):
-    proc = owl("run", INSTRUCTION, "--plan-time", value, "--out", str(tmp_path / "run"))
-    assert (
-        proc.returncode == 2 and "--plan-time must be from 0.01 to 86400 seconds" in proc.stderr
-    ), proc.stderr
-    assert f"got {float(value)!r}" in proc.stderr
-    assert not (tmp_path / "run").exists()
-
-
+@pytest.mark.slow
 def test_a_long_planning_round_says_where_it_is(tmp_path):
     # newcomer: the progress sat at 'plan running' (or at the stage before) for minutes with no sign of life.
     # The round must outlast 10 s whatever the planner's speed: a real task's hard seed did (SoupPour seed 0, then
@@ -177,6 +166,7 @@ def test_a_long_planning_round_says_where_it_is(tmp_path):
     assert said and " continuous samples drawn, sampling " in said[0], proc.stderr
 
 
+@pytest.mark.slow
 def test_a_round_trip_whose_end_state_holds_at_the_start_is_carried_out(tmp_path):
     # Break-it: "…, then put it back" holds at the start; the plan stage found "nothing to do: the goal
     # already holds", moved nothing and said success. The sketch's first place asks for a state that does not

@@ -76,6 +76,7 @@ def test_a_knocked_object_is_seen_off_plan_and_the_task_replanned(tmp_path):
     assert f"| `{place}` |" in md and "| done; the check after it failed |" in md
 
 
+@pytest.mark.slow
 def test_an_object_knocked_off_the_table_is_missing_and_no_success_is_claimed(tmp_path):
     """The strawberry, just set on the region, is knocked off the table. The camera sees its place
     empty: perception reports it missing instead of keeping it where it was, so neither the step's
@@ -105,6 +106,7 @@ def test_an_object_knocked_off_the_table_is_missing_and_no_success_is_claimed(tm
     assert "strawberry not seen after place_ontop(strawberry" in result.history[0]
 
 
+@pytest.mark.slow
 def test_a_goal_object_knocked_off_the_table_ends_the_run_instead_of_dropping_out_of_the_goal(
     tmp_path,
 ):
@@ -196,6 +198,7 @@ def test_an_arm_fault_is_cleared_by_the_safety_guard_and_replanned(tmp_path):
     _no_stale_text(result.tree_text)
 
 
+@pytest.mark.slow
 def test_bench_summary_compares_success_with_and_without_faults(tmp_path):
     from owl_bt.bench import episodes
     from owl_bt.bench.config import make_config
@@ -255,6 +258,7 @@ def test_bench_summary_compares_success_with_and_without_faults(tmp_path):
         )
 
 
+@pytest.mark.slow
 def test_a_run_that_ends_with_something_in_the_hand_says_so(tmp_path):
     """Newcomer: runs that gave up mid-task left the mug in the gripper, and only the tree's `arm-status` line
     told. A knock during the first pick, with one attempt allowed, ends the run holding the lemon."""

@@ -5,9 +5,12 @@ and offline grounder."""
 
 from __future__ import annotations
 
+import pytest
+
 from owl_bt.episode import EpisodeConfig, run_episode
 
 
+@pytest.mark.slow
 def test_a_drill_that_fits_no_mug_fails_before_a_sample_and_says_why(tmp_path) -> None:
     result = run_episode(
         EpisodeConfig("put the power drill in the mug", "mug1", 0, tmp_path / "run")

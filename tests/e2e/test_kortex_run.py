@@ -58,6 +58,7 @@ def _run(tmp_path, confirm=lambda traj: True):
     return run_episode(cfg)
 
 
+@pytest.mark.slow
 def test_the_arm_follows_the_plan(tmp_path, monkeypatch):
     api = make_api("end")
     _install(monkeypatch, api)
@@ -70,6 +71,7 @@ def test_the_arm_follows_the_plan(tmp_path, monkeypatch):
     assert api.base.router.transport.connected_to is None  # the session was closed at the end
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "scenario, fault", [("abort", None), ("fault", "ArmInFault"), ("disconnect", "ConnectionLost")]
 )
@@ -85,6 +87,7 @@ def test_an_arm_fault_ends_the_run_with_its_typed_failure(tmp_path, monkeypatch,
         assert result.failure.startswith("execute: pick(strawberry) failed")
 
 
+@pytest.mark.slow
 def test_an_unconfirmed_first_motion_never_reaches_the_arm(tmp_path, monkeypatch):
     api = make_api("end")
     _install(monkeypatch, api)

@@ -7,10 +7,13 @@ from __future__ import annotations
 import json
 import re
 
+import pytest
+
 from owl_bt.episode import EpisodeConfig, run_episode
 from sim import tasks
 
 
+@pytest.mark.slow
 def test_a_knocked_orange_fails_its_step_with_what_its_checker_tests(tmp_path) -> None:
     seen = []
     # (which object a knock hits, and when, depends on the plan: a knocked one that an earlier step had placed
@@ -44,6 +47,7 @@ def test_a_knocked_orange_fails_its_step_with_what_its_checker_tests(tmp_path) -
     assert m.group(1) in failures[0]["offending_objects"], failures[0]
 
 
+@pytest.mark.slow
 def test_the_run_that_lifted_the_mug_now_leaves_it_on_the_table(tmp_path):
     # Mug2 seed 0, "put the strawberry in the mug": the fingers, opened fully around the strawberry deep in the
     # mug (6.4 cm across inside, the fingers 8.5 cm open), pressed into its wall and lifted it as the hand left.

@@ -4,9 +4,12 @@ end up resting on table" (newcomer). On the real simulator, planner and offline 
 
 from __future__ import annotations
 
+import pytest
+
 from owl_bt.episode import EpisodeConfig, run_episode
 
 
+@pytest.mark.slow
 def test_the_middle_of_a_table_a_marker_covers_is_reached(tmp_path) -> None:
     # two attempts: a strawberry let go near the edge of the middle can roll out of it on the arm (seed 1
     # did, 2 cm) and is put back by the replan; the point here is that the place is found at all

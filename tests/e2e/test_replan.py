@@ -5,12 +5,15 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from tests.support.cli import last_line, owl_wide
 from tests.support.paths import REPO
 
 FRUIT_BOWL = str(REPO / "examples" / "fruit_bowl.toml")
 
 
+@pytest.mark.slow
 def test_an_attempt_failing_as_an_earlier_one_did_with_the_same_constraints_ends_the_run(plate_run):
     """The attempts fail exactly alike (same stage, action, reason, sketch and checkers): a sample
     budget spent in vain may be met by new draws once more, but the third time the run stops there
@@ -25,6 +28,7 @@ def test_an_attempt_failing_as_an_earlier_one_did_with_the_same_constraints_ends
     assert [f["observed"].get("repeat_of") for f in failures] == [None, None, 1]
 
 
+@pytest.mark.slow
 def test_a_hopeless_failure_repeated_ends_the_run_at_its_second_occurrence(tmp_path):
     """An apple wider than the mug's opening cannot go in however the draws fall: the run stopped only at
     attempt 3, as for a sampled failure (newcomer); now the planner says so before drawing, and no replan

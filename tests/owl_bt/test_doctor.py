@@ -14,6 +14,7 @@ from rich.console import Console
 
 from owl_bt import doctor_checks
 from owl_bt.doctor import run_doctor
+from tests.support.cli import owl
 
 VLM_ENV = ("OPENAI_BASE_URL", "OPENAI_API_KEY", "OWL_BT_VLM_MODEL", "OWL_BT_CONFIG")
 
@@ -133,3 +134,19 @@ def test_bad_settings_fail_the_settings_line(no_vlm, tmp_path):
     )
     with pytest.raises(doctor_checks.Problem, match="modle"):
         doctor_checks.vlm_setup()
+
+
+def test_doctor_reports_each_part():
+    proc = owl("doctor", stdin="", timeout=120)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    lines = proc.stdout.splitlines()
+    assert any(
+        line.startswith("ok   robot models:") and "kinova-gen3 (7 joints, tool 1.332 m" in line
+        for line in lines
+    )
+    assert any("kortex_api (Kinova Gen3):" in line for line in lines)
+    proc = owl(
+        "doctor", "--backend", "rtde", "--ip", "127.0.0.1", stdin="", timeout=120
+    )  # nothing listens: the arm does not answer
+    assert proc.returncode == 1 and "FAIL UR at 127.0.0.1" in proc.stdout
+    assert owl("doctor", "--backend", "kortex", stdin="", timeout=60).returncode == 2

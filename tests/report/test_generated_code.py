@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import re
 
+import pytest
 
+
+@pytest.mark.slow
 def test_the_report_prints_each_function_once_and_counts_checkers_as_the_console_does(plate_run):
     out, proc = plate_run
     md = (out / "report.md").read_text()

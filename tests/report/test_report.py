@@ -30,6 +30,7 @@ def success_run(tmp_path_factory):
     return out
 
 
+@pytest.mark.slow
 def test_successful_run_folder_has_the_report_and_tree_drawings(success_run):
     out = success_run
     assert not out.with_name(out.name + ".partial").exists()
@@ -91,6 +92,7 @@ def test_successful_run_folder_has_the_report_and_tree_drawings(success_run):
     )
 
 
+@pytest.mark.slow
 def test_the_report_says_where_everything_ended(success_run):
     md = (
         success_run / "report.md"
@@ -101,6 +103,7 @@ def test_the_report_says_where_everything_ended(success_run):
     )
 
 
+@pytest.mark.slow
 def test_the_plans_own_samples_are_told_apart_from_the_runs(success_run, tmp_path):
     # newcomer: the header said 644 samples and the plan's rows added up to 11, with nothing to say why
     import shutil
