@@ -369,14 +369,15 @@ def _refuse_unknown_object(board, res, executed: list[str], folder: RunFolder) -
 
 
 def _rerun_log(cfg: EpisodeConfig, folder: RunFolder, world: SimWorld, perception):
-    """With --rerun, the 3D log of the run (owl_bt.report.rerun_log) into the folder's run.rrd, tapping
-    the perception source; else None."""
+    """With --rerun, the 3D log of the run (owl_bt.report.rerun_log) into the folder's run.rrd and a
+    listening rerun viewer, tapping the perception source; else None."""
     if not cfg.rerun:
         return None
-    from owl_bt.report.rerun_log import RerunLog
+    from owl_bt.report.rerun_log import RerunLog, viewer_url
 
-    log = RerunLog(folder.path / "run.rrd", world)
+    log = RerunLog(folder.path / "run.rrd", world, viewer_url())
     log.tap(perception)
+    folder.log.info("rerun", file="run.rrd", viewer=log.viewer)
     return log
 
 

@@ -192,8 +192,9 @@ def run(
         False,
         "--rerun",
         help="Also log the run in 3D for the rerun viewer: run.rrd in the run folder (point clouds, "
-        "object boxes, planned and executed tool paths, the tree over time); open it with "
-        "`rerun <run folder>/run.rrd`. Needs rerun-sdk (pip install 'owl-bt[rerun]').",
+        "object boxes, planned and executed tool paths, the tree over time), and live to a viewer "
+        "already listening (start `rerun` first; OWL_BT_RERUN_URL for another address). Needs "
+        "rerun-sdk (pip install 'owl-bt[rerun]').",
     ),
     verbose: bool = typer.Option(
         False,

@@ -1,5 +1,6 @@
 """`run --rerun`: a 3D log of the run for the rerun viewer (rerun-sdk), saved as `run.rrd` in the run
-folder (`rerun runs/<run>/run.rrd` opens it).
+folder (`rerun runs/<run>/run.rrd` opens it) and, when a viewer listens at `viewer_url()` (`rerun`
+started beforehand: rerun+http://127.0.0.1:9876/proxy, or `$OWL_BT_RERUN_URL`), streamed to it live.
 
 What it holds, in the world frame (metres, z up):
 - `world/camera/points`: each camera frame back-projected to a coloured point cloud (every 4th pixel);
@@ -15,8 +16,11 @@ executed path.
 
 from __future__ import annotations
 
+import os
+import socket
 import time
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import numpy as np
 import py_trees
@@ -30,19 +34,40 @@ from sim.world import TIME_STEP
 PIXEL_STEP = 4  # back-project every 4th pixel of each row and column
 EXECUTED_EVERY_S = 0.05  # simulated seconds between points of the executed tool path
 PLAN_RGB, EXECUTED_RGB = (60, 130, 230), (230, 90, 40)
+DEFAULT_VIEWER = (
+    "rerun+http://127.0.0.1:9876/proxy"  # where a `rerun` started without arguments listens
+)
+
+
+def viewer_url(env: dict[str, str] | None = None, timeout_s: float = 0.2) -> str | None:
+    """The gRPC address of a rerun viewer that is listening now (`$OWL_BT_RERUN_URL`, else rerun's
+    default), or None when nothing accepts a connection there within `timeout_s` seconds."""
+    env = os.environ if env is None else env
+    url = env.get("OWL_BT_RERUN_URL") or DEFAULT_VIEWER
+    parts = urlsplit(url)
+    try:
+        with socket.create_connection(
+            (parts.hostname or "127.0.0.1", parts.port or 9876), timeout_s
+        ):
+            return url
+    except (OSError, ValueError):
+        return None
 
 
 class RerunLog:
-    """Logs a simulated run (`world`: a `sim.world.SimWorld`) into `path` (.rrd). Install with
-    `tap(perception)`, `with log.executing():` around the run and `on_tick(root)` every tick; `close()`."""
+    """Logs a simulated run (`world`: a `sim.world.SimWorld`) into `path` (.rrd), and to the viewer at
+    `viewer` (a rerun gRPC URL) too when given. Install with `tap(perception)`, `with log.executing():`
+    around the run and `on_tick(root)` every tick; `close()`."""
 
-    def __init__(self, path: Path, world) -> None:
+    def __init__(self, path: Path, world, viewer: str | None = None) -> None:
         import rerun as rr
 
         self.rr = rr
         self.world = world
+        self.viewer = viewer
         self.rec = rr.RecordingStream("owl-bt")
-        self.rec.save(str(path))
+        sinks = [rr.FileSink(str(path))] + ([rr.GrpcSink(viewer)] if viewer else [])
+        self.rec.set_sinks(*sinks)
         self.rec.log("world", rr.ViewCoordinates.RIGHT_HAND_Z_UP, static=True)
         self.t0 = time.monotonic()
         self.every = max(1, round(EXECUTED_EVERY_S / TIME_STEP))

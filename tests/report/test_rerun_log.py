@@ -4,15 +4,18 @@ cloud, the perceived boxes, planned and executed tool paths and the tree; read b
 
 from __future__ import annotations
 
+import signal
+import socket
 import subprocess
 import sys
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
 import py_trees
 
 from owl_bt.episode import make_perception
-from owl_bt.report.rerun_log import RerunLog
+from owl_bt.report.rerun_log import RerunLog, viewer_url
 from sim import tasks
 from sim.world import TIME_STEP, SimWorld
 from skills.base import Move
@@ -82,3 +85,56 @@ def test_the_log_holds_cloud_boxes_paths_and_tree(tmp_path):
         "/tree",
     ):
         assert entity in printed, entity
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_no_viewer_listening_means_the_file_only():
+    url = f"rerun+http://127.0.0.1:{_free_port()}/proxy"
+    assert viewer_url({"OWL_BT_RERUN_URL": url}) is None
+
+
+def test_a_listening_viewer_gets_the_log_live(tmp_path):
+    """A real rerun process listening for the SDK (`rerun --port P --save got.rrd`, headless) is found
+    and sent the same log as run.rrd."""
+    port = _free_port()
+    url = f"rerun+http://127.0.0.1:{port}/proxy"
+    server = subprocess.Popen(
+        [str(RERUN), "--port", str(port), "--save", str(tmp_path / "got.rrd")],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 30
+        while viewer_url({"OWL_BT_RERUN_URL": url}) is None:
+            assert time.monotonic() < deadline and server.poll() is None, "rerun did not listen"
+            time.sleep(0.2)
+        world = SimWorld()
+        try:
+            tasks.get("berry1").build(world, 0)
+            log = RerunLog(tmp_path / "run.rrd", world, viewer=url)
+            log.objects(world.ground_truth())
+            log.close()
+        finally:
+            world.close()
+        deadline = time.monotonic() + 30
+        while "/world/objects" not in _entities_if_any(tmp_path / "got.rrd"):
+            assert time.monotonic() < deadline, "the viewer received nothing"
+            time.sleep(0.5)
+    finally:
+        server.send_signal(signal.SIGINT)
+        server.wait(timeout=30)
+    assert "/world/objects" in _entities(tmp_path / "run.rrd")
+
+
+def _entities_if_any(rrd: Path) -> str:
+    if not rrd.exists() or rrd.stat().st_size == 0:
+        return ""
+    proc = subprocess.run(
+        [str(RERUN), "rrd", "print", str(rrd)], capture_output=True, text=True, timeout=120
+    )
+    return proc.stdout
