@@ -27,3 +27,52 @@ class Goal:
 class Reading:
     goals: list[Goal]
     upright_needed: set[str] = field(default_factory=set)  # containers someone will pour into
+
+
+# spatial relation → the literal's name (a relation with no reference object takes only the object)
+LITERAL_NAMES = {
+    "near": "Near",
+    "left_of": "LeftOf",
+    "right_of": "RightOf",
+    "behind": "Behind",
+    "in_front_of": "InFrontOf",
+    "between": "Between",
+    "aligned": "AlignedWith",
+    "off": "ClearOf",
+    "apart": "FarFrom",
+    "at_initial": "WhereWas",
+    "far_left": "FarLeft",
+    "far_right": "FarRight",
+    "back": "AtBack",
+    "front": "AtFront",
+    "half_left": "LeftHalfOf",
+    "half_right": "RightHalfOf",
+    "half_back": "BackHalfOf",
+    "half_front": "FrontHalfOf",
+    "middle": "CentreOf",
+    "upside_down": "UpsideDown",
+}
+
+
+def literals(goal: Goal) -> list[str]:
+    """The goal as literals: 'On(a, b)' / 'In(a, b)' / 'Poured(a, b)', then its spatial relations
+    ('LeftOf(a, r)', 'Between(a, r1, r2)', 'LeftHalfOf(a, support)', 'UpsideDown(a)'), 'Upright(a)'
+    and 'Only(a, b)'; a goal that is only a step on the way has each literal prefixed 'step '."""
+    head = {"ontop": "On", "inside": "In", "pour": "Poured"}[goal.how]
+    out = [f"{head}({goal.obj}, {goal.support})"]
+    for rel, refs in goal.spatial:
+        name = LITERAL_NAMES.get(rel, rel)
+        if rel.startswith("half_") or rel == "middle":
+            refs = (goal.support,)
+        out.append(f"{name}({', '.join((goal.obj, *refs))})")
+    if goal.upright:
+        out.append(f"Upright({goal.obj})")
+    if goal.only:
+        out.append(f"Only({goal.obj}, {goal.support})")
+    return out if goal.final else [f"step {x}" for x in out]
+
+
+def reading_literals(reading: Reading) -> list[str]:
+    """Every goal's literals in the goals' order, then 'Upright(c)' for a container someone will pour into."""
+    out = [x for g in reading.goals for x in literals(g)]
+    return out + [f"Upright({c})" for c in sorted(reading.upright_needed)]

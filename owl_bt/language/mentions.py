@@ -159,12 +159,13 @@ class SceneAliases:
                 self._add((noun,), t.name)  # "the square"
         for cat, members in V.ONTOLOGY.items():
             hit = {t.name for t in things if t.category in members}
+            said = tuple(cat.split("_"))  # "animal_product": "animal product"
             for n in hit:
-                self._add((cat,), n)
-                self.collective.add((cat,))
+                self._add(said, n)
+                self.collective.add(said)
                 for c in {self.things[n].colour} - {""}:
-                    self._add(tuple(c.split("_")) + (cat,), n)
-                    self.collective.add(tuple(c.split("_")) + (cat,))
+                    self._add(tuple(c.split("_")) + said, n)
+                    self.collective.add(tuple(c.split("_")) + said)
 
     def _add(self, words: tuple[str, ...], name: str) -> None:
         self.aliases.setdefault(words, set()).add(name)

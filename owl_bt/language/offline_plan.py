@@ -286,9 +286,11 @@ def make_plan(reading: Reading, things: list[Thing], held: str | None = None) ->
             return
         done.add(i)
         g = goals[i]
-        for _, refs in g.spatial:  # placed relative to another moved object: that one first
+        for rel, refs in g.spatial if g.final else ():  # relative to another moved object: it first
             for r in refs:
                 j = pending(r)
+                if rel == "at_initial" and r in placed:  # where r was: vacated by r's earlier step
+                    continue
                 if j is not None and r != g.obj:
                     emit(j)
         emit_goal(g)

@@ -15,8 +15,12 @@ from __future__ import annotations
 
 from owl_bt.errors import GroundingError, UnknownObjectError
 from owl_bt.language import vocabulary as V
+from owl_bt.language.abilities import line_up, missing_ability
+from owl_bt.language.arrangements import matching, ordering, respectively, swap
 from owl_bt.language.clause_kinds import ADVICE, SpecialClauses
+from owl_bt.language.ellipsis import resolve_ellipsis
 from owl_bt.language.goals import Goal, Reading
+from owl_bt.language.implied import implied_placement, verb_at
 from owl_bt.language.mentions import SEPARATORS, Mention, SceneAliases, find_mentions, tokens_of
 from owl_bt.language.negation import negation
 from owl_bt.language.references import References
@@ -80,6 +84,13 @@ class Reader(ClauseRelations, SpecialClauses, References):
                 f"the offline grounder does not handle negation ('{negated}'): say what the robot "
                 f"should do; {ADVICE}"
             )
+        gap = missing_ability(toks)
+        if gap is not None:  # "lay the spoon straight": refused, never done without the orientation
+            raise GroundingError(
+                f"'{gap[0]}' needs {gap[1]}, which the robot cannot do yet; say where to put it "
+                f"without it, or configure a VLM endpoint (--vlm openai)"
+            )
+        toks = resolve_ellipsis(toks, self.scene)  # "the other two", "the yellow and green ones"
         clauses = split_clauses(toks)
         dests: dict[int, tuple] = {}  # clause index → the destination it set
         for n, clause in enumerate(c.toks for c in clauses):
@@ -158,6 +169,16 @@ class Reader(ClauseRelations, SpecialClauses, References):
                 k = len(text[: text.index(f" {o} " if f" {o} " in text else o)].split())
                 self._clause(toks[:k])
                 return self._intention(toks[k:])
+        toks = line_up(toks)
+        if self._arrangement(toks):  # matching, orderings, swaps: one rule over several objects
+            return None
+        k = verb_at(toks)
+        if k is not None and "by" not in toks:  # "sauté the mushroom": in the cookware
+            if not any(r[2] != "source" for r in self._relations(toks)[1]):
+                implied = implied_placement(toks, k, self.scene)
+                if implied.tool:
+                    self._chosen[implied.tool] = implied.note
+                return self._clause(implied.toks)
         if (
             "by" in toks
         ):  # "cook the strawberry by putting it in the pan": the objects, then the how
@@ -196,6 +217,36 @@ class Reader(ClauseRelations, SpecialClauses, References):
             return self._remove(toks)
         self._placement(toks)
 
+    def _arrangement(self, toks: list[str]) -> bool:
+        """Read the clause as a swap, a match by attribute or an ordering when it is one (goals made);
+        False when it is none of them."""
+        pair = swap(toks, self.scene)
+        if pair is not None:
+            table = self.scene.table()
+            # first out of the way (far from the other's place), then each where the other was, on or
+            # in what held it
+            self._goal(pair[0], "ontop", table, [("apart", (pair[1],))], False, False, False)
+            for a, b in (pair[::-1], pair):
+                was = self._holder(b)
+                how = "inside" if was and container(self.scene.things[was[0]]) else "ontop"
+                spatial = [("at_initial", (b,))]
+                self._goal(a, how, was[0] if was else table, spatial, False, False, False)
+            self.last = list(pair)
+            self._named += self.last
+            return True
+        placements = (
+            respectively(toks, self.scene)
+            or matching(toks, self.scene)
+            or ordering(toks, self.scene)
+        )
+        if placements is None:
+            return False
+        for p in placements:
+            self._goal(p.obj, p.how, p.support, list(p.spatial), False, False, False)
+        self.last = [p.obj for p in placements]
+        self._named += self.last
+        return True
+
     def _placement(self, toks: list[str]) -> None:
         """An action or state clause: one or more units 'objects + relations' ("put the apple into
         the bowl, the lemon onto the plate"); a unit with no relation of its own reuses the one
@@ -226,8 +277,8 @@ class Reader(ClauseRelations, SpecialClauses, References):
             )
         )
         manner = (
-            V.BY_FORMS if any(r[2] != "source" for r in rels) else set()
-        )  # "heat the strawberry in the pan"
+            V.BY_FORMS | set(V.IMPLIED) if any(r[2] != "source" for r in rels) else set()
+        )  # "heat the strawberry in the pan", "fry the mushroom in the skillet"
         self._check_words(
             toks,
             covered,
@@ -437,7 +488,9 @@ class Reader(ClauseRelations, SpecialClauses, References):
                 if not source:
                     raise GroundingError(
                         f"where should the {' and '.join(x.replace('_', ' ') for x in moved)} go? "
-                        f"{' '.join(toks)!r} says only what to take; {ADVICE}"
+                        f"{' '.join(toks)!r} says only what to take, and a run cannot end with "
+                        f"something held (a pick is only a step before a place); say where to "
+                        f"put it"
                     )
             upright = upright_verb or any(rels[k][2:] == ("orient", "upright") for k, _ in urels)
             spatial = [("off", (source[0],))] if source and not dest else []
