@@ -85,6 +85,12 @@ def matching(toks: list[str], scene: SceneAliases) -> list[Placement] | None:
         ments = find_mentions(rest, scene, set())
         movers = [n for m in ments if m.end <= k for n in m.names]
         places = [n for m in ments if m.start > k for n in m.names]
+        if not movers and set(rest[:k]) & V.GENERIC:  # "sort the objects into the bins by colour"
+            movers = [
+                n
+                for n in scene.movable()
+                if n not in places and scene.things[n].category not in V.RECEPTACLES
+            ]
         if not movers or not places or not _understood(rest, ments, {"sort", "into", "match"}):
             return None
         out = []
@@ -93,11 +99,11 @@ def matching(toks: list[str], scene: SceneAliases) -> list[Placement] | None:
             same = [p for p in places if getattr(scene.things[p], attribute) == value and p != obj]
             if len(same) != 1:
                 said = obj.replace("_", " ")
+                listed = " and the ".join(p.replace("_", " ") for p in places)
+                which = "none" if not same else f"{len(same)}"
                 raise GroundingError(
-                    f"the {said} is {value or 'of no known ' + attribute}, and "
-                    f"{'no' if not same else str(len(same))} of the "
-                    f"{', '.join(p.replace('_', ' ') for p in places)} {'is' if not same else 'are'} "
-                    f"{value}; say where the {said} goes"
+                    f"the {said} is {value or 'of no known ' + attribute}, and {which} of the "
+                    f"{listed} {'is' if not same else 'are'} {value}; say where the {said} goes"
                 )
             out.append(Placement(obj, _how(rel, scene, same[0]), same[0]))
         return out

@@ -38,6 +38,12 @@ class SpecialClauses:
             raise GroundingError(
                 "there is no bin in the scene to throw things away into; say where to put them instead"
             )
+        said = [n for m in ments if m not in excluded for n in m.names if n in bins]
+        if len(bins) > 1 and len(said) != 1:  # "throw away the ball" with two bins: which one
+            raise GroundingError(
+                f"into which bin, the {' or the '.join(b.replace('_', ' ') for b in bins)}? name one"
+            )
+        bins = said or bins
         left_out = {n for m in excluded for n in m.names} | set(bins)
         moved = [n for m in ments if m not in excluded for n in self._resolve(m, toks)]
         if (

@@ -55,20 +55,45 @@ def _others(toks: list[str], scene: SceneAliases) -> list[str]:
     return toks
 
 
+def _kind_with(toks: list[str], scene: SceneAliases, colours: list[str]) -> str | None:
+    """The kind of the latest object phrase in `toks` of which the scene has an object of each colour,
+    else the scene's only kind that has; None when none or several."""
+    for m in reversed(find_mentions(toks, scene, set())):
+        kind = scene.things[m.names[0]].category
+        have = {t.colour for t in scene.things.values() if t.category == kind}
+        if all(c in have for c in colours):
+            return kind
+    kinds = {  # else the one kind of the scene that has them all
+        k
+        for k in {t.category for t in scene.things.values()}
+        if all(
+            any(t.category == k and t.colour == c for t in scene.things.values()) for c in colours
+        )
+    }
+    return kinds.pop() if len(kinds) == 1 else None
+
+
 def _ones(toks: list[str], scene: SceneAliases) -> list[str]:
-    """'the yellow and green ones': 'the yellow <noun> and the green <noun>' with the noun of the
-    object phrase before it."""
-    for i in range(len(toks) - 3):
-        a, conj, b, ones = toks[i : i + 4]
-        if ones != "ones" or conj not in {"and", "or"} or a not in V.COLOURS or b not in V.COLOURS:
+    """'the yellow and green ones': 'the yellow <kind> and the green <kind>', 'the yellow one':
+    'the yellow <kind>', the kind of the object phrase before it that has objects of those colours."""
+    for i in range(len(toks) - 1):
+        a = toks[i]
+        if a not in V.COLOURS:
             continue
-        before = find_mentions(toks[:i], scene, set())
-        if not before:
-            return toks
-        noun = toks[before[-1].end - 1]
-        noun = V.singular(noun)
+        if toks[i + 1] == "one":
+            kind = _kind_with(toks[:i], scene, [a])
+            if kind is None:
+                continue
+            return _ones([*toks[:i], a, *kind.split("_"), *toks[i + 2 :]], scene)
+        if toks[i + 1 : i + 2] not in (["and"], ["or"]) or toks[i + 3 : i + 4] != ["ones"]:
+            continue
+        b = toks[i + 2]
+        kind = _kind_with(toks[:i], scene, [a, b])
+        if b not in V.COLOURS or kind is None:
+            continue
+        noun = kind.split("_")
         start = i - 1 if i > 0 and toks[i - 1] == "the" else i
-        return toks[:start] + ["the", a, noun, conj, "the", b, noun] + toks[i + 4 :]
+        return toks[:start] + ["the", a, *noun, toks[i + 1], "the", b, *noun] + toks[i + 4 :]
     return toks
 
 

@@ -731,6 +731,15 @@ class Reader(ClauseRelations, SpecialClauses, References):
             return
         if support is None:
             support = self._default_support(name, spatial)
+        if (
+            how == "inside"
+            and not container(self.scene.things[support])
+            and not self._flat(support)
+        ):
+            raise GroundingError(  # "put the hammer in the drill": nothing goes in a drill
+                f"the {_w(support)} is not a container: nothing can be put in it; say 'on' or "
+                f"'next to' the {_w(support)}"
+            )
         if existing and (existing[-1].how, existing[-1].support, existing[-1].spatial) == (
             how or "ontop",
             support,
