@@ -159,3 +159,26 @@ def table(counts: dict[str, Counter]) -> str:
         f"| **all** | {sum(total.values())} | " + " | ".join(str(total[v]) for v in VERDICTS) + " |"
     )
     return "\n".join(rows)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """`python -m owl_bt.language.corpus FOLDER`: the per-class table, then each case not grounded
+    or refused as expected, one line each; exit 2 when FOLDER holds no corpus."""
+    import sys
+
+    args = sys.argv[1:] if argv is None else argv
+    folder = Path(args[0]) if args else Path("tests/language/corpus")
+    if not (folder / "kinds.toml").is_file():
+        print(f"error: {folder} holds no corpus (kinds.toml and scene files)", file=sys.stderr)
+        return 2
+    cases, scenes = load(folder)
+    outcomes = [judge(c, scenes[c.scene]) for c in cases]
+    print(table(tally(outcomes)))
+    for o in outcomes:
+        if o.verdict not in ("grounded right", "refused right"):
+            print(f"- {o.verdict}: {o.case.scene}: {o.case.say!r}: {o.refusal or o.literals}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

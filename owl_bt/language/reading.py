@@ -156,7 +156,25 @@ class Reader(ClauseRelations, SpecialClauses, References):
             if g.how == "inside" and pour is not None:
                 g.final = False
                 pour.contents = pour.contents + (g.obj,) * (g.obj not in pour.contents)
+        self._occupied_places()
         return Reading(self.goals, self.upright_needed)
+
+    def _occupied_places(self) -> None:
+        """Refuse "put the apple where the bowl was" when nothing moves the bowl, which rests on the
+        table: its place stays taken (on a plate or in a bowl, "where the lemon is" means on or in
+        that, beside it)."""
+        moved = {g.obj for g in self.goals}
+        for g in self.goals:
+            for rel, refs in g.spatial:
+                r = refs[0] if refs else None
+                if rel != "at_initial" or r is None or r == g.obj or r in moved:
+                    continue
+                if self.scene.things[r].fixed or self._holder(r):
+                    continue
+                raise GroundingError(
+                    f"the {_w(r)} stays where it is (nothing asks to move it), so the {_w(g.obj)} "
+                    f"cannot go where the {_w(r)} was; say where the {_w(r)} goes first"
+                )
 
     def _clause(self, toks: list[str]) -> None:
         text = " ".join(toks)

@@ -16,7 +16,7 @@ CASES, SCENES = load(Path(__file__).parent / "corpus")
 @pytest.mark.parametrize("case", CASES, ids=[f"{c.scene}:{c.say}" for c in CASES])
 def test_case_grounds_as_expected(case):
     outcome = judge(case, SCENES[case.scene])
-    wanted = "refused, should ground" if case.gap else ("grounded right", "refused right")
+    wanted = ("refused, should ground",) if case.gap else ("grounded right", "refused right")
     assert outcome.verdict in wanted, (outcome.literals, outcome.refusal)
 
 
