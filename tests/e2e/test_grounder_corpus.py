@@ -1,4 +1,4 @@
-"""Corpus instructions (tests/language/corpus/e2e.toml) run end to end in simulation with the
+"""Corpus instructions (tests/e2e/grounder_corpus_runs.toml) run end to end in simulation with the
 offline grounder: each must end in success, and a detector written from the instruction's expected
 literals must agree with where the objects really ended (the run's final state)."""
 
@@ -16,12 +16,12 @@ from owl_bt.language.corpus import load
 
 CORPUS = Path(__file__).resolve().parents[1] / "language" / "corpus"
 CASES, _ = load(CORPUS)
-RUNS = tomllib.loads((CORPUS / "e2e.toml").read_text("utf-8"))
+RUNS = tomllib.loads((Path(__file__).parent / "grounder_corpus_runs.toml").read_text("utf-8"))
 SIM_KIND: dict[str, str] = RUNS["sim"]
 SCENE_FILES = {
     tomllib.loads(p.read_text("utf-8"))["name"]: p
-    for p in CORPUS.glob("s*.toml")
-    if p.name not in ("kinds.toml", "e2e.toml")
+    for p in CORPUS.glob("*.toml")
+    if p.name != "kinds.toml"
 }
 
 
