@@ -18,9 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from owl_bt.errors import GroundingError, UnknownObjectError
-from owl_bt.language.goals import reading_literals
-from owl_bt.language.offline_plan import make_plan
-from owl_bt.language.reading import Reader
+from owl_bt.language.pipeline import ground
 from owl_bt.language.scene_view import Thing
 
 VERDICTS = ("grounded right", "refused right", "refused, should ground", "wrong")
@@ -129,11 +127,10 @@ def load(folder: Path) -> tuple[list[Case], dict[str, list[Thing]]]:
 def judge(case: Case, things: list[Thing]) -> Outcome:
     """Ground `case.say` over `things` (the reading, then the sketch: both must succeed)."""
     try:
-        reading = Reader(things).read(case.say)
-        make_plan(reading, things)
+        grounding = ground(case.say, things)
     except (GroundingError, UnknownObjectError) as exc:
         return Outcome(case, refusal=str(exc) or type(exc).__name__)
-    return Outcome(case, reading_literals(reading))
+    return Outcome(case, list(grounding.literals))
 
 
 def tally(outcomes: list[Outcome]) -> dict[str, Counter]:

@@ -15,8 +15,9 @@ import time
 from dataclasses import dataclass
 
 from owl_bt.errors import GroundingError
+from owl_bt.language import pipeline
 from owl_bt.language.offline_cap import gen_plan_code
-from owl_bt.language.offline_plan import Plan, code, make_plan
+from owl_bt.language.offline_plan import Plan, code
 from owl_bt.language.reading import Goal, Reader
 from owl_bt.language.scene_view import Thing, read_objects
 from owl_bt.language.vlm import CallRecord
@@ -50,7 +51,7 @@ def ground(task: str, objs: list[SceneObject]) -> list[Goal]:
 def plan_for(task: str, things: list[Thing], held: str | None = None) -> Plan:
     """The offline reading of `task` as a sketch and checkers (`held`: the object in the hand now);
     raises GroundingError / UnknownObjectError."""
-    return make_plan(Reader(things).read(task), things, held)
+    return pipeline.ground(task, things, held).plan
 
 
 def _held(prompt: str) -> str | None:

@@ -15,18 +15,18 @@ from __future__ import annotations
 
 from owl_bt.errors import GroundingError, UnknownObjectError
 from owl_bt.language import vocabulary as V
-from owl_bt.language.abilities import line_up, missing_ability
+from owl_bt.language.abilities import line_up
 from owl_bt.language.arrangements import matching, ordering, respectively, swap
 from owl_bt.language.clause_kinds import ADVICE, SpecialClauses
 from owl_bt.language.ellipsis import resolve_ellipsis
 from owl_bt.language.goals import Goal, Reading
 from owl_bt.language.implied import implied_placement, verb_at
-from owl_bt.language.mentions import SEPARATORS, Mention, SceneAliases, find_mentions, tokens_of
-from owl_bt.language.negation import negation
+from owl_bt.language.mentions import Mention, SceneAliases, find_mentions
 from owl_bt.language.references import References
 from owl_bt.language.relations import ClauseRelations
 from owl_bt.language.scene_view import Thing, container, fits_in, measure
 from owl_bt.language.sequencing import split_clauses, unit_ranks
+from owl_bt.language.stages import normalise, refuse_early
 from owl_bt.language.suggest import did_you_mean
 from owl_bt.language.suggest import phrase as suggestion
 from owl_bt.language.superlatives import DISTANCE
@@ -75,21 +75,8 @@ class Reader(ClauseRelations, SpecialClauses, References):
         )  # (the list `last` was set to, its mass-noun phrase, its destination)
 
     def read(self, instruction: str) -> Reading:
-        toks = tokens_of(instruction)
-        if not [t for t in toks if t not in SEPARATORS and t != ","]:
-            raise GroundingError("the instruction is empty")
-        negated = negation(toks)
-        if negated:  # "don't put the X on the Y" must not be read as "put the X on the Y"
-            raise GroundingError(
-                f"the offline grounder does not handle negation ('{negated}'): say what the robot "
-                f"should do; {ADVICE}"
-            )
-        gap = missing_ability(toks)
-        if gap is not None:  # "lay the spoon straight": refused, never done without the orientation
-            raise GroundingError(
-                f"'{gap[0]}' needs {gap[1]}, which the robot cannot do yet; say where to put it "
-                f"without it, or configure a VLM endpoint (--vlm openai)"
-            )
+        toks = normalise(instruction)
+        refuse_early(toks)
         toks = resolve_ellipsis(toks, self.scene)  # "the other two", "the yellow and green ones"
         clauses = split_clauses(toks)
         dests: dict[int, tuple] = {}  # clause index → the destination it set

@@ -197,7 +197,9 @@ def test_near_where_a_thing_is_is_near_it(text, near):
 
 
 def test_where_a_thing_was_at_the_start_is_still_its_first_place():
-    assert goals("put the apple where the lemon is")[0][3] == (("at_initial", ("lemon",)),)
+    # (the lemon moves first: left on the table, its place stays taken and the reading is refused)
+    said = "put the lemon on the plate, then put the apple where the lemon is"
+    assert goals(said)[1][3] == (("at_initial", ("lemon",)),)
 
 
 @pytest.mark.parametrize(
