@@ -22,6 +22,7 @@ _ADJ = {
     w: (scale, {"max": max, "min": min}[end]) for w, (scale, end) in _ORDER["adjectives"].items()
 }
 _SWAP = _LEX["swap"]
+_MATCH_WORDS = {"sort", "into", "match", "pair"} | V.TOWARDS
 
 
 @dataclass(frozen=True)
@@ -56,11 +57,12 @@ def _understood(toks: list[str], ments: list[Mention], extra: set[str]) -> bool:
 
 
 def _support_at(toks: list[str]) -> tuple[int, str] | None:
-    """The first support word ('in', 'into', 'on', 'onto', …) and its relation."""
+    """The first support word ('in', 'into', 'on', 'onto', …) and its relation; else the first
+    'to' ("match the balls to the cups": in a container, on anything else)."""
     for i, t in enumerate(toks):
         if t in V.SUPPORT and " " not in t:
             return i, V.SUPPORT[t]
-    return None
+    return next(((i, "inside") for i, t in enumerate(toks) if t in V.TOWARDS), None)
 
 
 def _how(rel: str, scene: SceneAliases, support: str) -> str:
@@ -91,7 +93,7 @@ def matching(toks: list[str], scene: SceneAliases) -> list[Placement] | None:
                 for n in scene.movable()
                 if n not in places and scene.things[n].category not in V.RECEPTACLES
             ]
-        if not movers or not places or not _understood(rest, ments, {"sort", "into", "match"}):
+        if not movers or not places or not _understood(rest, ments, _MATCH_WORDS):
             return None
         out = []
         for obj in movers:
@@ -147,12 +149,15 @@ def _hue(colour: str) -> int:
 def ordering(toks: list[str], scene: SceneAliases) -> list[Placement] | None:
     """'line the cans up from shortest to tallest' (a row left to right as the robot sees it, each
     beside and in line with the one before), 'stack the blocks from largest to smallest' (a tower,
-    the first at the bottom), 'in rainbow order'; on the support said, else the table."""
+    the first at the bottom; with no order said, the largest at the bottom), 'in rainbow order'; on
+    the support said, else the table."""
     found = _scale(toks)
+    stack = bool(set(toks) & {"stack", "pile", "tower"})
+    if found is None and stack:  # "stack the blocks": a tower, the largest at the bottom
+        found = (toks, "volume", False)
     if found is None:
         return None
     rest, scale, ascending = found
-    stack = bool(set(rest) & {"stack", "pile", "tower"})
     at = _support_at(rest)
     ments = find_mentions(rest, scene, set())
     k = at[0] if at else len(rest)

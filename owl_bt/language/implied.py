@@ -46,10 +46,18 @@ def _one(scene: SceneAliases, category: str, verb: str, what: str) -> str:
     found = _of_category(scene, category)
     said = category.replace("_", " ")
     if not found:
-        kinds = sorted(k.replace("_", " ") for k in V.ONTOLOGY.get(category, {category}))
+        kinds = ", ".join(
+            sorted(k.replace("_", " ") for k in V.ONTOLOGY.get(category, {category}))[:4]
+        )
+        place = V.IMPLIED[verb]
+        how = _RELATION_SAID[place.relation]
+        does = (
+            f"places a {said} ({kinds}) {how} it"
+            if place.tool
+            else f"puts it {how} a {said} ({kinds})"
+        )
         raise GroundingError(
-            f"to {verb} {what} the robot puts it {_RELATION_SAID[V.IMPLIED[verb].relation]} a "
-            f"{said} ({', '.join(kinds[:4])}), and the scene has none; say where to put it"
+            f"to {verb} {what} the robot {does}, and the scene has none; say where to put it"
         )
     if len(found) > 1:
         names = " or the ".join(n.replace("_", " ") for n in found)

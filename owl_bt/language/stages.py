@@ -5,19 +5,40 @@ that need an ability the robot lacks. (`owl_bt.language.pipeline` runs every sta
 from __future__ import annotations
 
 from owl_bt.errors import GroundingError
+from owl_bt.language import vocabulary as V
 from owl_bt.language.abilities import missing_ability
 from owl_bt.language.clause_kinds import ADVICE
 from owl_bt.language.mentions import SEPARATORS, tokens_of
 from owl_bt.language.negation import negation
 
+_REWRITES = sorted(
+    ((p.split(), r.split()) for p, r in V.LEXICON["rewrites"].items()), key=lambda pr: -len(pr[0])
+)
+
+
+def rewrite(toks: list[str]) -> list[str]:
+    """The tokens with the lexicon's `[rewrites]` applied ("get rid of" → "throw away", "with the
+    biggest at the bottom" → "from biggest to smallest"), longest phrase first."""
+    out: list[str] = []
+    i = 0
+    while i < len(toks):
+        hit = next(((p, r) for p, r in _REWRITES if toks[i : i + len(p)] == p), None)
+        if hit is None:
+            out.append(toks[i])
+            i += 1
+        else:
+            out += hit[1]
+            i += len(hit[0])
+    return out
+
 
 def normalise(instruction: str) -> list[str]:
-    """The instruction's tokens (lower case, contractions spelled out, punctuation as tokens);
-    raises GroundingError when it says nothing."""
+    """The instruction's tokens (lower case, contractions spelled out, punctuation as tokens, the
+    lexicon's rewrites applied); raises GroundingError when it says nothing."""
     toks = tokens_of(instruction)
     if not [t for t in toks if t not in SEPARATORS and t != ","]:
         raise GroundingError("the instruction is empty")
-    return toks
+    return rewrite(toks)
 
 
 def refuse_early(toks: list[str]) -> None:
