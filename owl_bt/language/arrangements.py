@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 from owl_bt.errors import GroundingError
 from owl_bt.language import vocabulary as V
+from owl_bt.language.goals import ImpossibleGoal
 from owl_bt.language.mentions import Mention, SceneAliases, find_mentions
 from owl_bt.language.scene_view import container, measure
 
@@ -103,7 +104,7 @@ def matching(toks: list[str], scene: SceneAliases) -> list[Placement] | None:
                 said = obj.replace("_", " ")
                 listed = " and the ".join(p.replace("_", " ") for p in places)
                 which = "none" if not same else f"{len(same)}"
-                raise GroundingError(
+                raise (GroundingError if same else ImpossibleGoal)(
                     f"the {said} is {value or 'of no known ' + attribute}, and {which} of the "
                     f"{listed} {'is' if not same else 'are'} {value}; say where the {said} goes"
                 )

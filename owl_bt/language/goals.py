@@ -4,6 +4,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from owl_bt.errors import GroundingError
+
+
+class ImpossibleGoal(GroundingError):
+    """The instruction is understood and no plan can meet it in this scene (the hammer "in" the
+    drill, a verb's landmark the scene lacks, "where the bowl was" with the bowl left there): the
+    offline grounder answers a sketch prompt `impossible(<reason>)` with this one-line reason."""
+
 
 @dataclass
 class Goal:

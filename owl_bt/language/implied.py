@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from owl_bt.errors import GroundingError
 from owl_bt.language import vocabulary as V
+from owl_bt.language.goals import ImpossibleGoal
 from owl_bt.language.mentions import SceneAliases
 
 # words that may come before the verb ("please sauté …", "could you weigh …", "now serve …")
@@ -56,7 +57,7 @@ def _one(scene: SceneAliases, category: str, verb: str, what: str) -> str:
             if place.tool
             else f"puts it {how} a {said} ({kinds})"
         )
-        raise GroundingError(
+        raise ImpossibleGoal(
             f"to {verb} {what} the robot {does}, and the scene has none; say where to put it"
         )
     if len(found) > 1:
@@ -79,7 +80,7 @@ def implied_placement(toks: list[str], k: int, scene: SceneAliases) -> Implied:
     if place.tool:
         tool = _one(scene, place.tool, verb, what)
         if set(rest) & {"table", "tabletop", "counter"}:
-            raise GroundingError(
+            raise ImpossibleGoal(
                 f"to {verb} the table needs a {verb} skill the robot lacks (it can only place the "
                 f"{tool.replace('_', ' ')} somewhere); say where to put it"
             )

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from owl_bt.errors import GroundingError
 from owl_bt.language import pipeline
+from owl_bt.language.goals import ImpossibleGoal
 from owl_bt.language.offline_cap import gen_plan_code
 from owl_bt.language.offline_plan import Plan, code
 from owl_bt.language.reading import Goal, Reader
@@ -92,7 +93,10 @@ class OfflineGrounder:
                     o.strip("- ").strip()
                     for o in _section(prompt, "Ground operators you may use").splitlines()
                 }
-                answer = self._sketch(plan_for(task, things, _held(prompt)), ops, things)
+                try:
+                    answer = self._sketch(plan_for(task, things, _held(prompt)), ops, things)
+                except ImpossibleGoal as exc:  # understood, and no plan can meet it: said so
+                    answer = f"Plan:\nimpossible({exc})\n"
         self.last_call = CallRecord(self.name, "offline-grounder", time.monotonic() - t0)
         return answer
 

@@ -19,7 +19,7 @@ from owl_bt.language.abilities import line_up
 from owl_bt.language.arrangements import matching, ordering, respectively, swap
 from owl_bt.language.clause_kinds import ADVICE, SpecialClauses
 from owl_bt.language.ellipsis import resolve_ellipsis
-from owl_bt.language.goals import Goal, Reading
+from owl_bt.language.goals import Goal, ImpossibleGoal, Reading
 from owl_bt.language.implied import implied_placement, verb_at
 from owl_bt.language.mentions import Mention, SceneAliases, find_mentions
 from owl_bt.language.references import References
@@ -158,7 +158,7 @@ class Reader(ClauseRelations, SpecialClauses, References):
                     continue
                 if self.scene.things[r].fixed or self._holder(r):
                     continue
-                raise GroundingError(
+                raise ImpossibleGoal(
                     f"the {_w(r)} stays where it is (nothing asks to move it), so the {_w(g.obj)} "
                     f"cannot go where the {_w(r)} was; say where the {_w(r)} goes first"
                 )
@@ -741,7 +741,7 @@ class Reader(ClauseRelations, SpecialClauses, References):
             and not container(self.scene.things[support])
             and not self._flat(support)
         ):
-            raise GroundingError(  # "put the hammer in the drill": nothing goes in a drill
+            raise ImpossibleGoal(  # "put the hammer in the drill": nothing goes in a drill
                 f"the {_w(support)} is not a container: nothing can be put in it; say 'on' or "
                 f"'next to' the {_w(support)}"
             )

@@ -1,0 +1,49 @@
+"""An instruction the offline grounder understands and no plan can meet in the scene is answered
+`impossible(<reason>)` to a sketch prompt (which ends the run failed with that reason), not refused
+as a misunderstanding nor carried out in part."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from owl_bt.errors import GroundingError
+from owl_bt.language.corpus import load
+from owl_bt.language.offline import OfflineGrounder
+from owl_bt.language.parser import parse_sketch
+
+_, SCENES = load(Path(__file__).parent / "corpus")
+
+
+def _sketch_prompt(task: str, scene: str) -> tuple[str, list[str]]:
+    things = SCENES[scene]
+    objects = "\n".join(f"- {t.name} (category: {t.category}, colour: {t.colour})" for t in things)
+    ops = "\n".join(f"- pick({t.name})" for t in things if not t.fixed)
+    prompt = (
+        f"## Task\n{task}\n\n## Objects in the scene\n{objects}\n\n"
+        f"## Ground operators you may use\n{ops}\n"
+    )
+    return prompt, [t.name for t in things]
+
+
+@pytest.mark.parametrize(
+    ("task", "scene", "reason"),
+    [
+        ("put the hammer in the drill", "tool_bench", "the power drill is not a container"),
+        ("weigh the sugar", "pantry", "and the scene has none"),
+        ("put the pear where the mug was", "swap", "the mug stays where it is"),
+        ("put each block on the plate of its own colour", "colour_mismatch", "none of the"),
+    ],
+)
+def test_an_impossible_goal_is_answered_impossible(task, scene, reason):
+    prompt, names = _sketch_prompt(task, scene)
+    answer = OfflineGrounder().complete([{"role": "user", "content": prompt}])
+    sketch = parse_sketch(answer, [], names)
+    assert sketch.actions == () and reason in sketch.impossible
+
+
+def test_a_misunderstanding_is_still_refused_not_called_impossible():
+    prompt, _ = _sketch_prompt("juggle the apple", "refusals_misc")
+    with pytest.raises(GroundingError, match="did not understand: 'juggle'"):
+        OfflineGrounder().complete([{"role": "user", "content": prompt}])
