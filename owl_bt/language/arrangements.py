@@ -164,7 +164,7 @@ def ordering(toks: list[str], scene: SceneAliases) -> list[Placement] | None:
     k = at[0] if at else len(rest)
     movers = [n for m in ments if m.end <= k for n in m.names]
     base = [n for m in ments if m.start > k for n in m.names]
-    words = set(_ORDER["row_words"]) | set(_ORDER["stack_words"])
+    words = set(_ORDER["row_words"]) | set(_ORDER["stack_words"]) | set(_ORDER["numbers"])
     if len(movers) < 2 or len(base) > 1 or not _understood(rest, ments, words):
         return None
     if scale == "hue":
@@ -231,3 +231,48 @@ def respectively(toks: list[str], scene: SceneAliases) -> list[Placement] | None
             f"{len(movers)} objects and {len(places)} places; say where each goes"
         )
     return [Placement(o, _how(r, scene, p), p) for o, (r, p) in zip(movers, places, strict=True)]
+
+
+def _said_order(toks: list[str], scene: SceneAliases, movers: list[str]) -> list[str] | None:
+    """The movers in the order the words after the first one say them ("red at the bottom, then
+    green, then blue, yellow on top": bottom first), each named once by its colour or name; None
+    when they are not all named so."""
+    named: list[tuple[int, str]] = []
+    for n in movers:
+        t = scene.things[n]
+        at = [i for i, w in enumerate(toks) if w == t.colour]
+        if len(at) != 1 or sum(scene.things[m].colour == t.colour for m in movers) != 1:
+            return None
+        named.append((at[0], n))
+    order = [n for _, n in sorted(named)]
+    first = min(i for i, _ in named)
+    after = " ".join(toks[first + 1 : first + 4])
+    if any(after.startswith(p) for p in _ORDER["top_words"]):
+        order.reverse()
+    elif not any(after.startswith(p) for p in _ORDER["bottom_words"]):
+        return None
+    return order
+
+
+def said_stack(toks: list[str], scene: SceneAliases) -> list[Placement] | None:
+    """'stack the blocks: red at the bottom, then green, then blue, yellow on top': a tower in the
+    order said (read over the whole instruction, before it is cut into clauses); None when the
+    instruction is not a stack with every object's place said by its colour."""
+    if not set(toks) & {"stack", "pile", "tower"} or "then" not in toks and "," not in toks:
+        return None
+    head = next(i for i, t in enumerate(toks) if t in {"stack", "pile", "tower"})
+    group = next((m for m in find_mentions(toks[head:], scene, set()) if m.many), None)
+    if group is None or len(group.names) < 2:
+        return None
+    rest = toks[head + group.end :]
+    said = {w for p in _ORDER["bottom_words"] + _ORDER["top_words"] for w in p.split()}
+    known = V.FILLER | V.COLOURS | V.SEQUENCE | said | {",", ":", ";", ".", "!"}
+    if any(t not in known for t in rest):  # anything else said: not only a tower's order
+        return None
+    order = _said_order(rest, scene, list(group.names))
+    if order is None:
+        return None
+    table = scene.table()
+    return [Placement(order[0], "ontop", table)] + [
+        Placement(obj, "ontop", prev) for prev, obj in zip(order, order[1:], strict=False)
+    ]

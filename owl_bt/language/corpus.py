@@ -109,6 +109,9 @@ def load(folder: Path) -> tuple[list[Case], dict[str, list[Thing]]]:
         if path.name == "kinds.toml":
             continue
         data = tomllib.loads(path.read_text("utf-8"))
+        for c in data.get("case", []):
+            if c.get("gap") and "expect" not in c:
+                raise ValueError(f"{path.name}: {c['say']!r} has a gap but no expected literals")
         scenes[data["name"]] = scene_things(data, kinds)
         for c in data.get("case", []):
             cases.append(

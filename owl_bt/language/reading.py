@@ -16,7 +16,7 @@ from __future__ import annotations
 from owl_bt.errors import GroundingError, UnknownObjectError
 from owl_bt.language import vocabulary as V
 from owl_bt.language.abilities import line_up
-from owl_bt.language.arrangements import matching, ordering, respectively, swap
+from owl_bt.language.arrangements import matching, ordering, respectively, said_stack, swap
 from owl_bt.language.clause_kinds import ADVICE, SpecialClauses
 from owl_bt.language.ellipsis import resolve_ellipsis
 from owl_bt.language.goals import Goal, ImpossibleGoal, Reading
@@ -78,6 +78,11 @@ class Reader(ClauseRelations, SpecialClauses, References):
         toks = normalise(instruction)
         refuse_early(toks)
         toks = resolve_ellipsis(toks, self.scene)  # "the other two", "the yellow and green ones"
+        stack = said_stack(toks, self.scene)  # "stack the blocks: red at the bottom, then …"
+        if stack is not None:
+            for p in stack:
+                self._goal(p.obj, p.how, p.support, list(p.spatial), False, False, False)
+            return Reading(self.goals, self.upright_needed)
         clauses = split_clauses(toks)
         dests: dict[int, tuple] = {}  # clause index → the destination it set
         for n, clause in enumerate(c.toks for c in clauses):

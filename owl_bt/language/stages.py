@@ -27,7 +27,7 @@ def rewrite(toks: list[str]) -> list[str]:
             out.append(toks[i])
             i += 1
         else:
-            out += hit[1]
+            out += [w for w in hit[1] if w]
             i += len(hit[0])
     return out
 

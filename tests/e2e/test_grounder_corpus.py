@@ -13,6 +13,7 @@ import pytest
 
 from owl_bt.episode import EpisodeConfig, run_episode
 from owl_bt.language.corpus import load
+from sim import catalog
 
 CORPUS = Path(__file__).resolve().parents[1] / "language" / "corpus"
 CASES, _ = load(CORPUS)
@@ -35,6 +36,7 @@ def _sim_scene(name: str, folder: Path) -> tuple[Path, dict[str, tuple[float, fl
         assert pose is not None, f"{name}: {o} needs a sim_pose"
         lines += ["[[object]]", f'kind = "{kind}"', f'name = "{o.get("name", o["kind"])}"']
         lines += [f'colour = "{o["colour"]}"'] if "colour" in o else []
+        lines += [f"size = {list(o['size'])}"] if "size" in o and kind in catalog.SIZED else []
         lines += [f"pose = {list(pose)}", ""]
         if o["kind"] in ("region", "mat", "line"):
             fixed[o.get("name", o["kind"])] = tuple(o["at"])
