@@ -33,7 +33,7 @@ def test_a_negated_goal_is_not_carried_out(tmp_path):
 
 def test_negation_is_told_from_leaving_objects_out():
     from owl_bt.language.mentions import tokens_of
-    from owl_bt.language.reading import negation
+    from owl_bt.language.negation import negation
 
     for goal in (
         "never put the apple in the bowl",
@@ -81,7 +81,7 @@ def test_a_negated_goal_in_any_spelling_is_refused_and_nothing_moves(tmp_path, g
 
 def test_negation_spellings_are_found_and_leaving_objects_out_is_not_one():
     from owl_bt.language.mentions import tokens_of
-    from owl_bt.language.reading import negation
+    from owl_bt.language.negation import negation
 
     said = {
         "do not put the apple in the bowl": "do not put",
