@@ -160,7 +160,13 @@ def _run_in(cfg: EpisodeConfig, task, skills, folder: RunFolder, on_tick) -> Epi
         )
         try:
             perception = make_perception(
-                cfg.perception, world, inner, cfg.seed, cfg.camera, camera_pose(cfg, world)
+                cfg.perception,
+                world,
+                inner,
+                cfg.seed,
+                cfg.camera,
+                camera_pose(cfg, world),
+                cfg.instruction,
             )
         except OSError as exc:  # a camera that cannot be opened: nothing moved
             folder.discard()
@@ -454,26 +460,44 @@ def make_perception(
     seed: int = 0,
     camera: str = "sim",
     extrinsics: np.ndarray | None = None,
+    instruction: str = "",
 ):
     """The perception source called `name` for a simulated world: 'camera' (RGB-D frames through
-    the perception pipeline) or 'sim-state' (ground truth). `camera`: where the frames come from
-    (`perception.camera_spec`: sim, realsense, recorded:<folder>); extrinsics: a RealSense's 4×4
-    camera→world (`camera_pose`); OSError when the camera cannot be opened."""
+    the perception pipeline, objects labelled by the simulator's instance masks), 'camera-unlabelled'
+    (the same frames without masks or labels: objects found and named by `perception.label_free`)
+    or 'sim-state' (ground truth). `camera`: where the frames come from (`perception.camera_spec`:
+    sim, realsense, recorded:<folder>; all but sim are label-free); extrinsics: a RealSense's 4×4
+    camera→world (`camera_pose`); instruction: its words name what label-free perception finds.
+    OSError when the camera cannot be opened."""
     if name == "sim-state":
         return SimStateSource(world, held=lambda: backend.held)
     from perception.camera_spec import open_camera, parse_camera
     from perception.source import CameraSource
 
-    sim_camera, pipeline = sim_camera_pipeline(world, seed)
-    frames = open_camera(parse_camera(camera), sim=lambda: sim_camera, extrinsics=extrinsics)
+    spec = parse_camera(camera)
+    unlabelled = name == "camera-unlabelled" or spec.kind != "sim"
+    sim_camera, pipeline = sim_camera_pipeline(
+        world, seed, unlabelled=unlabelled, robot=backend.state, instruction=instruction
+    )
+    frames = open_camera(spec, sim=lambda: sim_camera, extrinsics=extrinsics)
     return CameraSource(frames, pipeline, robot=backend.state, tcp=world.robot.tcp_pose)
 
 
-def sim_camera_pipeline(world: SimWorld, seed: int = 0, noise: bool = True):
+def sim_camera_pipeline(
+    world: SimWorld,
+    seed: int = 0,
+    noise: bool = True,
+    unlabelled: bool = False,
+    robot=None,
+    instruction: str = "",
+):
     """(camera, pipeline) for a simulated world: the head camera (depth noise unless `noise` is False,
-    seeded by `seed`) and the pipeline with objects labelled by the rendered instance segmentation
-    and shaped by the object catalogue."""
-    from perception.camera import DepthNoise, SimCamera
+    seeded by `seed`) and the pipeline, objects shaped by the object catalogue. Labelled (default):
+    objects named by the rendered instance segmentation. unlabelled: the camera gives RGB-D only and
+    `perception.label_free` finds and names the objects, the arm masked out by rendering its model at
+    the joints `robot()` (a RobotState; default the simulated arm's) measures; `instruction`'s words
+    are preferred names."""
+    from perception.camera import DepthNoise, SimCamera, Unlabelled
     from perception.detector import ROBOT, SegmentationDetector
     from perception.pipeline import Pipeline
     from perception.shapes import ShapeLibrary
@@ -491,9 +515,48 @@ def sim_camera_pipeline(world: SimWorld, seed: int = 0, noise: bool = True):
     camera = SimCamera(
         lambda: render_head(world.cid), labels, noise=DepthNoise() if noise else None, seed=seed
     )
-    return camera, Pipeline(SegmentationDetector(), _SHAPES, catalog.COLOURS, seed=seed)
+    if not unlabelled:
+        return camera, Pipeline(SegmentationDetector(), _SHAPES, catalog.COLOURS, seed=seed)
+    detector = label_free_detector(world.robot.spec.name, robot or _sim_arm_state(world))
+    detector.set_instruction(instruction)
+    return Unlabelled(camera), Pipeline(detector, _SHAPES, catalog.COLOURS, seed=seed)
 
 
+def label_free_detector(robot: str, state):
+    """A `perception.label_free.LabelFreeDetector` over the whole catalogue, masking out the arm
+    `robot` (a name in `sim.robot.ROBOTS`) rendered at the RobotState `state()` returns."""
+    from owl_bt.robot_view import RobotView
+    from perception.label_free import LabelFreeDetector, kind_profiles
+    from sim import catalog
+
+    global _PROFILES
+    if _PROFILES is None:
+        _PROFILES = kind_profiles(catalog.make, sorted(k for k in catalog.KINDS if k != "table"))
+    if robot not in _VIEWS:  # one private renderer per arm and process
+        _VIEWS[robot] = RobotView(robot)
+    view = _VIEWS[robot]
+
+    def robot_depth(frame):
+        arm = state()
+        if arm is None:
+            return None
+        return view.depth(frame.intrinsics, frame.extrinsics, frame.shape, arm)
+
+    return LabelFreeDetector(_PROFILES, robot_depth)
+
+
+def _sim_arm_state(world: SimWorld):
+    from owl_bt.state import RobotState
+
+    def state() -> RobotState:
+        r = world.robot
+        return RobotState(tuple(r.arm_q()), r.opening(), None, r.spec.name)
+
+    return state
+
+
+_PROFILES = None
+_VIEWS: dict = {}
 _SHAPES = None
 
 

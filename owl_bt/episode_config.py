@@ -30,6 +30,7 @@ MAX_INSTRUCTION = 1000  # characters: a goal, not a document (a 100 kB one groun
 PLAN_TIME = 900.0  # s: a planning round (all its skeletons) longer than this ends the run (Mug2 rounds: 1-9 min on a busy machine)
 PERCEPTION_SOURCES = (
     "camera",
+    "camera-unlabelled",
     "sim-state",
 )  # camera: the RGB-D pipeline (default); sim-state: ground truth, for debugging
 

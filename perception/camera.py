@@ -113,3 +113,20 @@ def intrinsics_for(width: int, height: int, fov_deg: float) -> np.ndarray:
     """A pinhole 3×3 for a vertical field of view `fov_deg` and square pixels."""
     f = height / (2 * math.tan(math.radians(fov_deg) / 2))
     return np.array([[f, 0, width / 2], [0, f, height / 2], [0, 0, 1]], dtype=np.float64)
+
+
+class Unlabelled:
+    """A camera's frames without segmentation or labels (what a real RGB-D camera gives):
+    `--perception camera-unlabelled` over the simulated head camera."""
+
+    def __init__(self, camera: Camera) -> None:
+        self.camera = camera
+
+    def capture(self) -> RGBDFrame:
+        f = self.camera.capture()
+        return RGBDFrame(f.rgb, f.depth, f.intrinsics, f.extrinsics)
+
+    def close(self) -> None:
+        close = getattr(self.camera, "close", None)
+        if close is not None:
+            close()

@@ -56,9 +56,14 @@ class SceneResult:
     spurious: list[str]
 
 
-def perceive_scene(task_name: str, seed: int, noise: bool = True) -> SceneResult:
-    """Build the task's initial scene for `seed`, perceive one frame, compare with ground truth."""
+def perceive_scene(
+    task_name: str, seed: int, noise: bool = True, unlabelled: bool = False
+) -> SceneResult:
+    """Build the task's initial scene for `seed`, perceive one frame, compare with ground truth.
+    unlabelled: the pipeline gets RGB-D only (`--perception camera-unlabelled`); the frame's
+    segmentation is still rendered, to count each object's visible pixels."""
     from owl_bt.episode import sim_camera_pipeline
+    from perception.camera import RGBDFrame
     from sim import tasks
     from sim.world import SimWorld
 
@@ -66,14 +71,18 @@ def perceive_scene(task_name: str, seed: int, noise: bool = True) -> SceneResult
     world = SimWorld()
     try:
         task.build(world, seed)
-        camera, pipeline = sim_camera_pipeline(world, seed, noise)
+        camera, pipeline = sim_camera_pipeline(
+            world, seed, noise, unlabelled=unlabelled, instruction=task.instruction
+        )
+        camera = getattr(camera, "camera", camera)  # the labelled frame, for the ground truth
         pipeline.prepare(
             b.spec.kind for b in world.bodies.values()
         )  # models load at start-up, not per frame
         t0 = time.perf_counter()
         frame = camera.capture()
         t1, c1 = time.perf_counter(), time.process_time()
-        res = pipeline.perceive(frame)
+        seen = RGBDFrame(frame.rgb, frame.depth, frame.intrinsics, frame.extrinsics)
+        res = pipeline.perceive(seen if unlabelled else frame)
         t2, c2 = time.perf_counter(), time.process_time()
         truth = world.object_states()
         ids = {n: b.id for n, b in world.bodies.items()}
@@ -101,7 +110,9 @@ def perceive_scene(task_name: str, seed: int, noise: bool = True) -> SceneResult
         elif name in res.unmeasured:
             r.flags = ["labelled, too few points: reported missing"]
         objs.append(r)
-    spurious = [n for n, o in res.objects.items() if o.source == "colour"]
+    spurious = [
+        n for n, o in res.objects.items() if o.source in ("colour", "primitive") and n not in truth
+    ]
     return SceneResult(task_name, seed, t2 - t1, c2 - c1, t1 - t0, res.failure, objs, spurious)
 
 
@@ -193,6 +204,7 @@ def run(
     noise: bool = True,
     out: Path | None = None,
     on_scene=None,
+    unlabelled: bool = False,
 ) -> dict:
     """Perceive every (task, seed) scene; returns the summary (and writes perception_bench.json and
     .md into `out` when given, plus per-object records). Ctrl-C stops it: the scenes perceived so far
@@ -202,7 +214,7 @@ def run(
     try:
         for t in task_names:
             for s in seeds:
-                scenes.append(perceive_scene(t, s, noise))
+                scenes.append(perceive_scene(t, s, noise, unlabelled))
                 if on_scene is not None:
                     on_scene(scenes[-1])
     except KeyboardInterrupt:

@@ -226,6 +226,12 @@ def perception_bench(
     as_json: bool = typer.Option(
         False, "--json", help="Print the summary as one JSON object instead of a table."
     ),
+    unlabelled: bool = typer.Option(
+        False,
+        "--unlabelled",
+        help="RGB-D only, no masks or labels: objects found and named from geometry and colour "
+        "(as --perception camera-unlabelled).",
+    ),
 ) -> None:
     """Measure perception on the tasks' initial scenes against the simulator's ground truth: visible
     objects found and labelled, centroid error and box size error (printed in cm), wall-clock and CPU
@@ -263,7 +269,7 @@ def perception_bench(
         )
 
     try:
-        data = pb.run(list(names), list(seed_values), noise, folder, progress)
+        data = pb.run(list(names), list(seed_values), noise, folder, progress, unlabelled)
     except OwlError as exc:
         raise fail(exc) from None
     if as_json:

@@ -14,6 +14,7 @@ from skills.hardware import BACKENDS as ARM_BACKENDS
 
 PERCEPTION_SOURCES = (
     "camera",
+    "camera-unlabelled",
     "sim-state",
 )  # owl_bt.episode's (importing it here would load the simulator for --help)
 

@@ -90,8 +90,10 @@ def run(
         None,
         "--perception",
         case_sensitive=False,
-        help="Where the world state comes from: camera (RGB-D head camera → point cloud → objects; default) or sim-state "
-        "(the simulator's ground truth, for debugging); with --replay, the recorded one.",
+        help="Where the world state comes from: camera (RGB-D head camera → point cloud → objects; default), "
+        "camera-unlabelled (the same RGB-D without the simulator's masks or labels: objects found and "
+        "named from geometry and colour, as on a real camera) or sim-state (the simulator's ground "
+        "truth, for debugging); with --replay, the recorded one.",
     ),
     camera: str | None = typer.Option(
         None,

@@ -19,11 +19,11 @@ def test_help_lists_the_choices_and_another_value_is_a_usage_error_naming_them()
     shown = here("run", "--help").output
     for listed in (
         "<sim|kortex|rtde>",
-        "<camera|sim-state>",
+        "<camera|camera-unlabelled|sim-state>",
         f"<{'|'.join(available())}>",
         "<offline|openai|replay|oracle>",
         "<sphinx|openai>",
-        "<ur5e|kinova-gen3|",
+        "<ur5e|ur5|kinova-gen3|",
     ):
         assert listed in shown, listed
     assert not re.search(r"--(vlm|method|perception|asr|robot|backend) <str>", shown)
@@ -32,7 +32,7 @@ def test_help_lists_the_choices_and_another_value_is_a_usage_error_naming_them()
         assert not re.search(r"--[a-z-]+ <str>", here(command, "--help").output), command
     assert "--out DIR" in shown and "--scene FILE" in shown and "--replay RUN_DIR" in shown
     assert (
-        "<camera|sim-state>" in here("bench", "--help").output
+        "<camera|camera-unlabelled|sim-state>" in here("bench", "--help").output
         and "<kortex|rtde>" in here("doctor", "--help").output
     )
     proc = owl_wide("run", "x", "--backend", "ros")
