@@ -110,6 +110,9 @@ class EpisodeResult:
 
 def run_episode(cfg: EpisodeConfig, on_tick=None) -> EpisodeResult:
     task = validate(cfg)
+    from owl_bt.language import sandbox_client
+
+    sandbox_client.shared().prestart()  # the checker worker's imports overlap building the scene
     skills = load_skills()
     folder = RunFolder(cfg.out, cfg.instruction)
     with folder.writing():  # a full disk: the unfinished folder is removed, one DiskFullError line

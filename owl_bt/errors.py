@@ -36,7 +36,8 @@ class UnknownObjectError(OwlError):
     """An instruction or a model answer names an object the scene does not have (exit 1)."""
 
     def __init__(self, name: str, known: list[str]) -> None:
-        super().__init__(f"there is no {name!r} in the scene; it has: {', '.join(known)}")
+        shown = repr(name) if isinstance(name, str) and len(name) <= 80 else _quoted(name)
+        super().__init__(f"there is no {shown} in the scene; it has: {', '.join(known)}")
         self.name = name
 
 
@@ -58,3 +59,14 @@ class ModelAnswerError(OwlError):
 
 class UnsafeCodeError(OwlError):
     """Generated checker code failed the static allow-list check."""
+
+
+def _quoted(value: object) -> str:
+    """At most 80 characters of `value`'s repr, computed in bounded time (a name a generated checker
+    passed may be a 500 MB tuple of strings)."""
+    import reprlib
+
+    r = reprlib.Repr()
+    r.maxlevel, r.maxtuple, r.maxlist, r.maxstring, r.maxother = 2, 6, 6, 80, 80
+    text = r.repr(value)
+    return text if len(text) <= 80 else text[:79] + "…"

@@ -147,7 +147,10 @@ class WorldState:
     source: str = "unknown"
 
     def get(self, name: str) -> ObjectState:
-        """The object called `name`; raises UnknownObjectError naming what the scene has."""
+        """The object called `name`; raises UnknownObjectError naming what the scene has (also for a
+        `name` that is not a string, which is not hashed)."""
+        if not isinstance(name, str):
+            raise UnknownObjectError(name, sorted(self.objects))
         try:
             return self.objects[name]
         except KeyError:

@@ -59,16 +59,8 @@ def compile_plan(
         raise ModelAnswerError("the code does not define gen_plan(initial)")
     fns = CheckerSet.compile(code, world, env)
     drawn: dict[int, codebook.Bounds] = {}
-    sampler = codebook.sample_ravenpose_uniformly_within_bounds
-
-    def recording_sampler(bounds, rng=None):
-        pose = sampler(bounds, rng)
-        drawn[id(pose)] = bounds
-        return pose
-
-    fns._globals["sample_ravenpose_uniformly_within_bounds"] = recording_sampler
     try:
-        plan = fns.call("gen_plan", world, fns._globals["init_state"], time_limit_s=CALL_LIMIT_S)
+        plan = fns.call("gen_plan", world, time_limit_s=CALL_LIMIT_S, drawn=drawn)
     except CheckerFailed as exc:
         raise ModelAnswerError(f"gen_plan(initial) failed: {exc}") from None
     if not isinstance(plan, list | tuple) or not plan:

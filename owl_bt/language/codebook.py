@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from owl_bt.language import codebook_args as args
 from owl_bt.language.codebook_shape import get_lower_end, get_opening
 from owl_bt.state import Pose, WorldState
 
@@ -53,12 +54,14 @@ def initial_bounds(env: Env) -> Bounds:
 
 def get_aabb_bounds(state: WorldState, env: Env, name: str) -> Bounds:
     """(lower xyz, upper xyz) of the object's axis-aligned box, world frame; raises UnknownObjectError."""
+    name = args.name("get_aabb_bounds", name)
     lo, hi = state.get(name).aabb()
     return (tuple(lo), tuple(hi))
 
 
 def get_obj_center(state: WorldState, env: Env, name: str) -> tuple[float, ...]:
     """The object's pose (x, y, z, roll, pitch, yaw)."""
+    name = args.name("get_obj_center", name)
     pose = state.get(name).pose.as_tuple()
     rec = _RECORDER.get()
     if rec is not None:
@@ -76,6 +79,7 @@ def _with(bounds: Bounds, axis: int, lo: float, hi: float) -> Bounds:
 def initialize_bounds_anywhere_on_object(state: WorldState, env: Env, name: str) -> Bounds:
     """Poses whose position lies over the object's top face (x, y in its box, z from its top up to
     0.3 m above), any rotation."""
+    name = args.name("initialize_bounds_anywhere_on_object", name)
     lo, hi = state.get(name).aabb()
     return (
         (lo[0], lo[1], hi[2], -math.pi, -math.pi, -math.pi),
@@ -87,6 +91,8 @@ def modify_pose_bounds_to_be_left_of_object(
     state: WorldState, env: Env, bounds: Bounds, name: str
 ) -> Bounds:
     """Keep the half-space left of the object (larger y, seen from the robot); x is left free."""
+    bounds = args.bounds("modify_pose_bounds_to_be_left_of_object", bounds)
+    name = args.name("modify_pose_bounds_to_be_left_of_object", name)
     return _with(bounds, 1, state.get(name).aabb()[1][1], math.inf)
 
 
@@ -94,6 +100,8 @@ def modify_pose_bounds_to_be_right_of_object(
     state: WorldState, env: Env, bounds: Bounds, name: str
 ) -> Bounds:
     """Keep the half-space right of the object (smaller y, seen from the robot); x is left free."""
+    bounds = args.bounds("modify_pose_bounds_to_be_right_of_object", bounds)
+    name = args.name("modify_pose_bounds_to_be_right_of_object", name)
     return _with(bounds, 1, -math.inf, state.get(name).aabb()[0][1])
 
 
@@ -101,6 +109,8 @@ def modify_pose_bounds_to_be_behind_object(
     state: WorldState, env: Env, bounds: Bounds, name: str
 ) -> Bounds:
     """Keep the half-space behind the object (farther from the robot, larger x); y is left free."""
+    bounds = args.bounds("modify_pose_bounds_to_be_behind_object", bounds)
+    name = args.name("modify_pose_bounds_to_be_behind_object", name)
     return _with(bounds, 0, state.get(name).aabb()[1][0], math.inf)
 
 
@@ -108,6 +118,8 @@ def modify_pose_bounds_to_be_in_front_of_object(
     state: WorldState, env: Env, bounds: Bounds, name: str
 ) -> Bounds:
     """Keep the half-space in front of the object (nearer the robot, smaller x); y is left free."""
+    bounds = args.bounds("modify_pose_bounds_to_be_in_front_of_object", bounds)
+    name = args.name("modify_pose_bounds_to_be_in_front_of_object", name)
     return _with(bounds, 0, -math.inf, state.get(name).aabb()[0][0])
 
 
@@ -115,6 +127,8 @@ def modify_pose_bounds_to_be_above_object(
     state: WorldState, env: Env, bounds: Bounds, name: str
 ) -> Bounds:
     """Directly above the object: x, y within its box, z above its top."""
+    bounds = args.bounds("modify_pose_bounds_to_be_above_object", bounds)
+    name = args.name("modify_pose_bounds_to_be_above_object", name)
     lo, hi = state.get(name).aabb()
     b = _with(_with(bounds, 0, lo[0], hi[0]), 1, lo[1], hi[1])
     return _with(b, 2, hi[2], math.inf)
@@ -124,6 +138,8 @@ def modify_pose_bounds_to_be_below_object(
     state: WorldState, env: Env, bounds: Bounds, name: str
 ) -> Bounds:
     """Directly below the object: x, y within its box, z below its bottom."""
+    bounds = args.bounds("modify_pose_bounds_to_be_below_object", bounds)
+    name = args.name("modify_pose_bounds_to_be_below_object", name)
     lo, hi = state.get(name).aabb()
     b = _with(_with(bounds, 0, lo[0], hi[0]), 1, lo[1], hi[1])
     return _with(b, 2, -math.inf, lo[2])
@@ -133,6 +149,9 @@ def modify_pose_bounds_to_be_near_object(
     state: WorldState, env: Env, bounds: Bounds, name: str, closeness_thresh: float = 0.1
 ) -> Bounds:
     """Within closeness_thresh (m, per axis in x and y) of the object's box."""
+    bounds = args.bounds("modify_pose_bounds_to_be_near_object", bounds)
+    name = args.name("modify_pose_bounds_to_be_near_object", name)
+    closeness_thresh = args.number("modify_pose_bounds_to_be_near_object", closeness_thresh)
     lo, hi = state.get(name).aabb()
     b = _with(bounds, 0, lo[0] - closeness_thresh, hi[0] + closeness_thresh)
     return _with(b, 1, lo[1] - closeness_thresh, hi[1] + closeness_thresh)
@@ -143,6 +162,9 @@ def modify_pose_bounds_to_be_ontop_of_object(
 ) -> Bounds:
     """obj1's centre over obj2's box in x, y, and at resting height on obj2's top (z from the top to
     obj1's half height + 1.5 cm above it). Works for surfaces and flat regions."""
+    bounds = args.bounds("modify_pose_bounds_to_be_ontop_of_object", bounds)
+    obj1 = args.name("modify_pose_bounds_to_be_ontop_of_object", obj1)
+    obj2 = args.name("modify_pose_bounds_to_be_ontop_of_object", obj2)
     lo, hi = state.get(obj2).aabb()
     o1 = state.get(obj1)
     half = (o1.aabb()[1][2] - o1.aabb()[0][2]) / 2
@@ -154,16 +176,23 @@ def modify_pose_bounds_to_be_inside_object(
     state: WorldState, env: Env, bounds: Bounds, obj1: str, obj2: str
 ) -> Bounds:
     """obj1's centre within the container obj2's box in x, y (and below its rim)."""
+    bounds = args.bounds("modify_pose_bounds_to_be_inside_object", bounds)
+    obj1 = args.name("modify_pose_bounds_to_be_inside_object", obj1)
+    obj2 = args.name("modify_pose_bounds_to_be_inside_object", obj2)
     lo, hi = state.get(obj2).aabb()
     b = _with(_with(bounds, 0, lo[0], hi[0]), 1, lo[1], hi[1])
     return _with(b, 2, lo[2], hi[2])
 
 
 def position_within_bounds(pose: tuple[float, ...] | Pose, bounds: Bounds) -> bool:
-    """Is the xyz part of a 6-D pose inside bounds (inclusive)?"""
+    """Is the xyz part of a 6-D pose (or an (x, y, z) position) inside bounds (inclusive)? Raises
+    TypeError when the pose is not 3 or 6 finite numbers or the bounds not two 3- or 6-vectors."""
+    given = pose
+    pose = args.pose("position_within_bounds", pose, (3, 6))
+    bounds = args.bounds("position_within_bounds", bounds)
     rec = _RECORDER.get()
-    if rec is not None and id(pose) in rec[0]:
-        rec[1].append((rec[0][id(pose)][0], bounds))
+    if rec is not None and id(given) in rec[0]:
+        rec[1].append((rec[0][id(given)][0], bounds))
     return all(bounds[0][i] <= pose[i] <= bounds[1][i] for i in range(3))
 
 
@@ -173,6 +202,7 @@ def sample_ravenpose_uniformly_within_bounds(
     """A 6-D pose (x, y, z m; roll, pitch, yaw rad; world frame) drawn uniformly from bounds (infinite
     sides are clipped to ±10 m / ±π). Raises ValueError naming the axis when the bounds are empty
     along one (two modify_pose_bounds_* calls that leave no room: numpy said only "high - low < 0")."""
+    bounds = args.bounds("sample_ravenpose_uniformly_within_bounds", bounds, (6,))
     rng = rng or np.random.default_rng()
     lims = [10.0, 10.0, 10.0, math.pi, math.pi, math.pi]
     for axis, lo, hi in zip(
@@ -191,11 +221,11 @@ def sample_ravenpose_uniformly_within_bounds(
 
 def modify_obj_pose(obj: object, new_pose: tuple[float, ...]) -> object:
     """A copy of an object handle at new_pose (planning model only; the scene is not changed)."""
-    from owl_bt.language.sandbox import ObjectHandle
+    from owl_bt.language.sandbox_exec import ObjectHandle
 
     if not isinstance(obj, ObjectHandle):
         raise TypeError("modify_obj_pose takes an object handle")
-    return obj.at(Pose.from_seq(new_pose))
+    return obj.at(Pose.from_seq(args.pose("modify_obj_pose", new_pose, (3, 6))))
 
 
 @contextlib.contextmanager
@@ -209,6 +239,19 @@ def record_bounds() -> Iterator[list[tuple[str, Bounds]]]:
         yield found
     finally:
         _RECORDER.reset(token)
+
+
+def recording() -> bool:
+    """Is a `record_bounds()` block active in this context?"""
+    return _RECORDER.get() is not None
+
+
+def note_bounds(name: str, bounds: Bounds) -> None:
+    """Enter (name, bounds) in the active `record_bounds()` block, if any: the regions a checker
+    evaluated in the sandbox worker tested."""
+    rec = _RECORDER.get()
+    if rec is not None:
+        rec[1].append((name, bounds))
 
 
 HELPERS = {

@@ -10,6 +10,7 @@ import functools
 import math
 from typing import TYPE_CHECKING
 
+from owl_bt.language import codebook_args as args
 from owl_bt.state import WorldState, rotation_matrix
 
 if TYPE_CHECKING:
@@ -28,7 +29,7 @@ def get_lower_end(state: WorldState, env: Env, name: str) -> tuple[float, float,
     mug has it on the mug's floor, one lying across the rim with its handle on the table has it on the
     table beside the mug. For anything else, and a long thing lying level (within 5°: it touches down
     all along), the point under its centre at its box's lowest height. Raises UnknownObjectError."""
-    obj = state.get(name)
+    obj = state.get(args.name("get_lower_end", name))
     c = obj.pose.position
     order = sorted(range(3), key=lambda j: obj.size[j], reverse=True)
     j = order[0]
@@ -75,7 +76,7 @@ def get_opening(
     axis, inner radius, and the heights of its inside floor and its rim), from the recognised kind's
     shape scaled to the perceived size; None when the object is no container (no recognised kind with an
     inside: a plate, a box) or is tipped over. Raises UnknownObjectError."""
-    obj = state.get(name)
+    obj = state.get(args.name("get_opening", name))
     known = _cavity(obj.kind) if obj.kind else None
     rot = rotation_matrix(obj.pose.roll, obj.pose.pitch, obj.pose.yaw)
     if known is None or rot[2][2] < UPRIGHT:

@@ -15,7 +15,7 @@ from string import Template
 import numpy as np
 
 from owl_bt.errors import GroundingError, InfeasibleGoalError, ModelAnswerError, UnsafeCodeError
-from owl_bt.language import ablations, cap, repair
+from owl_bt.language import ablations, cap, repair, sandbox_client
 from owl_bt.language.codebook import HELPERS, env_from_state
 from owl_bt.language.parser import Sketch, parse_checkers, parse_sketch
 from owl_bt.language.sandbox import CheckerSet
@@ -258,6 +258,7 @@ def generate(
     ModelAnswerError with a one-line reason. `history`: the replan subtree's failure lines (what
     it appended to `task`); None reads every line after the first of `task` as history.
     `init_world`: the run's first observed world, the checkers' `init_state` (default: `world`)."""
+    sandbox_client.shared().prestart()  # the checker worker starts while the model answers
     log: list[dict] = []
     stats = {"model_s": 0.0, "queries": 0, "calls": []}
     images = images or []

@@ -72,6 +72,10 @@ def evidence(
     for name in names:
         states = list((checkers.rejected or {}).get(name, ()))
         src = checkers.sources.get(name, "")
+        if name in checkers.disabled:  # its calls were stopped: evaluating it again would hang too
+            lines.append(f"{name} was disabled: {checkers.disabled[name]}.")
+            lines.append(f"Its code:\n{src}")
+            continue
         if states:
             with record_bounds() as found:
                 checkers.evaluate(name, states[-1])

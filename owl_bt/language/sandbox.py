@@ -1,198 +1,69 @@
-"""Evaluation of untrusted, generated checker code (SPEC §4, DESIGN §5).
+"""Evaluation of untrusted, generated checker code (docs/sandbox.md).
 
-Two gates (the hostile inputs and what stops each: tests/language/test_sandbox_hostile.py).
+Two gates (the hostile inputs and what stops each: tests/language/hostile/).
 
-Static: the code is parsed and every AST node, name and attribute is checked against an allow-list
-— no imports, no names or attributes starting with `_`, no exec/eval/compile/open/getattr/globals/
-vars, calls only to the codebook, `math`, a few builtins and functions the code itself defines,
-attributes only from an allow-list, no huge constants or power/repeat blow-ups, no default argument
-values or top-level statements (nothing runs at definition time).
+Static, in the planner's process: the code is parsed and every AST node, name and attribute is
+checked against the allow-lists of `owl_bt.language.sandbox_names` — no imports, no names or
+attributes starting with `_`, no exec/eval/compile/open/getattr/globals/vars, calls only to the
+codebook, `math`, a few builtins and functions the code itself defines, no huge constants or
+power/repeat blow-ups, no default argument values or top-level statements.
 
-Dynamic: each call runs under a trace hook that stops it after a wall-clock limit (default 50 ms);
-`+`, `*`, `**`, comparisons, `range`, `min`/`max`, `sum` and `round` are guarded against C-level
-blow-ups the hook cannot see (`owl_bt.language.guards`); the
-state the checker sees is read-only. An exception inside a checker makes it
-return False and is recorded, never raised into the planner.
+Dynamic, in a separate worker process (`owl_bt.language.sandbox_worker`) behind limits the
+operating system enforces (memory, CPU, no files, processes or network): each call runs under a
+trace hook that stops it after `time_limit_s` of CPU time (default 50 ms), with `+`, `*`, `**`,
+comparisons and the big builtins guarded (`owl_bt.language.guards`); the planner kills the worker
+when an answer does not come within a wall-clock deadline (`sandbox_client.CALL_DEADLINE_S`). Any
+failure — an exception, a timeout, a killed worker, an answer that is not a bool — makes the checker
+False, recorded and logged once, never raised into the planner; three killed calls in a row disable
+a checker (it stays False, and the reason is part of the evidence constraint repair shows).
 """
 
 from __future__ import annotations
 
 import ast
 import collections
-import gc
-import math
-import re
-import sys
-import time
-from collections.abc import Callable
+import itertools
+import keyword
+import weakref
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from owl_bt.errors import UnsafeCodeError
-from owl_bt.language import guards
-from owl_bt.language.codebook import HELPERS, Env, initial_bounds
-from owl_bt.state import ObjectState, Pose, WorldState
-
-ALLOWED_NODES = (
-    ast.Module,
-    ast.FunctionDef,
-    ast.arguments,
-    ast.arg,
-    ast.Return,
-    ast.Assign,
-    ast.AugAssign,
-    ast.AnnAssign,
-    ast.If,
-    ast.For,
-    ast.Break,
-    ast.Continue,
-    ast.Pass,
-    ast.Expr,
-    ast.Compare,
-    ast.BoolOp,
-    ast.BinOp,
-    ast.UnaryOp,
-    ast.IfExp,
-    ast.Call,
-    ast.keyword,
-    ast.Name,
-    ast.Load,
-    ast.Store,
-    ast.Constant,
-    ast.Tuple,
-    ast.List,
-    ast.Attribute,
-    ast.Subscript,
-    ast.Slice,
-    ast.ListComp,
-    ast.GeneratorExp,
-    ast.comprehension,
-    ast.And,
-    ast.Or,
-    ast.Not,
-    ast.USub,
-    ast.UAdd,
-    ast.Add,
-    ast.Sub,
-    ast.Mult,
-    ast.Div,
-    ast.FloorDiv,
-    ast.Mod,
-    ast.Pow,
-    ast.Eq,
-    ast.NotEq,
-    ast.Lt,
-    ast.LtE,
-    ast.Gt,
-    ast.GtE,
-    ast.In,
-    ast.NotIn,
-    ast.Is,
-    ast.IsNot,
+from owl_bt.language import codebook
+from owl_bt.language.codebook import HELPERS, Env
+from owl_bt.language.sandbox_client import CALL_DEADLINE_S, shared
+from owl_bt.language.sandbox_exec import WALL_BACKSTOP_S, CheckerTimeout, ObjectHandle
+from owl_bt.language.sandbox_names import (
+    ALLOWED_ATTRS,
+    ALLOWED_NODES,
+    CONTEXT,
+    FORBIDDEN,
+    INTERNALS,
+    SAFE_BUILTINS,
 )
-SAFE_BUILTINS = {
-    "abs": abs,
-    "min": min,
-    "max": max,
-    "len": len,
-    "range": range,
-    "float": float,
-    "int": int,
-    "bool": bool,
-    "round": round,
-    "sum": sum,
-    "any": any,
-    "all": all,
-    "zip": zip,
-    "enumerate": enumerate,
-    "True": True,
-    "False": False,
-    "None": None,
-    "print": lambda *a, **k: None,
-}
-FORBIDDEN = {
-    "exec",
-    "eval",
-    "compile",
-    "open",
-    "getattr",
-    "setattr",
-    "delattr",
-    "globals",
-    "locals",
-    "vars",
-    "__import__",
-    "input",
-    "breakpoint",
-    "type",
-    "object",
-    "super",
-    "dir",
-    "help",
-    "memoryview",
-}
-# Interpreter internals reachable without underscores (generator/coroutine frames, tracebacks, code
-# objects): the way out of any Python sandbox, so never an attribute of checker code.
-INTERNALS = ("gi_", "cr_", "ag_", "f_", "tb_", "co_", "func_", "mro")
-CONTEXT = ("state", "env", "init_state", "init_bounds", "math")
-# Attributes checker code may read: the math functions and the public fields and read-only methods
-# of poses, object handles, world and robot states and the workspace. Everything else — `format`
-# (format-string attribute walks), numpy's `ctypes`/`tofile`, mutating methods — is refused.
-# math's big-integer functions (factorial, comb, perm, prod …) run unbounded in C: not allowed.
-BIG_INT_MATH = {"factorial", "comb", "perm", "prod", "sumprod", "lcm", "isqrt"}
-ALLOWED_ATTRS = frozenset(
-    n for n in dir(math) if not n.startswith("_") and n not in BIG_INT_MATH
-) | {
-    "x",
-    "y",
-    "z",
-    "roll",
-    "pitch",
-    "yaw",
-    "position",
-    "euler",
-    "as_tuple",
-    "rounded",
-    "name",
-    "category",
-    "pose",
-    "size",
-    "shape",
-    "fixed",
-    "colour",
-    "kind",
-    "mass",
-    "rgba",
-    "aabb",
-    "objects",
-    "get",
-    "names",
-    "movable",
-    "robot",
-    "joints",
-    "gripper_width",
-    "held",
-    "table_lower",
-    "table_upper",
-    "items",
-    "keys",
-    "values",
-    "append",
-    "count",
-    "index",
-}
+from owl_bt.state import WorldState
+
+__all__ = [
+    "WALL_BACKSTOP_S",
+    "CheckerFailed",
+    "CheckerSet",
+    "CheckerTimeout",
+    "ObjectHandle",
+    "check_source",
+    "reserved_names",
+]
+
 MAX_CONSTANT = 10**6
-TIME_LIMIT_S = 0.05  # seconds of the calling thread's CPU time per checker call
-WALL_BACKSTOP_S = 1.0  # … and of wall clock, whatever the load
-CLOCK_EVERY = 8  # trace events (lines, calls) between two readings of the clocks
+TIME_LIMIT_S = 0.05  # seconds of the worker's CPU time per checker call
 REJECTED_KEPT = 50  # states kept per checker while rejections are recorded
+KILLS_TO_DISABLE = 3  # killed calls in a row after which a checker is disabled
+_PROGRAM_IDS = itertools.count(1)
 
 
 def reserved_names() -> frozenset[str]:
     """Names checker code has bound already (context, builtins, codebook helpers, math, Python's
     keywords, the forbidden ones): an object named so could not be named in checker code — a scene
     file's apple named 'state' hid the state from every checker (break-it)."""
-    import keyword
-
     return (
         frozenset(CONTEXT)
         | frozenset(SAFE_BUILTINS)
@@ -202,29 +73,8 @@ def reserved_names() -> frozenset[str]:
     )
 
 
-class CheckerTimeout(Exception):
-    pass
-
-
 class CheckerFailed(Exception):
     """Generated code raised or ran out of time; the message is the recorded error line."""
-
-
-@dataclass(frozen=True)
-class ObjectHandle:
-    """What checker code sees for an object: `.name`, `.category`, `.pose` (.x … .yaw), `.size`."""
-
-    name: str
-    category: str
-    pose: Pose
-    size: tuple[float, float, float]
-
-    @classmethod
-    def of(cls, obj: ObjectState) -> ObjectHandle:
-        return cls(obj.name, obj.category, obj.pose, obj.size)
-
-    def at(self, pose: Pose) -> ObjectHandle:
-        return ObjectHandle(self.name, self.category, pose, self.size)
 
 
 def check_source(source: str, object_names: set[str]) -> ast.Module:
@@ -317,47 +167,31 @@ def check_source(source: str, object_names: set[str]) -> ast.Module:
 
 @dataclass
 class CheckerSet:
-    """Compiled checker functions by name, bound to the initial state; call with a WorldState."""
+    """Compiled checker functions by name, bound to the initial state; evaluated in the sandbox
+    worker with a WorldState."""
 
     sources: dict[str, str]
     init_state: WorldState
     env: Env
     errors: list[str] = field(default_factory=list)
     time_limit_s: float = TIME_LIMIT_S
-    _fns: dict[str, Callable] = field(default_factory=dict)
-    _globals: dict = field(default_factory=dict)
-    _bound: frozenset = (
-        frozenset()
-    )  # names the code's globals hold that no object handle may replace
     source: str = ""
     # called once per distinct error (checker, line, kind) with the error line: the event log's hook
     on_error: Callable[[str], None] | None = None
     _seen: set = field(default_factory=set)
     rejected: dict | None = None  # checker name → recent states it rejected (see as_callable)
-
-    def _record(self, message: str, exc: BaseException) -> None:
-        lineno, tb = None, exc.__traceback__
-        while tb is not None:
-            if tb.tb_frame.f_code.co_filename == "<checker>":
-                lineno = tb.tb_lineno
-            tb = tb.tb_next
-        if lineno is not None:
-            lines = re.split(
-                r"\r\n|\r|\n", self.source
-            )  # as the compiler counts lines (not at \x0b, \x0c … too)
-            text = lines[lineno - 1].strip() if 0 < lineno <= len(lines) else ""
-            message += f" (line {lineno}: {text})"
-        self.errors.append(message)
-        key = message.split(":", 1)[0], lineno, type(exc).__name__
-        if self.on_error is not None and key not in self._seen:
-            self._seen.add(key)
-            self.on_error(message)
+    disabled: dict[str, str] = field(default_factory=dict)  # checker name → why it was disabled
+    last_cpu_s: float = 0.0  # the worker's CPU time for the last call answered
+    _names: tuple[str, ...] = ()
+    _id: int = 0
+    _kills: dict[str, int] = field(default_factory=dict)
 
     @classmethod
     def compile(
         cls, source: str, init_state: WorldState, env: Env, time_limit_s: float = TIME_LIMIT_S
     ) -> CheckerSet:
-        """Vet and compile source (one or more `def name(): …`); raises UnsafeCodeError."""
+        """Vet source (one or more `def name(): …`) and load it into the sandbox worker; raises
+        UnsafeCodeError (the code) or SandboxUnavailable (no worker could be started)."""
         tree = check_source(source, set(init_state.objects))
         names = [n.name for n in tree.body if isinstance(n, ast.FunctionDef)]
         if not names:
@@ -372,107 +206,105 @@ class CheckerSet:
                 raise UnsafeCodeError(
                     f"checker code has top-level statements besides functions (line {node.lineno})"
                 )
-        g: dict = {
-            "__builtins__": {**SAFE_BUILTINS, **guards.BUILTINS, "range": guards.bounded_range},
-            "math": math,
-            **HELPERS,
-            **guards.GLOBALS,
-        }
-        g.update(
-            {
-                "env": env,
-                "init_state": guards.read_only(init_state),
-                "init_bounds": initial_bounds(env),
-            }
-        )
-        # vetted above; defines functions only (no defaults, no top-level calls), with +, *, ** guarded
-        exec(compile(guards.rewrite(tree), "<checker>", "exec"), g)  # noqa: S102
         out = cls(
             sources={n: ast.get_source_segment(source, _fn(tree, n)) or "" for n in names},
             init_state=init_state,
             env=env,
             time_limit_s=time_limit_s,
             source=source,
+            _names=tuple(names),
+            _id=next(_PROGRAM_IDS),
         )
-        out._globals = g
-        out._fns = {n: g[n] for n in names}
-        out._bound = frozenset(g) | frozenset(g["__builtins__"]) | {"state"}
+        worker = shared()
+        worker.ensure(*out._program())
+        weakref.finalize(out, worker.drop, out._id)
         return out
 
+    def _program(self) -> tuple[int, str, WorldState, tuple]:
+        env = (tuple(self.env.table_lower), tuple(self.env.table_upper))
+        return (self._id, self.source, self.init_state, env)
+
     def names(self) -> list[str]:
-        return list(self._fns)
+        return list(self._names)
+
+    def _note(self, message: str, key: tuple) -> None:
+        self.errors.append(message)
+        if self.on_error is not None and key not in self._seen:
+            self._seen.add(key)
+            self.on_error(message)
 
     def evaluate(self, name: str, state: WorldState) -> bool:
-        """Run checker `name` on `state`; False on exception, timeout or a non-boolean answer."""
-        try:
-            result = self.call(name, state)
-        except CheckerFailed:
+        """Run checker `name` on `state`; False on exception, timeout, a killed call or a
+        non-boolean answer (each recorded in `errors`, logged once through `on_error`)."""
+        return self.evaluate_many([(name, state)])[0]
+
+    def evaluate_many(self, items: Sequence[tuple[str, WorldState]]) -> list[bool]:
+        """`evaluate` for each (checker name, state), in one exchange with the worker."""
+        out: list[bool] = [False] * len(items)
+        sent = [i for i, (name, _) in enumerate(items) if name not in self.disabled]
+        if not sent:
+            return out
+        record = codebook.recording()
+        replies = shared().evaluate(
+            self._program(), [items[i] for i in sent], self.time_limit_s, record
+        )
+        for i, reply in zip(sent, replies, strict=True):
+            name = items[i][0]
+            out[i] = self._verdict(name, reply)
+            for obj, (lo, hi) in reply.get("f", ()):
+                codebook.note_bounds(obj, (tuple(lo), tuple(hi)))
+        return out
+
+    def _verdict(self, name: str, reply: dict) -> bool:
+        if "killed" in reply:
+            self._killed(name, reply["killed"])
             return False
-        if not isinstance(result, bool | int) and type(result).__name__ != "bool_":
-            message = f"{name}: returned {type(result).__name__}, not bool"
-            self.errors.append(message)
-            key = (name, None, "not bool")
-            if (
-                self.on_error is not None and key not in self._seen
-            ):  # logged once, as a raising checker is
-                self._seen.add(key)
-                self.on_error(message)
+        self._kills[name] = 0
+        self.last_cpu_s = reply.get("c", 0.0)
+        if "e" in reply:
+            self._note(reply["e"], tuple(reply["k"]))
             return False
-        return bool(result)
+        if "nb" in reply:
+            self._note(f"{name}: returned {reply['nb']}, not bool", (name, None, "not bool"))
+            return False
+        return bool(reply["v"])
+
+    def _killed(self, name: str, reason: str) -> None:
+        self._note(
+            f"{name}: stopped after {CALL_DEADLINE_S:g} s of wall clock ({reason})",
+            (name, None, "killed"),
+        )
+        self._kills[name] = self._kills.get(name, 0) + 1
+        if self._kills[name] >= KILLS_TO_DISABLE:
+            why = (
+                f"{KILLS_TO_DISABLE} calls in a row did not end within {CALL_DEADLINE_S:g} s "
+                "of wall clock and were stopped"
+            )
+            self.disabled[name] = why
+            self._note(f"{name}: disabled: {why}", (name, None, "disabled"))
 
     def call(
-        self, name: str, state: WorldState, *args: object, time_limit_s: float | None = None
+        self,
+        name: str,
+        state: WorldState,
+        time_limit_s: float | None = None,
+        drawn: dict[int, codebook.Bounds] | None = None,
     ) -> object:
-        """Run function `name(*args)` with `state` bound, under the time limit; returns what it
-        returns, or raises CheckerFailed (recorded, with the source line) on exception or timeout."""
-        g = self._globals
-        g["state"] = guards.read_only(state)
-        for obj in state.objects.values():
-            if (
-                obj.name not in self._bound
-            ):  # (an object named like a function the code defines: the function)
-                g[obj.name] = ObjectHandle.of(obj)
-        limit = time_limit_s or self.time_limit_s
-        # The limit is the calling thread's CPU time: on a busy machine (a benchmark beside it) a trivial
-        # checker's wall clock passed 50 ms and it counted as False, so a run's outcome hung on the load
-        # (newcomer). A wall-clock backstop still ends one starved of the CPU.
-        deadline = time.thread_time() + limit
-        backstop = time.monotonic() + max(WALL_BACKSTOP_S, limit)
-        previous = sys.gettrace()
-
-        events = [0]
-
-        def tracer(frame, event, arg):
-            if frame.f_code.co_filename != "<checker>":
-                return None
-            events[0] += 1
-            if (
-                events[0] % CLOCK_EVERY
-            ):  # reading a thread's CPU clock is a system call: every few lines
-                return tracer
-            if time.thread_time() > deadline:
-                raise CheckerTimeout(f"{name} exceeded {limit * 1000:.0f} ms of CPU time")
-            if time.monotonic() > backstop:
-                raise CheckerTimeout(
-                    f"{name} exceeded {max(WALL_BACKSTOP_S, limit):g} s of wall clock"
-                )
-            return tracer
-
-        # No garbage collection during the call: a full collection of the planner's heap, started by the
-        # checker's few allocations, ran on its thread's clock and a trivial line "exceeded 50 ms of CPU
-        # time" (newcomer: `r = state.get(ref)`), so the verdict hung on when Python chose to collect
-        collecting = gc.isenabled()
-        gc.disable()
-        sys.settrace(tracer)
-        try:
-            return self._fns[name](*args)
-        except Exception as exc:  # untrusted code: any failure is recorded with its source line
-            self._record(f"{name}: {type(exc).__name__}: {exc}", exc)
-            raise CheckerFailed(self.errors[-1]) from None
-        finally:
-            sys.settrace(previous)
-            if collecting:
-                gc.enable()
+        """`name(init_state)` with `state` bound: what it returned as plain data (numbers, strings,
+        None, lists; a sampler's pose a tuple); with `drawn`, the poses the code drew with
+        `sample_ravenpose_uniformly_within_bounds` are entered there (id → bounds). Raises
+        CheckerFailed (recorded) on exception, timeout, a killed call or a value not plain data."""
+        reply = shared().call(
+            self._program(), name, state, time_limit_s or self.time_limit_s, drawn is not None
+        )
+        if "killed" in reply:
+            message = f"{name}: stopped after its wall-clock deadline ({reply['killed']})"
+            self._note(message, (name, None, "killed"))
+            raise CheckerFailed(message)
+        if "e" in reply:
+            self._note(reply["e"], tuple(reply["k"]))
+            raise CheckerFailed(reply["e"])
+        return _rebuilt(reply["p"], drawn if drawn is not None else {})
 
     def as_callable(self, name: str) -> Callable[[WorldState], bool]:
         """`evaluate(name, ·)`; while `rejected` is a dict, the states it answers False on are kept
@@ -487,6 +319,18 @@ class CheckerSet:
             return ok
 
         return check
+
+
+def _rebuilt(plain: object, drawn: dict[int, codebook.Bounds]) -> object:
+    """The worker's plain value with a drawn pose as a tuple entered in `drawn`."""
+    if isinstance(plain, dict):
+        pose = tuple(plain["drawn"])
+        lo, hi = plain["bounds"]
+        drawn[id(pose)] = (tuple(lo), tuple(hi))
+        return pose
+    if isinstance(plain, list):
+        return [_rebuilt(v, drawn) for v in plain]
+    return plain
 
 
 def _fn(tree: ast.Module, name: str) -> ast.FunctionDef:
