@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 import py_trees
 
 from owl_bt import runfolder as folders
+from owl_bt.language import sandbox_client
 from owl_bt.report.snapshot import log_snapshot, tree_text
 from owl_bt.runfolder import signal_words
 from trees import worker
@@ -112,10 +113,12 @@ class _Sigint:
 
 
 def _stop(services: Services) -> None:
-    """The arm first, then the request to the tree."""
+    """The arm first, then the checker sandbox (a checker stuck in C must not hold the run up), then
+    the request to the tree."""
     try:
         services.backend.stop()
     finally:
+        sandbox_client.shared().stop()
         services.stop_request.set()
 
 
@@ -124,6 +127,7 @@ def run_tree(
 ) -> RunResult:
     """Build the tree, hand it the services, tick until SUCCESS/FAILURE (or a stop)."""
     py_trees.blackboard.Blackboard.clear()
+    sandbox_client.shared().resume()
     seed = client("runner", write=("instruction", "attempt", "history"))
     seed.instruction, seed.attempt, seed.history = instruction, 1, []
     root = create_root(max_attempts)

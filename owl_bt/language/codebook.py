@@ -10,14 +10,17 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import math
+import random
 from collections.abc import Iterator
 from dataclasses import dataclass
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from owl_bt.language import codebook_args as args
 from owl_bt.language.codebook_shape import get_lower_end, get_opening
 from owl_bt.state import Pose, WorldState
+
+if TYPE_CHECKING:
+    import numpy as np
 
 Bounds = tuple[tuple[float, ...], tuple[float, ...]]
 # While `record_bounds()` is active: ids of poses returned by get_obj_center → object names, and the
@@ -25,6 +28,7 @@ Bounds = tuple[tuple[float, ...], tuple[float, ...]]
 _RECORDER: contextvars.ContextVar[tuple[dict, list] | None] = contextvars.ContextVar(
     "owl_bounds", default=None
 )
+_DRAWS = random.Random()  # the draws of a sampler called without a generator (seeded by the OS)
 ONTOP_TOLERANCE = 0.015  # metres above resting height that still counts as "on"
 
 
@@ -197,13 +201,13 @@ def position_within_bounds(pose: tuple[float, ...] | Pose, bounds: Bounds) -> bo
 
 
 def sample_ravenpose_uniformly_within_bounds(
-    bounds: Bounds, rng: np.random.Generator | None = None
+    bounds: Bounds, rng: np.random.Generator | random.Random | None = None
 ) -> tuple[float, ...]:
     """A 6-D pose (x, y, z m; roll, pitch, yaw rad; world frame) drawn uniformly from bounds (infinite
     sides are clipped to ±10 m / ±π). Raises ValueError naming the axis when the bounds are empty
     along one (two modify_pose_bounds_* calls that leave no room: numpy said only "high - low < 0")."""
     bounds = args.bounds("sample_ravenpose_uniformly_within_bounds", bounds, (6,))
-    rng = rng or np.random.default_rng()
+    rng = rng or _DRAWS
     lims = [10.0, 10.0, 10.0, math.pi, math.pi, math.pi]
     for axis, lo, hi in zip(
         ("x", "y", "z", "roll", "pitch", "yaw"), bounds[0], bounds[1], strict=True

@@ -45,10 +45,27 @@ def get_lower_end(state: WorldState, env: Env, name: str) -> tuple[float, float,
     )
 
 
-@functools.cache
+# kind → _cavity(kind), when given whole (the sandbox worker, which cannot import the catalogue)
+CAVITIES: dict[str, tuple] | None = None
+
+
+def cavity_table() -> dict[str, tuple]:
+    """_cavity of every catalogue kind that has an inside (for `CAVITIES`)."""
+    from sim.catalog import KINDS
+
+    return {k: c for k in KINDS if (c := _cavity(k)) is not None}
+
+
 def _cavity(kind: str) -> tuple[tuple[float, ...], tuple[float, float, float]] | None:
     """A catalogue kind's inside in its body frame (the centre of its box): ((axis x, axis y, radius,
     floor z, rim z), catalogue size (dx, dy, dz)), metres; None for a kind with no inside."""
+    if CAVITIES is not None:
+        return CAVITIES.get(kind)
+    return _catalogue_cavity(kind)
+
+
+@functools.cache
+def _catalogue_cavity(kind: str) -> tuple[tuple[float, ...], tuple[float, float, float]] | None:
     from sim.catalog import KINDS, make
 
     if kind not in KINDS:

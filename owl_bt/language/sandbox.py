@@ -256,6 +256,8 @@ class CheckerSet:
         return out
 
     def _verdict(self, name: str, reply: dict) -> bool:
+        if "stopping" in reply:  # the run is stopping: False, not held against the checker
+            return False
         if "killed" in reply:
             self._killed(name, reply["killed"])
             return False
@@ -297,6 +299,8 @@ class CheckerSet:
         reply = shared().call(
             self._program(), name, state, time_limit_s or self.time_limit_s, drawn is not None
         )
+        if "stopping" in reply:
+            raise CheckerFailed(f"{name}: not run: the run is stopping")
         if "killed" in reply:
             message = f"{name}: stopped after its wall-clock deadline ({reply['killed']})"
             self._note(message, (name, None, "killed"))

@@ -12,10 +12,12 @@ new one). A process forked from the planner starts its own worker.
 from __future__ import annotations
 
 import atexit
+import functools
 import json
 import os
 import pickle
 import select
+import signal
 import subprocess
 import sys
 import threading
@@ -36,11 +38,13 @@ from owl_bt.state import WorldState
 CALL_DEADLINE_S = 2.0  # wall clock one checker call may take before its worker is killed
 START_DEADLINE_S = 30.0  # wall clock a worker may take to import and report ready
 ROOT = str(Path(__file__).resolve().parents[2])  # the directory holding owl_bt/ and sim/
+# -I: no environment variables, no user site, no current directory on the path; -S: no site
+# packages at all (the worker imports only the standard library and owl_bt's plain modules)
 BOOT = (
     "import sys; sys.path.insert(0, sys.argv[1]); "
     "from owl_bt.language.sandbox_worker import main; main()"
 )
-CLEAN_ENV = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+CLEAN_ENV: dict[str, str] = {}  # the worker's whole environment
 
 
 class SandboxUnavailable(OwlError):
@@ -77,11 +81,12 @@ class SandboxWorker:
         self._dropped: list[int] = []
         self.starts = 0
         self.kills = 0
+        self.stopping = False  # the run is stopping: no checker runs (see stop)
 
     # -- process ------------------------------------------------------------------------------
     def _spawn(self) -> _Process:
         popen = subprocess.Popen(
-            [sys.executable, "-I", "-c", BOOT, ROOT],
+            [sys.executable, "-I", "-S", "-c", BOOT, ROOT],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
@@ -96,6 +101,7 @@ class SandboxWorker:
         self._proc = proc
         self._loaded = set()
         self.starts += 1
+        write_frame(proc.send, pickle.dumps(("setup", _cavities())))
         return proc
 
     def _ready(self, proc: _Process) -> _Process:
@@ -154,6 +160,22 @@ class SandboxWorker:
             if self._proc is not None and self._proc.pid_of_parent == os.getpid():
                 self._discard()
             self._proc = None
+
+    def stop(self) -> None:
+        """The run is stopping (Ctrl-C, SIGTERM): kill the worker now, without waiting for a
+        thread's exchange to end, and answer every call {"stopping": True} until `resume`. Safe to
+        call from a signal handler (takes no lock)."""
+        self.stopping = True
+        proc = self._proc
+        if proc is not None and proc.pid_of_parent == os.getpid():
+            try:
+                os.kill(proc.popen.pid, signal.SIGKILL)
+            except OSError:
+                pass
+
+    def resume(self) -> None:
+        """Run checkers again (a new run starts)."""
+        self.stopping = False
 
     @property
     def pid(self) -> int | None:
@@ -242,11 +264,15 @@ class SandboxWorker:
         | {"e": error line, "k": key} | {"killed": reason}, with "f" the recorded (object, bounds)
         when `record`, "c" the call's CPU seconds. A killed call's worker is replaced and the
         remaining items go to the new one."""
+        if self.stopping:
+            return [{"stopping": True}] * len(items)
         memo: dict[int, tuple] = {}
         plain = [(name, encode_state(state, memo)) for name, state in items]
         out: list[dict] = []
         with self._lock:
             while len(out) < len(plain):
+                if self.stopping:
+                    return out + [{"stopping": True}] * (len(plain) - len(out))
                 self.ensure(*program)
                 batch = plain[len(out) :]
                 try:
@@ -254,7 +280,7 @@ class SandboxWorker:
                     for _ in batch:
                         out.append(self._reply(time.monotonic() + deadline_s))
                 except Killed as exc:
-                    out.append({"killed": exc.reason})
+                    out.append({"stopping": True} if self.stopping else {"killed": exc.reason})
                 except BaseException:
                     self._discard()
                     raise
@@ -269,6 +295,8 @@ class SandboxWorker:
         record_draws: bool,
     ) -> dict:
         """`name(init_state)` on `state`: {"p": plain value} | {"e": …, "k": …} | {"killed": …}."""
+        if self.stopping:
+            return {"stopping": True}
         with self._lock:
             self.ensure(*program)
             request = (
@@ -282,7 +310,7 @@ class SandboxWorker:
             try:
                 return self._exchange(request, max(CALL_DEADLINE_S, time_limit_s + 1.0))
             except Killed as exc:
-                return {"killed": exc.reason}
+                return {"stopping": True} if self.stopping else {"killed": exc.reason}
 
     def ping(self) -> dict:
         """One empty round trip (for measuring the overhead)."""
@@ -293,14 +321,19 @@ class SandboxWorker:
 def _death(code: int | None) -> str:
     if code is None or code >= 0:
         return f"it exited (code {code})"
-    import signal
-
     try:
         name = signal.Signals(-code).name
     except ValueError:
         name = str(-code)
     what = {"SIGXCPU": "its CPU limit", "SIGKILL": "a kill", "SIGSEGV": "a crash"}.get(name, name)
     return f"it was ended by {what} ({name})"
+
+
+@functools.cache
+def _cavities() -> dict[str, tuple]:
+    from owl_bt.language.codebook_shape import cavity_table
+
+    return cavity_table()
 
 
 _SHARED: SandboxWorker | None = None

@@ -8,8 +8,9 @@ Before it reads the first request the worker imports everything checker code can
 - RLIMIT_CPU: before each checker call the soft limit is set CPU_BACKSTOP_S past the CPU time used
   so far, so a call stuck in C is killed by the kernel even if nobody is waiting for it;
 - when the kernel allows it, a new user and network namespace: no network interface but loopback.
-Its environment is empty but for thread counts of the numeric libraries, Ctrl-C from the terminal
-does not reach it (the planner ends it), and it exits when its input pipe closes.
+It runs `python -I -S` (the standard library and owl_bt's plain modules only: no site packages,
+no numpy) with an empty environment, Ctrl-C from the terminal does not reach it (the planner ends
+it), and it exits when its input pipe closes.
 
 Requests and replies: `owl_bt.language.sandbox_wire`.
 """
@@ -27,7 +28,7 @@ import sys
 import time
 
 import owl_bt.language.codebook_shape as shape
-from owl_bt.language import codebook
+from owl_bt.language import codebook, codebook_args
 from owl_bt.language.sandbox_exec import Program
 from owl_bt.language.sandbox_wire import (
     REQUEST_LIMIT,
@@ -46,12 +47,10 @@ CLONE_NEWUSER, CLONE_NEWNET = 0x10000000, 0x40000000
 
 
 def _warm_up() -> None:
-    """Load what checker code may reach lazily: nothing can be opened once the limits are set."""
-    from sim.catalog import KINDS
-
-    for kind in KINDS:
-        shape._cavity(kind)
+    """Load what checker code may reach lazily: nothing can be opened once the limits are set. (The
+    object catalogue's container shapes come from the planner: `("setup", cavities)`.)"""
     codebook.sample_ravenpose_uniformly_within_bounds(((0.0,) * 6, (1.0,) * 6))
+    codebook_args.quoted([(1.0,)])
 
 
 def _no_network() -> bool:
@@ -198,6 +197,9 @@ class Worker:
             op, args = request[0], request[1:]
             if op == "eval":
                 self.evaluate(*args)
+                continue
+            if op == "setup":
+                shape.CAVITIES = {k: (tuple(a), tuple(b)) for k, (a, b) in args[0].items()}
                 continue
             if op == "drop":
                 for set_id in args[0]:

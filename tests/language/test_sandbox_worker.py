@@ -44,8 +44,7 @@ def test_the_worker_holds_only_its_pipes_a_clean_environment_and_hard_limits(che
     assert pid is not None and pid != os.getpid()
     assert sorted(os.listdir(f"/proc/{pid}/fd")) == ["0", "1", "2"]
     with open(f"/proc/{pid}/environ", "rb") as f:
-        names = {kv.split(b"=", 1)[0] for kv in f.read().split(b"\0") if kv}
-    assert names <= {b"OPENBLAS_NUM_THREADS", b"OMP_NUM_THREADS", b"MKL_NUM_THREADS"}
+        assert f.read() == b""  # a clean environment
     limits = _limits(pid)
     assert limits["Max open files"] == "3"
     assert limits["Max address space"] != "unlimited"
