@@ -20,6 +20,8 @@ from sim.robot import robot_spec
 from sim.scene_file import Scene, load_scene
 from skills.hardware import BACKENDS, ROBOT_OF, ROBOTS_OF
 
+MAX_SEED = 10**12  # the largest scene seed `run` and `bench` accept (episodes.jsonl records it)
+
 ORACLE_CANNOT = (
     "no-disc",
     "direct",
@@ -96,8 +98,8 @@ def validate(cfg: EpisodeConfig) -> tasks.Task | Scene:
             f"the instruction is {len(cfg.instruction)} characters long; say the goal in at most "
             f"{MAX_INSTRUCTION}"
         )
-    if cfg.seed < 0:
-        raise UsageError(f"--seed must be 0 or more, got {cfg.seed}")
+    if not 0 <= cfg.seed <= MAX_SEED:  # the range `owl-bt bench` accepts too
+        raise UsageError(f"--seed must be from 0 to {MAX_SEED}, got {cfg.seed}")
     if not 1 <= cfg.max_attempts <= MAX_ATTEMPTS:
         raise UsageError(f"--max-attempts must be from 1 to {MAX_ATTEMPTS}, got {cfg.max_attempts}")
     if not MIN_SPEED <= cfg.speed <= 1.0:  # (NaN fails it too; 1e-9 ran a motion for ever)

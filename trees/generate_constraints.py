@@ -12,7 +12,7 @@ import re
 
 import py_trees
 
-from owl_bt.errors import GroundingError
+from owl_bt.errors import GroundingError, OwlError
 from owl_bt.language.checker_names import count_line
 from owl_bt.language.constraints import generate
 from owl_bt.tamp.grounding import ground
@@ -41,6 +41,7 @@ class GenerateConstraints(WorkerBehaviour):
         if not self.bb.exists("init_world"):
             self.bb.init_world = self._world
         self._init_world = self.bb.init_world
+        self._exchange = None  # a failed stage's model exchange (constraints.Exchange)
 
     def work(self):
         gone = needed_but_gone(self._previous, self._missing)
@@ -63,7 +64,10 @@ class GenerateConstraints(WorkerBehaviour):
                 history=self._history,
                 init_world=self._init_world,
             )
-        except GroundingError as exc:
+        except OwlError as exc:
+            self._exchange = getattr(exc, "exchange", None)
+            if not isinstance(exc, GroundingError):
+                raise
             previous = self._previous
             if (
                 previous is None
@@ -88,12 +92,7 @@ class GenerateConstraints(WorkerBehaviour):
         if self._reused:
             self.feedback_message = "the goal holds (the previous attempt's checkers)"
             return py_trees.common.Status.SUCCESS
-        self.services.transcripts.append(constraints.transcript)
-        c = self.services.counters
-        c["model_s"] += constraints.model_s
-        c["queries"] += constraints.queries
-        for call in constraints.calls:
-            self.services.log("vlm_call", **call.to_dict())
+        self._record(constraints)
         constraints.checkers.on_error = lambda line: self.services.log("checker_error", error=line)
         self.services.log(
             "constraints", sketch=constraints.sketch.text(), checkers=constraints.checkers.sources
@@ -103,6 +102,22 @@ class GenerateConstraints(WorkerBehaviour):
         )  # the sketch's lines are these and its goal line (achieve_goal)
         self.feedback_message = f"{n} sketch action{'' if n == 1 else 's'} and a goal, {count_line(constraints.checkers.sources)}"
         return py_trees.common.Status.SUCCESS
+
+    def _record(self, exchange) -> None:
+        """Enter a stage's model exchange (Constraints or constraints.Exchange) in the run: the
+        transcript (rejected answers too), model time, queries and one `vlm_call` event a call."""
+        self.services.transcripts.append(exchange.transcript)
+        c = self.services.counters
+        c["model_s"] += exchange.model_s
+        c["queries"] += exchange.queries
+        for call in exchange.calls:
+            self.services.log("vlm_call", **call.to_dict())
+
+    def fail(self, failure):
+        if self._exchange is not None and not self._reused:
+            self._record(self._exchange)
+            self._exchange = None
+        return super().fail(failure)
 
 
 class MissingObjectError(GroundingError):

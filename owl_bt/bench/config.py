@@ -7,6 +7,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from owl_bt import episode_config
 from owl_bt.bench import methods
 from owl_bt.errors import UsageError
 
@@ -90,7 +91,7 @@ MAX_SEEDS = 100_000  # seeds per task a bench may ask for
 MAX_JOBS_PER_CORE = 4  # worker processes per core a bench may ask for
 
 
-MAX_SEED = 10**12
+MAX_SEED = episode_config.MAX_SEED  # the range of `owl-bt run --seed`
 
 
 def parse_seeds(seeds: int | None, seed_list: str | None) -> tuple[int, ...]:
@@ -109,10 +110,9 @@ def parse_seeds(seeds: int | None, seed_list: str | None) -> tuple[int, ...]:
             ) from None
         if not values:
             raise UsageError("--seed-list is empty")
-        if min(values) < 0:
-            raise UsageError(f"seeds must be 0 or more, got {min(values)}")
-        if max(values) > MAX_SEED:  # what episodes.jsonl can record (owl_bt.bench.episodes)
-            raise UsageError(f"seeds must be at most {MAX_SEED}, got {max(values)}")
+        bad = next((v for v in values if not 0 <= v <= MAX_SEED), None)
+        if bad is not None:  # as `run --seed`; what episodes.jsonl can record
+            raise UsageError(f"seeds must be from 0 to {MAX_SEED}, got {bad}")
         return tuple(dict.fromkeys(values))
     n = 10 if seeds is None else seeds
     if n < 1:

@@ -63,7 +63,7 @@ def bench(
         None,
         "--seed-list",
         metavar="SEEDS",
-        help="Run exactly these seeds (whole numbers ≥ 0), e.g. 3,5,7 (instead of --seeds).",
+        help="Run exactly these seeds (whole numbers 0 to 10^12, as run --seed), e.g. 3,5,7 (instead of --seeds).",
     ),
     out_dir: str = typer.Option(
         "bench",

@@ -51,7 +51,10 @@ def run(
         help="Your own scene, a TOML file (see examples/fruit_bowl.toml).",
     ),
     seed: int = typer.Option(
-        0, "--seed", "-s", help="Seed for the scene's random placements and the samplers (≥ 0)."
+        0,
+        "--seed",
+        "-s",
+        help="Seed for the scene's random placements and the samplers (0 to 10^12, as bench's seeds).",
     ),
     out_dir: str | None = typer.Option(
         None, "--out", "-o", metavar="DIR", help="Run folder (default runs/<time>-<slug>/)."

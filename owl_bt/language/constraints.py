@@ -14,7 +14,13 @@ from string import Template
 
 import numpy as np
 
-from owl_bt.errors import GroundingError, InfeasibleGoalError, ModelAnswerError, UnsafeCodeError
+from owl_bt.errors import (
+    GroundingError,
+    InfeasibleGoalError,
+    ModelAnswerError,
+    OwlError,
+    UnsafeCodeError,
+)
 from owl_bt.language import ablations, cap, repair, sandbox_client
 from owl_bt.language.codebook import HELPERS, env_from_state
 from owl_bt.language.parser import Sketch, parse_checkers, parse_sketch
@@ -197,31 +203,62 @@ def checker_prompt(
     )
 
 
-def _ask(
-    vlm: VLM, prompt: str, images: list[bytes], parse, retries: int, log: list[dict], stats: dict
-):
-    messages = [{"role": "user", "content": prompt}]
-    for attempt in range(retries + 1):
-        t0 = time.monotonic()
-        try:
-            answer, unusable = vlm.complete(messages, images), None
-        except (
-            ModelAnswerError
-        ) as exc:  # an empty or oversized answer: asked again, like one that does not parse
-            answer, unusable = "", exc
+@dataclass
+class Exchange:
+    """The model exchange of a constraint stage that failed: its transcript entries (rejected
+    answers included), the seconds spent waiting on the model, the queries and the per-call records
+    — attached to the raised OwlError as `exchange` so the run folder keeps them."""
+
+    transcript: list[dict]
+    model_s: float
+    queries: int
+    calls: list[CallRecord]
+
+
+def _query(vlm: VLM, messages: list[dict], images: list[bytes], log: list[dict], stats: dict):
+    """(answer, None) or ("", the ModelAnswerError of an empty or oversized answer); the exchange is
+    entered in `log` and `stats` whatever happens (the time of a silent endpoint counts). Raises
+    the endpoint's OwlError after recording it."""
+    if hasattr(vlm, "last_call"):
+        vlm.last_call = None  # (a backend that raises before recording leaves no stale record)
+    t0 = time.monotonic()
+    answer, unusable = "", None
+    entry = {"prompt": messages[-1]["content"], "answer": ""}
+    try:
+        answer = vlm.complete(messages, images)
+    except ModelAnswerError as exc:  # an empty or oversized answer: asked again, like a bad parse
+        if not getattr(exc, "retryable", True):  # (a recording with no answer left)
+            entry["error"] = exc.reason
+            raise
+        unusable = exc
+        entry["rejected"] = exc.reason
+    except OwlError as exc:  # no answer at all (endpoint down, recording used up)
+        entry["error"] = exc.reason
+        raise
+    finally:
         stats["model_s"] += time.monotonic() - t0
         stats["queries"] += 1
-        entry = {"prompt": messages[-1]["content"], "answer": answer}
+        entry["answer"] = answer
         call = getattr(vlm, "last_call", None)
         if call is not None:
             entry["call"] = call.to_dict()
             stats["calls"].append(call)
         log.append(entry)
+    return answer, unusable
+
+
+def _ask(
+    vlm: VLM, prompt: str, images: list[bytes], parse, retries: int, log: list[dict], stats: dict
+):
+    messages = [{"role": "user", "content": prompt}]
+    for attempt in range(retries + 1):
+        answer, unusable = _query(vlm, messages, images, log, stats)
         try:
             if unusable is not None:
                 raise unusable
             return parse(answer), messages + [{"role": "assistant", "content": answer}]
         except (ModelAnswerError, UnsafeCodeError) as exc:
+            log[-1]["rejected"] = exc.reason
             forget = getattr(vlm, "forget_last", None)
             if (
                 forget is not None and unusable is None
@@ -261,6 +298,31 @@ def generate(
     sandbox_client.shared().prestart()  # the checker worker starts while the model answers
     log: list[dict] = []
     stats = {"model_s": 0.0, "queries": 0, "calls": []}
+    try:
+        return _generate(
+            vlm, world, task, schemas, ground_ops, images, retries, literals, history,
+            repair_rounds, init_world, log, stats,
+        )  # fmt: skip
+    except OwlError as exc:
+        exc.exchange = Exchange(log, stats["model_s"], stats["queries"], stats["calls"])
+        raise
+
+
+def _generate(
+    vlm: VLM,
+    world: WorldState,
+    task: str,
+    schemas: list[OperatorSchema],
+    ground_ops: list[GroundOp],
+    images: list[bytes] | None,
+    retries: int,
+    literals: list[str] | None,
+    history: list[str] | None,
+    repair_rounds: int,
+    init_world: WorldState | None,
+    log: list[dict],
+    stats: dict,
+) -> Constraints:
     images = images or []
     method = getattr(vlm, "method", "owl")
     env = env_from_state(world)
@@ -394,23 +456,14 @@ def _repaired(
             }
         ]
         stats["repairs"] = stats.get("repairs", 0) + 1
-        t0 = time.monotonic()
-        answer = vlm.complete(messages, [])
-        stats["model_s"] += time.monotonic() - t0
-        stats["queries"] += 1
-        entry = {
-            "prompt": messages[-1]["content"],
-            "answer": answer,
-            "repair": [p.checker for p in problems],
-        }
-        call = getattr(vlm, "last_call", None)
-        if call is not None:
-            entry["call"] = call.to_dict()
-            stats["calls"].append(call)
-        log.append(entry)
+        answer, unusable = _query(vlm, messages, [], log, stats)
+        log[-1]["repair"] = [p.checker for p in problems]
+        if unusable is not None:
+            break
         messages = messages + [{"role": "assistant", "content": answer}]
         try:
             checkers = parse_code(answer)
-        except (ModelAnswerError, UnsafeCodeError):
+        except (ModelAnswerError, UnsafeCodeError) as exc:
+            log[-1]["rejected"] = exc.reason
             break
     return checkers, messages

@@ -16,6 +16,7 @@ import hashlib
 import json
 import os
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import openai
@@ -120,6 +121,7 @@ class OpenAIVLM:
             "temperature": self.settings.temperature,
         }
         key = self.last_key = ResponseCache.key({"base_url": self.where, **request})
+        self.last_call = None
         t0 = time.monotonic()
         hit = self.cache.get(key)
         if hit is not None and isinstance(hit.get("answer"), str):
@@ -135,47 +137,32 @@ class OpenAIVLM:
         try:
             raw = self.client.chat.completions.with_raw_response.create(**request)
             completion = raw.parse()
-        except openai.APITimeoutError:
-            raise ModelEndpointError(
-                f"the model at {self.where} did not answer within {self.settings.timeout_s:g} s "
-                f"({self.settings.max_retries + 1} tries)"
-            ) from None
-        except openai.APIConnectionError as exc:
-            raise ModelEndpointError(f"cannot reach the model at {self.where}: {exc}") from None
-        except openai.APIStatusError as exc:
-            raise ModelEndpointError(
-                f"the model at {self.where} answered HTTP {exc.status_code}"
-                f"{' after retries' if exc.status_code in (408, 409, 429) or exc.status_code >= 500 else ''}: "
-                f"{_short(exc.message)}"
-            ) from None
-        except (
-            openai.OpenAIError,
-            ValueError,
-        ) as exc:  # malformed JSON (JSONDecodeError), HTML and the like
-            raise ModelEndpointError(
-                f"the model at {self.where} sent an unusable response: {_short(str(exc))}"
-            ) from None
+            text, model, usage = _read_completion(completion)
+        except (openai.OpenAIError, ValueError, NotOpenAI) as exc:
+            error = self._endpoint_error(exc)
+            self.last_call = CallRecord(
+                self.name, self.settings.model, time.monotonic() - t0, error=error.reason
+            )
+            raise error from None
         latency = time.monotonic() - t0
-        choices = completion.choices or []
-        text = choices[0].message.content if choices and choices[0].message else None
-        usage = completion.usage
         self.last_call = CallRecord(
             self.name,
-            completion.model or self.settings.model,
+            model or self.settings.model,
             latency,
-            usage.prompt_tokens if usage else 0,
-            usage.completion_tokens if usage else 0,
+            usage[0],
+            usage[1],
             cached=False,
             retries=raw.retries_taken,
         )
         if not text or not text.strip():
-            raise ModelAnswerError("the model returned an empty answer")
+            self.last_call = replace(self.last_call, error="the model returned an empty answer")
+            raise ModelAnswerError(self.last_call.error)
         if (
             len(text) > MAX_ANSWER_CHARS
         ):  # (a 10 MB answer made a run folder its own --replay refused)
-            raise ModelAnswerError(
-                f"the answer is {len(text):,} characters long; answer in at most {MAX_ANSWER_CHARS:,}"
-            )
+            error = f"the answer is {len(text):,} characters long; answer in at most {MAX_ANSWER_CHARS:,}"
+            self.last_call = replace(self.last_call, error=error)
+            raise ModelAnswerError(error)
         self.cache.put(
             key,
             {
@@ -187,11 +174,68 @@ class OpenAIVLM:
         )
         return text
 
+    def _endpoint_error(self, exc: BaseException) -> OwlError:
+        """The one-line ModelEndpointError for what the client raised (or a non-OpenAI body)."""
+        if isinstance(exc, openai.APITimeoutError):
+            return ModelEndpointError(
+                f"the model at {self.where} did not answer within {self.settings.timeout_s:g} s "
+                f"({self.settings.max_retries + 1} tries)"
+            )
+        if isinstance(exc, openai.APIConnectionError):
+            return ModelEndpointError(f"cannot reach the model at {self.where}: {exc}")
+        if isinstance(exc, openai.APIStatusError):
+            again = exc.status_code in (408, 409, 429) or exc.status_code >= 500
+            return ModelEndpointError(
+                f"the model at {self.where} answered HTTP {exc.status_code}"
+                f"{' after retries' if again else ''}: {_short(exc.message)}"
+            )
+        if isinstance(exc, NotOpenAI):
+            return ModelEndpointError(
+                f"the endpoint at {self.where} is not an OpenAI-compatible chat-completions "
+                f"endpoint: it answered {exc}"
+            )
+        # malformed JSON (JSONDecodeError), a body the client could not read, and the like
+        return ModelEndpointError(
+            f"the model at {self.where} sent an unusable response: {_short(str(exc))}"
+        )
+
     def forget_last(self) -> None:
         """Drop the last answer from the cache: the caller rejected it (a bad sketch stays a miss, so a
         re-run after the endpoint is fixed asks again; break-it: it replayed the rejected answer)."""
         if self.last_key is not None:
             self.cache.drop(self.last_key)
+
+
+class NotOpenAI(Exception):
+    """The body was not a chat completion (an HTML page, another API's JSON)."""
+
+
+def _read_completion(completion: object) -> tuple[str | None, str, tuple[int, int]]:
+    """(answer text, model, (prompt tokens, completion tokens)) of a parsed chat completion; raises
+    NotOpenAI describing the body when it is not one (the client returns an HTML page as a string
+    and unknown JSON as an unchecked object)."""
+    if isinstance(completion, str | bytes):
+        body = completion if isinstance(completion, str) else completion.decode("utf-8", "replace")
+        kind = "an HTML page" if "<html" in body[:2000].lower() else "text"
+        raise NotOpenAI(f"{kind}: {_short(body, 80)}")
+    try:
+        choices = completion.choices
+        if not isinstance(choices, list) or not choices:
+            raise TypeError("no choices")
+        message = choices[0].message
+        text = message.content if message is not None else None
+        usage = completion.usage
+        tokens = (
+            (int(usage.prompt_tokens or 0), int(usage.completion_tokens or 0)) if usage else (0, 0)
+        )
+        model = completion.model
+    except (AttributeError, TypeError, IndexError, KeyError, ValueError):
+        raise NotOpenAI(
+            f"JSON without chat-completion choices: {_short(repr(completion), 80)}"
+        ) from None
+    if text is not None and not isinstance(text, str):
+        raise NotOpenAI(f"a message content that is not text: {_short(repr(text), 80)}")
+    return text, model if isinstance(model, str) else "", tokens
 
 
 def _short(text: str, limit: int = 160) -> str:

@@ -126,6 +126,21 @@ class CheckerRepair:
     def __post_init__(self) -> None:
         self.constraints.checkers.rejected = {}
 
+    def _account(self, entry: dict, took: float) -> None:
+        """Enter one repair query in the run's record: transcript, model time (also of a call that
+        failed), queries and a `vlm_call` event."""
+        c = self.constraints
+        c.model_s += took
+        c.queries += 1
+        self.counters["model_s"] = self.counters.get("model_s", 0.0) + took
+        self.counters["queries"] = self.counters.get("queries", 0) + 1
+        call = getattr(self.vlm, "last_call", None)
+        if call is not None:
+            entry["call"] = call.to_dict()
+            c.calls.append(call)
+            self.log("vlm_call", **call.to_dict())
+        c.transcript.append(entry)
+
     def __call__(
         self, failure: Failure, items: list[SketchItem], goal_checkers: list
     ) -> tuple[list[SketchItem], list] | None:
@@ -138,28 +153,22 @@ class CheckerRepair:
         note = evidence(old, names, failure, rejected, drawn)
         messages = c.messages + [{"role": "user", "content": note}]
         t0 = time.monotonic()
+        entry = {"prompt": note, "answer": "", "repair": names, "during": "refinement"}
         try:
-            answer = self.vlm.complete(messages, [])
+            answer = entry["answer"] = self.vlm.complete(messages, [])
         except (
             OwlError
         ) as exc:  # the endpoint is down, a recording has no more answers …: plan on without
+            entry["error"] = exc.reason
+            self._account(entry, time.monotonic() - t0)
             self.log("checker_repair", checkers=names, changed=False, reason=exc.reason)
             return None
-        took = time.monotonic() - t0
-        c.model_s += took
-        c.queries += 1
-        self.counters["model_s"] = self.counters.get("model_s", 0.0) + took
-        self.counters["queries"] = self.counters.get("queries", 0) + 1
-        entry = {"prompt": note, "answer": answer, "repair": names, "during": "refinement"}
-        call = getattr(self.vlm, "last_call", None)
-        if call is not None:
-            entry["call"] = call.to_dict()
-            c.calls.append(call)
-        c.transcript.append(entry)
+        self._account(entry, time.monotonic() - t0)
         c.messages = messages + [{"role": "assistant", "content": answer}]
         try:
             new = CheckerSet.compile(parse_checkers(answer, c.required), old.init_state, old.env)
         except (ModelAnswerError, UnsafeCodeError) as exc:
+            entry["rejected"] = exc.reason
             self.log("checker_repair", checkers=names, changed=False, reason=exc.reason)
             return None
         if new.sources == old.sources:

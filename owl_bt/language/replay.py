@@ -16,6 +16,12 @@ from owl_bt.errors import ModelAnswerError, UsageError
 from owl_bt.language.vlm import CallRecord
 
 
+class RecordingExhausted(ModelAnswerError):
+    """The recording has no answer left for this request: asking again cannot help."""
+
+    retryable = False
+
+
 class ReplayVLM:
     name = "replay"
 
@@ -48,6 +54,9 @@ class ReplayVLM:
         return cls(flat, str(file))
 
     def complete(self, messages: list[dict], images: list[bytes] | None = None) -> str:
+        """The recorded answer to the last user message; raises RecordingExhausted (saying why an
+        answer was refused when this is the stage asking again) when none is left."""
+        self.last_call = None
         t0 = time.monotonic()
         prompt = next((m["content"] for m in reversed(messages) if m["role"] == "user"), "")
         i = next(
@@ -61,13 +70,37 @@ class ReplayVLM:
         if i is None:
             i = next((k for k in range(len(self.records)) if not self.used[k]), None)
             if i is None:
-                raise ModelAnswerError(
-                    f"the recording {self.source} has no more answers ({len(self.records)} used)"
+                why = refused_reason(prompt)
+                if why is not None:  # this run refused a recorded answer and asked again
+                    message = (
+                        f"the recording {self.source} has no answer after the one refused here: "
+                        f"{why}"
+                    )
+                else:
+                    message = (
+                        f"the recording {self.source} has no more answers "
+                        f"({len(self.records)} used)"
+                    )
+                self.last_call = CallRecord(
+                    self.name, "replay", time.monotonic() - t0, cached=True, error=message
                 )
+                raise RecordingExhausted(message)
             self.divergences += 1
         self.used[i] = True
         self.last_call = CallRecord(self.name, "replay", time.monotonic() - t0, cached=True)
         return self.records[i]["answer"]
+
+
+RETRY_PREFIX = "That answer could not be used: "  # how a constraint stage asks again
+
+
+def refused_reason(prompt: str) -> str | None:
+    """Why the previous answer was refused, when `prompt` is the constraint stage's request to
+    answer again; else None."""
+    if not prompt.startswith(RETRY_PREFIX):
+        return None
+    reason = prompt[len(RETRY_PREFIX) :]
+    return reason.removesuffix(" Please answer again.").removesuffix(".")
 
 
 def recorded_run(run_dir: Path) -> dict:

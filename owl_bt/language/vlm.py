@@ -32,10 +32,13 @@ class CallRecord:
     completion_tokens: int = 0
     cached: bool = False
     retries: int = 0
+    error: str = ""  # why the call gave no usable answer ('' when it did)
 
     def to_dict(self) -> dict:
         d = asdict(self)
         d["latency_s"] = round(self.latency_s, 4)
+        if not self.error:
+            del d["error"]
         return d
 
 

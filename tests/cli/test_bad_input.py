@@ -107,7 +107,19 @@ def test_negative_seed_is_usage_error(tmp_path):
         "run", "put the strawberry onto the region", "--seed", "-3", "--out", str(tmp_path / "r")
     )
     assert proc.returncode == 2
-    assert "--seed must be 0 or more" in _one_line_error(proc)
+    assert "--seed must be from 0 to" in _one_line_error(proc)
+
+
+def test_run_and_bench_accept_the_same_seed_range(tmp_path):
+    from owl_bt.episode_config import MAX_SEED
+
+    too_big = str(MAX_SEED + 1)
+    run = owl("run", "--task", "berry1", "--seed", too_big, "--out", str(tmp_path / "r"))
+    bench = owl("bench", "--tasks", "berry1", "--seed-list", too_big, "--out", str(tmp_path / "b"))
+    for proc in (run, bench):
+        assert proc.returncode == 2
+        assert f"from 0 to {MAX_SEED}, got {too_big}" in _one_line_error(proc)
+    assert not (tmp_path / "r").exists()
 
 
 def test_object_not_in_scene_is_a_usage_error_at_once(tmp_path):

@@ -245,7 +245,9 @@ def test_the_offline_grounder_sends_the_same_checkers_back_and_planning_goes_on(
     before = dict(c.checkers.sources)
     assert repair_cb(failure, [], []) is None and c.checkers.sources == before
     assert c.queries == 3 and c.transcript[-1]["during"] == "refinement"
-    assert events == [
+    # the repair query is on the record as every model call is, then the repair's outcome
+    assert events[0] == ("vlm_call", c.transcript[-1]["call"])
+    assert events[1:] == [
         (
             "checker_repair",
             {

@@ -31,6 +31,7 @@ class Reply:
     delay_s: float = 0.0
     headers: dict = field(default_factory=dict)
     raw: bytes | None = None  # sent as the body instead of a chat.completion (malformed JSON, HTML)
+    content_type: str = "application/json"
 
 
 class ChatServer:
@@ -95,7 +96,7 @@ class ChatServer:
                 data = json.dumps(payload).encode() if reply.raw is None else reply.raw
                 try:
                     self.send_response(reply.status)
-                    self.send_header("content-type", "application/json")
+                    self.send_header("content-type", reply.content_type)
                     self.send_header("content-length", str(len(data)))
                     for k, v in reply.headers.items():
                         self.send_header(k, v)
