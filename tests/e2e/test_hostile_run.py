@@ -13,7 +13,8 @@ import sys
 import time
 
 import pytest
-from fixtures.chat_server import ChatServer, Reply, answer
+
+from tests.support.chat_server import ChatServer, Reply, answer
 
 TASK = "put the strawberry onto the light-grey region at the center of the table"
 HASHING = """```python

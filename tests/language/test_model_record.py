@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 
 import pytest
-from fixtures.chat_server import ChatServer, Reply, answer
 
 from owl_bt.errors import ModelAnswerError
 from owl_bt.language.constraints import generate
@@ -17,6 +16,7 @@ from owl_bt.language.openai_vlm import ModelEndpointError, OpenAIVLM
 from owl_bt.language.replay import ReplayVLM
 from owl_bt.language.settings import VLMSettings
 from owl_bt.tamp.grounding import ground
+from tests.support.chat_server import ChatServer, Reply, answer
 
 TASK = "put the strawberry onto the light-grey region at the center of the table"
 
