@@ -92,6 +92,7 @@ for _module in (
     "info",
     "bench",
     "record",
+    "calibrate",
 ):  # each registers its commands on the app; --help lists them in this order
     importlib.import_module(f"owl_bt.cli.{_module}")
 
