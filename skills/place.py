@@ -59,6 +59,10 @@ MIN_RELEASE = (
     0.004  # m … and at least this much, or the release is refused (2 mm a side lets a grip go)
 )
 TABLE_GAP = 0.01  # m: set down on the table, an object comes to rest at least this far from other movable things
+ELONGATED = 1.5  # a longest side this many times the next makes a thing long (its yaw matters)
+YAW_STEPS = (
+    12  # yaws (evenly spaced) orientation guidance tries when the drawn one fails the checkers
+)
 KEEP_SHARE = 0.5  # share of samples that keep the hanging orientation (the rest try resting faces)
 REACHABLE_SHARE = (
     0.5  # share of samples drawn around what the look-ahead found reachable from this grasp ...
@@ -195,6 +199,19 @@ class _PlaceSkill(PlaceOpening, PlaceLookAhead, Skill):
                 check(resting) for _, check in model.step_checks
             ):  # (a new face: its own footprint)
                 return self._into_opening(model, state, o, s, {**params, "face": face})
+        # none at the drawn yaw: for a long thing set on a surface, the same faces turned in YAW_STEPS
+        # steps (cutlery "straight, tips forward" holds in a band of about 1/12 of the yaws, which
+        # random draws seldom hit)
+        size = sorted(state.get(o).size, reverse=True)
+        if self.inside or size[0] < ELONGATED * size[1]:
+            return params
+        for step in range(1, YAW_STEPS):
+            dyaw = params["dyaw"] + 2 * math.pi * step / YAW_STEPS
+            for k in order:
+                turned = {**params, "face": options[int(k)], "dyaw": dyaw}
+                resting = state.with_pose(o, self._resting_pose(state, o, s, turned))
+                if all(check(resting) for _, check in model.step_checks):
+                    return self._into_opening(model, state, o, s, turned)
         return params
 
     def _resting_pose(self, state, o: str, s: str, params: dict) -> Pose:

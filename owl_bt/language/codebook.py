@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from owl_bt.language import codebook_args as args
+from owl_bt.language import codebook_parts
 from owl_bt.language.codebook_shape import get_lower_end, get_opening
 from owl_bt.state import Pose, WorldState
 
@@ -179,13 +180,17 @@ def modify_pose_bounds_to_be_ontop_of_object(
 def modify_pose_bounds_to_be_inside_object(
     state: WorldState, env: Env, bounds: Bounds, obj1: str, obj2: str
 ) -> Bounds:
-    """obj1's centre within the container obj2's box in x, y (and below its rim)."""
+    """obj1's centre within the container obj2's box in x, y, and low enough that obj1's bottom is at
+    least 1 cm below the rim (a tall can in a shallow pan has its centre above the rim); for the
+    footprint within the opening too, use is_in_opening."""
     bounds = args.bounds("modify_pose_bounds_to_be_inside_object", bounds)
     obj1 = args.name("modify_pose_bounds_to_be_inside_object", obj1)
     obj2 = args.name("modify_pose_bounds_to_be_inside_object", obj2)
     lo, hi = state.get(obj2).aabb()
+    o1 = state.get(obj1)
+    up = o1.pose.z - o1.aabb()[0][2]  # obj1's centre above its bottom, m
     b = _with(_with(bounds, 0, lo[0], hi[0]), 1, lo[1], hi[1])
-    return _with(b, 2, lo[2], hi[2])
+    return _with(b, 2, lo[2], max(hi[2], hi[2] - 0.01 + up))
 
 
 def position_within_bounds(pose: tuple[float, ...] | Pose, bounds: Bounds) -> bool:
@@ -280,3 +285,4 @@ HELPERS = {
         modify_obj_pose,
     )
 }
+HELPERS.update(codebook_parts.HELPERS)  # orientation, parts of objects, inside by the opening
