@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 
 from owl_bt.episode_config import EpisodeConfig, same_words, validate
-from owl_bt.errors import OwlError, UsageError
+from owl_bt.errors import INFEASIBLE, OwlError, UsageError
 from owl_bt.faults import FaultInjector, FaultyBackend, FaultyPerception, parse_faults
 from owl_bt.language.vlm import make_vlm
 from owl_bt.report.final_state import final_rows
@@ -265,8 +265,14 @@ def _run_in(cfg: EpisodeConfig, task, skills, folder: RunFolder, on_tick) -> Epi
             "success is the robot's own judgement (the task's detector judges its own "
             f"instruction, not this one; it says: {verdict.reason})",
         )
+    success = declared and verdict.success
+    if judged and getattr(
+        task, "impossible", False
+    ):  # done right: an honest "cannot", and nothing disturbed
+        said = last_failure.line() if last_failure and not declared else ""
+        success = INFEASIBLE in said and verdict.success
     result = EpisodeResult(
-        success=declared and verdict.success,
+        success=success,
         declared_success=declared,
         detector_reason=verdict.reason,
         attempts=res.attempts,

@@ -45,11 +45,14 @@ class GroundingError(OwlError):
     """The language layer could not turn the instruction into constraints (exit 1)."""
 
 
+INFEASIBLE = "the goal cannot be done: "  # how an honest "cannot" begins its reason
+
+
 class InfeasibleGoalError(GroundingError):
     """The model answered impossible(<reason>): no plan can meet the goal (exit 1, not retried)."""
 
     def __init__(self, reason: str) -> None:
-        super().__init__(f"the goal cannot be done: {reason}")
+        super().__init__(f"{INFEASIBLE}{reason}")
         self.why = reason
 
 

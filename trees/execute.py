@@ -23,6 +23,7 @@ import py_trees
 
 from owl_bt.failures import EXECUTION, POSTCONDITION, PRECONDITION, Failure
 from owl_bt.language.checker_names import name_checkers
+from owl_bt.tamp.sanity import Placement, insane
 from perception.detector import HIDDEN_FLAG, ROBOT
 from skills.backend import ArmFault, hold_still
 from trees.blocked import blocked_later
@@ -197,7 +198,32 @@ class Execute(WorkerBehaviour):
             self._done.append(str(step.op))
             s.log("step_done", action=str(step.op))
         self._current = None
-        return None
+        return self._sane(steps)
+
+    def _sane(self, steps) -> Failure | None:
+        """The end state's implicit physical sanity (owl_bt.tamp.sanity) after the last step: nothing
+        off the table, each thing put down resting on what it was put on, none tipped over."""
+        if not steps:
+            return None
+        placements = [
+            Placement(st.op.name, st.op.args[0], st.op.args[1], st.expected.get(st.op.args[0]))
+            for st in steps
+            if st.op.name in ("place_ontop", "place_inside") and len(st.op.args) == 2
+        ]
+        world = self._look()
+        why = insane(world, placements)
+        if why is None:
+            return None
+        self.services.log("not_sane", reason=why)
+        last = steps[-1]
+        return Failure(
+            "monitor",
+            f"the end state is not sound: {why}",
+            str(last.op),
+            tuple(a for a in last.op.args if a in world.objects),
+            {"sanity": why},
+            kind=POSTCONDITION,
+        )
 
     def _await_cancel(self, seconds: float) -> None:
         end = time.monotonic() + seconds

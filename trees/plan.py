@@ -17,7 +17,9 @@ from owl_bt.report.plain import plain_line
 from owl_bt.tamp import pddl
 from owl_bt.tamp.motion import densify, plan_motion
 from owl_bt.tamp.refine import PlanWatch, Refinement
+from owl_bt.tamp.sanity import insane, placements_from
 from owl_bt.tamp.search import SketchItem, arranged_by, plan
+from owl_bt.tamp.sparing import spared, unrequested
 from skills.base import Move
 from trees.recover import caught_on_hand, hanging
 from trees.worker import WorkerBehaviour
@@ -81,6 +83,7 @@ class PlanBehaviour(WorkerBehaviour):
             )
         if (
             held_now is None
+            and insane(self._world, placements_from(self._executed)) is None
             and all(c.checkers.evaluate(n, self._world) for n in c.goal_checkers())
             and (
                 _sketch_carried_out([str(a.op) for a in c.sketch.actions], self._executed)
@@ -113,21 +116,52 @@ class PlanBehaviour(WorkerBehaviour):
         errors_before = len(c.checkers.errors)
         deadline = time.monotonic() + s.plan_time
         out_of_time = lambda: time.monotonic() > deadline  # noqa: E731
-        result = planner_for(c, plan, s)(
-            self._world,
-            s.skills,
-            sketch,
-            goal,
-            s.rng,
-            s.budget,
-            s.max_skeletons,
-            lambda: self.cancelled() or out_of_time(),
-            finish=go_home,
-            kept=kept,
-            watch=self._watch,
+        run = planner_for(c, plan, s)
+
+        def attempt(items):
+            return run(
+                self._world,
+                s.skills,
+                items,
+                goal,
+                s.rng,
+                s.budget,
+                s.max_skeletons,
+                lambda: self.cancelled() or out_of_time(),
+                finish=go_home,
+                kept=kept,
+                watch=self._watch,
+            )
+
+        table = "table" if "table" in self._world.objects else ""
+        goal_sources = [c.checkers.sources.get(n, "") for n in c.goal_checkers()]
+        movers = (
+            unrequested(sketch, c.sketch.goal_objects, goal_sources, table)
+            if table and not getattr(c, "fixed", None)  # (a fixed plan is carried out as written)
+            else []
         )
-        s.counters["skeletons"] += result.skeletons
-        s.counters["samples"] += result.samples
+        notes: list[str] = []
+        result = attempt(spared(sketch, movers)) if movers else None
+        if result is not None:
+            s.counters["skeletons"] += result.skeletons
+            s.counters["samples"] += result.samples
+            if result.failure is None:
+                notes.append(
+                    f"left {', '.join(movers)} in place: the goal does not name it and a plan without moving it was found"
+                )
+            elif not self.cancelled() and not out_of_time():
+                notes.append(
+                    f"moved {', '.join(movers)} as the sketch says: no plan without moving it was found "
+                    f"({plain_line(result.failure.reason, RAISED_LIMIT)})"
+                )
+                result = None
+        if result is None:
+            result = attempt(sketch)
+            s.counters["skeletons"] += result.skeletons
+            s.counters["samples"] += result.samples
+        for note in notes:
+            s.log("unrequested_moves", note=note)
+        result.edits = [*notes, *result.edits]
         for note in result.edits:
             s.log("skeleton_edit", edit=note)
         if result.failure is not None and out_of_time() and not self.cancelled():

@@ -19,7 +19,7 @@ import functools
 import math
 from typing import TYPE_CHECKING
 
-from owl_bt.language.codebook_shape import get_opening
+from owl_bt.language.codebook_shape import LONG, get_lower_end, get_opening
 from owl_bt.state import WorldState, rotation_matrix
 
 if TYPE_CHECKING:
@@ -204,7 +204,8 @@ def is_in_opening(
     """Is the object in the container by the part in its opening: its bottom below the rim (and not
     under the floor) and its footprint within the opening (`tol` m of overhang allowed for perception)?
     A tall can standing in a shallow pan counts, though its centre is above the rim; a thing lying
-    across the rim does not. For a container with no known opening, its box stands in for it."""
+    across the rim does not. A long thing (a spoon in a utensil holder, leaning) is judged by its
+    lower end (get_lower_end) in the opening instead of its whole footprint. For a container with no known opening, its box stands in for it."""
     lo, hi = state.get(name).aabb()
     opening = get_opening(state, env, container)
     if opening is None:
@@ -215,10 +216,18 @@ def is_in_opening(
             and all(clo[i] - tol <= lo[i] and hi[i] <= chi[i] + tol for i in range(2))
         )
     x, y, r, floor, rim = opening
+    obj = state.get(name)
+    longest = sorted(obj.size, reverse=True)
+    if (
+        longest[0] >= LONG * longest[1]
+    ):  # a long thing stands in it leaning: judged by its lower end
+        end = get_lower_end(state, env, name)
+        return (
+            math.hypot(end[0] - x, end[1] - y) <= r + tol and floor - 0.015 <= end[2] < rim - 0.005
+        )
     if not (floor - 0.015 <= lo[2] < rim - 0.005):
         return False
     corners = [(a, b) for a in (lo[0], hi[0]) for b in (lo[1], hi[1])]
-    obj = state.get(name)
     if obj.shape in ("cylinder", "sphere") and is_upright(state, env, name):
         c = obj.pose.position
         reach = math.hypot(c[0] - x, c[1] - y) + min(obj.size[0], obj.size[1]) / 2

@@ -40,6 +40,7 @@ class Task:
     observe: Callable[[SimWorld], None] | None = None
     objects: int = 0
     moved: int = 0
+    impossible: bool = False  # the right answer is an honest "cannot": done only if the run says so
 
 
 def _registry() -> dict[str, Task]:
