@@ -141,7 +141,7 @@ def _on_task(
     b = modify_pose_bounds_to_be_ontop_of_object(state, env, init_bounds, name, {kind!r})
     c = get_obj_center(state, env, name)
     half = get_part_bounds(state, env, {kind!r}, {part!r})
-    inside_half = half[0][1] <= c[1] <= half[1][1]
+    inside_half = all(half[0][i] <= c[i] <= half[1][i] for i in (0, 1))
     return position_within_bounds(c, b) and inside_half
 """
         if part
@@ -254,4 +254,169 @@ WHERE_WAS = Task(
     ),
 )
 
-TASKS = (CUTLERY_STRAIGHT, LIME_ON_SCALE, BLOCK_ON_CAN, BOARD_LEFT_HALF, BANANA_ON_BOARD, WHERE_WAS)
+BOARD_BACK_HALF = _on_task(
+    "board_back_half",
+    "put the lime on the back half of the cutting board",
+    ("cutting_board", (0.6, 0.0)),
+    ["lime"],
+    "A cutting board and a lime; the back half is the half farther from the robot.",
+    part="back",
+)
+CARTON_ON_SCALE = _on_task(
+    "carton_on_scale",
+    "weigh the milk carton on the kitchen scale",
+    ("kitchen_scale", (0.62, -0.05)),
+    ["milk_carton"],
+    "A kitchen scale and a milk carton standing up; the carton stands on the scale's platform.",
+)
+SPONGE_ON_CAN = _on_task(
+    "sponge_on_can",
+    "put the sponge on top of the potted meat can",
+    ("potted_meat_can", (0.6, 0.05)),
+    ["sponge"],
+    "A potted meat can and a sponge; the sponge goes on the can's flat lid.",
+)
+
+
+def _bottle_build(world: SimWorld, seed: int) -> None:
+    layout = new_layout(seed)
+    put(world, layout, "water_bottle", roll=math.pi / 2, area=((0.45, 0.6), (-0.2, 0.2)))
+    world.settle(0.5)
+
+
+def _bottle_detect(world: SimWorld) -> Verdict:
+    checks = [
+        (rests_on(world, "water_bottle", "table"), "the water bottle is not on the table"),
+        (lies_flat(world, "water_bottle"), "the water bottle is not standing upright"),
+    ]
+    return first_failure(
+        checks + not_held(world, "water_bottle"), "the water bottle stands upright"
+    )
+
+
+BOTTLE_UPRIGHT = Task(
+    name="bottle_upright",
+    instruction="stand the water bottle up",
+    build=_bottle_build,
+    detect=_bottle_detect,
+    optimal_length=2,
+    oracle_sketch=sketch(
+        "A water bottle lies on its side on the table.",
+        [
+            ("pick(water_bottle)", "grasp the bottle lying down"),
+            ("place_ontop(water_bottle, table)", "stand it upright on its base, cap up"),
+        ],
+        "achieve_goal(water_bottle); the bottle stands upright on the table",
+    ),
+    oracle_checkers=checkers(
+        """def standing():
+    b = modify_pose_bounds_to_be_ontop_of_object(state, env, init_bounds, "water_bottle", "table")
+    return position_within_bounds(get_obj_center(state, env, "water_bottle"), b) and is_upright(state, env, "water_bottle")
+""",
+        ["standing()"],
+        {1: "standing()"},
+    ),
+)
+
+
+def _parallel_build(world: SimWorld, seed: int) -> None:
+    layout = new_layout(seed)
+    put(world, layout, "fork", at=(0.55, 0.15), yaw=0.6)
+    put(world, layout, "spoon", yaw=0.6 + math.pi / 2, area=((0.38, 0.55), (-0.3, -0.05)))
+    world.settle(0.5)
+
+
+def _parallel_detect(world: SimWorld) -> Verdict:
+    a = end_direction(world, "fork", "front")
+    b = end_direction(world, "spoon", "front")
+    across = abs(a[0] * b[1] - a[1] * b[0]) / (math.hypot(a[0], a[1]) * math.hypot(b[0], b[1]))
+    checks = [
+        (rests_on(world, "spoon", "table"), "the spoon is not on the table"),
+        (lies_flat(world, "spoon"), "the spoon is not lying flat"),
+        (across <= math.sin(math.radians(15.0)), "the spoon is not parallel to the fork"),
+        (rests_on(world, "fork", "table") and lies_flat(world, "fork"), "the fork was disturbed"),
+    ]
+    return first_failure(checks + not_held(world, "spoon"), "the spoon lies parallel to the fork")
+
+
+SPOON_PARALLEL = Task(
+    name="spoon_parallel",
+    instruction="lay the spoon parallel to the fork",
+    build=_parallel_build,
+    detect=_parallel_detect,
+    optimal_length=2,
+    oracle_sketch=sketch(
+        "A fork lies turned on the table; the spoon must lie the same way, flat, not touching it.",
+        [
+            ("pick(spoon)", "grasp the spoon"),
+            ("place_ontop(spoon, table)", "lay it flat beside the fork, turned the same way"),
+        ],
+        "achieve_goal(spoon, fork); the spoon is parallel to the fork",
+    ),
+    oracle_checkers=checkers(
+        """def parallel():
+    b = modify_pose_bounds_to_be_ontop_of_object(state, env, init_bounds, "spoon", "table")
+    flat = is_upright(state, env, "spoon")
+    return position_within_bounds(get_obj_center(state, env, "spoon"), b) and flat and is_parallel(state, env, "spoon", "fork")
+""",
+        ["parallel()"],
+        {1: "parallel()"},
+    ),
+)
+
+
+def _spoon_detect(world: SimWorld) -> Verdict:
+    checks = [
+        (rests_on(world, "spoon", "table"), "the spoon is not lying on the table"),
+        (lies_flat(world, "spoon"), "the spoon is not lying flat"),
+        (_beside(world, "spoon", -1), "the spoon is not just right of the plate"),
+        (
+            end_direction(world, "spoon", "front")[0] >= math.cos(STRAIGHT),
+            "the spoon is not straight with its bowl pointing away from the robot",
+        ),
+    ]
+    return first_failure(
+        checks + not_held(world, "spoon"), "the spoon lies right of the plate, straight"
+    )
+
+
+def _spoon_build(world: SimWorld, seed: int) -> None:
+    layout = new_layout(seed)
+    put(world, layout, "plate", at=PLATE_AT)
+    put(world, layout, "spoon", area=NEAR)
+    world.settle(0.5)
+
+
+SPOON_STRAIGHT = Task(
+    name="spoon_straight",
+    instruction="lay the spoon to the right of the plate, straight, its bowl pointing away from me",
+    build=_spoon_build,
+    detect=_spoon_detect,
+    optimal_length=2,
+    oracle_sketch=sketch(
+        "A plate in the middle and a spoon near the robot. Right is the robot's right.",
+        [
+            ("pick(spoon)", "grasp the spoon"),
+            ("place_ontop(spoon, table)", "lay it flat right of the plate, straight, bowl away"),
+        ],
+        "achieve_goal(spoon, plate); the spoon lies right of the plate, straight, bowl away",
+    ),
+    oracle_checkers=checkers(
+        CUTLERY, ['set_beside("spoon", "right")'], {1: 'set_beside("spoon", "right")'}
+    ),
+)
+
+TASKS = (
+    BOARD_BACK_HALF,
+    CARTON_ON_SCALE,
+    SPONGE_ON_CAN,
+    BOTTLE_UPRIGHT,
+    SPOON_PARALLEL,
+    SPOON_STRAIGHT,
+    CUTLERY_STRAIGHT,
+    LIME_ON_SCALE,
+    BLOCK_ON_CAN,
+    BOARD_LEFT_HALF,
+    BANANA_ON_BOARD,
+    WHERE_WAS,
+)

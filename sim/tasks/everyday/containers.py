@@ -215,7 +215,26 @@ SORT_BINS = Task(
     ),
 )
 
+EGG_IN_BOWL = _into_task(
+    "egg_in_bowl",
+    "put the egg in the bowl",
+    ("bowl", None, (0.62, 0.1)),
+    ["egg"],
+    "A bowl and an egg.",
+    how="lower it gently into the bowl",
+)
+LIME_IN_MUG = _into_task(
+    "lime_in_mug",
+    "put the lime in the mug",
+    ("mug", None, (0.62, -0.05)),
+    ["lime"],
+    "A mug standing upright and a lime small enough to fit through its opening.",
+    how="drop it in through the opening",
+)
+
 TASKS = (
+    EGG_IN_BOWL,
+    LIME_IN_MUG,
     CAN_IN_BIN,
     CARTON_IN_PAN,
     BOTTLE_IN_SAUCEPAN,

@@ -55,4 +55,11 @@ LIFT_BIN = _impossible(
     "the bin is 18 cm wide in every direction the gripper could take it, wider than its 8.5 cm opening",
 )
 
-TASKS = (BOARD_IN_MUG, LIFT_BIN)
+OPEN_CARTON = _impossible(
+    "open_carton",
+    "open the milk carton",
+    [("milk_carton", (0.55, 0.1))],
+    "the robot can pick, place and pour, but has no skill that opens a carton",
+)
+
+TASKS = (BOARD_IN_MUG, LIFT_BIN, OPEN_CARTON)
