@@ -205,7 +205,8 @@ def is_in_opening(
     under the floor) and its footprint within the opening (`tol` m of overhang allowed for perception)?
     A tall can standing in a shallow pan counts, though its centre is above the rim; a thing lying
     across the rim does not. A long thing (a spoon in a utensil holder, leaning) is judged by its
-    lower end (get_lower_end) in the opening instead of its whole footprint. For a container with no known opening, its box stands in for it."""
+    lower end (get_lower_end) in the opening instead of its whole footprint. For a container with no
+    known opening, its box stands in for it."""
     lo, hi = state.get(name).aabb()
     opening = get_opening(state, env, container)
     if opening is None:
