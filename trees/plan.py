@@ -146,9 +146,14 @@ class PlanBehaviour(WorkerBehaviour):
             s.counters["skeletons"] += result.skeletons
             s.counters["samples"] += result.samples
             if result.failure is None:
-                notes.append(
-                    f"left {', '.join(movers)} in place: the goal does not name it and a plan without moving it was found"
-                )
+                # what a failure-driven edit moved after all is explained by that edit's own note
+                moved = {st.op.args[0] for st in result.refinement.steps if st.op.args}
+                kept_in_place = [m for m in movers if m not in moved]
+                if kept_in_place:
+                    notes.append(
+                        f"left {', '.join(kept_in_place)} in place: the goal does not name it and a "
+                        "plan without moving it was found"
+                    )
             elif not self.cancelled() and not out_of_time():
                 notes.append(
                     f"moved {', '.join(movers)} as the sketch says: no plan without moving it was found "
