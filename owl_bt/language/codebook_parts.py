@@ -100,11 +100,25 @@ def is_straight(state: WorldState, env: Env, name: str, tol: float = YAW_TOL) ->
     return abs(get_long_axis_yaw(state, env, name)) <= tol
 
 
-@functools.cache
-def _ends(kind: str) -> dict:
-    from sim.catalog import ENDS  # the catalogue's data (sim/catalog/everyday.toml)
+ENDS: dict[str, dict] | None = None  # set in the sandbox worker, which cannot open the catalogue
 
-    return dict(ENDS.get(kind, {}))
+
+def ends_table() -> dict[str, dict]:
+    """The catalogue's named ends of every kind that declares them (sim/catalog/everyday.toml)."""
+    from sim.catalog import ENDS as CATALOGUE_ENDS
+
+    return {k: dict(v) for k, v in CATALOGUE_ENDS.items()}
+
+
+def _ends(kind: str) -> dict:
+    if ENDS is not None:
+        return ENDS.get(kind, {})
+    return _catalogue_ends().get(kind, {})
+
+
+@functools.cache
+def _catalogue_ends() -> dict[str, dict]:
+    return ends_table()
 
 
 def get_ends(state: WorldState, env: Env, name: str) -> list[str]:

@@ -101,7 +101,7 @@ class SandboxWorker:
         self._proc = proc
         self._loaded = set()
         self.starts += 1
-        write_frame(proc.send, pickle.dumps(("setup", _cavities())))
+        write_frame(proc.send, pickle.dumps(("setup", _cavities(), _ends())))
         return proc
 
     def _ready(self, proc: _Process) -> _Process:
@@ -334,6 +334,13 @@ def _cavities() -> dict[str, tuple]:
     from owl_bt.language.codebook_shape import cavity_table
 
     return cavity_table()
+
+
+@functools.cache
+def _ends() -> dict[str, dict]:
+    from owl_bt.language.codebook_parts import ends_table
+
+    return ends_table()
 
 
 _SHARED: SandboxWorker | None = None

@@ -28,7 +28,7 @@ import sys
 import time
 
 import owl_bt.language.codebook_shape as shape
-from owl_bt.language import codebook, codebook_args
+from owl_bt.language import codebook, codebook_args, codebook_parts
 from owl_bt.language.sandbox_exec import Program
 from owl_bt.language.sandbox_wire import (
     REQUEST_LIMIT,
@@ -200,6 +200,8 @@ class Worker:
                 continue
             if op == "setup":
                 shape.CAVITIES = {k: (tuple(a), tuple(b)) for k, (a, b) in args[0].items()}
+                if len(args) > 1:  # the catalogue's named ends (codebook_parts)
+                    codebook_parts.ENDS = {k: dict(v) for k, v in args[1].items()}
                 continue
             if op == "drop":
                 for set_id in args[0]:
