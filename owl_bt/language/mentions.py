@@ -119,16 +119,25 @@ _NP_END = {
 
 def _half_of(toks: list[str]) -> list[str]:
     """ "on the left half of the plate" read as "on the plate, to the left" (the plate's left half), which the
-    reader knows; it read "the far left of the table" and dropped the plate (newcomer)."""
+    reader knows; it read "the far left of the table" and dropped the plate (newcomer). "the front left
+    corner of the tray": its front half and its left half."""
     for i in range(len(toks) - 2):
-        if toks[i] in _HALVES and toks[i + 1] in {"half", "part"} and toks[i + 2] == "of":
+        corner = (  # "the front left corner of the tray": its front half and its left half
+            toks[i] in _HALVES
+            and toks[i + 1 : i + 2] != [toks[i]]
+            and toks[i + 1] in _HALVES
+            and toks[i + 2 : i + 4] == ["corner", "of"]
+        )
+        if corner or toks[i] in _HALVES and toks[i + 1] in {"half", "part"} and toks[i + 2] == "of":
+            k = i + 1 + corner  # the word before "half" / "corner"
             start = i - 1 if i > 0 and toks[i - 1] == "the" else i
-            end = i + 3 + (toks[i + 3 : i + 4] in (["the"], ["a"]))
-            while end < len(toks) and toks[end] not in _NP_END and end - i < 8:
+            end = k + 2 + (toks[k + 2 : k + 3] in (["the"], ["a"]))
+            while end < len(toks) and toks[end] not in _NP_END and end - i < 9:
                 end += 1
-            noun = toks[i + 3 : end]
+            noun = toks[k + 2 : end]
             rest = _half_of(toks[end:])
-            return toks[:start] + noun + [",", "to", "the", _HALVES[toks[i]]] + rest
+            sides = [w for t in toks[i:k] for w in [",", "to", "the", _HALVES[t]]]
+            return toks[:start] + noun + sides + rest
     return toks
 
 

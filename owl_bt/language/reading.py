@@ -18,6 +18,7 @@ from owl_bt.language import vocabulary as V
 from owl_bt.language.abilities import line_up
 from owl_bt.language.arrangements import matching, ordering, respectively, said_stack, swap
 from owl_bt.language.clause_kinds import ADVICE, SpecialClauses
+from owl_bt.language.complements import resolve_complements
 from owl_bt.language.ellipsis import resolve_ellipsis
 from owl_bt.language.goals import Goal, ImpossibleGoal, Reading
 from owl_bt.language.implied import implied_placement, verb_at
@@ -75,7 +76,7 @@ class Reader(ClauseRelations, SpecialClauses, References):
         )  # (the list `last` was set to, its mass-noun phrase, its destination)
 
     def read(self, instruction: str) -> Reading:
-        toks = normalise(instruction)
+        toks = resolve_complements(normalise(instruction), self.scene)  # "… that isn't dairy"
         refuse_early(toks)
         toks = resolve_ellipsis(toks, self.scene)  # "the other two", "the yellow and green ones"
         stack = said_stack(toks, self.scene)  # "stack the blocks: red at the bottom, then …"
