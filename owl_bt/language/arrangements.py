@@ -126,6 +126,9 @@ def _scale(toks: list[str]) -> tuple[list[str], str, bool] | None:
             if scale == "distance":
                 return None
             return toks[:i] + toks[j + 2 :], scale, pick is min
+        hues = V.HUE_ORDER  # "from red to yellow": in hue order, that way round
+        if lo[-1:] and hi and lo[-1] in hues and hi[0] in hues and lo[-1] != hi[0]:
+            return toks[:i] + toks[j + 2 :], "hue", hues.index(lo[-1]) < hues.index(hi[0])
     for phrase in _ORDER["hue_phrases"]:
         cut = _cut(toks, [phrase.split()])
         if cut:
