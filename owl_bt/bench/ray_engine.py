@@ -108,6 +108,7 @@ class RayEngine:
         if ray.is_initialized():
             return False
         quiet = {"include_dashboard": False, "log_to_driver": False, "logging_level": logging.ERROR}
+        os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")  # no usage report sent from a bench
         tries = 1 if self.cfg.address is not None else 2
         for attempt in range(1, tries + 1):
             try:
