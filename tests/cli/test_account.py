@@ -15,6 +15,7 @@ from tests.support.cli import last_line, owl, owl_wide
 from tests.support.paths import REPO
 
 
+@pytest.mark.slow
 def test_a_failure_line_says_what_each_checker_it_names_tests(tmp_path):
     """Newcomer: failure lines named `action_check1` without saying what it checks. Now each checker named
     is followed by words from the checker itself: its docstring (action_check1 here), its first comment,
@@ -171,6 +172,7 @@ def test_the_account_prints_the_checkers_and_names_their_helpers(faulty_run):
     assert "def on(" not in checkers and "on" in helpers  # --verbose prints them
 
 
+@pytest.mark.slow
 def test_a_goal_that_already_holds_says_nothing_was_moved(tmp_path):
     # Newcomer: "put the lemon next to the mug" ended in "0 steps done", "Executed: (nothing)" and
     # success: true, without saying why the robot did nothing.

@@ -10,6 +10,7 @@ import pytest
 from tests.support.cli import last_line, owl_wide
 
 
+@pytest.mark.slow
 def test_a_negated_goal_is_not_carried_out(tmp_path):
     """ "don't put the strawberry on the plate" was carried out as "put"; now the offline grounder says it
     does not handle negation and nothing moves (a "not" that leaves objects out still works: test_offline)."""
@@ -51,6 +52,7 @@ def test_negation_is_told_from_leaving_objects_out():
         assert negation(tokens_of(goal)) is None, goal
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("goal", "words"),
     [

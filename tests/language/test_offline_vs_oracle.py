@@ -22,6 +22,7 @@ def test_the_sketch_means_what_the_oracle_sketch_means(name, schemas):
     assert sketch_differences(a.oracle, a.offline) == []
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["citrus", "mug3"])
 def test_the_checkers_accept_what_the_oracle_checkers_accept(name, schemas):
     found = [d for d in differences(name, 0, schemas) if not d.startswith("at the edge only")]

@@ -81,6 +81,7 @@ def test_a_contradiction_is_found_sent_back_and_corrected(pan_world, schemas):
     ] == ["goal_check0"]
 
 
+@pytest.mark.slow
 def test_the_repaired_run_succeeds(tmp_path):
     env = {
         **os.environ,
@@ -117,6 +118,7 @@ def test_the_repaired_run_succeeds(tmp_path):
     assert result["plan"][:2] == ["pick(strawberry)", "place_inside(strawberry, bowl)"]
 
 
+@pytest.mark.slow
 def test_a_checker_refinement_cannot_satisfy_is_repaired_during_planning(tmp_path):
     # "above the bowl" passes the check before planning (a candidate can hover there), but every
     # real placement settles into the bowl: refinement finds no sample, the model gets the evidence

@@ -136,6 +136,7 @@ def test_bad_settings_fail_the_settings_line(no_vlm, tmp_path):
         doctor_checks.vlm_setup()
 
 
+@pytest.mark.slow
 def test_doctor_reports_each_part():
     proc = owl("doctor", stdin="", timeout=120)
     assert proc.returncode == 0, proc.stdout + proc.stderr

@@ -50,6 +50,7 @@ def test_fault_values_parse_and_print_canonically():
         parse_faults("knock=0.1", seed=-1)
 
 
+@pytest.mark.slow
 def test_bad_faults_on_the_command_line_exit_2_with_one_line(tmp_path):
     out = tmp_path / "r"
     for cmd in (

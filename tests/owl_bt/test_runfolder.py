@@ -14,6 +14,7 @@ from tests.support.cli import owl_scripted
 BERRY = "put the strawberry onto the light-grey region at the center of the table"
 
 
+@pytest.mark.slow
 def test_a_run_on_a_full_disk_ends_in_one_line_and_leaves_no_folder(tmp_path):
     out = tmp_path / "r"
     proc = owl_scripted(

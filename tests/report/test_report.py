@@ -123,6 +123,7 @@ def test_the_plans_own_samples_are_told_apart_from_the_runs(success_run, tmp_pat
     )
 
 
+@pytest.mark.slow
 def test_failed_run_reports_each_attempt_its_failure_and_tree(tmp_path):
     """One sample per action on a cluttered task (no plan is found, twice): both attempts, their typed
     failures with evidence, the replan lines and the tree at the end of attempt 1 are in the report."""
@@ -200,6 +201,7 @@ def test_live_tree_draws_statuses_on_a_terminal():
     assert "plan  - did not run" in plain.file.getvalue()  # once the run has ended, it did not run
 
 
+@pytest.mark.slow
 def test_progress_lines_when_stderr_is_not_a_terminal(tmp_path):
     r = subprocess.run(
         [
@@ -334,6 +336,7 @@ def test_a_tree_taller_than_the_terminal_is_folded_to_fit_keeping_what_runs():
     ]
 
 
+@pytest.mark.slow
 def test_a_run_on_a_terminal_writes_no_colour_codes_into_its_files(tmp_path):
     # break-it finding: py_trees colours its tree when stdout is a terminal, and tree.txt, report.md and
     # report.html then held escape codes

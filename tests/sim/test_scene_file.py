@@ -248,6 +248,7 @@ def test_what_starts_inside_must_fit_and_the_container_must_stand_upright(tmp_pa
 FRUIT_BOWL = str(REPO / "examples" / "fruit_bowl.toml")
 
 
+@pytest.mark.slow
 def test_a_scene_file_with_a_utf8_byte_order_mark_is_read(tmp_path):
     scene = tmp_path / "bom.toml"
     scene.write_bytes(b"\xef\xbb\xbf" + Path(FRUIT_BOWL).read_bytes())  # what Windows Notepad saves

@@ -8,6 +8,7 @@ import collections
 import math
 
 import numpy as np
+import pytest
 
 from owl_bt.state import Pose
 from owl_bt.tamp.operators import GroundOp
@@ -141,6 +142,7 @@ def _turn_deg(a: Pose, b: Pose) -> float:
     )
 
 
+@pytest.mark.slow
 def test_the_planned_grasp_is_the_one_the_arm_ends_up_with():
     # The fingers close under physics in the planning model too: a knife lying flat, pinched by the
     # fingertips, turns in the hand as they close; the plan's expected pose after the pick is where
@@ -183,6 +185,7 @@ def test_the_planned_grasp_is_the_one_the_arm_ends_up_with():
         world.close()
 
 
+@pytest.mark.slow
 def test_a_planned_pour_empties_the_mug_for_real():
     # Mug3's scene, seed 0: the grasp first drawn there had a finger inside the mug, and the golf
     # ball wedged between it and the wall instead of rolling out (the pour's look-ahead refuses it).

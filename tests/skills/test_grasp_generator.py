@@ -54,6 +54,7 @@ def _reasons(model, skill, draw, n, rng):
     return out
 
 
+@pytest.mark.slow
 def test_the_grasp_generator_yields_grasps_the_mug_itself_does_not_refuse(skills, coffee):
     pick = skills["pick"]
     model = PlanningModel(coffee)
@@ -70,6 +71,7 @@ def test_the_grasp_generator_yields_grasps_the_mug_itself_does_not_refuse(skills
     assert drawn.count("") > raw.count("")
 
 
+@pytest.mark.slow
 def test_the_place_after_the_pick_starts_from_what_the_look_ahead_found_reachable(skills, coffee):
     checkers = CheckerSet.compile(UPRIGHT, coffee, env_from_state(coffee))
     items = [

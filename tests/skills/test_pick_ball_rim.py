@@ -9,6 +9,7 @@ import math
 
 import numpy as np
 import pybullet as p
+import pytest
 
 from owl_bt.tamp.planning_model import PlanningModel
 from skills.motions import reach
@@ -74,6 +75,7 @@ def test_fingers_closed_by_a_mug_rim_are_too_near_it_and_fingers_over_a_plate_ar
         model.close()
 
 
+@pytest.mark.slow
 def test_an_orange_sitting_deep_in_a_mugs_mouth_is_picked_from_above_its_middle(skills):
     # Mug2 seed 3 (as perceived): the orange sits 2.2 cm into the mouth, its middle 1.3 cm above the rim. Held at
     # its middle or up to 0.4 of its radius above it, the closed pads came within 1 cm of the rim or dug into

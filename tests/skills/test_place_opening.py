@@ -10,6 +10,7 @@ import math
 from types import SimpleNamespace
 
 import numpy as np
+import pytest
 
 from owl_bt.state import Pose
 from owl_bt.tamp.planning_model import PlanningModel
@@ -39,6 +40,7 @@ def _hinted_grasps(model: PlanningModel, skills, rng: np.random.Generator, tries
         model.restore(start)
 
 
+@pytest.mark.slow
 def test_the_look_ahead_of_a_place_into_the_mug_finds_a_reachable_way_to_stand_the_fork_in_it():
     skills = load_skills()
     model = PlanningModel(task_state("mug3", 0))
@@ -87,6 +89,7 @@ def test_a_hinted_spot_in_the_opening_is_on_the_side_away_from_what_stands_in_it
         model.close()
 
 
+@pytest.mark.slow
 def test_the_hint_is_a_way_of_standing_the_fork_in_the_mug_whose_hand_meets_nothing():
     # the mustard bottle moved hard by the mug: some ways the table alone lets the hand reach meet it
     skills = load_skills()

@@ -19,6 +19,7 @@ from skills.sim_backend import SimArmBackend
 from tests.support.worlds import world_with
 
 
+@pytest.mark.slow
 def test_a_placed_mug_comes_to_rest_where_the_plan_put_it():
     # The planning model lets go as the arm does: the fingers do not touch the object until they have
     # opened off it. Before, reset into the mug's wall at the grip angle, they shoved it 2-3 cm as
@@ -90,6 +91,7 @@ def test_a_gripper_closed_on_the_wrong_object_lets_go_of_it_where_it_lies():
         world.close()
 
 
+@pytest.mark.slow
 def test_a_later_step_keeps_what_an_earlier_step_achieved():
     # The lemon is put where nothing is within 10 cm of it; the strawberry then goes within 13 cm of
     # the lemon. Left to chance, the strawberry often lands within 10 cm (the mug of Mug2 was set down
@@ -190,6 +192,7 @@ def test_a_hand_beside_a_tall_neighbour_is_shaped_for_a_grasp_only_once_clear_of
         world.close()
 
 
+@pytest.mark.slow
 def test_grasps_are_found_for_a_fork_leaning_on_its_edge_against_a_mug():
     # Mug1 seed 3: a fork fell out of the mug and came to rest on its edge, leaning on the mug. Grasps
     # were drawn as for a fork lying flat (its box's z axis taken as up), and no sample of 500 held

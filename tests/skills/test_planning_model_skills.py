@@ -96,6 +96,7 @@ def test_pour_tips_the_ball_out_of_the_mug_only_when_tilted_enough(skills):
         model.close()
 
 
+@pytest.mark.slow
 def test_an_upside_down_mug_is_stood_up(skills):
     """A half turn needs a grasp from the side, or a regrasp through a face in between (both are
     found by the search; which one depends on the draws)."""

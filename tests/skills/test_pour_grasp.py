@@ -96,6 +96,7 @@ def test_a_step_failed_by_its_grasp_tries_another_grasp_after_a_few_draws(berry_
         model.close()
 
 
+@pytest.mark.slow
 def test_a_grasp_whose_hand_covers_the_mouth_is_refused_before_its_grip_and_only_such_a_grasp():
     """The pick before a pour asks whether the hand covers the mouth of the object where it stands,
     before the grip's 192 physics steps (105 of 404 grips in five container episodes were of such

@@ -13,6 +13,7 @@ from types import SimpleNamespace
 
 import numpy as np
 import pybullet as p
+import pytest
 
 from owl_bt.tamp.planning_model import PlanningModel
 from skills.pour import HAND_CLEARANCE
@@ -30,6 +31,7 @@ SIDE = {
 }
 
 
+@pytest.mark.slow
 def test_drawn_pours_keep_the_hand_up_and_off_the_table_and_mostly_succeed():
     state = task_state("mug3", 1)
     skills = load_skills()

@@ -91,6 +91,7 @@ def server():
     srv.server_close()
 
 
+@pytest.mark.slow
 def test_audio_goal_runs_and_the_report_shows_what_was_heard(tmp_path):
     out = tmp_path / "run"
     r = owl(
@@ -113,6 +114,7 @@ def test_audio_goal_runs_and_the_report_shows_what_was_heard(tmp_path):
     )
 
 
+@pytest.mark.slow
 def test_interactive_correction_replaces_the_heard_goal(tmp_path):
     out = tmp_path / "run"
     r = owl(
@@ -193,6 +195,7 @@ def test_a_sample_rate_out_of_range_through_the_cli(tmp_path):
     assert code == 2 and "4000 Hz" in stderr and "sox" in stderr
 
 
+@pytest.mark.slow
 def test_openai_transcription_through_a_local_server(server, tmp_path):
     env = {
         "OPENAI_BASE_URL": server,

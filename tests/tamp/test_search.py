@@ -4,6 +4,7 @@ whole search on real scenes (Fast Downward, the planning model, the real skills)
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from owl_bt.failures import Failure
 from owl_bt.state import ObjectState, Pose, RobotState, WorldState
@@ -155,6 +156,7 @@ def test_unreachable_placement_regrasps_once_but_never_for_a_ball(schemas):
     assert propose_edit(world, ball, tp3, _failure(tp3, 1, {"region": []}), set()) is None
 
 
+@pytest.mark.slow
 def test_search_clears_an_occupied_region_and_succeeds(skills):
     world = _scene(BERRY, BLOCK)
     items = _sketch(

@@ -254,6 +254,7 @@ def test_what_stands_in_a_container_the_plan_moved_went_with_it_and_was_not_knoc
     assert Execute._moved_later(judge, pick, after, {"fork", "knife"}, [pick]) is None
 
 
+@pytest.mark.slow
 def test_a_second_ctrl_c_while_the_planner_winds_down_keeps_the_run_folder(tmp_path):
     # break-it: a second Ctrl-C soon after the first removed the whole run folder ("stopped … before the run
     # finished setting up"): it came while the tree waited for the planning worker to return
