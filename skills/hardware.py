@@ -1,9 +1,9 @@
 """Choosing and opening a hardware backend, and the twin that keeps the simulated scene in step.
 
-Perception on hardware is still the simulator's scene (`perception/`: the RGB-D pipeline is not
-built yet), so a hardware run plans in the simulated scene — a benchmark task or a `--scene` file
-laid out like the real table — and `TwinBackend` sends every guarded command to the arm first and
-then to the simulated arm, which the perception stand-in reads.
+A hardware run perceives through a camera (`--camera realsense` or `recorded:<folder>`, label-free,
+`perception/label_free.py`) or, without one, the simulated scene laid out like the real table.
+`TwinBackend` sends every guarded command to the arm first and then to the simulated arm; the arm's
+measured joints and gripper are the truth the twin follows.
 """
 
 from __future__ import annotations
@@ -42,26 +42,36 @@ def open_hardware(
     raise ValueError(f"unknown hardware backend {kind!r}; available: kortex, rtde")
 
 
+SYNC_TOLERANCE = 0.005  # rad: a twin this far from the measured joints is set to them
+
+
 class TwinBackend:
-    """Commands go to `hardware`, then to `twin` (the simulated arm); state and grasps are the twin's,
-    since the perception stand-in reads the simulator. A hardware failure stops both and is raised."""
+    """Commands go to `hardware`, then to `twin` (the simulated arm, which plans and draws the scene).
+    The arm is the truth: before each motion the twin takes the measured joints; `state()` is the
+    measured joints and opening; what is held comes from the real gripper (Robotiq OBJ, Kortex
+    finger position) — the twin only names it. A real grip that closed on nothing makes the twin
+    let go too. A hardware failure stops both and is raised."""
 
     def __init__(self, hardware: ArmBackend, twin: ArmBackend) -> None:
         self.hardware, self.twin = hardware, twin
-        robot = getattr(twin, "robot", None)  # the simulated arm starts where the real one is
-        if robot is not None:
-            robot.reset_arm(hardware.state().joints)
+        self._sync()  # the simulated arm starts where the real one is
 
     @property
     def held(self) -> str | None:
-        return getattr(self.twin, "held", None)
+        return _named(getattr(self.hardware, "held", None), getattr(self.twin, "held", None))
 
     def held_corners(self):
         corners = getattr(self.twin, "held_corners", None)
-        return corners() if corners is not None else None
+        return corners() if corners is not None and self.held is not None else None
 
     def state(self) -> RobotState:
-        return self.twin.state()
+        measured, twin = self.hardware.state(), self.twin.state()
+        return RobotState(
+            joints=measured.joints,
+            gripper_width=measured.gripper_width,
+            held=_named(measured.held, twin.held),
+            arm=twin.arm,
+        )
 
     def execute_trajectory(
         self,
@@ -69,12 +79,16 @@ class TwinBackend:
         times: Sequence[float] | None = None,
         guarded: bool = False,
     ) -> None:
+        self._sync()
         self.hardware.execute_trajectory(waypoints, times, guarded=guarded)
         self.twin.execute_trajectory(waypoints, times, guarded=guarded)
 
     def gripper(self, command: str, width: float | None = None) -> GripResult:
-        self.hardware.gripper(command, width=width)
-        return self.twin.gripper(command, width=width)
+        real = self.hardware.gripper(command, width=width)
+        twin = self.twin.gripper(command, width=width)
+        if command == "close" and real.holding is None and twin.holding is not None:
+            self.twin.gripper("open")  # the real fingers met nothing: the twin's grasp is not kept
+        return GripResult(real.width, _named(real.holding, twin.holding))
 
     def stop(self) -> None:
         try:
@@ -86,3 +100,20 @@ class TwinBackend:
         close = getattr(self.hardware, "close", None)
         if close is not None:
             close()
+
+    def _sync(self) -> None:
+        """The twin's arm set to the measured joints when it has drifted from them."""
+        robot = getattr(self.twin, "robot", None)
+        if robot is None:
+            return
+        measured = tuple(self.hardware.state().joints)
+        if max(abs(a - b) for a, b in zip(measured, robot.arm_q(), strict=True)) > SYNC_TOLERANCE:
+            robot.reset_arm(measured)
+
+
+def _named(real: str | None, twin: str | None) -> str | None:
+    """What is held: nothing when the real gripper holds nothing; else the twin's name for it, or
+    the real gripper's own word (HELD_UNKNOWN) when the twin holds nothing."""
+    if real is None:
+        return None
+    return twin or real

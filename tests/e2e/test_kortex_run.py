@@ -41,6 +41,18 @@ def _install(monkeypatch, api) -> None:
         monkeypatch.setitem(sys.modules, name, module)
 
 
+def _fingers_stop_at(api, position: float) -> None:
+    """The fake's closing fingers stop at `position` (0 open … 1 closed; below 1: on an object)."""
+    make = api.BaseClient
+
+    def client(router):
+        c = make(router)
+        c.gripper_stop = position
+        return c
+
+    api.BaseClient = client
+
+
 def _run(tmp_path, confirm=lambda traj: True):
     cfg = EpisodeConfig(
         INSTRUCTION,
@@ -61,6 +73,7 @@ def _run(tmp_path, confirm=lambda traj: True):
 @pytest.mark.slow
 def test_the_arm_follows_the_plan(tmp_path, monkeypatch):
     api = make_api("end")
+    _fingers_stop_at(api, 0.55)  # the real fingers close on the strawberry (4.4 cm of 8.5)
     _install(monkeypatch, api)
     result = _run(tmp_path)
     assert result.success, result.failure
@@ -95,3 +108,15 @@ def test_an_unconfirmed_first_motion_never_reaches_the_arm(tmp_path, monkeypatch
     result = _run(tmp_path, confirm=lambda traj: shown.append(traj) or False)
     assert not result.success and result.attempts == 1 and "not confirmed" in result.failure
     assert shown and not api.base.executed
+
+
+@pytest.mark.slow
+def test_a_real_grasp_that_closed_on_nothing_is_seen_and_replanned(tmp_path, monkeypatch):
+    """The twin's fingers hold the strawberry, the real ones closed fully: the arm is the truth."""
+    api = make_api("end")
+    _fingers_stop_at(api, 1.0)
+    _install(monkeypatch, api)
+    result = _run(tmp_path)
+    assert not result.success and result.attempts > 1
+    assert "place_ontop(strawberry, light_grey_region)" not in result.executed
+    assert result.holding is None
