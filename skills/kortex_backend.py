@@ -41,9 +41,9 @@ from skills.guard import segments
 
 PORT = 10000
 INSTALL_HINT = (
-    "kortex_api is not on PyPI: download Kinova's wheel (kortex_api-2.6.0.post3-py3-none-any.whl, from the "
-    "Kinovarobotics/kortex releases on GitHub) and run `pip install ./kortex_api-2.6.0.post3-py3-none-any.whl "
-    "protobuf==3.20.3`"
+    "kortex_api is not on PyPI and pins an old protobuf: pip install 'protobuf==3.20.3' deprecated, "
+    "then download Kinova's wheel (kortex_api-2.6.0.post3-py3-none-any.whl, Kinovarobotics/kortex "
+    "releases on GitHub) and pip install --no-deps ./kortex_api-2.6.0.post3-py3-none-any.whl"
 )
 SESSION_TIMEOUT_MS = 10_000  # the arm ends the session after this long without a call
 CONNECTION_TIMEOUT_MS = 2_000  # …and stops when the connection is silent this long (the dead-man)
@@ -67,6 +67,11 @@ def import_kortex() -> SimpleNamespace:
         from kortex_api.TCPTransport import TCPTransport
     except ImportError:
         raise BackendUnavailable(INSTALL_HINT) from None
+    except (TypeError, AttributeError) as exc:  # its generated code against a newer protobuf
+        raise BackendUnavailable(
+            f"kortex_api failed to import ({type(exc).__name__}: the protobuf installed is not "
+            f"3.20): {INSTALL_HINT}"
+        ) from None
     return SimpleNamespace(
         TCPTransport=TCPTransport,
         RouterClient=RouterClient,

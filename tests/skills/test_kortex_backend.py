@@ -192,6 +192,26 @@ def test_missing_kortex_api_says_how_to_install_it(monkeypatch):
     assert str(info.value) == INSTALL_HINT and "pip install" in INSTALL_HINT
 
 
+def test_kortex_api_against_a_newer_protobuf_is_the_install_hint(monkeypatch, tmp_path):
+    """kortex_api 2.6's generated code under protobuf ≥ 4 raises TypeError ("Descriptors cannot be
+    created directly") while it imports: the hint, not a traceback."""
+    stubs = tmp_path / "kortex_api" / "autogen" / "client_stubs"
+    stubs.mkdir(parents=True)
+    for folder in (tmp_path / "kortex_api", tmp_path / "kortex_api" / "autogen", stubs):
+        (folder / "__init__.py").write_text("")
+    (stubs / "BaseClientRpc.py").write_text(
+        'raise TypeError("Descriptors cannot be created directly.")\n'
+    )
+    for name in [m for m in sys.modules if m == "kortex_api" or m.startswith("kortex_api.")]:
+        monkeypatch.delitem(sys.modules, name)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    with pytest.raises(BackendUnavailable) as info:
+        import_kortex()
+    assert "protobuf installed is not 3.20" in str(info.value)
+    assert str(info.value).endswith(INSTALL_HINT) and "--no-deps" in INSTALL_HINT
+    assert INSTALL_HINT.index("protobuf==3.20.3") < INSTALL_HINT.index("--no-deps")
+
+
 def test_the_simulated_twin_starts_where_the_arm_is_and_follows_it(guard):
     from sim.world import SimWorld
     from skills.hardware import TwinBackend
