@@ -24,6 +24,7 @@ from skills.base import Move
 from trees.recover import caught_on_hand, hanging
 from trees.worker import WorkerBehaviour
 
+SPARED_SHARE = 0.3  # of the planning time, for the sketch without its unrequested moves
 RAISED_LIMIT = 200  # characters of each checker error quoted in a planning failure (break-it: 18,571 characters)
 PROGRESS_FIRST_S, PROGRESS_EVERY_S = (
     10.0,
@@ -118,7 +119,8 @@ class PlanBehaviour(WorkerBehaviour):
         out_of_time = lambda: time.monotonic() > deadline  # noqa: E731
         run = planner_for(c, plan, s)
 
-        def attempt(items):
+        def attempt(items, until=None):
+            stop = until or deadline
             return run(
                 self._world,
                 s.skills,
@@ -127,7 +129,7 @@ class PlanBehaviour(WorkerBehaviour):
                 s.rng,
                 s.budget,
                 s.max_skeletons,
-                lambda: self.cancelled() or out_of_time(),
+                lambda: self.cancelled() or time.monotonic() > stop,
                 finish=go_home,
                 kept=kept,
                 watch=self._watch,
@@ -136,12 +138,14 @@ class PlanBehaviour(WorkerBehaviour):
         table = "table" if "table" in self._world.objects else ""
         goal_sources = [c.checkers.sources.get(n, "") for n in c.goal_checkers()]
         movers = (
-            unrequested(sketch, c.sketch.goal_objects, goal_sources, table)
+            unrequested(sketch, c.sketch.goal_objects, goal_sources, table, self._world)
             if table and not getattr(c, "fixed", None)  # (a fixed plan is carried out as written)
             else []
         )
         notes: list[str] = []
-        result = attempt(spared(sketch, movers)) if movers else None
+        # the sketch without them gets a share of the planning time; the sketch as written the rest
+        spare_until = time.monotonic() + SPARED_SHARE * s.plan_time
+        result = attempt(spared(sketch, movers), spare_until) if movers else None
         if result is not None:
             s.counters["skeletons"] += result.skeletons
             s.counters["samples"] += result.samples
@@ -154,7 +158,7 @@ class PlanBehaviour(WorkerBehaviour):
                         f"left {', '.join(kept_in_place)} in place: the goal does not name it and a "
                         "plan without moving it was found"
                     )
-            elif not self.cancelled() and not out_of_time():
+            elif not self.cancelled() and not out_of_time():  # (its share spent, or no plan)
                 notes.append(
                     f"moved {', '.join(movers)} as the sketch says: no plan without moving it was found "
                     f"({plain_line(result.failure.reason, RAISED_LIMIT)})"

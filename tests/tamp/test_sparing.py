@@ -39,3 +39,24 @@ def test_a_move_somewhere_other_than_the_table_is_requested():
 def test_a_name_inside_another_word_does_not_count():
     src = ["def goal_check0():\n    return on('lemon_2', 'plate')"]
     assert unrequested(CLEAR_THEN_PLACE, ("strawberry",), src, "table") == ["lemon"]
+
+
+def test_a_thing_on_something_picked_later_must_move(schemas):
+    from owl_bt.state import Pose, WorldState
+    from sim import catalog
+
+    objs = {"table": catalog.table().to_state(Pose(0.55, 0.0, -0.025))}
+    objs["mug"] = catalog.make("mug").to_state(Pose(0.5, 0.0, 0.045))
+    objs["orange"] = catalog.make("orange").to_state(Pose(0.5, 0.0, 0.09 - 0.021 + 0.035))
+    objs["fork"] = catalog.make("fork").to_state(Pose(0.5, 0.2, 0.007))
+    world = WorldState(objects=objs)
+    items = _items(
+        ("pick", "orange"),
+        ("place_ontop", "orange", "table"),
+        ("pick", "mug"),
+        ("place_ontop", "mug", "table"),
+        ("pick", "fork"),
+        ("place_inside", "fork", "mug"),
+    )
+    assert unrequested(items, ("fork", "mug"), [""], "table", world) == []
+    assert unrequested(items, ("fork", "mug"), [""], "table") == ["orange"]
