@@ -202,7 +202,8 @@ class Execute(WorkerBehaviour):
 
     def _sane(self, steps) -> Failure | None:
         """The end state's implicit physical sanity (owl_bt.tamp.sanity) after the last step: nothing
-        off the table, each thing put down resting on what it was put on, none tipped over."""
+        off the table, each thing put down resting on what it was put on, none tipped over, nothing
+        else knocked over since the plan's observation."""
         if not steps:
             return None
         placements = [
@@ -211,7 +212,7 @@ class Execute(WorkerBehaviour):
             if st.op.name in ("place_ontop", "place_inside") and len(st.op.args) == 2
         ]
         world = self._look()
-        why = insane(world, placements)
+        why = insane(world, placements, before=self._world)
         if why is None:
             return None
         self.services.log("not_sane", reason=why)

@@ -218,11 +218,13 @@ def is_in_opening(
     """Is the object in the container by the part in its opening: its bottom below the rim (and not
     under the floor) and its footprint within the opening (`tol` m of overhang allowed for perception)?
     A tall can standing in a shallow pan counts, though its centre is above the rim; a thing lying
-    across the rim does not. A long thing (a spoon in a utensil holder, leaning) is judged by its
-    lower end (get_lower_end) in the opening instead of its whole footprint. For a container with no
-    known opening, its box stands in for it."""
+    across the rim does not; nothing is in a container lying tipped over. A long thing (a spoon in a
+    utensil holder, leaning) is judged by its lower end (get_lower_end) in the opening instead of its
+    whole footprint. For a container of no known shape, its box stands in for the opening."""
     lo, hi = state.get(name).aabb()
     opening = get_opening(state, env, container)
+    if opening is None and _has_inside(state.get(container).kind):
+        return False  # a container of known shape with no opening facing up: tipped over
     if opening is None:
         clo, chi = state.get(container).aabb()
         return (
@@ -248,6 +250,12 @@ def is_in_opening(
         reach = math.hypot(c[0] - x, c[1] - y) + min(obj.size[0], obj.size[1]) / 2
         return reach <= r + tol
     return all(math.hypot(a - x, b - y) <= r + tol for a, b in corners)
+
+
+def _has_inside(kind: str) -> bool:
+    from owl_bt.language.codebook_shape import _cavity
+
+    return bool(kind) and _cavity(kind) is not None
 
 
 HELPERS = {

@@ -11,20 +11,25 @@ Judged on an observed WorldState after a plan was carried out, besides the goal 
 - each object the plan put down is not tipped from the face it was put down on: its height (the
   vertical extent of its box) within TIPPED_SHARE (at least TIPPED_MIN) of the planned one — a fork
   stood on end, a carton on its side, a bottle lying down (a ball: any way up). Heights, not axes: a
-  cube seen with another face up is still a cube resting on a face.
+  cube seen with another face up is still a cube resting on a face. A container (whose shape
+  perception fits, opening and all) also counts as tipped when its opening turned over 45°;
+- nothing the plan did not put down was knocked over since the plan's observation (the same tests).
 
 World frame, metres and radians. Every judgement tolerates the perception error of a few millimetres.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from owl_bt.state import Pose, WorldState
+from owl_bt.state import Pose, WorldState, rotation_matrix
+from owl_bt.tamp.operators import CONTAINER_CATEGORIES
 from owl_bt.tamp.pddl import supports
 
 TIPPED_SHARE, TIPPED_MIN = 0.25, 0.015  # a height off the planned one by more than this: tipped
+CONTAINER_TURN = math.radians(45.0)  # a container's opening turned further than this: tipped over
 LEANING = 2.0  # taller than this many times its narrowest width: it stands on end
 TOUCH = 0.005  # m between boxes that counts as touching (perception error of a few millimetres)
 FALLEN = 0.03  # m below the table top: an object's bottom this low has fallen off
@@ -59,11 +64,26 @@ def placements_from(executed: Sequence[str]) -> list[Placement]:
     return out
 
 
-def insane(world: WorldState, placements: Sequence[Placement], table: str = "table") -> str | None:
-    """Why the end state `world` is not physically sane (one line), or None when it is."""
+def insane(
+    world: WorldState,
+    placements: Sequence[Placement],
+    table: str = "table",
+    before: WorldState | None = None,
+) -> str | None:
+    """Why the end state `world` is not physically sane (one line), or None when it is. `before`: the
+    world the plan started from; a thing the plan did not put down must not have been knocked over
+    (its height changed as a tipped thing's does)."""
     off = _off_table(world, table)
     if off:
         return off
+    if before is not None:
+        placed = {p.obj for p in placements}
+        for name, was in before.objects.items():
+            if name in placed or was.fixed or name not in world.objects:
+                continue
+            knocked = _tipped(world, Placement("", name, "", was.pose))
+            if knocked:
+                return knocked.replace("tipped over from how it was put down", "was knocked over")
     under = dict(supports(world))
     for p in last_placements(placements):
         if p.obj not in world.objects:
@@ -133,6 +153,12 @@ def _tipped(world: WorldState, p: Placement) -> str | None:
     obj = world.get(p.obj)
     if p.expected is None or obj.shape == "sphere":
         return None
+    if obj.category in CONTAINER_CATEGORIES:  # an opening that no longer faces the way it did
+        a, b = rotation_matrix(*p.expected.euler), rotation_matrix(*obj.pose.euler)
+        cos = sum(a[i][2] * b[i][2] for i in range(3))
+        if cos < math.cos(CONTAINER_TURN):
+            angle = math.degrees(math.acos(max(-1.0, min(1.0, cos))))
+            return f"{p.obj} tipped over from how it was put down (its opening turned {angle:.0f}°)"
     lo, hi = obj.aabb()
     plo, phi = obj.moved(p.expected).aabb()
     now, planned = hi[2] - lo[2], phi[2] - plo[2]

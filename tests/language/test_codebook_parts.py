@@ -106,3 +106,9 @@ def test_the_helpers_are_callable_from_checker_code():
     )
     checkers = CheckerSet.compile(code, s, env_from_state(s))
     assert checkers.evaluate("goal_check0", s)
+
+
+def test_nothing_is_in_a_container_lying_tipped_over():
+    mug = ("mug", Pose(0.5, 0.0, 0.036, roll=math.pi / 2))
+    s = _state(mug, ("lime", Pose(0.5, 0.0, 0.03)))
+    assert not is_in_opening(s, env_from_state(s), "lime", "mug")

@@ -78,3 +78,11 @@ def test_a_fork_on_end_against_a_block_leans():
     assert why == "fork stands on end leaning on block"
     alone = _world(("fork", "fork", on_end), ("block", "block", Pose(0.5, -0.2, 0.025)))
     assert insane(alone, [Placement("place_ontop", "fork", "table", on_end)]) is None
+
+
+def test_a_container_knocked_over_by_the_plan_is_not_sane():
+    up = Pose(0.5, 0.0, 0.045)
+    before = _world(("mug", "mug", up), ("lime", "lime", Pose(0.4, -0.2, 0.025)))
+    after = _world(("mug", "mug", Pose(0.5, 0.0, 0.036, roll=math.pi / 2)), ("lime", "lime", up))
+    placed = [Placement("place_inside", "lime", "mug", up)]
+    assert insane(after, placed, before=before) == "mug was knocked over (its opening turned 90°)"
