@@ -195,6 +195,7 @@ def test_a_goal_that_already_holds_says_nothing_was_moved(tmp_path):
     )
 
 
+@pytest.mark.slow
 def test_a_step_left_without_samples_by_backtracking_says_so(tmp_path):
     # Break-it: this failure read "no sample of 3 satisfied all constraints; most often: the step's sample budget was
     # already spent (0×)", self-contradictory. The tiny budget that runs out in backtracking moves with the samplers
@@ -224,6 +225,7 @@ def test_a_step_left_without_samples_by_backtracking_says_so(tmp_path):
     ), said
 
 
+@pytest.mark.slow
 def test_the_account_labels_the_last_attempt_and_what_the_attempts_executed(tmp_path):
     # break-it: after 4 attempts the account showed attempt 4's checkers and, as the 'grounded plan', the steps
     # all attempts executed (pick(strawberry) three times, no place), with nothing saying so (fault seed 2: 3 attempts)

@@ -71,6 +71,7 @@ def test_a_usage_error_is_found_before_the_planner_and_simulator_are_loaded(tmp_
     }
 
 
+@pytest.mark.slow
 def test_a_run_says_what_it_sets_up_before_the_first_tick_and_counts_those_seconds(tmp_path):
     proc = owl(
         "run",
@@ -122,6 +123,7 @@ def test_run_and_bench_accept_the_same_seed_range(tmp_path):
     assert not (tmp_path / "r").exists()
 
 
+@pytest.mark.slow
 def test_object_not_in_scene_is_a_usage_error_at_once(tmp_path):
     # retrying cannot make a banana appear: no second attempt, exit 2, the object and the scene's objects named, no folder
     proc = owl(
@@ -139,6 +141,7 @@ def test_object_not_in_scene_is_a_usage_error_at_once(tmp_path):
     assert "giving up after attempt 1: a replan cannot mend this" in proc.stderr
 
 
+@pytest.mark.slow
 def test_unknown_words_are_named(tmp_path):
     proc = owl(
         "run",

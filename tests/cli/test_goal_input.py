@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from tests.support.cli import here, last_line, owl, owl_wide
 from tests.support.paths import REPO
 
@@ -34,6 +36,7 @@ def test_a_misspelt_word_gets_a_did_you_mean(tmp_path):
     assert json.loads(proc.stdout)["attempts"] == 1  # a goal it cannot read is not tried again
 
 
+@pytest.mark.slow
 def test_an_empty_goal_with_a_task_runs_the_tasks_instruction_and_says_so(tmp_path):
     proc = owl_wide(
         "run",
@@ -66,6 +69,7 @@ def test_a_goal_without_words_is_refused_at_once(tmp_path):
     assert not (tmp_path / "r").exists() and not (tmp_path / "r.partial").exists()
 
 
+@pytest.mark.slow
 def test_a_target_that_is_no_surface_is_named_and_a_user_scene_has_no_detector_clause(tmp_path):
     """'put the apple onto the mug': the apple is movable (it can be picked), the mug is the problem,
     and a user scene's failure line gives the reason alone (it used to end in a hedge about a
@@ -103,6 +107,7 @@ def test_a_huge_goal_is_refused_before_anything_runs(tmp_path):
     )  # it used to ground 6000 sketch actions and plan without end
 
 
+@pytest.mark.slow
 def test_terminal_escapes_in_a_typed_goal_are_not_part_of_it(tmp_path):
     proc = owl(
         "run",

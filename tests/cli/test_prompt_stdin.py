@@ -20,6 +20,7 @@ from tests.support.cli import owl
 AUDIO = Path(__file__).parents[1] / "fixtures" / "audio" / "berry1.wav"
 
 
+@pytest.mark.slow
 def test_ctrl_c_at_the_replan_prompt_exits_130(tmp_path):
     proc = subprocess.Popen(
         [

@@ -28,6 +28,7 @@ def owl(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
     )
 
 
+@pytest.mark.slow
 def test_openai_run_then_replay_reproduces_it(tmp_path):
     script = [Reply(answer("berry1_sketch.txt")), Reply(answer("berry1_checkers.txt"))]
     env = {
@@ -104,6 +105,7 @@ def test_replay_matches_prompts_counts_divergence_and_runs_out():
         ReplayVLM([{"prompt": "x"}])
 
 
+@pytest.mark.slow
 def test_a_replay_reruns_the_recorded_method_budget_skeletons_and_attempts(tmp_path):
     # a replay used to record and re-run only the language method in the VLM spec: a no-back run was
     # replayed with backtracking, --budget/--skeletons/--max-attempts fell back to their defaults, and
@@ -153,6 +155,7 @@ def test_a_replay_reruns_the_recorded_method_budget_skeletons_and_attempts(tmp_p
         ), bad.stderr
 
 
+@pytest.mark.slow
 def test_a_replay_of_an_edited_folder_says_it_is_not_exact(tmp_path):
     # (break-it: plan.json's instruction edited to "put the banana on the plate", and the replay ran the
     # recorded answers silently and said success)

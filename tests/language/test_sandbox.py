@@ -126,6 +126,7 @@ def test_checker_errors_in_a_planning_failure_are_one_short_printable_line():
     assert len(line) < 2 * RAISED_LIMIT + 100 and line.endswith("…; action_check1: KeyError: 'a'")
 
 
+@pytest.mark.slow
 def test_the_limit_is_the_checkers_own_cpu_time_not_the_machines_load(berry_world):
     # newcomer: beside a benchmark, a trivial checker passed 50 ms of wall clock and counted as False,
     # so a run's outcome hung on the machine's load. Twelve busy threads here take the interpreter from it
