@@ -11,10 +11,11 @@ from pathlib import Path
 
 import numpy as np
 
+from owl_bt import stops
 from owl_bt.episode_config import EpisodeConfig, same_words, validate
 from owl_bt.errors import INFEASIBLE, OwlError, UsageError
 from owl_bt.faults import FaultInjector, FaultyBackend, FaultyPerception, parse_faults
-from owl_bt.language.vlm import make_vlm
+from owl_bt.language.backends import make_vlm
 from owl_bt.report.final_state import final_rows
 from owl_bt.runfolder import RunFolder
 from perception.source import SimStateSource
@@ -356,14 +357,12 @@ def _run_in(cfg: EpisodeConfig, task, skills, folder: RunFolder, on_tick) -> Epi
 
 def note_late_stop(result: EpisodeResult) -> None:
     """A signal that came after the tree had ended (`owl_bt.cli` holds it back while the run is judged and
-    its folder written, `runfolder.LATE_STOP`): the run is marked stopped by it; what it did stands."""
-    from owl_bt import runfolder
-
-    if runfolder.LATE_STOP and not result.interrupted:
-        result.interrupted, result.stopped_by, result.stopped_late = True, runfolder.LATE_STOP, True
+    its folder written, `stops.LATE_STOP`): the run is marked stopped by it; what it did stands."""
+    if stops.LATE_STOP and not result.interrupted:
+        result.interrupted, result.stopped_by, result.stopped_late = True, stops.LATE_STOP, True
         result.failure = (
             result.failure
-            or f"stopped by {runfolder.LATE_STOP} after the run had ended (the arm was still)"
+            or f"stopped by {stops.LATE_STOP} after the run had ended (the arm was still)"
         )
 
 
@@ -509,7 +508,7 @@ def sim_camera_pipeline(
     from perception.camera import DepthNoise, SimCamera, Unlabelled
     from perception.detector import ROBOT, SegmentationDetector
     from perception.pipeline import Pipeline
-    from perception.shapes import ShapeLibrary
+    from perception.shape_library import ShapeLibrary
     from sim import catalog
     from sim.camera import render_head
 

@@ -13,7 +13,9 @@ from typing import Any
 
 from owl_bt.errors import UsageError
 from owl_bt.faults import parse_faults
-from owl_bt.language.vlm import make_vlm
+from owl_bt.language.backends import make_vlm
+from owl_bt.language.sandbox import reserved_names
+from owl_bt.plain_text import MAX_INSTRUCTION
 from perception.camera_spec import parse_camera
 from sim import tasks
 from sim.robot import robot_spec
@@ -28,7 +30,6 @@ ORACLE_CANNOT = (
     "cap",
     "cap-sample",
 )  # methods whose questions the oracle's answers do not fit
-MAX_INSTRUCTION = 1000  # characters: a goal, not a document (a 100 kB one grounded to 6000 actions and never planned)
 PLAN_TIME = 900.0  # s: a planning round (all its skeletons) longer than this ends the run (Mug2 rounds: 1-9 min on a busy machine)
 PERCEPTION_SOURCES = (
     "camera",
@@ -79,7 +80,7 @@ class EpisodeConfig:
 def validate(cfg: EpisodeConfig) -> tasks.Task | Scene:
     """Check the configuration before anything is built; raises UsageError (exit 2). With a scene
     file, an empty instruction takes the scene's own."""
-    scene = load_scene(cfg.scene) if cfg.scene is not None else None
+    scene = load_scene(cfg.scene, reserved_names()) if cfg.scene is not None else None
     if scene and scene.instruction and not cfg.instruction.strip():
         cfg.instruction = scene.instruction
     if cfg.rerun:

@@ -5,6 +5,16 @@ Exit codes: 2 = usage error (bad arguments, unknown task), 1 = the robot cannot 
 
 from __future__ import annotations
 
+import errno
+from pathlib import Path
+
+# What a failed write's errno means to a person: the write cannot succeed until space is made.
+NO_SPACE = {
+    errno.ENOSPC: "no space left on device",
+    errno.EDQUOT: "disk quota exceeded",
+    errno.EFBIG: "file size limit exceeded",
+}
+
 
 class OwlError(Exception):
     """Base of every error owl-bt reports as one line; `exit_code` is what the CLI returns."""
@@ -73,3 +83,11 @@ def _quoted(value: object) -> str:
     r.maxlevel, r.maxtuple, r.maxlist, r.maxstring, r.maxother = 2, 6, 6, 80, 80
     text = r.repr(value)
     return text if len(text) <= 80 else text[:79] + "…"
+
+
+def disk_error(exc: BaseException, where: Path | str, after: str = "") -> DiskFullError | None:
+    """A DiskFullError for an OSError that means "no room to write" (NO_SPACE), naming the file
+    (`exc.filename`, else `where`) and adding `after` (e.g. what was cleaned up); None for any other error."""
+    if not isinstance(exc, OSError) or exc.errno not in NO_SPACE:
+        return None
+    return DiskFullError(f"{NO_SPACE[exc.errno]} writing {exc.filename or where}{after}")

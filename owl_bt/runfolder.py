@@ -19,7 +19,6 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import datetime as dt
-import errno
 import fcntl
 import hashlib
 import json
@@ -33,14 +32,9 @@ from typing import Any
 
 import structlog
 
-from owl_bt.errors import DiskFullError, OwlError, UsageError
-
-# What a failed write's errno means to a person: the write cannot succeed until space is made.
-NO_SPACE = {
-    errno.ENOSPC: "no space left on device",
-    errno.EDQUOT: "disk quota exceeded",
-    errno.EFBIG: "file size limit exceeded",
-}
+from owl_bt import stops
+from owl_bt.errors import OwlError, UsageError, disk_error
+from owl_bt.report.writer import write_report
 
 
 class Interrupted(OwlError):
@@ -49,31 +43,7 @@ class Interrupted(OwlError):
     exit_code = 130
 
 
-STOPPED_BY = (
-    ""  # the signal that raised the last KeyboardInterrupt, as a person says it (set by owl_bt.cli)
-)
-# Once the tree has ended (set by trees.runner as it hands back), the run is only judged, written and
-# reported: a signal then must not cost the finished run its folder. `owl_bt.cli` defers it, noting
-# it here (as signal_words says it), and `run` ends in 130 once the folder is whole and the account printed.
-FINISHING = False
-LATE_STOP = ""
 SCENE_COPY = "scene.toml"  # a run on a scene file keeps a copy of it under this name
-
-
-def signal_words(signum: int) -> str:
-    """'Ctrl-C (SIGINT)', 'SIGTERM', … — which signal arrived, as the one-line messages say it."""
-    import signal
-
-    name = signal.Signals(signum).name if signum in set(signal.Signals) else f"signal {signum}"
-    return "Ctrl-C (SIGINT)" if name == "SIGINT" else name
-
-
-def disk_error(exc: BaseException, where: Path | str, after: str = "") -> DiskFullError | None:
-    """A DiskFullError for an OSError that means "no room to write" (NO_SPACE), naming the file
-    (`exc.filename`, else `where`) and adding `after` (e.g. what was cleaned up); None for any other error."""
-    if not isinstance(exc, OSError) or exc.errno not in NO_SPACE:
-        return None
-    return DiskFullError(f"{NO_SPACE[exc.errno]} writing {exc.filename or where}{after}")
 
 
 class _EventSink:
@@ -217,8 +187,7 @@ class RunFolder:
     """A run folder at `final` (default runs/<time>-<slug>/), written via a `.partial` sibling."""
 
     def __init__(self, final: Path | None, instruction: str) -> None:
-        global FINISHING, LATE_STOP
-        FINISHING, LATE_STOP = False, ""  # a new run: nothing has ended yet
+        stops.FINISHING, stops.LATE_STOP = False, ""  # a new run: nothing has ended yet
         default = final is None
         if final is None:
             stamp = dt.datetime.now().strftime("%Y%m%d-%H%M%S")
@@ -285,7 +254,7 @@ class RunFolder:
         ):  # outside the ticking tree (it handles its own): nothing moved, or all is done
             self.discard()
             raise Interrupted(
-                f"stopped by {STOPPED_BY or 'Ctrl-C (SIGINT)'} before the run finished setting up or "
+                f"stopped by {stops.STOPPED_BY or 'Ctrl-C (SIGINT)'} before the run finished setting up or "
                 f"writing its folder; the unfinished run folder {self.path} was removed"
             ) from None
 
@@ -329,8 +298,6 @@ class RunFolder:
             self._events.close()
             if self._events.error is not None:
                 raise self._events.error
-            from owl_bt.report.writer import write_report
-
             write_report(self.path)  # a report that cannot be made says so in report.md
             final, moved = self.final, False
             if final.exists() or final.is_symlink():

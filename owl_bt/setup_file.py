@@ -35,6 +35,7 @@ import numpy as np
 import pydantic
 
 from owl_bt.errors import UsageError
+from sim.frames import pose_matrix
 
 SETUP_MAX_BYTES = 1 << 20
 PASSWORD_ENV = "OWL_BT_ARM_PASSWORD"
@@ -194,27 +195,6 @@ def _one_line(exc: pydantic.ValidationError, table: str, model) -> str:
     elif e["type"] == "literal_error":
         msg = f"must be one of {', '.join(MODELS)}, got {e.get('input')!r}"
     return f"{where}: {msg[:1].lower()}{msg[1:]}"
-
-
-def pose_matrix(pose) -> np.ndarray:
-    """4×4 of (x, y, z, roll, pitch, yaw): translation, then R = Rz(yaw) Ry(pitch) Rx(roll)."""
-    x, y, z, roll, pitch, yaw = (float(v) for v in pose)
-    cr, sr, cp, sp, cy, sy = (
-        math.cos(roll),
-        math.sin(roll),
-        math.cos(pitch),
-        math.sin(pitch),
-        math.cos(yaw),
-        math.sin(yaw),
-    )
-    t = np.eye(4)
-    t[:3, :3] = [
-        [cy * cp, cy * sp * sr - sy * cr, cy * sp * cr + sy * sr],
-        [sy * cp, sy * sp * sr + cy * cr, sy * sp * cr - cy * sr],
-        [-sp, cp * sr, cp * cr],
-    ]
-    t[:3, 3] = (x, y, z)
-    return t
 
 
 def world_from_table(base_pose, mount: tuple[float, float, float]) -> np.ndarray:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 
 from owl_bt.state import ObjectState, Pose, rotation_matrix
-from perception.shapes import ShapeLibrary
+from perception.shape_library import ShapeLibrary
 
 MAX_RAISE = 0.03  # m: a fit deeper than this under the floor is something else, left as it is
 LEVEL = 0.95  # cos of the largest tilt at which a container's floor counts as level

@@ -34,7 +34,7 @@ from perception.detector import (
 )
 from perception.fit import euler, principal_yaw
 from perception.refit import FitMemory
-from perception.shapes import ShapeLibrary
+from perception.shape_library import ShapeLibrary
 
 NO_OBJECTS = "no objects found on the table"
 MIN_POINTS = 25  # fewer points than this: the size is not estimated (the catalogue size is kept)

@@ -13,7 +13,6 @@ the centre of the parts' box (the same convention as `owl_bt.state.ObjectState.p
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -121,33 +120,3 @@ def surface_model(spec, kind: str, samples: int = SAMPLES, seed: int = 0) -> Sha
         else None
     )
     return ShapeModel(kind, points, normals, tuple(float(v) for v in hi - lo), info)
-
-
-class ShapeLibrary:
-    """Shape models by kind, built on first use from `make(kind)` (a catalogue: kind → spec-like,
-    raising KeyError for an unknown kind) and cached."""
-
-    def __init__(self, make: Callable[[str], object]) -> None:
-        self._make = make
-        self._cache: dict[str, ShapeModel | None] = {}
-        self._fitters: dict[str, object] = {}
-
-    def fitter(self, kind: str):
-        """A `perception.fit.ModelFitter` for `kind` (cached with its k-d tree), or None when unknown."""
-        if kind not in self._fitters:
-            from perception.fit import ModelFitter
-
-            model = self.get(kind)
-            self._fitters[kind] = ModelFitter(model) if model is not None else None
-        return self._fitters[kind]
-
-    def get(self, kind: str) -> ShapeModel | None:
-        """The model of `kind`, or None when the catalogue does not know it."""
-        if kind not in self._cache:
-            try:
-                spec = self._make(kind)
-            except (KeyError, TypeError, ValueError):
-                self._cache[kind] = None
-            else:
-                self._cache[kind] = surface_model(spec, kind)
-        return self._cache[kind]

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Set up (scripts/setup.sh), then lint with ruff and run the whole test suite with pytest, spread
-# over the machine's cores (pytest-xdist; the end-to-end task tests dominate and run first, see
-# tests/conftest.py; worksteal hands a worker that runs dry half of the other's queue).
+# Set up (scripts/setup.sh), then lint with ruff, check the layering with import-linter, and run
+# the whole test suite with pytest, spread over the machine's cores (pytest-xdist; the end-to-end
+# task tests dominate and run first, see tests/conftest.py; worksteal hands a worker that runs dry
+# half of the other's queue).
 #
 # Two loops:
 #   the full suite (this script, and CI's .ci/run): every test, slow ones included;
@@ -12,4 +13,5 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 .venv/bin/ruff check .
+.venv/bin/lint-imports  # the layering contract in pyproject.toml ([tool.importlinter])
 .venv/bin/python -m pytest -q -n "${OWL_BT_TEST_WORKERS:-auto}" --dist worksteal "$@"

@@ -21,13 +21,16 @@ from the table top; metres and radians. Movable objects must have their centre i
 from __future__ import annotations
 
 import math
+import re
 import tomllib
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
 from owl_bt.errors import UsageError
+from owl_bt.plain_text import MAX_INSTRUCTION, plain_line
 from owl_bt.state import Pose, rotation_matrix
 from sim import catalog
 from sim.catalog.layout import REACH, Box2, Layout, footprint, on_table, resting_pose
@@ -102,8 +105,11 @@ class Scene:
         world.settle(0.5)
 
 
-def load_scene(path: str | Path) -> Scene:
-    """Read and check a scene file; raises UsageError naming the first problem (one line)."""
+def load_scene(path: str | Path, reserved: Collection[str] = ()) -> Scene:
+    """Read and check a scene file; raises UsageError naming the first problem (one line).
+
+    `reserved`: names the layers above bind already (checker code's: pass
+    `owl_bt.language.sandbox.reserved_names()`); an object may not take one."""
     path = Path(path)
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8-sig"))
@@ -129,7 +135,7 @@ def load_scene(path: str | Path) -> Scene:
         raise UsageError(
             f"{path}: the scene has no objects; add [[object]] tables with a kind and a pose"
         )
-    objects = [_object(path, i, e) for i, e in enumerate(entries, 1)]
+    objects = [_object(path, i, e, reserved) for i, e in enumerate(entries, 1)]
     _check_names(path, objects)
     _check_overlaps(path, objects)
     return Scene(
@@ -140,7 +146,7 @@ def load_scene(path: str | Path) -> Scene:
     )
 
 
-def _object(path: Path, i: int, entry: object) -> SceneObject:
+def _object(path: Path, i: int, entry: object, reserved: Collection[str]) -> SceneObject:
     where = f"{path}: object {i}"
     if not isinstance(entry, dict):
         raise UsageError(f"{where}: expected a table with kind and pose")
@@ -166,7 +172,7 @@ def _object(path: Path, i: int, entry: object) -> SceneObject:
         raise UsageError(
             f"{where}: name {name!r} is a word goals use for something else; name it e.g. 'my_{name.lower()}'"
         )
-    if name in _checker_names():
+    if name in reserved:
         raise UsageError(
             f"{where}: name {name!r} is a word the constraint code uses for something else; name it e.g. "
             f"'my_{name}'"
@@ -282,14 +288,6 @@ RESERVED_NAMES = {
     "near",
     "by",
 }
-
-
-def _checker_names() -> frozenset[str]:
-    from owl_bt.language.sandbox import (
-        reserved_names,
-    )  # (the language layer, loaded only for a scene file)
-
-    return reserved_names()
 
 
 def _pose(where: str, spec: ObjectSpec, raw: object) -> Pose | tuple[float, float] | None:
@@ -425,11 +423,6 @@ def _checked_instruction(path: Path, text: str) -> str:
     """The scene's instruction as a typed goal is taken (break-it: it skipped those checks): terminal
     escapes and control characters dropped, at least one word, at most MAX_INSTRUCTION characters;
     raises UsageError naming the file."""
-    import re
-
-    from owl_bt.episode_config import MAX_INSTRUCTION
-    from owl_bt.report.plain import plain_line
-
     text = plain_line(text, limit=None)
     if text and not re.search(r"[^\W\d_]", text):
         raise UsageError(

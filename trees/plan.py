@@ -13,7 +13,7 @@ import py_trees
 from owl_bt.failures import Failure
 from owl_bt.language.checker_names import name_checkers
 from owl_bt.language.planning import planner_for
-from owl_bt.report.plain import plain_line
+from owl_bt.plain_text import plain_line
 from owl_bt.tamp import pddl
 from owl_bt.tamp.motion import densify, plan_motion
 from owl_bt.tamp.refine import PlanWatch, Refinement

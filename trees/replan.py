@@ -5,7 +5,7 @@ The failure it acts on: a pending interruption (a fault the safety guard cleared
 first stage (in pipeline order) that recorded one in this attempt. With `run --interactive` (the
 services' `ask`), the person is shown the line and may add one line of feedback, which is appended
 to the instruction too (and to the history the model reads) as one line of printable text, at most
-500 characters (owl_bt.report.plain); the tree keeps ticking while they type.
+500 characters (owl_bt.plain_text); the tree keeps ticking while they type.
 
 An attempt that fails before executing anything (at the constraints or plan stage) exactly as an earlier
 attempt did — the same stage, kind, action, offending objects and reason (counts aside) — with the same plan
@@ -22,7 +22,7 @@ from typing import Any
 
 import py_trees
 
-from owl_bt.report.plain import plain_line
+from owl_bt.plain_text import plain_line
 from trees.blackboard import STAGES, client
 from trees.blackboard import get as bb_get
 from trees.worker import OwlBehaviour

@@ -17,14 +17,13 @@ from dataclasses import dataclass, field
 
 import py_trees
 
-from owl_bt import runfolder as folders
+from owl_bt import stops
 from owl_bt.language import sandbox_client
-from owl_bt.report.snapshot import log_snapshot, tree_text
-from owl_bt.runfolder import signal_words
 from trees import worker
 from trees.blackboard import client
 from trees.builder import create_root
 from trees.services import Services
+from trees.snapshot import log_snapshot, tree_text
 
 TICK_PERIOD_S = 0.05  # 20 Hz
 STOP_TICKS = (
@@ -101,13 +100,11 @@ class _Sigint:
             if not self.ticking:  # (break-it: a second Ctrl-C while the worker wound down removed the whole run folder)
                 return
             raise KeyboardInterrupt
-        self.services.stopped_by = signal_words(signum)
+        self.services.stopped_by = stops.signal_words(signum)
         _stop(self.services)
 
     def __exit__(self, *exc) -> None:
-        folders.FINISHING = (
-            True  # from here a stop is noted and waits until the run folder is whole (owl_bt.cli)
-        )
+        stops.FINISHING = True  # from here a stop is noted and waits until the run folder is whole
         for sig, handler in self.old.items():
             signal.signal(sig, handler)
 

@@ -8,7 +8,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from owl_bt import episode_config
-from owl_bt.bench import methods
+from owl_bt.bench import episodes, methods
+from owl_bt.bench.methods import FAULTS_SUFFIX
 from owl_bt.errors import UsageError
 
 
@@ -53,8 +54,11 @@ class BenchConfig:
         return len(self.tasks) * len(self.seeds) * len(self.methods)
 
 
-FAULTS_SUFFIX = "+faults"
 ENGINES = ("pool", "ray")
+INSTALL_HINT = (
+    "--engine ray needs Ray, which is not installed: pip install 'owl-bt[ray]' "
+    "(or pip install 'ray>=2.9')"
+)
 
 
 def fault_method(method: str) -> str:
@@ -156,7 +160,7 @@ def check_out(out: Path, create: bool = True) -> Path:
             with tempfile.TemporaryFile(dir=out):
                 pass
         except OSError as exc:
-            from owl_bt.runfolder import disk_error
+            from owl_bt.errors import disk_error
 
             raise disk_error(exc, out) or UsageError(
                 f"cannot write in the bench folder {out}: {exc.strerror}"
@@ -316,8 +320,6 @@ def check_engine(engine: str, address: str | None) -> None:
     if address is not None and not address.strip():
         raise UsageError("--address is empty; give a Ray cluster's HOST:PORT, or 'auto'")
     if engine == "ray":
-        from owl_bt.bench.ray_engine import ray_missing
-
         missing = ray_missing()
         if missing:
             raise UsageError(missing)
@@ -325,8 +327,6 @@ def check_engine(engine: str, address: str | None) -> None:
 
 def _check_fault_records(out: Path, method: str, text: str, seed: int) -> None:
     """A bench folder keeps one fault setting per method: other rates or another seed → UsageError."""
-    from owl_bt.bench import episodes
-
     for rec in episodes.load(out / episodes.FILENAME):
         if rec.get("method") != method:
             continue
@@ -337,3 +337,12 @@ def _check_fault_records(out: Path, method: str, text: str, seed: int) -> None:
                 f"{got.get('seed')}; give those again or use another --out"
             )
         return
+
+
+def ray_missing() -> str:
+    """'' when Ray can be imported, else the one-line install hint."""
+    try:
+        import ray  # noqa: F401
+    except ImportError:
+        return INSTALL_HINT
+    return ""

@@ -150,8 +150,7 @@ def read(path: Path) -> Loaded:
 def _unknown(obj: dict[str, Any]) -> str:
     """'' when the line's task is a benchmark task and its method a comparison method (with '+faults'
     when faults were injected); else what is unknown."""
-    from owl_bt.bench.config import FAULTS_SUFFIX
-    from owl_bt.bench.methods import METHODS
+    from owl_bt.bench.methods import FAULTS_SUFFIX, METHODS
     from sim.tasks import all_tasks
 
     method = obj["method"].removesuffix(FAULTS_SUFFIX)

@@ -94,6 +94,8 @@ def _oracle(cfg: EpisodeConfig) -> EpisodeConfig:
     )  # the task's hand-written sketch and checkers
 
 
+FAULTS_SUFFIX = "+faults"  # fault episodes of method m are recorded under m + FAULTS_SUFFIX
+
 METHODS: dict[str, Method] = {
     m.name: m
     for m in (

@@ -234,8 +234,7 @@ def write_results(out: Path, json_text: str, md_text: str) -> None:
     """perception_bench.json and .md in `out`, each written whole or not at all (temporary file,
     then rename). Raises DiskFullError for lack of space, UsageError when `out` cannot be written."""
     from owl_bt.bench.summary import write_atomic
-    from owl_bt.errors import UsageError
-    from owl_bt.runfolder import disk_error
+    from owl_bt.errors import UsageError, disk_error
 
     try:
         out.mkdir(parents=True, exist_ok=True)

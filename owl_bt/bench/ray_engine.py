@@ -41,24 +41,12 @@ from typing import Any
 
 from owl_bt.bench.config import BenchConfig
 from owl_bt.bench.runner import Job, Recorder, _error_record, died_twice, run_one
-from owl_bt.errors import DiskFullError, OwlError, UsageError
-from owl_bt.runfolder import disk_error, remove_leftover, signal_words
+from owl_bt.errors import DiskFullError, OwlError, UsageError, disk_error
+from owl_bt.runfolder import remove_leftover
+from owl_bt.stops import signal_words
 
-INSTALL_HINT = (
-    "--engine ray needs Ray, which is not installed: pip install 'owl-bt[ray]' "
-    "(or pip install 'ray>=2.9')"
-)
 TOKEN_NAME = ".ray-token"  # in the bench folder while a Ray bench runs: who can see the folder
 POLL_S = 0.5  # seconds between checks for finished tasks and signals
-
-
-def ray_missing() -> str:
-    """'' when Ray can be imported, else the one-line install hint."""
-    try:
-        import ray  # noqa: F401
-    except ImportError:
-        return INSTALL_HINT
-    return ""
 
 
 class RayEngine:

@@ -1,6 +1,6 @@
-"""Runs a bench: every (task, seed) episode not yet in `episodes.jsonl`, in worker processes (the
-default "pool" engine, here) or as Ray tasks (`--engine ray`, owl_bt/bench/ray_engine.py); both hand
-their records to one Recorder, the only writer of `episodes.jsonl`.
+"""The episodes of a bench and the "pool" engine: `plan_jobs` lists them, `run_one` runs one and
+returns its record, `Recorder` appends records to `episodes.jsonl` (for both engines; `run_bench` in
+`owl_bt.bench.run` picks the engine).
 
 Workers (a ProcessPoolExecutor on the "forkserver" context, "spawn" where that is missing: pybullet
 and threads do not survive fork) run one episode each with their output silenced and return its
@@ -11,11 +11,8 @@ with it: they are retried once in a fresh pool, then recorded as failed.
 Ctrl-C (SIGINT to the parent): stop launching; episodes in flight are told to stop and end within a
 tick (their results are discarded, not recorded); a second Ctrl-C kills the workers at once.
 
-Before launching, the run folders (and `.partial` folders) of episodes not in `episodes.jsonl` —
-left by a bench that was stopped — are removed and listed in `Outcome.removed`; a stopped bench
-removes the folders of its unrecorded episodes itself as it ends. A full disk (in a
-worker's run folder or in `episodes.jsonl`) stops the bench: episodes in flight are told to stop,
-nothing half-written is kept, and DiskFullError is raised.
+A full disk (in a worker's run folder or in `episodes.jsonl`) stops the bench: episodes in flight
+are told to stop, nothing half-written is kept, and DiskFullError is raised.
 """
 
 from __future__ import annotations
@@ -39,8 +36,9 @@ from owl_bt.bench import episodes, methods
 from owl_bt.bench.config import BenchConfig
 from owl_bt.code_version import code_version
 from owl_bt.episode_config import EpisodeConfig
-from owl_bt.errors import DiskFullError, OwlError
-from owl_bt.runfolder import Interrupted, disk_error, remove_leftover, signal_words
+from owl_bt.errors import DiskFullError, OwlError, disk_error
+from owl_bt.runfolder import Interrupted
+from owl_bt.stops import signal_words
 
 # The fields every record starts with, in this order (the rest of EpisodeResult.summary() follows).
 FIELDS = (
@@ -128,61 +126,6 @@ def plan_jobs(cfg: BenchConfig) -> list[Job]:
                     base = dataclasses.replace(base, faults=cfg.faults, fault_seed=cfg.fault_seed)
                 jobs.append(Job(task.name, seed, variant, method.apply(base), rel))
     return jobs
-
-
-def run_bench(cfg: BenchConfig, on_done: OnDone | None = None) -> Outcome:
-    """Run the episodes of `cfg` missing from `cfg.out/episodes.jsonl`, appending each as it finishes."""
-    path = cfg.out / episodes.FILENAME
-    jobs = plan_jobs(cfg)
-    done = {episodes.key(r): r for r in episodes.load(path)}
-    outcome = Outcome(total=len(jobs))
-    todo: deque[Job] = deque()
-    for job in jobs:
-        rec = done.get((job.task, job.seed, job.method))
-        if rec is None:
-            todo.append(job)
-        else:
-            outcome.already += 1
-            outcome.successes += bool(rec.get("success"))
-    for job in todo:
-        for rel in (job.run_dir, job.run_dir + ".partial"):
-            if remove_leftover(cfg.out / rel):  # UsageError when a live run writes it
-                outcome.removed.append(rel)
-    if todo:
-        pending = list(todo)
-        try:
-            if cfg.engine == "ray":
-                from owl_bt.bench.ray_engine import RayEngine
-
-                RayEngine(cfg, Recorder(path, outcome, on_done)).run(todo)
-            else:
-                _Pool(cfg.jobs, Recorder(path, outcome, on_done)).run(todo)
-        finally:
-            if outcome.interrupted:
-                _remove_unrecorded(cfg.out, pending, outcome)
-    return outcome
-
-
-def _remove_unrecorded(out: Path, jobs: list[Job], outcome: Outcome, wait_s: float = 3.0) -> None:
-    """After a stopped bench: the run folders (`.partial` or whole) of episodes that were not recorded
-    (in flight when a signal reached the whole process group, killed by a second Ctrl-C, or ended
-    and discarded), once no worker writes them any more (up to `wait_s`); a folder still locked then
-    is left for the next run to remove."""
-    from owl_bt.runfolder import in_use
-
-    recorded = {(r.get("task"), r.get("seed"), r.get("method")) for r in outcome.records}
-    end = time.monotonic() + wait_s
-    for job in jobs:
-        if (job.task, job.seed, job.method) in recorded:
-            continue
-        # its folder, too, when the stopped episode wrote it whole: episodes.jsonl does not list it
-        for folder in (out / (job.run_dir + ".partial"), out / job.run_dir):
-            while folder.exists() and in_use(folder) and time.monotonic() < end:
-                time.sleep(0.05)
-            try:
-                remove_leftover(folder)
-            except OwlError:
-                pass
 
 
 @contextlib.contextmanager

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from owl_bt.bench import episodes, methods, reference
-from owl_bt.bench.config import FAULTS_SUFFIX
+from owl_bt.bench.methods import FAULTS_SUFFIX
 from owl_bt.bench.scaling import PLOT_NAME, plot_scaling, render_scaling, scaling_rows
 from owl_bt.faults import KINDS as FAULT_KINDS
 

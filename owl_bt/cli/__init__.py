@@ -18,20 +18,14 @@ def _stopped_starting_up(signum: int, frame: object) -> None:
     moved, so end at once with one line — never an import error or a traceback from the middle of
     loading numpy or open3d. Once a run folder is being set up, the usual KeyboardInterrupt is raised instead
     (the unfinished folder is removed); once the tree has ended, the stop waits for the folder to be whole."""
+    stops = sys.modules.get("owl_bt.stops")
     folders = sys.modules.get("owl_bt.runfolder")
-    if folders is not None and getattr(
-        folders, "FINISHING", False
-    ):  # the tree has ended: keep the finished run
-        folders.LATE_STOP = folders.LATE_STOP or folders.signal_words(
-            signum
-        )  # `run` ends in 130 once all is written
+    if stops is not None and stops.FINISHING:  # the tree has ended: keep the finished run
+        stops.LATE_STOP = stops.LATE_STOP or stops.signal_words(signum)  # `run` ends in 130 later
         return
-    if folders is not None and getattr(
-        folders, "LIVE", None
-    ):  # a run folder is being written: the usual way
-        folders.STOPPED_BY = folders.signal_words(
-            signum
-        )  # which signal, for the one line the folder's writer says
+    if stops is not None and folders is not None and getattr(folders, "LIVE", None):
+        # a run folder is being written: the usual way; which signal, for the folder's one line
+        stops.STOPPED_BY = stops.signal_words(signum)
         signal.default_int_handler(signum, frame)
     name = "Ctrl-C (SIGINT)" if signum == signal.SIGINT else signal.Signals(signum).name
     if (
@@ -134,7 +128,7 @@ def main() -> None:
         if sys.argv[1:2] in (["tasks"], ["skills"]) or {"--help", "-h"} & set(sys.argv[1:]):
             code = 0  # a listing or a help the reader had enough of did what it was asked (`doctor` had not finished)
     except OSError as exc:  # stdout on a full disk (`> /dev/full`): a stream's write names no file
-        from owl_bt.runfolder import NO_SPACE
+        from owl_bt.errors import NO_SPACE
 
         if exc.filename is not None or exc.errno not in NO_SPACE:
             raise

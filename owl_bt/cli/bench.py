@@ -156,7 +156,7 @@ def bench(
     ),
 ) -> None:
     """`owl-bt bench`: see BENCH_HELP."""
-    from owl_bt.bench.cli import bench_command
+    from owl_bt.cli.bench_command import bench_command
 
     stops_handled_here()
     try:

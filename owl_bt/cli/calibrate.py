@@ -131,8 +131,8 @@ def _capture(spec, tag_size: float, layout: dict):
         finally:
             getattr(cam, "close", lambda: None)()
     from perception.camera import RGBDFrame
+    from perception.sim_tag import add_tag
     from sim.camera import render_head
-    from sim.tag import add_tag
     from sim.world import SimWorld
 
     world = SimWorld()

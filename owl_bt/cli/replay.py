@@ -13,8 +13,10 @@ from typing import Annotated
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from owl_bt import safe_json
+from owl_bt.bench.methods import METHODS
 from owl_bt.cli.inputs import SCENE_MAX_BYTES, check_regular_file
 from owl_bt.errors import UsageError
+from owl_bt.language.vlm import parse_spec
 
 Seed = Annotated[int, Field(ge=0)]
 PLAN_MAX_BYTES = 256 << 20  # plan.json of the longest runs is a few MiB
@@ -133,8 +135,6 @@ def replayed(
     """What to run to re-run `run_dir` with its recorded answers and faults. Raises UsageError when the
     folder is not a finished run with a transcript, its plan.json is damaged, or the command line asks
     for something else than the recording (another instruction, --vlm, or other faults)."""
-    from owl_bt.language.replay import recorded_run
-
     if not run_dir.is_dir():
         raise UsageError(f"--replay: {run_dir} is not a run folder")
     if not (run_dir / "transcript.json").is_file():
@@ -217,8 +217,8 @@ def _recorded_values(run_dir: Path, plan: _Plan) -> None:
     """The recorded instruction and faults checked as a command line's are, a problem named as plan.json's
     (break-it: a damaged fault spec was blamed on --faults, which was not given; a 92,000-character
     instruction was refused as if typed)."""
-    from owl_bt.episode_config import MAX_INSTRUCTION
     from owl_bt.faults import parse_faults
+    from owl_bt.plain_text import MAX_INSTRUCTION
 
     path = run_dir / "plan.json"
     if len(plan.instruction) > MAX_INSTRUCTION:
@@ -325,4 +325,82 @@ def _same_scene(run_dir: Path, plan: _Plan, scene: Path) -> None:
     )
     raise UsageError(
         f"--replay: {what}; a replay needs the scene the run used (its copy: {run_dir / SCENE_COPY})"
+    )
+
+
+def recorded_run(run_dir: Path) -> dict:
+    """{'instruction', 'task', 'seed', 'method'} of a past run folder (plan.json, and the comparison
+    method from the VLM spec its events.jsonl starts with), for `owl-bt run --replay`; raises
+    UsageError when the folder is not a finished run with a transcript, or its record of the method
+    is missing or damaged (a replay under another method than the recorded one is not the same run)."""
+    if not run_dir.is_dir():
+        raise UsageError(f"--replay: {run_dir} is not a run folder")
+    if not (run_dir / "transcript.json").is_file():
+        raise UsageError(
+            f"--replay: {run_dir} has no transcript.json (the run never asked the model)"
+        )
+    try:
+        plan = safe_json.loads((run_dir / "plan.json").read_text(encoding="utf-8"))
+        rec = {
+            "instruction": str(plan["instruction"]),
+            "task": str(plan["task"]),
+            "seed": int(plan["seed"]),
+            "method": "owl",
+        }
+    except FileNotFoundError:
+        raise UsageError(f"--replay: {run_dir} has no plan.json (an unfinished run?)") from None
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise UsageError(f"--replay: cannot read {run_dir / 'plan.json'}: {exc}") from None
+    rec["method"] = recorded_method(run_dir / "events.jsonl")
+    return rec
+
+
+def recorded_method(events: Path) -> str:
+    """The language method ('owl', 'no-disc', …) a run used: from the VLM spec of the `start` event on the
+    first line of its `events.jsonl`. Raises UsageError naming the file when that record is missing or
+    damaged; never guesses."""
+    why = ""
+    try:
+        if events.exists() and not events.is_file():  # a FIFO there would block the read for ever
+            raise IsADirectoryError(0, "not a regular file")
+        with open(events, encoding="utf-8") as f:
+            first = f.readline(1 << 20)  # the first event; never a whole huge file
+        start = safe_json.loads(first)
+    except FileNotFoundError:
+        why = "is missing"
+    except UnicodeDecodeError:
+        why = "does not start with UTF-8 text"
+    except OSError as exc:
+        why = f"cannot be read ({exc.strerror})"
+    except ValueError as exc:
+        why = (
+            f"has a damaged first line ({getattr(exc, 'msg', exc)})"
+            if first.strip()
+            else "is empty"
+        )
+    else:
+        if not isinstance(start, dict) or start.get("event") != "start":
+            why = "does not start with the run's `start` event"
+        elif not isinstance(start.get("vlm"), str):
+            why = "has no `vlm` field in its `start` event"
+    if not why:
+        if (
+            start.get("method") in METHODS
+        ):  # recorded by name since no-back and no-sample (the VLM spec has neither)
+            return start["method"]
+        if (
+            "method" in start
+        ):  # (break-it: a damaged "method": "bogus" was replayed as owl, from the spec)
+            why = f"names an unknown method in its `start` event ({str(start['method'])[:40]!r})"
+            raise UsageError(
+                f"--replay: {events} {why}: it records the method the run used, so the run cannot be "
+                "replayed as it was"
+            )
+        try:
+            return parse_spec(start["vlm"])[0]
+        except UsageError:
+            why = f"names no known method in its `start` event (vlm {start['vlm'][:40]!r})"
+    raise UsageError(
+        f"--replay: {events} {why}: it records the method the run used, so the run cannot be replayed "
+        "as it was"
     )

@@ -25,8 +25,8 @@ from owl_bt.cli.progress import Progress
 from owl_bt.cli.replay import replayed
 from owl_bt.errors import OwlError, UsageError
 from owl_bt.language.checker_names import called_helpers, count_line, split_checkers
+from owl_bt.plain_text import plain_line
 from owl_bt.report.console import LOST, lose_stdout_quietly
-from owl_bt.report.plain import plain_line
 
 
 @app.command(cls=OwlCommand)
@@ -299,10 +299,11 @@ def run(
     elif (
         not instruction.strip() and scene is not None and replay is None and scene.is_file()
     ):  # as for a task (newcomer)
+        from owl_bt.language.sandbox import reserved_names
         from sim.scene_file import load_scene
 
         try:
-            said = load_scene(scene).instruction
+            said = load_scene(scene, reserved_names()).instruction
         except OwlError:
             said = ""  # the scene's own refusal comes, as it would, when the run loads it
         if said:
@@ -602,7 +603,7 @@ def _from_attempt(made_in: int | None, attempts: int, none: str) -> str:
 def _no_more_stops(result) -> tuple[bool, bool]:
     """The run's account is printed; (whether this is the `owl-bt` program rather than a test's CliRunner,
     whether a signal came after the tree had ended). Such a signal was held back until now by `owl_bt.cli`
-    (`runfolder.LATE_STOP`); `result` is then marked stopped by it. In the program, a signal from here on is
+    (`owl_bt.stops.LATE_STOP`); `result` is then marked stopped by it. In the program, a signal from here on is
     ignored: only the last line and the exit are left."""
     import signal
 

@@ -7,49 +7,22 @@ returns bounds that contain exactly the satisfying region, so a planner may samp
 
 from __future__ import annotations
 
-import contextlib
-import contextvars
 import math
 import random
-from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from owl_bt.language import codebook_args as args
 from owl_bt.language import codebook_parts
 from owl_bt.language.codebook_shape import get_lower_end, get_opening
+from owl_bt.language.workspace import Env
 from owl_bt.state import Pose, WorldState
+from owl_bt.tamp.bounds_record import Bounds, note_centre, note_test
 
 if TYPE_CHECKING:
     import numpy as np
 
-Bounds = tuple[tuple[float, ...], tuple[float, ...]]
-# While `record_bounds()` is active: ids of poses returned by get_obj_center → object names, and the
-# (name, bounds) pairs that position_within_bounds was asked about (constraint-guided sampling).
-_RECORDER: contextvars.ContextVar[tuple[dict, list] | None] = contextvars.ContextVar(
-    "owl_bounds", default=None
-)
 _DRAWS = random.Random()  # the draws of a sampler called without a generator (seeded by the OS)
 ONTOP_TOLERANCE = 0.015  # metres above resting height that still counts as "on"
-
-
-@dataclass(frozen=True)
-class Env:
-    """The workspace: table-top box (lower xyz, upper xyz), metres, world frame."""
-
-    table_lower: tuple[float, float, float]
-    table_upper: tuple[float, float, float]
-
-
-def env_from_state(state: WorldState) -> Env:
-    """The workspace from the scene's `table` object (or the union of objects when there is none)."""
-    if "table" in state.objects:
-        lo, hi = state.get("table").aabb()
-        return Env((lo[0], lo[1], hi[2]), (hi[0], hi[1], hi[2] + 0.5))
-    boxes = [o.aabb() for o in state.objects.values()]
-    lo = tuple(min(b[0][i] for b in boxes) for i in range(3))
-    hi = tuple(max(b[1][i] for b in boxes) for i in range(3))
-    return Env(lo, (hi[0], hi[1], hi[2] + 0.5))
 
 
 def initial_bounds(env: Env) -> Bounds:
@@ -68,9 +41,7 @@ def get_obj_center(state: WorldState, env: Env, name: str) -> tuple[float, ...]:
     """The object's pose (x, y, z, roll, pitch, yaw)."""
     name = args.name("get_obj_center", name)
     pose = state.get(name).pose.as_tuple()
-    rec = _RECORDER.get()
-    if rec is not None:
-        rec[0][id(pose)] = (name, pose)
+    note_centre(name, pose)
     return pose
 
 
@@ -199,9 +170,7 @@ def position_within_bounds(pose: tuple[float, ...] | Pose, bounds: Bounds) -> bo
     given = pose
     pose = args.pose("position_within_bounds", pose, (3, 6))
     bounds = args.bounds("position_within_bounds", bounds)
-    rec = _RECORDER.get()
-    if rec is not None and id(given) in rec[0]:
-        rec[1].append((rec[0][id(given)][0], bounds))
+    note_test(given, bounds)
     return all(bounds[0][i] <= pose[i] <= bounds[1][i] for i in range(3))
 
 
@@ -235,32 +204,6 @@ def modify_obj_pose(obj: object, new_pose: tuple[float, ...]) -> object:
     if not isinstance(obj, ObjectHandle):
         raise TypeError("modify_obj_pose takes an object handle")
     return obj.at(Pose.from_seq(args.pose("modify_obj_pose", new_pose, (3, 6))))
-
-
-@contextlib.contextmanager
-def record_bounds() -> Iterator[list[tuple[str, Bounds]]]:
-    """Within this block, every `position_within_bounds(get_obj_center(..., name), bounds)` a
-    checker evaluates is recorded as (name, bounds): the region that checker accepts for that
-    object, which a sampler can draw from directly (SPEC §4, constraint-guided sampling)."""
-    found: list[tuple[str, Bounds]] = []
-    token = _RECORDER.set(({}, found))
-    try:
-        yield found
-    finally:
-        _RECORDER.reset(token)
-
-
-def recording() -> bool:
-    """Is a `record_bounds()` block active in this context?"""
-    return _RECORDER.get() is not None
-
-
-def note_bounds(name: str, bounds: Bounds) -> None:
-    """Enter (name, bounds) in the active `record_bounds()` block, if any: the regions a checker
-    evaluated in the sandbox worker tested."""
-    rec = _RECORDER.get()
-    if rec is not None:
-        rec[1].append((name, bounds))
 
 
 HELPERS = {

@@ -23,7 +23,7 @@ from owl_bt.language.codebook_shape import LONG, get_lower_end, get_opening
 from owl_bt.state import WorldState, rotation_matrix
 
 if TYPE_CHECKING:
-    from owl_bt.language.codebook import Env
+    from owl_bt.language.workspace import Env
 
 Bounds = tuple[tuple[float, ...], tuple[float, ...]]
 TILT_TOL = math.radians(20.0)  # default: an axis within this of a direction counts as along it

@@ -8,13 +8,10 @@ from __future__ import annotations
 
 import functools
 import math
-from typing import TYPE_CHECKING
 
 from owl_bt.language import codebook_args as args
+from owl_bt.language.workspace import Env
 from owl_bt.state import WorldState, rotation_matrix
-
-if TYPE_CHECKING:
-    from owl_bt.language.codebook import Env
 
 LONG = 1.5  # a side this many times the next longest makes a thing long (a knife, a fork, a bottle lying)
 LEVEL = math.sin(

@@ -22,10 +22,11 @@ from owl_bt.errors import (
     UnsafeCodeError,
 )
 from owl_bt.language import ablations, cap, repair, sandbox_client
-from owl_bt.language.codebook import HELPERS, env_from_state
+from owl_bt.language.codebook import HELPERS
 from owl_bt.language.parser import Sketch, parse_checkers, parse_sketch
 from owl_bt.language.sandbox import CheckerSet
 from owl_bt.language.vlm import VLM, CallRecord
+from owl_bt.language.workspace import env_from_state
 from owl_bt.state import WorldState
 from owl_bt.tamp.operators import GroundOp, OperatorSchema
 from owl_bt.tamp.pddl import supports

@@ -22,9 +22,9 @@ from dataclasses import dataclass, field
 
 from owl_bt.errors import ModelAnswerError, OwlError, UnsafeCodeError
 from owl_bt.failures import Failure
-from owl_bt.language.codebook import record_bounds
 from owl_bt.language.parser import parse_checkers
 from owl_bt.language.sandbox import CheckerSet
+from owl_bt.tamp.bounds_record import record_bounds
 from owl_bt.tamp.search import SketchItem
 
 REPAIR_ROUNDS = 2

@@ -3,7 +3,7 @@ evidence a model can act on.
 
 The reference method's main failure is a checker no state satisfies ("the strawberry inside the
 bowl and inside the pan at once"). For each checker we record the regions it tests each object's
-centre against (`codebook.record_bounds`), then draw K candidate states: every tested object placed
+centre against (`owl_bt.tamp.bounds_record.record_bounds`), then draw K candidate states: every tested object placed
 at once inside its region — its own orientation or upright, re-recording the regions after each
 placement so regions relative to moved objects follow them — and judge the checker on each. A
 checker none of K candidates satisfies is reported with its source, the regions (and whether they
@@ -18,9 +18,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from owl_bt.language.codebook import Bounds, Env, record_bounds
 from owl_bt.language.sandbox import CheckerSet
+from owl_bt.language.workspace import Env
 from owl_bt.state import Pose, WorldState
+from owl_bt.tamp.bounds_record import Bounds, record_bounds
 
 CANDIDATES = 200
 

@@ -42,6 +42,7 @@ from owl_bt.language.sandbox_names import (
     SAFE_BUILTINS,
 )
 from owl_bt.state import WorldState
+from owl_bt.tamp import bounds_record
 
 __all__ = [
     "WALL_BACKSTOP_S",
@@ -244,7 +245,7 @@ class CheckerSet:
         sent = [i for i, (name, _) in enumerate(items) if name not in self.disabled]
         if not sent:
             return out
-        record = codebook.recording()
+        record = bounds_record.recording()
         replies = shared().evaluate(
             self._program(), [items[i] for i in sent], self.time_limit_s, record
         )
@@ -252,7 +253,7 @@ class CheckerSet:
             name = items[i][0]
             out[i] = self._verdict(name, reply)
             for obj, (lo, hi) in reply.get("f", ()):
-                codebook.note_bounds(obj, (tuple(lo), tuple(hi)))
+                bounds_record.note_bounds(obj, (tuple(lo), tuple(hi)))
         return out
 
     def _verdict(self, name: str, reply: dict) -> bool:

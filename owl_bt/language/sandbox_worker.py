@@ -38,6 +38,7 @@ from owl_bt.language.sandbox_wire import (
     read_frame,
     write_frame,
 )
+from owl_bt.tamp import bounds_record
 
 MEMORY_BYTES = 512 << 20  # address space a worker may add past its imports
 CPU_BACKSTOP_S = 2  # CPU seconds one call may use before the kernel ends the worker
@@ -146,7 +147,7 @@ class Worker:
             _cpu_backstop()
             t0 = time.thread_time()
             if record:
-                with codebook.record_bounds() as found:
+                with bounds_record.record_bounds() as found:
                     value, failure = program.call(name, state, (), limit)
             else:
                 value, failure, found = *program.call(name, state, (), limit), []

@@ -1,4 +1,4 @@
-"""The VLM protocol and backend selection (DESIGN §5).
+"""The VLM protocol: what every backend offers (`owl_bt.language.backends` picks one).
 
 `complete(messages, images)`: messages are OpenAI-style dicts ({'role', 'content'}), images are PNG
 bytes of the scene; returns the model's text. After each call a backend leaves a `CallRecord` in
@@ -14,7 +14,6 @@ SPEC §8.1), which `owl_bt.language.constraints.generate` reads from the backend
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from pathlib import Path
 from typing import Protocol
 
 from owl_bt.errors import UsageError
@@ -63,43 +62,3 @@ def parse_spec(spec: str) -> tuple[str, str, str]:
             f"unknown language method {method!r}; available: {', '.join(METHOD_SWITCHES)}"
         )
     return method, backend.strip().lower(), arg
-
-
-def make_vlm(name: str, oracle: tuple[str, str] | None = None) -> VLM:
-    """The backend for spec `name` (see the module docstring); raises UsageError naming the
-    available ones, or saying what the backend is missing (no oracle answers, no transcript, no
-    endpoint settings).
-
-    `oracle`: (sketch answer, checker answer) — the task's hand-written ground truth, needed by the
-    `oracle` backend (SPEC §8.1).
-    """
-    method, backend, arg = parse_spec(name)
-    vlm: VLM
-    if backend == "offline":
-        from owl_bt.language.offline import OfflineGrounder
-
-        vlm = OfflineGrounder()
-    elif backend == "oracle":
-        from owl_bt.language.scripted import ScriptedVLM
-
-        if not oracle or not all(oracle):
-            raise UsageError(
-                "the oracle holds hand-written answers for the benchmark tasks only (--task); for a scene "
-                "file or a goal of your own use --vlm offline or openai"
-            )
-        vlm = ScriptedVLM("oracle", *oracle)
-    elif backend == "openai":
-        from owl_bt.language.openai_vlm import OpenAIVLM
-        from owl_bt.language.settings import load_settings
-
-        vlm = OpenAIVLM(load_settings())
-    elif backend == "replay":
-        from owl_bt.language.replay import ReplayVLM
-
-        if not arg:
-            raise UsageError("the replay backend needs a run folder: --replay RUN_DIR")
-        vlm = ReplayVLM.from_path(Path(arg))
-    else:
-        raise UsageError(f"unknown VLM backend {backend!r}; available: {', '.join(BACKENDS)}")
-    vlm.method = method  # type: ignore[attr-defined]
-    return vlm

@@ -17,11 +17,11 @@ import traceback
 from pathlib import Path
 
 from owl_bt import safe_json
+from owl_bt.errors import NO_SPACE
 from owl_bt.language.checker_names import called_helpers, count_line, split_checkers
 from owl_bt.report import final_state
 from owl_bt.report.events import RunLog, read_events, stage_times
 from owl_bt.report.html import markdown_to_html
-from owl_bt.runfolder import NO_SPACE
 
 # Which frame "left of" means, said wherever a person compares a goal with the pictures (sim/camera.py: both the
 # render and the head camera look from across the table back at the robot, so they show its left on their right).

@@ -15,11 +15,14 @@ from owl_bt.speech.grammar import SceneName
 def scene_names(task: str | None, scene: Path | None, seed: int) -> list[SceneName]:
     """Name, category and colour of every object of the benchmark task `task` (or the user scene
     file `scene`) as built with `seed` — what perception will report. Raises UsageError."""
+    from owl_bt.language.sandbox import reserved_names
     from sim import tasks
     from sim.scene_file import load_scene
     from sim.world import SimWorld
 
-    setup = load_scene(scene) if scene is not None else tasks.get(task or "berry1")
+    setup = (
+        load_scene(scene, reserved_names()) if scene is not None else tasks.get(task or "berry1")
+    )
     world = SimWorld()
     try:
         setup.build(world, seed)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from owl_bt.tamp.guidance import guide
 from owl_bt.tamp.operators import GroundOp
 
 PREFER_TRIES = (
@@ -32,8 +33,6 @@ def after_pour(
         or not skeleton[idx + 2].name.startswith("place")
     ):
         return None
-    from owl_bt.tamp.refine import guide  # (refine imports this module)
-
     checks = list(step_checkers.get(idx + 2, ())) + (
         list(goal_checkers) if idx + 2 == len(skeleton) - 1 else []
     )

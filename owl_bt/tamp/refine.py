@@ -7,7 +7,7 @@ the controller) and the generated checkers for that step (and the goal checkers 
 
 Additions of ours:
 - **Constraint-guided sampling**: before a step, its checkers are evaluated once on the current
-  state while `record_bounds()` listens; the bounds they test the moved object's centre against
+  state while `bounds_record.record_bounds()` listens; the bounds they test the moved object's centre against
   become a hint, and a skill whose sampler returns the moved object's centre as `x`, `y` (and `z`)
   gets them redrawn inside those bounds for GUIDED_SHARE of the samples (the rest stay broad).
 - **Orientation guidance**: a skill with `orient(model, args, params, rng)` (the places) then picks,
@@ -36,12 +36,11 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from owl_bt.failures import Failure
-from owl_bt.language.codebook import Bounds, record_bounds
 from owl_bt.state import WorldState
 from owl_bt.tamp.grasp_lookahead import after_pour, grasp_filter
+from owl_bt.tamp.guidance import Bounds, guide
 from owl_bt.tamp.operators import GroundOp
 from owl_bt.tamp.planning_model import PlanningModel
-from sim.robot import WORKSPACE
 
 Checker = Callable[[WorldState], bool]
 SAMPLE_BUDGET = 500
@@ -89,26 +88,6 @@ class Refinement:
     @property
     def ok(self) -> bool:
         return self.failure is None
-
-
-def guide(state: WorldState, moved: str, checks: Sequence[tuple[str, Checker]]) -> Bounds | None:
-    """The intersection of the bounds `checks` test `moved`'s centre against (None: no hint)."""
-    with record_bounds() as found:
-        for _, chk in checks:
-            chk(state)
-    boxes = [b for name, b in found if name == moved]
-    if not boxes:
-        return None
-    lo = [max(b[0][i] for b in boxes) for i in range(3)]
-    hi = [min(b[1][i] for b in boxes) for i in range(3)]
-    if any(lo[i] > hi[i] for i in range(3)):
-        return None
-    # within the arm's comfortable workspace, where that leaves any room
-    wlo = [max(lo[i], WORKSPACE[0][i]) for i in range(2)]
-    whi = [min(hi[i], WORKSPACE[1][i]) for i in range(2)]
-    if all(wlo[i] < whi[i] for i in range(2)):
-        lo[:2], hi[:2] = wlo, whi
-    return (tuple(lo), tuple(hi))
 
 
 def _guided(params: dict, hint: Bounds | None, rng: np.random.Generator) -> dict:

@@ -8,10 +8,10 @@ import os
 from pathlib import Path
 
 import pytest
+from owl_bt.bench.cli import _locked, bench_command
 from rich.console import Console
 
 from owl_bt.bench import episodes
-from owl_bt.bench.cli import _locked, bench_command
 from owl_bt.bench.config import check_out, make_config
 from owl_bt.errors import UsageError
 from tests.support.cli import last_line, owl_scripted, owl_wide

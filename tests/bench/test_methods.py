@@ -9,9 +9,9 @@ from owl_bt.bench import methods
 from owl_bt.episode import EpisodeConfig
 from owl_bt.errors import GroundingError, ModelAnswerError, UnsafeCodeError
 from owl_bt.language import cap
-from owl_bt.language.codebook import env_from_state
+from owl_bt.language.backends import make_vlm
 from owl_bt.language.constraints import generate
-from owl_bt.language.vlm import make_vlm
+from owl_bt.language.workspace import env_from_state
 from owl_bt.tamp.grounding import ground
 from tests.support.worlds import task_state
 

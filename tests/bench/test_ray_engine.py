@@ -17,16 +17,16 @@ from pathlib import Path
 import pytest
 
 from owl_bt.bench import episodes
-from owl_bt.bench.config import make_config
+from owl_bt.bench.config import INSTALL_HINT, make_config
 from owl_bt.bench.ray_engine import (
-    INSTALL_HINT,
     TOKEN_NAME,
     episode_task,
     pack_run,
     task_name,
     unpack_run,
 )
-from owl_bt.bench.runner import plan_jobs, run_bench
+from owl_bt.bench.run import run_bench
+from owl_bt.bench.runner import plan_jobs
 from owl_bt.errors import OwlError, UsageError
 
 # the fields of a record that must not depend on where the episode ran (not its timings)

@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from owl_bt.language.codebook import HELPERS, env_from_state
+from owl_bt.language.codebook import HELPERS
 from owl_bt.language.codebook_parts import (
     get_bounds_around_point,
     get_end_direction,
@@ -23,6 +23,7 @@ from owl_bt.language.codebook_parts import (
 )
 from owl_bt.language.codebook_shape import get_opening
 from owl_bt.language.sandbox import CheckerSet
+from owl_bt.language.workspace import env_from_state
 from owl_bt.state import Pose, WorldState
 from sim import catalog
 

@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from owl_bt.errors import UnsafeCodeError
-from owl_bt.language.codebook import env_from_state
 from owl_bt.language.sandbox import CheckerSet
 from owl_bt.language.sandbox_client import CALL_DEADLINE_S
+from owl_bt.language.workspace import env_from_state
 
 CORPUS = Path(__file__).parent / "hostile"
 SENTINEL = "owl_sandbox_probe.txt"

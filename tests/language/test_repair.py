@@ -14,10 +14,10 @@ import numpy as np
 import pytest
 
 from owl_bt.language import repair
-from owl_bt.language.codebook import env_from_state
 from owl_bt.language.constraints import generate
 from owl_bt.language.openai_vlm import OpenAIVLM
 from owl_bt.language.settings import VLMSettings
+from owl_bt.language.workspace import env_from_state
 from owl_bt.tamp.grounding import ground
 from sim.scene_file import load_scene
 from sim.world import SimWorld
@@ -223,8 +223,8 @@ def test_the_offline_grounder_sends_the_same_checkers_back_and_planning_goes_on(
     berry_world, schemas
 ):
     from owl_bt.failures import Failure
+    from owl_bt.language.backends import make_vlm
     from owl_bt.language.refine_repair import CheckerRepair
-    from owl_bt.language.vlm import make_vlm
 
     g = ground(berry_world, schemas)
     vlm = make_vlm("offline")

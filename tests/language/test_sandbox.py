@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from owl_bt.errors import UnsafeCodeError
-from owl_bt.language.codebook import env_from_state
 from owl_bt.language.sandbox import CheckerSet, check_source
+from owl_bt.language.workspace import env_from_state
 
 
 @pytest.mark.parametrize(
@@ -65,8 +65,8 @@ def test_runaway_and_raising_checkers_are_false(berry_world):
 
 def test_frame_walking_and_module_patching_are_refused(berry_world):
     from owl_bt.errors import UnsafeCodeError
-    from owl_bt.language.codebook import env_from_state
     from owl_bt.language.sandbox import CheckerSet
+    from owl_bt.language.workspace import env_from_state
 
     escape = """
 def goal_check0():

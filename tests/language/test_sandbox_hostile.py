@@ -3,8 +3,8 @@ tests/language/test_hostile_corpus.py)."""
 
 from __future__ import annotations
 
-from owl_bt.language.codebook import env_from_state
 from owl_bt.language.sandbox import CheckerSet
+from owl_bt.language.workspace import env_from_state
 
 
 def fn(body: str, extra: str = "") -> str:

@@ -10,10 +10,10 @@ import time
 
 import pytest
 
-from owl_bt.language import codebook
-from owl_bt.language.codebook import env_from_state
 from owl_bt.language.sandbox import KILLS_TO_DISABLE, CheckerSet
 from owl_bt.language.sandbox_client import CALL_DEADLINE_S, shared
+from owl_bt.language.workspace import env_from_state
+from owl_bt.tamp import bounds_record
 
 HANG = (
     "def hang():\n    t = (1, 2)\n    for i in range(40):\n        t = (t, t)\n"
@@ -97,7 +97,7 @@ def test_a_batch_with_a_killed_call_goes_on_with_a_fresh_worker(checkers, berry_
 
 
 def test_the_regions_a_checker_tests_are_recorded_across_the_boundary(checkers, berry_world):
-    with codebook.record_bounds() as found:
+    with bounds_record.record_bounds() as found:
         checkers.evaluate("near", berry_world)
     assert [name for name, _ in found] == ["strawberry"]
     lo, hi = found[0][1]

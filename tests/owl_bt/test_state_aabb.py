@@ -10,8 +10,8 @@ import math
 import numpy as np
 import pytest
 
+from owl_bt.language.backends import make_vlm
 from owl_bt.language.constraints import generate
-from owl_bt.language.vlm import make_vlm
 from owl_bt.state import Pose, rotation_matrix
 from owl_bt.tamp.grounding import ground
 from sim import catalog

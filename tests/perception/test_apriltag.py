@@ -24,8 +24,8 @@ SIZE = 0.08
 @pytest.fixture(scope="module")
 def rendered():
     from perception.camera import OPENGL_TO_OPTICAL
+    from perception.sim_tag import add_tag
     from sim.camera import render_head
-    from sim.tag import add_tag
     from sim.world import SimWorld
 
     world = SimWorld()

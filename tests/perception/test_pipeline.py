@@ -268,9 +268,9 @@ def test_a_fork_standing_in_a_mug_is_seen_inside_it_on_its_floor(mug, side):
     not flagged inside it and was seen 6-11 mm into the mug's floor, so 'the fork is in the mug' failed
     on a scene where it was (9 of 10 episodes failed so). Its lower end in the opening flags it; it is
     set onto the floor."""
-    from owl_bt.language.codebook import env_from_state
     from owl_bt.language.offline_plan import PRELUDE
     from owl_bt.language.sandbox import CheckerSet
+    from owl_bt.language.workspace import env_from_state
     from owl_bt.state import Pose
     from sim import catalog
 

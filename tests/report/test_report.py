@@ -393,7 +393,7 @@ def test_an_attempt_whose_plan_is_empty_says_nothing_to_do():
 
 def test_a_guard_whose_work_ran_and_failed_is_drawn_failed_not_unentered():
     """Newcomer: every failed run's tree.png showed `task — not entered: its condition is false`."""
-    from owl_bt.report.snapshot import tree_snapshot
+    from trees.snapshot import tree_snapshot
 
     ran = py_trees.decorators.EternalGuard(
         name="task", child=py_trees.behaviours.Failure(name="work"), condition=lambda: True

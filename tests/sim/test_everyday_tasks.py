@@ -7,9 +7,9 @@ from __future__ import annotations
 import pytest
 
 from owl_bt.bench.config import parse_tasks
-from owl_bt.language.codebook import env_from_state
 from owl_bt.language.parser import parse_checkers, parse_sketch
 from owl_bt.language.sandbox import CheckerSet
+from owl_bt.language.workspace import env_from_state
 from owl_bt.tamp.grounding import ground
 from sim import tasks
 from sim.tasks.everyday import EVERYDAY

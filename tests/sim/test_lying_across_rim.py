@@ -10,10 +10,11 @@ import math
 import pytest
 
 from owl_bt.episode import sim_camera_pipeline
-from owl_bt.language.codebook import env_from_state, get_lower_end, get_opening
+from owl_bt.language.codebook import get_lower_end, get_opening
 from owl_bt.language.constraints import generate
 from owl_bt.language.offline import OfflineGrounder
 from owl_bt.language.scripted import ScriptedVLM
+from owl_bt.language.workspace import env_from_state
 from owl_bt.state import ObjectState, Pose, RobotState, WorldState
 from owl_bt.tamp.grounding import ground
 from perception.source import CameraSource

@@ -11,6 +11,7 @@ import pytest
 
 from owl_bt.episode import EpisodeConfig, validate
 from owl_bt.errors import UsageError
+from owl_bt.language.sandbox import reserved_names
 from sim.scene_file import load_scene
 from sim.world import SimWorld
 from tests.support.cli import here, last_line, owl, owl_wide
@@ -152,7 +153,7 @@ BAD = {
 def test_bad_scene_is_a_one_line_usage_error(tmp_path, case):
     text, expected = BAD[case]
     with pytest.raises(UsageError) as err:
-        load_scene(scene_file(tmp_path, text))
+        load_scene(scene_file(tmp_path, text), reserved_names())
     assert expected in err.value.reason and "\n" not in err.value.reason
     if case == "malformed":
         assert "line 2" in err.value.reason

@@ -9,8 +9,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from owl_bt.language.codebook import env_from_state
 from owl_bt.language.sandbox import CheckerSet
+from owl_bt.language.workspace import env_from_state
 from owl_bt.tamp.operators import GroundOp
 from owl_bt.tamp.planning_model import PlanningModel
 from owl_bt.tamp.search import SketchItem, plan

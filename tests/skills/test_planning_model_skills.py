@@ -9,11 +9,12 @@ import numpy as np
 import pybullet as p
 import pytest
 
-from owl_bt.language.codebook import env_from_state
 from owl_bt.language.sandbox import CheckerSet
+from owl_bt.language.workspace import env_from_state
+from owl_bt.tamp.guidance import guide
 from owl_bt.tamp.operators import GroundOp
 from owl_bt.tamp.planning_model import PlanningModel
-from owl_bt.tamp.refine import _guided, guide
+from owl_bt.tamp.refine import _guided
 from owl_bt.tamp.search import SketchItem, plan
 from sim import tasks
 from sim.world import SimWorld

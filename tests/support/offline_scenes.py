@@ -4,7 +4,6 @@ through the real parser and sandbox."""
 
 from __future__ import annotations
 
-from owl_bt.language.codebook import env_from_state
 from owl_bt.language.constraints import describe_objects
 from owl_bt.language.offline import plan_for
 from owl_bt.language.offline_plan import code
@@ -12,6 +11,7 @@ from owl_bt.language.parser import parse_checkers
 from owl_bt.language.reading import Reader
 from owl_bt.language.sandbox import CheckerSet
 from owl_bt.language.scene_view import Thing, read_objects
+from owl_bt.language.workspace import env_from_state
 from owl_bt.state import ObjectState, Pose, WorldState
 
 

@@ -10,8 +10,8 @@ from dataclasses import dataclass
 
 import pytest
 
-from owl_bt.language.codebook import env_from_state
 from owl_bt.language.sandbox import CheckerSet
+from owl_bt.language.workspace import env_from_state
 from owl_bt.state import Pose
 from owl_bt.tamp.sanity import Placement, insane
 from sim import catalog

@@ -1,4 +1,5 @@
-"""Tree snapshots for the run report: the tree as text and as Graphviz source (py_trees.display)."""
+"""Tree snapshots for the run report and the event log: the tree as text and as Graphviz source
+(py_trees.display)."""
 
 from __future__ import annotations
 

@@ -16,6 +16,7 @@ _ESCAPES = re.compile(
 )
 
 FEEDBACK_LIMIT = 500  # characters: a line of feedback, not a document
+MAX_INSTRUCTION = 1000  # characters: a goal, not a document
 
 
 def plain_line(text: str, limit: int | None = FEEDBACK_LIMIT) -> str:

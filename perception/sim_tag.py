@@ -21,7 +21,7 @@ def add_tag(cid: int, tag_size: float, pose, tag_id: int = 0) -> tuple[int, np.n
     """Lay tag `tag_id` (black square `tag_size` m) with its centre and turn at `pose`
     (x, y, z m; roll, pitch, yaw rad; world frame), printed face up (+z of the pose). Returns
     (body id, 4×4 world←tag)."""
-    from owl_bt.setup_file import pose_matrix
+    from sim.frames import pose_matrix
 
     folder = tempfile.mkdtemp(prefix="owl-bt-tag-")
     png = os.path.join(folder, f"tag36h11_{tag_id}.png")

@@ -1,4 +1,4 @@
-"""`owl-bt bench`: the command's body, kept here so owl_bt/cli.py only declares the options.
+"""`owl-bt bench`: the command's body, kept apart so `owl_bt.cli.bench` only declares the options.
 
 Returns the exit code: 0 the bench ran (whatever the episodes' outcomes), 130 stopped by Ctrl-C
 (what finished is recorded and summarised); usage errors raise UsageError (exit 2), a full disk
@@ -18,10 +18,9 @@ from rich.console import Console
 from owl_bt.bench import episodes
 from owl_bt.bench.config import check_out, check_same_setup, make_config
 from owl_bt.bench.progress import BenchProgress
-from owl_bt.bench.runner import run_bench
+from owl_bt.bench.run import run_bench
 from owl_bt.bench.summary import MD_NAME, render, write_summary
-from owl_bt.errors import UsageError
-from owl_bt.runfolder import disk_error
+from owl_bt.errors import UsageError, disk_error
 
 MAX_WARNINGS = 10
 LOCK_NAME = ".bench.lock"
@@ -178,7 +177,7 @@ class _Stops:
             }
 
     def _on_signal(self, signum: int, frame: object) -> None:
-        from owl_bt.runfolder import signal_words
+        from owl_bt.stops import signal_words
 
         if self.done:
             self.late.append(signal_words(signum))
