@@ -376,7 +376,7 @@ def _refuse_unknown_object(board, res, executed: list[str], folder: RunFolder) -
         and res.attempts == 1
         and not executed
         and failure is not None
-        and failure.observed.get("unknown_object")
+        and failure.observed.unknown_object
     ):
         folder.discard()
         raise UsageError(failure.reason)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import replace
 
-from owl_bt.failures import PRECONDITION, Failure
+from owl_bt.failures import Evidence, Failure, FailureKind, Stage
 from owl_bt.state import WorldState
 from perception.tracker import container_of
 
@@ -50,12 +50,12 @@ def blocked_later(
                 x, y, z = o.pose.position
                 if lo[0] < x < hi[0] and lo[1] < y < hi[1] and lo[2] < z < hi[2]:
                     return Failure(
-                        "monitor",
+                        Stage.MONITOR,
                         f"{other} lies at ({x:.2f}, {y:.2f}), where {st.op} would set {name} down",
                         str(step.op),
                         (other, name),
-                        {"pose": o.pose.rounded(), "blocks": str(st.op)},
-                        kind=PRECONDITION,
+                        Evidence(pose=o.pose.rounded(), blocks=str(st.op)),
+                        kind=FailureKind.PRECONDITION,
                     )
         moving |= {*st.op.args[:1], *st.expected}
     return None

@@ -21,7 +21,7 @@ import time
 
 import py_trees
 
-from owl_bt.failures import EXECUTION, POSTCONDITION, PRECONDITION, Failure
+from owl_bt.failures import Evidence, Failure, FailureKind, Stage
 from owl_bt.language.checker_names import name_checkers
 from owl_bt.tamp.sanity import Placement, insane
 from perception.detector import HIDDEN_FLAG, ROBOT
@@ -114,7 +114,7 @@ class HeldWatch:
 
 
 class Execute(WorkerBehaviour):
-    stage = "execute"
+    stage = Stage.EXECUTE
     writes = ("executed", "step")
     reads = ("plan", "world", "constraints")
 
@@ -147,7 +147,7 @@ class Execute(WorkerBehaviour):
         steps = self._plan.refinement.steps
         for k, step in enumerate(steps):
             if self.cancelled():
-                return Failure("execute", "cancelled", str(step.op))
+                return Failure(Stage.EXECUTE, "cancelled", str(step.op))
             self._index, self._current = k, str(step.op)
             skill = s.skills[step.op.name]
             s.log("step_start", action=str(step.op))
@@ -160,11 +160,11 @@ class Execute(WorkerBehaviour):
                 fatal = getattr(s.backend, "fatal", None)  # a hardware fault: stop, do not replan
                 if fatal is not None:
                     return Failure(
-                        "execute",
+                        Stage.EXECUTE,
                         reason,
                         str(step.op),
                         step.op.args,
-                        {"retryable": False, "fault": type(fatal).__name__},
+                        Evidence(retryable=False, fault=type(fatal).__name__),
                     )
                 fault = arm_fault(s.backend)
                 if (
@@ -172,17 +172,17 @@ class Execute(WorkerBehaviour):
                 ):  # the safety guard pre-empts this branch, clears it and records it
                     self._await_cancel(FAULT_WAIT_S)
                     return Failure(
-                        "execute",
+                        Stage.EXECUTE,
                         f"the arm reported a fault ({fault})",
                         str(step.op),
                         step.op.args,
-                        {"fault": fault},
-                        kind=EXECUTION,
+                        Evidence(fault=fault),
+                        kind=FailureKind.EXECUTION,
                     )
                 if watch.lost is not None:
                     failure = self.slipped(step, watch.lost)
                 else:
-                    failure = Failure("execute", reason, str(step.op), step.op.args)
+                    failure = Failure(Stage.EXECUTE, reason, str(step.op), step.op.args)
             if failure is None:
                 failure = self.monitor(
                     step, {a for st in steps[k + 1 :] for a in st.op.args}, steps[: k + 1]
@@ -218,12 +218,12 @@ class Execute(WorkerBehaviour):
         self.services.log("not_sane", reason=why)
         last = steps[-1]
         return Failure(
-            "monitor",
+            Stage.MONITOR,
             f"the end state is not sound: {why}",
             str(last.op),
             tuple(a for a in last.op.args if a in world.objects),
-            {"sanity": why},
-            kind=POSTCONDITION,
+            Evidence(sanity=why),
+            kind=FailureKind.POSTCONDITION,
         )
 
     def _await_cancel(self, seconds: float) -> None:
@@ -247,16 +247,16 @@ class Execute(WorkerBehaviour):
         if name in world.objects:
             got = world.objects[name].pose
             where = f"; it came to rest at ({got.x:.2f}, {got.y:.2f})"
-            observed = {"pose": got.rounded()}
+            observed = Evidence(pose=got.rounded())
         else:
-            where, observed = "; it is not seen", {}
+            where, observed = "; it is not seen", Evidence()
         return Failure(
-            "execute",
+            Stage.EXECUTE,
             f"{name} slipped from the gripper{where}",
             str(step.op),
             (name,),
             observed,
-            kind=EXECUTION,
+            kind=FailureKind.EXECUTION,
         )
 
     def monitor(
@@ -269,19 +269,15 @@ class Execute(WorkerBehaviour):
         try:  # hold still a moment so that what was let go has come to rest before we look
             hold_still(backend, SETTLE_S)
         except ArmFault as exc:
-            return Failure("execute", str(exc), str(step.op), step.op.args)
+            return Failure(Stage.EXECUTE, str(exc), str(step.op), step.op.args)
         failure = self._check(step, self._look(), later, done)
-        if (
-            failure is not None
-            and failure.stage == "monitor"
-            and not failure.observed.get("held_check")
-        ):
+        if failure is not None and failure.stage == "monitor" and not failure.observed.held_check:
             # Something let go may still be rocking (a peach on its flat spot judged mid-roll): look
             # once more after a longer stillness before calling it a failure.
             try:
                 backend.execute_trajectory([backend.state().joints], times=[LOOK_AGAIN_S])
             except ArmFault as exc:
-                return Failure("execute", str(exc), str(step.op), step.op.args)
+                return Failure(Stage.EXECUTE, str(exc), str(step.op), step.op.args)
             failure = self._check(step, self._look(), later, done)
         return failure
 
@@ -292,58 +288,56 @@ class Execute(WorkerBehaviour):
         if should_hold is not None:
             if held != should_hold:
                 return Failure(
-                    "monitor",
+                    Stage.MONITOR,
                     f"{should_hold} is not in the gripper after {step.op}",
                     str(step.op),
                     step.op.args,
-                    {"held": held, "held_check": True},
-                    kind=POSTCONDITION,
+                    Evidence(held=held, held_check=True),
+                    kind=FailureKind.POSTCONDITION,
                 )
         elif held is not None:
             return Failure(
-                "monitor",
+                Stage.MONITOR,
                 f"{held} is still in the gripper after {step.op}",
                 str(step.op),
                 (held,),
-                {"held_check": True},
-                kind=POSTCONDITION,
+                Evidence(held_check=True),
+                kind=FailureKind.POSTCONDITION,
             )
         caught = caught_on_hand(obs)
         if caught:
             return Failure(
-                "monitor",
+                Stage.MONITOR,
                 hanging(caught, f"after {step.op}", held),
                 str(step.op),
                 caught,
-                {"caught": list(caught), "held_check": True},
-                kind=POSTCONDITION,
+                Evidence(caught=list(caught), held_check=True),
+                kind=FailureKind.POSTCONDITION,
             )
         unseen = [
             a for a in (*step.op.args, *step.expected) if a not in obs.objects and a != "table"
         ]
         if unseen:
             return Failure(
-                "monitor",
+                Stage.MONITOR,
                 f"{', '.join(dict.fromkeys(unseen))} not seen after {step.op}",
                 str(step.op),
                 tuple(dict.fromkeys(unseen)),
-                {"seen": sorted(obs.objects)},
-                kind=POSTCONDITION,
+                Evidence(seen=sorted(obs.objects)),
+                kind=FailureKind.POSTCONDITION,
             )
         failed = [name for name, check in step.checks if not check(obs)]
         if failed and not step.expected:
             return Failure(
-                "monitor",
+                Stage.MONITOR,
                 f"after {step.op}, {self._broken(failed)}",
                 str(step.op),
                 step.op.args,
-                {
-                    "failed": failed,
-                    "poses": {
-                        a: obs.get(a).pose.rounded() for a in step.op.args if a in obs.objects
-                    },
-                },
-                kind=POSTCONDITION,
+                Evidence(
+                    failed=failed,
+                    poses={a: obs.get(a).pose.rounded() for a in step.op.args if a in obs.objects},
+                ),
+                kind=FailureKind.POSTCONDITION,
             )
         for name, pose in step.expected.items():
             got = obs.get(name).pose
@@ -353,12 +347,12 @@ class Execute(WorkerBehaviour):
             drift = math.dist(got.position[:2], pose.position[:2])
             if name == should_hold and drift > GRASP_TOLERANCE:
                 return Failure(
-                    "monitor",
+                    Stage.MONITOR,
                     f"{name} sits {drift * 100:.0f} cm off the planned grasp",
                     str(step.op),
                     (name,),
-                    {"pose": got.rounded(), "planned": pose.rounded()},
-                    kind=POSTCONDITION,
+                    Evidence(pose=got.rounded(), planned=pose.rounded()),
+                    kind=FailureKind.POSTCONDITION,
                 )
             if (
                 name == should_hold
@@ -366,12 +360,12 @@ class Execute(WorkerBehaviour):
                 turned = self._turned_in_hand(name, got, pose, obs)
                 if turned:
                     return Failure(
-                        "monitor",
+                        Stage.MONITOR,
                         f"{name} sits turned in the fingers: {turned}",
                         str(step.op),
                         (name,),
-                        {"pose": got.rounded(), "planned": pose.rounded()},
-                        kind=POSTCONDITION,
+                        Evidence(pose=got.rounded(), planned=pose.rounded()),
+                        kind=FailureKind.POSTCONDITION,
                     )
             if name == should_hold:
                 continue
@@ -388,33 +382,33 @@ class Execute(WorkerBehaviour):
                     else rest + (f"; {self._broken(failed)}" if failed else "")
                 )
                 return Failure(
-                    "monitor",
+                    Stage.MONITOR,
                     reason,
                     str(step.op),
                     (name, *others),
-                    {
-                        "pose": got.rounded(),
-                        "planned": pose.rounded(),
-                        "failed": failed,
+                    Evidence(
+                        pose=got.rounded(),
+                        planned=pose.rounded(),
+                        failed=failed,
                         **(
                             {"poses": {o: obs.get(o).pose.rounded() for o in others}}
                             if others
                             else {}
                         ),
-                    },
-                    kind=POSTCONDITION,
+                    ),
+                    kind=FailureKind.POSTCONDITION,
                 )
             if name in later and err > (
                 TARGET_TOLERANCE if name in self._later_targets(done) else PLAN_TOLERANCE
             ):
                 return Failure(
-                    "monitor",
+                    Stage.MONITOR,
                     f"{name} came to rest at ({got.x:.2f}, {got.y:.2f}), {err * 100:.1f} cm from where "
                     "the rest of the plan expects it",
                     str(step.op),
                     (name,),
-                    {"pose": got.rounded(), "planned": pose.rounded()},
-                    kind=PRECONDITION,
+                    Evidence(pose=got.rounded(), planned=pose.rounded()),
+                    kind=FailureKind.PRECONDITION,
                 )
         return (
             self._undone(step, obs, done or [step])
@@ -462,12 +456,12 @@ class Execute(WorkerBehaviour):
             ]
             if inside:
                 return Failure(
-                    "monitor",
+                    Stage.MONITOR,
                     f"after {step.op}, {', '.join(inside)} is inside {o} again: {st.op} did not last",
                     str(st.op),
                     (o, *inside),
-                    {"undone": str(st.op)},
-                    kind=POSTCONDITION,
+                    Evidence(undone=str(st.op)),
+                    kind=FailureKind.POSTCONDITION,
                 )
         return None
 
@@ -518,12 +512,12 @@ class Execute(WorkerBehaviour):
             ):  # perception saw its place empty (knocked off the table, say)
                 was = world.objects[name].pose
                 return Failure(
-                    "monitor",
+                    Stage.MONITOR,
                     f"{name} is no longer seen: its place at ({was.x:.2f}, {was.y:.2f}) is empty",
                     str(step.op),
                     (name,),
-                    {"planned": was.rounded(), "seen": sorted(obs.objects)},
-                    kind=PRECONDITION,
+                    Evidence(planned=was.rounded(), seen=sorted(obs.objects)),
+                    kind=FailureKind.PRECONDITION,
                 )
             was, now = world.objects[name].pose, obs.objects[name].pose
             err = math.dist(was.position, now.position)
@@ -534,13 +528,13 @@ class Execute(WorkerBehaviour):
                 continue
             if err > MOVED_TOLERANCE:
                 return Failure(
-                    "monitor",
+                    Stage.MONITOR,
                     f"{name} was moved during {step.op} (pushed or knocked): it is at "
                     f"({now.x:.2f}, {now.y:.2f}), {err * 100:.0f} cm from where the rest of the plan expects it",
                     str(step.op),
                     (name,),
-                    {"pose": now.rounded(), "planned": was.rounded()},
-                    kind=PRECONDITION,
+                    Evidence(pose=now.rounded(), planned=was.rounded()),
+                    kind=FailureKind.PRECONDITION,
                 )
         return None
 

@@ -13,6 +13,7 @@ import re
 import py_trees
 
 from owl_bt.errors import GroundingError, OwlError
+from owl_bt.failures import Stage
 from owl_bt.language.checker_names import count_line
 from owl_bt.language.constraints import generate
 from owl_bt.tamp.grounding import ground
@@ -20,7 +21,7 @@ from trees.worker import WorkerBehaviour
 
 
 class GenerateConstraints(WorkerBehaviour):
-    stage = "constraints"
+    stage = Stage.CONSTRAINTS
     writes = (
         "constraints",
         "constraints_attempt",  # the attempt that wrote them (a later one may make none)

@@ -14,12 +14,13 @@ from pathlib import Path
 
 import py_trees
 
+from owl_bt.failures import Stage
 from trees.observe import confirmed_observation
 from trees.worker import WorkerBehaviour
 
 
 class Perceive(WorkerBehaviour):
-    stage = "perceive"
+    stage = Stage.PERCEIVE
     writes = ("world", "scene_image", "missing")
 
     def __init__(self, name: str) -> None:

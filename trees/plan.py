@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import py_trees
 
-from owl_bt.failures import Failure
+from owl_bt.failures import Evidence, Failure, Stage
 from owl_bt.language.checker_names import name_checkers
 from owl_bt.language.planning import planner_for
 from owl_bt.plain_text import plain_line
@@ -43,7 +43,7 @@ class Plan:
 
 
 class PlanBehaviour(WorkerBehaviour):
-    stage = "plan"
+    stage = Stage.PLAN
     writes = ("plan", "plan_attempt")  # the attempt that found it (a later one may find none)
     reads = ("world", "constraints", "executed", "attempt")
 
@@ -76,11 +76,11 @@ class PlanBehaviour(WorkerBehaviour):
         caught = caught_on_hand(self._world)
         if caught:  # not at rest: no goal holds, and no skill takes a thing off the fingers
             return Failure(
-                "plan",
+                Stage.PLAN,
                 hanging(caught, "now", held_now),
                 "",
                 caught,
-                {"caught": list(caught), "retryable": False},
+                Evidence(caught=list(caught), retryable=False),
             )
         if (
             held_now is None
@@ -176,13 +176,13 @@ class PlanBehaviour(WorkerBehaviour):
         if result.failure is not None and out_of_time() and not self.cancelled():
             # another round would take as long: the run ends here (newcomer runs replanned for an hour)
             return Failure(
-                "plan",
+                Stage.PLAN,
                 f"planning stopped at its time limit ({s.plan_time:g} s, --plan-time) after "
                 f"{_count(result.samples, 'continuous sample')} over {_count(result.skeletons, 'skeleton')}, "
                 f"still at {result.failure.action or 'the start'} (a larger --plan-time lets it search longer)",
                 "",
                 result.failure.offending_objects,  # no action failed: the search stopped (no "pick(x) failed")
-                {"retryable": False, "timeout_s": s.plan_time, "samples": result.samples},
+                Evidence(retryable=False, timeout_s=s.plan_time, samples=result.samples),
             )
         if (
             result.failure is not None

@@ -96,8 +96,8 @@ class Replan(OwlBehaviour):
         # (a hopeless one, e.g. an apple wider than the mug's opening, is deterministic too: newcomer)
         sampled = (
             failure.stage == "plan"
-            and "samples" in (failure.observed or {})
-            and not failure.observed.get("hopeless")
+            and failure.observed.samples is not None
+            and not failure.observed.hopeless
         )
         return first if times + 1 >= (SAMPLED_REPEATS if sampled else 2) else None
 
@@ -111,7 +111,7 @@ class Replan(OwlBehaviour):
                     f"{failure.reason}; the same failure as attempt {repeat_of} with the same plan sketch and checkers, "
                     "so no more attempts (they would fail the same way)"
                 ),
-                observed={**failure.observed, "repeat_of": repeat_of},
+                observed=failure.observed.with_(repeat_of=repeat_of),
             )
         self.bb.failure = failure
         self.bb.failures = [
@@ -125,7 +125,7 @@ class Replan(OwlBehaviour):
         self._give_up = (
             self.bb.attempt >= self.max_attempts
             or repeat_of is not None
-            or (failure is not None and failure.observed.get("retryable") is False)
+            or (failure is not None and failure.observed.retryable is False)
         )
         self.log(
             "replan", line=self._line, give_up=self._give_up, kind=failure.kind if failure else None

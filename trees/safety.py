@@ -19,7 +19,7 @@ from typing import Any
 
 import py_trees
 
-from owl_bt.failures import EXECUTION, Failure
+from owl_bt.failures import Evidence, Failure, FailureKind, Stage
 from trees.blackboard import client
 from trees.blackboard import get as bb_get
 from trees.worker import OwlBehaviour, WorkerBehaviour
@@ -142,7 +142,7 @@ class ClearFault(WorkerBehaviour):
     well and lets the task branch resume. FAILURE when the fault cannot be cleared (the record says
     not to retry) or a stop is requested."""
 
-    stage = "safety"
+    stage = Stage.SAFETY
     writes = ("interruption", "clearing")
     reads = ("arm", "step", "world")
 
@@ -192,11 +192,11 @@ class ClearFault(WorkerBehaviour):
         self.bb.clearing = False
         if result is None:
             failure = Failure(
-                "execute",
+                Stage.EXECUTE,
                 f"the arm reported a fault ({self._fault}) that could not be cleared",
                 self._step or "",
-                observed={"fault": self._fault, "retryable": False},
-                kind=EXECUTION,
+                observed=Evidence(fault=self._fault, retryable=False),
+                kind=FailureKind.EXECUTION,
             )
             self.bb.interruption = failure
             self._outcome = self.fail(failure)
@@ -205,11 +205,11 @@ class ClearFault(WorkerBehaviour):
         if result["held"]:
             note += f"; the hand still holds {result['held']}"
         failure = Failure(
-            "execute",
+            Stage.EXECUTE,
             f"the arm reported a fault ({self._fault}); {note}",
             self._step or "",
-            observed={"fault": self._fault, **result},
-            kind=EXECUTION,
+            observed=Evidence(fault=self._fault, home=result["home"], held=result["held"]),
+            kind=FailureKind.EXECUTION,
         )
         self.bb.interruption = failure
         self.services.log(

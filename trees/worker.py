@@ -26,7 +26,7 @@ from typing import Any
 import py_trees
 
 from owl_bt.errors import GroundingError, OwlError, UnknownObjectError
-from owl_bt.failures import Failure
+from owl_bt.failures import Evidence, Failure, Stage
 from trees.blackboard import client
 from trees.services import Services
 
@@ -76,7 +76,7 @@ class OwlBehaviour(py_trees.behaviour.Behaviour):
 class WorkerBehaviour(OwlBehaviour, abc.ABC):
     """Subclasses set `stage` and the blackboard keys they write and read."""
 
-    stage = "work"
+    stage: Stage
     writes: tuple[str, ...] = ()
     reads: tuple[str, ...] = ()
 
@@ -135,16 +135,13 @@ class WorkerBehaviour(OwlBehaviour, abc.ABC):
             # What the instruction itself gets wrong (an absent object, words not understood) does
             # not change by trying again: the replan subtree gives up at once on these.
             retry = not isinstance(exc, GroundingError | UnknownObjectError)
-            absent = (
-                {"unknown_object": exc.name} if isinstance(exc, UnknownObjectError) else {}
-            )  # the run ends as a usage error
+            if isinstance(exc, UnknownObjectError):  # the run ends as a usage error
+                absent = Evidence(retryable=retry, unknown_object=exc.name)
+                offending: tuple[str, ...] = (exc.name,)
+            else:
+                absent, offending = Evidence(retryable=retry), ()
             return self.fail(
-                Failure(
-                    self.stage,
-                    exc.reason,
-                    offending_objects=tuple(absent.values()),
-                    observed={"retryable": retry, **absent},
-                )
+                Failure(self.stage, exc.reason, offending_objects=offending, observed=absent)
             )
         except (
             Exception
@@ -152,7 +149,9 @@ class WorkerBehaviour(OwlBehaviour, abc.ABC):
             # … but kept for whoever mends it: in the failure record's `observed` (events.jsonl, plan.json)
             where = "".join(traceback.format_exception(exc))[-TRACEBACK_KEPT:]
             return self.fail(
-                Failure(self.stage, f"{type(exc).__name__}: {exc}", observed={"traceback": where})
+                Failure(
+                    self.stage, f"{type(exc).__name__}: {exc}", observed=Evidence(traceback=where)
+                )
             )
         return self.finish(result)
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from owl_bt.failures import Failure
+from owl_bt.failures import Evidence, Failure, Stage
 from owl_bt.state import WorldState
 from owl_bt.tamp import pddl
 from owl_bt.tamp.operators import GroundOp
@@ -141,7 +141,7 @@ def _fixed(model: PlanningModel, skills, step: FixedStep, checks: list) -> Groun
     params = fixed_params(model, step)
     if params is None:
         return Failure(
-            "plan",
+            Stage.PLAN,
             f"gen_plan gives no values {step.op.name} can use ({step.values!r})",
             str(step.op),
         )
@@ -159,10 +159,10 @@ def _fixed(model: PlanningModel, skills, step: FixedStep, checks: list) -> Groun
         model.drop_snapshot(snap)
     where = ", ".join(f"{v:.3f}" for v in step.values)
     return Failure(
-        "plan",
+        Stage.PLAN,
         f"gen_plan's {step.op} at ({where}) cannot be carried out: {reason}",
         str(step.op),
-        observed={"values": list(step.values), "retryable": False},
+        observed=Evidence(values=list(step.values), retryable=False),
     )
 
 
@@ -184,7 +184,7 @@ def _pick(
     try:
         for k in range(1, GRASP_TRIES + 1):
             if cancelled():
-                return Failure("plan", "cancelled", str(pick.op))
+                return Failure(Stage.PLAN, "cancelled", str(pick.op))
             params = skill.sample(model, pick.op.args, rng)
             res = skill.simulate(model, pick.op.args, params)
             if res.ok and nxt is not None:
@@ -193,7 +193,7 @@ def _pick(
                 after = (
                     _fixed(model, skills, nxt, next_checks)
                     if unfit is None
-                    else Failure("plan", unfit)
+                    else Failure(Stage.PLAN, unfit)
                 )
                 if isinstance(after, GroundedStep):
                     return [
@@ -211,9 +211,9 @@ def _pick(
     reason, count = reasons.most_common(1)[0] if reasons else ("no grasp", 0)
     what = f"{pick.op} then {nxt.op}" if nxt is not None else str(pick.op)
     return Failure(
-        "plan",
+        Stage.PLAN,
         f"no grasp of {GRASP_TRIES} lets the robot do {what} as gen_plan says; most often: {reason} "
         f"({count}×)",
         str(pick.op),
-        observed={"reasons": dict(reasons.most_common(5)), "retryable": False},
+        observed=Evidence(reasons=dict(reasons.most_common(5)), retryable=False),
     )

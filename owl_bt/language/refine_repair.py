@@ -36,7 +36,7 @@ def blamed_checkers(failure: Failure, known: set[str]) -> tuple[list[str], int, 
     """(generated checkers that rejected most of the failed step's samples, how many samples they
     rejected, samples of the step's last try) from a refinement failure record; ([], …) when the
     step failed for the robot's own reasons (no reachable grasp, collisions …)."""
-    reasons = failure.observed.get("reasons") or {}
+    reasons = failure.observed.reasons or {}
     drawn = sum(
         int(c) for c in reasons.values()
     )  # the samples of the step's last try (a regrasp shares the budget)
@@ -63,7 +63,7 @@ def evidence(
 ) -> str:
     """The message sent to the model: what was tried, what the checkers rejected, where the tested
     objects really were, the regions they were tested against, and the checkers' code."""
-    total = failure.observed.get("samples", drawn)
+    total = failure.observed.samples if failure.observed.samples is not None else drawn
     lines = [
         f"During planning, {failure.action or 'a step'} was tried with {total} samples. In {rejected} of the last {drawn} "
         f"the robot could do it (reachable, collision-free, at rest), but {' and '.join(names)} rejected every such "

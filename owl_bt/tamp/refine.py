@@ -35,7 +35,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from owl_bt.failures import Failure
+from owl_bt.failures import Evidence, Failure, Stage
 from owl_bt.state import WorldState
 from owl_bt.tamp.grasp_lookahead import after_pour, grasp_filter
 from owl_bt.tamp.guidance import Bounds, guide
@@ -133,7 +133,10 @@ def refine(
         if why:
             # (a replan would find the same: the run ends here)
             out.failure = Failure(
-                "plan", why, str(op), observed={"samples": 0, "hopeless": True, "retryable": False}
+                Stage.PLAN,
+                why,
+                str(op),
+                observed=Evidence(samples=0, hopeless=True, retryable=False),
             )
             return out
     last = len(skeleton) - 1
@@ -198,11 +201,14 @@ def refine(
         model.restore(snap)
         model.drop_snapshot(snap)
         if reasons.get("cancelled"):
-            out.failure = Failure("plan", "cancelled", str(op))
+            out.failure = Failure(Stage.PLAN, "cancelled", str(op))
             break
         if hopeless:  # (no regrasp, redrawn placement or skeleton edit can change it)
             out.failure = Failure(
-                "plan", next(iter(reasons)), str(op), observed={"samples": used, "hopeless": True}
+                Stage.PLAN,
+                next(iter(reasons)),
+                str(op),
+                observed=Evidence(samples=used, hopeless=True),
             )
             break
         if can_regrasp and regrasps[idx] < REGRASPS and spent[idx] < budget:
@@ -244,16 +250,16 @@ def refine(
                 "(backtracking), none left for it"
             )
         out.failure = Failure(
-            stage="plan",
+            stage=Stage.PLAN,
             action=str(op),
             reason=why,
             offending_objects=tuple(n for n, _ in blamed.most_common(3)),
-            observed={
-                "samples": spent[idx],
-                "reasons": dict(reasons.most_common(5)),
-                "step": idx,
-                "around_target": _around(model, op),
-            },
+            observed=Evidence(
+                samples=spent[idx],
+                reasons=dict(reasons.most_common(5)),
+                step=idx,
+                around_target=_around(model, op),
+            ),
         )
         break
     for snap in snaps:

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from owl_bt.failures import Failure
+from owl_bt.failures import Failure, Stage
 from owl_bt.state import WorldState
 from owl_bt.tamp import pddl
 from owl_bt.tamp.operators import GroundOp
@@ -118,7 +118,7 @@ def plan(
         try:
             tp = pddl.solve(world, schemas, [it.op for it in items], held=held)
         except pddl.NoTaskPlan as exc:
-            failures.append(Failure("plan", str(exc)))
+            failures.append(Failure(Stage.PLAN, str(exc)))
             return SearchResult(
                 None, Refinement(failure=failures[-1]), n, samples, items, failures, edits
             )
@@ -139,7 +139,7 @@ def plan(
         if ref.ok:
             return SearchResult(tp, ref, n, samples, items, failures, edits)
         failures.append(ref.failure)
-        if cancelled() or n == max_skeletons or ref.failure.observed.get("hopeless"):
+        if cancelled() or n == max_skeletons or ref.failure.observed.hopeless:
             break
         corrected = repair(ref.failure, items, list(goal_checkers)) if repair is not None else None
         if corrected is not None:
@@ -167,11 +167,11 @@ def propose_edit(
     """The edited sketch and a one-line note, or None when no edit applies (`done` remembers what
     was already tried and is updated; `kept`: objects that sketch actions a replan found done already
     had put in place, never moved aside)."""
-    idx = failure.observed.get("step")
+    idx = failure.observed.step
     if idx is None:
         return None
     op = tp.steps[idx]
-    around: dict[str, list[str]] = failure.observed.get("around_target", {})
+    around: dict[str, list[str]] = failure.observed.around_target or {}
     at = _insert_at(items, tp, idx, op)
     table = _table(world)
     targets = {it.op.args[-1] for it in items if len(it.op.args) > 1}
@@ -249,7 +249,7 @@ def propose_edit(
         world.get(op.args[0]).shape == "sphere"
     )  # every grasp of a ball reaches every orientation
     # a pick whose grasps the next step's look-ahead refused (skills/place.py grasp_fits): regrasp too
-    reasons = failure.observed.get("reasons") or {}
+    reasons = failure.observed.reasons or {}
     refused = op.name == "pick" and any(r.endswith("the way the next step needs") for r in reasons)
     if (
         (op.name.startswith("place") or refused)

@@ -181,7 +181,7 @@ def test_a_checker_refinement_cannot_satisfy_is_repaired_during_planning(tmp_pat
 
 
 def test_only_failures_the_checkers_caused_are_sent_back():
-    from owl_bt.failures import Failure
+    from owl_bt.failures import Evidence, Failure
     from owl_bt.language.refine_repair import blamed_checkers
 
     known = {"goal_check0", "action_check1"}
@@ -189,32 +189,32 @@ def test_only_failures_the_checkers_caused_are_sent_back():
         "plan",
         "no sample",
         "place_inside(strawberry, bowl)",
-        observed={
-            "samples": 40,
-            "reasons": {
+        observed=Evidence(
+            samples=40,
+            reasons={
                 "constraint action_check1 not satisfied where strawberry would rest": 7,
                 "no inverse-kinematics solution": 3,
             },
-        },
+        ),
     )
     assert blamed_checkers(mostly_checker, known) == (["action_check1"], 7, 10)
     robot = Failure(
         "plan",
         "no sample",
         "pick(strawberry)",
-        observed={
-            "samples": 40,
-            "reasons": {
+        observed=Evidence(
+            samples=40,
+            reasons={
                 "placing strawberry there collides with bowl": 30,
                 "constraint action_check1 not satisfied": 10,
             },
-        },
+        ),
     )
     assert blamed_checkers(robot, known)[0] == []
     engineered = Failure(
         "plan",
         "no sample",
-        observed={"samples": 9, "reasons": {"constraint orange away not satisfied": 9}},
+        observed=Evidence(samples=9, reasons={"constraint orange away not satisfied": 9}),
     )
     assert blamed_checkers(engineered, known)[0] == []  # an edit's own check, not the model's
 
@@ -222,7 +222,7 @@ def test_only_failures_the_checkers_caused_are_sent_back():
 def test_the_offline_grounder_sends_the_same_checkers_back_and_planning_goes_on(
     berry_world, schemas
 ):
-    from owl_bt.failures import Failure
+    from owl_bt.failures import Evidence, Failure
     from owl_bt.language.backends import make_vlm
     from owl_bt.language.refine_repair import CheckerRepair
 
@@ -242,7 +242,7 @@ def test_the_offline_grounder_sends_the_same_checkers_back_and_planning_goes_on(
         "plan",
         "no sample",
         "place_ontop(strawberry, light_grey_region)",
-        observed={"samples": 500, "reasons": {"constraint action_check1 not satisfied": 120}},
+        observed=Evidence(samples=500, reasons={"constraint action_check1 not satisfied": 120}),
     )
     before = dict(c.checkers.sources)
     assert repair_cb(failure, [], []) is None and c.checkers.sources == before

@@ -109,4 +109,4 @@ def test_the_perceive_subtree_records_a_failure_the_replan_reads():
     assert node.status == py_trees.common.Status.FAILURE
     failure = client("reader", read=("perceive_failure",)).perceive_failure
     assert failure.stage == "perceive" and "no objects found on the table" in failure.reason
-    assert failure.observed.get("retryable") is True
+    assert failure.observed.retryable is True

@@ -10,7 +10,7 @@ import numpy as np
 import pybullet as p
 import pytest
 
-from owl_bt.failures import Failure
+from owl_bt.failures import Evidence, Failure
 from owl_bt.language.constraints import generate
 from owl_bt.language.scripted import ScriptedVLM
 from owl_bt.state import ObjectState, Pose, rotation_matrix
@@ -200,7 +200,11 @@ def _edit_after(
     blaming `offending`, with `around` its target's neighbours; None when no edit is proposed."""
     tp = pddl.solve(now, [k.schema for k in load_skills().values()], [i.op for i in items])
     failure = Failure(
-        "plan", "no sample", str(tp.steps[step]), offending, {"step": step, "around_target": around}
+        "plan",
+        "no sample",
+        str(tp.steps[step]),
+        offending,
+        Evidence(step=step, around_target=around),
     )
     edit = propose_edit(now, items, tp, failure, set(), kept)
     return None if edit is None else edit[1]

@@ -3,7 +3,7 @@ stands near the mustard bottle): the defects that failed its camera seeds, each 
 
 from __future__ import annotations
 
-from owl_bt.failures import Failure
+from owl_bt.failures import Evidence, Failure
 from owl_bt.state import Pose
 from owl_bt.tamp import pddl
 from owl_bt.tamp.operators import GroundOp
@@ -36,7 +36,7 @@ def test_a_knife_blamed_for_a_place_into_the_mug_is_moved_aside_not_poured_out_o
         "no sample",
         "place_inside(fork, mug)",
         ("mug", "knife", "table"),
-        {"step": 1, "around_target": {"fork": [], "mug": []}},
+        Evidence(step=1, around_target={"fork": [], "mug": []}),
     )
     edited, note = propose_edit(state, items, tp, failure, set())
     assert note == "knife is in the way of place_inside(fork, mug): move it to the table first"

@@ -3,10 +3,12 @@ whole search on real scenes (Fast Downward, the planning model, the real skills)
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
-from owl_bt.failures import Failure
+from owl_bt.failures import Evidence, Failure
 from owl_bt.state import ObjectState, Pose, RobotState, WorldState
 from owl_bt.tamp import pddl
 from owl_bt.tamp.operators import GroundOp
@@ -44,7 +46,11 @@ def _sketch(*ops: GroundOp) -> list[SketchItem]:
 
 def _failure(tp: pddl.TaskPlan, step: int, around: dict, offending: tuple = ()) -> Failure:
     return Failure(
-        "plan", "no sample", str(tp.steps[step]), offending, {"step": step, "around_target": around}
+        "plan",
+        "no sample",
+        str(tp.steps[step]),
+        offending,
+        Evidence(step=step, around_target=around),
     )
 
 
@@ -200,10 +206,15 @@ def test_a_pick_whose_grasps_the_next_place_refused_regrasps(schemas):
     items = _sketch(GroundOp("pick", ("block",)), GroundOp("place_ontop", ("block", "region")))
     tp = pddl.solve(world, schemas, [i.op for i in items])
     failure = _failure(tp, 0, {})
-    failure.observed["reasons"] = {
-        "the open fingers cut into block at this grasp": 200,
-        "from this grasp block cannot be set down on region the way the next step needs": 40,
-    }
+    failure = replace(
+        failure,
+        observed=failure.observed.with_(
+            reasons={
+                "the open fingers cut into block at this grasp": 200,
+                "from this grasp block cannot be set down on region the way the next step needs": 40,
+            }
+        ),
+    )
     edited, note = propose_edit(world, items, tp, failure, set())
     assert [str(i.op) for i in edited] == [
         "pick(block)",
@@ -212,7 +223,12 @@ def test_a_pick_whose_grasps_the_next_place_refused_regrasps(schemas):
         "place_ontop(block, region)",
     ]
     assert "regrasp" in note and "place_ontop(block, region)" in note
-    failure.observed["reasons"] = {"the open fingers cut into block at this grasp": 200}
+    failure = replace(
+        failure,
+        observed=failure.observed.with_(
+            reasons={"the open fingers cut into block at this grasp": 200}
+        ),
+    )
     assert (
         propose_edit(world, items, tp, failure, set()) is None
     )  # a pick that simply finds no grasp
@@ -286,7 +302,7 @@ def test_a_step_no_sample_can_do_ends_the_round_at_once(skills):
     world = _scene(apple, mug)
     items = _sketch(GroundOp("pick", ("apple",)), GroundOp("place_inside", ("apple", "mug")))
     res = plan(world, skills, items, [], np.random.default_rng(0), budget=500)
-    assert res.failure is not None and res.failure.observed.get("hopeless") and res.skeletons == 1
+    assert res.failure is not None and res.failure.observed.hopeless and res.skeletons == 1
     assert res.failure.reason.startswith("apple does not fit into mug") and res.samples < 50
 
 
