@@ -1,5 +1,5 @@
 """One simulated run, end to end: build the task's scene, wire the services, tick the executive,
-judge the outcome with the task's detector, and write the run folder (DESIGN §6)."""
+judge the outcome with the task's detector, and write the run folder."""
 
 from __future__ import annotations
 

@@ -50,7 +50,7 @@ class EpisodeConfig:
     max_attempts: int = 4
     budget: int = 500
     scene: Path | None = None  # a user scene file (sim/scene_file.py) instead of the benchmark task
-    skeletons: int = 5  # skeletons tried per planning round (SPEC §5)
+    skeletons: int = 5  # skeletons tried per planning round
     plan_time: float = PLAN_TIME  # seconds one planning round may take before the run gives up
     robot: str = "ur5e"  # the arm (sim.robot.ROBOTS: ur5e, kinova-gen3; alias ur5)
     speed: float = 1.0  # share of the joints' velocity limits the safety guard allows, (0, 1]
@@ -69,9 +69,7 @@ class EpisodeConfig:
     ask: Callable[[str], str] | None = (
         None  # --interactive: a person's one line of feedback at each replan
     )
-    method: str = (
-        "owl"  # the comparison method (SPEC §8.1) as on the command line; --replay re-runs it
-    )
+    method: str = "owl"  # the comparison method as on the command line; --replay re-runs it
     camera: str = "sim"  # the camera perception reads: sim, realsense, recorded:<folder>
     setup: Any = None  # hardware: the setup file's [robot] and [camera] (owl_bt.setup_file.Setup)
     rerun: bool = False  # also log the run in 3D for the rerun viewer: run.rrd in the run folder

@@ -1,4 +1,4 @@
-"""The run folder a person looks at after a run (DESIGN §6).
+"""The run folder a person looks at after a run.
 
 Written into `<final>.partial/` while the run goes on and renamed to its final name only when the
 run ends cleanly (success, failure or Ctrl-C), so a folder without `.partial` is always complete.

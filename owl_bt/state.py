@@ -1,8 +1,8 @@
-"""The shared vocabulary: poses, object states, robot state and world state (DESIGN §1).
+"""The shared vocabulary: poses, object states, robot state and world state.
 
 Plain dataclasses that every package may import; numpy only. Pose convention everywhere:
 (x, y, z, roll, pitch, yaw), metres and radians, world frame; x points away from the robot base,
-z up (SPEC §4).
+z up.
 """
 
 from __future__ import annotations
@@ -140,7 +140,7 @@ class RobotState:
 
 @dataclass
 class WorldState:
-    """Everything the planner knows: named objects and the robot. Source: perception (DESIGN §3)."""
+    """Everything the planner knows: named objects and the robot. Source: perception."""
 
     objects: dict[str, ObjectState] = field(default_factory=dict)
     robot: RobotState | None = None

@@ -1,1 +1,1 @@
-"""Perception: cameras, point clouds, segmentation, labelling → WorldState (DESIGN §1)."""
+"""Perception: cameras, point clouds, segmentation, labelling → WorldState."""

@@ -1,4 +1,4 @@
-"""Labelling: detectors name what the camera sees (DESIGN §1, perception).
+"""Labelling: detectors name what the camera sees .
 
 A `Detector` returns `Detection`s: a name, a kind (a catalogue kind, '' when unknown) and a pixel
 mask. In simulation `SegmentationDetector` reads the rendered instance segmentation with its labels,

@@ -1,4 +1,4 @@
-"""`perception.png`: the camera image with each object's fitted box drawn and labelled (DESIGN §6)."""
+"""`perception.png`: the camera image with each object's fitted box drawn and labelled."""
 
 from __future__ import annotations
 

@@ -2,7 +2,7 @@
 
 An `ObjectSpec` says what an object is (name, category, colour, mass, friction) and what it is
 made of (one primitive, or a compound of several). `spawn` creates it in a pybullet client. The
-same specs build the simulator and, through `spec_from_state`, the planning model (DESIGN §3).
+same specs build the simulator and, through `spec_from_state`, the planning model.
 """
 
 from __future__ import annotations

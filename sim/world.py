@@ -1,7 +1,7 @@
 """The simulated tabletop: a pybullet client with a table, the UR5e + Robotiq arm and named objects.
 
 This is the *real* world of a simulated run (ground truth). The planner never reads it directly:
-perception builds a `WorldState` from it (DESIGN §3). Detectors read it to judge success.
+perception builds a `WorldState` from it. Detectors read it to judge success.
 """
 
 from __future__ import annotations

@@ -1,1 +1,1 @@
-"""Skill leaves and their controllers, arm backends and the skill registry (DESIGN §4)."""
+"""Skill leaves and their controllers, arm backends and the skill registry."""

@@ -1,4 +1,4 @@
-"""The `ArmBackend` protocol: the only thing that differs between simulation and hardware (DESIGN §4).
+"""The `ArmBackend` protocol: the only thing that differs between simulation and hardware.
 
 Joint positions in radians in the robot's joint order; times in seconds from the trajectory start;
 gripper widths in metres between the pads.

@@ -1,4 +1,4 @@
-"""The skill template: every skill leaf looks alike (DESIGN §4, Nav2's one-template leaves).
+"""The skill template: every skill leaf looks alike (Nav2's one-template leaves).
 
 A skill is one module with a `Skill` subclass that fills in four hooks:
 - `schema`: its operator schema and description (symbolic side, shown to the VLM);

@@ -1,4 +1,4 @@
-"""The safety guard: every arm command of every backend (sim included) passes here first (DESIGN §4).
+"""The safety guard: every arm command of every backend (sim included) passes here first.
 
 `SafetyGuard.check(current, waypoints, times)` accepts a joint trajectory or raises `GuardRejection`
 (an `ArmFault`) naming the first violated limit, before anything reaches a backend. It checks, in

@@ -1,4 +1,4 @@
-"""pick(o): grasp a movable object from above and lift it (SPEC §2.1: Kin(q, o, g, p)).
+"""pick(o): grasp a movable object from above and lift it (Kin(q, o, g, p)).
 
 Sampler: grasps near the middle of the object's box (offsets in its frame, a ball's in the world's; an upright container held from
 the side near its axis; from above, 30 % anywhere in its box — rim grasps) — mostly top-down with any
@@ -158,7 +158,7 @@ class PickSkill(Skill):
             lift = FINGERTIP_DROP + 0.002 - hz
             up = BALL_HEIGHT if obj.shape == "sphere" else 0.4
             local += (rng.uniform(lift, lift + 0.008) if lift > 0 else rng.uniform(0.0, up * hz),)
-        else:  # a container also anywhere in its box (SPEC §5): by the rim, one finger inside
+        else:  # a container also anywhere in its box: by the rim, one finger inside
             local = (rng.uniform(-hx, hx), rng.uniform(-hy, hy), rng.uniform(0.0, 0.8) * hz)
         if side and poured:  # high enough that the wrist, level behind, clears the table
             local = (*local[:2], rng.uniform(0.3, 0.7) * hz)

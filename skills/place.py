@@ -1,6 +1,6 @@
-"""place_ontop(o, s) and place_inside(o, c): put the held object down (SPEC §2.1).
+"""place_ontop(o, s) and place_inside(o, c): put the held object down.
 
-Sampler (deliberately broad, SPEC §5): the object's centre anywhere over the target's box (1.5 cm in
+Sampler (deliberately broad): the object's centre anywhere over the target's box (1.5 cm in
 from its edge; inside a container, clear of its walls), released 3–12 mm above resting height (up
 to 5 cm into a container, dropped in over walls the fingers cannot reach past), and
 an orientation that is either the one it hangs in now turned about z, or one of its resting faces

@@ -1,10 +1,10 @@
 """pour(o, t): tilt the held object o above t so that what is inside o falls out into (or onto) t.
 
-SPEC §2.1: the pour pose is four numbers — the position (x, y, z) of o's centre, metres, world
+The pour pose is four numbers — the position (x, y, z) of o's centre, metres, world
 frame, and the tilt of the hand, radians in [-π, π]; the open-world predicate VLMConstraint2 (the
 generated checker) judges the state at the tilted pose, after the contents have fallen.
 
-Sampler (broad, SPEC §5): o's centre over t's box (inner three quarters), 1–2 heights of o above
+Sampler (broad): o's centre over t's box (inner three quarters), 1–2 heights of o above
 t's top, any pour direction (`dyaw`) and any tilt. Ours, beyond it: the tilt keeps the fingers from
 pointing up (the wrist would hang under the hand), o's centre is raised until the hand stays
 HAND_CLEARANCE above the table all through the tilt (but at most MAX_RISE), over a surface the spot

@@ -2,7 +2,7 @@
 
 A third-party package adds a skill by declaring, in its own pyproject.toml,
 `[project.entry-points."owl_bt.skills"] wipe = "my_pkg.wipe:WipeSkill"`; the planner, the prompts
-and the executive then pick it up with no edit here (SPEC §7 job 3).
+and the executive then pick it up with no edit here .
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Blackboard keys of the executive, all under one namespace (DESIGN §2).
+"""Blackboard keys of the executive, all under one namespace.
 
 Each key has one writer (subtree):
 - the runner seeds `instruction`, `attempt`, `history` before the first tick (replan owns them after);

@@ -1,4 +1,4 @@
-"""The executive's tree (DESIGN §2):
+"""The executive's tree:
 
     owl (Sequence, no memory: every tick from the top)
     ├── gather (Sequence)                      data gathering, every tick

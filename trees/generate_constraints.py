@@ -1,4 +1,4 @@
-"""The generate-constraints subtree: ground operators → VLM → plan sketch and checkers (SPEC §3–4).
+"""The generate-constraints subtree: ground operators → VLM → plan sketch and checkers.
 
 On a replan, a model that will not answer (a grounding error, e.g. "the goal already holds") is
 checked against the previous attempt's constraints: when their goal checkers hold on the observed

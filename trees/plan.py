@@ -1,6 +1,6 @@
 """The plan subtree: compile the sketch, get a skeleton from Fast Downward, refine it by
 search-then-sample in a planning model built from the perceived world, and backtrack over up to
-five skeletons with failure-driven edits (SPEC §5; `owl_bt.tamp.search`)."""
+five skeletons with failure-driven edits (`owl_bt.tamp.search`)."""
 
 from __future__ import annotations
 
@@ -94,7 +94,7 @@ class PlanBehaviour(WorkerBehaviour):
             # Already done (a replan after the last step succeeded, or a goal that held from the start):
             # nothing to redo. Not when the sketch asks for a state that does not hold now and was never
             # carried out: "put it on the region, then put it back" holds at the start (break-it: it moved
-            # nothing and said success; the goal is Executed(n) too, SPEC §3)
+            # nothing and said success; the goal is Executed(n) too)
             return Plan(None, Refinement())
         by_index = c.action_checkers()
         sketch = [

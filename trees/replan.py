@@ -1,5 +1,5 @@
 """The replan subtree: turn the failure into one factual line appended to the instruction and go
-round again, at most `max_attempts` attempts in all (SPEC §6).
+round again, at most `max_attempts` attempts in all.
 
 The failure it acts on: a pending interruption (a fault the safety guard cleared) first, else the
 first stage (in pipeline order) that recorded one in this attempt. With `run --interactive` (the

@@ -1,4 +1,4 @@
-"""Data gathering and the safety guard (DESIGN §2).
+"""Data gathering and the safety guard.
 
 - `create_gather_subtree()`: every tick, the arm's status (held object, a reported fault, a stop
   request) goes to /owl/arm — plain reads of the backend's state, never blocking the tick.

@@ -1,4 +1,4 @@
-"""What the tree is connected to, handed to every behaviour's `setup(**kwargs)` (DESIGN §4).
+"""What the tree is connected to, handed to every behaviour's `setup(**kwargs)`.
 
 The same tree runs on simulation or hardware: only these services differ.
 """

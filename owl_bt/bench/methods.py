@@ -1,8 +1,8 @@
-"""The methods a bench can run (SPEC §8.1): each is one entry mapping its name to how it configures
+"""The methods a bench can run: each is one entry mapping its name to how it configures
 an episode.
 
 A method's `configure(cfg)` returns the EpisodeConfig to run for a (task, seed) base configuration;
-`configure=None` marks a method of SPEC §8.1 this build does not have yet. Adding a method is adding
+`configure=None` marks a comparison method (docs/benchmark.md) this build does not have yet. Adding a method is adding
 one entry to `METHODS` (plus whatever EpisodeConfig switch it needs).
 """
 
@@ -23,16 +23,14 @@ if (
 
 @dataclass(frozen=True)
 class Method:
-    """name: as on the command line (`--method`); description: one line, from SPEC §8.1;
+    """name: as on the command line (`--method`); description: one line;
     configure: base EpisodeConfig → the one this method runs, or None while not implemented;
     explained: what the method is and what it leaves out, in a sentence."""
 
     name: str
     description: str
     configure: Callable[[EpisodeConfig], EpisodeConfig] | None = None
-    explained: str = (
-        ""  # one sentence for a person choosing a method (`owl-bt bench --help`), SPEC §8.1
-    )
+    explained: str = ""  # one sentence for a person choosing a method (`owl-bt bench --help`)
 
     @property
     def available(self) -> bool:
@@ -158,7 +156,7 @@ METHODS: dict[str, Method] = {
 
 
 def available() -> list[str]:
-    """Names of the methods this build can run, in SPEC §8.1 order."""
+    """Names of the methods this build can run, in the order of docs/benchmark.md."""
     return [m.name for m in METHODS.values() if m.available]
 
 

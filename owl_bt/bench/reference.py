@@ -1,6 +1,6 @@
-"""SPEC §8.3 reference figures [ref] as data: 10 seeds a task, GPT-4o as the VLM.
+"""The reference figures [ref] (docs/benchmark.md) as data: 10 seeds a task, GPT-4o as the VLM.
 
-Keys are our method names (SPEC §8.1) and normalised task names (`task_key`: lower case, letters and
+Keys are our method names and normalised task names (`task_key`: lower case, letters and
 digits only, so "BerryCook" and "berry_cook" both match). Success in %, wall clock in seconds,
 samples in continuous samples drawn per episode.
 """
@@ -22,7 +22,7 @@ TASKS: tuple[str, ...] = (
     "SoupPour",
 )
 
-# What each method's reference row is called in SPEC §8.3.
+# What each method's reference row is called in the reference table.
 LABELS: dict[str, str] = {
     "owl": "full method",
     "no-back": "no-back",
@@ -76,12 +76,12 @@ MODEL_SHARE: dict[str, float] = {"owl": 0.5}
 
 
 def lookup(table: dict[str, dict[str, float]], method: str, task: str) -> float | None:
-    """The reference figure for (method, task), or None when SPEC §8.3 has none."""
+    """The reference figure for (method, task), or None when there is none."""
     return table.get(method, {}).get(task_key(task))
 
 
 def order(task: str) -> tuple[int, str]:
-    """Sort key putting tasks in SPEC §8 order, unknown ones after, alphabetically."""
+    """Sort key putting tasks in the benchmark's order, unknown ones after, alphabetically."""
     keys = [task_key(t) for t in TASKS]
     k = task_key(task)
     return (keys.index(k) if k in keys else len(keys), k)
@@ -90,7 +90,7 @@ def order(task: str) -> tuple[int, str]:
 def wall_estimate_s(method: str, task: str) -> float:
     """Roughly how long one episode of `method` on `task` takes, in seconds: the reference method's wall
     clock for that task (WALL_S: the oracle row for `oracle`, the full method's for every other method),
-    or the row's mean for a task SPEC §8.3 does not list."""
+    or the row's mean for a task the reference does not list."""
     row = WALL_S.get(method.split("+")[0], WALL_S["owl"])  # 'owl+faults' runs as owl does
     return row.get(task_key(task), sum(row.values()) / len(row))
 

@@ -1,4 +1,4 @@
-"""Metrics of SPEC §8.2 per method and task, next to the SPEC §8.3 reference: `summary.md` and
+"""The benchmark metrics (docs/benchmark.md) per method and task, next to the reference: `summary.md` and
 `summary.json` in the bench folder, each written atomically (temp file, then rename).
 
 Per (method, task) over its episodes: success % ± binomial standard error sqrt(p(1−p)/n)·100;
@@ -34,7 +34,7 @@ def _mean(xs: list[float]) -> float | None:
 
 
 def stats(recs: list[dict[str, Any]]) -> dict[str, Any]:
-    """The SPEC §8.2 metrics of a group of episode records (percentages in %, times in s)."""
+    """The metrics of a group of episode records (percentages in %, times in s)."""
     n = len(recs)
     ok = sum(bool(r.get("success")) for r in recs)
     fp = sum(bool(r.get("declared_success")) and not r.get("success") for r in recs)

@@ -201,7 +201,7 @@ class _Stops:
 
 def _what_will_run(cfg, todo: set[tuple[str, int, str]]) -> str:
     """One line before a bench starts: how many episodes will run, of what, and roughly how long they
-    take on `cfg.jobs` workers at the reference method's wall clock per task (SPEC §8.3)."""
+    take on `cfg.jobs` workers at the reference method's wall clock per task."""
     from owl_bt.bench import reference
 
     if not todo:

@@ -1,4 +1,4 @@
-"""What the comparison methods of SPEC §8.1 change on the language side.
+"""What the comparison methods (docs/benchmark.md) change on the language side.
 
 - `no-cont`: the sketch only; no checker is asked for. The goal checker only says "something has
   moved from the initial state", so the planner does not take the goal as reached before carrying out the sketch.

@@ -1,4 +1,4 @@
-"""Code-as-Policies comparison methods (SPEC §8.1): the model writes `gen_plan(initial)` returning
+"""Code-as-Policies comparison methods: the model writes `gen_plan(initial)` returning
 the whole plan with continuous values; it runs in the same sandbox as the checkers.
 
 - `cap`: the plan's positions are constants the code computed; the plan is carried out as given
@@ -30,9 +30,7 @@ TOLERANCE = (
     0.03  # metres around the model's (x, y) a placement may come to rest (a fruit rolls a little)
 )
 CALL_LIMIT_S = 1.0
-SAMPLE_TOTAL = (
-    2500  # cap-sample: continuous samples for the whole task (SPEC §8.1), shared by its actions
-)
+SAMPLE_TOTAL = 2500  # cap-sample: continuous samples for the whole task, shared by its actions
 SAMPLING = (
     "Choose positions by drawing them: `sample_ravenpose_uniformly_within_bounds(bounds)` returns a pose "
     "inside 6-D bounds (build them with the modify_pose_bounds_* helpers); your function is called again "

@@ -1,4 +1,4 @@
-"""The fixed-plan path of Code-as-Policies (SPEC §8.1 `cap`): the plan `gen_plan(initial)` returned
+"""The fixed-plan path of Code-as-Policies (method `cap`): the plan `gen_plan(initial)` returned
 is carried out as given — its actions in its order, each placement and pour at the code's own
 values — with only what the code cannot say filled in by the robot: a grasp for each pick (the
 pick skill's own sampler; a grasp is kept when the code's next step on that object can be carried

@@ -2,7 +2,7 @@
 console, the tree's feedback and the run report count them from.
 
 A checker is `goal_check<k>` (judges the final state) or `action_check<i>` (the state right after
-sketch action i, SPEC §4); any other function the model defines is a helper those call."""
+sketch action i); any other function the model defines is a helper those call."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The helper codebook generated checker code may call (SPEC §4). Final names and signatures.
+"""The helper codebook generated checker code may call. Final names and signatures.
 
 Bounds are 6-D pose bounds `((x, y, z, roll, pitch, yaw) lower, (…) upper)`: metres and radians,
 world frame. `state` is a WorldState; `env` an `Env` (the workspace). Every `modify_pose_bounds_*`

@@ -1,4 +1,4 @@
-"""Constraint generation (SPEC §3–4): prompts → VLM → parsed plan sketch and sandboxed checkers.
+"""Constraint generation: prompts → VLM → parsed plan sketch and sandboxed checkers.
 
 Each stage allows `retries` follow-up questions in which the parse or validation error is sent back
 to the model; after that the stage fails with a GroundingError / ModelAnswerError (one line).
@@ -52,7 +52,7 @@ class Constraints:
     )  # the checker conversation so far (for repairs during planning)
     required: tuple[str, ...] = ()  # the checker functions an answer must define
     sample_total: int | None = (
-        None  # cap-sample: continuous samples for the whole task (SPEC §8.1: 2,500)
+        None  # cap-sample: continuous samples for the whole task (2,500 by default)
     )
 
     def goal_checkers(self) -> list[str]:
@@ -120,7 +120,7 @@ def sketch_prompt(
     literals: list[str] | None = None,
     history: list[str] | None = None,
 ) -> str:
-    """The sketch prompt (SPEC §3 step 2); literals: the initial literals (default: HandEmpty and the
+    """The sketch prompt; literals: the initial literals (default: HandEmpty and the
     On facts read from geometry)."""
     if literals is None:
         literals = ["HandEmpty()"] + [f"On({a}, {b})" for a, b in supports(world)]
@@ -138,7 +138,7 @@ def sketch_prompt(
 def direct_prompt(
     world: WorldState, task: str, literals: list[str] | None, history: list[str] | None = None
 ) -> str:
-    """The direct method's prompt: translate the goal into goal literals (SPEC §8.1)."""
+    """The direct method's prompt: translate the goal into goal literals."""
     if literals is None:
         literals = ["HandEmpty()"] + [f"On({a}, {b})" for a, b in supports(world)]
     task, past = split_instruction(task, history)
@@ -165,7 +165,7 @@ def cap_prompt(
     sample: bool,
     history: list[str] | None = None,
 ) -> str:
-    """The Code-as-Policies prompt (SPEC §8.1 cap / cap-sample): write gen_plan(initial)."""
+    """The Code-as-Policies prompt (methods cap, cap-sample): write gen_plan(initial)."""
     task, past = split_instruction(task, history)
     return template("cap").substitute(
         task=task,

@@ -1,4 +1,4 @@
-"""Run-time guards the sandbox puts around generated checker code (DESIGN §5).
+"""Run-time guards the sandbox puts around generated checker code.
 
 A wall-clock trace only sees Python lines; a single C-level operation (`sum(range(10**12))`, a
 list repeated a billion times, a number raised to a huge power) runs to its end unseen — and holds

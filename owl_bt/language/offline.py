@@ -1,4 +1,4 @@
-"""The offline grounder: the embedded default VLM backend (DESIGN §5).
+"""The offline grounder: the embedded default VLM backend.
 
 It reads the same prompts a real model gets (our templates), reads the task with a vocabulary of
 relations, quantifiers, sequencing words and an object-category ontology against the scene's
@@ -73,7 +73,7 @@ class OfflineGrounder:
         t0 = time.monotonic()
         prompt = next(m["content"] for m in messages if m["role"] == "user")
         task = _section(prompt, "Task")
-        if "def gen_plan(initial)" in prompt:  # Code-as-Policies (SPEC §8.1 cap, cap-sample)
+        if "def gen_plan(initial)" in prompt:  # Code-as-Policies (methods cap, cap-sample)
             things = read_objects(_section(prompt, "Objects and their poses"))
             answer = gen_plan_code(
                 plan_for(task, things),
@@ -86,7 +86,7 @@ class OfflineGrounder:
             )
         else:
             things = read_objects(_section(prompt, "Objects in the scene"))
-            if "## Goal literals you may use" in prompt:  # the direct method (SPEC §8.1)
+            if "## Goal literals you may use" in prompt:  # the direct method
                 answer = self._literals(plan_for(task, things))
             else:
                 ops = {

@@ -1,4 +1,4 @@
-"""The offline grounder's answer to the Code-as-Policies prompt (SPEC §8.1 `cap`, `cap-sample`):
+"""The offline grounder's answer to the Code-as-Policies prompt (methods `cap`, `cap-sample`):
 its own plan written as `gen_plan(initial)` — constant positions computed from the initial scene
 (`cap`), or positions drawn from helper-built regions (`cap-sample`)."""
 

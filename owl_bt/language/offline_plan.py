@@ -1,4 +1,4 @@
-"""From the offline grounder's goals to a plan sketch and checker code (SPEC §3–4 formats).
+"""From the offline grounder's goals to a plan sketch and checker code (the formats of docs/architecture.md).
 
 Ordering and preparation follow from the scene, not from any task: a container that receives
 something is set in place (and upright) before it is filled — carrying a filled mug spills it; what

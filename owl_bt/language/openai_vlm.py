@@ -1,5 +1,5 @@
 """VLM backend `openai`: any OpenAI-compatible chat-completions endpoint (OpenAI, vLLM, Ollama,
-llama.cpp server), through the `openai` client pointed at a base URL (DESIGN §5).
+llama.cpp server), through the `openai` client pointed at a base URL.
 
 The scene image goes with the prompt as a PNG data URL. Timeouts and bounded retries with
 exponential backoff on 408/409/429/5xx and on timeouts are the client's own (`max_retries`,

@@ -1,4 +1,4 @@
-"""Parsers for model answers: the plan sketch (SPEC §3) and checker code (SPEC §4).
+"""Parsers for model answers: the plan sketch and checker code.
 
 They accept what models really write — numbered or bulleted lines, markdown fences and emphasis,
 prose around the block, blank lines, `place(o, s)` for `place_ontop(o, s)` when unambiguous — and

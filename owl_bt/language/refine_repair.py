@@ -1,4 +1,4 @@
-"""Constraint repair during refinement (SPEC §6; issue 4 "before and during refinement").
+"""Constraint repair during refinement (docs/architecture.md).
 
 Before planning, `owl_bt.language.repair` catches checkers no candidate state satisfies. Some only
 show during refinement: a placement checker that tests "above the bowl" is met by a candidate

@@ -1,4 +1,4 @@
-"""Constraint repair (SPEC §6): find generated checkers nothing can satisfy before planning, with
+"""Constraint repair: find generated checkers nothing can satisfy before planning, with
 evidence a model can act on.
 
 The reference method's main failure is a checker no state satisfies ("the strawberry inside the

@@ -1,4 +1,4 @@
-"""VLM backend `replay`: answers from a recorded `transcript.json` (DESIGN §5).
+"""VLM backend `replay`: answers from a recorded `transcript.json`.
 
 A run folder's transcript is one list per attempt of {"prompt", "answer"} records. Replay answers
 each prompt with the first unused record whose prompt is identical; when the run has drifted (a

@@ -1,6 +1,6 @@
-"""A scripted VLM backend: answers each prompt kind with a fixed text (DESIGN §5, `replay`-style).
+"""A scripted VLM backend: answers each prompt kind with a fixed text (`replay`-style).
 
-The `oracle` method (SPEC §8.1) uses it to serve a task's hand-written ground-truth answers — a plan
+The `oracle` method uses it to serve a task's hand-written ground-truth answers — a plan
 sketch and checker code written in the same text format a VLM answers with — so the full parsing,
 validation and sandbox path runs exactly as it does for a real model.
 """

@@ -8,7 +8,7 @@ Backends: `offline` (the default deterministic grounder), `openai` (an OpenAI-co
 see `owl_bt.language.settings`), `replay` (answers from a recorded transcript.json) and `oracle`
 (a benchmark task's hand-written answers). A backend spec may carry an argument after a colon
 (`replay:runs/x/transcript.json`) and a comparison method before a slash (`no-cont/offline`,
-SPEC §8.1), which `owl_bt.language.constraints.generate` reads from the backend's `method`.
+docs/benchmark.md), which `owl_bt.language.constraints.generate` reads from the backend's `method`.
 """
 
 from __future__ import annotations
@@ -48,7 +48,7 @@ class VLM(Protocol):
 
 
 BACKENDS = ("offline", "openai", "replay", "oracle")
-# the language-side switches of the comparison methods (SPEC §8.1); planner-side ones are elsewhere
+# the language-side switches of the comparison methods; planner-side ones are elsewhere
 METHOD_SWITCHES = ("owl", "no-disc", "no-cont", "direct", "cap", "cap-sample")
 
 

@@ -1,5 +1,5 @@
 """Container geometry of the planning model's bodies: where a container's cavity and rim are as it
-lies now, and whether an object's lowest point is inside it (DESIGN §3). Mixed into
+lies now, and whether an object's lowest point is inside it. Mixed into
 `PlanningModel`, whose pybullet client (`cid`) and bodies (`bodies`) it reads.
 
 Frames: world (m) for what the methods return; the body frame (the centre of the object's bounding

@@ -1,7 +1,7 @@
-"""Relaxed-reachability grounding: the ground operators A and literals Λ shown to the VLM (SPEC §3 step 1).
+"""Relaxed-reachability grounding: the ground operators A and literals Λ shown to the VLM.
 
 The symbolic problem of `pddl.build_problem` (no sketch, no goal; continuous values are already
-abstracted away in the schemas, SPEC §2.1) is grounded by Fast Downward's translator: its Datalog
+abstracted away in the schemas) is grounded by Fast Downward's translator: its Datalog
 exploration computes the delete-relaxed reachable atoms and actions from s0 (Helmert 2009, "Concise
 finite-domain representations for PDDL planning tasks", AIJ 173), exposed by `up-fast-downward` as the
 unified-planning compiler "fast-downward-reachability-grounder". If that engine is missing we fall
@@ -105,12 +105,12 @@ def ground(
 def ground_operators(
     world: WorldState, schemas: Sequence[OperatorSchema], held: str | None = None
 ) -> list[GroundOp]:
-    """The relaxed-reachable ground operators A, distinct objects per operator, sorted (SPEC §3 step 1)."""
+    """The relaxed-reachable ground operators A, distinct objects per operator, sorted."""
     return ground(world, schemas, held).ops
 
 
 def reachable_literals(
     world: WorldState, schemas: Sequence[OperatorSchema], held: str | None = None
 ) -> list[str]:
-    """Λ = s0 ∪ add effects of A as sorted strings such as `On(strawberry, plate)` (SPEC §3 step 1)."""
+    """Λ = s0 ∪ add effects of A as sorted strings such as `On(strawberry, plate)`."""
     return ground(world, schemas, held).literals

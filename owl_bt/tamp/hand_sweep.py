@@ -1,4 +1,4 @@
-"""Where the fingers go as they open: a release judged in a client of its own (DESIGN §3).
+"""Where the fingers go as they open: a release judged in a client of its own.
 
 A hand let go low and tilted (a can gripped low on its side, the hand turned ~80°) opens its
 fingers through the table: on the arm a finger presses into it (690 N in the simulator) and the

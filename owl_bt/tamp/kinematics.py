@@ -1,4 +1,4 @@
-"""Inverse kinematics, checked by forward kinematics (Kin(q, o, g, p), SPEC §2.1).
+"""Inverse kinematics, checked by forward kinematics (Kin(q, o, g, p)).
 
 An arm whose spec names a closed-form solver (the UR5e: `ur_analytic_ik`) gets every exact solution
 at once and the one nearest the seed; others get pybullet's damped-least-squares IK, which can return

@@ -1,4 +1,4 @@
-"""Collision-free joint motion with OMPL (Motion(q1, τ, q2), SPEC §2.1).
+"""Collision-free joint motion with OMPL (Motion(q1, τ, q2)).
 
 RRT-Connect in the arm's joint space with the planning model as the validity checker, then shortened
 by OMPL's path simplifier: redundant vertices dropped, then rope shortcutting. Its all-in-one

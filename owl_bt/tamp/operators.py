@@ -1,7 +1,7 @@
 """Operator schemas (the skills' symbolic side) and the registry the planner and prompts read.
 
 A schema names its typed parameters, preconditions, add and delete lists over the predicates of
-SPEC §2.1 (continuous values abstracted away: `AtGrasp(o)` stands for ∃g AtGrasp(o, g)), the
+docs/architecture.md (continuous values abstracted away: `AtGrasp(o)` stands for ∃g AtGrasp(o, g)), the
 static type predicates its parameters need, and a one-paragraph description shown to the VLM.
 """
 

@@ -1,5 +1,5 @@
 """The task plan: export the symbolic problem to PDDL through unified-planning and solve it with
-Fast Downward (`up-fast-downward`). Plan-sketch compilation with Executed(i) is here (SPEC §3).
+Fast Downward (`up-fast-downward`). Plan-sketch compilation with Executed(i) is here.
 
 Compilation: sketch action i becomes its own zero-parameter action `sketch_i` with the schema's
 pre and effects bound to the sketch's arguments, plus Executed(i−1) as a precondition and

@@ -1,4 +1,4 @@
-"""The planning model: a separate pybullet client built from a perceived `WorldState` (DESIGN §3).
+"""The planning model: a separate pybullet client built from a perceived `WorldState`.
 
 Controllers are "executed in the planning model" here: the arm is set kinematically, a held object
 follows the TCP through its grasp transform, and physics runs where contact decides what happens (a

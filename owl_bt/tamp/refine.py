@@ -1,4 +1,4 @@
-"""Search-then-sample refinement of a skeleton (SPEC §5 step 2).
+"""Search-then-sample refinement of a skeleton.
 
 For each ground operator in order: draw up to the sample budget (500 per action by default) of
 continuous parameters from the skill's sampler, run its controller in the planning model, and keep

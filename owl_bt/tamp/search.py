@@ -1,4 +1,4 @@
-"""Backtracking over skeletons with failure-driven skeleton edits (SPEC §5 step 3).
+"""Backtracking over skeletons with failure-driven skeleton edits.
 
 Each round compiles the (possibly edited) plan sketch into a skeleton with Fast Downward and refines
 it by search-then-sample. When a step runs out of samples, its typed failure decides the edit:
@@ -13,7 +13,7 @@ it by search-then-sample. When a step runs out of samples, its typed failure dec
 
 Every edit inserts sketch actions (so they are kept, in order, by the Executed(i) compilation), is
 applied at most once per object and kind, and a round is a "skeleton tried"; at most
-`max_skeletons` rounds (SPEC §5: 5).
+`max_skeletons` rounds (5 by default).
 """
 
 from __future__ import annotations

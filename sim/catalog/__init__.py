@@ -4,7 +4,7 @@
 containers and dishes (`containers.py`), YCB-like things (`ycb.py`), flat markers (`markers.py`) and
 the everyday catalogue described as data (`everyday.toml`, built by `everyday.py`: blocks, generic
 box/cylinder/sphere of any size, kitchen things). `ENDS` gives elongated kinds' named ends and front.
-Sizes follow the YCB objects the benchmark names (SPEC §8) where one exists. `layout.py` computes
+Sizes follow the YCB objects the benchmark names where one exists. `layout.py` computes
 resting heights and seeded collision-free spots on the table.
 """
 
@@ -114,7 +114,7 @@ def colour_word(rgba: tuple[float, ...]) -> str:
 
 
 def spec_for_state(obj: ObjectState) -> ObjectSpec:
-    """The geometry the planning model builds for a perceived object (DESIGN §3).
+    """The geometry the planning model builds for a perceived object.
 
     A recognised kind is rebuilt from this catalogue (hollow containers, rims and handles matter
     for placing and pouring), scaled per axis to the perceived size when it differs by over 2 %;

@@ -1,4 +1,4 @@
-"""Containers and dishes (SPEC §8): mug, bowl, plate, skillet, the open tomato soup can and its soup.
+"""Containers and dishes: mug, bowl, plate, skillet, the open tomato soup can and its soup.
 
 Hollow bodies are real shells (a floor plus a ring of thin wall boxes), so things put in them stay
 in and things tipped out of them fall out. `extra["cavity"]` records each inside (parts frame, see

@@ -1,4 +1,4 @@
-"""Fruit (SPEC §8): spheres and compounds of spheres sized like the YCB fruit, each with a small
+"""Fruit: spheres and compounds of spheres sized like the YCB fruit, each with a small
 hidden flat spot underneath so it settles where it is put instead of rolling away.
 
 Every fruit's category is its own name ("apple", …); the ontology groups them (fruit, citrus, berry).

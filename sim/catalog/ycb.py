@@ -1,4 +1,4 @@
-"""Everyday YCB-like things (SPEC §8): cans and boxes, a bottle, tools, cutlery, a sponge, a ball.
+"""Everyday YCB-like things: cans and boxes, a bottle, tools, cutlery, a sponge, a ball.
 
 Sizes follow the YCB objects; where a real one is too wide for the 85 mm gripper in every
 direction a robot must pick it, or too thin to grasp lying flat, the model is a little chunkier

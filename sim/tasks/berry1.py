@@ -1,4 +1,4 @@
-"""Berry1 (SPEC §8): the strawberry onto the light-grey region at the table's centre.
+"""Berry1: the strawberry onto the light-grey region at the table's centre.
 
 The region is fixed at the table centre; the strawberry's position and yaw are drawn from the seed,
 on the table, clear of the region and within the arm's comfortable reach.

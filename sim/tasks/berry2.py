@@ -1,4 +1,4 @@
-"""Berry2 (SPEC §8): as Berry1, but the potted meat can stands on the light-grey region.
+"""Berry2: as Berry1, but the potted meat can stands on the light-grey region.
 
 Fixed: the region at the table's centre (10 × 10 cm here, so that the 10 × 6 cm can covers it and
 the strawberry cannot be set down beside the can) and the can on it. Seeded: the strawberry's spot

@@ -1,4 +1,4 @@
-"""BerryCook (SPEC §8): the strawberry into the pan first, then into the bowl, and only the bowl at the end.
+"""BerryCook: the strawberry into the pan first, then into the bowl, and only the bowl at the end.
 
 Fixed: the skillet (pan) on the left, its handle towards the left edge, and a white bowl on the
 right. Seeded: the strawberry's spot and yaw, clear of both. The detector watches the run through

@@ -1,4 +1,4 @@
-"""Citrus (SPEC §8): pack the citrus fruit (the lemon and the orange) onto the plate.
+"""Citrus: pack the citrus fruit (the lemon and the orange) onto the plate.
 
 Fixed: the plate at the table's centre. Seeded: the spots and yaws of the six fruit, off the plate.
 Success: the lemon and the orange rest on the plate and no other fruit does.

@@ -1,4 +1,4 @@
-"""Coffee (SPEC §8): set the mug (the "cup") upright on the table so coffee can be poured into it.
+"""Coffee: set the mug (the "cup") upright on the table so coffee can be poured into it.
 
 Seeded: the mug's spot and yaw in reach, and whether it starts lying on its side (then it rolls
 until its handle meets the table) or standing upside down on its rim. Success: the mug's axis is

@@ -1,4 +1,4 @@
-"""FruitSort (SPEC §8): every fruit to the left of the red line that bisects the table.
+"""FruitSort: every fruit to the left of the red line that bisects the table.
 
 Fixed: the red line along x through the table's centre (y = 0). Seeded: the three fruit (pear,
 strawberry, apple) start right of the line (y < 0, nearer the robot's right hand); the sugar box,

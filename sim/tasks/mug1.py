@@ -1,4 +1,4 @@
-"""Mug1 (SPEC §8): stand the mug upright, then put in it whatever fits (only the fork does).
+"""Mug1: stand the mug upright, then put in it whatever fits (only the fork does).
 
 Fixed: the mug, lying on its side at (0.50, 0.15) (it rolls until its handle meets the table).
 Seeded: the spots and yaws of the fork, the power drill and the potted meat can. Success: the mug

@@ -1,4 +1,4 @@
-"""Mug2 (SPEC §8): cutlery into the mug, then the mug on the table near the condiment.
+"""Mug2: cutlery into the mug, then the mug on the table near the condiment.
 
 Fixed: the mug standing upright at (0.45, −0.20) with an orange resting on its rim, blocking the
 opening. Seeded: the fork, knife, sponge and strawberry anywhere in reach, and the mustard bottle

@@ -1,4 +1,4 @@
-"""Mug3 (SPEC §8): cutlery into the mug, and the mug near the condiment — but a golf ball is in the mug.
+"""Mug3: cutlery into the mug, and the mug near the condiment — but a golf ball is in the mug.
 
 Fixed: the mug standing upright at (0.45, 0.20) with the golf ball lying inside it. Seeded: the
 fork anywhere in reach, the mustard bottle on the right half (y < −0.05, more than 0.2 m from the

@@ -1,4 +1,4 @@
-"""SoupPour (SPEC §8): the apple and the peach onto the white mat (peach right of the apple), and
+"""SoupPour: the apple and the peach onto the white mat (peach right of the apple), and
 the soup poured into the red bowl.
 
 Fixed: the white mat (14 × 20 cm) at (0.50, −0.12) with the open tomato soup can (the soup ball

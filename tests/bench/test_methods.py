@@ -1,4 +1,4 @@
-"""The comparison methods of SPEC §8.1: what each changes in the episode configuration and in what
+"""The comparison methods (docs/benchmark.md): what each changes in the episode configuration and in what
 the model is asked and the planner is handed (language side, on a real scene; no planning here)."""
 
 from __future__ import annotations

@@ -75,7 +75,7 @@ def test_bench_berry1_two_seeds_then_rerun_appends_nothing(tmp_path):
         assert (out / r["run_dir"] / "plan.json").is_file()
     md = (out / "summary.md").read_text()
     assert "## oracle" in md and "| berry1 | 2 |" in md and "| **overall** | 2 |" in md
-    assert "42.1" in md and "13.5" in md  # SPEC §8.3 Manual samples and wall clock for Berry1
+    assert "42.1" in md and "13.5" in md  # the reference's Manual samples and wall clock for Berry1
     summary = json.loads((out / "summary.json").read_text())
     assert summary["methods"]["oracle"]["tasks"]["berry1"]["episodes"] == 2
     assert (

@@ -1,4 +1,4 @@
-"""A generated checker that raises counts as not satisfied (SPEC §4), and the planning failure says so,
+"""A generated checker that raises counts as not satisfied, and the planning failure says so,
 with the error and its source line — not only "not satisfied" (break-it: an IndexError in a checker
 showed only in events.jsonl). Through the openai backend and a chat-completions server on 127.0.0.1."""
 

@@ -1,4 +1,4 @@
-"""Benchmark tasks solved end to end with their oracle answers (SPEC §8.1 "Manual"), on two seeds:
+"""Benchmark tasks solved end to end with their oracle answers (method "Manual"), on two seeds:
 the task's scene, the executive, the full planner (Fast Downward skeletons, search-then-sample,
 failure-driven edits), execution on the simulated arm with monitoring and replanning, judged by the
 task's own detector — the same path as one `owl-bt bench --method oracle --perception sim-state`

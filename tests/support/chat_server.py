@@ -1,5 +1,5 @@
 """A real HTTP server on 127.0.0.1 speaking the OpenAI chat-completions API, replaying scripted
-answers — the test double of an OpenAI-compatible endpoint (DESIGN §7: no patched clients).
+answers — the test double of an OpenAI-compatible endpoint (no patched clients).
 
 Each POST to /v1/chat/completions takes the next `Reply` of the script: an answer text (HTTP 200
 with a chat.completion body and token usage), an HTTP error status (e.g. 429 with a short

@@ -1,4 +1,4 @@
-"""Relaxed-reachability grounding with Fast Downward's translator (SPEC §3 step 1), real planner, no mocks."""
+"""Relaxed-reachability grounding with Fast Downward's translator, real planner, no mocks."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Mug2 (SPEC §8: the orange blocks the mug's opening; the fork and the knife go into the mug, which
+"""Mug2 (the orange blocks the mug's opening; the fork and the knife go into the mug, which
 stands near the mustard bottle): the defects that failed its camera seeds, each on the real simulator."""
 
 from __future__ import annotations

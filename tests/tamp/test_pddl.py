@@ -1,4 +1,4 @@
-"""PDDL export and Fast Downward through unified-planning, with sketch compilation (SPEC §3)."""
+"""PDDL export and Fast Downward through unified-planning, with sketch compilation."""
 
 from __future__ import annotations
 

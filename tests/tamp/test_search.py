@@ -1,4 +1,4 @@
-"""Skeleton backtracking with failure-driven edits (SPEC §5 step 3): each edit on its own, and the
+"""Skeleton backtracking with failure-driven edits: each edit on its own, and the
 whole search on real scenes (Fast Downward, the planning model, the real skills)."""
 
 from __future__ import annotations
