@@ -30,7 +30,8 @@ Additions of ours:
 from __future__ import annotations
 
 import collections
-from collections.abc import Callable, Mapping, Sequence
+import contextlib
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -106,6 +107,114 @@ def _guided(params: dict, hint: Bounds | None, rng: np.random.Generator) -> dict
     return out
 
 
+class Cursor:
+    """Where a refinement stands in its skeleton, with what backtracking needs.
+
+    `idx` is the step being sampled; `steps` the steps bound so far, each with the planning-model
+    snapshot taken before it was sampled (`snaps`, restored when the cursor goes back over it);
+    `spent`, `regrasps` and `backtracks` count per step the samples drawn, the picks before it
+    drawn again and the times it was drawn again because a later step needed its object elsewhere.
+
+    Moves: `bind` (a sample of the step worked: on to the next), `regrasp` (back one step: the
+    pick before is drawn again, a new grasp), `backtrack` (back to an earlier step, whose
+    placement blocks this one; the steps after it get a fresh half budget). `focus` tells the
+    planning model what the step is judged by while it is sampled. `close` drops the snapshots
+    still held.
+    """
+
+    def __init__(self, model: PlanningModel, skeleton: Sequence[GroundOp], budget: int) -> None:
+        self.model, self.skeleton, self.budget = model, skeleton, budget
+        self.idx = 0
+        self.steps: list[GroundedStep] = []
+        self.snaps: list = []
+        self.spent: collections.Counter[int] = collections.Counter()
+        self.regrasps: collections.Counter[int] = collections.Counter()
+        self.backtracks: collections.Counter[int] = collections.Counter()
+
+    @property
+    def last(self) -> int:
+        return len(self.skeleton) - 1
+
+    @property
+    def done(self) -> bool:
+        return self.idx > self.last
+
+    @property
+    def op(self) -> GroundOp:
+        return self.skeleton[self.idx]
+
+    @property
+    def next_op(self) -> GroundOp | None:
+        """The skeleton's step after this one (a sampler may look ahead: a pick before a pour)."""
+        return self.skeleton[self.idx + 1] if self.idx < self.last else None
+
+    def can_regrasp(self) -> bool:
+        """The step moves the object the step before picked: a new grasp may help it."""
+        before = self.skeleton[self.idx - 1] if self.idx > 0 else None
+        return before is not None and before.name == "pick" and before.args[:1] == self.op.args[:1]
+
+    def regrasp_left(self) -> bool:
+        return self.can_regrasp() and self.regrasps[self.idx] < REGRASPS
+
+    def share(self) -> int:
+        """Samples this step may draw now: what is left of its budget, or a (REGRASPS + 1)th of the
+        budget when the grasp before it may be drawn again."""
+        left = self.budget - self.spent[self.idx]
+        if not self.can_regrasp():
+            return left
+        return min(max(1, self.budget // (REGRASPS + 1)), left)
+
+    @contextlib.contextmanager
+    def focus(self, checks: list[tuple[str, Checker]]) -> Iterator[None]:
+        """While the step is sampled, the planning model's controllers judge a result by `checks`
+        (`model.step_checks`) and may look at the next step (`model.next_op`)."""
+        self.model.step_checks = checks
+        self.model.next_op = self.next_op
+        try:
+            yield
+        finally:
+            self.model.step_checks = []
+
+    def bind(self, step: GroundedStep, snap: object) -> None:
+        """The step is bound (`snap`: the model before it): on to the next step."""
+        self.snaps.append(snap)
+        self.steps.append(step)
+        self.idx += 1
+
+    def discard(self, snap: object) -> None:
+        """None of the step's samples worked: the model goes back to `snap`."""
+        self.model.restore(snap)
+        self.model.drop_snapshot(snap)
+
+    def regrasp(self) -> None:
+        """Back one step: the pick before this step is drawn again."""
+        self.regrasps[self.idx] += 1
+        self.steps.pop()
+        prev = self.snaps.pop()
+        self.model.restore(prev)
+        self.model.drop_snapshot(prev)
+        self.idx -= 1
+
+    def backtrack(self, j: int) -> None:
+        """Back to step j (its placement is in this step's way): it is drawn again, and the steps
+        after it up to this one get a fresh half budget."""
+        self.backtracks[j] += 1
+        while len(self.steps) > j:
+            self.steps.pop()
+            prev = self.snaps.pop()
+            if len(self.steps) > j:
+                self.model.drop_snapshot(prev)
+        self.model.restore(prev)
+        self.model.drop_snapshot(prev)
+        for k in range(j + 1, self.idx + 1):
+            self.spent[k] = min(self.spent[k], self.budget // 2)
+        self.idx = j
+
+    def close(self) -> None:
+        for snap in self.snaps:
+            self.model.drop_snapshot(snap)
+
+
 def refine(
     model: PlanningModel,
     skeleton: Sequence[GroundOp],
@@ -139,132 +248,120 @@ def refine(
                 observed=Evidence(samples=0, hopeless=True, retryable=False),
             )
             return out
-    last = len(skeleton) - 1
-    snaps: list = []
-    spent: collections.Counter[int] = collections.Counter()
-    regrasps: collections.Counter[int] = collections.Counter()
-    backtracks: collections.Counter[int] = collections.Counter()
-    idx = 0
-    while idx <= last:
-        op = skeleton[idx]
-        skill = skills[op.name]
-        own = list(step_checkers.get(idx, ())) + (list(goal_checkers) if idx == last else [])
-        checks = own + _kept(model, skeleton, step_checkers, idx)
-        next_checks = list(step_checkers.get(idx + 1, ())) + (
-            list(goal_checkers) if idx + 1 == last else []
-        )
-        can_regrasp = (
-            idx > 0
-            and skeleton[idx - 1].name == "pick"
-            and skeleton[idx - 1].args[:1] == op.args[:1]
-        )
-        share = budget - spent[idx] if not can_regrasp else max(1, budget // (REGRASPS + 1))
-        share = min(share, budget - spent[idx])
-        snap = model.snapshot()
-        hint = guide(model.state(), op.args[0], own) if own and op.args else None
-        model.step_checks = checks
-        model.next_op = (
-            skeleton[idx + 1] if idx < last else None
-        )  # a sampler may look ahead (pick before a pour)
-        try:
-            if watch is not None:
-                watch.step = str(op)
-            step, reasons, blamed, used, hopeless = _sample_step(
-                model,
-                op,
-                skill,
-                checks,
-                hint,
-                rng,
-                share,
-                cancelled,
-                snap,
-                grasp_filter(
-                    skeleton,
-                    skills,
-                    idx,
-                    next_checks,
-                    after_pour(model, skeleton, idx, step_checkers, goal_checkers),
-                ),
-                watch,
-                REGRASP_AFTER if can_regrasp and regrasps[idx] < REGRASPS else None,
+    cur = Cursor(model, skeleton, budget)
+    out.steps = cur.steps
+    try:
+        while not cur.done:
+            out.failure = _step(
+                cur, skills, step_checkers, goal_checkers, rng, cancelled, watch, out
             )
-        finally:
-            model.step_checks = []
-        spent[idx] += used
-        out.samples += used
-        if step is not None:
-            snaps.append(snap)
-            out.steps.append(step)
-            idx += 1
-            continue
-        model.restore(snap)
-        model.drop_snapshot(snap)
-        if reasons.get("cancelled"):
-            out.failure = Failure(Stage.PLAN, "cancelled", str(op))
-            break
-        if hopeless:  # (no regrasp, redrawn placement or skeleton edit can change it)
-            out.failure = Failure(
-                Stage.PLAN,
-                next(iter(reasons)),
-                str(op),
-                observed=Evidence(samples=used, hopeless=True),
-            )
-            break
-        if can_regrasp and regrasps[idx] < REGRASPS and spent[idx] < budget:
-            regrasps[idx] += 1
-            out.steps.pop()
-            prev = snaps.pop()
-            model.restore(prev)
-            model.drop_snapshot(prev)
-            idx -= 1
-            continue
-        j = _culprit(out.steps, op, blamed)
-        if j is not None and backtracks[j] < BACKTRACKS:
-            # An object an earlier step put down is in this step's way: put it elsewhere and go on.
-            backtracks[j] += 1
-            while len(out.steps) > j:
-                out.steps.pop()
-                prev = snaps.pop()
-                if len(out.steps) > j:
-                    model.drop_snapshot(prev)
-            model.restore(prev)
-            model.drop_snapshot(prev)
-            for k in range(j + 1, idx + 1):  # the steps after it get a fresh half budget
-                spent[k] = min(spent[k], budget // 2)
-            idx = j
-            continue
-        if reasons:
-            reason, count = reasons.most_common(1)[0]
-            # the reasons are those of the step's last try (after a regrasp or a backtrack, its earlier tries' are gone)
-            again = (
-                f", after {regrasps[idx]} regrasp{'s' if regrasps[idx] > 1 else ''}"
-                if regrasps[idx]
-                else ""
-            )
-            of = f" of the last {used}{again}" if used < spent[idx] else ""
-            why = f"no sample of {spent[idx]} satisfied all constraints; most often{of}: {reason} ({count}×)"
-        else:  # (it used to say "most often: the step's sample budget was already spent (0×)")
-            why = (
-                f"its {spent[idx]} samples were all used while the steps before it were drawn again "
-                "(backtracking), none left for it"
-            )
-        out.failure = Failure(
-            stage=Stage.PLAN,
-            action=str(op),
-            reason=why,
-            offending_objects=tuple(n for n, _ in blamed.most_common(3)),
-            observed=Evidence(
-                samples=spent[idx],
-                reasons=dict(reasons.most_common(5)),
-                step=idx,
-                around_target=_around(model, op),
-            ),
-        )
-        break
-    for snap in snaps:
-        model.drop_snapshot(snap)
+            if out.failure is not None:
+                break
+    finally:
+        cur.close()
     return out
+
+
+def _step(
+    cur: Cursor,
+    skills: Mapping[str, object],
+    step_checkers: Mapping[int, Sequence[tuple[str, Checker]]],
+    goal_checkers: Sequence[tuple[str, Checker]],
+    rng: np.random.Generator,
+    cancelled: Callable[[], bool],
+    watch: PlanWatch | None,
+    out: Refinement,
+) -> Failure | None:
+    """Sample the cursor's step and move the cursor: forward when a sample works, else back (a
+    regrasp, a backtrack); the failure that ends the refinement, or None."""
+    model, skeleton, idx, op, last = cur.model, cur.skeleton, cur.idx, cur.op, cur.last
+    own = list(step_checkers.get(idx, ())) + (list(goal_checkers) if idx == last else [])
+    checks = own + _kept(model, skeleton, step_checkers, idx)
+    next_checks = list(step_checkers.get(idx + 1, ())) + (
+        list(goal_checkers) if idx + 1 == last else []
+    )
+    share = cur.share()
+    snap = model.snapshot()
+    hint = guide(model.state(), op.args[0], own) if own and op.args else None
+    with cur.focus(checks):
+        if watch is not None:
+            watch.step = str(op)
+        step, reasons, blamed, used, hopeless = _sample_step(
+            model,
+            op,
+            skills[op.name],
+            checks,
+            hint,
+            rng,
+            share,
+            cancelled,
+            snap,
+            grasp_filter(
+                skeleton,
+                skills,
+                idx,
+                next_checks,
+                after_pour(model, skeleton, idx, step_checkers, goal_checkers),
+            ),
+            watch,
+            REGRASP_AFTER if cur.regrasp_left() else None,
+        )
+    cur.spent[idx] += used
+    out.samples += used
+    if step is not None:
+        cur.bind(step, snap)
+        return None
+    cur.discard(snap)
+    if reasons.get("cancelled"):
+        return Failure(Stage.PLAN, "cancelled", str(op))
+    if hopeless:  # (no regrasp, redrawn placement or skeleton edit can change it)
+        return Failure(
+            Stage.PLAN, next(iter(reasons)), str(op), observed=Evidence(samples=used, hopeless=True)
+        )
+    if cur.regrasp_left() and cur.spent[idx] < cur.budget:
+        cur.regrasp()
+        return None
+    j = _culprit(cur.steps, op, blamed)
+    if j is not None and cur.backtracks[j] < BACKTRACKS:
+        # An object an earlier step put down is in this step's way: put it elsewhere and go on.
+        cur.backtrack(j)
+        return None
+    return _out_of_samples(cur, reasons, blamed, used)
+
+
+def _out_of_samples(
+    cur: Cursor, reasons: collections.Counter, blamed: collections.Counter, used: int
+) -> Failure:
+    """The failure of a step whose budget is spent: its most frequent reason, the objects blamed,
+    and what rests on or in its target."""
+    idx, op, spent, regrasps = cur.idx, cur.op, cur.spent, cur.regrasps
+    if reasons:
+        reason, count = reasons.most_common(1)[0]
+        # the reasons are those of the step's last try (after a regrasp or a backtrack, its earlier tries' are gone)
+        again = (
+            f", after {regrasps[idx]} regrasp{'s' if regrasps[idx] > 1 else ''}"
+            if regrasps[idx]
+            else ""
+        )
+        of = f" of the last {used}{again}" if used < spent[idx] else ""
+        why = f"no sample of {spent[idx]} satisfied all constraints; most often{of}: {reason} ({count}×)"
+    else:  # (it used to say "most often: the step's sample budget was already spent (0×)")
+        why = (
+            f"its {spent[idx]} samples were all used while the steps before it were drawn again "
+            "(backtracking), none left for it"
+        )
+    return Failure(
+        stage=Stage.PLAN,
+        action=str(op),
+        reason=why,
+        offending_objects=tuple(n for n, _ in blamed.most_common(3)),
+        observed=Evidence(
+            samples=spent[idx],
+            reasons=dict(reasons.most_common(5)),
+            step=idx,
+            around_target=_around(cur.model, op),
+        ),
+    )
 
 
 def _kept(
