@@ -6,27 +6,18 @@ Exit codes: 0 success, 1 the task was not done, 2 a usage error, 130 stopped by 
 from __future__ import annotations
 
 import contextlib
-import json
 import os
-import re
 import sys
 import threading
 import time
 
 import typer
-from rich.syntax import Syntax
 
 from owl_bt.cli import choices
-from owl_bt.cli.base import OwlCommand, app, err, out, print_refusal_json
+from owl_bt.cli.base import OwlCommand, app, err, print_refusal_json
 from owl_bt.cli.base import fail as base_fail
-from owl_bt.cli.display import check_display
-from owl_bt.cli.inputs import SCENE_MAX_BYTES, check_regular_file, file_option, out_path
 from owl_bt.cli.progress import Progress
-from owl_bt.cli.replay import replayed
 from owl_bt.errors import OwlError, UsageError
-from owl_bt.language.checker_names import called_helpers, count_line, split_checkers
-from owl_bt.plain_text import plain_line
-from owl_bt.report.console import LOST, lose_stdout_quietly
 
 
 @app.command(cls=OwlCommand)
@@ -212,201 +203,47 @@ def run(
     fail = (
         _json_fail if as_json else base_fail
     )  # with --json a refused run is a JSON object on stdout too
-    from owl_bt.episode_config import (
-        EpisodeConfig,
-        validate,
+    from owl_bt.cli.run_config import (
+        RunOptions,
+        episode_config,
     )  # (owl_bt.episode takes seconds to import)
-    from owl_bt.runfolder import check_run_folder, extra_files
+    from owl_bt.runfolder import extra_files
 
     started = time.monotonic()
-    try:
-        out_folder = out_path(out_dir, "runs/mine/")
-        scene, replay, audio = (
-            file_option(scene, "--scene"),
-            file_option(replay, "--replay"),
-            file_option(audio, "--audio"),
-        )
-        if task is not None and not task.strip():  # `--task ""` ran berry1
-            raise UsageError(
-                "--task is empty; give one of the tasks `owl-bt tasks` lists, e.g. --task berry1"
-            )
-    except OwlError as exc:
-        raise fail(exc) from None
-    if scene is not None and task is not None:
-        raise fail(UsageError("--scene and --task are mutually exclusive: give one or the other"))
-    if method == "oracle" and vlm not in (
-        None,
-        "oracle",
-    ):  # break-it: --method oracle --vlm offline ran the oracle, unsaid
-        raise fail(
-            UsageError(
-                f"--method oracle answers with each task's hand-written sketch and checkers, not a model: "
-                f"it cannot be combined with --vlm {vlm}; leave --vlm out"
-            )
-        )
-    given_vlm, vlm = vlm, vlm or "offline"
-    try:
-        if scene is not None:
-            check_regular_file(scene, "the scene file", SCENE_MAX_BYTES)
-    except OwlError as exc:
-        raise fail(exc) from None
-    if fault_seed is not None and faults is None and replay is None:
-        raise fail(
-            UsageError(
-                "--fault-seed seeds the injected faults and there are none: add --faults KIND=RATE,… "
-                "(e.g. --faults knock=0.1) or leave --fault-seed out"
-            )
-        )
-    if gui:
-        try:
-            check_display()  # before any folder is made: pybullet would end the process from C without one
-        except OwlError as exc:
-            raise fail(exc) from None
-    extras: dict = {}
-    from owl_bt.speech.asr import check_backend
-
-    try:
-        check_backend(asr)  # --asr is checked even without --audio/--listen
-    except OwlError as exc:
-        raise fail(exc) from None
-    if audio is not None or listen:
-        from owl_bt.speech.cli import hear_goal
-
-        try:
-            instruction, extras = hear_goal(
-                instruction, audio, listen, asr, task, scene, seed, interactive, err
-            )
-        except OwlError as exc:
-            raise fail(exc) from None
-    instruction = plain_line(
-        instruction, limit=None
-    )  # a pasted colour code or NUL is not part of the goal
-    if (
-        not instruction.strip() and task is not None and replay is None
-    ):  # `run "" --task berry1`: the task's own goal
-        from sim import tasks as sim_tasks
-
-        try:
-            named = sim_tasks.get(task)
-        except OwlError as exc:
-            raise fail(exc) from None
-        instruction = named.instruction
-        err.print(
-            f'owl-bt: no goal given; using the {named.name} task\'s instruction: "{instruction}"',
-            markup=False,
-            soft_wrap=True,
-        )
-    elif (
-        not instruction.strip() and scene is not None and replay is None and scene.is_file()
-    ):  # as for a task (newcomer)
-        from owl_bt.language.sandbox import reserved_names
-        from sim.scene_file import load_scene
-
-        try:
-            said = load_scene(scene, reserved_names()).instruction
-        except OwlError:
-            said = ""  # the scene's own refusal comes, as it would, when the run loads it
-        if said:
-            err.print(
-                f'owl-bt: no goal given; using the scene file\'s instruction: "{said}"',
-                markup=False,
-                soft_wrap=True,
-            )
-    if instruction.strip() and not re.search(
-        r"[^\W\d_]", instruction
-    ):  # only emoji, digits or punctuation
-        raise fail(
-            UsageError(
-                f"the goal has no words ({instruction.strip()[:40]!r}); say what the robot should do, e.g. "
-                '"put the strawberry onto the light-grey region"'
-            )
-        )
-    try:
-        if replay is not None:
-            rec = replayed(
-                replay,
-                instruction,
-                task,
-                scene,
-                given_vlm or "replay",
-                faults,
-                fault_seed,
-                seed,
-                method,
-            )
-            instruction, task, seed, vlm = rec.instruction, rec.task, rec.seed, rec.vlm
-            faults, fault_seed = rec.faults, rec.fault_seed  # the same faults at the same draws
-            perception, robot = perception or rec.perception, robot or rec.robot
-            method = rec.method if method == "owl" else method
-            limits = rec.settings(
-                {
-                    "budget": budget,
-                    "skeletons": skeletons,
-                    "max_attempts": max_attempts,
-                    "plan_time": plan_time,
-                },
-                {
-                    k: getattr(EpisodeConfig, k)
-                    for k in ("budget", "skeletons", "max_attempts", "plan_time")
-                },
-            )
-            budget, skeletons, max_attempts = (
-                limits["budget"],
-                limits["skeletons"],
-                limits["max_attempts"],
-            )
-            plan_time = limits["plan_time"]
-        setup = None
-        if backend != "sim":  # the real cell's arm and camera (owl_bt/setup_file.py)
-            from owl_bt.setup_file import load_setup
-
-            setup = load_setup()
-            if setup.robot is not None:
-                if setup.robot.backend != backend:
-                    raise UsageError(
-                        f"setup file {setup.path}: [robot] model {setup.robot.model} is driven by "
-                        f"--backend {setup.robot.backend}, not {backend}"
-                    )
-                ip = ip or setup.robot.ip
-                robot = robot or setup.robot.model
-                speed = setup.robot.speed_scaling if speed is None else speed
-            if setup.camera is not None and camera is None:
-                camera = setup.camera.source
-        cfg = EpisodeConfig(
-            instruction,
-            task or "berry1",
-            seed,
-            out_folder,
-            gui,
-            vlm,
-            perception or "camera",
-            max_attempts,
-            budget,
-            scene=scene,
-            skeletons=skeletons,
-            plan_time=plan_time,
-            robot=robot or {"kortex": "kinova-gen3"}.get(backend, "ur5e"),
-            backend=backend,
-            ip=ip,
-            execute=execute,
-            speed=(1.0 if backend == "sim" else 0.25) if speed is None else speed,
-            confirm=_confirm_first_motion,
-            faults=faults,
-            fault_seed=fault_seed or 0,
-            camera=camera or "sim",
-            setup=setup,
-            rerun=rerun,
-        )
-        from owl_bt.bench import methods
-
-        cfg = methods.get(method).apply(cfg)
-        validate(cfg)  # a usage error in a second, before the planner's imports and the scene
-        if cfg.out is not None:
-            check_run_folder(
-                cfg.out
-            )  # (break-it: an occupied --out was refused after the planner loaded)
-    except OwlError as exc:
-        raise fail(exc) from None
+    opts = RunOptions(
+        instruction=instruction,
+        task=task,
+        scene=scene,
+        seed=seed,
+        out_dir=out_dir,
+        as_json=as_json,
+        gui=gui,
+        vlm=vlm,
+        replay=replay,
+        method=method,
+        perception=perception,
+        camera=camera,
+        max_attempts=max_attempts,
+        budget=budget,
+        skeletons=skeletons,
+        plan_time=plan_time,
+        quiet=quiet,
+        audio=audio,
+        listen=listen,
+        asr=asr,
+        interactive=interactive,
+        robot=robot,
+        speed=speed,
+        backend=backend,
+        ip=ip,
+        execute=execute,
+        faults=faults,
+        fault_seed=fault_seed,
+        rerun=rerun,
+        verbose=verbose,
+    )
+    plan = episode_config(opts, fail, _confirm_first_motion)
+    cfg, task, scene = plan.cfg, plan.task, plan.scene
     progress = _live_or_lines(quiet)
     if interactive:
         cfg.ask = _ask_feedback(progress)
@@ -426,7 +263,7 @@ def run(
     try:
         from owl_bt.episode import run_episode
 
-        with extra_files(extras), progress or contextlib.nullcontext():
+        with extra_files(plan.extras), progress or contextlib.nullcontext():
             result = run_episode(cfg, on_tick=setup)
     except OwlError as exc:
         if (
@@ -441,147 +278,9 @@ def run(
                 "`owl-bt tasks` lists them)"
             )
         raise fail(exc) from None
-    view = err if as_json else out  # with --json, stdout carries the JSON object only
-    LOST.stdout_ok = (
-        True  # the task has ended: a reader of stdout gone now costs the account, not the exit code
-    )
-    last = (
-        f" (attempt {result.attempts}, the last)" if result.attempts > 1 else ""
-    )  # break-it: attempts were unlabelled
-    sketch_from = _from_attempt(result.sketch_attempt, result.attempts, "made no constraints")
-    view.rule(f"plan sketch{sketch_from or last}")
-    view.print(result.sketch or "(none)", markup=False)
-    view.rule(f"checkers{sketch_from or last}")
-    helpers, called = split_checkers(result.checkers)[1], called_helpers(result.checkers)
-    view.print(
-        count_line(
-            result.checkers,
-            name_helpers=True,
-            note="--verbose prints them" if called and not verbose else "",
-        ),
-        markup=False,
-        soft_wrap=True,
-    )
-    for name, src in result.checkers.items():
-        if name not in helpers or (
-            verbose and name in called
-        ):  # a helper nothing calls is not printed
-            # to a file or a pipe, the code as it is: Syntax cut lines at the console's width (newcomer)
-            view.print(
-                Syntax(src, "python", theme="ansi_dark", word_wrap=True)
-                if view.is_terminal
-                else src.rstrip("\n"),
-                markup=False,
-                highlight=False,
-                soft_wrap=not view.is_terminal,
-            )
-    if (
-        result.plan_was_done
-    ):  # the last attempt found its goal held: what is listed is what the attempts executed
-        view.rule(
-            f"steps executed over the {result.attempts} attempts (the last found the goal already done)"
-        )
-    else:  # break-it: a last attempt that failed before planning was shown an earlier attempt's plan as its own
-        view.rule(
-            f"grounded plan{_from_attempt(result.plan_attempt, result.attempts, 'found no plan') or last}"
-        )
-    for i, a in enumerate(result.plan, 1):
-        view.print(f"{i}. {a}", markup=False)
-    if (
-        not result.plan and not result.plan_was_done
-    ):  # newcomer: an empty heading after a planning failure
-        view.print(
-            "(none: no plan was found)" if not result.success else "(none: nothing to do)",
-            markup=False,
-        )
-    if result.history:
-        view.rule("replanning")
-        for line in result.history:
-            view.print(line, markup=False)
-    view.rule("final tree")
-    view.print(result.tree_text, markup=False)
-    if re.search(r"\b(left|right|behind|front)\b", f"{instruction} {result.sketch}", re.IGNORECASE):
-        from owl_bt.report.writer import (
-            DIRECTIONS,
-        )  # the pictures show the robot's left on their right
+    from owl_bt.cli.run_account import present
 
-        view.print(DIRECTIONS, markup=False, soft_wrap=True)
-    if (
-        cfg.backend != "sim" and not cfg.execute
-    ):  # (say so last too: the account above reads like a real run)
-        view.print(
-            f"dry run: planned, checked and executed in simulation only; the {cfg.robot} at {cfg.ip} was not "
-            "contacted or moved (add --execute to move it)",
-            markup=False,
-            soft_wrap=True,
-        )
-    view.print(f"detector: {result.detector_reason}", markup=False)
-    if result.success and not result.executed:
-        view.print("nothing was moved: the goal already held in the observed scene", markup=False)
-    if result.holding and not result.success:
-        view.print(
-            f"the arm still holds the {result.holding.replace('_', ' ')}: take it from the gripper (or say where "
-            "it goes) before the next run",
-            markup=False,
-        )
-    view.print(
-        f"attempts: {result.attempts}  continuous samples drawn: {result.samples}  wall: {result.wall_s:.1f} s "
-        f"(after {setup.seconds:.1f} s of set-up)  "
-        f"tick rate: {result.tick_hz:.0f} Hz ({result.tick.get('busy_hz', 0):.0f} Hz while working)",
-        markup=False,
-    )
-    view.print(f"run folder: {result.run_dir}", markup=False, soft_wrap=True)
-    if (
-        result.replay_divergences
-    ):  # (break-it: a hand-edited folder replayed silently and claimed success)
-        n = result.replay_divergences
-        err.print(
-            f"owl-bt: not an exact replay: {n} recorded answer{'s' if n > 1 else ''} went to prompts the recording "
-            "does not have (the run folder was edited, or the code has changed since)",
-            markup=False,
-            soft_wrap=True,
-        )
-    program, late = _no_more_stops(
-        result
-    )  # a signal while the folder was written or the account printed
-    if late:
-        done = "the task was done" if result.success else "the task was not done"
-        err.print(
-            f"owl-bt: stopped by {result.stopped_by} after the run had ended ({done}); its folder is complete: "
-            f"{result.run_dir}",
-            markup=False,
-            soft_wrap=True,
-        )
-    elif result.interrupted:
-        done = (
-            " after the task was done" if result.success else ""
-        )  # a late signal: the task's state stands
-        err.print(
-            f"owl-bt: stopped by {result.stopped_by or 'Ctrl-C'}{done}; the arm was stopped first",
-            markup=False,
-        )
-    elif not result.success:
-        why = (
-            result.detector_reason
-            if not result.failure
-            else f"{result.failure} (the robot's own account; the task's detector says: {result.detector_reason})"
-            if result.judged
-            else result.failure
-        )
-        err.print(f"owl-bt: task not done: {why}", markup=False, soft_wrap=True)
-    try:
-        if as_json:
-            print(json.dumps(result.summary()))
-        else:
-            print(f"success: {'true' if result.success else 'false'}")
-        sys.stdout.flush()
-    except (
-        BrokenPipeError
-    ):  # `run … | head -1`: the reader took what it wanted; the task's exit code stands
-        lose_stdout_quietly()
-    code = (
-        130 if result.interrupted else (0 if result.success else 1)
-    )  # a signal always ends in 130
+    code, program = present(result, cfg, plan.instruction, as_json, verbose, setup.seconds)
     if program or any(
         t.name == "owl-replan-prompt" and t.is_alive() for t in threading.enumerate()
     ):
@@ -591,31 +290,6 @@ def run(
         sys.stderr.flush()
         os._exit(code)
     raise typer.Exit(code)
-
-
-def _from_attempt(made_in: int | None, attempts: int, none: str) -> str:
-    """A heading's note when what it shows came from an earlier attempt than the last: '' otherwise."""
-    if made_in is None or made_in >= attempts:
-        return ""
-    return f" (from attempt {made_in}; attempt {attempts}, the last, {none})"
-
-
-def _no_more_stops(result) -> tuple[bool, bool]:
-    """The run's account is printed; (whether this is the `owl-bt` program rather than a test's CliRunner,
-    whether a signal came after the tree had ended). Such a signal was held back until now by `owl_bt.cli`
-    (`owl_bt.stops.LATE_STOP`); `result` is then marked stopped by it. In the program, a signal from here on is
-    ignored: only the last line and the exit are left."""
-    import signal
-
-    from owl_bt import cli
-    from owl_bt.episode import note_late_stop
-
-    program = signal.getsignal(signal.SIGTERM) is cli._stopped_starting_up
-    if program:
-        for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
-            signal.signal(sig, signal.SIG_IGN)
-    note_late_stop(result)
-    return program, result.stopped_late
 
 
 def _confirm_first_motion(traj) -> bool:

@@ -131,7 +131,7 @@ def test_a_goal_object_knocked_off_the_table_ends_the_run_instead_of_dropping_ou
         "no longer in the scene, and the goal needs" in result.failure and "lemon" in result.failure
     ), result.failure
     # break-it: the account showed attempt 1's sketch and plan under "(attempt 2, the last)", which made neither
-    from owl_bt.cli.run import _from_attempt
+    from owl_bt.cli.run_account import _from_attempt
 
     assert result.attempts == 2 and result.sketch_attempt == 1 and result.plan_attempt == 1
     assert _from_attempt(result.sketch_attempt, result.attempts, "made no constraints") == (
