@@ -495,8 +495,7 @@ class PlaceInsideSkill(_PlaceSkill):
 def _crowded(model: PlanningModel, o: str) -> str | None:
     """The movable object (not one inside o) that o, at rest in the planning model, is within TABLE_GAP
     of, else None. The table has room, and a perception error of a few millimetres turns a near miss
-    into touching: a mug set down 1 mm from a knife's tip (UR5e Mug2 seed 4) had the knife's end under
-    its base, and lifting the knife later tipped the mug over, throwing out the fork inside it."""
+    into touching, and an object set down on another's end is tipped over when that one is lifted."""
     inside = set(model.contents(o))
     for other, bid in model.bodies.items():
         if other == o or other in inside or model.objects[other].fixed:

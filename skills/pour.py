@@ -363,9 +363,9 @@ def _floor(state: WorldState, t: str) -> float:
 
 def _arm_meets_held(model: PlanningModel, o: str) -> str | None:
     """'the arm' when a link of the arm other than the gripper's touches the held object o at the
-    arm's current joints, else None. The arm swings round o as it tilts it: on the arm the forearm
-    met the soup can there and shoved it 19 cm along the fingers (SoupPour, seed 8), which the
-    planning model's collision check (the held object against the scene) did not see."""
+    arm's current joints, else None. The arm swings round o as it tilts it, and the forearm can meet
+    o and shove it along the fingers, which the planning model's collision check (the held object
+    against the scene) does not see."""
     gripper = set(model.robot.gripper_links)
     for c in p.getClosestPoints(model.bodies[o], model.robot.body, 0.0, physicsClientId=model.cid):
         if c[4] not in gripper:
@@ -378,7 +378,7 @@ def _rim_watch(model: PlanningModel, contents: list[str], t: str) -> tuple[dict[
     physics that records, for each of `contents`, whether its centre drops below t's rim within
     RIM_MARGIN (plus its own radius) inside the opening. What passes the rim that far in lands in t
     even when the arm pours a little differently from the planning model; what only just clears it
-    landed on the bowl's rim on the arm (SoupPour, seed 3). Returns (verdict by content, filled in
+    may land on the rim on the arm. Returns (verdict by content, filled in
     as they pass — those still missing at the end never passed, i.e. not ok —, the watch or None)."""
     cav = model.cavity(t)
     verdict = {c: False for c in contents}
@@ -436,7 +436,7 @@ def _at_rest(model: PlanningModel, contents: list[str]) -> Callable[[], bool]:
     """A check, called once per physics step, that is True once every one of `contents` has moved slower
     than REST_SPEED for REST_STEPS steps in a row: the held object stands still through a pour's dwell,
     so what has come to rest then stays (in it or where it fell), and the rest of the dwell would only
-    cost physics (a third of each pour's steps; pour physics was 40 % of SoupPour seed 0's planning)."""
+    cost physics (about a third of each pour's steps)."""
     bodies = [model.bodies[c] for c in contents]
     calm = 0
 

@@ -68,9 +68,9 @@ def hand_sweep(model: PlanningModel, o: str, dyaw: float, tilt: float) -> tuple[
 def can_tip(model: PlanningModel, o: str) -> bool:
     """Can the held o, upright now, be tipped TIP_MARGIN past the least tilt that empties it (its axis
     MIN_MOUTH_DOWN below the horizon) without the fingers pointing up more than MAX_FINGERS_UP on the way,
-    one way round or the other? Not from a grasp from above: its fingers point up past 107° of tilt, and a
-    mug so held and tipped kept the golf ball in on the arm and dropped it off the table on the next move
-    (Mug3 seed 6). True for an o not upright now (a pour has tipped it already)."""
+    one way round or the other? Not from a grasp from above: its fingers point up past 107° of tilt, and
+    a container so held and tipped keeps its contents in on the arm. True for an o not upright now (a
+    pour has tipped it already)."""
     if p.getMatrixFromQuaternion(to_bullet(model.state().get(o).pose)[1])[8] < 0.5:
         return True
     least = math.acos(-MIN_MOUTH_DOWN) + TIP_MARGIN
@@ -93,13 +93,11 @@ def mouth_covered_before_grip(
     """For a pick of o that the skeleton's next step (`model.next_op`) pours out: the pour's refusal of
     the grasp (`MOUTH_COVERED`), judged before the grip is simulated, with o taken into the hand where
     it stands (arm at q, radians; fingers at driver angle `angle`, radians). A palm over the whole
-    middle of the mouth is not something the grip's few millimetres and degrees change: in Mug3 seeds
-    0-2 and SoupPour seeds 3 and 7, 105 of 404 grips were of grasps so judged, and every one of them
-    failed at the grip or was refused by the pour after it, for its mouth. A grip is 192 physics
-    steps, this check nine rays (`hand_over_mouth` with SHUT_MARGIN: one ray up the axis, before
-    the grip, refused Mug3 seed 0's grasp from above on the mug's side that the grip then slid off
-    the middle of the mouth). None when the pour has no objection so far, or no pour
-    comes next; the model is left with nothing held."""
+    middle of the mouth is not something the grip's few millimetres and degrees change, and a grip
+    is 192 physics steps, this check nine rays (`hand_over_mouth` with SHUT_MARGIN: one ray up the
+    axis alone would pass a grasp from above on the side that the grip then slides over the middle
+    of the mouth). None when the pour has no objection so far, or no pour comes next; the model is
+    left with nothing held."""
     nxt = model.next_op
     if nxt is None or nxt.name != "pour" or tuple(nxt.args[:1]) != (o,):
         return None
@@ -182,9 +180,9 @@ def mouth_passage(model: PlanningModel, o: str) -> float:
     """Width (m) of the widest clear way out of the held container's mouth: the diameter of the
     largest circle inside the rim through which rays up from just under the rim to MOUTH_REACH above
     it (MOUTH_GRID apart) meet no part of the robot. The whole mouth's width when nothing is over it;
-    inf when o has no known opening. (Mug3 seed 0: a grasp from above on the mug's side put the palm
-    and knuckles 2 cm over two thirds of the mouth, clear of its middle, so `hand_over_mouth` passed
-    it; the golf ball stayed in for 42 pours out of 42.) Assumes o upright, as before a pour."""
+    inf when o has no known opening. (A palm over two thirds of the mouth but clear of its middle
+    passes `hand_over_mouth`, and blocks the way out all the same.) Assumes o upright, as before a
+    pour."""
     cavity = model.cavity(o)
     if cavity is None:
         return math.inf

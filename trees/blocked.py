@@ -1,8 +1,8 @@
 """Is a later placement of the plan still free? After a step, an object the plan did not put where it
 now lies (contents tipped out by a pour land where physics puts them, not where the planner's own
-physics did) can lie where a later step sets something down. Mug3 seed 1: the golf ball poured out
-rolled to where the mug was then set upright, and the mug came down over it — "the ball is inside
-the mug again", twice, with the same plan each time.
+physics did) can lie where a later step sets something down: a ball poured out of a mug may roll to
+where the mug is then set upright, and the mug come down over it. Such a blocked placement is a
+PRECONDITION failure of the rest of the plan.
 """
 
 from __future__ import annotations
@@ -62,9 +62,8 @@ def blocked_later(
 
 
 def _put_there(step, other: str, later) -> bool:
-    """Did `step` (the one just done) put `other` into or onto one of `later`'s arguments (Mug2 seed 6: the
-    fork, leaning in the mug with its centre over the rim, was taken to lie where the knife would go in,
-    and the run's last attempt failed)?"""
+    """Did `step` (the one just done) put `other` into or onto one of `later`'s arguments? (A fork
+    leaning in a mug, its centre over the rim, is not in the way of the knife going in after it.)"""
     return (
         bool(step.op.args)
         and step.op.args[0] == other

@@ -431,9 +431,8 @@ class Execute(WorkerBehaviour):
     def _undone(self, step, obs, done: list) -> Failure | None:
         """A lasting effect of an earlier step of this plan (a skill's `effect_seen`: the mug emptied by
         its pour) no longer seen after this one, while no step since has put anything into or onto that
-        object: the golf ball was taken to have fallen out where the camera could not see, and was seen
-        back in the mug once it stood upright; the fork then went in on top of it, and every replan
-        failed to get the fork out again (Gen3 Mug3 seeds 5 and 7). POSTCONDITION of the earlier step."""
+        object (contents taken to have fallen out where the camera could not see, seen back inside once
+        the container stands upright). POSTCONDITION of the earlier step."""
         for i, st in enumerate(done[:-1]):
             seen = getattr(self.services.skills[st.op.name], "effect_seen", None)
             if seen is None or not st.op.args:

@@ -30,9 +30,7 @@ def caught_on_hand(world: WorldState) -> tuple[str, ...]:
     leads from it to the table or to what rides on the held object (its centre over the held object's
     footprint and above its bottom: the soup in a held can). The held object carries nothing else: a
     thing that hangs below it hangs on the hand. A scene with one is not at rest: no goal holds in it,
-    and no skill can set the thing down (newcomer: "put the strawberry in the mug" ended with the mug
-    in the air at home and was judged done; Gen3 Mug2 seed 8 planned for 40 minutes around a mug
-    hanging on the held orange)."""
+    and no skill can set the thing down."""
     model = PlanningModel(world)
     try:
 

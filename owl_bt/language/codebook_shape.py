@@ -1,8 +1,7 @@
 """Codebook helpers about an object's shape (ours, beyond the reference's codebook): where a
 long thing touches down and where a container's opening is. They tell a knife leaning in a mug from
 one lying across its rim with its handle on the table, which the centre and the box cannot: both
-have their centres over the mug and their boxes reaching as low (Gen3 Mug2 seed 4 was declared done
-that way)."""
+have their centres over the mug and their boxes reaching as low."""
 
 from __future__ import annotations
 
