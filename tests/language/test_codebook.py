@@ -6,11 +6,12 @@ import numpy as np
 import pytest
 
 from owl_bt.language import codebook as cb
+from owl_bt.language.workspace import env_from_state
 from owl_bt.state import Pose
 
 
 def test_aabb_and_centre(berry_world):
-    env = cb.env_from_state(berry_world)
+    env = env_from_state(berry_world)
     lo, hi = cb.get_aabb_bounds(berry_world, env, "light_grey_region")
     assert np.allclose(np.subtract(hi, lo)[:2], (0.16, 0.16), atol=1e-6)
     assert (
@@ -20,7 +21,7 @@ def test_aabb_and_centre(berry_world):
 
 
 def test_ontop_bounds_contain_exactly_resting_on_region(berry_world):
-    env = cb.env_from_state(berry_world)
+    env = env_from_state(berry_world)
     b = cb.modify_pose_bounds_to_be_ontop_of_object(
         berry_world, env, cb.initial_bounds(env), "strawberry", "light_grey_region"
     )
@@ -39,7 +40,7 @@ def test_ontop_bounds_contain_exactly_resting_on_region(berry_world):
 
 
 def test_side_relations(berry_world):
-    env = cb.env_from_state(berry_world)
+    env = env_from_state(berry_world)
     b0 = cb.initial_bounds(env)
     left = cb.modify_pose_bounds_to_be_left_of_object(berry_world, env, b0, "light_grey_region")
     right = cb.modify_pose_bounds_to_be_right_of_object(berry_world, env, b0, "light_grey_region")
@@ -49,7 +50,7 @@ def test_side_relations(berry_world):
 
 def test_sampling_from_empty_bounds_names_the_axis(berry_world):
     # SoupPour's cap-sample answer: "the peach right of the apple" inside a mat whose right part the apple took
-    env = cb.env_from_state(berry_world)
+    env = env_from_state(berry_world)
     b = cb.modify_pose_bounds_to_be_ontop_of_object(
         berry_world, env, cb.initial_bounds(env), "strawberry", "light_grey_region"
     )
