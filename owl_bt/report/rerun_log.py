@@ -26,10 +26,10 @@ import numpy as np
 import py_trees
 import pybullet as p
 
-from owl_bt.report.snapshot import tree_text
 from sim.bullet import connect
 from sim.robot import RobotModel
 from sim.world import TIME_STEP
+from trees.snapshot import tree_text
 
 PIXEL_STEP = 4  # back-project every 4th pixel of each row and column
 EXECUTED_EVERY_S = 0.05  # simulated seconds between points of the executed tool path

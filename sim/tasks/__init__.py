@@ -1,4 +1,4 @@
-"""The benchmark task registry (SPEC §8): each task builds its scene for a seed and judges success.
+"""The benchmark task registry: each task builds its scene for a seed and judges success.
 
 `get(name)` returns a Task; `TASKS` maps names to tasks. Task-specific knowledge lives only here.
 """
@@ -22,11 +22,11 @@ class Verdict:
 
 @dataclass(frozen=True)
 class Task:
-    """name; the instruction of SPEC §8; build(world, seed) adds and settles the objects;
+    """name; the instruction (docs/benchmark.md); build(world, seed) adds and settles the objects;
     detect(world) judges the final simulated state (ground truth), watching the run through
     `observe(world)` (called after every executed step; for constraints on the way, e.g. BerryCook's
     visit to the skillet) when given; oracle_sketch / oracle_checkers: the hand-written ground-truth
-    answers in a VLM's text format (the `oracle` method, SPEC §8.1); objects / moved: how many
+    answers in a VLM's text format (the `oracle` method); objects / moved: how many
     objects stand on the table and how many the goal moves, for tasks of a family that measures cost
     against clutter (0: not said)."""
 
@@ -68,7 +68,7 @@ def _registry() -> dict[str, Task]:
         mug2,
         mug3,
         souppour,
-    )  # SPEC §8's order
+    )  # the benchmark's order
     return {m.TASK.name: m.TASK for m in order}
 
 

@@ -13,6 +13,7 @@ from rich.console import Console
 
 from owl_bt.bench import episodes
 from owl_bt.bench.config import check_out, make_config
+from owl_bt.cli.bench_command import _locked, bench_command
 from owl_bt.errors import UsageError
 from tests.support.cli import last_line, owl_scripted, owl_wide
 

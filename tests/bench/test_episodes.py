@@ -12,7 +12,7 @@ import sys
 import pytest
 
 from owl_bt.bench import episodes
-from owl_bt.runfolder import disk_error
+from owl_bt.errors import disk_error
 from tests.support.cli import owl_scripted
 
 

@@ -170,7 +170,7 @@ def test_a_long_planning_round_says_where_it_is(tmp_path):
 def test_a_round_trip_whose_end_state_holds_at_the_start_is_carried_out(tmp_path):
     # Break-it: "…, then put it back" holds at the start; the plan stage found "nothing to do: the goal
     # already holds", moved nothing and said success. The sketch's first place asks for a state that does not
-    # hold, so the sketch is carried out (SPEC §3: the goal includes Executed(n)).
+    # hold, so the sketch is carried out (the goal includes Executed(n)).
     out = tmp_path / "run"
     res = owl(
         "run",

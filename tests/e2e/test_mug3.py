@@ -1,4 +1,4 @@
-"""Mug3 (SPEC §8: the golf ball is in the mug, so it is poured out before the fork goes in): solved
+"""Mug3 (the golf ball is in the mug, so it is poured out before the fork goes in): solved
 end to end with the oracle answers through the camera, on the real simulator."""
 
 from __future__ import annotations

@@ -44,7 +44,7 @@ def test_behind_a_thing_is_in_line_with_it_not_diagonally_off(mug_y, already):
 
 def test_the_strip_is_what_the_guided_sampler_draws_from():
     """side() checks one box, so constraint-guided sampling (tamp.refine.guide) draws in the strip, not the half-table."""
-    from owl_bt.tamp.refine import guide
+    from owl_bt.tamp.guidance import guide
 
     world = scene(
         *FRUIT_BOWL, obj("mug", "mug", 0.68, 0.02, (0.072, 0.072, 0.09), shape="cylinder")
