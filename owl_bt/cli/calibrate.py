@@ -57,9 +57,10 @@ def calibrate(
 
 
 def _calibrate(camera: str, tag_size: float, tag_args: list[str], setup: str | None) -> None:
-    from owl_bt.setup_file import load_setup, pose_matrix, setup_path, write_camera
+    from owl_bt.setup_file import load_setup, setup_path, write_camera
     from perception.apriltag import FACE_UP, find_tags, solve_camera
     from perception.camera_spec import parse_camera
+    from sim.frames import pose_matrix
 
     spec = parse_camera(camera)
     if not (math.isfinite(tag_size) and 0.01 <= tag_size <= 1.0):

@@ -8,7 +8,6 @@ import os
 from pathlib import Path
 
 import pytest
-from owl_bt.bench.cli import _locked, bench_command
 from rich.console import Console
 
 from owl_bt.bench import episodes

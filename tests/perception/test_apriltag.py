@@ -9,8 +9,8 @@ import math
 import numpy as np
 import pytest
 
-from owl_bt.setup_file import pose_matrix
 from perception.apriltag import FACE_UP, find_tags, solve_camera, tag_image
+from sim.frames import pose_matrix
 
 LAYOUT = {
     0: (0.40, 0.25, 0.0005, 0.0, 0.0, 0.0),
