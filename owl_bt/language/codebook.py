@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from owl_bt.language import codebook_args as args
 from owl_bt.language import codebook_parts
 from owl_bt.language.codebook_shape import get_lower_end, get_opening
+from owl_bt.language.object_handle import ObjectHandle
 from owl_bt.language.workspace import Env
 from owl_bt.state import Pose, WorldState
 from owl_bt.tamp.bounds_record import Bounds, note_centre, note_test
@@ -199,8 +200,6 @@ def sample_ravenpose_uniformly_within_bounds(
 
 def modify_obj_pose(obj: object, new_pose: tuple[float, ...]) -> object:
     """A copy of an object handle at new_pose (planning model only; the scene is not changed)."""
-    from owl_bt.language.sandbox_exec import ObjectHandle
-
     if not isinstance(obj, ObjectHandle):
         raise TypeError("modify_obj_pose takes an object handle")
     return obj.at(Pose.from_seq(args.pose("modify_obj_pose", new_pose, (3, 6))))

@@ -31,8 +31,9 @@ from dataclasses import dataclass, field
 from owl_bt.errors import UnsafeCodeError
 from owl_bt.language import codebook
 from owl_bt.language.codebook import HELPERS, Env
+from owl_bt.language.object_handle import ObjectHandle
 from owl_bt.language.sandbox_client import CALL_DEADLINE_S, shared
-from owl_bt.language.sandbox_exec import WALL_BACKSTOP_S, CheckerTimeout, ObjectHandle
+from owl_bt.language.sandbox_exec import WALL_BACKSTOP_S, CheckerTimeout
 from owl_bt.language.sandbox_names import (
     ALLOWED_ATTRS,
     ALLOWED_NODES,

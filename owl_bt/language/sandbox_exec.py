@@ -23,8 +23,9 @@ from dataclasses import dataclass
 
 from owl_bt.language import guards
 from owl_bt.language.codebook import HELPERS, Env, initial_bounds
+from owl_bt.language.object_handle import ObjectHandle
 from owl_bt.language.sandbox_names import SAFE_BUILTINS
-from owl_bt.state import ObjectState, Pose, WorldState
+from owl_bt.state import WorldState
 
 WALL_BACKSTOP_S = 1.0  # wall clock a call may take whatever its CPU time (one starved of the CPU)
 CLOCK_EVERY = 8  # trace events (lines, calls) between two readings of the clocks
@@ -41,23 +42,6 @@ class Failure:
 
     message: str
     key: tuple
-
-
-@dataclass(frozen=True)
-class ObjectHandle:
-    """What checker code sees for an object: `.name`, `.category`, `.pose` (.x … .yaw), `.size`."""
-
-    name: str
-    category: str
-    pose: Pose
-    size: tuple[float, float, float]
-
-    @classmethod
-    def of(cls, obj: ObjectState) -> ObjectHandle:
-        return cls(obj.name, obj.category, obj.pose, obj.size)
-
-    def at(self, pose: Pose) -> ObjectHandle:
-        return ObjectHandle(self.name, self.category, pose, self.size)
 
 
 class Program:
