@@ -171,6 +171,7 @@ def _run_in(cfg: EpisodeConfig, task, skills, folder: RunFolder, on_tick) -> Epi
                 cfg.camera,
                 camera_pose(cfg, world),
                 cfg.instruction,
+                cfg.record_frames,
             )
         except OSError as exc:  # a camera that cannot be opened: nothing moved
             folder.discard()
@@ -469,13 +470,15 @@ def make_perception(
     camera: str = "sim",
     extrinsics: np.ndarray | None = None,
     instruction: str = "",
+    record: Path | None = None,
 ):
     """The perception source called `name` for a simulated world: 'camera' (RGB-D frames through
     the perception pipeline, objects labelled by the simulator's instance masks), 'camera-unlabelled'
     (the same frames without masks or labels: objects found and named by `perception.label_free`)
     or 'sim-state' (ground truth). `camera`: where the frames come from (`perception.camera_spec`:
     sim, realsense, recorded:<folder>; all but sim are label-free); extrinsics: a RealSense's 4×4
-    camera→world (`camera_pose`); instruction: its words name what label-free perception finds.
+    camera→world (`camera_pose`); instruction: its words name what label-free perception finds;
+    record: a folder every frame is also written into (`perception.recorded.RecordingCamera`).
     OSError when the camera cannot be opened."""
     if name == "sim-state":
         return SimStateSource(world, held=lambda: backend.held)
@@ -488,6 +491,10 @@ def make_perception(
         world, seed, unlabelled=unlabelled, robot=backend.state, instruction=instruction
     )
     frames = open_camera(spec, sim=lambda: sim_camera, extrinsics=extrinsics)
+    if record is not None:
+        from perception.recorded import RecordingCamera
+
+        frames = RecordingCamera(frames, record)
     return CameraSource(frames, pipeline, robot=backend.state, tcp=world.robot.tcp_pose)
 
 

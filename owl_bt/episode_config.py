@@ -72,6 +72,7 @@ class EpisodeConfig:
     method: str = "owl"  # the comparison method as on the command line; --replay re-runs it
     camera: str = "sim"  # the camera perception reads: sim, realsense, recorded:<folder>
     setup: Any = None  # hardware: the setup file's [robot] and [camera] (owl_bt.setup_file.Setup)
+    record_frames: Path | None = None  # write every camera frame here (perception.recorded)
     rerun: bool = False  # also log the run in 3D for the rerun viewer: run.rrd in the run folder
 
 
@@ -118,6 +119,16 @@ def validate(cfg: EpisodeConfig) -> tasks.Task | Scene:
         )
     if camera.kind == "recorded" and not camera.folder.is_dir():
         raise UsageError(f"--camera {camera}: no such folder")
+    rec = cfg.record_frames
+    if rec is not None and (
+        cfg.perception == "sim-state" or rec.exists() and (not rec.is_dir() or any(rec.iterdir()))
+    ):
+        why = (
+            "sim-state has no camera"
+            if cfg.perception == "sim-state"
+            else "it exists and is not an empty folder"
+        )
+        raise UsageError(f"--record-frames {rec}: {why}")
     try:
         cfg.robot = robot_spec(cfg.robot).name
     except KeyError as exc:

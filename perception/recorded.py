@@ -140,3 +140,27 @@ def _why(exc: BaseException) -> str:
     if isinstance(exc, OSError) and exc.strerror:
         return f"{exc.strerror}: {exc.filename}" if exc.filename else exc.strerror
     return str(exc) or type(exc).__name__
+
+
+class RecordingCamera:
+    """A camera whose every frame is also written, as frame 0, 1, … of `folder` (made if
+    missing), without segmentation or labels: a run's own looks, to replay with
+    `recorded:<folder>`."""
+
+    def __init__(self, camera, folder: str | Path) -> None:
+        self.camera, self.folder = camera, Path(folder)
+        self.folder.mkdir(parents=True, exist_ok=True)
+        self.written = 0
+
+    def capture(self) -> RGBDFrame:
+        f = self.camera.capture()
+        write_frame(
+            self.folder, self.written, RGBDFrame(f.rgb, f.depth, f.intrinsics, f.extrinsics)
+        )
+        self.written += 1
+        return f
+
+    def close(self) -> None:
+        close = getattr(self.camera, "close", None)
+        if close is not None:
+            close()

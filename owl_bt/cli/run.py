@@ -96,6 +96,13 @@ def run(
         help="The camera perception reads: sim (default), realsense, or recorded:<folder> "
         "(frames written by `owl-bt record`).",
     ),
+    record_frames: str | None = typer.Option(
+        None,
+        "--record-frames",
+        metavar="DIR",
+        help="Also write every camera frame (RGB-D, no labels) into this new folder, to replay "
+        "with --camera recorded:DIR.",
+    ),
     max_attempts: int = typer.Option(
         4,
         "--max-attempts",
@@ -241,6 +248,7 @@ def run(
         fault_seed=fault_seed,
         rerun=rerun,
         verbose=verbose,
+        record_frames=record_frames,
     )
     plan = episode_config(opts, fail, _confirm_first_motion)
     cfg, task, scene = plan.cfg, plan.task, plan.scene

@@ -61,6 +61,7 @@ class RunOptions:
     fault_seed: int | None
     rerun: bool
     verbose: bool
+    record_frames: str | None = None
 
 
 @dataclass
@@ -318,6 +319,7 @@ def episode_config(
             camera=camera or "sim",
             setup=setup,
             rerun=rerun,
+            record_frames=file_option(opts.record_frames, "--record-frames"),
         )
         from owl_bt.bench import methods
 

@@ -5,52 +5,11 @@ a motion the person does not confirm never reaches the arm."""
 
 from __future__ import annotations
 
-import sys
-import types
-
 import pytest
 
 from owl_bt.episode import EpisodeConfig, run_episode
 from sim.tasks.berry1 import INSTRUCTION
-from tests.support.fake_kortex import make_api
-
-
-def _install(monkeypatch, api) -> None:
-    names = {
-        "kortex_api": {},
-        "kortex_api.autogen": {},
-        "kortex_api.autogen.client_stubs": {},
-        "kortex_api.autogen.client_stubs.BaseClientRpc": {"BaseClient": api.BaseClient},
-        "kortex_api.autogen.client_stubs.BaseCyclicClientRpc": {
-            "BaseCyclicClient": api.BaseCyclicClient
-        },
-        "kortex_api.autogen.messages": {"Base_pb2": api.Base_pb2, "Session_pb2": api.Session_pb2},
-        "kortex_api.Exceptions": {},
-        "kortex_api.Exceptions.KClientException": {"KClientException": api.KClientException},
-        "kortex_api.Exceptions.KServerException": {"KServerException": api.KServerException},
-        "kortex_api.RouterClient": {
-            "RouterClient": api.RouterClient,
-            "RouterClientSendOptions": api.RouterClientSendOptions,
-        },
-        "kortex_api.SessionManager": {"SessionManager": api.SessionManager},
-        "kortex_api.TCPTransport": {"TCPTransport": api.TCPTransport},
-    }
-    for name, attrs in names.items():
-        module = types.ModuleType(name)
-        module.__dict__.update(attrs)
-        monkeypatch.setitem(sys.modules, name, module)
-
-
-def _fingers_stop_at(api, position: float) -> None:
-    """The fake's closing fingers stop at `position` (0 open … 1 closed; below 1: on an object)."""
-    make = api.BaseClient
-
-    def client(router):
-        c = make(router)
-        c.gripper_stop = position
-        return c
-
-    api.BaseClient = client
+from tests.support.fake_kortex import fingers_stop_at, install, make_api
 
 
 def _run(tmp_path, confirm=lambda traj: True):
@@ -73,8 +32,8 @@ def _run(tmp_path, confirm=lambda traj: True):
 @pytest.mark.slow
 def test_the_arm_follows_the_plan(tmp_path, monkeypatch):
     api = make_api("end")
-    _fingers_stop_at(api, 0.55)  # the real fingers close on the strawberry (4.4 cm of 8.5)
-    _install(monkeypatch, api)
+    fingers_stop_at(api, 0.55)  # the real fingers close on the strawberry (4.4 cm of 8.5)
+    install(monkeypatch, api)
     result = _run(tmp_path)
     assert result.success, result.failure
     plans = api.base.executed
@@ -90,7 +49,7 @@ def test_the_arm_follows_the_plan(tmp_path, monkeypatch):
 )
 def test_an_arm_fault_ends_the_run_with_its_typed_failure(tmp_path, monkeypatch, scenario, fault):
     api = make_api(scenario)
-    _install(monkeypatch, api)
+    install(monkeypatch, api)
     result = _run(tmp_path)
     assert not result.success and ("Stop", None) in api.base.calls
     if fault is None:  # an aborted action may be retried: the tree replans
@@ -103,7 +62,7 @@ def test_an_arm_fault_ends_the_run_with_its_typed_failure(tmp_path, monkeypatch,
 @pytest.mark.slow
 def test_an_unconfirmed_first_motion_never_reaches_the_arm(tmp_path, monkeypatch):
     api = make_api("end")
-    _install(monkeypatch, api)
+    install(monkeypatch, api)
     shown = []
     result = _run(tmp_path, confirm=lambda traj: shown.append(traj) or False)
     assert not result.success and result.attempts == 1 and "not confirmed" in result.failure
@@ -114,8 +73,8 @@ def test_an_unconfirmed_first_motion_never_reaches_the_arm(tmp_path, monkeypatch
 def test_a_real_grasp_that_closed_on_nothing_is_seen_and_replanned(tmp_path, monkeypatch):
     """The twin's fingers hold the strawberry, the real ones closed fully: the arm is the truth."""
     api = make_api("end")
-    _fingers_stop_at(api, 1.0)
-    _install(monkeypatch, api)
+    fingers_stop_at(api, 1.0)
+    install(monkeypatch, api)
     result = _run(tmp_path)
     assert not result.success and result.attempts > 1
     assert "place_ontop(strawberry, light_grey_region)" not in result.executed

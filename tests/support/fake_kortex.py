@@ -322,3 +322,45 @@ class FakeBaseCyclicClient:
                 tool_external_wrench_force_z=fz,
             )
         )
+
+
+def install(monkeypatch, api) -> None:
+    """Put the fake `api` under kortex_api's module names (for `skills.kortex_backend.import_kortex`)."""
+    import sys
+    import types
+
+    names = {
+        "kortex_api": {},
+        "kortex_api.autogen": {},
+        "kortex_api.autogen.client_stubs": {},
+        "kortex_api.autogen.client_stubs.BaseClientRpc": {"BaseClient": api.BaseClient},
+        "kortex_api.autogen.client_stubs.BaseCyclicClientRpc": {
+            "BaseCyclicClient": api.BaseCyclicClient
+        },
+        "kortex_api.autogen.messages": {"Base_pb2": api.Base_pb2, "Session_pb2": api.Session_pb2},
+        "kortex_api.Exceptions": {},
+        "kortex_api.Exceptions.KClientException": {"KClientException": api.KClientException},
+        "kortex_api.Exceptions.KServerException": {"KServerException": api.KServerException},
+        "kortex_api.RouterClient": {
+            "RouterClient": api.RouterClient,
+            "RouterClientSendOptions": api.RouterClientSendOptions,
+        },
+        "kortex_api.SessionManager": {"SessionManager": api.SessionManager},
+        "kortex_api.TCPTransport": {"TCPTransport": api.TCPTransport},
+    }
+    for name, attrs in names.items():
+        module = types.ModuleType(name)
+        module.__dict__.update(attrs)
+        monkeypatch.setitem(sys.modules, name, module)
+
+
+def fingers_stop_at(api, position: float) -> None:
+    """The fake's closing fingers stop at `position` (0 open … 1 closed; below 1: on an object)."""
+    make = api.BaseClient
+
+    def client(router):
+        c = make(router)
+        c.gripper_stop = position
+        return c
+
+    api.BaseClient = client
