@@ -25,7 +25,7 @@ from owl_bt.language import ablations, cap, repair, sandbox_client
 from owl_bt.language.codebook import HELPERS
 from owl_bt.language.parser import Sketch, parse_checkers, parse_sketch
 from owl_bt.language.sandbox import CheckerSet
-from owl_bt.language.vlm import VLM, CallRecord
+from owl_bt.language.vlm import VLM, CallRecord, ask
 from owl_bt.language.workspace import env_from_state
 from owl_bt.state import WorldState
 from owl_bt.tamp.operators import GroundOp, OperatorSchema
@@ -216,7 +216,9 @@ class Exchange:
     calls: list[CallRecord]
 
 
-def _query(vlm: VLM, messages: list[dict], images: list[bytes], log: list[dict], stats: dict):
+def _query(
+    vlm: VLM, kind: str, messages: list[dict], images: list[bytes], log: list[dict], stats: dict
+):
     """(answer, None) or ("", the ModelAnswerError of an empty or oversized answer); the exchange is
     entered in `log` and `stats` whatever happens (the time of a silent endpoint counts). Raises
     the endpoint's OwlError after recording it."""
@@ -226,7 +228,7 @@ def _query(vlm: VLM, messages: list[dict], images: list[bytes], log: list[dict],
     answer, unusable = "", None
     entry = {"prompt": messages[-1]["content"], "answer": ""}
     try:
-        answer = vlm.complete(messages, images)
+        answer = ask(vlm, kind, messages, images)
     except ModelAnswerError as exc:  # an empty or oversized answer: asked again, like a bad parse
         if not getattr(exc, "retryable", True):  # (a recording with no answer left)
             entry["error"] = exc.reason
@@ -249,11 +251,18 @@ def _query(vlm: VLM, messages: list[dict], images: list[bytes], log: list[dict],
 
 
 def _ask(
-    vlm: VLM, prompt: str, images: list[bytes], parse, retries: int, log: list[dict], stats: dict
+    vlm: VLM,
+    kind: str,
+    prompt: str,
+    images: list[bytes],
+    parse,
+    retries: int,
+    log: list[dict],
+    stats: dict,
 ):
     messages = [{"role": "user", "content": prompt}]
     for attempt in range(retries + 1):
-        answer, unusable = _query(vlm, messages, images, log, stats)
+        answer, unusable = _query(vlm, kind, messages, images, log, stats)
         try:
             if unusable is not None:
                 raise unusable
@@ -336,6 +345,7 @@ def _generate(
     if method in ("cap", "cap-sample"):
         got = _ask(
             vlm,
+            method,
             cap_prompt(world, task, ground_ops, method == "cap-sample", history),
             images,
             lambda a: cap.compile_plan(a, world, env, ground_ops),
@@ -353,6 +363,7 @@ def _generate(
     if method == "direct":
         sketch, _ = _ask(
             vlm,
+            "direct",
             direct_prompt(world, task, literals, history),
             images,
             lambda a: ablations.parse_goal_literals(a, ground_ops, world.names()),
@@ -363,6 +374,7 @@ def _generate(
         return done(sketch, CheckerSet.compile(ablations.NO_CHECKERS, world, env))
     sketch, _ = _ask(
         vlm,
+        "sketch",
         sketch_prompt(world, task, schemas, ground_ops, literals, history),
         images,
         lambda a: parse_sketch(a, ground_ops, world.names()),
@@ -388,6 +400,7 @@ def _generate(
 
     checkers, messages = _ask(
         vlm,
+        "checker",
         checker_prompt(world, task, sketch, open_world, history),
         [],
         parse_code,
@@ -457,7 +470,7 @@ def _repaired(
             }
         ]
         stats["repairs"] = stats.get("repairs", 0) + 1
-        answer, unusable = _query(vlm, messages, [], log, stats)
+        answer, unusable = _query(vlm, "checker", messages, [], log, stats)
         log[-1]["repair"] = [p.checker for p in problems]
         if unusable is not None:
             break

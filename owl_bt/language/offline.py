@@ -21,7 +21,7 @@ from owl_bt.language.offline_cap import gen_plan_code
 from owl_bt.language.offline_plan import Plan, code
 from owl_bt.language.reading import Goal, Reader
 from owl_bt.language.scene_view import Thing, read_objects
-from owl_bt.language.vlm import CallRecord
+from owl_bt.language.vlm import PROMPT_KINDS, CallRecord
 
 
 def _section(prompt: str, title: str) -> str:
@@ -70,33 +70,47 @@ class OfflineGrounder:
         self.last_call: CallRecord | None = None
 
     def complete(self, messages: list[dict], images: list[bytes] | None = None) -> str:
+        """Refused: the offline grounder answers a prompt only when told its kind (`complete_kind`,
+        which `owl_bt.language.vlm.ask` calls); it never guesses the kind from the prompt's text."""
+        raise GroundingError(
+            "the offline grounder answers a prompt only when told its kind "
+            f"({', '.join(PROMPT_KINDS)}); ask it through owl_bt.language.vlm.ask"
+        )
+
+    def complete_kind(
+        self, kind: str, messages: list[dict], images: list[bytes] | None = None
+    ) -> str:
+        """The answer to the conversation `messages`, whose first user prompt is of `kind`
+        (`owl_bt.language.vlm.PROMPT_KINDS`): a described scene and a `Plan:` (sketch), a python
+        block of checkers (checker, also in repair rounds), a `Goal:` block (direct) or a
+        `gen_plan` program (cap, cap-sample). Raises GroundingError / UnknownObjectError for what it
+        cannot ground; a goal it understands and no plan can meet is answered `impossible(…)`."""
         t0 = time.monotonic()
         prompt = next(m["content"] for m in messages if m["role"] == "user")
         task = _section(prompt, "Task")
-        if "def gen_plan(initial)" in prompt:  # Code-as-Policies (methods cap, cap-sample)
+        if kind in ("cap", "cap-sample"):  # Code-as-Policies
             things = read_objects(_section(prompt, "Objects and their poses"))
-            answer = gen_plan_code(
-                plan_for(task, things),
-                things,
-                sample="sample_ravenpose" in _section(prompt, "What to write"),
-            )
-        elif "## Plan sketch" in prompt:
-            answer = self._checkers(
-                prompt, plan_for(task, read_objects(_section(prompt, "Objects and their poses")))
-            )
-        else:
+            answer = gen_plan_code(plan_for(task, things), things, sample=kind == "cap-sample")
+        elif kind == "checker":
+            things = read_objects(_section(prompt, "Objects and their poses"))
+            answer = self._checkers(prompt, plan_for(task, things))
+        elif kind == "direct":
             things = read_objects(_section(prompt, "Objects in the scene"))
-            if "## Goal literals you may use" in prompt:  # the direct method
-                answer = self._literals(plan_for(task, things))
-            else:
-                ops = {
-                    o.strip("- ").strip()
-                    for o in _section(prompt, "Ground operators you may use").splitlines()
-                }
-                try:
-                    answer = self._sketch(plan_for(task, things, _held(prompt)), ops, things)
-                except ImpossibleGoal as exc:  # understood, and no plan can meet it: said so
-                    answer = f"Plan:\nimpossible({exc})\n"
+            answer = self._literals(plan_for(task, things))
+        elif kind == "sketch":
+            things = read_objects(_section(prompt, "Objects in the scene"))
+            ops = {
+                o.strip("- ").strip()
+                for o in _section(prompt, "Ground operators you may use").splitlines()
+            }
+            try:
+                answer = self._sketch(plan_for(task, things, _held(prompt)), ops, things)
+            except ImpossibleGoal as exc:  # understood, and no plan can meet it: said so
+                answer = f"Plan:\nimpossible({exc})\n"
+        else:
+            raise GroundingError(
+                f"the offline grounder answers {', '.join(PROMPT_KINDS)} prompts, not {kind!r}"
+            )
         self.last_call = CallRecord(self.name, "offline-grounder", time.monotonic() - t0)
         return answer
 

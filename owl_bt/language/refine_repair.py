@@ -24,6 +24,7 @@ from owl_bt.errors import ModelAnswerError, OwlError, UnsafeCodeError
 from owl_bt.failures import Failure
 from owl_bt.language.parser import parse_checkers
 from owl_bt.language.sandbox import CheckerSet
+from owl_bt.language.vlm import ask
 from owl_bt.tamp.bounds_record import record_bounds
 from owl_bt.tamp.search import SketchItem
 
@@ -155,7 +156,7 @@ class CheckerRepair:
         t0 = time.monotonic()
         entry = {"prompt": note, "answer": "", "repair": names, "during": "refinement"}
         try:
-            answer = entry["answer"] = self.vlm.complete(messages, [])
+            answer = entry["answer"] = ask(self.vlm, "checker", messages, [])
         except (
             OwlError
         ) as exc:  # the endpoint is down, a recording has no more answers …: plan on without

@@ -52,6 +52,22 @@ BACKENDS = ("offline", "openai", "replay", "oracle")
 METHOD_SWITCHES = ("owl", "no-disc", "no-cont", "direct", "cap", "cap-sample")
 
 
+# what a prompt asks for, as the caller that built it knows: a plan sketch, checker code (and its
+# repair rounds), goal literals (the direct method), a Code-as-Policies program (without and with
+# sampling); a backend with `complete_kind(kind, messages, images)` is told it, so it never has to
+# guess the kind from the prompt's text
+PROMPT_KINDS = ("sketch", "checker", "direct", "cap", "cap-sample")
+
+
+def ask(vlm: VLM, kind: str, messages: list[dict], images: list[bytes] | None = None) -> str:
+    """`vlm`'s answer to `messages`, whose first prompt is of `kind` (PROMPT_KINDS): through
+    `complete_kind` when the backend answers by kind (the offline grounder), else `complete`."""
+    told = getattr(vlm, "complete_kind", None)
+    if told is not None:
+        return told(kind, messages, images)
+    return vlm.complete(messages, images)
+
+
 def parse_spec(spec: str) -> tuple[str, str, str]:
     """'[method/]backend[:argument]' → (method, backend, argument); raises UsageError."""
     head, colon, arg = spec.partition(":")

@@ -38,7 +38,7 @@ def _sketch_prompt(task: str, scene: str) -> tuple[str, list[str]]:
 )
 def test_an_impossible_goal_is_answered_impossible(task, scene, reason):
     prompt, names = _sketch_prompt(task, scene)
-    answer = OfflineGrounder().complete([{"role": "user", "content": prompt}])
+    answer = OfflineGrounder().complete_kind("sketch", [{"role": "user", "content": prompt}])
     sketch = parse_sketch(answer, [], names)
     assert sketch.actions == () and reason in sketch.impossible
 
@@ -46,4 +46,13 @@ def test_an_impossible_goal_is_answered_impossible(task, scene, reason):
 def test_a_misunderstanding_is_still_refused_not_called_impossible():
     prompt, _ = _sketch_prompt("juggle the apple", "refusals_misc")
     with pytest.raises(GroundingError, match="did not understand: 'juggle'"):
+        OfflineGrounder().complete_kind("sketch", [{"role": "user", "content": prompt}])
+
+
+def test_a_prompt_is_answered_only_when_its_kind_is_told():
+    """The grounder does not guess what a prompt asks from its text."""
+    prompt, _ = _sketch_prompt("put the apple in the bowl", "refusals_misc")
+    with pytest.raises(GroundingError, match="only when told its kind"):
         OfflineGrounder().complete([{"role": "user", "content": prompt}])
+    with pytest.raises(GroundingError, match="not 'poem'"):
+        OfflineGrounder().complete_kind("poem", [{"role": "user", "content": prompt}])
