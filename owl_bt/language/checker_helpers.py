@@ -9,6 +9,7 @@ from __future__ import annotations
 # m: how far past the reference's edge across ("behind the bowl": the bowl's width in y) a thing beside it may
 # still be, its centre: a person means the strip in line with the reference, not a diagonal 15 cm off
 SIDE_SLACK = 0.03
+WHERE_WAS = 0.03  # m, x and y: how far from where a thing's centre was "where it was" may be
 FAR_APART = 0.25  # m between the centres of a thing put "far from" another and that other (a third of the table's width)
 
 PRELUDE = """def within_rim(name, ref):
@@ -72,7 +73,14 @@ def side(name, relation, ref):
     if relation == "near":
         b = modify_pose_bounds_to_be_near_object(state, env, b, ref, 0.15)
     if relation == "at_initial":
-        b = modify_pose_bounds_to_be_near_object(init_state, env, b, ref, 0.05)
+        # where ref's centre was at the start, within WHERE_WAS m in x and y (its box widened by 5 cm
+        # let a swapped apple end 9 cm from the pear's old place)
+        c = get_obj_center(init_state, env, ref)
+        lo, hi = b
+        b = (
+            (max(lo[0], c[0] - WHERE_WAS), max(lo[1], c[1] - WHERE_WAS)) + lo[2:],
+            (min(hi[0], c[0] + WHERE_WAS), min(hi[1], c[1] + WHERE_WAS)) + hi[2:],
+        )
     p = get_obj_center(state, env, name)
     if relation in ("left_of", "right_of", "behind", "in_front_of"):
         # on that side and across from it: the centre in the strip as wide as the reference (plus SIDE_SLACK m
@@ -145,7 +153,7 @@ def tipped_over(name, target, cos_max):
     b = modify_pose_bounds_to_be_above_object(state, env, init_bounds, target)
     p = get_obj_center(state, env, name)
     return position_within_bounds(p, b) and math.cos(p[3]) * math.cos(p[4]) < cos_max
-""".replace("SIDE_SLACK", repr(SIDE_SLACK))
+""".replace("SIDE_SLACK", repr(SIDE_SLACK)).replace("WHERE_WAS", repr(WHERE_WAS))
 
 # helpers put before the checkers only when a checker calls them (the prelude of the other answers stays as it was)
 EXTRA = {

@@ -332,3 +332,18 @@ def test_near_a_large_spread_group_is_grown_not_searched_subset_by_subset():
     assert all(
         min(t.hi[i] for t in boxes) - max(t.lo[i] for t in boxes) + 0.3 >= 0.06 for i in range(2)
     )
+
+
+def test_where_a_thing_was_is_its_old_centre_not_beside_its_old_box():
+    """A swap ended with the pear's centre 9 cm from where the apple had been and passed: the box
+    widened by 5 cm was the region. Now the centre within 3 cm of the old centre, in x and y."""
+    apple = obj("apple", "apple", 0.45, 0.0, (0.075, 0.075, 0.075), shape="sphere")
+    pear = obj("pear", "pear", 0.65, 0.0, (0.07, 0.07, 0.1))
+    world = scene(apple, pear)
+    _, c = answer("swap the apple and the pear", world)
+    done = world.with_pose("apple", Pose(0.66, 0.01, 0.0375)).with_pose(
+        "pear", Pose(0.44, -0.02, 0.05)
+    )
+    assert goal_holds(c, done)
+    beside = done.with_pose("pear", Pose(0.45 + 0.06, 0.0 + 0.06, 0.05))  # 8.5 cm off
+    assert not goal_holds(c, beside)
