@@ -12,6 +12,8 @@ import math
 import numbers
 import reprlib
 
+from owl_bt.state import Pose
+
 QUOTE_LIMIT = 80  # characters of a bad argument an error message shows
 NAME_LIMIT = 200  # characters of an object name
 
@@ -31,21 +33,31 @@ def quoted(value: object) -> str:
 
 
 def _numbers(value: object, sizes: tuple[int, ...], allow_inf: bool) -> tuple[float, ...] | None:
-    if isinstance(value, str | bytes) or not hasattr(value, "__len__"):
-        return None
-    try:
-        n = len(value)  # type: ignore[arg-type]
-    except TypeError:
-        return None
-    if n not in sizes:
+    if type(value) is not tuple and type(value) is not list:  # (the common case, checked fast)
+        if isinstance(value, Pose):
+            value = value.as_tuple()
+        elif isinstance(value, str | bytes) or not hasattr(value, "__len__"):
+            return None
+        else:
+            try:
+                value = [value[i] for i in range(len(value))] if len(value) in sizes else ()  # type: ignore[arg-type,index]
+            except (TypeError, IndexError, KeyError):
+                return None
+    if len(value) not in sizes:
         return None
     out = []
-    for i in range(n):
-        v = value[i]  # type: ignore[index]
-        if isinstance(v, bool) or not isinstance(v, numbers.Real):
+    for v in value:
+        t = type(v)
+        if t is float:
+            f = v
+        elif (t is int or isinstance(v, numbers.Real)) and t is not bool:
+            try:
+                f = float(v)
+            except (OverflowError, TypeError, ValueError):
+                return None
+        else:
             return None
-        f = float(v)
-        if math.isnan(f) or (not allow_inf and math.isinf(f)):
+        if f != f or (not allow_inf and (f == math.inf or f == -math.inf)):
             return None
         out.append(f)
     return tuple(out)
