@@ -21,6 +21,7 @@ import pybullet as p
 
 from owl_bt.state import ObjectState, Pose, rotation_matrix
 from owl_bt.tamp.hand_sweep import hand_sweep
+from owl_bt.tamp.judge import judge
 from owl_bt.tamp.operators import OperatorSchema
 from owl_bt.tamp.planning_model import PlanningModel
 from sim.bullet import from_bullet
@@ -192,12 +193,14 @@ class _PlaceSkill(PlaceOpening, PlaceLookAhead, Skill):
         order = rng.permutation(len(options))
         if params.get("reachable"):
             order = [0] + [k for k in order if k != 0]
-        for k in order:
-            face = options[int(k)]
-            resting = state.with_pose(o, self._resting_pose(state, o, s, {**params, "face": face}))
-            if all(
-                check(resting) for _, check in model.step_checks
-            ):  # (a new face: its own footprint)
+        faces = [options[int(k)] for k in order]
+        resting = [
+            state.with_pose(o, self._resting_pose(state, o, s, {**params, "face": face}))
+            for face in faces
+        ]  # (a new face: its own footprint), all judged in one batch
+        passing = judge(model.step_checks, resting)
+        for face, ok in zip(faces, passing, strict=True):
+            if ok:
                 return self._into_opening(model, state, o, s, {**params, "face": face})
         # none at the drawn yaw: for a long thing set on a surface, the same faces turned in YAW_STEPS
         # steps (cutlery "straight, tips forward" holds in a band of about 1/12 of the yaws, which

@@ -13,6 +13,7 @@ import numpy as np
 import pybullet as p
 
 from owl_bt.state import Pose
+from owl_bt.tamp.judge import judge
 from owl_bt.tamp.planning_model import PlanningModel
 from skills.motions import reach
 
@@ -56,18 +57,14 @@ class PlaceLookAhead:
             # no face is inside it, and the look-ahead never helped a fork into a mug: Mug2, Mug3)
             x, y = cavity[0][0], cavity[0][1]
         # roll and pitch of a resting pose do not change with its yaw: judge each face once, at yaw 0
-        faces = [
-            f
-            for f in ((None,) if region is None else ()) + tuple(range(len(self.faces)))
-            if all(
-                check(
-                    state.with_pose(
-                        o, self._resting_pose(state, o, s, {"face": f, "dyaw": 0.0, "x": x, "y": y})
-                    )
-                )
-                for _, check in checks
+        options = ((None,) if region is None else ()) + tuple(range(len(self.faces)))
+        resting = [
+            state.with_pose(
+                o, self._resting_pose(state, o, s, {"face": f, "dyaw": 0.0, "x": x, "y": y})
             )
+            for f in options
         ]
+        faces = [f for f, ok in zip(options, judge(checks, resting), strict=True) if ok]
         if cavity is not None:  # into an opening: only the orientations that pass through it
             faces = [
                 f

@@ -115,7 +115,7 @@ def check(
 
 
 def _all(checkers: CheckerSet, names: list[str], state: WorldState) -> bool:
-    return all([checkers.evaluate(n, state) for n in names])
+    return all(checkers.evaluate_many([(n, state) for n in names]))
 
 
 def _check_group(checkers, world, env, names, rng, k, context) -> Unsatisfiable | None:

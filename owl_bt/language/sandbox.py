@@ -47,6 +47,7 @@ from owl_bt.tamp import bounds_record
 
 __all__ = [
     "WALL_BACKSTOP_S",
+    "BoundChecker",
     "CheckerFailed",
     "CheckerSet",
     "CheckerTimeout",
@@ -312,19 +313,34 @@ class CheckerSet:
             raise CheckerFailed(reply["e"])
         return _rebuilt(reply["p"], drawn if drawn is not None else {})
 
-    def as_callable(self, name: str) -> Callable[[WorldState], bool]:
+    def as_callable(self, name: str) -> BoundChecker:
         """`evaluate(name, ·)`; while `rejected` is a dict, the states it answers False on are kept
         there (the last REJECTED_KEPT per checker): the evidence constraint repair shows the model."""
+        return BoundChecker(self, name)
 
-        def check(state: WorldState) -> bool:
-            ok = self.evaluate(name, state)
-            if not ok and self.rejected is not None:
-                self.rejected.setdefault(name, collections.deque(maxlen=REJECTED_KEPT)).append(
-                    state
-                )
-            return ok
+    def _kept(self, name: str, state: WorldState, ok: bool) -> None:
+        if not ok and self.rejected is not None:
+            self.rejected.setdefault(name, collections.deque(maxlen=REJECTED_KEPT)).append(state)
 
-        return check
+
+@dataclass(frozen=True)
+class BoundChecker:
+    """One checker of a CheckerSet as a callable on a WorldState (see `CheckerSet.as_callable`)."""
+
+    checkers: CheckerSet
+    name: str
+
+    def __call__(self, state: WorldState) -> bool:
+        ok = self.checkers.evaluate(self.name, state)
+        self.checkers._kept(self.name, state, ok)
+        return ok
+
+    def many(self, states: Sequence[WorldState]) -> list[bool]:
+        """The verdict on each state, all sent to the sandbox worker in one batch."""
+        verdicts = self.checkers.evaluate_many([(self.name, s) for s in states])
+        for state, ok in zip(states, verdicts, strict=True):
+            self.checkers._kept(self.name, state, ok)
+        return verdicts
 
 
 def _rebuilt(plain: object, drawn: dict[int, codebook.Bounds]) -> object:

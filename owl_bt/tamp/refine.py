@@ -40,6 +40,7 @@ from owl_bt.failures import Evidence, Failure, Stage
 from owl_bt.state import WorldState
 from owl_bt.tamp.grasp_lookahead import after_pour, grasp_filter
 from owl_bt.tamp.guidance import Bounds, guide
+from owl_bt.tamp.judge import judge
 from owl_bt.tamp.operators import GroundOp
 from owl_bt.tamp.planning_model import PlanningModel
 
@@ -491,11 +492,12 @@ def _on_edge(state: WorldState, moved: str, checks: Sequence[tuple[str, Checker]
     if moved not in state.objects:
         return []
     pose = state.get(moved).pose
-    out = []
-    for dx, dy in ((NUDGE, 0.0), (-NUDGE, 0.0), (0.0, NUDGE), (0.0, -NUDGE)):
-        near = state.with_pose(moved, replace(pose, x=pose.x + dx, y=pose.y + dy))
-        out += [name for name, chk in checks if name not in out and not _holds(chk, near)]
-    return out
+    nudged = [
+        state.with_pose(moved, replace(pose, x=pose.x + dx, y=pose.y + dy))
+        for dx, dy in ((NUDGE, 0.0), (-NUDGE, 0.0), (0.0, NUDGE), (0.0, -NUDGE))
+    ]
+    # one checker at a time over the four nudged states, each checker's four in one batch
+    return [name for name, chk in checks if not all(judge([(name, chk)], nudged))]
 
 
 def _around(model: PlanningModel, op: GroundOp) -> dict[str, list[str]]:

@@ -134,3 +134,24 @@ def test_a_forked_child_starts_its_own_worker(checkers, berry_world):
     assert int(mine) != parent_worker
     assert bool(int(ok)) == checkers.evaluate("near", berry_world)
     assert shared().pid == parent_worker
+
+
+def test_judge_batches_generated_checkers_and_calls_the_others(checkers, berry_world):
+    from owl_bt.tamp.judge import judge
+
+    region = berry_world.get("light_grey_region").pose
+    berry = berry_world.get("strawberry").pose
+    states = [
+        berry_world.with_pose("strawberry", berry.__class__(region.x + dx, region.y, berry.z))
+        for dx in (0.0, -0.4, 0.02)
+    ]
+    checkers.rejected = {}
+    near = checkers.as_callable("near")
+
+    def boom(state):
+        raise ValueError("no")
+
+    assert judge([("near", near)], states) == [near(s) for s in states] == [True, False, True]
+    assert judge([("near", near), ("boom", boom)], states) == [False, False, False]
+    assert judge([("near", near), ("any", lambda s: True)], states[:1]) == [True]
+    assert len(checkers.rejected["near"]) == 3  # the batch and the single calls both kept it
