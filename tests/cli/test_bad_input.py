@@ -173,12 +173,14 @@ def test_out_path_that_links_to_nothing_is_usage_error(tmp_path):
     assert not (tmp_path / "dangling.partial").exists()
 
 
+@pytest.mark.slow
 def test_non_english_words_are_named_not_called_empty(tmp_path):
     proc = owl("run", "把草莓放在灰色区域上", "--out", str(tmp_path / "r"), "--max-attempts", "1")
     assert proc.returncode == 1
     assert "did not understand" in _one_line_error(proc)
 
 
+@pytest.mark.slow
 def test_object_onto_itself_is_refused(tmp_path):
     proc = owl(
         "run",

@@ -6,11 +6,13 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pytest
 
 from owl_bt.setup_file import load_setup
 from tests.support.cli import owl
 
 
+@pytest.mark.slow
 def test_sim_calibration_writes_the_setup_file(tmp_path) -> None:
     from perception.camera import OPENGL_TO_OPTICAL
     from sim.camera import render_head
@@ -35,6 +37,7 @@ def test_sim_calibration_writes_the_setup_file(tmp_path) -> None:
     assert s.camera.table_height == 0.01 and 'model = "x"' in f.read_text()
 
 
+@pytest.mark.slow
 def test_refusals(tmp_path) -> None:
     f = tmp_path / "owl-bt.toml"
     for args, code, words in (

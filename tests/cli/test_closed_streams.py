@@ -10,6 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.support.cli import interrupted
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -44,6 +46,7 @@ def _owl_in(tmp_path: Path, args: str, redirect: str) -> subprocess.CompletedPro
     )
 
 
+@pytest.mark.slow
 def test_with_stderr_on_a_full_disk_the_run_goes_on_and_answers_on_stdout(tmp_path: Path) -> None:
     # break-it: `2>/dev/full` ended the run at its first progress line, exit 1 and nothing on stdout
     done = _owl_in(tmp_path, "run --task berry1 --json --out out", "2>/dev/full")
@@ -52,6 +55,7 @@ def test_with_stderr_on_a_full_disk_the_run_goes_on_and_answers_on_stdout(tmp_pa
     assert (tmp_path / "out" / "events.jsonl").is_file() and not (tmp_path / "out.partial").exists()
 
 
+@pytest.mark.slow
 def test_with_the_reader_of_stderr_gone_the_run_folder_is_still_finished(tmp_path: Path) -> None:
     # break-it: `2>&1 | head -1` raised SystemExit from rich mid-run and left out.partial behind
     done = _owl_in(tmp_path, "run --task berry1 --out out", "2>&1 | head -1; exit ${PIPESTATUS[0]}")

@@ -52,6 +52,7 @@ def test_the_worker_holds_only_its_pipes_a_clean_environment_and_hard_limits(che
     assert limits["Max processes"] == "0"
 
 
+@pytest.mark.slow
 def test_a_call_stuck_in_c_is_killed_and_counts_false_and_the_worker_restarts(
     checkers, berry_world
 ):
