@@ -12,7 +12,8 @@ import pytest
 from owl_bt.episode import EpisodeConfig, validate
 from owl_bt.errors import UsageError
 from owl_bt.language.sandbox import reserved_names
-from sim.scene_file import load_scene
+from sim import catalog
+from sim.scene_file import OBJECT_KEYS, load_scene
 from sim.world import SimWorld
 from tests.support.cli import here, last_line, owl, owl_wide
 from tests.support.paths import REPO
@@ -43,6 +44,28 @@ def test_example_loads_and_builds():
                 assert -0.01 < states[n].pose.z < 0.2 and 0.2 < states[n].pose.x < 0.9
         finally:
             world.close()
+
+
+def _commented_words(text: str, key: str) -> set[str]:
+    """The words after `#   <key>` in the example's header and on its indented continuation lines."""
+    words: list[str] = []
+    lines = iter(text.splitlines())
+    for line in lines:
+        if line.startswith(f"#   {key} "):
+            words += line.split(":", 1)[1].split()
+            for more in lines:
+                if not more.startswith("#          "):
+                    break
+                words += more[1:].split()
+    return set(words)
+
+
+def test_example_header_documents_every_kind_colour_and_key():
+    text = EXAMPLE.read_text()
+    assert _commented_words(text, "kind") == set(catalog.KINDS) - {"table"}
+    assert _commented_words(text, "colour") == set(catalog.COLOURS)
+    for key in OBJECT_KEYS:
+        assert f"#   {key} " in text, key
 
 
 def test_random_poses_follow_the_seed(tmp_path):
