@@ -111,9 +111,13 @@ class CameraSetup(pydantic.BaseModel):
     def _extrinsics(cls, v: list | None) -> list | None:
         if v is None:
             return v
-        m = np.asarray(v, dtype=float)
-        if m.shape != (4, 4) or not np.isfinite(m).all():
+        if len(v) != 4 or any(len(row) != 4 for row in v):
             raise ValueError("must be a 4×4 matrix of finite numbers")
+        m = np.asarray(v, dtype=float)
+        if not np.isfinite(m).all():
+            raise ValueError("must be a 4×4 matrix of finite numbers")
+        if np.abs(m[:3, 3]).max() > 10:
+            raise ValueError("its translation must be within ±10 m")
         r = m[:3, :3]
         if not np.allclose(r.T @ r, np.eye(3), atol=1e-3) or np.linalg.det(r) < 0:
             raise ValueError("its upper-left 3×3 must be a rotation")
@@ -190,8 +194,10 @@ def _one_line(exc: pydantic.ValidationError, table: str, model) -> str:
     msg = e["msg"].removeprefix("Value error, ")
     if e["type"] == "extra_forbidden":
         msg = f"not a setting (the [{table}] keys are {', '.join(model.model_fields)})"
-    elif e["type"] == "missing":
-        msg = "missing"
+    elif e["type"] == "missing" and len(e["loc"]) > 1:
+        msg = "must have 6 numbers: x y z (m), roll pitch yaw (rad)"
+    elif e["type"] in ("missing", "too_long"):
+        msg = "missing" if e["type"] == "missing" else "must have 6 numbers"
     elif e["type"] == "literal_error":
         msg = f"must be one of {', '.join(MODELS)}, got {e.get('input')!r}"
     return f"{where}: {msg[:1].lower()}{msg[1:]}"
@@ -219,6 +225,13 @@ def write_camera(path: Path, extrinsics: np.ndarray, error_px: float, source: st
     lines += [f"extrinsics = [\n  {rows},\n]", f"reprojection_error_px = {error_px:.4f}"]
     body = _without_table(text, "camera").rstrip()
     out = (body + "\n\n" if body else "") + "\n".join(lines) + "\n"
+    try:
+        tomllib.loads(out)
+    except tomllib.TOMLDecodeError:
+        raise UsageError(
+            f"setup file {path}: cannot rewrite its camera settings; write them as a table of "
+            "their own (a `[camera]` header), not inline or as dotted keys"
+        ) from None
     tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
     tmp.write_text(out, encoding="utf-8")
     tmp.replace(path)

@@ -58,6 +58,15 @@ def test_reads_robot_and_camera(tmp_path) -> None:
         (('source = "realsense"', "extrinsics = [[1, 0], [0, 1]]"), "[camera] extrinsics: must be"),
         (('model = "kinova-gen3"', "model = 3"), "[robot] model:"),
         (("[camera]", "[camera"), "is not valid TOML"),
+        (("0.0, 0.0, 3.14", "0.0, 3.14"), "[robot] base_pose: must have 6 numbers"),
+        (
+            ('source = "realsense"', "extrinsics = [[1,0,0],[0,1,0,0],[0,0,1,0],[0,0,0,1]]"),
+            "[camera] extrinsics: must be a 4×4 matrix",
+        ),
+        (
+            ('source = "realsense"', "extrinsics = [[1,0,0,1e300],[0,1,0,0],[0,0,1,0],[0,0,0,1]]"),
+            "[camera] extrinsics: its translation must be within",
+        ),
     ],
 )
 def test_bad_files_are_one_line(tmp_path, change, words) -> None:
@@ -99,6 +108,16 @@ def test_write_camera_keeps_the_rest(tmp_path) -> None:
     assert s.robot.username == "operator" and 'model = "qwen"' in f.read_text()
     write_camera(tmp_path / "new.toml", t, 0.5, "sim")
     assert load_setup(tmp_path / "new.toml").camera.source == "sim"
+
+
+@pytest.mark.parametrize("inline", ['camera = { source = "sim" }', 'camera.source = "sim"'])
+def test_write_camera_refuses_a_camera_it_cannot_replace(tmp_path, inline) -> None:
+    f = tmp_path / "owl-bt.toml"
+    f.write_text(f"{inline}\n")
+    with pytest.raises(UsageError, match="a table of their own") as info:
+        write_camera(f, np.eye(4), 0.3, None)
+    assert "\n" not in info.value.reason
+    assert f.read_text() == f"{inline}\n" and load_setup(f).camera.source == "sim"
 
 
 def test_run_takes_the_setup_and_refuses_a_mismatch(tmp_path) -> None:
