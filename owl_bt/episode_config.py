@@ -118,7 +118,8 @@ def validate(cfg: EpisodeConfig) -> tasks.Task | Scene:
             f"--perception sim-state reads the simulator, not a camera: leave --camera {camera} out"
         )
     if camera.kind == "recorded" and not camera.folder.is_dir():
-        raise UsageError(f"--camera {camera}: no such folder")
+        what = "a file, not a folder" if camera.folder.exists() else "no such folder"
+        raise UsageError(f"--camera {camera}: {what}")
     rec = cfg.record_frames
     if rec is not None and (
         cfg.perception == "sim-state" or rec.exists() and (not rec.is_dir() or any(rec.iterdir()))

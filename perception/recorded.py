@@ -15,6 +15,7 @@ No segmentation and no labels are stored: a recording holds what a real camera g
 from __future__ import annotations
 
 import json
+import math
 import re
 from pathlib import Path
 
@@ -94,6 +95,12 @@ def read_frame(folder: Path, index: int) -> RGBDFrame:
         or not (np.isfinite(k).all() and np.isfinite(t).all())
     ):
         raise RecordingError(f"{json_path}: intrinsics must be 3×3 and extrinsics 4×4, finite")
+    if k[0, 0] <= 0 or k[1, 1] <= 0 or not np.allclose(k[2], (0, 0, 1)):
+        raise RecordingError(
+            f"{json_path}: intrinsics must have positive focal lengths, last row 0 0 1"
+        )
+    if not (math.isfinite(unit) and 0 < unit <= 1):
+        raise RecordingError(f"{json_path}: depth_unit_m must be in (0, 1] metres, got {unit}")
     try:
         with Image.open(rgb_path) as im:
             rgb = np.asarray(im.convert("RGB"), dtype=np.uint8)
@@ -109,6 +116,11 @@ def read_frame(folder: Path, index: int) -> RGBDFrame:
         raise RecordingError(
             f"{depth_path}: depth is {raw.shape[1]}×{raw.shape[0]}, "
             f"the RGB image {rgb.shape[1]}×{rgb.shape[0]}"
+        )
+    size = (meta.get("width", rgb.shape[1]), meta.get("height", rgb.shape[0]))
+    if size != (rgb.shape[1], rgb.shape[0]):
+        raise RecordingError(
+            f"{json_path}: says {size[0]}×{size[1]}, the images are {rgb.shape[1]}×{rgb.shape[0]}"
         )
     return RGBDFrame(rgb, raw * np.float32(unit), k, t)
 

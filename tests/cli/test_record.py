@@ -66,8 +66,10 @@ def test_refusals_leave_nothing(tmp_path) -> None:
 
 
 def test_run_refuses_a_camera_it_cannot_read(tmp_path) -> None:
+    (tmp_path / "a_file").write_text("")
     for args, words in (
         (["--camera", f"recorded:{tmp_path / 'none'}"], "no such folder"),
+        (["--camera", f"recorded:{tmp_path / 'a_file'}"], "a file, not a folder"),
         (["--camera", "recorded:x", "--perception", "sim-state"], "reads the simulator"),
         (["--camera", "kinect"], "unknown camera"),
     ):

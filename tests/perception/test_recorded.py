@@ -83,6 +83,24 @@ def test_bad_files_name_the_file(tmp_path) -> None:
         RecordedCamera(tmp_path).capture()
 
 
+@pytest.mark.parametrize(
+    ("key", "value", "words"),
+    [
+        ("intrinsics", [[0, 0, 16], [0, 500, 12], [0, 0, 1]], "positive focal lengths"),
+        ("depth_unit_m", -1, "depth_unit_m must be in"),
+        ("width", 1_000_000_000, "says 1000000000×24, the images are 32×24"),
+    ],
+)
+def test_bad_metadata_is_refused(tmp_path, key, value, words) -> None:
+    write_frame(tmp_path, 0, _frame(0.5))
+    meta_path = frame_paths(tmp_path, 0)[2]
+    meta = json.loads(meta_path.read_text())
+    meta[key] = value
+    meta_path.write_text(json.dumps(meta))
+    with pytest.raises(RecordingError, match=words):
+        RecordedCamera(tmp_path).capture()
+
+
 def test_camera_specs() -> None:
     assert parse_camera("sim") == CameraSpec("sim")
     assert parse_camera(" RealSense ") == CameraSpec("realsense")
