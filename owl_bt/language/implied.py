@@ -57,9 +57,8 @@ def _one(scene: SceneAliases, category: str, verb: str, what: str) -> str:
             if place.tool
             else f"puts it {how} a {said} ({kinds})"
         )
-        raise ImpossibleGoal(
-            f"to {verb} {what} the robot {does}, and the scene has none; say where to put it"
-        )
+        hint = "" if place.tool else "; say where to put it"  # a tool verb moves no named object
+        raise ImpossibleGoal(f"to {verb} {what} the robot {does}, and the scene has none{hint}")
     if len(found) > 1:
         names = " or the ".join(n.replace("_", " ") for n in found)
         raise GroundingError(f"to {verb} {what}: which {said}, the {names}? name one")

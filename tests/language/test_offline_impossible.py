@@ -43,6 +43,19 @@ def test_an_impossible_goal_is_answered_impossible(task, scene, reason):
     assert sketch.actions == () and reason in sketch.impossible
 
 
+@pytest.mark.parametrize(
+    ("task", "ending"),
+    [
+        ("wipe down the plate", "and the scene has none"),  # nothing named is to be put anywhere
+        ("weigh the egg", "and the scene has none; say where to put it"),
+    ],
+)
+def test_a_missing_place_asks_where_only_for_the_named_object(task, ending):
+    prompt, names = _sketch_prompt(task, "kitchen_cook")
+    answer = OfflineGrounder().complete_kind("sketch", [{"role": "user", "content": prompt}])
+    assert parse_sketch(answer, [], names).impossible.endswith(ending)
+
+
 def test_a_misunderstanding_is_still_refused_not_called_impossible():
     prompt, _ = _sketch_prompt("juggle the apple", "refusals_misc")
     with pytest.raises(GroundingError, match="did not understand: 'juggle'"):
