@@ -85,6 +85,13 @@ def predicates(g: Goal, things: dict[str, Thing], during: bool = False) -> list[
             out.append(f'upright("{g.obj}")')
         return out
     out = [f'{"inside" if g.how == "inside" else "on"}("{g.obj}", "{g.support}")']
+    if g.how == "ontop" and g.obj in things and g.support in things:
+        t, s = things[g.obj], things[g.support]
+        out += [  # "back on the table" from a thin plate: `on` alone holds already
+            f'off("{g.obj}", "{u.name}")'
+            for u in things.values()
+            if u is not s and u.hi[2] > s.hi[2] and resting_on(t, u)
+        ]
     for rel, refs in g.spatial:
         if rel == "between":
             out.append(f'between("{g.obj}", "{refs[0]}", "{refs[1]}")')
@@ -111,6 +118,12 @@ def predicates(g: Goal, things: dict[str, Thing], during: bool = False) -> list[
     return out
 
 
+def _on_something_else(t: Thing, s: Thing, things: dict[str, Thing]) -> bool:
+    """t rests on a thing standing higher than s (a lemon on a 1.6 cm plate is within resting_on's
+    2 cm of the table, but it is on the plate, not on the table)."""
+    return any(u is not s and u.hi[2] > s.hi[2] and resting_on(t, u) for u in things.values())
+
+
 def _holds_now(g: Goal, things: dict[str, Thing]) -> bool:
     """Is goal g already met in the scene (judged roughly from the prompt's boxes)?"""
     t, s = things[g.obj], things[g.support]
@@ -122,6 +135,7 @@ def _holds_now(g: Goal, things: dict[str, Thing]) -> bool:
         or not within_rim(t, s)
         or (g.upright and not t.upright)
         or not t.pose
+        or _on_something_else(t, s, things)
     ):
         return False
     for rel, refs in g.spatial:

@@ -384,3 +384,19 @@ def test_later_relations_to_a_group_and_a_fixed_object_read_as_moved():
         ("lemon", "ontop", "table", (("at_initial", ("lemon",)),)),
     ]
     assert ("behind", ("lemon",)) not in goals("put the lemon behind all the fruit")[0][3]
+
+
+PLATED = [  # the plate 1.6 cm thin, as the simulator's: the peach on it is within 2 cm of the table
+    *(t for t in SCENE if t.name != "plate"),
+    thing("plate", "plate", "white", 0.45, 0.15, (0.2, 0.2, 0.016)),
+    thing("peach", "peach", "orange", 0.45, 0.15, (0.06, 0.06, 0.06), z0=0.016),
+]
+
+
+def test_a_thing_on_a_thin_plate_is_not_already_on_the_table():
+    """(newcomer: "put the lemon back on the table" with the lemon on a 1.6 cm plate answered "the goal
+    already holds", moved nothing and claimed success)"""
+    steps = [s.line().split(";")[0] for s in plan_for("put the peach on the table", PLATED).steps]
+    assert steps == ["pick(peach)", "place_ontop(peach, table)"]
+    assert 'off("peach", "plate")' in plan_for("put the peach on the table", PLATED).goal_checks[0]
+    assert plan_for("put the apple on the table", PLATED).steps == []  # on the table already
