@@ -87,10 +87,8 @@ def predicates(g: Goal, things: dict[str, Thing], during: bool = False) -> list[
     out = [f'{"inside" if g.how == "inside" else "on"}("{g.obj}", "{g.support}")']
     if g.how == "ontop" and g.obj in things and g.support in things:
         t, s = things[g.obj], things[g.support]
-        out += [  # "back on the table" from a thin plate: `on` alone holds already
-            f'off("{g.obj}", "{u.name}")'
-            for u in things.values()
-            if u is not s and u.hi[2] > s.hi[2] and resting_on(t, u)
+        out += [  # "back on the table" from a thin plate or a bowl: `on` alone holds already
+            f'off("{g.obj}", "{u}")' for u in _bearers_above(t, s, things)
         ]
     for rel, refs in g.spatial:
         if rel == "between":
@@ -118,10 +116,14 @@ def predicates(g: Goal, things: dict[str, Thing], during: bool = False) -> list[
     return out
 
 
-def _on_something_else(t: Thing, s: Thing, things: dict[str, Thing]) -> bool:
-    """t rests on a thing standing higher than s (a lemon on a 1.6 cm plate is within resting_on's
-    2 cm of the table, but it is on the plate, not on the table)."""
-    return any(u is not s and u.hi[2] > s.hi[2] and resting_on(t, u) for u in things.values())
+def _bearers_above(t: Thing, s: Thing, things: dict[str, Thing]) -> list[str]:
+    """The things standing higher than s that t rests on or is in: a lemon on a 1.6 cm plate or a
+    peach low in a bowl is within resting_on's 2 cm of the table, but it is not on the table."""
+    return [
+        u.name
+        for u in things.values()
+        if u is not s and u.hi[2] > s.hi[2] and (resting_on(t, u) or inside(t, u))
+    ]
 
 
 def _holds_now(g: Goal, things: dict[str, Thing]) -> bool:
@@ -135,7 +137,7 @@ def _holds_now(g: Goal, things: dict[str, Thing]) -> bool:
         or not within_rim(t, s)
         or (g.upright and not t.upright)
         or not t.pose
-        or _on_something_else(t, s, things)
+        or _bearers_above(t, s, things)
     ):
         return False
     for rel, refs in g.spatial:

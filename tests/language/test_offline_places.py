@@ -393,10 +393,17 @@ PLATED = [  # the plate 1.6 cm thin, as the simulator's: the peach on it is with
 ]
 
 
-def test_a_thing_on_a_thin_plate_is_not_already_on_the_table():
+def test_a_thing_on_a_thin_plate_or_in_a_bowl_is_not_already_on_the_table():
     """(newcomer: "put the lemon back on the table" with the lemon on a 1.6 cm plate answered "the goal
     already holds", moved nothing and claimed success)"""
     steps = [s.line().split(";")[0] for s in plan_for("put the peach on the table", PLATED).steps]
     assert steps == ["pick(peach)", "place_ontop(peach, table)"]
     assert 'off("peach", "plate")' in plan_for("put the peach on the table", PLATED).goal_checks[0]
     assert plan_for("put the apple on the table", PLATED).steps == []  # on the table already
+    in_bowl = [*SCENE, thing("peach", "peach", "orange", 0.6, 0.2, (0.06, 0.06, 0.06), z0=0.005)]
+    plan = plan_for("put the peach on the table", in_bowl)
+    assert [s.line().split(";")[0] for s in plan.steps] == [
+        "pick(peach)",
+        "place_ontop(peach, table)",
+    ]
+    assert 'off("peach", "big_bowl")' in plan.goal_checks[0]
