@@ -23,6 +23,7 @@ from owl_bt.errors import (
 )
 from owl_bt.language import ablations, cap, repair, sandbox_client
 from owl_bt.language.codebook import HELPERS
+from owl_bt.language.object_list import describe_objects
 from owl_bt.language.parser import Sketch, parse_checkers, parse_sketch
 from owl_bt.language.sandbox import CheckerSet
 from owl_bt.language.vlm import VLM, CallRecord, ask
@@ -89,27 +90,6 @@ def split_instruction(instruction: str, history: list[str] | None = None) -> tup
         if text.endswith("\n" + line):
             text = text[: -len(line) - 1].rstrip()
     return " ".join(text.split()), "\n".join(history) or NO_HISTORY
-
-
-def describe_objects(world: WorldState, with_pose: bool = True) -> str:
-    """One line per object: name, category, colour, fixed or movable, shape and (with_pose) its pose,
-    own-frame size and world-frame box — metres and radians."""
-    lines = []
-    for name in world.names():
-        o = world.get(name)
-        line = (
-            f"- {name} (category: {o.category}, colour: {o.colour or 'unknown'}, {'fixed' if o.fixed else 'movable'}, "
-            f"shape: {o.shape})"
-        )
-        if with_pose:
-            lo, hi = o.aabb()
-            line += f" pose {_r(o.pose.as_tuple())}, size {_r(o.size)}, box {_r(lo)} to {_r(hi)}"
-        lines.append(line)
-    return "\n".join(lines)
-
-
-def _r(values) -> tuple[float, ...]:
-    return tuple(round(float(v), 3) + 0.0 for v in values)
 
 
 def sketch_prompt(

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import math
 
-from owl_bt.language.constraints import describe_objects
+from owl_bt.language.object_list import describe_objects
 from owl_bt.language.scene_view import Thing, inside, read_objects, resting_on
 from owl_bt.state import WorldState
 

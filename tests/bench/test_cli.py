@@ -49,8 +49,8 @@ def test_seed_lists_the_bench_cannot_record_are_usage_errors():
     assert parse_seeds(None, "3, 5,7") == (3, 5, 7)
     for bad, why in (
         ("0,,1", "whole numbers"),
-        ("99999999999999999999", "at most"),
-        ("-1", "0 or more"),
+        ("99999999999999999999", "from 0 to"),
+        ("-1", "from 0 to"),
     ):
         with pytest.raises(UsageError, match=why):
             parse_seeds(None, bad)

@@ -107,7 +107,7 @@ def test_bench_berry1_two_seeds_then_rerun_appends_nothing(tmp_path):
             ["--budget", "100001"],
             "--budget must be from 1 to 100,000 samples per action, got 100001",
         ),
-        (["--tasks", "berry1,nosuch"], "known tasks: berry1"),
+        (["--tasks", "berry1,nosuch"], "unknown task 'nosuch'; known tasks: "),
         (["--method", "nosuch"], "'nosuch' is not one of 'owl', "),
     ],
 )

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from owl_bt.errors import GroundingError
-from owl_bt.language.constraints import describe_objects
+from owl_bt.language.object_list import describe_objects
 from owl_bt.language.scene_view import read_objects
 from owl_bt.state import Pose
 from tests.support.offline_scenes import answer, goal_holds, obj, scene

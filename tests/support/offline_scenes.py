@@ -4,7 +4,7 @@ through the real parser and sandbox."""
 
 from __future__ import annotations
 
-from owl_bt.language.constraints import describe_objects
+from owl_bt.language.object_list import describe_objects
 from owl_bt.language.offline import plan_for
 from owl_bt.language.offline_plan import code
 from owl_bt.language.parser import parse_checkers
