@@ -407,3 +407,15 @@ def test_a_thing_on_a_thin_plate_or_in_a_bowl_is_not_already_on_the_table():
         "place_ontop(peach, table)",
     ]
     assert 'off("peach", "big_bowl")' in plan.goal_checks[0]
+    mat = Thing(
+        "mat",
+        "white_mat",
+        "white",
+        True,
+        (0.45, -0.2, 0.001, 0, 0, 0),
+        (0.2, 0.2, 0.002),
+        (0.35, -0.3, 0.0),
+        (0.55, -0.1, 0.002),
+        shape="region",
+    )  # under the apple
+    assert plan_for("put the apple on the table", [*SCENE, mat]).steps == []  # a mat is no bearer
