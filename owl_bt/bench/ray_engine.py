@@ -98,6 +98,8 @@ class RayEngine:
         quiet = {"include_dashboard": False, "log_to_driver": False, "logging_level": logging.ERROR}
         os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")  # no usage report sent from a bench
         tries = 1 if self.cfg.address is not None else 2
+        if self.cfg.address is not None:
+            _check_reachable(self.cfg.address)
         for attempt in range(1, tries + 1):
             try:
                 if self.cfg.address is None:
@@ -247,3 +249,21 @@ def unpack_run(data: bytes, out: Path, rel: str) -> Path:
             ) from None
         raise OwlError(f"the run folder of {rel} came back damaged: {exc}") from None
     return final
+
+
+def _check_reachable(address: str, timeout_s: float = 3.0) -> None:
+    """Raise UsageError when `address` is HOST:PORT and nothing accepts a TCP connection there
+    within `timeout_s`: Ray itself retries an absent head node for minutes, logging each try."""
+    import socket
+
+    host, sep, port = address.rpartition(":")
+    if not sep or not host or not port.isdigit() or "://" in address:
+        return  # 'auto', ray://…, or a form Ray judges itself
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=timeout_s).close()
+    except (OSError, ValueError, OverflowError) as exc:
+        why = getattr(exc, "strerror", None) or str(exc) or type(exc).__name__
+        raise UsageError(
+            f"cannot join the Ray cluster at {address}: nothing answers there ({why}); "
+            "start its head with `ray start --head`"
+        ) from None

@@ -222,3 +222,24 @@ def test_a_worker_that_cannot_see_the_bench_folder_returns_the_run_folder(tmp_pa
     assert not (out / job.run_dir).exists()  # nothing written into the driver's folder
     final = unpack_run(reply["folder"], out, job.run_dir)
     assert (final / "plan.json").is_file() and (final / "events.jsonl").is_file()
+
+
+def test_an_address_where_nothing_answers_is_one_line_at_once() -> None:
+    import socket
+    import time
+
+    from owl_bt.bench.ray_engine import _check_reachable
+    from owl_bt.errors import UsageError
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]  # closed again below: nothing listens there
+    t0 = time.monotonic()
+    with pytest.raises(UsageError, match=f"127.0.0.1:{port}: nothing answers there") as info:
+        _check_reachable(f"127.0.0.1:{port}")
+    assert time.monotonic() - t0 < 5 and "\n" not in info.value.reason
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        s.listen()
+        _check_reachable(f"127.0.0.1:{s.getsockname()[1]}")  # something answers: no error
+    _check_reachable("auto")
