@@ -204,6 +204,7 @@ def episode_config(
     instruction = plain_line(
         instruction, limit=None
     )  # a pasted colour code or NUL is not part of the goal
+    notice = ""  # printed once the options are known to be good (a usage error is one line)
     if (
         not instruction.strip() and task is not None and replay is None
     ):  # `run "" --task berry1`: the task's own goal
@@ -214,10 +215,8 @@ def episode_config(
         except OwlError as exc:
             raise fail(exc) from None
         instruction = named.instruction
-        err.print(
-            f'owl-bt: no goal given; using the {named.name} task\'s instruction: "{instruction}"',
-            markup=False,
-            soft_wrap=True,
+        notice = (
+            f'owl-bt: no goal given; using the {named.name} task\'s instruction: "{instruction}"'
         )
     elif (
         not instruction.strip() and scene is not None and replay is None and scene.is_file()
@@ -230,11 +229,7 @@ def episode_config(
         except OwlError:
             said = ""  # the scene's own refusal comes, as it would, when the run loads it
         if said:
-            err.print(
-                f'owl-bt: no goal given; using the scene file\'s instruction: "{said}"',
-                markup=False,
-                soft_wrap=True,
-            )
+            notice = f'owl-bt: no goal given; using the scene file\'s instruction: "{said}"'
     if instruction.strip() and not re.search(
         r"[^\W\d_]", instruction
     ):  # only emoji, digits or punctuation
@@ -331,4 +326,6 @@ def episode_config(
             )  # (break-it: an occupied --out was refused after the planner loaded)
     except OwlError as exc:
         raise fail(exc) from None
+    if notice:
+        err.print(notice, markup=False, soft_wrap=True)
     return RunPlan(cfg, instruction, task, scene, extras)

@@ -144,3 +144,11 @@ def test_an_absent_object_in_the_default_scene_says_which_scene_and_h_is_help():
 
     shown = CliRunner().invoke(app, ["run", "-h"])
     assert shown.exit_code == 0 and "Usage:" in shown.output and "--task" in shown.output
+
+
+def test_a_usage_error_without_a_goal_is_the_only_line(tmp_path) -> None:
+    proc = owl("run", "--task", "berry1", "--seed=-1", "--out", str(tmp_path / "r"))
+    assert proc.returncode == 2
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and "--seed must be from 0" in lines[0], proc.stderr
+    assert not (tmp_path / "r").exists()
