@@ -105,7 +105,7 @@ def vlm_setup(env: dict[str, str] | None = None) -> VLMSetup:
 
     env = dict(os.environ) if env is None else env
     path = Path(env.get("OWL_BT_CONFIG") or "owl-bt.toml")
-    if not (env.get("OPENAI_BASE_URL") or env.get("OPENAI_API_KEY") or path.exists()):
+    if not (env.get("OPENAI_BASE_URL") or env.get("OPENAI_API_KEY") or _names_a_vlm(path)):
         return VLMSetup(configured=False)
     try:
         settings = load_settings(env)
@@ -167,3 +167,19 @@ def vlm_endpoint(setup: VLMSetup, timeout_s: float = ENDPOINT_TIMEOUT_S) -> str:
     return f"{base} answers; lists {len(names)} model(s)" + (
         f", {setup.model!r} among them" if setup.model in names else ""
     )
+
+
+def _names_a_vlm(path) -> bool:
+    """Whether the settings file at `path` may configure a VLM: it has a [vlm] table, or it is
+    something `load_settings` must refuse (not a file, not TOML). A setup file with only [robot]
+    and [camera] configures none."""
+    import tomllib
+
+    if not path.exists():
+        return False
+    if not path.is_file():
+        return True
+    try:
+        return "vlm" in tomllib.loads(path.read_text(encoding="utf-8-sig"))
+    except (OSError, ValueError, RecursionError):
+        return True

@@ -136,6 +136,12 @@ def test_bad_settings_fail_the_settings_line(no_vlm, tmp_path):
         doctor_checks.vlm_setup()
 
 
+def test_a_setup_file_without_a_vlm_table_configures_no_vlm(no_vlm, tmp_path):
+    # break-it: an owl-bt.toml with only [robot]/[camera] failed the doctor for OPENAI_API_KEY
+    (tmp_path / "owl-bt.toml").write_text('[robot]\nmodel = "ur5"\nip = "192.168.1.10"\n')
+    assert doctor_checks.vlm_setup().configured is False
+
+
 @pytest.mark.slow
 def test_doctor_reports_each_part():
     proc = owl("doctor", stdin="", timeout=120)
