@@ -101,9 +101,11 @@ def read_frame(folder: Path, index: int) -> RGBDFrame:
         )
     if not (math.isfinite(unit) and 0 < unit <= 1):
         raise RecordingError(f"{json_path}: depth_unit_m must be in (0, 1] metres, got {unit}")
+    reading = rgb_path  # the image being read, named when it cannot be
     try:
         with Image.open(rgb_path) as im:
             rgb = np.asarray(im.convert("RGB"), dtype=np.uint8)
+        reading = depth_path
         with Image.open(depth_path) as im:
             if im.mode not in ("I;16", "I;16B", "I"):
                 raise RecordingError(f"{depth_path}: not a 16-bit depth image (mode {im.mode})")
@@ -111,7 +113,8 @@ def read_frame(folder: Path, index: int) -> RGBDFrame:
     except (OSError, UnidentifiedImageError) as exc:
         if isinstance(exc, RecordingError):
             raise
-        raise RecordingError(f"{_why(exc)}") from None
+        why = _why(exc)
+        raise RecordingError(why if str(reading) in why else f"{reading}: {why}") from None
     if raw.shape != rgb.shape[:2]:
         raise RecordingError(
             f"{depth_path}: depth is {raw.shape[1]}×{raw.shape[0]}, "

@@ -81,6 +81,10 @@ def test_bad_files_name_the_file(tmp_path) -> None:
     rgb.unlink()
     with pytest.raises(RecordingError, match="No such file or directory: .*frame_000000_rgb.png"):
         RecordedCamera(tmp_path).capture()
+    write_frame(tmp_path, 0, _frame(0.5))
+    depth.write_bytes(depth.read_bytes()[:-30])  # a truncated PNG names its file
+    with pytest.raises(RecordingError, match="frame_000000_depth.png: image file is truncated"):
+        RecordedCamera(tmp_path).capture()
 
 
 @pytest.mark.parametrize(
