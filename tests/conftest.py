@@ -63,3 +63,13 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     collection order, then the rest: with `-n` (pytest-xdist) the short tests then fill in around the long
     ones instead of leaving one worker alone with a long episode at the end of the run."""
     items.sort(key=lambda item: item.get_closest_marker("slow") is None)
+
+
+@pytest.fixture(autouse=True)
+def _checkers_run_again():
+    """Each test is a new run: a stop that an earlier test's run received in this process (the shared
+    checker worker answers "stopping" until the next run begins) must not reach it."""
+    from owl_bt.language import sandbox_client
+
+    sandbox_client.shared().resume()
+    yield
