@@ -119,12 +119,15 @@ def predicates(g: Goal, things: dict[str, Thing], during: bool = False) -> list[
 def _bearers_above(t: Thing, s: Thing, things: dict[str, Thing]) -> list[str]:
     """The things standing higher than s that t rests on or is in: a lemon on a 1.6 cm plate or a
     peach low in a bowl is within resting_on's 2 cm of the table, but it is not on the table (a thing
-    on a flat mat or region still is)."""
+    on a flat mat or region still is). None when the prompt gives no boxes."""
+    if not t.hi or not s.hi:
+        return []
     return [
         u.name
         for u in things.values()
         if u is not s
         and u.shape != "region"
+        and u.hi
         and u.hi[2] > s.hi[2]
         and (resting_on(t, u) or inside(t, u))
     ]
