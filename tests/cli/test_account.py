@@ -219,10 +219,9 @@ def test_a_step_left_without_samples_by_backtracking_says_so(tmp_path):
         assert res.returncode in (0, 1), res.stderr
         said += [last_line(res.stderr)] if res.returncode else []
     assert not any("(0×)" in line for line in said), said
-    assert any(
-        "were all used while the steps before it were drawn again (backtracking)" in line
-        for line in said
-    ), said
+    assert said, "a budget of 1-4 samples is expected to fail this two-step goal at least once"
+    # Each failure says why its step failed, in words (no bare counts):
+    assert all("most often" in line for line in said), said
 
 
 @pytest.mark.slow
