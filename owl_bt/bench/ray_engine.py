@@ -8,6 +8,8 @@ command again. Ray is imported only here, when this engine is chosen.
 Where Ray runs: `address=None` starts a private local Ray with `--jobs` CPUs (`ray.init(address="local",
 num_cpus=…)`) and shuts it down at the end; an address joins a running cluster (`ray start --head` on one
 machine, `ray start --address HOST:PORT` on the others; every machine needs the same owl-bt installed).
+A HOST:PORT address is probed first (a TCP connect, then the head node's GCS cluster-id call): an
+address where nothing, or something other than Ray, listens is a UsageError in seconds.
 A Ray already initialised in this process (e.g. by a test) is used as it is and left running.
 
 Run folders: the driver writes a random token into `<out>/.ray-token`; a task that reads the same
@@ -251,9 +253,12 @@ def unpack_run(data: bytes, out: Path, rel: str) -> Path:
     return final
 
 
-def _check_reachable(address: str, timeout_s: float = 3.0) -> None:
-    """Raise UsageError when `address` is HOST:PORT and nothing accepts a TCP connection there
-    within `timeout_s`: Ray itself retries an absent head node for minutes, logging each try."""
+def _check_reachable(address: str, timeout_s: float = 3.0, answer_s: float = 5.0) -> None:
+    """Raise UsageError unless a Ray head node (its GCS) answers at `address` (HOST:PORT): nothing
+    accepting a TCP connection there within `timeout_s`, or a server there that does not answer the
+    GCS's cluster-id call within `answer_s` (a web server, a database, anything not Ray). Ray itself
+    retries an absent head node for minutes, and waits on a server that is not Ray without bound.
+    'auto', ray://… and forms that are not HOST:PORT are left for Ray to judge."""
     import socket
 
     host, sep, port = address.rpartition(":")
@@ -267,3 +272,36 @@ def _check_reachable(address: str, timeout_s: float = 3.0) -> None:
             f"cannot join the Ray cluster at {address}: nothing answers there ({why}); "
             "start its head with `ray start --head`"
         ) from None
+    why = _gcs_silence(address, answer_s)
+    if why is not None:
+        raise UsageError(
+            f"cannot join the Ray cluster at {address}: something listens there but it is not a "
+            f"Ray head node ({why}); give the address `ray start --head` printed"
+        )
+
+
+# the GCS's cheapest call: an empty request, answered by every Ray head node before it joins anyone
+GCS_PROBE = "/ray.rpc.NodeInfoGcsService/GetClusterId"
+
+
+def _gcs_silence(address: str, answer_s: float) -> str | None:
+    """None when the server at `address` answers the GCS probe call as a Ray head node does (or
+    refuses it for want of credentials, which only Ray's own token check does); else why not, in a
+    few words. Takes at most `answer_s` seconds."""
+    import grpc
+
+    with grpc.insecure_channel(address) as channel:
+        call = channel.unary_unary(
+            GCS_PROBE, request_serializer=lambda b: b, response_deserializer=lambda b: b
+        )
+        try:
+            call(b"", timeout=answer_s)
+        except grpc.RpcError as exc:
+            code = exc.code() if hasattr(exc, "code") else None
+            if code in (grpc.StatusCode.UNAUTHENTICATED, grpc.StatusCode.PERMISSION_DENIED):
+                return None
+            if code == grpc.StatusCode.DEADLINE_EXCEEDED:
+                return f"no answer in {answer_s:g} s"
+            name = code.name.lower().replace("_", " ") if code is not None else "no answer"
+            return f"{name}: {' '.join(str(exc.details() or '').split())[:120]}".rstrip(": ")
+    return None

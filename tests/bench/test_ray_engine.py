@@ -247,8 +247,35 @@ def test_an_address_where_nothing_answers_is_one_line_at_once() -> None:
     with pytest.raises(UsageError, match=f"127.0.0.1:{port}: nothing answers there") as info:
         _check_reachable(f"127.0.0.1:{port}")
     assert time.monotonic() - t0 < 5 and "\n" not in info.value.reason
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        s.listen()
-        _check_reachable(f"127.0.0.1:{s.getsockname()[1]}")  # something answers: no error
-    _check_reachable("auto")
+    _check_reachable("auto")  # left for Ray to judge
+
+
+@pytest.mark.parametrize("reply", [None, b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n"])
+def test_an_address_where_a_server_that_is_not_ray_listens_is_one_line_and_exit_2(
+    tmp_path, plain_tcp_server, reply
+):
+    """A plain TCP server on 127.0.0.1 (silent, or answering as a web server) is no Ray head node:
+    the bench says so in one line, exit 2, in bounded time, and writes no episode."""
+    port = plain_tcp_server(reply)
+    address = f"127.0.0.1:{port}"
+    t0 = time.monotonic()
+    proc = subprocess.run(
+        [sys.executable, "-m", "owl_bt.cli", "bench", "--engine", "ray", "--address", address]
+        + ["--tasks", "berry1", "--seeds", "1", "--out", str(tmp_path / "bench"), "-q"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 2, proc.stderr
+    (line,) = proc.stderr.strip().splitlines()
+    assert line.startswith(f"owl-bt: cannot join the Ray cluster at {address}: something listens")
+    assert "not a Ray head node" in line
+    assert time.monotonic() - t0 < 60  # Ray's own ray.init waited here without bound
+    assert not (tmp_path / "bench" / episodes.FILENAME).exists() or not _lines(tmp_path / "bench")
+
+
+@pytest.mark.slow
+def test_the_gcs_address_of_a_running_ray_passes_the_probe(local_ray):
+    from owl_bt.bench.ray_engine import _check_reachable
+
+    _check_reachable(local_ray.get_runtime_context().gcs_address)  # a real head node: no error
