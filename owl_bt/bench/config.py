@@ -42,6 +42,7 @@ class BenchConfig:
     plan_time: float = 900.0  # seconds a planning round may take (owl_bt.episode_config.PLAN_TIME)
     engine: str = "pool"
     address: str | None = None
+    vlm: str = "offline"  # the backend the language methods ask (offline or openai)
 
     @property
     def methods(self) -> tuple[str, ...]:
@@ -55,6 +56,7 @@ class BenchConfig:
 
 
 ENGINES = ("pool", "ray")
+BENCH_VLMS = ("offline", "openai")  # a replay answers one recorded run; oracle is a method
 INSTALL_HINT = (
     "--engine ray needs Ray, which is not installed: pip install 'owl-bt[ray]' "
     "(or pip install 'ray>=2.9')"
@@ -182,7 +184,7 @@ def check_out(out: Path, create: bool = True) -> Path:
 
 def check_same_setup(cfg: BenchConfig, records: list[dict]) -> None:
     """A bench folder holds one setup: every recorded episode that says its robot or perception
-    source must match `cfg`, and every episode of `cfg`'s methods its --budget, --max-attempts, --skeletons and --plan-time
+    source must match `cfg`, and every episode of `cfg`'s methods its --vlm, --budget, --max-attempts, --skeletons and --plan-time
     (else its rows would be mixed into the same tables, and its episodes taken as already done);
     raises UsageError naming the option and the recorded value."""
     for r in records:
@@ -213,7 +215,7 @@ def check_same_setup(cfg: BenchConfig, records: list[dict]) -> None:
 OPTION_OF = {"max_skeletons": "--skeletons", "plan_time_s": "--plan-time"}
 
 
-def _episode_options(cfg: BenchConfig) -> dict[str, float]:
+def _episode_options(cfg: BenchConfig) -> dict[str, float | str]:
     """The episode options a record of `cfg.method` says it ran with, after the method configured them."""
     from owl_bt.episode_config import EpisodeConfig
 
@@ -226,9 +228,11 @@ def _episode_options(cfg: BenchConfig) -> dict[str, float]:
         budget=cfg.budget,
         skeletons=cfg.skeletons,
         plan_time=cfg.plan_time,
+        vlm=cfg.vlm,
     )
     run = methods.get(cfg.method).apply(base)
     return {
+        "vlm": run.vlm,
         "budget": run.budget,
         "max_attempts": run.max_attempts,
         "max_skeletons": run.skeletons,
@@ -253,9 +257,12 @@ def make_config(
     plan_time: float = 900.0,
     engine: str = "pool",
     address: str | None = None,
+    vlm: str = "offline",
 ) -> BenchConfig:
     """Check every argument (raises UsageError), then create the bench folder."""
     check_engine(engine, address)
+    if vlm not in BENCH_VLMS:
+        raise UsageError(f"unknown bench VLM backend {vlm!r}; available: {', '.join(BENCH_VLMS)}")
     name = methods.get(method).name
     task_names = parse_tasks(tasks)
     seed_values = parse_seeds(seeds, seed_list)
@@ -307,6 +314,7 @@ def make_config(
         plan_time,
         engine,
         address,
+        vlm,
     )
 
 

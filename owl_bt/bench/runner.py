@@ -121,6 +121,7 @@ def plan_jobs(cfg: BenchConfig) -> list[Job]:
                     plan_time=cfg.plan_time,
                     perception=cfg.perception,
                     robot=cfg.robot,
+                    vlm=cfg.vlm,
                 )
                 if variant != method.name:
                     base = dataclasses.replace(base, faults=cfg.faults, fault_seed=cfg.fault_seed)

@@ -147,6 +147,14 @@ def bench(
         help="Where episodes run: pool (worker processes on this machine; default) or ray (one Ray "
         "task per episode; a local Ray with --jobs CPUs, or the cluster at --address).",
     ),
+    vlm: choices.BenchVlm = typer.Option(
+        "offline",
+        "--vlm",
+        case_sensitive=False,
+        help="The model the language methods ask: offline (the embedded grounder; default) or "
+        "openai (the OpenAI-compatible endpoint of `owl-bt run --vlm openai`, docs/usage.md). "
+        "The oracle method ignores it.",
+    ),
     address: str | None = typer.Option(
         None,
         "--address",
@@ -188,6 +196,7 @@ def bench(
             plan_time,
             engine.strip().lower(),
             address,
+            vlm.lower(),
         )
     except OwlError as exc:
         raise fail(exc) from None

@@ -47,6 +47,7 @@ def bench_command(
     plan_time: float = 900.0,
     engine: str = "pool",
     address: str | None = None,
+    vlm: str = "offline",
 ) -> int:
     """Run (or with `report_only` only summarise) a bench; prints summary.md and one last line on stdout."""
     if report_only:
@@ -78,6 +79,7 @@ def bench_command(
         plan_time,
         engine,
         address,
+        vlm,
     )
     with _locked(cfg.out):
         loaded = _read(cfg.out, err)

@@ -19,6 +19,8 @@ PERCEPTION_SOURCES = (
 )  # owl_bt.episode's (importing it here would load the simulator for --help)
 
 Vlm = Literal[tuple(VLM_BACKENDS)]  # type: ignore[valid-type]
+# the backends a bench can ask (oracle is a method; a replay answers one recorded run)
+BenchVlm = Literal["offline", "openai"]
 Method = Literal[tuple(available())]  # type: ignore[valid-type]
 Perception = Literal[PERCEPTION_SOURCES]  # type: ignore[valid-type]
 Robot = Literal[(*ROBOTS, *ALIASES)]  # type: ignore[valid-type]  # the aliases too: ur5, gen3 …

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -35,10 +36,16 @@ class Reply:
 
 
 class ChatServer:
-    """Use as a context manager; `base_url` is http://127.0.0.1:<port>/v1."""
+    """Use as a context manager; `base_url` is http://127.0.0.1:<port>/v1.
 
-    def __init__(self, script: list[Reply]) -> None:
-        self.script = list(script)
+    `script`: the replies in order; or `respond`, a function of the request body (the chat-completions
+    JSON) returning the Reply, for a server that answers by what is asked (a recorded transcript)."""
+
+    def __init__(
+        self, script: list[Reply] | None = None, respond: Callable[[dict], Reply] | None = None
+    ) -> None:
+        self.script = list(script or [])
+        self.respond = respond
         self.requests: list[dict] = []
         self.lock = threading.Lock()
         server = self
@@ -55,13 +62,14 @@ class ChatServer:
                     server.requests.append(
                         {"path": self.path, "body": body, "headers": dict(self.headers)}
                     )
-                    reply = (
-                        server.script.pop(0)
-                        if server.script
-                        else Reply(
+                    if server.respond is not None:
+                        reply = server.respond(body)
+                    elif server.script:
+                        reply = server.script.pop(0)
+                    else:
+                        reply = Reply(
                             "no more scripted answers", 500, headers={"x-should-retry": "false"}
                         )
-                    )
                 if reply.delay_s:
                     time.sleep(reply.delay_s)
                 if self.path.rstrip("/") != "/v1/chat/completions":
