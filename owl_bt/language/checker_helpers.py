@@ -6,20 +6,26 @@ with the codebook's functions (`get_obj_center`, `modify_pose_bounds_to_be_…`,
 
 from __future__ import annotations
 
+from owl_bt.language.perception_error import PERCEPTION_ERROR
+
 # m: how far past the reference's edge across ("behind the bowl": the bowl's width in y) a thing beside it may
 # still be, its centre: a person means the strip in line with the reference, not a diagonal 15 cm off
 SIDE_SLACK = 0.03
 WHERE_WAS = 0.03  # m, x and y: how far from where a thing's centre was "where it was" may be
 FAR_APART = 0.25  # m between the centres of a thing put "far from" another and that other (a third of the table's width)
 
+RIM_MARGIN = 0.02  # m a centre "well inside" a round plate's or bowl's rim keeps from it
+
 PRELUDE = """def within_rim(name, ref):
-    # a round plate or bowl: the centre well inside its rim, not in the corners of its box
+    # a round plate or bowl: the centre well inside its rim, not in the corners of its box (RIM_MARGIN m
+    # from it, less the PERCEPTION_ERROR m an observed centre may be off: an orange resting near the
+    # rim failed this after a perception error of a few mm)
     r = state.get(ref)
     w = min(r.size[0], r.size[1])
     if r.shape != "cylinder" or max(r.size[0], r.size[1]) > 1.1 * w:
         return True
     p, c = get_obj_center(state, env, name), get_obj_center(state, env, ref)
-    return math.hypot(p[0] - c[0], p[1] - c[1]) <= w / 2 - 0.02
+    return math.hypot(p[0] - c[0], p[1] - c[1]) <= w / 2 - RIM_MARGIN + PERCEPTION_ERROR
 
 def on(name, surface):
     b = modify_pose_bounds_to_be_ontop_of_object(state, env, init_bounds, name, surface)
@@ -153,7 +159,14 @@ def tipped_over(name, target, cos_max):
     b = modify_pose_bounds_to_be_above_object(state, env, init_bounds, target)
     p = get_obj_center(state, env, name)
     return position_within_bounds(p, b) and math.cos(p[3]) * math.cos(p[4]) < cos_max
-""".replace("SIDE_SLACK", repr(SIDE_SLACK)).replace("WHERE_WAS", repr(WHERE_WAS))
+"""
+for _name, _value in (
+    ("SIDE_SLACK", SIDE_SLACK),
+    ("WHERE_WAS", WHERE_WAS),
+    ("RIM_MARGIN", RIM_MARGIN),
+    ("PERCEPTION_ERROR", PERCEPTION_ERROR),
+):
+    PRELUDE = PRELUDE.replace(_name, repr(_value))
 
 # helpers put before the checkers only when a checker calls them (the prelude of the other answers stays as it was)
 EXTRA = {

@@ -24,6 +24,9 @@ if TYPE_CHECKING:
 
 _DRAWS = random.Random()  # the draws of a sampler called without a generator (seeded by the OS)
 ONTOP_TOLERANCE = 0.015  # metres above resting height that still counts as "on"
+# m: a thing lying on a support thinner than this (a painted marker, 2 mm) is part of the support;
+# a thicker one (a plate, a cutting board, 1.5 cm) is a support of its own
+LAYER_MIN = 0.005
 
 
 def initial_bounds(env: Env) -> Bounds:
@@ -137,16 +140,44 @@ def modify_pose_bounds_to_be_near_object(
 def modify_pose_bounds_to_be_ontop_of_object(
     state: WorldState, env: Env, bounds: Bounds, obj1: str, obj2: str
 ) -> Bounds:
-    """obj1's centre over obj2's box in x, y, and at resting height on obj2's top (z from the top to
-    obj1's half height + 1.5 cm above it). Works for surfaces and flat regions."""
+    """obj1's centre over obj2's box in x, y, and at resting height on obj2's top (z from the top
+    to obj1's half height + 1.5 cm above it). Works for surfaces and flat regions. A thing resting
+    on something else lying on obj2 (a lime on a plate on the table) is not on obj2: when another
+    object at least 5 mm thick lies between them under obj1's centre, z stops below the height obj1
+    has resting on that object."""
     bounds = args.bounds("modify_pose_bounds_to_be_ontop_of_object", bounds)
     obj1 = args.name("modify_pose_bounds_to_be_ontop_of_object", obj1)
     obj2 = args.name("modify_pose_bounds_to_be_ontop_of_object", obj2)
     lo, hi = state.get(obj2).aabb()
     o1 = state.get(obj1)
-    half = (o1.aabb()[1][2] - o1.aabb()[0][2]) / 2
+    olo, ohi = o1.aabb()
+    half = (ohi[2] - olo[2]) / 2
     b = _with(_with(bounds, 0, lo[0], hi[0]), 1, lo[1], hi[1])
-    return _with(b, 2, hi[2], hi[2] + half + ONTOP_TOLERANCE)
+    top = hi[2] + half + ONTOP_TOLERANCE
+    layer = _layer_between(state, obj1, obj2)
+    if layer is not None:  # resting on it, obj1's centre is `layer` m higher than on obj2
+        top = min(top, hi[2] + (o1.pose.z - olo[2]) + layer / 2)
+    return _with(b, 2, hi[2], top)
+
+
+def _layer_between(state: WorldState, obj1: str, obj2: str) -> float | None:
+    """How far above obj2's top the lowest other object under obj1's centre reaches (m) — one at
+    least LAYER_MIN thick that obj1 may rest on (its top not above obj1's bottom + 1.5 cm); None
+    when there is none."""
+    o1 = state.get(obj1)
+    x, y = o1.pose.x, o1.pose.y
+    bottom = o1.aabb()[0][2]
+    support_top = state.get(obj2).aabb()[1][2]
+    found = None
+    for name, other in state.objects.items():
+        if name in (obj1, obj2):
+            continue
+        if not other.over_footprint(x, y):
+            continue
+        rise = other.aabb()[1][2] - support_top
+        if LAYER_MIN <= rise and support_top + rise <= bottom + ONTOP_TOLERANCE:
+            found = rise if found is None else min(found, rise)
+    return found
 
 
 def modify_pose_bounds_to_be_inside_object(

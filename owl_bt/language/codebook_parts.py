@@ -20,6 +20,7 @@ import math
 from typing import TYPE_CHECKING
 
 from owl_bt.language.codebook_shape import LONG, get_lower_end, get_opening
+from owl_bt.language.perception_error import PERCEPTION_ERROR
 from owl_bt.state import WorldState, rotation_matrix
 
 if TYPE_CHECKING:
@@ -28,7 +29,8 @@ if TYPE_CHECKING:
 Bounds = tuple[tuple[float, ...], tuple[float, ...]]
 TILT_TOL = math.radians(20.0)  # default: an axis within this of a direction counts as along it
 YAW_TOL = math.radians(15.0)  # default: long sides within this of each other count as parallel
-SEEN_TOL = 0.01  # m a footprint may seem to overhang an opening (perception error of a few mm)
+# m a footprint may seem to overhang an opening: the measured perception error, on either side
+SEEN_TOL = 2 * PERCEPTION_ERROR
 PARTS = {
     "front": ((0.0, 0.5), (0.0, 1.0)),
     "back": ((0.5, 1.0), (0.0, 1.0)),
