@@ -131,9 +131,11 @@ def direct_prompt(
 
 
 def _helpers() -> str:
+    """The codebook helpers, each with its signature and its whole docstring on one line (a first
+    line alone stops mid-sentence)."""
     lines = []
     for name, fn in HELPERS.items():
-        doc = (inspect.getdoc(fn) or "").split("\n")[0]
+        doc = " ".join((inspect.getdoc(fn) or "").split())
         lines.append(f"- {name}{inspect.signature(fn)}: {doc}".replace("owl_bt.state.", ""))
     return "\n".join(lines)
 
@@ -164,10 +166,6 @@ def checker_prompt(
     open_world: set[str],
     history: list[str] | None = None,
 ) -> str:
-    helpers = []
-    for name, fn in HELPERS.items():
-        doc = " ".join((inspect.getdoc(fn) or "").split())  # whole: a first line stops mid-sentence
-        helpers.append(f"- {name}{inspect.signature(fn)}: {doc}".replace("owl_bt.state.", ""))
     actions = [
         f"- action_check{i}: {a.op}; {a.description}"
         for i, a in enumerate(sketch.actions)
@@ -179,7 +177,7 @@ def checker_prompt(
         history=past,
         sketch=sketch.text(),
         objects=describe_objects(world, with_pose=True),
-        helpers="\n".join(helpers),
+        helpers=_helpers(),
         actions="\n".join(actions) or "(none)",
     )
 
@@ -417,6 +415,26 @@ def _initial(world: WorldState, init_world: WorldState | None) -> WorldState:
     return replace(init_world, objects={**init_world.objects, **extra})
 
 
+ACTION_CHECKS_NOTE = (
+    "During planning, action_check<i> is judged on the state right after action i, in which only "
+    "the object that action moves has been displaced: every other object stands where the scene and "
+    "the earlier actions left it. An action check must not ask for what later actions do."
+)
+
+
+def pretest_note(problems: list[repair.Unsatisfiable]) -> str:
+    """The repair message for checkers the pre-test found unsatisfiable: each with its evidence
+    (the regions, the clause that failed) and code, how action checks are judged, and the request."""
+    note = "\n\n".join(p.message() for p in problems)
+    actions = any("action_check" in p.checker for p in problems)
+    return (
+        "Before planning, these checkers were tested on candidate states drawn from the regions they "
+        "test (each object a checker tests moved into its region), and nothing satisfies them:\n"
+        f"{note}\n" + (f"{ACTION_CHECKS_NOTE}\n" if actions else "") + "Please send the whole "
+        "corrected python block."
+    )
+
+
 def _repaired(
     vlm,
     checkers: CheckerSet,
@@ -439,16 +457,7 @@ def _repaired(
         problems = repair.check(checkers, world, env, groups, rng, context=goals)
         if not problems:
             break
-        note = "\n\n".join(p.message() for p in problems)
-        messages = messages + [
-            {
-                "role": "user",
-                "content": (
-                    "Before planning, these checkers were tested on candidate states drawn from the regions they test, and "
-                    f"nothing satisfies them:\n{note}\nPlease send the whole corrected python block."
-                ),
-            }
-        ]
+        messages = messages + [{"role": "user", "content": pretest_note(problems)}]
         stats["repairs"] = stats.get("repairs", 0) + 1
         answer, unusable = _query(vlm, "checker", messages, [], log, stats)
         log[-1]["repair"] = [p.checker for p in problems]

@@ -18,6 +18,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from owl_bt.errors import OwlError
+from owl_bt.language import clause_probe
 from owl_bt.language.sandbox import CheckerSet
 from owl_bt.language.workspace import Env
 from owl_bt.state import Pose, WorldState
@@ -135,6 +137,7 @@ def _check_group(checkers, world, env, names, rng, k, context) -> Unsatisfiable 
     first = regions(world)
     if not first or _all(checkers, names, world):
         return None
+    tried: list[WorldState] = []
     for j in range(k):
         # one object at a time, in a random order, re-reading the regions after each placement: a
         # fork's region inside the mug follows the mug placed before it, and a conjunction that
@@ -152,6 +155,7 @@ def _check_group(checkers, world, env, names, rng, k, context) -> Unsatisfiable 
                 state = state.with_pose(obj, pose)
         if _all(checkers, names, state):
             return None
+        tried.append(state)
     parts = []
     for obj, boxes in first.items():
         where = "; ".join(_fmt(b) for b in boxes)
@@ -165,8 +169,36 @@ def _check_group(checkers, world, env, names, rng, k, context) -> Unsatisfiable 
         )
     label = " and ".join(names) + (" together" if len(names) > 1 else "")
     source = "\n".join(checkers.sources.get(n, "") for n in names)
-    return Unsatisfiable(
-        label,
-        source,
-        f"{'; '.join(parts)}; none of {k} candidate poses drawn from those regions satisfied it",
+    evidence = (
+        f"{'; '.join(parts)}; none of {k} candidate poses drawn from those regions satisfied it"
     )
+    if len(names) == 1:
+        evidence += failed_clauses(checkers, names[0], tried)
+    return Unsatisfiable(label, source, evidence)
+
+
+def failed_clauses(checkers: CheckerSet, name: str, states: list[WorldState]) -> str:
+    """'' or, for a checker that is a conjunction (`clause_probe`), a sentence saying in how many of
+    `states` each clause held and which never did."""
+    parts = clause_probe.clauses(checkers.source, name)
+    if len(parts) < 2 or not states:
+        return ""
+    try:
+        probes = CheckerSet.compile(
+            checkers.source + "\n\n" + "\n\n".join(c.source for c in parts),
+            checkers.init_state,
+            checkers.env,
+        )
+    except OwlError:  # (a probe the sandbox's static gate refuses: no clause evidence then)
+        return ""
+    held = probes.evaluate_many([(c.probe, s) for c in parts for s in states])
+    n = len(states)
+    counts = [sum(held[i * n : (i + 1) * n]) for i in range(len(parts))]
+    shares = "; ".join(f"`{c.text}` held in {m} of {n}" for c, m in zip(parts, counts, strict=True))
+    never = [f"`{c.text}`" for c, m in zip(parts, counts, strict=True) if m == 0]
+    verdict = (
+        f"the clause{'s' if len(never) > 1 else ''} that failed: {', '.join(never)}"
+        if never
+        else "every clause held in some candidates, never all of them together"
+    )
+    return f". Its clauses, judged on the same candidates: {shares}; {verdict}"

@@ -63,6 +63,11 @@ def test_a_contradiction_is_found_sent_back_and_corrected(pan_world, schemas):
     assert (
         "none of 200 candidate poses" in evidence and "in_pan" in evidence
     )  # the checker's own source
+    # which clause failed: each held alone in some candidates, never both together
+    assert "`in_bowl (= position_within_bounds(" in evidence
+    assert "never all of them together" in evidence
+    # and how action checks are judged during planning
+    assert "only the object that action moves has been displaced" in evidence
     assert "skillet" not in c.checkers.sources["goal_check0"] and c.queries == 3
     assert c.transcript[-1]["repair"] == ["goal_check0", "action_check1"]
     env = env_from_state(pan_world)
