@@ -193,3 +193,26 @@ def test_cap_sample_code_draws_a_moved_blocker_from_beside_what_it_blocked(schem
     assert (
         '_of_object(initial, env, b, "light_grey_region")' in can
     )  # left or right of the region, not anywhere
+
+
+def test_a_bench_asks_the_vlm_it_is_given(tmp_path):
+    # `bench --vlm openai`: the language methods ask the endpoint, the oracle keeps its own answers;
+    # a bench folder keeps one --vlm per method
+    from owl_bt.bench.config import check_same_setup, make_config
+    from owl_bt.bench.runner import plan_jobs
+    from owl_bt.errors import UsageError
+
+    def vlms(method: str, vlm: str) -> set[str]:
+        cfg = make_config(method, "berry1", 1, None, tmp_path / vlm, 1, 500, 4, vlm=vlm)
+        return {job.cfg.vlm for job in plan_jobs(cfg)}
+
+    assert vlms("owl", "openai") == {"openai"} and vlms("owl", "offline") == {"offline"}
+    assert vlms("no-cont", "openai") == {"no-cont/openai"}
+    assert vlms("oracle", "openai") == {"oracle"}
+    with pytest.raises(UsageError, match="unknown bench VLM backend 'replay'"):
+        make_config("owl", "berry1", 1, None, tmp_path / "r", 1, 500, 4, vlm="replay")
+    cfg = make_config("owl", "berry1", 1, None, tmp_path / "x", 1, 500, 4, vlm="openai")
+    record = {"task": "berry1", "seed": 0, "method": "owl", "vlm": "offline"}
+    with pytest.raises(UsageError, match="--vlm offline"):
+        check_same_setup(cfg, [record])
+    check_same_setup(cfg, [{**record, "vlm": "openai"}])
