@@ -2,9 +2,12 @@
 
 Requests are one line, `SET <VAR> <value> [<VAR> <value> …]` (answered `ack`) or `GET <VAR>`
 (answered `<VAR> <value>`). Variables used: ACT (activate 1), GTO (go to the requested position 1),
-POS (position 0 open … 255 closed), SPE (speed 0–255), FOR (force 0–255), STA (status: 3 = active),
-OBJ (0 moving, 1 stopped opening on an object, 2 stopped closing on an object, 3 at the requested
-position). Widths are metres between the pads, linear in POS over the 2F-85's 0–0.085 m stroke.
+POS (position 0 open … 255 closed), PRE (the position request the gripper is working on: it
+echoes a new POS only once the gripper has taken it), SPE (speed 0–255), FOR (force 0–255), STA
+(status: 3 = active), OBJ (0 moving, 1 stopped opening on an object, 2 stopped closing on an object,
+3 at the requested position). OBJ read before PRE echoes the new request still describes the last
+motion, so a move waits for PRE first. Widths are metres between the pads, linear in POS over the
+2F-85's 0–0.085 m stroke.
 """
 
 from __future__ import annotations
@@ -21,8 +24,9 @@ STROKE = 0.085  # m between the pads at POS 0
 class RobotiqSocketGripper:
     """A connected gripper. host: the UR's address; timeout: seconds per request and per motion."""
 
-    def __init__(self, host: str, port: int = PORT, timeout: float = 2.0) -> None:
+    def __init__(self, host: str, port: int | None = None, timeout: float = 2.0) -> None:
         self.timeout = timeout
+        port = PORT if port is None else port
         try:
             self._sock = socket.create_connection((host, port), timeout=timeout)
         except OSError as exc:
@@ -71,12 +75,16 @@ class RobotiqSocketGripper:
             time.sleep(0.02)
 
     def move(self, position: int, speed: int = 255, force: int = 100) -> tuple[int, bool]:
-        """Go to POS `position` (0–255); returns (reached POS, stopped on an object)."""
-        self.set(
-            pos=max(0, min(255, position)), spe=speed, **{"for": force}
-        )  # FOR is a Python keyword
+        """Go to POS `position` (0–255); returns (reached POS, stopped on an object). Waits until
+        PRE echoes the request, then until OBJ says the fingers stopped."""
+        position = max(0, min(255, position))
+        self.set(pos=position, spe=speed, **{"for": force})  # FOR is a Python keyword
         self.set(gto=1)
         deadline = time.monotonic() + self.timeout
+        while self.get("PRE") != position:
+            if time.monotonic() > deadline:
+                raise ActionTimeout(f"the Robotiq gripper did not take the request POS {position}")
+            time.sleep(0.01)
         while (obj := self.get("OBJ")) == 0:
             if time.monotonic() > deadline:
                 raise ActionTimeout(f"the Robotiq gripper did not stop within {self.timeout:.1f} s")

@@ -6,7 +6,6 @@ URCap's socket protocol."""
 from __future__ import annotations
 
 import math
-import socketserver
 import sys
 import threading
 import time
@@ -25,98 +24,17 @@ from skills.faults import (
 from skills.guard import GUARDED_SPAN, GUARDED_SPEED, GuardRejection, SafetyGuard
 from skills.guarded import GuardedBackend
 from skills.robotiq_socket import RobotiqSocketGripper
-from skills.rtde_backend import INSTALL_HINT, RtdeBackend, connect_rtde
+from skills.rtde_backend import INSTALL_HINT, REGISTERS_IN_USE, RtdeBackend, connect_rtde
 from tests.support.descent import descent
-
-
-class FakeReceive:
-    """rtde_receive.RTDEReceiveInterface's methods the backend reads."""
-
-    def __init__(self) -> None:
-        self.q = list(HOME)
-        self.connected, self.protective, self.emergency = True, False, False
-        self.force = [
-            0.5,
-            0.0,
-            -3.0,
-            0.0,
-            0.0,
-            0.0,
-        ]  # N, N·m: the tool force (a small resting offset)
-
-    def getActualQ(self):  # noqa: N802 - ur_rtde's names
-        return list(self.q)
-
-    def isConnected(self):  # noqa: N802
-        return self.connected
-
-    def getActualTCPForce(self):  # noqa: N802
-        return list(self.force)
-
-    def isProtectiveStopped(self):  # noqa: N802
-        return self.protective
-
-    def isEmergencyStopped(self):  # noqa: N802
-        return self.emergency
-
-
-class FakeControl:
-    """rtde_control.RTDEControlInterface's methods; `scenario` plays how the next moveJ goes
-    ('contact': the tool force rises by 25 N halfway along the path, which then runs on unless stopped)."""
-
-    def __init__(
-        self, receive: FakeReceive, scenario: str = "end", time_scale: float = 0.05
-    ) -> None:
-        self.r, self.scenario, self.time_scale = receive, scenario, time_scale
-        self.paths: list[list[list[float]]] = []
-        self.stops: list[float] = []
-        self._running = False
-        self._halt = threading.Event()
-
-    def isConnected(self):  # noqa: N802
-        return self.r.connected
-
-    def moveJ(self, path, asynchronous=False):  # noqa: N802
-        if self.scenario == "refuse":
-            return False
-        self.paths.append([list(e) for e in path])
-        self._running = True
-        threading.Thread(target=self._run, args=(path,), daemon=True).start()
-        return True
-
-    def _run(self, path) -> None:
-        prev = list(self.r.q)
-        for k, entry in enumerate(path):
-            if self.scenario == "contact" and k == len(path) // 2:
-                self.r.force[2] += 25.0
-                if self._halt.wait(
-                    0.5
-                ):  # the slow last centimetres: long enough for a poll to see it
-                    self._running = False
-                    return
-            q, speed = entry[:6], entry[6]
-            seconds = (
-                max(abs(a - b) for a, b in zip(q, prev, strict=True)) / speed * self.time_scale
-            )
-            if self._halt.wait(seconds):
-                self._running = False
-                return
-            if self.scenario == "protective":
-                self.r.protective = True
-                return
-            if self.scenario == "disconnect":
-                self.r.connected = False
-                return
-            self.r.q, prev = list(q), list(q)
-        if self.scenario != "never":
-            self._running = False
-
-    def getAsyncOperationProgress(self):  # noqa: N802
-        return 0 if self._running else -1
-
-    def stopJ(self, a=2.0, asynchronous=False):  # noqa: N802
-        self.stops.append(a)
-        self._halt.set()
+from tests.support.fake_rtde import (
+    FakeControl,
+    FakeDashboard,
+    FakeReceive,
+    FakeUR,
+    RobotiqServer,
+    arm_time,
+    install,
+)
 
 
 @pytest.fixture(scope="module")
@@ -129,7 +47,7 @@ def guard():
 def _arm(scenario: str, guard: SafetyGuard, margin: float = 0.3):
     receive = FakeReceive()
     control = FakeControl(receive, scenario)
-    backend = RtdeBackend(control, receive, guard=guard, margin_s=margin)
+    backend = RtdeBackend(control, receive, guard=guard, margin_s=margin, watchdog_hz=None)
     return control, receive, GuardedBackend(backend, guard)
 
 
@@ -176,7 +94,7 @@ def test_a_refused_path_is_a_typed_failure(guard):
 
 def test_stop_from_another_thread(guard):
     control, receive, arm = _arm("end", guard, margin=5.0)
-    control.time_scale = 1.0
+    control.time_scale = 2.0
     threading.Timer(0.2, arm.stop).start()
     t0 = time.monotonic()
     with pytest.raises(ActionAborted, match="stopped"):
@@ -202,63 +120,56 @@ def test_missing_ur_rtde_says_how_to_install_it(monkeypatch):
 
 
 # -- the Robotiq URCap socket protocol, on a real socket ------------------------------------------
-class _Robotiq(socketserver.StreamRequestHandler):
-    """Plays the URCap: SET answers ack, GET answers 'VAR value'; closing stops at `stop_at`."""
-
-    def handle(self) -> None:
-        regs = self.server.regs
-        for raw in self.rfile:
-            words = raw.decode().split()
-            if self.server.hangup:
-                return  # the URCap went away: the connection closes without an answer
-            if not words:
-                continue
-            if words[0] == "SET":
-                for name, value in zip(words[1::2], words[2::2], strict=True):
-                    regs[name] = int(value)
-                if regs.get("ACT") == 1:
-                    regs["STA"] = 3
-                if regs.get("GTO") == 1:
-                    regs["POS"] = min(regs.get("POS", 0), self.server.stop_at)
-                    regs["OBJ"] = (
-                        2
-                        if regs["POS"] < 255 and self.server.stop_at < 255 and regs["POS"] > 0
-                        else 3
-                    )
-                self.wfile.write(b"ack\n")
-            elif words[0] == "GET":
-                self.wfile.write(f"{words[1]} {regs.get(words[1], 0)}\n".encode())
-
-
 @pytest.fixture()
-def robotiq_server():
-    server = socketserver.ThreadingTCPServer(("127.0.0.1", 0), _Robotiq)
-    server.daemon_threads = True
-    server.regs, server.stop_at, server.hangup = {"STA": 0, "POS": 0, "OBJ": 3}, 255, False
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+def robotiq():
+    server = RobotiqServer()
     yield server
-    server.shutdown()
-    server.server_close()
+    server.close()
 
 
-def test_robotiq_socket_activates_closes_on_an_object_and_opens(robotiq_server):
-    gripper = RobotiqSocketGripper("127.0.0.1", robotiq_server.server_address[1])
+def test_robotiq_socket_activates_closes_on_an_object_and_opens(robotiq):
+    gripper = RobotiqSocketGripper("127.0.0.1", robotiq.port)
     gripper.activate()
-    assert robotiq_server.regs["ACT"] == 1
-    robotiq_server.stop_at = 180
+    assert robotiq.regs["ACT"] == 1
+    robotiq.object_at = 180
     receive = FakeReceive()
-    backend = RtdeBackend(FakeControl(receive), receive, gripper)
+    backend = RtdeBackend(FakeControl(receive), receive, gripper, watchdog_hz=None)
     res = backend.gripper("close")
     assert res.holding == HELD_UNKNOWN and res.width == pytest.approx(0.085 * (1 - 180 / 255))
-    assert robotiq_server.regs["FOR"] == 100 and robotiq_server.regs["GTO"] == 1
+    assert robotiq.regs["FOR"] == 100 and robotiq.regs["PRE"] == 255
     assert backend.gripper("open").holding is None
+    assert backend.state().gripper_width == pytest.approx(0.085)
     gripper.close()
 
 
-def test_robotiq_socket_that_hangs_up_is_a_lost_connection(robotiq_server):
-    gripper = RobotiqSocketGripper("127.0.0.1", robotiq_server.server_address[1])
+def test_robotiq_waits_for_pre_before_reading_obj(robotiq):
+    """The URCap takes a request a moment after GTO: OBJ read before PRE echoes it still says 3
+    (the last motion's 'at position'), which read as 'done' would report the fingers where they were."""
+    robotiq.take_s = 0.2
+    gripper = RobotiqSocketGripper("127.0.0.1", robotiq.port)
+    gripper.activate()
+    robotiq.object_at = 150
+    reached, on_object = gripper.move(255)
+    assert (reached, on_object) == (150, True)
+    assert gripper.get("PRE") == 255
+
+
+def test_a_slipped_object_is_no_longer_held(robotiq):
+    gripper = RobotiqSocketGripper("127.0.0.1", robotiq.port)
+    gripper.activate()
+    robotiq.object_at = 170
+    receive = FakeReceive()
+    backend = RtdeBackend(FakeControl(receive), receive, gripper, watchdog_hz=None)
+    assert backend.gripper("close").holding == HELD_UNKNOWN
+    assert backend.state().held == HELD_UNKNOWN
+    robotiq.drop()
+    assert backend.state().held is None
+
+
+def test_robotiq_socket_that_hangs_up_is_a_lost_connection(robotiq):
+    gripper = RobotiqSocketGripper("127.0.0.1", robotiq.port)
     assert gripper.get("STA") == 0
-    robotiq_server.hangup = True
+    robotiq.hangup = True
     with pytest.raises(ConnectionLost):
         gripper.get("POS")
 
@@ -288,3 +199,105 @@ def test_an_unguarded_move_ignores_the_tool_force(guard):
     control, receive, arm = _arm("contact", guard)
     arm.execute_trajectory(descent("ur5e"))
     assert not control.stops and receive.q == pytest.approx(list(descent("ur5e")[-1]))
+
+
+# -- blends, acceleration, the watchdog, protective stops ------------------------------------------
+def _long_path(n: int = 96, seconds: float = 6.0):
+    """n waypoints sweeping the base and shoulder 0.8 rad, planned to last `seconds`."""
+    way = [
+        tuple(
+            v + (0.8 * k / n if i in (0, 1) else 0.0) * (-1 if i == 1 else 1)
+            for i, v in enumerate(HOME)
+        )
+        for k in range(1, n + 1)
+    ]
+    return way, [seconds * k / n for k in range(1, n + 1)]
+
+
+def test_a_long_path_is_blended_and_takes_about_its_planned_time(guard):
+    """A 96-waypoint path planned at 6 s: blended, the arm runs through in about that time (its
+    ramps up and down added); sent with blend 0, it would stop at every waypoint and take far longer."""
+    control, receive, arm = _arm("end", guard, margin=2.0)
+    way, times = _long_path()
+    arm.execute_trajectory(way, times)
+    (path,) = control.paths
+    radii = [e[8] for e in path]
+    assert radii[-1] == 0.0 and all(0.0 < r <= 0.02 for r in radii[:-1])
+    (blended,) = control.modelled_s
+    assert blended == pytest.approx(arm.inner.last_path_s, rel=0.1)  # the backend waits for that
+    assert 6.0 <= blended < 6.0 + 1.0
+    stopping, _ = arm_time(HOME, [[*e[:8], 0.0] for e in path])
+    assert stopping > 2 * blended  # what blend 0 at every waypoint did
+    assert receive.q == pytest.approx(list(way[-1]))
+
+
+def test_the_watchdog_stops_the_arm_when_owl_bt_stops_kicking(guard):
+    receive = FakeReceive()
+    control = FakeControl(receive, time_scale=1.0)
+    backend = RtdeBackend(control, receive, guard=guard, watchdog_hz=10.0)
+    time.sleep(0.3)
+    assert control.watchdog_hz == 10.0 and control.kicks >= 5 and control.program_running
+    backend._watchdog.end()  # as when the process dies: nobody kicks any more
+    time.sleep(0.3)
+    assert not control.program_running
+    with pytest.raises(ActionAborted, match="control script"):  # a motion cut short by it fails
+        backend.execute_trajectory([HOME, _nearby(0.3)], [0.0, 3.0])
+    assert control.uploads == 1 and receive.q != pytest.approx(_nearby(0.3))
+    again = RtdeBackend(control, receive, guard=guard, watchdog_hz=10.0)  # owl-bt started again
+    again.execute_trajectory([receive.q, _nearby(0.05)], [0.0, 0.5])
+    assert control.uploads == 2 and receive.q == pytest.approx(_nearby(0.05))
+    again.close()
+
+
+def test_a_protective_stop_is_refused_until_unlocked_then_the_script_is_uploaded_again(guard):
+    control, receive, arm = _arm("protective", guard)
+    with pytest.raises(ProtectiveStop, match="unlock it on the pendant"):
+        arm.execute_trajectory([HOME, _nearby()])
+    control.scenario = "end"
+    with pytest.raises(ProtectiveStop, match="protective stop"):
+        arm.execute_trajectory([_nearby(0.1)])  # still stopped: nothing is sent
+    assert len(control.paths) == 1
+    arm.inner.recover(FakeDashboard(receive), wait_s=0.0)
+    assert control.uploads == 1 and control.program_running
+    arm.execute_trajectory([receive.q, _nearby(0.1)])
+    assert len(control.paths) == 2
+
+
+def test_rtde_input_registers_in_use_names_the_fix(monkeypatch):
+    import types
+
+    def refuse(ip, *args):
+        raise RuntimeError(
+            "One of the RTDE input registers are already in use! Currently you must disable the "
+            "EtherNet/IP adapter, PROFINET or any MODBUS unit configured on the robot."
+        )
+
+    fake = FakeUR()
+    install(monkeypatch, fake)
+    monkeypatch.setitem(
+        sys.modules, "rtde_control", types.SimpleNamespace(RTDEControlInterface=refuse)
+    )
+    with pytest.raises(BackendUnavailable) as info:
+        connect_rtde("192.0.2.20")
+    assert str(info.value) == REGISTERS_IN_USE and "Fieldbus" in str(info.value)
+    fake.close()
+
+
+@pytest.mark.parametrize("clear", [False, True])
+def test_a_protective_stop_found_at_connect_is_unlocked_only_when_asked(monkeypatch, guard, clear):
+    fake = FakeUR()
+    fake.receive.protective = True
+    fake.control.program_running = False
+    install(monkeypatch, fake)
+    monkeypatch.setattr("skills.rtde_backend.UNLOCK_WAIT_S", 0.0)
+    try:
+        if not clear:
+            with pytest.raises(BackendUnavailable, match="--clear-faults"):
+                RtdeBackend.connect("127.0.0.1", guard=guard)
+            assert fake.dashboard.unlocks == 0
+        else:
+            backend = RtdeBackend.connect("127.0.0.1", guard=guard, clear_faults=True)
+            assert fake.dashboard.unlocks == 1 and fake.control.uploads == 1
+            backend.close()
+    finally:
+        fake.close()

@@ -30,6 +30,9 @@ class ControllerSideControl:
     def isConnected(self):  # noqa: N802 - ur_rtde's names
         return True
 
+    def isProgramRunning(self):  # noqa: N802
+        return True
+
     def moveJ(self, path, asynchronous=False):  # noqa: N802
         self.paths.append(path)
         self._done.clear()
@@ -72,7 +75,9 @@ def _arm(server, guard, **control):
     return (
         receive,
         control,
-        GuardedBackend(RtdeBackend(control, receive, guard=guard, margin_s=2.0), guard),
+        GuardedBackend(
+            RtdeBackend(control, receive, guard=guard, margin_s=2.0, watchdog_hz=None), guard
+        ),
     )
 
 
