@@ -24,14 +24,16 @@ from skills.guard import GUARDED_SPAN, GUARDED_SPEED, GuardRejection, SafetyGuar
 from skills.guarded import GuardedBackend
 from skills.kortex_backend import (
     INSTALL_HINT,
+    MAX_WAYPOINTS,
     PORT,
+    RETIME_FACTOR,
     KortexBackend,
     import_kortex,
     to_degrees,
     to_radians,
 )
 from tests.support.descent import descent
-from tests.support.fake_kortex import make_api
+from tests.support.fake_kortex import fingers_stop_at, make_api
 
 
 @pytest.fixture(scope="module")
@@ -192,16 +194,21 @@ def test_missing_kortex_api_says_how_to_install_it(monkeypatch):
     assert str(info.value) == INSTALL_HINT and "pip install" in INSTALL_HINT
 
 
-def test_kortex_api_against_a_newer_protobuf_is_the_install_hint(monkeypatch, tmp_path):
+@pytest.mark.parametrize(
+    "error",
+    [
+        'TypeError("Descriptors cannot be created directly.")',
+        "AttributeError(\"module 'google.protobuf.descriptor' has no attribute '_internal_create_key'\")",
+    ],
+)
+def test_kortex_api_against_a_newer_protobuf_is_the_install_hint(monkeypatch, tmp_path, error):
     """kortex_api 2.6's generated code under protobuf ≥ 4 raises TypeError ("Descriptors cannot be
-    created directly") while it imports: the hint, not a traceback."""
+    created directly") or AttributeError while it imports: the hint, not a traceback."""
     stubs = tmp_path / "kortex_api" / "autogen" / "client_stubs"
     stubs.mkdir(parents=True)
     for folder in (tmp_path / "kortex_api", tmp_path / "kortex_api" / "autogen", stubs):
         (folder / "__init__.py").write_text("")
-    (stubs / "BaseClientRpc.py").write_text(
-        'raise TypeError("Descriptors cannot be created directly.")\n'
-    )
+    (stubs / "BaseClientRpc.py").write_text(f"raise {error}\n")
     for name in [m for m in sys.modules if m == "kortex_api" or m.startswith("kortex_api.")]:
         monkeypatch.delitem(sys.modules, name)
     monkeypatch.syspath_prepend(str(tmp_path))
@@ -271,3 +278,108 @@ def test_an_unguarded_move_ignores_the_tool_force_and_a_guarded_one_without_cont
     arm.execute_trajectory(down, guarded=True)
     assert ("Stop", None) not in api.base.calls
     assert backend.state().joints == pytest.approx(down[-1], abs=1e-6)
+
+
+# -- the arm's state, re-timing, long paths, a lost session, a dropped object ----------------------
+def _faulted_api():
+    api = make_api("end")
+    make = api.BaseClient
+
+    def client(router):
+        first = api.base is None
+        c = make(router)
+        if first:
+            c.in_fault = True
+        return c
+
+    api.BaseClient = client
+    return api
+
+
+def test_an_arm_in_fault_at_connect_is_refused_with_how_to_clear_it(guard):
+    api = _faulted_api()
+    with pytest.raises(BackendUnavailable, match="Web App.*--clear-faults"):
+        KortexBackend("192.0.2.10", api=api, guard=guard)
+    assert ("ClearFaults", None) not in api.base.calls
+    assert api.base.router.transport.connected_to is None  # the session was closed
+
+
+def test_an_arm_in_fault_is_cleared_when_asked(guard):
+    api = _faulted_api()
+    backend = KortexBackend("192.0.2.10", api=api, guard=guard, clear_faults=True)
+    assert ("ClearFaults", None) in api.base.calls and not api.base.in_fault
+    backend.execute_trajectory([GEN3_HOME, _nearby(0.05)], [0.0, 1.0])
+    assert len(api.base.executed) == 1
+
+
+def _validations(api) -> list:
+    return [c[1] for c in api.base.calls if c[0] == "ValidateWaypointList"]
+
+
+def test_a_trajectory_refused_for_its_speed_is_slowed_and_validated_again(guard):
+    api, backend, arm = _arm("end", guard, margin=2.0)
+    api.base.speed_limit_deg_s = 12.0  # 0.3 rad = 17.2° in 1 s is refused; ×1.5 slower passes
+    arm.execute_trajectory([GEN3_HOME, _nearby(0.3)], [0.0, 1.0])
+    first, second = _validations(api)
+    (sent,) = api.base.executed
+    assert sent is second and backend.retimed == 1
+    total = sum(w.angular_waypoint.duration for w in sent.waypoints)
+    assert total == pytest.approx(
+        RETIME_FACTOR * sum(w.angular_waypoint.duration for w in first.waypoints)
+    )
+
+
+def test_a_trajectory_too_fast_even_when_slowed_is_refused(guard):
+    api, backend, arm = _arm("end", guard)
+    api.base.speed_limit_deg_s = 1.0
+    with pytest.raises(ActionAborted, match="slower"):
+        arm.execute_trajectory([GEN3_HOME, _nearby(0.3)], [0.0, 1.0])
+    assert len(_validations(api)) == 4 and not api.base.executed
+
+
+def test_a_refusal_not_about_timing_is_not_retimed(guard):
+    api, backend, arm = _arm("invalid", guard)
+    with pytest.raises(ActionAborted, match="out of range"):
+        arm.execute_trajectory([GEN3_HOME, _nearby(0.1)], [0.0, 1.0])
+    assert len(_validations(api)) == 1 and backend.retimed == 0
+
+
+@pytest.mark.parametrize("seconds, sent_n", [(60.0, MAX_WAYPOINTS), (5.0, 100)])
+def test_a_dense_path_is_resampled_to_what_the_arm_takes(guard, seconds, sent_n):
+    """At most 1000 waypoints, none shorter than the arm's 0.05 s: a 2500-waypoint path keeps its
+    planned time and its end."""
+    api, backend, arm = _arm("end", guard, margin=2.0)
+    n = 2500
+    way = [_nearby(0.5 * k / n) for k in range(1, n + 1)]
+    arm.execute_trajectory(way, [seconds * k / n for k in range(1, n + 1)])
+    (sent,) = api.base.executed
+    assert 0.8 * sent_n < len(sent.waypoints) <= sent_n
+    assert min(w.angular_waypoint.duration for w in sent.waypoints) >= 0.05
+    assert sum(w.angular_waypoint.duration for w in sent.waypoints) == pytest.approx(seconds)
+    assert sent.waypoints[-1].angular_waypoint.angles == pytest.approx(to_degrees(way[-1]))
+
+
+def test_a_lost_session_connects_again_once_and_goes_on(guard):
+    api, backend, arm = _arm("end", guard)
+    api.base.lose_session()
+    arm.execute_trajectory([GEN3_HOME, _nearby(0.05)], [0.0, 1.0])
+    assert backend.reconnects == 1 and len(api.base.executed) == 1
+
+
+def test_a_session_that_cannot_be_made_again_is_a_typed_failure(guard):
+    api, backend, arm = _arm("end", guard)
+    api.base.lose_session()
+    api.base.refuse_sessions = True
+    with pytest.raises(ConnectionLost, match="connecting again did not help"):
+        arm.execute_trajectory([GEN3_HOME, _nearby(0.05)], [0.0, 1.0])
+    assert backend.reconnects == 1 and not api.base.executed
+
+
+def test_an_object_that_slips_out_during_a_carry_is_no_longer_held(guard):
+    api = make_api("end")
+    fingers_stop_at(api, 0.55)
+    backend = KortexBackend("192.0.2.10", api=api, guard=guard)
+    assert backend.gripper("close").holding == HELD_UNKNOWN
+    api.base.drop_on_carry = True
+    backend.execute_trajectory([GEN3_HOME, _nearby(0.05)], [0.0, 1.0])
+    assert backend.state().held is None

@@ -1,7 +1,14 @@
 """An in-process fake of the kortex_api names `skills.kortex_backend` uses, at the vendor API boundary.
 
-Message classes behave like the protobuf messages of `Base_pb2` / `Session_pb2` as far as the
-backend uses them (attributes, repeated fields with `add()` / `extend()`); `FakeBaseClient` records
+Message classes behave like the protobuf messages of `Base_pb2` / `Common_pb2` / `Session_pb2` as
+far as the backend uses them (attributes, repeated fields with `add()` / `extend()`), with the
+vendor's enum values (ActionEvent ACTION_END 1, ACTION_ABORT 2, ACTION_START 4; ArmState in
+Common_pb2, ARMSTATE_IN_FAULT 4; TrajectoryErrorType LARGE_SPEED 6, LARGE_SIZE 9, JOINT_POSITION_LIMIT
+11). `ValidateWaypointList` refuses what the arm refuses: more than 1000 waypoints, and a waypoint
+whose joints would move faster than `speed_limit_deg_s`. The arm can be in fault at connect
+(`in_fault`, cleared by `ClearFaults`), lose its session (`lose_session()`: every call fails until a
+new session is made; `refuse_sessions` makes that fail too), and drop what it holds during the next
+motion (`drop_on_carry`: the fingers close all the way). `FakeBaseClient` records
 every call and answers an `ExecuteWaypointTrajectory` with action notifications from its own thread,
 as the arm does: ACTION_END after the trajectory's duration (scaled by `time_scale`), ACTION_ABORT,
 nothing at all (a hung action), an arm fault, or a broken connection (the router's error callback).
@@ -95,13 +102,16 @@ Base_pb2 = SimpleNamespace(
     ServoingModeInformation=ServoingModeInformation,
     SINGLE_LEVEL_SERVOING=2,
     GRIPPER_POSITION=3,
-    ACTION_START=1,
-    ACTION_END=2,
-    ACTION_ABORT=3,
-    ARMSTATE_SERVOING_READY=3,
-    ARMSTATE_IN_FAULT=5,
+    ACTION_END=1,
+    ACTION_ABORT=2,
+    ACTION_START=4,
+    TRAJECTORY_ERROR_TYPE_LARGE_SPEED=6,
+    TRAJECTORY_ERROR_TYPE_LARGE_SIZE=9,
+    TRAJECTORY_ERROR_TYPE_JOINT_POSITION_LIMIT=11,
 )
+Common_pb2 = SimpleNamespace(ARMSTATE_IDLE=2, ARMSTATE_IN_FAULT=4, ARMSTATE_SERVOING_READY=7)
 Session_pb2 = SimpleNamespace(CreateSessionInfo=CreateSessionInfo)
+MAX_WAYPOINTS = 1000
 
 
 class FakeTransport:
@@ -130,11 +140,18 @@ class RouterClientSendOptions:
 
 
 class FakeSessionManager:
+    api: SimpleNamespace | None = None  # set by make_api: the arm whose session this opens
+
     def __init__(self, router: FakeRouter) -> None:
         self.router, self.info, self.closed = router, None, False
 
     def CreateSession(self, info) -> None:  # noqa: N802 - the vendor's name
+        base = self.api.base if self.api is not None else None
+        if base is not None and base.refuse_sessions:
+            raise KServerException("SESSION_NOT_IN_CONNECTED_STATE: the arm refused a new session")
         self.info = info
+        if base is not None:
+            base.session_alive = True
 
     def CloseSession(self, options=None) -> None:  # noqa: N802
         self.closed = True
@@ -173,7 +190,31 @@ class FakeBaseClient:
         ]  # N: the tool's estimated external force (a small resting offset)
         self.contact_force = 25.0
 
+    # the arm's state and session
+    in_fault = False
+    refuse_sessions = False
+    session_alive = True
+    speed_limit_deg_s: float | None = None  # ValidateWaypointList refuses faster waypoints
+    drop_on_carry = False
+
+    def lose_session(self) -> None:
+        """The arm ends the session (an idle timeout, a network glitch): calls fail until a new one."""
+        self.session_alive = False
+
+    def GetArmState(self):  # noqa: N802
+        self._check_link()
+        state = (
+            Common_pb2.ARMSTATE_IN_FAULT if self.in_fault else Common_pb2.ARMSTATE_SERVOING_READY
+        )
+        return SimpleNamespace(active_state=state, connection_identifier=1)
+
+    def ClearFaults(self) -> None:  # noqa: N802
+        self._check_link()
+        self.calls.append(("ClearFaults", None))
+        self.in_fault = False
+
     def SetServoingMode(self, info) -> None:  # noqa: N802
+        self._check_link()
         self.calls.append(("SetServoingMode", info.servoing_mode))
 
     # subscriptions
@@ -210,10 +251,34 @@ class FakeBaseClient:
 
     # commanding
     def ValidateWaypointList(self, plan: WaypointList):  # noqa: N802
+        self._check_link()
         self.calls.append(("ValidateWaypointList", plan))
-        errors = (
-            [SimpleNamespace(message="joint 2 out of range")] if self.scenario == "invalid" else []
-        )
+        errors = []
+        if self.scenario == "invalid":
+            errors.append(
+                _error(Base_pb2.TRAJECTORY_ERROR_TYPE_JOINT_POSITION_LIMIT, "joint 2 out of range")
+            )
+        if len(plan.waypoints) > MAX_WAYPOINTS:
+            errors.append(_error(Base_pb2.TRAJECTORY_ERROR_TYPE_LARGE_SIZE, "too many waypoints"))
+        prev = self.angles_deg
+        for i, w in enumerate(plan.waypoints):
+            angles = w.angular_waypoint.angles
+            step = max(
+                abs((a - b + 180.0) % 360.0 - 180.0) for a, b in zip(angles, prev, strict=True)
+            )
+            if (
+                self.speed_limit_deg_s
+                and step / w.angular_waypoint.duration > self.speed_limit_deg_s
+            ):
+                errors.append(
+                    _error(
+                        Base_pb2.TRAJECTORY_ERROR_TYPE_LARGE_SPEED,
+                        f"waypoint {i}: a joint exceeds {self.speed_limit_deg_s:.0f} deg/s",
+                        waypoint_index=i,
+                    )
+                )
+                break
+            prev = angles
         return SimpleNamespace(
             trajectory_error_report=SimpleNamespace(trajectory_error_elements=errors)
         )
@@ -230,6 +295,9 @@ class FakeBaseClient:
     def _run(self, plan: WaypointList, seconds: float) -> None:
         for cb in list(self._action_cbs.values()):
             cb(SimpleNamespace(action_event=Base_pb2.ACTION_START))
+        if self.drop_on_carry and 0.0 < self.gripper < 1.0:
+            self.drop_on_carry = False
+            self.gripper = 1.0  # the object slipped out: the closed fingers close all the way
         if self.scenario == "contact":
             if self.stopped.wait(seconds / 2):
                 self._notify(Base_pb2.ACTION_ABORT)
@@ -248,7 +316,7 @@ class FakeBaseClient:
             self._notify(Base_pb2.ACTION_ABORT)
         elif self.scenario == "fault":
             for cb in list(self._state_cbs.values()):
-                cb(SimpleNamespace(active_state=Base_pb2.ARMSTATE_IN_FAULT))
+                cb(SimpleNamespace(active_state=Common_pb2.ARMSTATE_IN_FAULT))
         elif self.scenario == "disconnect":
             self.router.error_callback(KClientException("connection lost"))
         # 'never': the action hangs, no notification at all
@@ -274,6 +342,8 @@ class FakeBaseClient:
         self.estopped = True
 
     def _check_link(self) -> None:
+        if not self.session_alive:
+            raise KServerException("SESSION_NOT_IN_CONNECTED_STATE: no session")
         if self.scenario == "disconnect" and any(
             c[0] == "ExecuteWaypointTrajectory" for c in self.calls
         ):
@@ -289,16 +359,26 @@ def make_api(scenario: str = "end") -> SimpleNamespace:
         SessionManager=FakeSessionManager,
         Session_pb2=Session_pb2,
         Base_pb2=Base_pb2,
+        Common_pb2=Common_pb2,
         KServerException=KServerException,
         KClientException=KClientException,
         base=None,
     )
 
     def base_client(router):
+        if api.base is not None:  # a new session on the same arm
+            api.base.router = router
+            return api.base
         client = FakeBaseClient(router)
         client.scenario = scenario
         api.base = client
         return client
+
+    class SessionManager(FakeSessionManager):
+        pass
+
+    SessionManager.api = api
+    api.SessionManager = SessionManager
 
     api.BaseClient = base_client
     api.BaseCyclicClient = lambda router: FakeBaseCyclicClient(api)
@@ -324,6 +404,11 @@ class FakeBaseCyclicClient:
         )
 
 
+def _error(error_type: int, message: str, waypoint_index: int = 0) -> SimpleNamespace:
+    """A TrajectoryErrorElement."""
+    return SimpleNamespace(error_type=error_type, message=message, waypoint_index=waypoint_index)
+
+
 def install(monkeypatch, api) -> None:
     """Put the fake `api` under kortex_api's module names (for `skills.kortex_backend.import_kortex`)."""
     import sys
@@ -337,7 +422,11 @@ def install(monkeypatch, api) -> None:
         "kortex_api.autogen.client_stubs.BaseCyclicClientRpc": {
             "BaseCyclicClient": api.BaseCyclicClient
         },
-        "kortex_api.autogen.messages": {"Base_pb2": api.Base_pb2, "Session_pb2": api.Session_pb2},
+        "kortex_api.autogen.messages": {
+            "Base_pb2": api.Base_pb2,
+            "Common_pb2": api.Common_pb2,
+            "Session_pb2": api.Session_pb2,
+        },
         "kortex_api.Exceptions": {},
         "kortex_api.Exceptions.KClientException": {"KClientException": api.KClientException},
         "kortex_api.Exceptions.KServerException": {"KServerException": api.KServerException},
