@@ -145,7 +145,15 @@ def _run_in(cfg: EpisodeConfig, task, skills, folder: RunFolder, on_tick) -> Epi
         if cfg.backend != "sim" and cfg.execute:
             try:
                 hardware = TwinBackend(
-                    open_hardware(cfg.backend, cfg.ip, guard, *login, robot=cfg.robot), inner
+                    open_hardware(
+                        cfg.backend,
+                        cfg.ip,
+                        guard,
+                        *login,
+                        robot=cfg.robot,
+                        clear_faults=cfg.clear_faults,
+                    ),
+                    inner,
                 )
             except (
                 ArmFault
@@ -254,7 +262,15 @@ def _run_in(cfg: EpisodeConfig, task, skills, folder: RunFolder, on_tick) -> Epi
     declared = res.status.name == "SUCCESS"
     last_failure = board.get("failure") or board.get("interruption")
     judged = verdict is not None
-    if verdict is None:  # a user scene: nothing to judge by but the robot's own account
+    if cfg.backend != "sim" and not cfg.camera.startswith("sim"):
+        # a hardware arm seen by a real (or recorded) camera: the twin is no witness of the table
+        judged = False
+        verdict = tasks.Verdict(
+            declared,
+            "judged from the camera: the goal's checkers on its look after the last step (the "
+            "simulated twin is not consulted)",
+        )
+    elif verdict is None:  # a user scene: nothing to judge by but the robot's own account
         verdict = tasks.Verdict(
             declared, "no success detector for a user scene; success is the robot's own judgement"
         )

@@ -59,6 +59,9 @@ class EpisodeConfig:
     execute: bool = (
         False  # hardware: really move the arm (default: a dry run that never contacts it)
     )
+    clear_faults: bool = (
+        False  # hardware --execute: clear a fault / unlock a protective stop at connect
+    )
     confirm: Callable[[Any], bool] | None = (
         None  # hardware --execute: asked once with the first motion
     )
@@ -136,6 +139,11 @@ def validate(cfg: EpisodeConfig) -> tasks.Task | Scene:
         raise UsageError(str(exc.args[0])) from None
     if cfg.backend not in BACKENDS:
         raise UsageError(f"unknown backend {cfg.backend!r}; available: {', '.join(BACKENDS)}")
+    if cfg.clear_faults and (cfg.backend == "sim" or not cfg.execute):
+        raise UsageError(
+            "--clear-faults clears a hardware arm's fault when it connects: it needs --backend "
+            "kortex or rtde and --execute"
+        )
     if cfg.backend == "sim" and cfg.execute:  # (break-it: taken silently)
         raise UsageError(
             "--execute moves a hardware arm (--backend kortex or rtde); the simulated arm always moves: "

@@ -25,20 +25,25 @@ def open_hardware(
     username: str = "admin",
     password: str = "admin",
     robot: str | None = None,
+    clear_faults: bool = False,
 ) -> ArmBackend:
     """A connected `kortex` (Kinova Gen3) or `rtde` (UR5 + Robotiq) backend whose every trajectory the
     guard vets once more before sending; raises BackendUnavailable (missing library, no answer).
     username, password: the Kortex session's credentials (the setup file's [robot] username and
-    $OWL_BT_ARM_PASSWORD; the UR takes none); robot: the UR's model (`sim.robot.ROBOTS`: ur5e, ur5)."""
+    $OWL_BT_ARM_PASSWORD; the UR takes none); robot: the UR's model (`sim.robot.ROBOTS`: ur5e, ur5);
+    clear_faults: a Gen3 in fault is cleared (`ClearFaults`), a UR's protective stop unlocked, at
+    connect (else either is refused with how to clear it)."""
     if kind == "kortex":
         from skills.kortex_backend import KortexBackend
 
-        return KortexBackend(ip, username, password, guard=guard)
+        return KortexBackend(ip, username, password, guard=guard, clear_faults=clear_faults)
     if kind == "rtde":
         from sim.robot import robot_spec
         from skills.rtde_backend import RtdeBackend
 
-        return RtdeBackend.connect(ip, guard=guard, spec=robot_spec(robot or ROBOT_OF[kind]))
+        return RtdeBackend.connect(
+            ip, guard=guard, spec=robot_spec(robot or ROBOT_OF[kind]), clear_faults=clear_faults
+        )
     raise ValueError(f"unknown hardware backend {kind!r}; available: kortex, rtde")
 
 
@@ -49,8 +54,9 @@ class TwinBackend:
     """Commands go to `hardware`, then to `twin` (the simulated arm, which plans and draws the scene).
     The arm is the truth: before each motion the twin takes the measured joints; `state()` is the
     measured joints and opening; what is held comes from the real gripper (Robotiq OBJ, Kortex
-    finger position) — the twin only names it. A real grip that closed on nothing makes the twin
-    let go too. A hardware failure stops both and is raised."""
+    finger position) — the twin only names it. A real grip that closed on nothing, or an object that
+    slipped out of the real hand, makes the twin let go too. A hardware failure stops both and is
+    raised."""
 
     def __init__(self, hardware: ArmBackend, twin: ArmBackend) -> None:
         self.hardware, self.twin = hardware, twin
@@ -66,6 +72,9 @@ class TwinBackend:
 
     def state(self) -> RobotState:
         measured, twin = self.hardware.state(), self.twin.state()
+        if measured.held is None and twin.held is not None:
+            self.twin.gripper("open")  # the real hand lost it (it slipped out): so does the twin's
+            twin = self.twin.state()
         return RobotState(
             joints=measured.joints,
             gripper_width=measured.gripper_width,
@@ -81,6 +90,8 @@ class TwinBackend:
     ) -> None:
         self._sync()
         self.hardware.execute_trajectory(waypoints, times, guarded=guarded)
+        if self.hardware.state().held is None and getattr(self.twin, "held", None) is not None:
+            self.twin.gripper("open")  # it slipped out of the real hand during the motion
         self.twin.execute_trajectory(waypoints, times, guarded=guarded)
 
     def gripper(self, command: str, width: float | None = None) -> GripResult:

@@ -178,6 +178,12 @@ def run(
         help="Hardware: really move the arm, after confirming the "
         "first motion (default --dry-run: plan, check and show; the arm is never contacted).",
     ),
+    clear_faults: bool = typer.Option(
+        False,
+        "--clear-faults",
+        help="Hardware --execute: clear the arm's fault (Kortex ClearFaults) or unlock its protective "
+        "stop (UR) when it connects; without it a faulted arm is refused. Look at the scene first.",
+    ),
     faults: str | None = typer.Option(
         None,
         "--faults",
@@ -244,6 +250,7 @@ def run(
         backend=backend,
         ip=ip,
         execute=execute,
+        clear_faults=clear_faults,
         faults=faults,
         fault_seed=fault_seed,
         rerun=rerun,

@@ -62,6 +62,7 @@ class RunOptions:
     rerun: bool
     verbose: bool
     record_frames: str | None = None
+    clear_faults: bool = False
 
 
 @dataclass
@@ -307,6 +308,7 @@ def episode_config(
             backend=backend,
             ip=ip,
             execute=execute,
+            clear_faults=opts.clear_faults,
             speed=(1.0 if backend == "sim" else 0.25) if speed is None else speed,
             confirm=confirm,
             faults=faults,

@@ -5,6 +5,8 @@ a motion the person does not confirm never reaches the arm."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from owl_bt.episode import EpisodeConfig, run_episode
@@ -79,3 +81,27 @@ def test_a_real_grasp_that_closed_on_nothing_is_seen_and_replanned(tmp_path, mon
     assert not result.success and result.attempts > 1
     assert "place_ontop(strawberry, light_grey_region)" not in result.executed
     assert result.holding is None
+
+
+@pytest.mark.slow
+def test_a_strawberry_that_slips_out_during_the_carry_is_seen_and_picked_again(
+    tmp_path, monkeypatch
+):
+    """The real fingers close all the way during the lift (the strawberry slipped out): the arm is
+    the truth, the twin lets go too, and the replan picks it again."""
+    api = make_api("end")
+    fingers_stop_at(api, 0.55)
+    make = api.BaseClient
+
+    def dropping(router):
+        first = api.base is None
+        client = make(router)
+        client.drop_on_carry = client.drop_on_carry or first
+        return client
+
+    api.BaseClient = dropping
+    install(monkeypatch, api)
+    result = _run(tmp_path)
+    assert result.success, result.failure
+    assert result.attempts > 1
+    assert any("slipped" in json.dumps(h) for h in result.history), result.history
