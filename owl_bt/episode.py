@@ -430,7 +430,8 @@ def _video_wanted() -> bool:
 
 def _save_video(video: ExecutionVideo, folder: RunFolder) -> None:
     """Write the execution's frames as `run.gif` into the run folder (nothing when no frame was taken)
-    and log how many frames there were and what rendering them cost."""
+    and log how many frames there were and what they cost: recording them during the run (record_s)
+    and drawing them now, after the run's wall clock (render_s)."""
     t0 = time.monotonic()
     data = video.gif()
     if data is None:
@@ -438,10 +439,11 @@ def _save_video(video: ExecutionVideo, folder: RunFolder) -> None:
     folder.write_bytes("run.gif", data)
     folder.log.info(
         "video",
-        frames=len(video.frames),
+        frames=len(video.records),
         period_s=round(video.period_s, 3),
+        record_s=round(video.record_s, 3),
         render_s=round(video.render_s, 3),
-        encode_s=round(time.monotonic() - t0, 3),
+        encode_s=round(time.monotonic() - t0 - video.render_s, 3),
         bytes=len(data),
     )
 

@@ -448,8 +448,9 @@ def _repaired(
     stats: dict,
 ) -> tuple[CheckerSet, list[dict]]:
     """Send checkers nothing can satisfy back to the model with the evidence, at most `rounds` times;
-    keeps the last usable answer (a corrected one, or the first when no correction parses). Returns
-    it with the conversation so far."""
+    keeps the last usable answer (a corrected one, or the first when no correction parses). A model
+    that answers with the same code again stands by it: that code is not tested again, nor the model
+    asked again. Returns it with the conversation so far."""
     goals = [n for n in required if n.startswith("goal_check")]
     groups = [[n] for n in required] + ([goals] if len(goals) > 1 else [])
     rng = np.random.default_rng(0)
@@ -465,8 +466,13 @@ def _repaired(
             break
         messages = messages + [{"role": "assistant", "content": answer}]
         try:
-            checkers = parse_code(answer)
+            corrected = parse_code(answer)
         except (ModelAnswerError, UnsafeCodeError) as exc:
             log[-1]["rejected"] = exc.reason
+            break
+        same = corrected.source == checkers.source
+        checkers = corrected
+        if same:  # the same code again: testing it again cannot change what is kept
+            log[-1]["unchanged"] = True
             break
     return checkers, messages

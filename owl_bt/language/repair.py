@@ -23,7 +23,7 @@ from owl_bt.language import clause_probe
 from owl_bt.language.sandbox import CheckerSet
 from owl_bt.language.workspace import Env
 from owl_bt.state import Pose, WorldState
-from owl_bt.tamp.bounds_record import Bounds, record_bounds
+from owl_bt.tamp.bounds_record import Bounds
 
 CANDIDATES = 200
 
@@ -38,14 +38,19 @@ class Unsatisfiable:
         return f"{self.checker} cannot be satisfied: {self.evidence}.\nIts code:\n{self.source}"
 
 
-def _regions(checkers: CheckerSet, name: str, state: WorldState) -> dict[str, list[Bounds]]:
-    with record_bounds() as found:
-        checkers.evaluate(name, state)
-    out: dict[str, list[Bounds]] = {}
-    for obj, b in found:
-        if obj in state.objects and not state.get(obj).fixed:
-            out.setdefault(obj, []).append(b)
-    return out
+def _regions(
+    checkers: CheckerSet, names: list[str], state: WorldState
+) -> list[dict[str, list[Bounds]]]:
+    """For each checker of `names`, the regions it tested each movable object's centre against on
+    `state` (all judged in one exchange with the sandbox worker)."""
+    outs = []
+    for _, found in checkers.evaluate_recorded([(n, state) for n in names]):
+        out: dict[str, list[Bounds]] = {}
+        for obj, b in found:
+            if obj in state.objects and not state.get(obj).fixed:
+                out.setdefault(obj, []).append(b)
+        outs.append(out)
+    return outs
 
 
 def _clip(lo: float, hi: float, env_lo: float, env_hi: float) -> tuple[float, float]:
@@ -123,14 +128,13 @@ def _all(checkers: CheckerSet, names: list[str], state: WorldState) -> bool:
 def _check_group(checkers, world, env, names, rng, k, context) -> Unsatisfiable | None:
     def regions(state: WorldState, extra: bool = False) -> dict[str, list[Bounds]]:
         out: dict[str, list[Bounds]] = {}
-        if extra:
-            for n in context:
-                for obj, boxes in _regions(checkers, n, state).items():
-                    out[obj] = (
-                        boxes  # where the goal wants the others; the group's own regions below
-                    )
-        for n in names:
-            for obj, boxes in _regions(checkers, n, state).items():
+        wider = context if extra else []
+        found = _regions(checkers, [*wider, *names], state)
+        for regs in found[: len(wider)]:
+            for obj, boxes in regs.items():
+                out[obj] = boxes  # where the goal wants the others; the group's own regions below
+        for regs in found[len(wider) :]:
+            for obj, boxes in regs.items():
                 out.setdefault(obj, []).extend(boxes)
         return out
 

@@ -258,6 +258,24 @@ class CheckerSet:
                 bounds_record.note_bounds(obj, (tuple(lo), tuple(hi)))
         return out
 
+    def evaluate_recorded(
+        self, items: Sequence[tuple[str, WorldState]]
+    ) -> list[tuple[bool, list[tuple[str, bounds_record.Bounds]]]]:
+        """`evaluate` for each (checker name, state) in one exchange with the worker, each with the
+        (object name, bounds) pairs that call tested object centres against, in the order tested
+        (what a `record_bounds()` block around that call alone would have recorded)."""
+        out: list[tuple[bool, list]] = [(False, []) for _ in items]
+        sent = [i for i, (name, _) in enumerate(items) if name not in self.disabled]
+        if not sent:
+            return out
+        replies = shared().evaluate(
+            self._program(), [items[i] for i in sent], self.time_limit_s, True
+        )
+        for i, reply in zip(sent, replies, strict=True):
+            found = [(obj, (tuple(lo), tuple(hi))) for obj, (lo, hi) in reply.get("f", ())]
+            out[i] = (self._verdict(items[i][0], reply), found)
+        return out
+
     def _verdict(self, name: str, reply: dict) -> bool:
         if "stopping" in reply:  # the run is stopping: False, not held against the checker
             return False

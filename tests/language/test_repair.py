@@ -224,6 +224,17 @@ def test_only_failures_the_checkers_caused_are_sent_back():
     assert blamed_checkers(engineered, known)[0] == []  # an edit's own check, not the model's
 
 
+def test_a_model_that_sends_the_same_code_back_is_not_asked_again(pan_world, schemas):
+    """Two repair rounds allowed; the model repeats its contradictory checkers: that code is not
+    tested a second time nor the model asked a third time (it stands by its code)."""
+    script = [*SCRIPT[:2], SCRIPT[1], SCRIPT[2]]  # the fixed answer is there but never asked for
+    with ChatServer([Reply(answer(n)) for n in script]) as server:
+        c = _generate(server, pan_world, schemas, rounds=2)
+    assert len(server.requests) == 3 and c.queries == 3
+    assert "skillet" in c.checkers.sources["goal_check0"]  # the repeated code goes on as it is
+    assert c.transcript[-1]["unchanged"] is True
+
+
 def test_the_offline_grounder_sends_the_same_checkers_back_and_planning_goes_on(
     berry_world, schemas
 ):

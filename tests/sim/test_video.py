@@ -45,3 +45,19 @@ def test_no_physics_no_video():
     finally:
         world.close()
     assert video.gif() is None
+
+
+def test_frames_are_recorded_during_the_run_and_drawn_after_it():
+    world = SimWorld()
+    try:
+        world.add(catalog.make("apple"), Pose(0.5, 0.0, 0.8))
+        with ExecutionVideo(world, period_s=0.25) as video:
+            world.step(round(1.0 / TIME_STEP))
+        assert len(video.records) == 4 and video.render_s == 0.0  # nothing drawn while stepping
+        fell = video.records[0].poses[1][0][2] - video.records[-1].poses[1][0][2]
+        assert fell > 0.05  # the apple's height went down between the first and last record
+    finally:
+        world.close()
+    frames = video.frames  # drawn now, with the world gone
+    assert len(frames) == 4 and video.render_s > 0.0
+    assert not (frames[0] == frames[-1]).all()

@@ -132,3 +132,27 @@ def test_impossible_sketch_raises_no_task_plan(kitchen, schemas, sketch):
     ]
     with pytest.raises(pddl.NoTaskPlan):
         pddl.solve(kitchen, schemas, ops)
+
+
+def test_the_problem_holds_only_the_objects_a_skeleton_can_involve(kitchen, schemas):
+    """Distractors on the table stay out of the PDDL problem; what a named object rests on, and what
+    rests on a named movable object, stay in; the plan is the same as over every object."""
+
+    def o(name, cat, xyz, size):
+        return ObjectState(name, cat, Pose(*xyz), size)
+
+    extra = [
+        o("apple", "apple", (0.3, -0.3, 0.04), (0.08, 0.08, 0.08)),  # a distractor on the table
+        o("peach", "peach", (0.5, -0.2, 0.055), (0.07, 0.07, 0.07)),  # resting on the plate
+        o("lemon", "lemon", (0.25, 0.3, 0.03), (0.06, 0.05, 0.05)),
+    ]
+    world = WorldState({**kitchen.objects, **{x.name: x for x in extra}})
+    sketch = [GroundOp("pick", ("plate",)), GroundOp("place_ontop", ("plate", "region"))]
+    keep = pddl.relevant(world, sketch)
+    assert keep == {"table", "region", "plate", "peach"}
+    assert pddl.relevant(world, sketch, held="can") == keep | {"can"}
+    assert pddl.relevant(world) == set(world.objects)  # no sketch, no goal: everything
+    plan = pddl.solve(world, schemas, sketch)
+    assert [str(s) for s in plan.steps] == ["pick(plate)", "place_ontop(plate, region)"]
+    assert "apple" not in plan.problem_pddl and "lemon" not in plan.problem_pddl
+    assert "peach" in plan.problem_pddl
