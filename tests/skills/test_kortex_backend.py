@@ -329,6 +329,19 @@ def test_a_trajectory_refused_for_its_speed_is_slowed_and_validated_again(guard)
     )
 
 
+def test_a_trajectory_refused_for_its_acceleration_is_slowed_until_it_passes(guard):
+    """0.3 rad (17.2°) in one 1 s waypoint from rest: 17.2 °/s²; 1.5× slower 7.6, 2.25× slower 3.4
+    (acceleration falls with the square of the time)."""
+    api, backend, arm = _arm("end", guard, margin=2.0)
+    api.base.accel_limit_deg_s2 = 5.0
+    arm.execute_trajectory([GEN3_HOME, _nearby(0.3)], [0.0, 1.0])
+    assert len(_validations(api)) == 3 and backend.retimed == 2
+    (sent,) = api.base.executed
+    assert sum(w.angular_waypoint.duration for w in sent.waypoints) == pytest.approx(
+        RETIME_FACTOR**2 * 1.0, rel=0.05
+    )
+
+
 def test_a_trajectory_too_fast_even_when_slowed_is_refused(guard):
     api, backend, arm = _arm("end", guard)
     api.base.speed_limit_deg_s = 1.0

@@ -3,9 +3,11 @@
 Message classes behave like the protobuf messages of `Base_pb2` / `Common_pb2` / `Session_pb2` as
 far as the backend uses them (attributes, repeated fields with `add()` / `extend()`), with the
 vendor's enum values (ActionEvent ACTION_END 1, ACTION_ABORT 2, ACTION_START 4; ArmState in
-Common_pb2, ARMSTATE_IN_FAULT 4; TrajectoryErrorType LARGE_SPEED 6, LARGE_SIZE 9, JOINT_POSITION_LIMIT
-11). `ValidateWaypointList` refuses what the arm refuses: more than 1000 waypoints, and a waypoint
-whose joints would move faster than `speed_limit_deg_s`. The arm can be in fault at connect
+Common_pb2, ARMSTATE_IN_FAULT 4; TrajectoryErrorType LARGE_SPEED 6, INVALID_ACCELERATION 7,
+LARGE_SIZE 9, JOINT_POSITION_LIMIT 11). `ValidateWaypointList` refuses what the arm refuses: more
+than 1000 waypoints, a waypoint whose joints would move faster than `speed_limit_deg_s`, and one
+whose joints would change speed (from rest at the start, to rest at the end) harder than
+`accel_limit_deg_s2`. The arm can be in fault at connect
 (`in_fault`, cleared by `ClearFaults`), lose its session (`lose_session()`: every call fails until a
 new session is made; `refuse_sessions` makes that fail too), and drop what it holds during the next
 motion (`drop_on_carry`: the fingers close all the way). `FakeBaseClient` records
@@ -106,6 +108,7 @@ Base_pb2 = SimpleNamespace(
     ACTION_ABORT=2,
     ACTION_START=4,
     TRAJECTORY_ERROR_TYPE_LARGE_SPEED=6,
+    TRAJECTORY_ERROR_TYPE_INVALID_ACCELERATION=7,
     TRAJECTORY_ERROR_TYPE_LARGE_SIZE=9,
     TRAJECTORY_ERROR_TYPE_JOINT_POSITION_LIMIT=11,
 )
@@ -194,7 +197,8 @@ class FakeBaseClient:
     in_fault = False
     refuse_sessions = False
     session_alive = True
-    speed_limit_deg_s: float | None = None  # ValidateWaypointList refuses faster waypoints
+    speed_limit_deg_s: float | None = None  # ValidateWaypointList refuses faster waypoints …
+    accel_limit_deg_s2: float | None = None  # … and harder speed changes
     drop_on_carry = False
 
     def lose_session(self) -> None:
@@ -260,12 +264,28 @@ class FakeBaseClient:
             )
         if len(plan.waypoints) > MAX_WAYPOINTS:
             errors.append(_error(Base_pb2.TRAJECTORY_ERROR_TYPE_LARGE_SIZE, "too many waypoints"))
-        prev = self.angles_deg
+        prev, v_prev = self.angles_deg, [0.0] * len(self.angles_deg)
         for i, w in enumerate(plan.waypoints):
-            angles = w.angular_waypoint.angles
-            step = max(
-                abs((a - b + 180.0) % 360.0 - 180.0) for a, b in zip(angles, prev, strict=True)
-            )
+            angles, d = w.angular_waypoint.angles, w.angular_waypoint.duration
+            deltas = [(a - b + 180.0) % 360.0 - 180.0 for a, b in zip(angles, prev, strict=True)]
+            step = max(abs(x) for x in deltas)
+            v = [x / d for x in deltas]
+            last = i == len(plan.waypoints) - 1
+            acc = max(
+                abs(a - b) / d for a, b in zip(v, v_prev, strict=True)
+            )  # from the last waypoint's speed (rest at the start) …
+            if last:
+                acc = max(acc, max(abs(x) for x in v) / d)  # … and down to rest at the end
+            if self.accel_limit_deg_s2 and acc > self.accel_limit_deg_s2:
+                errors.append(
+                    _error(
+                        Base_pb2.TRAJECTORY_ERROR_TYPE_INVALID_ACCELERATION,
+                        f"waypoint {i}: a joint exceeds {self.accel_limit_deg_s2:.0f} deg/s²",
+                        waypoint_index=i,
+                    )
+                )
+                break
+            v_prev = v
             if (
                 self.speed_limit_deg_s
                 and step / w.angular_waypoint.duration > self.speed_limit_deg_s
