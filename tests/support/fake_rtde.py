@@ -108,10 +108,11 @@ class FakeControl:
         self._running = False
         self._halt = threading.Event()
         self._alive = True
-        threading.Thread(target=self._watch, daemon=True).start()
 
     # -- the controller's watchdog ----------------------------------------------------------------
     def setWatchdog(self, min_frequency=10.0):  # noqa: N802
+        if self.watchdog_hz is None:
+            threading.Thread(target=self._watch, daemon=True).start()
         self.watchdog_hz, self._last_kick = min_frequency, time.monotonic()
         return True
 
