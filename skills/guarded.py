@@ -103,6 +103,9 @@ class GuardedBackend:
         try:
             yield
         except FATAL as exc:
+            if isinstance(exc, ArmInFault | ProtectiveStop) and _clearable(self.inner):
+                self._log("arm_fault", kind=type(exc).__name__, reason=str(exc), clearable=True)
+                raise  # the safety subtree clears it (`clear_fault`) and the tree replans
             self.fatal = exc
             self._log("arm_fault", kind=type(exc).__name__, reason=str(exc))
             raise
@@ -141,3 +144,16 @@ class GuardedBackend:
 
     def stop(self) -> None:
         self.inner.stop()
+
+
+def _clearable(backend) -> bool:
+    """The backend (or one it wraps) reports a fault it can clear itself (`fault`, `clear_fault`)."""
+    for _ in range(8):
+        if backend is None:
+            return False
+        if isinstance(getattr(backend, "fault", None), str) and callable(
+            getattr(backend, "clear_fault", None)
+        ):
+            return True
+        backend = getattr(backend, "inner", None)
+    return False

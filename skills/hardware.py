@@ -66,6 +66,16 @@ class TwinBackend:
     def held(self) -> str | None:
         return _named(getattr(self.hardware, "held", None), getattr(self.twin, "held", None))
 
+    @property
+    def fault(self) -> str | None:
+        """The arm's fault when it may be cleared in the run (`--clear-faults`), else None."""
+        return getattr(self.hardware, "fault", None)
+
+    def clear_fault(self) -> None:
+        """Clear the arm's fault (a UR's protective stop unlocked, a Gen3's ClearFaults)."""
+        self.hardware.clear_fault()
+        self._sync()
+
     def held_corners(self):
         corners = getattr(self.twin, "held_corners", None)
         return corners() if corners is not None and self.held is not None else None

@@ -3,7 +3,8 @@
 Connection: `TCPTransport` → `RouterClient` → `SessionManager.CreateSession` with a session and a
 connection inactivity timeout, so that the arm stops by itself when this process dies or hangs (the
 dead-man). The arm's state (`GetArmState`, `Common_pb2.ArmState`) is read at connect: an arm in
-fault is refused with how to clear it, or cleared (`ClearFaults`) when asked. A call that fails
+fault is refused with how to clear it, or cleared (`ClearFaults`) when asked — then a fault in
+the run is cleared too (`fault` / `clear_fault`, called by the behaviour tree's safety subtree). A call that fails
 because the session or connection was lost (the arm ends an idle session after
 SESSION_TIMEOUT_MS, e.g. while a plan is being made) connects again once and repeats the call; a
 second failure is a typed `ConnectionLost`. Motions are angular waypoint trajectories (degrees,
@@ -175,6 +176,7 @@ class KortexBackend:
         self._lost = threading.Event()
         self._fault = threading.Event()
         self.ip, self._login = ip, (username, password)
+        self.clear_in_run = clear_faults  # a fault in the run may be cleared (`fault`)
         self.reconnects = 0
         self.retimed = 0  # trajectories slowed after a refusal
         self._open()
@@ -208,6 +210,17 @@ class KortexBackend:
                 f"the Gen3 at {self.ip}:{PORT} does not answer: {exc}"
             ) from None
         self._lost.clear()
+
+    @property
+    def fault(self) -> str | None:
+        """'arm in fault' while the arm reports one and it may be cleared in the run
+        (`--clear-faults`), else None."""
+        return "arm in fault" if self.clear_in_run and self._fault.is_set() else None
+
+    def clear_fault(self) -> None:
+        """ClearFaults and wait for the arm to leave the fault (BackendUnavailable if it does not)."""
+        self._check_arm_state(True)
+        self._fault.clear()
 
     def _check_arm_state(self, clear_faults: bool) -> None:
         """Refuse an arm in fault (BackendUnavailable with FAULT_HINT), or clear it when asked."""

@@ -14,7 +14,8 @@ are `getActualQ()` (rad, no conversion).
 The dead-man: `setWatchdog(WATCHDOG_HZ)` at connect, and a thread of this process kicks it; when
 owl-bt dies or hangs, the kicks stop and the controller ends the control script, which stops the
 arm. Before each motion the control script must be running: after a protective stop was unlocked
-(on the pendant, or by `recover()` when asked) or after the watchdog fired, it is uploaded again
+(on the pendant, or by `recover()` when asked: at connect, and in the run through
+`fault` / `clear_fault`, which the behaviour tree's safety subtree calls) or after the watchdog fired, it is uploaded again
 (`reuploadScript`). A guarded descent (a place) runs its last centimetres slowly
 (`SafetyGuard.slow_tail`) while the tool force (`getActualTCPForce()`, N) is watched: a rise of
 `CONTACT_FORCE_N` over its value at the start ends the motion with `stopJ`, as done. What the hand
@@ -149,6 +150,7 @@ class RtdeBackend:
         acceleration: float = ACCELERATION,
         margin_s: float = MARGIN_S,
         watchdog_hz: float | None = WATCHDOG_HZ,
+        dashboard=None,
     ) -> None:
         self.c, self.r, self.g = control, receive, gripper
         self.guard, self.spec, self.acceleration, self.margin_s = (
@@ -158,6 +160,7 @@ class RtdeBackend:
             margin_s,
         )
         self.held: str | None = None
+        self.dashboard = dashboard  # set: a protective stop may be unlocked in the run (`fault`)
         self.last_path_s = 0.0  # the expected duration (s) of the last path sent
         self._stop = threading.Event()
         self._lock = threading.Lock()  # one control call at a time (the watchdog thread kicks too)
@@ -177,12 +180,26 @@ class RtdeBackend:
         gripper = RobotiqSocketGripper(ip)
         gripper.activate()
         backend = cls(control, receive, gripper, **kwargs)
+        if clear_faults:
+            backend.dashboard = open_dashboard(ip)
         if receive.isProtectiveStopped():
             if not clear_faults:
                 backend.close()
                 raise BackendUnavailable(PROTECTIVE_STOP_HINT)
-            backend.recover(open_dashboard(ip))
+            backend.recover(backend.dashboard)
         return backend
+
+    @property
+    def fault(self) -> str | None:
+        """'protective stop' while the arm is in one and may be unlocked in the run (a dashboard
+        was given: `--clear-faults`), else None."""
+        if self.dashboard is not None and self.r.isProtectiveStopped():
+            return "protective stop"
+        return None
+
+    def clear_fault(self) -> None:
+        """Unlock the protective stop and upload the control script again (`recover`)."""
+        self.recover(self.dashboard)
 
     def recover(self, dashboard, wait_s: float = UNLOCK_WAIT_S) -> None:
         """Unlock a protective stop through the dashboard (`unlockProtectiveStop`, after the

@@ -105,3 +105,29 @@ def test_a_strawberry_that_slips_out_during_the_carry_is_seen_and_picked_again(
     assert result.success, result.failure
     assert result.attempts > 1
     assert any("slipped" in json.dumps(h) for h in result.history), result.history
+
+
+@pytest.mark.slow
+def test_an_arm_fault_is_cleared_and_the_run_goes_on_with_clear_faults(tmp_path, monkeypatch):
+    api = make_api("fault-once")
+    fingers_stop_at(api, 0.55)
+    install(monkeypatch, api)
+    cfg = EpisodeConfig(
+        INSTRUCTION,
+        "berry1",
+        0,
+        tmp_path / "run",
+        vlm="oracle",
+        robot="kinova-gen3",
+        backend="kortex",
+        ip="192.0.2.10",
+        execute=True,
+        clear_faults=True,
+        speed=1.0,
+        confirm=lambda traj: True,
+    )
+    result = run_episode(cfg)
+    assert result.success, result.failure
+    assert ("ClearFaults", None) in api.base.calls
+    events = [json.loads(line) for line in (result.run_dir / "events.jsonl").open()]
+    assert any(e.get("event") == "fault_cleared" for e in events)

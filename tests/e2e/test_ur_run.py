@@ -106,3 +106,18 @@ def test_a_ur_grasp_that_closed_on_nothing_is_seen_and_replanned(tmp_path, ur):
     assert not result.success and result.attempts > 1
     assert "place_ontop(strawberry, light_grey_region)" not in result.executed
     assert result.holding is None
+
+
+@pytest.mark.slow
+def test_a_protective_stop_is_unlocked_and_the_run_goes_on_with_clear_faults(
+    tmp_path, ur, monkeypatch
+):
+    """--clear-faults: the first motion ends in a protective stop; the safety subtree unlocks it
+    through the dashboard, the script is uploaded again and the tree replans to success."""
+    monkeypatch.setattr("skills.rtde_backend.UNLOCK_WAIT_S", 0.0)
+    ur.control.scenario = "protective-once"
+    result = _run(tmp_path, clear_faults=True)
+    assert result.success, result.failure
+    assert ur.dashboard.unlocks == 1 and ur.control.uploads >= 1
+    events = [json.loads(line) for line in (result.run_dir / "events.jsonl").open()]
+    assert any(e.get("event") == "fault_cleared" for e in events)

@@ -396,3 +396,25 @@ def test_an_object_that_slips_out_during_a_carry_is_no_longer_held(guard):
     api.base.drop_on_carry = True
     backend.execute_trajectory([GEN3_HOME, _nearby(0.05)], [0.0, 1.0])
     assert backend.state().held is None
+
+
+def test_a_fault_in_the_run_is_clearable_when_asked(guard):
+    api = make_api("fault-once")
+    backend = KortexBackend(
+        "192.0.2.10", api=api, guard=guard, action_margin_s=0.3, clear_faults=True
+    )
+    arm = GuardedBackend(backend, guard)
+    with pytest.raises(ArmInFault):
+        arm.execute_trajectory([GEN3_HOME, _nearby(0.05)], [0.0, 1.0])
+    assert arm.fatal is None and backend.fault == "arm in fault"
+    backend.clear_fault()
+    assert backend.fault is None and ("ClearFaults", None) in api.base.calls
+    arm.execute_trajectory([backend.state().joints, _nearby(0.05)], [0.0, 1.0])
+    assert len(api.base.executed) == 2
+
+
+def test_without_clear_faults_a_fault_ends_the_run(guard):
+    api, backend, arm = _arm("fault", guard)
+    with pytest.raises(ArmInFault):
+        arm.execute_trajectory([GEN3_HOME, _nearby(0.05)], [0.0, 1.0])
+    assert isinstance(arm.fatal, ArmInFault) and backend.fault is None

@@ -301,3 +301,27 @@ def test_a_protective_stop_found_at_connect_is_unlocked_only_when_asked(monkeypa
             backend.close()
     finally:
         fake.close()
+
+
+def test_a_protective_stop_in_the_run_is_clearable_when_asked(guard):
+    """With a dashboard (--clear-faults) the stop is a fault the tree's safety subtree clears
+    (`fault`, `clear_fault`), not one that ends the run."""
+    receive = FakeReceive()
+    control = FakeControl(receive, "protective-once")
+    dashboard = FakeDashboard(receive)
+    backend = RtdeBackend(control, receive, guard=guard, watchdog_hz=None, dashboard=dashboard)
+    arm = GuardedBackend(backend, guard)
+    with pytest.raises(ProtectiveStop):
+        arm.execute_trajectory([HOME, _nearby()])
+    assert arm.fatal is None and backend.fault == "protective stop"
+    backend.recover(dashboard, wait_s=0.0)  # what clear_fault does, without the controller's 5 s
+    assert backend.fault is None and dashboard.unlocks == 1 and control.uploads == 1
+    arm.execute_trajectory([receive.q, _nearby(0.1)])
+    assert receive.q == pytest.approx(_nearby(0.1))
+
+
+def test_without_clear_faults_a_protective_stop_ends_the_run(guard):
+    control, receive, arm = _arm("protective", guard)
+    with pytest.raises(ProtectiveStop):
+        arm.execute_trajectory([HOME, _nearby()])
+    assert isinstance(arm.fatal, ProtectiveStop) and arm.inner.fault is None

@@ -161,7 +161,8 @@ class FakeSessionManager:
 
 
 class FakeBaseClient:
-    """Scenario: 'end' (default), 'abort', 'never', 'fault', 'disconnect', 'invalid' (validation fails),
+    """Scenario: 'end' (default), 'abort', 'never', 'fault' ('fault-once': the next trajectories end
+    well), 'disconnect', 'invalid' (validation fails),
     'contact' (the tool's external force rises by `contact_force` N halfway; the action then runs on
     to its end unless stopped)."""
 
@@ -307,6 +308,7 @@ class FakeBaseClient:
         self._check_link()
         self.calls.append(("ExecuteWaypointTrajectory", plan))
         self.executed.append(plan)
+        self.stopped.clear()  # a Stop ends the action it meets, not the next one
         seconds = sum(w.angular_waypoint.duration for w in plan.waypoints) * self.time_scale
         thread = threading.Thread(target=self._run, args=(plan, seconds), daemon=True)
         self.threads.append(thread)
@@ -334,7 +336,10 @@ class FakeBaseClient:
             self._notify(Base_pb2.ACTION_END)
         elif self.scenario == "abort":
             self._notify(Base_pb2.ACTION_ABORT)
-        elif self.scenario == "fault":
+        elif self.scenario in ("fault", "fault-once"):
+            self.in_fault = True
+            if self.scenario == "fault-once":
+                self.scenario = "end"
             for cb in list(self._state_cbs.values()):
                 cb(SimpleNamespace(active_state=Common_pb2.ARMSTATE_IN_FAULT))
         elif self.scenario == "disconnect":

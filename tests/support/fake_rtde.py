@@ -6,7 +6,8 @@ follows a speed profile limited by the entry's acceleration, the arm comes to re
 whose blend radius is 0 and passes blended ones at speed (integrated in 1 ms steps; `modelled_s`
 holds each path's arm time). Time runs `time_scale` times faster than the arm's. The watchdog is the
 controller's: once set, kicks slower than its frequency end the control script and stop the arm.
-Scenarios play how the next moveJ goes: 'end', 'refuse', 'never', 'protective', 'disconnect',
+Scenarios play how the next moveJ goes: 'end', 'refuse', 'never', 'protective' ('protective-once':
+the moves after it go well), 'disconnect',
 'contact' (the tool force rises 25 N halfway, the path then runs on unless stopped).
 
 `RobotiqServer` speaks the URCap's socket protocol (SET … / GET …): a request is taken (PRE echoes
@@ -169,8 +170,10 @@ class FakeControl:
                 self._running = False
                 return
             t_prev = t
-            if self.scenario == "protective":
+            if self.scenario in ("protective", "protective-once"):
                 self.r.protective, self.program_running, self._running = True, False, False
+                if self.scenario == "protective-once":
+                    self.scenario = "end"
                 return
             if self.scenario == "disconnect":
                 self.r.connected = False
