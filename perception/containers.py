@@ -24,26 +24,36 @@ def floor_height(state: ObjectState, shapes: ShapeLibrary) -> float | None:
     return state.aabb()[0][2] + floor * state.size[2] / model.size[2]
 
 
-def stands_in(
-    point: tuple[float, float, float] | None, state: ObjectState, shapes: ShapeLibrary
-) -> bool:
-    """Is `point` (world xyz, m; an object's lowest point) in the opening of the upright container
-    `state`: within its inner radius of its axis, below its rim and at most MAX_RAISE under its floor?"""
-    floor = floor_height(state, shapes) if point is not None else None
-    cavity = shapes.get(state.kind).info.get("cavity") if floor is not None else None
+def opening(
+    state: ObjectState, shapes: ShapeLibrary
+) -> tuple[float, float, float, float, float] | None:
+    """(x, y, radius, floor, rim) of the upright container `state`'s inside, world frame, m: its
+    axis, its inner radius, its inside floor's and its rim's heights (its shape's cavity scaled to
+    the perceived size); None when its kind has no cavity or it is tipped."""
+    floor = floor_height(state, shapes)
+    model = shapes.get(state.kind) if floor is not None else None
+    cavity = model.info.get("cavity") if model is not None else None
     if cavity is None:
-        return False
-    k = [s / m for s, m in zip(state.size, shapes.get(state.kind).size, strict=True)]
+        return None
+    k = [s / m for s, m in zip(state.size, model.size, strict=True)]
     rot = rotation_matrix(*state.pose.euler)
     ax = [
         state.pose.position[i] + rot[i][0] * cavity[0] * k[0] + rot[i][1] * cavity[1] * k[1]
         for i in range(2)
     ]
-    radius = cavity[2] * min(k[0], k[1])
-    return (
-        math.hypot(point[0] - ax[0], point[1] - ax[1]) < radius
-        and floor - MAX_RAISE < point[2] < state.aabb()[1][2]
-    )
+    return ax[0], ax[1], cavity[2] * min(k[0], k[1]), floor, state.aabb()[1][2]
+
+
+def stands_in(
+    point: tuple[float, float, float] | None, state: ObjectState, shapes: ShapeLibrary
+) -> bool:
+    """Is `point` (world xyz, m; an object's lowest point) in the opening of the upright container
+    `state`: within its inner radius of its axis, below its rim and at most MAX_RAISE under its floor?"""
+    inside = opening(state, shapes) if point is not None else None
+    if inside is None:
+        return False
+    x, y, radius, floor, rim = inside
+    return math.hypot(point[0] - x, point[1] - y) < radius and floor - MAX_RAISE < point[2] < rim
 
 
 def rest_in_containers(objects: dict, shapes: ShapeLibrary) -> None:

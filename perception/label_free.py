@@ -325,6 +325,31 @@ class LabelFreeDetector:
             taken.add(out[-1][0])
         return out
 
+    def name_content(
+        self, colours: np.ndarray, seen: tuple[float, float, float], room: float, taken: set[str]
+    ) -> tuple[str, str]:
+        """(name, kind) of a thing seen in part inside a container (`perception.contents`):
+        colours N×3 rgb of its points; seen: its seen extents (m, largest first); room: the
+        opening's diameter (m). Only kinds whose two smaller extents go through the opening are
+        weighed, a kind already in `taken` (names) costs more; '' kind and a colour name when
+        none fits."""
+        seg = Segment(np.zeros(0, dtype=np.int64), dominant_colour(colours), seen, seen[2])
+        seg.colours = colours
+        have = {n.rsplit("_", 1)[0] if n.rsplit("_", 1)[-1].isdigit() else n for n in taken}
+        best, best_cost = None, MAX_COST
+        for p in self.profiles:
+            if p.region or p.dims[1] > room:
+                continue
+            cost = self._cost(seg, p) + (0.3 if p.kind in have else 0.0)
+            if cost < best_cost:
+                best, best_cost = p.kind, cost
+        if best is None:
+            return name_by_colour(seg.colour, seen[0], taken), ""
+        name, k = best, 2
+        while name in taken:
+            name, k = f"{best}_{k}", k + 1
+        return name, best
+
 
 def _segment(sc: cl.SceneCloud, idx: np.ndarray) -> Segment:
     from perception.pipeline import min_area_rect

@@ -67,6 +67,8 @@ class PerceivedObject:
     refitted: bool = (
         False  # fitted from its last fit, its points unmoved since (`perception.refit`)
     )
+    point_ids: np.ndarray | None = None  # its points' indices into the frame's SceneCloud
+    fit_pose: tuple | None = None  # (R 3×3, t (3,), scale (3,)): its shape model's fit, body→world
 
 
 @dataclass
@@ -147,6 +149,8 @@ class Pipeline:
                 continue
             out.objects[obj.state.name] = obj
         for obj in self._unlabelled(frame, sc, pixmap, claimed, set(out.objects)):
+            out.objects[obj.state.name] = obj
+        for obj in self._contents(sc, out.objects):
             out.objects[obj.state.name] = obj
         t3 = time.perf_counter()
         _flag_contents(out.objects, self.shapes)
@@ -257,6 +261,8 @@ class Pipeline:
             lowest=low[2],
             low_point=low,
             refitted=refitted,
+            point_ids=sel,
+            fit_pose=(fit.R, fit.t, fit.scale),
             **base,
         )
 
@@ -333,6 +339,62 @@ class Pipeline:
                     len(sel),
                     ["unlabelled: named by colour and size"],
                     source="colour",
+                    **_describe(pts, rgb),
+                )
+            )
+        return out
+
+    def _contents(
+        self, sc: cl.SceneCloud, objects: dict[str, PerceivedObject]
+    ) -> list[PerceivedObject]:
+        """Things seen in part inside an upright container, among the container's own points
+        (`perception.contents`); only with a detector that names them (`name_content`: label-free)."""
+        from perception.contents import SEEN_IN_PART, content_state, find_contents
+
+        name_content = getattr(self.detector, "name_content", None)
+        if name_content is None:
+            return []
+        containers, other_ids = {}, []
+        for name, obj in objects.items():
+            model = self.shapes.get(obj.state.kind) if obj.state.kind else None
+            if obj.point_ids is None:
+                continue
+            if model is None or obj.fit_pose is None or not model.info.get("cavity"):
+                other_ids.append(obj.point_ids)
+                continue
+            rot, t, scale = obj.fit_pose
+            surface = np.hstack([(model.points * scale) @ rot.T + t, model.normals @ rot.T])
+            containers[name] = (obj.state, surface)
+        if not containers:
+            return []
+        free = sc.above.copy()
+        for ids in other_ids:
+            free[ids] = False
+        others = sc.points[np.concatenate(other_ids)] if other_ids else np.zeros((0, 3))
+        points, colours = sc.points[free], sc.colours[free]
+        out = []
+        taken = set(objects)
+        for content in find_contents(containers, points, colours, others, self.shapes):
+            pts = content.points
+            spread = pts[:, :2].max(axis=0) - pts[:, :2].min(axis=0)
+            high = float(np.percentile(pts[:, 2], 98)) - content.floor
+            seen = tuple(sorted((float(spread[0]), float(spread[1]), max(high, 0.002)))[::-1])
+            name, kind = name_content(content.colours, seen, 2 * content.radius, taken)
+            taken.add(name)
+            rgb = dominant_colour(content.colours)
+            state = content_state(
+                content, name, kind, self.shapes, rgb, lambda c: colour_name(c, self.palette)
+            )
+            flags = [SEEN_IN_PART] if kind else ["unlabelled: named by colour and size"]
+            low = (state.pose.x, state.pose.y, content.floor)
+            out.append(
+                PerceivedObject(
+                    state,
+                    len(pts),
+                    flags,
+                    source="catalogue match" if kind else "colour",
+                    lowest=content.floor,
+                    low_point=low,
                     **_describe(pts, rgb),
                 )
             )

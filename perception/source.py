@@ -88,6 +88,7 @@ def settled(state: ObjectState) -> ObjectState:
     )
 
 
+LABEL_FREE = ("catalogue match", "primitive", "colour")  # sources that found a thing unlabelled
 HAND_POINTS = (
     150  # points a held object needs for its pose to come from the camera rather than the hand
 )
@@ -157,6 +158,7 @@ class CameraSource:
             res.unmeasured,
             held,
             {n: o.flags for n, o in res.objects.items()},
+            {n for n, o in res.objects.items() if o.source in LABEL_FREE},
         )
         if held in tracked.states:
             self._place_in_hand(held, tracked, res.objects.get(held))

@@ -63,6 +63,9 @@ class Tracker:
         self.stuck: set[str] = (
             set()
         )  # seen not to have fallen out: inside until seen again, however it is turned
+        self.found: set[str] = set()  # names last seen found without labels
+        self.looks: dict[str, int] = {}  # rounds each object was seen in
+        self.first_seen: dict[str, int] = {}  # the round each object was first seen in
 
     def update(
         self,
@@ -71,12 +74,19 @@ class Tracker:
         unmeasured: list[str],
         held: str | None,
         flags: dict[str, list[str]],
+        found: set[str] = frozenset(),
     ) -> Tracked:
         """Merge this round's objects (`seen`; `unlabelled` names came from the colour fallback) with
         what is known; `unmeasured`: labelled objects with too few points; `held`: the object in the
-        gripper, if any (from the arm)."""
+        gripper, if any (from the arm); `found`: names perception found without labels (from
+        geometry and colour). A thing found without labels that appeared after the first round,
+        was seen in one round only and is not seen now is forgotten, not kept: a piece of
+        something else split off by the hand over it (a mug's rim seen between the fingers as a
+        'water_bottle', then kept inside the mug for ever), not an object."""
         self.round += 1
         seen = self._rename(dict(seen), unlabelled)
+        for name in [n for n in self.known if n not in seen and self._one_off(n, held)]:
+            self._forget(name)
         for name in self.known:  # gone from view now: was it inside something when last seen?
             if name not in seen and name not in self.inside:
                 box = container_of(name, self.known)
@@ -93,6 +103,12 @@ class Tracker:
             self.stuck.discard(name)
             self.known[name] = state
             self.last_seen[name] = self.round
+            self.looks[name] = self.looks.get(name, 0) + 1
+            self.first_seen.setdefault(name, self.round)
+            if name in found:
+                self.found.add(name)
+            else:
+                self.found.discard(name)
             out.states[name] = state
         for name, state in self.known.items():
             if name in seen:
@@ -113,6 +129,22 @@ class Tracker:
             out.flags.setdefault(name, [self.gone[name]])
         self.carry(out)
         return out
+
+    def _one_off(self, name: str, held: str | None) -> bool:
+        """Whether `name`, unseen this round, is a one-off sighting to forget (see `update`)."""
+        return (
+            name in self.found
+            and name != held
+            and self.looks.get(name, 0) == 1
+            and self.first_seen.get(name, 1) > 1
+        )
+
+    def _forget(self, name: str) -> None:
+        for table in (self.known, self.last_seen, self.inside, self.gone, self.fell, self.looks):
+            table.pop(name, None)
+        self.first_seen.pop(name, None)
+        self.found.discard(name)
+        self.stuck.discard(name)
 
     def drop_vacant(self, tracked: Tracked, frame, skip: set[str] = frozenset()) -> list[str]:
         """Drop from `tracked` each kept object whose place `frame` (an RGBDFrame) sees empty

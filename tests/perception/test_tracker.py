@@ -186,3 +186,27 @@ def test_a_ball_poured_onto_the_table_is_looked_for_where_it_may_have_rolled():
         )  # what is under it is hidden: not judged empty
     finally:
         world.close()
+
+
+def test_a_thing_found_without_labels_once_mid_run_and_then_unseen_is_forgotten():
+    """A piece split off the mug by the hand over it, named 'water_bottle' in one look: not kept
+    inside the mug for ever. A thing seen in the first look, or in two looks, is kept."""
+    mug = ObjectState("mug", "mug", Pose(0.6, -0.12, 0.045), (0.098, 0.072, 0.09), "cylinder")
+    piece = ObjectState(
+        "water_bottle", "water_bottle", Pose(0.6, -0.12, 0.06), (0.05, 0.05, 0.03), "cylinder"
+    )
+    ball = ObjectState("golf_ball", "golf_ball", Pose(0.6, -0.12, 0.03), (0.04,) * 3, "sphere")
+    found = {"mug", "water_bottle", "golf_ball"}
+    tracker = Tracker()
+    tracker.update({"mug": mug, "golf_ball": ball}, set(), [], None, {}, found)
+    tracker.update({"mug": mug, "water_bottle": piece}, set(), [], None, {}, found)
+    out = tracker.update({"mug": mug}, set(), [], None, {}, found)
+    assert "water_bottle" not in out.states and "water_bottle" not in out.missing
+    assert "golf_ball" in out.kept  # seen in the first look: kept inside the mug
+    tracker.update({"mug": mug, "water_bottle": piece}, set(), [], None, {}, found)
+    tracker.update({"mug": mug, "water_bottle": piece}, set(), [], None, {}, found)
+    assert "water_bottle" in tracker.update({"mug": mug}, set(), [], None, {}, found).kept
+    labelled = Tracker()  # a labelled detection is never taken for a piece of something else
+    labelled.update({"mug": mug}, set(), [], None, {})
+    labelled.update({"mug": mug, "water_bottle": piece}, set(), [], None, {})
+    assert "water_bottle" in labelled.update({"mug": mug}, set(), [], None, {}).kept
