@@ -512,7 +512,7 @@ def make_perception(
     if record is not None:
         from perception.recorded import RecordingCamera
 
-        frames = RecordingCamera(frames, record)
+        frames = RecordingCamera(frames, record, robot=backend.state)
     return CameraSource(frames, pipeline, robot=backend.state, tcp=world.robot.tcp_pose)
 
 
@@ -557,7 +557,8 @@ def sim_camera_pipeline(
 
 def label_free_detector(robot: str, state):
     """A `perception.label_free.LabelFreeDetector` over the whole catalogue, masking out the arm
-    `robot` (a name in `sim.robot.ROBOTS`) rendered at the RobotState `state()` returns."""
+    `robot` (a name in `sim.robot.ROBOTS`) rendered at the RobotState `state()` returns, or, for a
+    frame that carries the arm's state when it was taken (a recording), at that state."""
     from owl_bt.robot_view import RobotView
     from perception.label_free import LabelFreeDetector, kind_profiles
     from sim import catalog
@@ -565,15 +566,15 @@ def label_free_detector(robot: str, state):
     global _PROFILES
     if _PROFILES is None:
         _PROFILES = kind_profiles(catalog.make, sorted(k for k in catalog.KINDS if k != "table"))
-    if robot not in _VIEWS:  # one private renderer per arm and process
-        _VIEWS[robot] = RobotView(robot)
-    view = _VIEWS[robot]
 
     def robot_depth(frame):
-        arm = state()
+        arm = frame.robot if frame.robot is not None else state()  # a recorded frame's own arm
         if arm is None:
             return None
-        return view.depth(frame.intrinsics, frame.extrinsics, frame.shape, arm)
+        name = arm.arm if frame.robot is not None else robot
+        if name not in _VIEWS:  # one private renderer per arm and process
+            _VIEWS[name] = RobotView(name)
+        return _VIEWS[name].depth(frame.intrinsics, frame.extrinsics, frame.shape, arm)
 
     return LabelFreeDetector(_PROFILES, robot_depth)
 

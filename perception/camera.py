@@ -5,7 +5,9 @@ Every camera returns an `RGBDFrame`: rgb H×W×3 uint8; depth H×W float32 in me
 axis (0 or NaN where the sensor saw nothing); intrinsics 3×3 (pixels, OpenCV convention: x right,
 y down, z forward); extrinsics 4×4 camera→world (same optical convention). A simulated frame also
 carries `seg` (H×W int32 instance ids, −1 background) and `labels` (instance id → (name, kind)),
-what the simulator's instance segmentation gives a detector.
+what the simulator's instance segmentation gives a detector. A frame replayed from a recording may
+carry `robot`: the arm's measured state when it was taken (its body is masked out where those
+joints put it, not where the live arm is now).
 """
 
 from __future__ import annotations
@@ -15,6 +17,8 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 import numpy as np
+
+from owl_bt.state import RobotState
 
 
 @dataclass
@@ -27,6 +31,7 @@ class RGBDFrame:
     extrinsics: np.ndarray
     seg: np.ndarray | None = None
     labels: dict[int, tuple[str, str]] = field(default_factory=dict)
+    robot: RobotState | None = None
 
     @property
     def shape(self) -> tuple[int, int]:

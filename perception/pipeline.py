@@ -41,6 +41,7 @@ MIN_POINTS = 25  # fewer points than this: the size is not estimated (the catalo
 MIN_CLUSTER = 40  # an unlabelled cluster needs this many points to count as an object
 REST_SNAP = 0.01  # m: an object whose lowest point is this close above/below a support rests on it
 BORDER = 2  # pixels: a mask this close to the image edge is cut by it
+ARM_EDGE = 8  # pixels: points this near the arm's mask are not taken for a container's contents
 
 
 @dataclass
@@ -150,7 +151,7 @@ class Pipeline:
             out.objects[obj.state.name] = obj
         for obj in self._unlabelled(frame, sc, pixmap, claimed, set(out.objects)):
             out.objects[obj.state.name] = obj
-        for obj in self._contents(sc, out.objects):
+        for obj in self._contents(sc, out.objects, robot):
             out.objects[obj.state.name] = obj
         t3 = time.perf_counter()
         _flag_contents(out.objects, self.shapes)
@@ -345,10 +346,12 @@ class Pipeline:
         return out
 
     def _contents(
-        self, sc: cl.SceneCloud, objects: dict[str, PerceivedObject]
+        self, sc: cl.SceneCloud, objects: dict[str, PerceivedObject], robot: np.ndarray
     ) -> list[PerceivedObject]:
-        """Things seen in part inside an upright container, among the container's own points
-        (`perception.contents`); only with a detector that names them (`name_content`: label-free)."""
+        """Things seen in part inside an upright container (`perception.contents`), from points
+        no object claimed and not at the edge of the arm (`robot`: H×W mask; a finger's rim left
+        unmasked is no contents); only with a detector that names them (`name_content`:
+        label-free)."""
         from perception.contents import SEEN_IN_PART, content_state, find_contents
 
         name_content = getattr(self.detector, "name_content", None)
@@ -370,6 +373,11 @@ class Pipeline:
         free = sc.above.copy()
         for ids in other_ids:
             free[ids] = False
+        if robot.any():
+            from scipy.ndimage import binary_dilation
+
+            near_arm = binary_dilation(robot, iterations=ARM_EDGE).ravel()
+            free &= ~near_arm[sc.pixel]
         others = sc.points[np.concatenate(other_ids)] if other_ids else np.zeros((0, 3))
         points, colours = sc.points[free], sc.colours[free]
         out = []

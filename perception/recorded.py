@@ -7,7 +7,9 @@ One frame `i` is three files named by its six-digit index:
   (0: no reading; readings beyond 65.535 m are stored as 0);
 - `frame_000000.json`: `{"format": "owl-bt-frame/1", "width", "height", "depth_unit_m": 0.001,
   "intrinsics": 3×3 (pixels, OpenCV convention), "extrinsics": 4×4 camera→world (optical frame:
-  x right, y down, z forward; metres)}`.
+  x right, y down, z forward; metres)}`, and, when the arm's state was known as the frame was
+  taken, `"robot": {"arm", "joints" (rad), "gripper_width" (m)}`: replayed, the arm is masked
+  out where those joints put it (the live arm may be elsewhere).
 
 No segmentation and no labels are stored: a recording holds what a real camera gives.
 """
@@ -17,10 +19,12 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 
+from owl_bt.state import RobotState
 from perception.camera import RGBDFrame
 
 FORMAT = "owl-bt-frame/1"
@@ -38,9 +42,12 @@ def frame_paths(folder: Path, index: int) -> tuple[Path, Path, Path]:
     return Path(f"{stem}_rgb.png"), Path(f"{stem}_depth.png"), Path(f"{stem}.json")
 
 
-def write_frame(folder: Path, index: int, frame: RGBDFrame) -> None:
-    """Write `frame` as frame `index` of `folder` (which must exist). Depth is rounded to the
-    millimetre; no reading (0, NaN, ±inf) and readings beyond the 16-bit range become 0."""
+def write_frame(
+    folder: Path, index: int, frame: RGBDFrame, robot: RobotState | None = None
+) -> None:
+    """Write `frame` as frame `index` of `folder` (which must exist), with the arm's measured state
+    `robot` (else the frame's own `robot`, if any). Depth is rounded to the millimetre; no
+    reading (0, NaN, ±inf) and readings beyond the 16-bit range become 0."""
     from PIL import Image
 
     rgb_path, depth_path, json_path = frame_paths(folder, index)
@@ -56,6 +63,13 @@ def write_frame(folder: Path, index: int, frame: RGBDFrame) -> None:
         "intrinsics": np.asarray(frame.intrinsics, dtype=float).tolist(),
         "extrinsics": np.asarray(frame.extrinsics, dtype=float).tolist(),
     }
+    arm = robot if robot is not None else frame.robot
+    if arm is not None:
+        meta["robot"] = {
+            "arm": arm.arm,
+            "joints": [float(q) for q in arm.joints],
+            "gripper_width": float(arm.gripper_width),
+        }
     json_path.write_text(json.dumps(meta, indent=1) + "\n")
 
 
@@ -125,7 +139,23 @@ def read_frame(folder: Path, index: int) -> RGBDFrame:
         raise RecordingError(
             f"{json_path}: says {size[0]}×{size[1]}, the images are {rgb.shape[1]}×{rgb.shape[0]}"
         )
-    return RGBDFrame(rgb, raw * np.float32(unit), k, t)
+    return RGBDFrame(rgb, raw * np.float32(unit), k, t, robot=_robot(meta, json_path))
+
+
+def _robot(meta: dict, json_path: Path) -> RobotState | None:
+    """The arm's state stored with a frame, or None when the frame has none."""
+    arm = meta.get("robot")
+    if arm is None:
+        return None
+    try:
+        joints = tuple(float(q) for q in arm["joints"])
+        width = float(arm.get("gripper_width", 0.085))
+        name = str(arm["arm"])
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        raise RecordingError(f"{json_path}: bad robot state ({_why(exc)})") from None
+    if not joints or not all(math.isfinite(q) for q in (*joints, width)):
+        raise RecordingError(f"{json_path}: the robot's joints must be finite numbers")
+    return RobotState(joints, width, None, name)
 
 
 class RecordedCamera:
@@ -159,18 +189,24 @@ def _why(exc: BaseException) -> str:
 
 class RecordingCamera:
     """A camera whose every frame is also written, as frame 0, 1, … of `folder` (made if
-    missing), without segmentation or labels: a run's own looks, to replay with
-    `recorded:<folder>`."""
+    missing), without segmentation or labels, with the arm's state `robot()` returns as it was
+    taken (None: not written): a run's own looks, to replay with `recorded:<folder>`."""
 
-    def __init__(self, camera, folder: str | Path) -> None:
-        self.camera, self.folder = camera, Path(folder)
+    def __init__(
+        self,
+        camera,
+        folder: str | Path,
+        robot: Callable[[], RobotState | None] | None = None,
+    ) -> None:
+        self.camera, self.folder, self.robot = camera, Path(folder), robot
         self.folder.mkdir(parents=True, exist_ok=True)
         self.written = 0
 
     def capture(self) -> RGBDFrame:
         f = self.camera.capture()
+        arm = self.robot() if self.robot is not None else None
         write_frame(
-            self.folder, self.written, RGBDFrame(f.rgb, f.depth, f.intrinsics, f.extrinsics)
+            self.folder, self.written, RGBDFrame(f.rgb, f.depth, f.intrinsics, f.extrinsics), arm
         )
         self.written += 1
         return f

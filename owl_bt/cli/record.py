@@ -83,15 +83,15 @@ def _record(
     except OSError as exc:
         raise UsageError(f"cannot make {dest}: {exc.strerror}") from None
     try:
-        with _opened(spec, task, scene, seed, robot) as cam:
+        with _opened(spec, task, scene, seed, robot) as opened:
             for i in range(frames):
                 if i and every:
                     time.sleep(every)
                 try:
-                    frame = cam.capture()
+                    frame = opened.camera.capture()
                 except OSError as exc:
                     raise UsageError(f"the camera gave no frame: {exc}") from None
-                write_frame(partial, i, frame)
+                write_frame(partial, i, frame, opened.arm())
         if dest.exists():
             dest.rmdir()
         partial.rename(dest)
@@ -102,12 +102,22 @@ def _record(
 
 
 class _opened:
-    """The camera a spec names, opened on entry and closed (and its simulator too) on exit."""
+    """The camera a spec names (`camera`), opened on entry and closed (and its simulator too) on
+    exit; `arm()` the simulated arm's state each frame is written with."""
 
     def __init__(self, spec, task: str, scene: str | None, seed: int, robot: str) -> None:
         self.spec, self.task, self.scene, self.seed, self.robot = spec, task, scene, seed, robot
         self.world = None
         self.camera = None
+
+    def arm(self):
+        """The simulated arm's state (a RobotState), or None without a simulator."""
+        from owl_bt.state import RobotState
+
+        if self.world is None:
+            return None
+        r = self.world.robot
+        return RobotState(tuple(r.arm_q()), r.opening(), None, r.spec.name)
 
     def __enter__(self):
         from perception.camera_spec import open_camera
@@ -118,7 +128,7 @@ class _opened:
         except OSError as exc:
             self._close_world()
             raise UsageError(str(exc)) from None
-        return self.camera
+        return self
 
     def __exit__(self, *exc) -> None:
         close = getattr(self.camera, "close", None)

@@ -122,3 +122,47 @@ def test_open_recorded_and_realsense(tmp_path, fake_realsense) -> None:
     cam = open_camera(parse_camera("realsense"), extrinsics=t)
     assert np.array_equal(cam.capture().extrinsics, t)
     cam.close()
+
+
+def test_a_recorded_arm_is_masked_where_it_was_not_where_the_live_arm_is(
+    tmp_path, unlabelled_scene
+) -> None:
+    """Frames recorded with the arm over the table, replayed while the live (simulated) arm is at
+    home: each frame's stored joints mask the recorded arm; without them it became objects."""
+    from owl_bt.episode import label_free_detector
+    from owl_bt.state import RobotState
+    from perception.camera import Unlabelled
+    from perception.pipeline import Pipeline
+    from perception.recorded import RecordingCamera
+
+    world, camera, pipeline, _ = unlabelled_scene("berry1")
+    q = (0.6, -1.2, 1.4, -1.8, -1.57, 0.3)  # over the table, in view
+    world.robot.reset_arm(q)
+    world.robot.command_arm(q)
+    world.settle(0.2)
+
+    def arm_now() -> RobotState:
+        r = world.robot
+        return RobotState(tuple(r.arm_q()), r.opening(), None, r.spec.name)
+
+    RecordingCamera(Unlabelled(camera.camera), tmp_path, robot=arm_now).capture()
+    stored = json.loads(frame_paths(tmp_path, 0)[2].read_text())["robot"]
+    assert stored["arm"] == "ur5e" and stored["joints"] == pytest.approx(q, abs=0.01)
+    home = RobotState(world.robot.spec.home, 0.085, None, "ur5e")
+    live = Pipeline(label_free_detector("ur5e", lambda: home), pipeline.shapes, seed=0)
+    replayed = RecordedCamera(tmp_path).capture()
+    assert replayed.robot is not None and replayed.robot.joints == pytest.approx(q, abs=0.01)
+    names = set(live.perceive(replayed).objects)
+    assert names == {"strawberry", "light_grey_region", "table"}, names
+    replayed.robot = None  # as a recording without the arm's state: the live arm is masked
+    assert set(live.perceive(replayed).objects) - names  # the recorded arm became objects
+
+
+def test_a_bad_robot_state_in_a_frame_is_named(tmp_path) -> None:
+    write_frame(tmp_path, 0, _frame(0.7))
+    path = frame_paths(tmp_path, 0)[2]
+    meta = json.loads(path.read_text())
+    meta["robot"] = {"arm": "ur5e", "joints": ["x"]}
+    path.write_text(json.dumps(meta))
+    with pytest.raises(RecordingError, match="bad robot state"):
+        RecordedCamera(tmp_path).capture()
