@@ -13,6 +13,7 @@ import numpy as np
 import pybullet as p
 
 from owl_bt.state import Pose
+from owl_bt.tamp.guidance import guide
 from owl_bt.tamp.judge import judge
 from owl_bt.tamp.planning_model import PlanningModel
 from skills.motions import reach
@@ -20,6 +21,7 @@ from skills.motions import reach
 CLEAN_TRIES = (
     12  # ways the table alone lets the hand reach, tried for one clear of everything as the hint
 )
+YAW_TURNS = 24  # yaws a face is turned through for checkers that ask for a heading (15° apart)
 
 
 class PlaceLookAhead:
@@ -71,6 +73,13 @@ class PlaceLookAhead:
                 for f in faces
                 if self._fits_opening(state.get(o), {"face": f, "dyaw": 0.0}, cavity)
             ] or faces
+        turns = None  # face → the yaws the checkers accept (None: any yaw)
+        if not faces and cavity is None:
+            found = self._turns(state, o, s, options, checks, region)
+            if found is None:
+                return None
+            (x, y), turns, region = found
+            faces = list(turns)
         if not faces:
             return None
         # at its present spot, then at three the sampler draws (a level hand low beside a mug stood up
@@ -95,7 +104,9 @@ class PlaceLookAhead:
             {"face": f, "dyaw": float(d), "x": sx, "y": sy}
             for sx, sy in spots
             for f in faces
-            for d in np.linspace(-math.pi, math.pi, 8, endpoint=False)
+            for d in (
+                np.linspace(-math.pi, math.pi, 8, endpoint=False) if turns is None else turns[f]
+            )
         ]
         q0 = model.robot.arm_q()
         # judged against the table alone, and a container it goes into (standing the fork in the mug by its
@@ -141,3 +152,32 @@ class PlaceLookAhead:
             model.reachable, model.hint_misses = (o, model.grasp, clean or fits), 0
             return None
         return f"from this grasp {o} cannot be set down on {s} the way the next step needs"
+
+    def _turns(self, state, o: str, s: str, options, checks, region):
+        """Orientation guidance for checkers that ask for a heading ("tips forward", "parallel to
+        the board"), which no face meets at yaw 0 at o's present spot: at a spot in the region the
+        checkers want o in (`region`, else the one they test o's centre against), each face turned
+        in YAW_TURNS steps. ((x, y) of that spot, face → the yaws the checkers accept there, the
+        region) — None when no face passes at any yaw, or every passing face at every yaw (the
+        checkers are not about the heading)."""
+        if region is None:
+            region = guide(state, o, checks)
+        if region is None:
+            return None
+        x = (region[0][0] + region[1][0]) / 2
+        y = (region[0][1] + region[1][1]) / 2
+        yaws = np.linspace(-math.pi, math.pi, YAW_TURNS, endpoint=False)
+        pairs = [(f, float(d)) for f in options for d in yaws]
+        resting = [
+            state.with_pose(
+                o, self._resting_pose(state, o, s, {"face": f, "dyaw": d, "x": x, "y": y})
+            )
+            for f, d in pairs
+        ]
+        turns: dict = {}
+        for (f, d), ok in zip(pairs, judge(checks, resting), strict=True):
+            if ok:
+                turns.setdefault(f, []).append(d)
+        if not turns or all(len(v) == len(yaws) for v in turns.values()):
+            return None  # not about the heading: the look-ahead stays out of it, as before
+        return (x, y), turns, region

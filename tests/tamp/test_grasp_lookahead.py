@@ -80,3 +80,42 @@ def test_the_refiner_binds_the_place_after_a_pour_to_the_pick_before_it():
         assert after_pour(model, skeleton, 1, {}, []) is None  # not a pick
     finally:
         model.close()
+
+
+def test_the_look_ahead_turns_a_fork_to_the_heading_its_checkers_ask_for():
+    # "left of the plate, straight, tines away from the robot": no face meets it at yaw 0 at the fork's
+    # present spot, so the look-ahead had no opinion and the place drew yaws blind; it now judges each
+    # face turned in 15° steps where the checkers want the fork, and hints one the arm reaches
+    import numpy as np
+
+    from owl_bt.language.parser import extract_code
+    from owl_bt.language.sandbox import CheckerSet
+    from owl_bt.language.workspace import env_from_state
+    from sim.tasks.everyday import EVERYDAY
+    from tests.support.worlds import task_state
+
+    state = task_state("cutlery_straight", 0)
+    code = extract_code(EVERYDAY["cutlery_straight"].oracle_checkers)
+    checkers = CheckerSet.compile(code, state, env_from_state(state))
+    checks = [("action_check1", checkers.as_callable("action_check1"))]
+    skills = load_skills()
+    model = PlanningModel(state)
+    try:
+        model.next_op = SimpleNamespace(name="place_ontop", args=("fork", "table"))
+        rng = np.random.default_rng(0)
+        for _ in range(50):
+            if (
+                skills["pick"]
+                .simulate(model, ("fork",), skills["pick"].sample(model, ("fork",), rng))
+                .ok
+            ):
+                break
+        assert model.held == "fork"
+        place = skills["place_ontop"]
+        why = place.grasp_fits(model, ("fork", "table"), checks)
+        hint = model.reachable
+        assert why is None and hint is not None and hint[0] == "fork", why
+        rest = place._resting_pose(model.state(), "fork", "table", hint[2])
+        assert checks[0][1](model.state().with_pose("fork", rest))  # the hinted heading meets them
+    finally:
+        model.close()
