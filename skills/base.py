@@ -2,10 +2,16 @@
 
 A skill is one module with a `Skill` subclass that fills in four hooks:
 - `schema`: its operator schema and description (symbolic side, shown to the VLM);
-- `sample(model, args, rng)`: draw continuous parameters (grasp, placement pose, …);
-- `simulate(model, args, params)`: its controller run in the planning model → `Outcome` with the
-  backend commands it would send, or the reason it failed;
+- `sample(model, args, rng, step)`: draw continuous parameters (grasp, placement pose, …);
+- `simulate(model, args, params, step)`: its controller run in the planning model → `Outcome`
+  with the backend commands it would send, or the reason it failed;
 - `execute(backend, commands)`: its controller on an `ArmBackend` (the default runs the commands).
+
+`step` is the refinement's `owl_bt.tamp.step_context.StepContext` (the checkers the step's result
+must satisfy, the skeleton's next step, a place hint left by a look-ahead), or None when the skill
+is called outside refinement (read it through `step_context.context(step)`). Optional hooks the
+refiner uses when present: `never(model, args)`, `orient(model, args, params, rng, step)` and
+`grasp_fits(model, args, checks, step=)`; see docs/architecture.md.
 """
 
 from __future__ import annotations
@@ -19,6 +25,7 @@ import numpy as np
 from owl_bt.state import Pose
 from owl_bt.tamp.operators import OperatorSchema
 from owl_bt.tamp.planning_model import PlanningModel
+from owl_bt.tamp.step_context import StepContext
 from skills.backend import ArmBackend, ArmBlocked, ArmFault
 
 
@@ -88,11 +95,23 @@ class Skill(abc.ABC):
         return self.schema.name
 
     @abc.abstractmethod
-    def sample(self, model: PlanningModel, args: tuple[str, ...], rng: np.random.Generator) -> dict:
-        """Continuous parameters for args, drawn by this skill's sampler."""
+    def sample(
+        self,
+        model: PlanningModel,
+        args: tuple[str, ...],
+        rng: np.random.Generator,
+        step: StepContext | None = None,
+    ) -> dict:
+        """Continuous parameters for args, drawn by this skill's sampler (`step`: see the module)."""
 
     @abc.abstractmethod
-    def simulate(self, model: PlanningModel, args: tuple[str, ...], params: dict) -> Outcome:
+    def simulate(
+        self,
+        model: PlanningModel,
+        args: tuple[str, ...],
+        params: dict,
+        step: StepContext | None = None,
+    ) -> Outcome:
         """Run the controller in the planning model; leave the model in the resulting state."""
 
     def execute(self, backend: ArmBackend, commands: Sequence[Command]) -> str | None:

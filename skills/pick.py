@@ -17,8 +17,9 @@ import numpy as np
 import pybullet as p
 
 from owl_bt.state import Pose
-from owl_bt.tamp.operators import CONTAINER_CATEGORIES, OperatorSchema
+from owl_bt.tamp.operators import CONTAINER_CATEGORIES, GroundOp, OperatorSchema
 from owl_bt.tamp.planning_model import PlanningModel
+from owl_bt.tamp.step_context import StepContext, context
 from sim.bullet import to_bullet
 from sim.robot import MAX_OPENING, PAD_ORIGIN_OFFSET
 from skills.base import Grip, Move, Outcome, Skill
@@ -87,19 +88,33 @@ class PickSkill(Skill):
         ),
     )
 
-    def sample(self, model: PlanningModel, args: tuple[str, ...], rng: np.random.Generator) -> dict:
+    def sample(
+        self,
+        model: PlanningModel,
+        args: tuple[str, ...],
+        rng: np.random.Generator,
+        step: StepContext | None = None,
+    ) -> dict:
         """One grasp of args[0] (params: yaw, tilt rad; axis; offset m, world frame, from its centre; preshape;
         for a rim grasp an opening m). A grasp generator: of up to CLEAR_TRIES draws, the first whose open
         hand clears the object itself (`_hand_clears`: the object's own shape, nothing else — a mug lying
         or upside down fits between the 85 mm fingers only where its handle and wall let it); the arm's
-        reach, the table and the other objects are judged per sample by `simulate`."""
+        reach, the table and the other objects are judged per sample by `simulate`. `step.next_op`:
+        a pour of the same object next makes grasps from the side likelier."""
+        next_op = context(step).next_op
         for _ in range(CLEAR_TRIES):
-            params = self._draw(model, args, rng)
+            params = self._draw(model, args, rng, next_op)
             if _hand_clears(model, args[0], params):
                 break
         return params
 
-    def _draw(self, model: PlanningModel, args: tuple[str, ...], rng: np.random.Generator) -> dict:
+    def _draw(
+        self,
+        model: PlanningModel,
+        args: tuple[str, ...],
+        rng: np.random.Generator,
+        nxt: GroundOp | None,
+    ) -> dict:
         obj = model.state().get(args[0])
         yaw = rng.uniform(-math.pi, math.pi)
         u = rng.random()
@@ -124,7 +139,6 @@ class PickSkill(Skill):
             # above it (its box's own z axis is no longer up)
             along = abs(obj.pose.roll) > 0.3 or abs(obj.pose.pitch) > 0.3
         lo, hi = obj.aabb()
-        nxt = getattr(model, "next_op", None)
         # To be poured next, a can, a bottle or a mug is held from the side: from above the palm covers the
         # mouth (no rim grasps then), and Mug3 seed 3 spent a pick's 500 draws on a mug, 250 of them held
         # from above and refused for the pour, when only a quarter of its draws came from the side.
@@ -202,7 +216,13 @@ class PickSkill(Skill):
             "preshape": bool(rng.random() < 0.6),
         }
 
-    def simulate(self, model: PlanningModel, args: tuple[str, ...], params: dict) -> Outcome:
+    def simulate(
+        self,
+        model: PlanningModel,
+        args: tuple[str, ...],
+        params: dict,
+        step: StepContext | None = None,
+    ) -> Outcome:
         o = args[0]
         if model.held is not None:
             return Outcome.fail(f"hand is not empty (holding {model.held})", model.held)
@@ -271,7 +291,7 @@ class PickSkill(Skill):
         if approach is None or cuts_into(model, o, approach, angle):
             return Outcome.fail(f"the approach to {o} is blocked", o)
         if covered := mouth_covered_before_grip(
-            model, o, q_grasp, angle
+            model, o, q_grasp, angle, context(step).next_op
         ):  # cheap before dear: a ray, not a grip
             return Outcome.fail(covered, o)
         # The fingers close under physics, as the arm's do: o slides onto the middle of the hand and

@@ -15,6 +15,7 @@ resulting state.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 import numpy as np
 import pybullet as p
@@ -24,6 +25,7 @@ from owl_bt.tamp.hand_sweep import hand_sweep
 from owl_bt.tamp.judge import judge
 from owl_bt.tamp.operators import OperatorSchema
 from owl_bt.tamp.planning_model import PlanningModel
+from owl_bt.tamp.step_context import Checker, PlaceHint, StepContext, context
 from sim.bullet import from_bullet
 from sim.robot import MAX_OPENING, WORKSPACE
 from skills.base import Grip, Move, Outcome, Skill
@@ -79,7 +81,13 @@ class _PlaceSkill(PlaceOpening, PlaceLookAhead, Skill):
     inside = False
     faces = FACES  # (the look-ahead's)
 
-    def sample(self, model: PlanningModel, args: tuple[str, ...], rng: np.random.Generator) -> dict:
+    def sample(
+        self,
+        model: PlanningModel,
+        args: tuple[str, ...],
+        rng: np.random.Generator,
+        step: StepContext | None = None,
+    ) -> dict:
         o, s = args
         state = model.state()
         obj = state.get(o)
@@ -90,7 +98,7 @@ class _PlaceSkill(PlaceOpening, PlaceLookAhead, Skill):
         )
         drop = rng.uniform(0.003, 0.05 if self.inside else 0.012)
         params = {"face": face, "dyaw": rng.uniform(-math.pi, math.pi), "clearance": drop}
-        near = self._reachable(model, o, rng)
+        near = self._reachable(model, o, rng, context(step).place_hint)
         cavity = model.cavity(s) if self.inside else None
         if near is not None:
             if cavity is not None:  # (the hint's own spot is the opening's middle)
@@ -142,23 +150,24 @@ class _PlaceSkill(PlaceOpening, PlaceLookAhead, Skill):
         return params
 
     @staticmethod
-    def _reachable(model: PlanningModel, o: str, rng: np.random.Generator) -> dict | None:
+    def _reachable(
+        model: PlanningModel, o: str, rng: np.random.Generator, hint: PlaceHint | None
+    ) -> dict | None:
         """For REACHABLE_SHARE of the samples, when the pick just before found from this very grasp an
-        orientation and spot the arm reaches (`grasp_fits`, model.reachable): that face, its yaw and spot
-        jittered by REACHABLE_SPREAD (ours: Coffee's mug held by its side reached upright in a narrow band of
-        yaws, and 125 broad draws failed before a regrasp), until HINT_MISSES of them were refused; else None."""
-        hint = model.reachable
+        orientation and spot the arm reaches (`grasp_fits`, `hint`): that face, its yaw and spot
+        jittered by REACHABLE_SPREAD (a mug held by its side may stand upright only in a narrow band
+        of yaws, which broad draws seldom hit), until HINT_MISSES of them were refused; else None."""
         if (
             hint is None
-            or hint[0] != o
-            or hint[1] != model.grasp
+            or hint.obj != o
+            or hint.grasp != model.grasp
             or model.held != o
             or rng.random() >= REACHABLE_SHARE
-            or model.hint_misses >= HINT_MISSES
+            or hint.misses >= HINT_MISSES
         ):
             return None
         d, a = REACHABLE_SPREAD
-        h = hint[2]
+        h = hint.params
         return {
             "face": h["face"],
             "dyaw": h["dyaw"] + rng.uniform(-a, a),
@@ -168,17 +177,23 @@ class _PlaceSkill(PlaceOpening, PlaceLookAhead, Skill):
         }
 
     def orient(
-        self, model: PlanningModel, args: tuple[str, ...], params: dict, rng: np.random.Generator
+        self,
+        model: PlanningModel,
+        args: tuple[str, ...],
+        params: dict,
+        rng: np.random.Generator,
+        step: StepContext | None = None,
     ) -> dict:
         """Orientation guidance (ours, beyond the reference), applied by the refiner once the spot is
         drawn: of the hanging orientation and the six resting faces, in random order, the first
         whose resting pose at that spot passes the step's checkers (a checker asking for an upright
         mug rules out the lying faces without a sample spent on each). Unchanged when none passes,
-        when the step has no checkers, or for a ball."""
+        when the step has no checkers (`step.checks`), or for a ball."""
         o, s = args
+        checks = context(step).checks
         state = model.state()
         params = self._into_opening(model, state, o, s, params)
-        if not model.step_checks or state.get(o).shape == "sphere":
+        if not checks or state.get(o).shape == "sphere":
             return params
         options = [None, *range(len(FACES))]
         if params.get("reachable"):  # (the face the arm reaches from this grasp first)
@@ -198,7 +213,7 @@ class _PlaceSkill(PlaceOpening, PlaceLookAhead, Skill):
             state.with_pose(o, self._resting_pose(state, o, s, {**params, "face": face}))
             for face in faces
         ]  # (a new face: its own footprint), all judged in one batch
-        passing = judge(model.step_checks, resting)
+        passing = judge(checks, resting)
         for face, ok in zip(faces, passing, strict=True):
             if ok:
                 return self._into_opening(model, state, o, s, {**params, "face": face})
@@ -213,7 +228,7 @@ class _PlaceSkill(PlaceOpening, PlaceLookAhead, Skill):
             for k in order:
                 turned = {**params, "face": options[int(k)], "dyaw": dyaw}
                 resting = state.with_pose(o, self._resting_pose(state, o, s, turned))
-                if all(check(resting) for _, check in model.step_checks):
+                if all(check(resting) for _, check in checks):
                     return self._into_opening(model, state, o, s, turned)
         return params
 
@@ -226,13 +241,27 @@ class _PlaceSkill(PlaceOpening, PlaceLookAhead, Skill):
         floor = s_lo[2] + 0.006 if self.inside else s_hi[2]
         return Pose(params["x"], params["y"], floor + turned.pose.z - lo[2], *turned.pose.euler)
 
-    def simulate(self, model: PlanningModel, args: tuple[str, ...], params: dict) -> Outcome:
-        out = self._simulate(model, args, params)
-        if params.get("reachable") and not out.ok:
-            model.hint_misses += 1
+    def simulate(
+        self,
+        model: PlanningModel,
+        args: tuple[str, ...],
+        params: dict,
+        step: StepContext | None = None,
+    ) -> Outcome:
+        ctx = context(step)
+        out = self._simulate(model, args, params, ctx.checks)
+        if params.get("reachable") and not out.ok and ctx.place_hint is not None:
+            ctx.place_hint.misses += 1
         return out
 
-    def _simulate(self, model: PlanningModel, args: tuple[str, ...], params: dict) -> Outcome:
+    def _simulate(
+        self,
+        model: PlanningModel,
+        args: tuple[str, ...],
+        params: dict,
+        checks: Sequence[tuple[str, Checker]],
+    ) -> Outcome:
+        """The controller; `checks`: the step's checkers (see `StepContext.checks`)."""
         o, s = args
         if model.held != o:
             return Outcome.fail(f"{o} is not held", o)
@@ -285,7 +314,7 @@ class _PlaceSkill(PlaceOpening, PlaceLookAhead, Skill):
         # A first, cheap look: the step's checkers on the object come to rest right under the release
         # pose (the drop itself is judged after physics).
         resting = model.state().with_pose(o, Pose(goal.x, goal.y, goal.z - drop, *goal.euler))
-        failed = [name for name, check in model.step_checks if not check(resting)]
+        failed = [name for name, check in checks if not check(resting)]
         if failed:
             return Outcome.fail(
                 f"constraint {', '.join(failed)} not satisfied where {o} would rest", s
@@ -317,7 +346,7 @@ class _PlaceSkill(PlaceOpening, PlaceLookAhead, Skill):
         if retreat is None:
             return Outcome.fail(f"cannot retreat from {o}", o)
         before = model.snapshot()
-        verdict = self._release_and_judge(model, o, s, goal, q_place, q_back, open_to)
+        verdict = self._release_and_judge(model, o, s, goal, q_place, q_back, checks, open_to)
         after = model.snapshot()
         model.restore(before)
         model.drop_snapshot(before)
@@ -376,11 +405,19 @@ class _PlaceSkill(PlaceOpening, PlaceLookAhead, Skill):
         )
 
     def _release_and_judge(
-        self, model: PlanningModel, o: str, s: str, goal: Pose, q_place, q_pre, open_to: float = 0.0
+        self,
+        model: PlanningModel,
+        o: str,
+        s: str,
+        goal: Pose,
+        q_place,
+        q_pre,
+        checks: Sequence[tuple[str, Checker]],
+        open_to: float = 0.0,
     ) -> tuple | None:
         """Open at q_place (the fingers to driver angle `open_to`, radians; 0: fully), retreat to q_pre, let
         physics settle; None when the result meets the engineered constraints and the step's generated
-        checkers, else (reason, blamed object)."""
+        checkers (`checks`), else (reason, blamed object)."""
         model.release(q_place, q_pre, open_to=open_to)
         model.settle()
         final = model.state().get(o)
@@ -400,7 +437,7 @@ class _PlaceSkill(PlaceOpening, PlaceLookAhead, Skill):
                 crowded,
             )
         state = model.state()
-        failed = [name for name, check in model.step_checks if not check(state)]
+        failed = [name for name, check in checks if not check(state)]
         if failed:
             return (f"constraint {', '.join(failed)} not satisfied", s)
         return None
@@ -482,11 +519,17 @@ class PlaceInsideSkill(_PlaceSkill):
             return f"{o} does not fit into {c}: {across} {c}'s opening, {2 * opening[2] * 100:.1f} cm across"
         return None
 
-    def simulate(self, model: PlanningModel, args: tuple[str, ...], params: dict) -> Outcome:
+    def simulate(
+        self,
+        model: PlanningModel,
+        args: tuple[str, ...],
+        params: dict,
+        step: StepContext | None = None,
+    ) -> Outcome:
         why = self.never(model, args)
         if why:
             return Outcome.hopeless_fail(why)
-        return super().simulate(model, args, params)
+        return super().simulate(model, args, params, step)
 
     def engineered(self, model: PlanningModel, o: str, s: str) -> str | None:
         inside = model.in_cavity(o, s)  # by the container's real opening, where it has one

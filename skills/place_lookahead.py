@@ -16,6 +16,7 @@ from owl_bt.state import Pose
 from owl_bt.tamp.guidance import guide
 from owl_bt.tamp.judge import judge
 from owl_bt.tamp.planning_model import PlanningModel
+from owl_bt.tamp.step_context import PlaceHint, StepContext, context
 from skills.motions import reach
 
 CLEAN_TRIES = (
@@ -25,10 +26,15 @@ YAW_TURNS = 24  # yaws a face is turned through for checkers that ask for a head
 
 
 class PlaceLookAhead:
-    """`grasp_fits` for a place skill (refinement hook, see owl_bt/tamp/refine.py `_grasp_filter`)."""
+    """`grasp_fits` for a place skill (refinement hook, see owl_bt/tamp/grasp_lookahead.py)."""
 
     def grasp_fits(
-        self, model: PlanningModel, args: tuple[str, ...], checks=(), region=None
+        self,
+        model: PlanningModel,
+        args: tuple[str, ...],
+        checks=(),
+        region=None,
+        step: StepContext | None = None,
     ) -> str | None:
         """Refinement hook, asked of the pick just before this place of the same object (args: the
         place's arguments, checks: its checkers): None when, from the grasp just made, some
@@ -42,10 +48,14 @@ class PlaceLookAhead:
         `region` ((lower xyz), (upper xyz), world frame, m): asked of a pick before a pour and then this
         place (the refiner's hint of where the checkers want o): the orientations are judged at three
         spots drawn in it instead of o's present spot (where "near the mustard bottle" fails), and only
-        its resting faces (the pour leaves o turned in the hand: "as it hangs" means nothing yet)."""
+        its resting faces (the pour leaves o turned in the hand: "as it hangs" means nothing yet).
+
+        `step`: the refinement's context; its `place_hint` is cleared, and set to the way down
+        found (one clear of everything where there is one) for the place's sampler."""
         o, s = args
+        ctx = context(step)
         state = model.state()
-        model.reachable = None
+        ctx.place_hint = None
         if not checks or model.held != o or state.get(o).shape == "sphere":
             return None
         x, y = state.get(o).pose.x, state.get(o).pose.y
@@ -87,7 +97,10 @@ class PlaceLookAhead:
         if region is None:
             spots = [
                 (x, y),
-                *((d["x"], d["y"]) for d in (self.sample(model, args, draws) for _ in range(3))),
+                *(
+                    (d["x"], d["y"])
+                    for d in (self.sample(model, args, draws, step=ctx) for _ in range(3))
+                ),
             ]
         else:
             spots = [
@@ -149,7 +162,7 @@ class PlaceLookAhead:
         finally:
             model.set_arm(q0)
         if fits is not None:
-            model.reachable, model.hint_misses = (o, model.grasp, clean or fits), 0
+            ctx.place_hint = PlaceHint(o, model.grasp, clean or fits)
             return None
         return f"from this grasp {o} cannot be set down on {s} the way the next step needs"
 

@@ -20,7 +20,7 @@ judged before the physics.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import numpy as np
 import pybullet as p
@@ -28,6 +28,7 @@ import pybullet as p
 from owl_bt.state import WorldState
 from owl_bt.tamp.operators import OperatorSchema
 from owl_bt.tamp.planning_model import PlanningModel
+from owl_bt.tamp.step_context import Checker, StepContext, context
 from sim.bullet import from_bullet, to_bullet
 from sim.robot import WORKSPACE
 from skills.base import Move, Outcome, Skill
@@ -87,9 +88,15 @@ class PourSkill(Skill):
         open_world=True,
     )
 
-    def grasp_fits(self, model: PlanningModel, args: tuple[str, ...], checks=()) -> str | None:
+    def grasp_fits(
+        self,
+        model: PlanningModel,
+        args: tuple[str, ...],
+        checks=(),
+        step: StepContext | None = None,
+    ) -> str | None:
         """Refinement hook, asked of the pick just before a pour of the same object (args: the
-        pour's arguments): None when the grasp leaves o's mouth free, else why not (looking ahead
+        pour's arguments; `step` unused): None when the grasp leaves o's mouth free, else why not (looking ahead
         saves whole pours per grasp)."""
         o = args[0]
         inside = list(model.carried) or model.contents(o)
@@ -119,7 +126,13 @@ class PourSkill(Skill):
             if n != o
         )
 
-    def sample(self, model: PlanningModel, args: tuple[str, ...], rng: np.random.Generator) -> dict:
+    def sample(
+        self,
+        model: PlanningModel,
+        args: tuple[str, ...],
+        rng: np.random.Generator,
+        step: StepContext | None = None,
+    ) -> dict:
         o, t = args
         state = model.state()
         lo, hi = state.get(t).aabb()
@@ -197,8 +210,15 @@ class PourSkill(Skill):
         least = math.acos(-MIN_MOUTH_DOWN) + 0.05
         return float(rng.choice((-1.0, 1.0)) * rng.uniform(least, math.pi))
 
-    def simulate(self, model: PlanningModel, args: tuple[str, ...], params: dict) -> Outcome:
+    def simulate(
+        self,
+        model: PlanningModel,
+        args: tuple[str, ...],
+        params: dict,
+        step: StepContext | None = None,
+    ) -> Outcome:
         o, t = args
+        checks = context(step).checks
         if model.held != o:
             return Outcome.fail(f"{o} is not held", o)
         obj = model.state().get(o)
@@ -243,11 +263,11 @@ class PourSkill(Skill):
             and lo[1] + inset <= mouth[1] <= hi[1] - inset
         ):
             return Outcome.fail(f"the mouth of {o} would not be over {t}", t)
-        if not contents and model.step_checks:
+        if not contents and checks:
             # Nothing inside o: the pour moves o alone, so the state after it is o at its tilted pose,
             # judged before any inverse kinematics (a replan after a spill spent minutes of IK on
             # pours of the empty can whose checker wanted the spilt soup in the bowl).
-            failed = _failed_checks(model, o, poses)
+            failed = _failed_checks(model, o, poses, checks)
             if failed:
                 return Outcome.fail(
                     f"constraint {', '.join(failed)} not satisfied ({o} is empty)", t
@@ -307,7 +327,9 @@ class PourSkill(Skill):
             return Outcome.fail(
                 f"{', '.join(near_rim)} would fall into {t} too close to its rim", t
             )
-        failed = _failed_checks(model, o, poses)  # the contents where they landed, o at both tilts
+        failed = _failed_checks(
+            model, o, poses, checks
+        )  # the contents where they landed, o at both tilts
         if failed:
             return Outcome.fail(f"constraint {', '.join(failed)} not satisfied", t)
         landed = {c: model.pose(c) for c in contents}
@@ -336,8 +358,10 @@ class PourSkill(Skill):
         )
 
 
-def _failed_checks(model: PlanningModel, o: str, poses: list[tuple]) -> list[str]:
-    """Names of the step's checkers that fail with o at the end of its tilt path `poses` ((position,
+def _failed_checks(
+    model: PlanningModel, o: str, poses: list[tuple], checks: Sequence[tuple[str, Checker]]
+) -> list[str]:
+    """Names of the step's `checks` that fail with o at the end of its tilt path `poses` ((position,
     quaternion), world frame), or else at SAG_SHARE of it; o is put back where it was. On the arm a
     mug planned just past its checker's tilt sagged in the fingers and ended a degree short of it,
     empty (Mug3, UR5e seed 2) and with the golf ball poured out of it (seed 7)."""
@@ -347,7 +371,7 @@ def _failed_checks(model: PlanningModel, o: str, poses: list[tuple]) -> list[str
         for at in (len(poses) - 1, round(SAG_SHARE * (len(poses) - 1))):
             model.set_pose(o, from_bullet(*poses[at]))
             state = model.state()
-            failed = [name for name, check in model.step_checks if not check(state)]
+            failed = [name for name, check in checks if not check(state)]
             if failed:
                 break
     finally:

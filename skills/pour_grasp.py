@@ -13,6 +13,7 @@ import math
 import numpy as np
 import pybullet as p
 
+from owl_bt.tamp.operators import GroundOp
 from owl_bt.tamp.planning_model import PlanningModel
 from sim.bullet import to_bullet
 
@@ -88,9 +89,9 @@ SHUT_MARGIN = 0.01  # m round the middle of a mouth that the hand must cover too
 
 
 def mouth_covered_before_grip(
-    model: PlanningModel, o: str, q: tuple[float, ...], angle: float
+    model: PlanningModel, o: str, q: tuple[float, ...], angle: float, nxt: GroundOp | None
 ) -> str | None:
-    """For a pick of o that the skeleton's next step (`model.next_op`) pours out: the pour's refusal of
+    """For a pick of o that the skeleton's next step (`nxt`) pours out: the pour's refusal of
     the grasp (`MOUTH_COVERED`), judged before the grip is simulated, with o taken into the hand where
     it stands (arm at q, radians; fingers at driver angle `angle`, radians). A palm over the whole
     middle of the mouth is not something the grip's few millimetres and degrees change, and a grip
@@ -98,7 +99,6 @@ def mouth_covered_before_grip(
     axis alone would pass a grasp from above on the side that the grip then slides over the middle
     of the mouth). None when the pour has no objection so far, or no pour comes next; the model is
     left with nothing held."""
-    nxt = model.next_op
     if nxt is None or nxt.name != "pour" or tuple(nxt.args[:1]) != (o,):
         return None
     model.set_arm(q)

@@ -7,6 +7,7 @@ and the executive then pick it up with no edit here .
 
 from __future__ import annotations
 
+import inspect
 from importlib.metadata import entry_points
 
 from owl_bt.errors import OwlError
@@ -36,9 +37,7 @@ def load_skills() -> dict[str, Skill]:
             raise OwlError(f"skill plugin {ep.name!r} ({ep.value}) failed to load: {exc}") from exc
         if not isinstance(skill, Skill):
             raise OwlError(f"skill plugin {ep.name!r} is not a skills.base.Skill")
-        why = _schema_problem(
-            getattr(skill, "schema", None)
-        )  # (break-it: a string there was a traceback)
+        why = _schema_problem(getattr(skill, "schema", None)) or _hook_problem(skill)
         if why:
             raise OwlError(f"skill plugin {ep.name!r} ({ep.value}): {why}")
         if skill.name in out and type(out[skill.name]) is not type(
@@ -54,6 +53,19 @@ def load_skills() -> dict[str, Skill]:
             "no skills registered: install owl-bt (pip install -e .) so its entry points exist"
         )
     return dict(sorted(out.items()))
+
+
+def _hook_problem(skill: Skill) -> str | None:
+    """What is wrong with a skill's refinement hooks, or None: `sample` and `simulate` must take
+    the `step` argument the refiner passes (see docs/architecture.md, the skill API)."""
+    for hook in ("sample", "simulate"):
+        params = inspect.signature(getattr(skill, hook)).parameters.values()
+        if not any(p.name == "step" or p.kind is p.VAR_KEYWORD for p in params):
+            return (
+                f"its {hook}() takes no `step` argument (the refinement's StepContext; "
+                "see docs/architecture.md)"
+            )
+    return None
 
 
 def _schema_problem(schema: object) -> str | None:

@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 
 from owl_bt.tamp.guidance import guide
 from owl_bt.tamp.operators import GroundOp
+from owl_bt.tamp.step_context import StepContext
 
 PREFER_TRIES = (
     30  # grasps of a pick before a pour the later place's look-ahead may refuse (then any will do)
@@ -43,32 +44,32 @@ def grasp_filter(
     skeleton: Sequence[GroundOp], skills: Mapping[str, object], idx: int, checks=(), later=None
 ):
     """For a pick followed by a step on the same object whose skill has `grasp_fits(model, args,
-    checks)` (pour: the palm must not cover the mouth; place: the object can be set down as the
-    step's checkers want from this grasp), that check bound to the next step's arguments and
-    checkers; else None.
+    checks, step=)` (pour: the palm must not cover the mouth; place: the object can be set down as
+    the step's checkers want from this grasp), that check bound to the next step's arguments and
+    checkers, as a callable `(model, step) -> reason | None` (`step`: the refinement's
+    `StepContext`, where a place's look-ahead leaves its `PlaceHint`); else None.
 
     `later` (`after_pour`): a place after the pour, looked at too, as a preference only — for the
     first PREFER_TRIES grasps — so that the place's sampler gets its hint of a reachable way down
-    (Mug3: the mug held as the pour wanted could not be stood up near the mustard bottle, 500 draws
-    of three skeletons in a row, and the run failed so on UR5e seeds 3 and 7)."""
+    (a mug held as the pour wants may not be able to stand up where the place's checkers want it)."""
     op = skeleton[idx]
     if op.name != "pick" or idx + 1 >= len(skeleton) or skeleton[idx + 1].args[:1] != op.args[:1]:
         return None
     nxt = skeleton[idx + 1]
     fits = getattr(skills[nxt.name], "grasp_fits", None)
-    first = None if fits is None else (lambda model: fits(model, nxt.args, checks))
+    first = None if fits is None else (lambda model, step: fits(model, nxt.args, checks, step=step))
     place, place_checks, region = later if later is not None else (None, (), None)
     ahead = getattr(skills[place.name], "grasp_fits", None) if place is not None else None
     if ahead is None:
         return first
     tried = [0]
 
-    def both(model) -> str | None:
-        why = first(model) if first is not None else None
+    def both(model, step: StepContext) -> str | None:
+        why = first(model, step) if first is not None else None
         if why or tried[0] >= PREFER_TRIES:
             return why
         tried[0] += 1
-        if ahead(model, place.args, place_checks, region=region):
+        if ahead(model, place.args, place_checks, region=region, step=step):
             return f"from this grasp {op.args[0]} could not then be set down as {place} needs, after the pour"
         return None
 

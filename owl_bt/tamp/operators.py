@@ -65,13 +65,18 @@ class GroundOp:
 
 
 class Refinable(Protocol):
-    """What the refiner needs of a skill (implemented in `skills/`)."""
+    """What the refiner needs of a skill (implemented in `skills/`); `step` is the refinement's
+    `owl_bt.tamp.step_context.StepContext`."""
 
     schema: OperatorSchema
 
-    def sample(self, model: object, args: tuple[str, ...], rng: object) -> dict: ...
+    def sample(
+        self, model: object, args: tuple[str, ...], rng: object, step: object = None
+    ) -> dict: ...
 
-    def simulate(self, model: object, args: tuple[str, ...], params: dict) -> object: ...
+    def simulate(
+        self, model: object, args: tuple[str, ...], params: dict, step: object = None
+    ) -> object: ...
 
 
 def static_types(category: str, fixed: bool) -> set[str]:

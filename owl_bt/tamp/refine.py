@@ -43,8 +43,8 @@ from owl_bt.tamp.guidance import Bounds, guide
 from owl_bt.tamp.judge import judge
 from owl_bt.tamp.operators import GroundOp
 from owl_bt.tamp.planning_model import PlanningModel
+from owl_bt.tamp.step_context import Checker, StepContext
 
-Checker = Callable[[WorldState], bool]
 SAMPLE_BUDGET = 500
 GUIDED_SHARE = 0.8
 HINT_INSET = 0.02  # metres kept free along each edge of a guiding region (at most a quarter of it)
@@ -118,9 +118,9 @@ class Cursor:
 
     Moves: `bind` (a sample of the step worked: on to the next), `regrasp` (back one step: the
     pick before is drawn again, a new grasp), `backtrack` (back to an earlier step, whose
-    placement blocks this one; the steps after it get a fresh half budget). `focus` tells the
-    planning model what the step is judged by while it is sampled. `close` drops the snapshots
-    still held.
+    placement blocks this one; the steps after it get a fresh half budget). `focus` sets what the
+    step is judged by in `context`, the `StepContext` handed to every skill hook the refinement
+    calls. `close` drops the snapshots still held.
     """
 
     def __init__(self, model: PlanningModel, skeleton: Sequence[GroundOp], budget: int) -> None:
@@ -131,6 +131,7 @@ class Cursor:
         self.spent: collections.Counter[int] = collections.Counter()
         self.regrasps: collections.Counter[int] = collections.Counter()
         self.backtracks: collections.Counter[int] = collections.Counter()
+        self.context = StepContext()
 
     @property
     def last(self) -> int:
@@ -167,14 +168,15 @@ class Cursor:
 
     @contextlib.contextmanager
     def focus(self, checks: list[tuple[str, Checker]]) -> Iterator[None]:
-        """While the step is sampled, the planning model's controllers judge a result by `checks`
-        (`model.step_checks`) and may look at the next step (`model.next_op`)."""
-        self.model.step_checks = checks
-        self.model.next_op = self.next_op
+        """While the step is sampled, the skills' controllers judge a result by `checks`
+        (`context.checks`) and may look at the next step (`context.next_op`)."""
+        self.context.checks = checks
+        self.context.next_op = self.next_op
         try:
             yield
         finally:
-            self.model.step_checks = []
+            self.context.checks = []
+            self.context.next_op = None
 
     def bind(self, step: GroundedStep, snap: object) -> None:
         """The step is bound (`snap`: the model before it): on to the next step."""
@@ -306,6 +308,7 @@ def _step(
             ),
             watch,
             REGRASP_AFTER if cur.regrasp_left() else None,
+            cur.context,
         )
     cur.spent[idx] += used
     out.samples += used
@@ -430,10 +433,12 @@ def _sample_step(
     grasp_filter=None,
     watch=None,
     regrasp_after: int | None = None,
+    step: StepContext | None = None,
 ):
     """Draw and simulate up to `share` samples of `op`: (GroundedStep | None, failure reasons, objects
     blamed, samples used, hopeless). With `regrasp_after`, it stops early once that many failures were
-    the grasp's (`Outcome.regrasp`), so that the caller regrasps."""
+    the grasp's (`Outcome.regrasp`), so that the caller regrasps. `step`: the context handed to
+    the skill's hooks."""
     reasons: collections.Counter[str] = collections.Counter()
     blamed: collections.Counter[str] = collections.Counter()
     grasp_bound = 0
@@ -443,14 +448,12 @@ def _sample_step(
             return None, reasons, blamed, k - 1, False
         if watch is not None:
             watch.samples += 1
-        params = _guided(skill.sample(model, op.args, rng), hint, rng)
-        if hasattr(
-            skill, "orient"
-        ):  # a skill that can choose an orientation the step's checkers accept
-            params = skill.orient(model, op.args, params, rng)
-        res = skill.simulate(model, op.args, params)
+        params = _guided(skill.sample(model, op.args, rng, step=step), hint, rng)
+        if hasattr(skill, "orient"):  # it can choose an orientation the step's checkers accept
+            params = skill.orient(model, op.args, params, rng, step=step)
+        res = skill.simulate(model, op.args, params, step=step)
         if res.ok and grasp_filter is not None:
-            unfit = grasp_filter(model)
+            unfit = grasp_filter(model, step)
             if unfit:
                 res = type(res).fail(unfit, op.args[0])
         if res.ok:

@@ -14,6 +14,7 @@ from owl_bt.language.workspace import env_from_state
 from owl_bt.tamp.operators import GroundOp
 from owl_bt.tamp.planning_model import PlanningModel
 from owl_bt.tamp.search import SketchItem, plan
+from owl_bt.tamp.step_context import StepContext
 from sim import tasks
 from sim.world import SimWorld
 from skills.place import REACHABLE_SPREAD
@@ -99,12 +100,14 @@ def test_the_place_after_the_pick_starts_from_what_the_look_ahead_found_reachabl
     model = PlanningModel(coffee)
     try:
         assert skills["pick"].simulate(model, ("mug",), pick.params).ok
-        model.step_checks = [("goal_check0", checkers.as_callable("goal_check0"))]
-        assert skills["place_ontop"].grasp_fits(model, ("mug", "table"), model.step_checks) is None
-        o, grasp, spot = model.reachable
-        assert o == "mug" and grasp == model.grasp
+        step = StepContext(checks=[("goal_check0", checkers.as_callable("goal_check0"))])
+        place = skills["place_ontop"]
+        assert place.grasp_fits(model, ("mug", "table"), step.checks, step=step) is None
+        hint = step.place_hint
+        assert hint.obj == "mug" and hint.grasp == model.grasp
+        spot = hint.params
         rng = np.random.default_rng(1)
-        draws = [skills["place_ontop"].sample(model, ("mug", "table"), rng) for _ in range(200)]
+        draws = [place.sample(model, ("mug", "table"), rng, step=step) for _ in range(200)]
     finally:
         model.close()
     near = [d for d in draws if d.get("reachable")]
@@ -158,8 +161,6 @@ def test_a_mug_to_be_poured_is_held_from_the_side_near_its_axis_not_by_the_edge_
     """Mug3 seed 0: a side grasp drawn anywhere in the mug's box (its handle widens it) put the pads 3.5 cm
     off the axis of a 3.6 cm mug; the planning model's fingers held it, the arm's slipped off ("gripper closed
     on nothing"), and the replan spent 500 draws. From the side, the pads now stay near the axis along the approach."""
-    from types import SimpleNamespace
-
     import pybullet as p
 
     from skills.pick import _grasp_target
@@ -167,12 +168,12 @@ def test_a_mug_to_be_poured_is_held_from_the_side_near_its_axis_not_by_the_edge_
 
     state = task_state("mug3", 0)
     model = PlanningModel(state)
-    model.next_op = SimpleNamespace(name="pour", args=("mug", "table"))
+    step = StepContext(next_op=GroundOp("pour", ("mug", "table")))
     try:
         centre, _, radius = model.opening("mug")
         rng, off_axis = np.random.default_rng(0), []
         for _ in range(150):
-            params = skills["pick"].sample(model, ("mug",), rng)
+            params = skills["pick"].sample(model, ("mug",), rng, step=step)
             if abs(abs(params["tilt"]) - np.pi / 2) > 0.3:
                 continue  # from above
             pos, quat = _grasp_target(state.get("mug"), params)

@@ -7,13 +7,14 @@ samples, 89 s before; 113, 22 s after). Real skills, real planning model, Mug3's
 from __future__ import annotations
 
 import math
-from types import SimpleNamespace
 
 import numpy as np
 import pytest
 
 from owl_bt.state import Pose
+from owl_bt.tamp.operators import GroundOp
 from owl_bt.tamp.planning_model import PlanningModel
+from owl_bt.tamp.step_context import StepContext
 from skills.motions import reach
 from skills.place import HINT_MISSES, is_inside
 from skills.place_geometry import FACES, footprint_axis
@@ -24,19 +25,20 @@ IN_MUG = [("fork in mug", lambda state: is_inside(state, "fork", "mug"))]
 
 
 def _hinted_grasps(model: PlanningModel, skills, rng: np.random.Generator, tries: int = 40):
-    """Draw grasps of the fork (the place into the mug next); yield each time the place's look-ahead
-    leaves a hint (the model then holds the fork), then put the model back as it started."""
-    model.next_op = SimpleNamespace(name="place_inside", args=("fork", "mug"))
+    """Draw grasps of the fork (the place into the mug next); yield the refinement context each time
+    the place's look-ahead leaves a hint in it (the model then holds the fork), then put the model
+    back as it started."""
+    step = StepContext(next_op=GroundOp("place_inside", ("fork", "mug")))
     start = model.snapshot()
     for _ in range(tries):
+        pick = skills["pick"]
+        params = pick.sample(model, ("fork",), rng, step=step)
         if (
-            skills["pick"]
-            .simulate(model, ("fork",), skills["pick"].sample(model, ("fork",), rng))
-            .ok
-            and skills["place_inside"].grasp_fits(model, ("fork", "mug"), IN_MUG) is None
-            and model.reachable is not None
+            pick.simulate(model, ("fork",), params, step=step).ok
+            and skills["place_inside"].grasp_fits(model, ("fork", "mug"), IN_MUG, step=step) is None
+            and step.place_hint is not None
         ):
-            yield
+            yield step
         model.restore(start)
 
 
@@ -46,9 +48,9 @@ def test_the_look_ahead_of_a_place_into_the_mug_finds_a_reachable_way_to_stand_t
     model = PlanningModel(task_state("mug3", 0))
     try:
         hints = 0
-        for _ in _hinted_grasps(model, skills, np.random.default_rng(0)):  # (before: no hint, ever)
-            assert model.reachable[0] == "fork"
-            face = model.reachable[2]["face"]
+        for step in _hinted_grasps(model, skills, np.random.default_rng(0)):
+            assert step.place_hint.obj == "fork"
+            face = step.place_hint.params["face"]
             assert (
                 face is not None and abs(abs(FACES[face][1]) - math.pi / 2) < 1e-9
             )  # stood on end
@@ -100,8 +102,8 @@ def test_the_hint_is_a_way_of_standing_the_fork_in_the_mug_whose_hand_meets_noth
     )
     try:
         place, hints = skills["place_inside"], 0
-        for _ in _hinted_grasps(model, skills, np.random.default_rng(0)):
-            rest = place._resting_pose(model.state(), "fork", "mug", model.reachable[2])
+        for step in _hinted_grasps(model, skills, np.random.default_rng(0)):
+            rest = place._resting_pose(model.state(), "fork", "mug", step.place_hint.params)
             target = model.tcp_for_object(
                 Pose(rest.x, rest.y, rest.z + 0.01, *rest.euler), model.grasp
             )
@@ -121,24 +123,26 @@ def test_the_place_stops_drawing_around_a_hint_once_enough_of_those_draws_were_r
     try:
         rng = np.random.default_rng(0)
         place = skills["place_inside"]
-        next(_hinted_grasps(model, skills, rng))  # (the model holds the fork, with a hint)
+        step = next(_hinted_grasps(model, skills, rng))  # (the model holds the fork, with a hint)
         hinted = sum(
-            bool(place.sample(model, ("fork", "mug"), rng).get("reachable")) for _ in range(40)
+            bool(place.sample(model, ("fork", "mug"), rng, step=step).get("reachable"))
+            for _ in range(40)
         )
         assert 10 <= hinted <= 30  # REACHABLE_SHARE of the draws
         far = {
-            **model.reachable[2],
+            **step.place_hint.params,
             "x": 0.9,
             "y": 0.45,
             "reachable": True,
             "clearance": 0.01,
         }  # out of reach
         before = model.snapshot()
-        assert not place.simulate(model, ("fork", "mug"), far).ok and model.hint_misses == 1
+        assert not place.simulate(model, ("fork", "mug"), far, step=step).ok
+        assert step.place_hint.misses == 1
         model.restore(before)
-        model.hint_misses = HINT_MISSES
+        step.place_hint.misses = HINT_MISSES
         assert not any(
-            place.sample(model, ("fork", "mug"), rng).get("reachable") for _ in range(40)
+            place.sample(model, ("fork", "mug"), rng, step=step).get("reachable") for _ in range(40)
         )
     finally:
         model.close()

@@ -16,6 +16,7 @@ from owl_bt.tamp.operators import GroundOp
 from owl_bt.tamp.planning_model import PlanningModel
 from owl_bt.tamp.refine import _guided
 from owl_bt.tamp.search import SketchItem, plan
+from owl_bt.tamp.step_context import StepContext
 from sim import tasks
 from sim.world import SimWorld
 from skills.motions import reach
@@ -30,13 +31,17 @@ def goal_check0():
 
 
 def _picked(
-    model: PlanningModel, skills, name: str, rng: np.random.Generator, accept=lambda m: True
+    model: PlanningModel,
+    skills,
+    name: str,
+    rng: np.random.Generator,
+    accept=lambda m: True,
+    step: StepContext | None = None,
 ) -> None:
     for _ in range(300):
         snap = model.snapshot()
-        if skills["pick"].simulate(
-            model, (name,), skills["pick"].sample(model, (name,), rng)
-        ).ok and accept(model):
+        params = skills["pick"].sample(model, (name,), rng, step=step)
+        if skills["pick"].simulate(model, (name,), params, step=step).ok and accept(model):
             model.drop_snapshot(snap)
             return
         model.restore(snap)
@@ -64,13 +69,18 @@ def test_pour_tips_the_ball_out_of_the_mug_only_when_tilted_enough(skills):
     world = settled_state(("mug", (0.5, -0.15, 0.046)), ("golf_ball", (0.5, -0.15, 0.04)))
     model = PlanningModel(world)
     try:
-        model.next_op = GroundOp(
-            "pour", ("mug", "table")
-        )  # as the refiner says it while it draws the pick
+        step = StepContext(next_op=GroundOp("pour", ("mug", "table")))  # as the refiner says it
         start, rng, reasons = model.snapshot(), np.random.default_rng(0), []
         for _grasp in range(4):  # (a grid of pours: some grasps reach none of its tilts)
             model.restore(start)
-            _picked(model, skills, "mug", rng, accept=lambda m: not _hand_over_mouth(m, "mug"))
+            _picked(
+                model,
+                skills,
+                "mug",
+                rng,
+                accept=lambda m: not _hand_over_mouth(m, "mug"),
+                step=step,
+            )
             assert model.carried == {
                 "golf_ball": model.carried["golf_ball"]
             }  # the ball travels with the mug

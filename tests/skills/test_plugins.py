@@ -19,6 +19,7 @@ from owl_bt.language.scripted import ScriptedVLM
 from perception.source import SimStateSource
 from sim.scene_file import load_scene
 from sim.world import SimWorld
+from skills.base import Outcome, Skill
 from skills.registry import load_skills
 from skills.sim_backend import SimArmBackend
 from trees.runner import run_tree
@@ -173,4 +174,23 @@ def test_a_plugin_schema_the_planner_cannot_use_is_named():
     assert (
         _schema_problem(OperatorSchema("nudge", good.params, good.pre, (), (), "x"))
         == "its operator 'nudge' has no effects (add or delete literals)"
+    )
+
+
+def test_a_plugin_whose_hooks_take_no_step_is_named():
+    from skills.registry import _hook_problem
+
+    class OldStyle(Skill):
+        schema = load_skills()["pick"].schema
+
+        def sample(self, model, args, rng) -> dict:
+            return {}
+
+        def simulate(self, model, args, params, step=None) -> Outcome:
+            return Outcome(ok=True)
+
+    assert _hook_problem(load_skills()["pick"]) is None
+    assert _hook_problem(OldStyle()) == (
+        "its sample() takes no `step` argument (the refinement's StepContext; "
+        "see docs/architecture.md)"
     )

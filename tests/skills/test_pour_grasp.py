@@ -14,6 +14,7 @@ import pytest
 from owl_bt.tamp.operators import GroundOp, OperatorSchema
 from owl_bt.tamp.planning_model import PlanningModel
 from owl_bt.tamp.refine import REGRASP_AFTER, refine
+from owl_bt.tamp.step_context import StepContext
 from skills.base import Outcome, Skill
 from skills.pour_grasp import MOUTH_COVERED, finger_inside, hand_over_mouth, mouth_passage
 from skills.registry import load_skills
@@ -34,12 +35,12 @@ def test_a_hand_over_part_of_the_mouth_leaves_the_ball_too_narrow_a_way_out():
     skills = load_skills()
     model = PlanningModel(perceived_state("mug3", 0))
     try:
-        model.next_op = GroundOp("pour", ("mug", "table"))
+        step = StepContext(next_op=GroundOp("pour", ("mug", "table")))
         radius = model.cavity("mug")[1]
         assert mouth_passage(model, "mug") == pytest.approx(
             2 * radius
         )  # the hand far away: the whole mouth
-        assert skills["pick"].simulate(model, ("mug",), dict(FROM_ABOVE)).ok
+        assert skills["pick"].simulate(model, ("mug",), dict(FROM_ABOVE), step=step).ok
         assert not hand_over_mouth(model, "mug") and not finger_inside(
             model, "mug"
         )  # what passed it before
@@ -69,10 +70,10 @@ class _Inspect(Skill):
     def __init__(self) -> None:
         self.grasps: list = []
 
-    def sample(self, model, args, rng) -> dict:
+    def sample(self, model, args, rng, step=None) -> dict:
         return {}
 
-    def simulate(self, model, args, params) -> Outcome:
+    def simulate(self, model, args, params, step=None) -> Outcome:
         self.grasps.append(model.grasp)
         if model.grasp == self.grasps[0]:
             return Outcome.fail(
@@ -111,10 +112,10 @@ def test_a_grasp_whose_hand_covers_the_mouth_is_refused_before_its_grip_and_only
             if refused >= 3 and passed >= 1:
                 break
             model.restore(start)
-            model.next_op = GroundOp("pour", (can, "bowl"))
-            params = pick.sample(model, (can,), rng)
+            step = StepContext(next_op=GroundOp("pour", (can, "bowl")))
+            params = pick.sample(model, (can,), rng, step=step)
             before = model.pose(can)
-            out = pick.simulate(model, (can,), dict(params))
+            out = pick.simulate(model, (can,), dict(params), step=step)
             if out.ok:
                 passed += 1
                 continue
@@ -123,8 +124,7 @@ def test_a_grasp_whose_hand_covers_the_mouth_is_refused_before_its_grip_and_only
             refused += 1
             assert model.held is None and model.pose(can) == before  # no grip: the can never moved
             model.restore(start)
-            model.next_op = None  # the same grasp, gripped
-            gripped = pick.simulate(model, (can,), dict(params))
+            gripped = pick.simulate(model, (can,), dict(params))  # the same grasp, gripped
             assert not gripped.ok or skills["pour"].grasp_fits(
                 model, (can, "bowl")
             ) == MOUTH_COVERED.format(can)

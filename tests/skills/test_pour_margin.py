@@ -8,11 +8,12 @@ ball had left). Real skills, real scene."""
 from __future__ import annotations
 
 import math
-from types import SimpleNamespace
 
 import pybullet as p
 
+from owl_bt.tamp.operators import GroundOp
 from owl_bt.tamp.planning_model import PlanningModel
+from owl_bt.tamp.step_context import StepContext
 from skills.registry import load_skills
 from tests.support.worlds import task_state
 
@@ -36,12 +37,12 @@ def _pour(state, tilt: float, checks: tuple = ()):
     skills = load_skills()
     model = PlanningModel(state)
     try:
-        model.next_op = SimpleNamespace(name="pour", args=("mug", "table"))
-        assert skills["pick"].simulate(model, ("mug",), GRASP).ok and model.carried == {
+        pick = StepContext(next_op=GroundOp("pour", ("mug", "table")))
+        assert skills["pick"].simulate(model, ("mug",), GRASP, step=pick).ok and model.carried == {
             "golf_ball": model.carried["golf_ball"]
         }
-        model.step_checks = list(checks)
-        out = skills["pour"].simulate(model, ("mug", "table"), {**POUR, "tilt": tilt})
+        pour = StepContext(checks=list(checks))
+        out = skills["pour"].simulate(model, ("mug", "table"), {**POUR, "tilt": tilt}, step=pour)
         return out, model.contents("mug")
     finally:
         model.close()

@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import collections
 import math
-from types import SimpleNamespace
 
 import numpy as np
 import pybullet as p
 import pytest
 
+from owl_bt.tamp.operators import GroundOp
 from owl_bt.tamp.planning_model import PlanningModel
+from owl_bt.tamp.step_context import StepContext
 from skills.pour import HAND_CLEARANCE
 from skills.pour_grasp import MAX_FINGERS_UP, can_tip, hand_sweep
 from skills.registry import load_skills
@@ -37,8 +38,8 @@ def test_drawn_pours_keep_the_hand_up_and_off_the_table_and_mostly_succeed():
     skills = load_skills()
     model = PlanningModel(state)
     try:
-        model.next_op = SimpleNamespace(name="pour", args=("mug", "table"))
-        assert skills["pick"].simulate(model, ("mug",), SIDE).ok
+        step = StepContext(next_op=GroundOp("pour", ("mug", "table")))
+        assert skills["pick"].simulate(model, ("mug",), SIDE, step=step).ok
         snap = model.snapshot()
         rng = np.random.default_rng(0)
         table_top = state.get("table").aabb()[1][2]

@@ -20,6 +20,7 @@ from owl_bt.tamp.operators import GroundOp
 from owl_bt.tamp.planning_model import PlanningModel
 from owl_bt.tamp.refine import _on_edge
 from owl_bt.tamp.search import SketchItem, arranged_by, plan, propose_edit
+from owl_bt.tamp.step_context import StepContext
 from perception.tracker import Tracked, Tracker
 from sim import tasks
 from sim.catalog.layout import resting_pose
@@ -100,14 +101,16 @@ def test_a_grasp_from_outside_that_leaves_room_is_not_taken_for_a_finger_inside(
         tasks.get("souppour").build(world, 0)
         skills = load_skills()
         model = PlanningModel(world.ground_truth())
-        model.next_op = GroundOp(
-            "pour", ("tomato_soup_can", "bowl")
-        )  # as the refiner says it while it draws the pick
+        # as the refiner says it while it draws the pick
+        step = StepContext(next_op=GroundOp("pour", ("tomato_soup_can", "bowl")))
         pick, rng, verdicts = skills["pick"], np.random.default_rng(1), []
         snap = model.snapshot()
         for _ in range(600):
-            params = pick.sample(model, ("tomato_soup_can",), rng)
-            if abs(params["tilt"]) > 1.2 and pick.simulate(model, ("tomato_soup_can",), params).ok:
+            params = pick.sample(model, ("tomato_soup_can",), rng, step=step)
+            if (
+                abs(params["tilt"]) > 1.2
+                and pick.simulate(model, ("tomato_soup_can",), params, step=step).ok
+            ):
                 verdicts.append(_finger_inside(model, "tomato_soup_can"))
             model.restore(snap)
         model.close()
@@ -391,12 +394,13 @@ def test_a_pour_of_an_empty_can_is_judged_before_the_arm_is_asked_to_tilt_it():
             return can_over_bowl[0]
 
         params = {"x": 0.5429, "y": 0.1863, "z": 0.2071, "dyaw": 0.0627, "tilt": 2.7423}
-        model.step_checks = [("soup_in_bowl", soup_in_bowl), ("can_above_bowl", can_above_bowl)]
-        out = load_skills()["pour"].simulate(model, ("tomato_soup_can", "bowl"), params)
+        step = StepContext(
+            checks=[("soup_in_bowl", soup_in_bowl), ("can_above_bowl", can_above_bowl)]
+        )
+        out = load_skills()["pour"].simulate(model, ("tomato_soup_can", "bowl"), params, step=step)
         assert not out.ok and "constraint soup_in_bowl not satisfied" in out.reason, out.reason
         assert can_over_bowl[0]  # judged with the can at its tilted pose over the bowl
         assert model.robot.arm_q() == q0  # no tilt waypoint was solved for or moved to
-        model.step_checks = []
         model.close()
     finally:
         world.close()
@@ -421,19 +425,18 @@ def test_an_empty_pour_planned_just_past_its_checkers_tilt_is_refused():
             b = np.asarray(rotation_matrix(*start.euler))[:, 2]
             return float(np.dot(a, b)) < math.cos(1.2)
 
-        model.step_checks = [("tipped", tipped)]
+        step = StepContext(checks=[("tipped", tipped)])
         params = {"x": 0.5429, "y": 0.1863, "z": 0.2071, "dyaw": 0.0627}
         just = load_skills()["pour"].simulate(
-            model, ("tomato_soup_can", "bowl"), {**params, "tilt": 1.25}
+            model, ("tomato_soup_can", "bowl"), {**params, "tilt": 1.25}, step=step
         )
         assert not just.ok and "constraint tipped not satisfied" in just.reason, just.reason
         well = load_skills()["pour"].simulate(
-            model, ("tomato_soup_can", "bowl"), {**params, "tilt": 1.45}
+            model, ("tomato_soup_can", "bowl"), {**params, "tilt": 1.45}, step=step
         )
         assert "constraint tipped" not in (well.reason or ""), (
             well.reason
         )  # (it may fail later, on the arm's reach)
-        model.step_checks = []
         model.close()
     finally:
         world.close()

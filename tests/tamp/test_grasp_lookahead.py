@@ -7,9 +7,10 @@ mustard bottle refused ("no inverse-kinematics solution to put mug there"). Real
 from __future__ import annotations
 
 import math
-from types import SimpleNamespace
 
+from owl_bt.tamp.operators import GroundOp
 from owl_bt.tamp.planning_model import PlanningModel
+from owl_bt.tamp.step_context import StepContext
 from skills.registry import load_skills
 from tests.support.worlds import perceived_state
 
@@ -36,24 +37,25 @@ def test_the_look_ahead_past_a_pour_leaves_a_reachable_spot_where_the_checkers_w
     skills = load_skills()
     model = PlanningModel(state)
     try:
-        model.next_op = SimpleNamespace(name="pour", args=("mug", "table"))
-        assert skills["pick"].simulate(model, ("mug",), GRASP).ok
+        step = StepContext(next_op=GroundOp("pour", ("mug", "table")))
+        assert skills["pick"].simulate(model, ("mug",), GRASP, step=step).ok
         checks = [("near", near_and_upright)]
         place = skills["place_ontop"]
         assert (
-            place.grasp_fits(model, ("mug", "table"), checks) is None and model.reachable is None
+            place.grasp_fits(model, ("mug", "table"), checks, step=step) is None
+            and step.place_hint is None
         )  # no opinion here
-        assert place.grasp_fits(model, ("mug", "table"), checks, region=region) is None
-        hint = model.reachable
-        assert hint is not None and hint[0] == "mug" and hint[1] == model.grasp
+        assert place.grasp_fits(model, ("mug", "table"), checks, region=region, step=step) is None
+        hint = step.place_hint
+        assert hint is not None and hint.obj == "mug" and hint.grasp == model.grasp
         assert (
-            region[0][0] <= hint[2]["x"] <= region[1][0]
-            and region[0][1] <= hint[2]["y"] <= region[1][1]
+            region[0][0] <= hint.params["x"] <= region[1][0]
+            and region[0][1] <= hint.params["y"] <= region[1][1]
         )
         assert (
-            hint[2]["face"] is not None
+            hint.params["face"] is not None
         )  # a resting face: "as it hangs" would mean tipped, after the pour
-        rest = place._resting_pose(model.state(), "mug", "table", hint[2])
+        rest = place._resting_pose(model.state(), "mug", "table", hint.params)
         assert near_and_upright(model.state().with_pose("mug", rest))
     finally:
         model.close()

@@ -10,7 +10,8 @@ finger's outer face, upright, meets o over its height from `height` up), comes d
 behind o (the leading finger's outer face towards it), moves in a straight line (inverse kinematics
 every centimetre) until o's centre has travelled `distance`, and rises straight up. In the planning
 model the push is kinematic: o is moved to its end pose and physics settles it there; it must come
-to rest on s. Only owl-bt's public skill API is used (skills.base, skills.motions, the planning model).
+to rest on s. Only owl-bt's public skill API is used (skills.base, skills.motions, the planning model,
+the refinement's StepContext, which a push does not need).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ import pybullet as p
 from owl_bt.state import Pose
 from owl_bt.tamp.operators import OperatorSchema
 from owl_bt.tamp.planning_model import PlanningModel
+from owl_bt.tamp.step_context import StepContext
 from skills.base import Move, Outcome, Skill
 from skills.motions import APPROACH, raised, reach, straight, transit
 
@@ -50,7 +52,13 @@ class PushSkill(Skill):
         open_world=True,
     )
 
-    def sample(self, model: PlanningModel, args: tuple[str, ...], rng: np.random.Generator) -> dict:
+    def sample(
+        self,
+        model: PlanningModel,
+        args: tuple[str, ...],
+        rng: np.random.Generator,
+        step: StepContext | None = None,
+    ) -> dict:
         o, s = args
         state = model.state()
         obj = state.get(o)
@@ -65,7 +73,13 @@ class PushSkill(Skill):
         height = rng.uniform(0.003, max(0.004, min(0.015, 0.2 * tall)))
         return {"x": x, "y": y, "height": height, **_direction(obj.pose, x, y)}
 
-    def simulate(self, model: PlanningModel, args: tuple[str, ...], params: dict) -> Outcome:
+    def simulate(
+        self,
+        model: PlanningModel,
+        args: tuple[str, ...],
+        params: dict,
+        step: StepContext | None = None,
+    ) -> Outcome:
         o, s = args
         if model.held is not None:
             return Outcome.fail(f"hand is not empty (holding {model.held})", model.held)
