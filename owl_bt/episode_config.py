@@ -182,15 +182,13 @@ def validate(cfg: EpisodeConfig) -> tasks.Task | Scene:
         and getattr(task, "instruction", "")
         and not same_words(cfg.instruction, task.instruction)
     ):
-        # newcomer: `run "put the lemon on the plate" --task citrus --vlm oracle` ran the task's own plan
-        # (the orange too) and said success: the oracle knows one goal, the task's
+        # the oracle knows one goal, the task's: given another it would run the task's own plan and
+        # report success
         flag = (
             "--method oracle" if cfg.method == "oracle" else "--vlm oracle"
         )  # (the method sets --vlm oracle)
-        own = (
-            "leave --method oracle out" if cfg.method == "oracle" else "use --vlm offline"
-        )  # (newcomer: adding
-        # --vlm offline to --method oracle, as this said, was refused next)
+        # (--method oracle with --vlm offline is refused too: the method sets the VLM)
+        own = "leave --method oracle out" if cfg.method == "oracle" else "use --vlm offline"
         raise UsageError(
             f'{flag} answers only the task\'s own instruction ("{task.instruction}"), not this goal; '
             f"leave the goal out to run the task's, or {own} for your own"

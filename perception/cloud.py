@@ -177,8 +177,8 @@ def refine_plane(pts: np.ndarray, n: np.ndarray, d: float) -> np.ndarray:
     (unit normal up, metres), repeated until those inliers stop changing (at most REFINE_ROUNDS);
     (a, b, c, d) with the normal pointing up. Planes a little apart end in the same one: open3d runs
     RANSAC's iterations on several threads that share one random stream, so on a loaded machine it
-    returns a slightly different plane from the same points (SoupPour seed 3: the can's fitted yaw
-    then moved 1°, the plan changed and the episode failed)."""
+    returns a slightly different plane from the same points, and the objects' fits on it (a 1° turn
+    of a can's yaw) and the plan with them would change from run to run."""
     inside = np.abs(pts @ n + d) < PLANE_DIST
     for _ in range(REFINE_ROUNDS):
         sel = pts[inside]

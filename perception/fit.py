@@ -307,11 +307,10 @@ def _slid(
 ) -> list:
     """More starts for a long model whose points span SLIDE less than its length along their principal
     direction (`yaw0`, rad): each start lying along that direction, slid to either end. The rest is
-    hidden (a fork's handle between the fingers): started at the centre of what is seen, the fit
-    stayed there, as the handle matches wherever along it, and a fork 5 cm off and on its edge fitted
-    better than that (Mug1 seed 4, the fork just picked: 'off the planned grasp', a replan). Only for
-    what the hand holds: for every long object (a fork in the mug, a knife on the table) it changed the
-    fits that Mug2 seed 1 was planned from, and that episode failed (6,787 samples; 292 without)."""
+    hidden (a fork's handle between the fingers): started only at the centre of what is seen, the
+    fit stays there, as the handle matches wherever along it, and a fork 5 cm off and on its edge can
+    fit better than that. Only for what the hand holds: for every long object (a fork in the mug, a
+    knife on the table) the extra starts change fits that are right as they are."""
     long = int(np.argmax(size))
     if size[long] < 1.5 * sorted(size)[1]:
         return []

@@ -1,8 +1,8 @@
 """Refitting what has not moved: an object whose points lie as they did at its last full shape fit is fitted
 again from its latest fit alone (`ModelFitter.refit`), not by the full multi-start search (`ModelFitter.fit`).
 
-Most of a look's cost was the full fit (Mug3 seed 2's scene, the machine loaded: 38 ms an object of a 0.45 s
-look; a refit takes 12 ms), and a look while the arm works finds most objects where they were. The refit is
+Most of a look's cost is the full fit (about 38 ms an object on a loaded machine; a refit takes about
+12 ms), and a look while the arm works finds most objects where they were. The refit is
 kept only when it scores about as well as the full fit it descends from; otherwise, and whenever the points
 moved, the full search runs.
 """

@@ -202,9 +202,9 @@ class Tracker:
 
     def still_inside(self, name: str, tracked: Tracked) -> None:
         """`name`, taken to have fallen out of its container (`carry`), where the camera now sees past the
-        spot it would lie at: it stayed in (SoupPour seed 1: the soup caught in the can tipped 122° was
-        taken to lie in the bowl, and the goal was declared met with the bowl in plain view and empty).
-        It moves with the container again, however that is turned, until it is seen."""
+        spot it would lie at: it stayed in (soup caught in a tipped can is not in the bowl, and a
+        goal must not be declared met with the bowl in plain view and empty). It moves with the
+        container again, however that is turned, until it is seen."""
         box, rel = self.fell.pop(name)
         if box not in tracked.states:
             return

@@ -113,9 +113,8 @@ def seen_past_around(frame: RGBDFrame, state: ObjectState, reach: float = ROLL) 
     of it across, at the same height (world frame): True only when the camera sees past all of them,
     so that a thing poured onto a flat surface, which rolls off the spot under the mouth, lies
     nowhere near it. One spot hidden (by the container held above, say), out of the image or unread
-    gives False. (Mug3 seed 3: the golf ball rolled 5 cm from the spot, behind the upside-down mug
-    from the camera; the spot itself was seen empty, the ball was taken to be still in the mug and
-    every replan poured an empty mug again.)"""
+    gives False. (A golf ball poured out can roll 5 cm from the spot, behind the upside-down mug
+    from the camera: the spot itself seen empty says nothing of where it lies.)"""
     step = np.arange(-reach, reach + 1e-9, ROLL_STEP)
     gx, gy = np.meshgrid(step, step, indexing="ij")
     disc = np.hypot(gx, gy) <= reach

@@ -43,13 +43,13 @@ BALL_OFFSET, BALL_HEIGHT = (
     0.002,
     0.75,
 )  # a ball's grasp (world frame: its turn means nothing): m off its middle; up to
-# this share of its radius above (others 0.4: an orange in a mug's mouth held only from 0.4 up; Mug2 seed 3)
+# this share of its radius above (others 0.4, too low for an orange resting in a mug's mouth)
 SUPPORT_CLEARANCE, WALL_CLEARANCE = (
     0.002,
     0.01,
 )  # metres the closed fingers keep above what the object rests on, and
 # from a movable support's wall or rim beside it: a few millimetres of perception error and the fingers pinch it with
-# the object (Gen3 Mug2 seeds 8, 9: the orange lifted off the mug's mouth took the mug along)
+# the object (an orange lifted off a mug's mouth would take the mug along)
 SIDE_SHARE, SIDE_MIN_HEIGHT = (
     0.25,
     0.06,
@@ -140,8 +140,8 @@ class PickSkill(Skill):
             along = abs(obj.pose.roll) > 0.3 or abs(obj.pose.pitch) > 0.3
         lo, hi = obj.aabb()
         # To be poured next, a can, a bottle or a mug is held from the side: from above the palm covers the
-        # mouth (no rim grasps then), and Mug3 seed 3 spent a pick's 500 draws on a mug, 250 of them held
-        # from above and refused for the pour, when only a quarter of its draws came from the side.
+        # mouth (no rim grasps then), and draws from above are refused for the pour: most draws come
+        # from the side.
         poured = nxt is not None and nxt.name == "pour" and nxt.args[:1] == args[:1]
         side_share = POUR_SIDE_SHARE if poured else SIDE_SHARE
         # (a fork leaning up high is no bottle: never from the side)
@@ -156,7 +156,7 @@ class PickSkill(Skill):
         hx, hy, hz = (s / 2 for s in obj.size)
         short = min(hx, hy, hz)
         # Heights from the middle up: a tall object is held where the palm clears its top. From the side, a container too is held
-        # near its middle: by the edge of its wall (Mug3 seed 0: 3.5 cm off a 3.6 cm mug's axis) it held in plans, not on the arm.
+        # near its middle: held by the edge of its wall it holds in plans, not on the arm.
         if side or obj.category not in CONTAINER_CATEGORIES or rng.random() < 0.7:
             # near the middle: up to 40 % of an elongated half-size, 25 % otherwise
             local = tuple(
@@ -165,7 +165,7 @@ class PickSkill(Skill):
             if (
                 obj.shape == "sphere"
             ):  # the closing pads centre a ball: held off its middle, it is only pushed
-                # (Gen3 Mug2 seed 9: an orange gripped 7 mm off centre was pushed into the mug's rim and jammed there)
+                # (an orange gripped 7 mm off centre is pushed sideways, into whatever is beside it)
                 local = tuple(rng.uniform(-BALL_OFFSET, BALL_OFFSET) for _ in range(2))
             # A thin object (a fork flat on the table) is pinched by the fingertips, which swing down to
             # 1.8 cm below the TCP as they close: hold the TCP just high enough for them to clear the table.
@@ -281,9 +281,8 @@ class PickSkill(Skill):
         if path is None:
             return Outcome.fail(f"no collision-free motion to above {o}", o)
         # Pre-shaped above the object, not before the transit: closing, the fingertips swing down
-        # 1-2 cm, and a hand shaped beside a tall neighbour knocked it over on the way (Mug2 seed 8,
-        # a mustard bottle the open hand had cleared in the plan). The approach is checked with the
-        # fingers as they will be.
+        # 1-2 cm, and a hand shaped beside a tall neighbour would knock it over on the way (one the
+        # open hand clears). The approach is checked with the fingers as they will be.
         model.robot.reset_fingers(angle)
         shaped = model.in_collision(q_pre, ignore=(o,)) if angle else None
         approach = None if shaped else straight(model, q_pre, q_grasp, ignore=(o,))
@@ -319,8 +318,8 @@ class PickSkill(Skill):
             # with a kick that throws out what is inside it.
             return Outcome.fail(f"the closing fingers would press {o} down onto its support", o)
         # Slid into the hand as the fingers closed, o may sit so deep in it (a lying mug's handle in the palm) that
-        # the hand, opened again, still overlaps it: no place could then let go of it and back out (Coffee
-        # seed 8: 56 of one round's placements refused so, each for the grasp, never for where it went).
+        # the hand, opened again, still overlaps it: no place could then let go of it and back out, and
+        # each placement would be refused for the grasp, never for where it went.
         sunk, link = sunk_into(model, o)
         model.robot.reset_fingers(model.grip_angle)
         if sunk > RELEASE_PRESS:

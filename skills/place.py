@@ -74,7 +74,7 @@ REACHABLE_SPREAD = (
     0.03,
     0.3,
 )  # ... within these metres of its spot and radians of its yaw, until ...
-HINT_MISSES = 20  # ... this many of those draws were refused (Coffee seed 8: all 141 were, the retreat blocked)
+HINT_MISSES = 20  # ... this many of those draws were refused (a hint whose retreat is blocked)
 
 
 class _PlaceSkill(PlaceOpening, PlaceLookAhead, Skill):
@@ -126,8 +126,8 @@ class _PlaceSkill(PlaceOpening, PlaceLookAhead, Skill):
         elif (
             state.get(s).shape == "region"
         ):  # a flat mat or region: all of the footprint on it, with room to
-            # roll half a centimetre (at most a quarter of the region in): a strawberry let go with its centre
-            # 1.6 cm in rolled to 5 mm from the edge, half off the region (newcomer: the README's first run)
+            # roll half a centimetre (at most a quarter of the region in): a strawberry let go with its
+            # centre 1.6 cm in can roll to 5 mm from the edge, half off the region
             half = max(obj.size[0], obj.size[1]) / 2 + 0.005
             mx, my = min(half, (hi[0] - lo[0]) / 4), min(half, (hi[1] - lo[1]) / 4)
         else:  # keep the centre 1.5 cm (at most a quarter of the surface) in from the edge
@@ -329,17 +329,17 @@ class _PlaceSkill(PlaceOpening, PlaceLookAhead, Skill):
             if pointing_down(target)
             else reach(model, backed(target, APPROACH), seed=q_place) or q_pre
         )
-        # Cheap before dear: the straight ways in and out first (Mug3 seed 7: 46 forks set in the mug could
-        # not back out, each after its release was simulated and a motion there planned), then release and
-        # settle, judge the result (engineered constraints and the step's generated checkers), and plan the
-        # free motion only for a result worth having.
+        # Cheap before dear: the straight ways in and out first (a fork set in the mug whose hand cannot
+        # back out is refused before its release is simulated and a motion there planned), then release
+        # and settle, judge the result (engineered constraints and the step's generated checkers), and
+        # plan the free motion only for a result worth having.
         descent = straight(model, q_pre, q_place)
         retreat = straight(model, q_place, q_back, ignore=(o,)) if descent is not None else None
         if descent is not None and retreat is None and not pointing_down(target):
-            # a joint-space segment swung the level wrist, held low beside the stood-up mug, through the
-            # table (Coffee seed 8: 24 of 26 retreats); back out along a straight line instead. (Judged, as the
-            # joint-space one, with the object still in the hand: judged let go, the knife's retreat in Mug2
-            # seed 0 lifted the mug off the table on the arm.)
+            # a joint-space segment can swing the level wrist, held low beside the stood-up mug, through
+            # the table; back out along a straight line instead. (Judged, as the joint-space one, with the
+            # object still in the hand: judged let go, a retreat may pass where the object still is on
+            # the arm and lift it off the table.)
             retreat = cartesian(model, q_place, target, backed(target, APPROACH), ignore=(o,))
         if descent is None:
             return Outcome.fail(f"the descent onto {s} is blocked", s)
@@ -456,7 +456,7 @@ class _PlaceSkill(PlaceOpening, PlaceLookAhead, Skill):
 
 def _on_a_marker(model: PlanningModel, o: str) -> bool:
     """Does o rest on a flat marker (a region, mat or line lying on the table)? On the table, then: "the
-    middle of the table" in Berry1 is the light-grey region's place (newcomer)."""
+    middle of the table" may be where a light-grey region lies."""
     state = model.state()
     return any(
         t.shape == "region" and t.fixed and model.touching(o, n) for n, t in state.objects.items()
@@ -500,8 +500,8 @@ class PlaceInsideSkill(_PlaceSkill):
         opening = model.opening(c)  # however c lies now (a mug on its side is stood up first)
         obj = model.state().get(o)
         a, b = sorted(obj.size)[:2]
-        # a rectangle passes a circle only by its diagonal (newcomer: a 6.5 × 3 cm sponge into a 6.4 cm mug
-        # drew 6,816 samples); a round cross-section (a ball, a can on end) by its width
+        # a rectangle passes a circle only by its diagonal (a 6.5 × 3 cm sponge never enters a 6.4 cm
+        # mug); a round cross-section (a ball, a can on end) by its width
         rect = obj.shape == "box" or obj.shape == "cylinder" and obj.size[2] <= min(obj.size[:2])
         need = math.hypot(a, b) if rect else b
         if opening is not None and need > 2 * opening[2] + FIT_MARGIN:  # in no orientation at all

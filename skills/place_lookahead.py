@@ -123,7 +123,7 @@ class PlaceLookAhead:
         ]
         q0 = model.robot.arm_q()
         # judged against the table alone, and a container it goes into (standing the fork in the mug by its
-        # gripped end, the hand would go in too: Mug1 seed 0 was hinted so and its fork bounced out, twice)
+        # gripped end, the hand would go in too, and a fork let go from above the rim bounces out)
         movable = tuple(
             n
             for n, obj in model.objects.items()
@@ -146,13 +146,12 @@ class PlaceLookAhead:
                 ):  # the fingers would point up, or the hand sit in the table
                     continue
                 q = reach(model, target, seed=q0)
-                # the wrist of a hand held level low beside a mug stood up meets the table (Coffee: 4 × 125
-                # placements refused so before the regrasp skeleton was tried)
+                # the wrist of a hand held level low beside a mug stood up meets the table
                 if q is None or model.in_collision(q, ignore=movable) is not None:
                     continue
                 fits = fits or params
                 # the hint for the place's sampler (REACHABLE_SHARE): one clear of everything, of CLEAN_TRIES
-                # that fit (Mug1 seed 0: a hint whose hand met the power drill spent 57 of the fork's draws)
+                # that fit (draws around a hint whose hand meets another object are spent in vain)
                 if model.in_collision(q, ignore=inside) is None:
                     clean = params
                     break

@@ -59,8 +59,8 @@ class PlaceOpening:
         """A spot (x, y, world frame, m) over container s's opening for o turned as a look-ahead hint
         says (its face and dyaw kept): of the two sides where o's footprint's long side runs along the
         wall, the one away from what is already inside (either, at random, in an empty container).
-        The hint's own spot is the opening's middle, where the fork stands when the knife comes
-        (Mug2: 175 of a knife's hinted draws met the fork there)."""
+        The hint's own spot is the opening's middle, where an earlier piece of cutlery stands when
+        the next one comes."""
         floor, radius, _ = cavity
         obj = state.get(o)
         tangent = footprint_axis(obj, {**params, "dyaw": 0.0}) + params["dyaw"]

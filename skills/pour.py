@@ -299,15 +299,14 @@ class PourSkill(Skill):
         try:
             left_inside, crossed = _poured(model, o, path(1.0), waypoints, 1.0, contents, t)
             if left_inside:
-                # (mostly the grasp's doing: Mug3 seed 0 kept the golf ball in 42 times at one grasp, a
-                # finger or the palm in its way, and poured it out at the first try at the next)
+                # (mostly the grasp's doing: a finger or the palm in the way keeps the contents in at
+                # every tilt, where another grasp pours them out at once)
                 return Outcome.fail(
                     f"{', '.join(left_inside)} stays inside {o} when it is tilted", o, regrasp=True
                 )
             if contents:
-                # Not only just: what leaves only at the full tilt stayed in on the arm, where the held mug
-                # sags and turns a few degrees in the fingers (Mug3 seed 1: planned 114°, poured at 108°,
-                # the golf ball stayed in, twice), and the same pour replayed in a fresh model kept it in.
+                # Not only just: what leaves only at the full tilt stays in on the arm, where the held mug
+                # sags and turns a few degrees in the fingers (a pour planned at 114° may tip to 108°).
                 after = model.snapshot()
                 model.restore(before)
                 model.carried = dict(carried)
@@ -363,8 +362,7 @@ def _failed_checks(
 ) -> list[str]:
     """Names of the step's `checks` that fail with o at the end of its tilt path `poses` ((position,
     quaternion), world frame), or else at SAG_SHARE of it; o is put back where it was. On the arm a
-    mug planned just past its checker's tilt sagged in the fingers and ended a degree short of it,
-    empty (Mug3, UR5e seed 2) and with the golf ball poured out of it (seed 7)."""
+    mug planned just past its checker's tilt sags in the fingers and ends a degree short of it."""
     before = model.pose(o)
     failed: list[str] = []
     try:

@@ -375,7 +375,7 @@ class Execute(WorkerBehaviour):
                 )  # (a plum's turn says nothing)
                 rest = f"{name} came to rest at ({got.x:.2f}, {got.y:.2f}), {err * 100:.0f} cm from where it was planned{turned}"
                 others = [o for o in self._checked(failed) if o != name and o in obs.objects]
-                # placed as planned: lead with the broken checkers (newcomer: it blamed the plum alone)
+                # placed as planned: lead with the broken checkers, not the object alone
                 reason = (
                     f"after {step.op}, {self._broken(failed)} ({rest})"
                     if failed and err <= POSE_TOLERANCE_MAX
@@ -521,9 +521,9 @@ class Execute(WorkerBehaviour):
             was, now = world.objects[name].pose, obs.objects[name].pose
             err = math.dist(was.position, now.position)
             if err > MOVED_TOLERANCE and name in self._robot_hidden:
-                # partly behind the arm, its fit is no evidence (BerryCook seed 0: the skillet under the
-                # lifted strawberry was fitted 6 cm and 66° off, still; the replan cost a second): the
-                # looks after later steps, with the arm elsewhere, judge it again
+                # partly behind the arm, its fit is no evidence (a skillet under the lifted strawberry
+                # can be fitted 6 cm and 66° off): the looks after later steps, with the arm elsewhere,
+                # judge it again
                 continue
             if err > MOVED_TOLERANCE:
                 return Failure(

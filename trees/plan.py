@@ -55,7 +55,7 @@ class PlanBehaviour(WorkerBehaviour):
 
     def progress(self) -> None:
         """After PROGRESS_FIRST_S of a long planning round and every PROGRESS_EVERY_S after, say where it is
-        (the progress line shows the feedback): newcomer runs sat at 'plan running' for minutes, no sign of life."""
+        (the progress line shows the feedback), so a long round shows signs of life."""
         elapsed = time.monotonic() - self._started
         if elapsed < PROGRESS_FIRST_S + self._told * PROGRESS_EVERY_S:
             return
@@ -174,7 +174,7 @@ class PlanBehaviour(WorkerBehaviour):
         for note in result.edits:
             s.log("skeleton_edit", edit=note)
         if result.failure is not None and out_of_time() and not self.cancelled():
-            # another round would take as long: the run ends here (newcomer runs replanned for an hour)
+            # another round would take as long: the run ends here rather than replan for an hour
             return Failure(
                 Stage.PLAN,
                 f"planning stopped at its time limit ({s.plan_time:g} s, --plan-time) after "
@@ -235,8 +235,8 @@ def _raised(errors: list[str]) -> str:
 
 
 def _edits(edits) -> str:
-    """The skeleton edits for the progress line: what was added to the sketch and why (newcomer: a
-    strawberry moved that the goal never named, and only report.md said why); at most two, then how many more."""
+    """The skeleton edits for the progress line: what was added to the sketch and why (an object the
+    goal never named may be moved); at most two, then how many more."""
     shown = "; ".join(str(e) for e in edits[:2])
     return shown + (f"; and {len(edits) - 2} more" if len(edits) > 2 else "")
 

@@ -93,7 +93,7 @@ class Replan(OwlBehaviour):
         # The planner samples: where one sample budget was spent in vain the next draws may succeed, so
         # such a failure ends the run on its third occurrence; a deterministic one (no task plan,
         # unreadable constraints) on its second.
-        # (a hopeless one, e.g. an apple wider than the mug's opening, is deterministic too: newcomer)
+        # (a hopeless one, e.g. an apple wider than the mug's opening, is deterministic too)
         sampled = (
             failure.stage == "plan"
             and failure.observed.samples is not None
@@ -134,7 +134,7 @@ class Replan(OwlBehaviour):
         self.bb.awaiting = False
         # the failure itself is on its stage's line already: this one says what happens next
         if self._give_up:
-            n = self.bb.attempt  # (newcomer: after attempt 3, "no more attempts: attempt 1 failed the same way" puzzled)
+            n = self.bb.attempt  # the attempt that repeated, named as such
             self.feedback_message = (
                 f"giving up: attempt {n} failed as attempt {repeat_of} did, with the same plan sketch and checkers"
                 if repeat_of is not None

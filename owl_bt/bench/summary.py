@@ -168,7 +168,7 @@ def _settings_line(settings: dict[str, list]) -> str:
     ]
     if settings.get("budget") == [
         1
-    ]:  # (newcomer: cap said "budget 1 samples per action", its picks drew 3)
+    ]:  # a pick draws grasps beyond a budget of 1: say so, not "1 samples"
         said = [
             s.replace(
                 "budget 1 samples per action",

@@ -55,7 +55,7 @@ def present(
         if name not in helpers or (
             verbose and name in called
         ):  # a helper nothing calls is not printed
-            # to a file or a pipe, the code as it is: Syntax cut lines at the console's width (newcomer)
+            # to a file or a pipe, the code as it is (Syntax would cut lines at the console's width)
             view.print(
                 Syntax(src, "python", theme="ansi_dark", word_wrap=True)
                 if view.is_terminal
@@ -78,7 +78,7 @@ def present(
         view.print(f"{i}. {a}", markup=False)
     if (
         not result.plan and not result.plan_was_done
-    ):  # newcomer: an empty heading after a planning failure
+    ):  # never an empty heading (a planning failure has no plan)
         view.print(
             "(none: no plan was found)" if not result.success else "(none: nothing to do)",
             markup=False,

@@ -221,7 +221,7 @@ def episode_config(
         )
     elif (
         not instruction.strip() and scene is not None and replay is None and scene.is_file()
-    ):  # as for a task (newcomer)
+    ):  # as for a task
         from owl_bt.language.sandbox import reserved_names
         from sim.scene_file import load_scene
 

@@ -281,7 +281,7 @@ class SpecialClauses:
                     f"{' and the '.join(c.replace('_', ' ') for c in inside)} is); {ADVICE}"
                 )
             # Out already (poured out before a replan, or never in): what is left of the goal is the container
-            # standing upright (newcomer: a replan after the pour gave up with "nothing in the mug to pour out")
+            # standing upright, so that a replan after the pour does not ask for a pour of nothing
             support = next(
                 (n for n, t in things.items() if n != src and resting_on(things[src], t)), table
             )

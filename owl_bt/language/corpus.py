@@ -5,7 +5,7 @@ Scene files (TOML): `name`, `[[object]]` tables (`kind`; optional `name`, `colou
 in metres in the robot's frame, `on` / `in` = the name of the object it rests on or in, `size`,
 `fixed`), and `[[case]]` tables (`say`, `class`, and either `expect` = the literals
 (`owl_bt.language.goals.literals`) in order, or `refuse` = a regular expression the refusal
-matches; `gap` = why an expected grounding is refused today). Sizes and shapes of kinds come from
+matches; `gap` = why an expected grounding is refused for now). Sizes and shapes of kinds come from
 `kinds.toml` beside the scenes.
 """
 

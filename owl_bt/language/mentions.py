@@ -67,7 +67,7 @@ _CLAUSE_END = {".", ";", "!", "?", "then", "and", ","}
 
 def _robot_side(toks: list[str]) -> list[str]:
     """ "on the robot's right side of the plate": the robot's own left and right are the only ones the
-    reader knows ("right of" is always the robot's), so the word goes (newcomer)."""
+    reader knows ("right of" is always the robot's), so the word goes."""
     return [
         t
         for i, t in enumerate(toks)
@@ -119,8 +119,8 @@ _NP_END = {
 
 def _half_of(toks: list[str]) -> list[str]:
     """ "on the left half of the plate" read as "on the plate, to the left" (the plate's left half), which the
-    reader knows; it read "the far left of the table" and dropped the plate (newcomer). "the front left
-    corner of the tray": its front half and its left half."""
+    reader knows (read word by word it is "the far left of the table", the plate lost). "the front
+    left corner of the tray": its front half and its left half."""
     for i in range(len(toks) - 2):
         corner = (  # "the front left corner of the tray": its front half and its left half
             toks[i] in _HALVES

@@ -169,9 +169,7 @@ def _holds_now(g: Goal, things: dict[str, Thing]) -> bool:
             ),
         }.get(rel)
         across = {"left_of": 0, "right_of": 0, "behind": 1, "in_front_of": 1}.get(rel)
-        if (
-            ok and across is not None
-        ):  # and in line with it, as the checker's side() asks (newcomer: 8 cm off)
+        if ok and across is not None:  # and in line with it, as the checker's side() asks
             strip = SIDE_SLACK - 0.01  # with a margin
             ok = r.lo[across] - strip <= t.pose[across] <= r.hi[across] + strip
         if not ok:

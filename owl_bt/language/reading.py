@@ -459,7 +459,7 @@ class Reader(ClauseRelations, SpecialClauses, References):
                 and set(toks[first_rel:]) & {"it", "itself"}
                 and any(r is not None for _w2, r in self._nearest.values())
             ):
-                # "put the fruit nearest the plate onto it": the object the superlative was said of (newcomer)
+                # "put the fruit nearest the plate onto it": the object the superlative was said of
                 ref = next(r for _w2, r in self._nearest.values() if r is not None)
                 support_ref = self._resolve(ref, toks)[0]
             if support_rel and not support_ref:

@@ -332,8 +332,8 @@ class References:
 
     def _default_support(self, name: str, spatial) -> str:
         """The table; or, for "between" two things that both end on the same other surface (a plate, a mat —
-        not a container), that surface: the stretch between them is on it (newcomer: the plum was put on the
-        table "between" a lemon and an orange on the plate)."""
+        not a container), that surface: the stretch between them is on it (a plum "between" a lemon and
+        an orange on the plate goes on the plate, not on the table)."""
         table = self.scene.table()
         if table is None:
             raise GroundingError(f"no surface to put the {name.replace('_', ' ')} on; say where")

@@ -29,8 +29,8 @@ from owl_bt.tamp.planning_model import PlanningModel
 ou.setLogLevel(ou.LOG_NONE)
 RESOLUTION = 0.04  # radians between collision checks along a segment
 CLEARANCE = 0.01  # metres a free motion keeps from movable objects away from its two ends (checks every RESOLUTION
-# rad leave a hand 0.8 m out up to 3 cm between looks, and the arm lags its waypoints: a gripper met the
-# mustard bottle it had been planned to pass, Mug3 seed 0)
+# rad leave a hand 0.8 m out up to 3 cm between looks, and the arm lags its waypoints: a gripper planned
+# to pass an object by less can meet it)
 NEAR_END = 0.15  # radians (largest joint difference) from either end of a motion within which CLEARANCE is not asked
 
 
@@ -95,7 +95,7 @@ def plan_motion(
     if not _free(model, q1, ignore) or not _free(model, q2, ignore):
         # the validity checker's own test (a held container spilling included): RRT-Connect given a goal it
         # judges invalid waits for a valid one, sleeping, with no validity checks counted against the budget,
-        # until WALL_CAP_S (Mug3 seed 1 spent minutes there, 30 s per query)
+        # until WALL_CAP_S (30 s per query)
         return None
     ends = (tuple(q1), tuple(q2))
     if segment_free(model, q1, q2, ignore, ends):

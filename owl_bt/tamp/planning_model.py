@@ -367,7 +367,7 @@ class PlanningModel(ContainerGeometry):
             return "the workspace box"
         if (
             self.held is not None
-        ):  # (below the table's top beside it, too: Gen3 Mug3 seed 0 poured the mug there)
+        ):  # (below the table's top beside it, too: a pour may swing the held object there)
             (ax, ay, az), (bx, by, bz) = p.getAABB(self.bodies[self.held], physicsClientId=cid)
             if ax < lx or ay < ly or az < lz or bx > hx or by > hy or bz > hz:
                 return "the workspace box"

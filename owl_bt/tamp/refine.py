@@ -349,7 +349,7 @@ def _out_of_samples(
         )
         of = f" of the last {used}{again}" if used < spent[idx] else ""
         why = f"no sample of {spent[idx]} satisfied all constraints; most often{of}: {reason} ({count}×)"
-    else:  # (it used to say "most often: the step's sample budget was already spent (0×)")
+    else:  # no sample of its own was drawn: no reason to count
         why = (
             f"its {spent[idx]} samples were all used while the steps before it were drawn again "
             "(backtracking), none left for it"

@@ -228,8 +228,8 @@ def propose_edit(
             at:
         ], f"{b} is in the way of {op}: move it to the {table} first"
     # A pick that nothing beside it blocks, kept off by the walls of a narrow container it lies in (the golf ball in
-    # the mug: the fingers round it do not fit): the container is poured out first (newcomer: "take the golf ball out
-    # of the mug" drew 1,500 grasps that met the mug, and no edit came)
+    # the mug: the fingers round it do not fit): the container is poured out first, since no grasp
+    # of it reaches past the walls
     walled = [
         h
         for h in sorted(holders)
