@@ -30,7 +30,7 @@ ORACLE_CANNOT = (
     "cap",
     "cap-sample",
 )  # methods whose questions the oracle's answers do not fit
-PLAN_TIME = 900.0  # s: a planning round (all its skeletons) longer than this ends the run (Mug2 rounds: 1-9 min on a busy machine)
+PLAN_TIME = 900.0  # s: a planning round (all its skeletons) longer than this ends the run (rounds take 1-9 min on a busy machine)
 PERCEPTION_SOURCES = (
     "camera",
     "camera-unlabelled",
@@ -144,12 +144,12 @@ def validate(cfg: EpisodeConfig) -> tasks.Task | Scene:
             "--clear-faults clears a hardware arm's fault when it connects: it needs --backend "
             "kortex or rtde and --execute"
         )
-    if cfg.backend == "sim" and cfg.execute:  # (break-it: taken silently)
+    if cfg.backend == "sim" and cfg.execute:  # refused, never ignored
         raise UsageError(
             "--execute moves a hardware arm (--backend kortex or rtde); the simulated arm always moves: "
             "leave --execute out"
         )
-    if cfg.backend == "sim" and cfg.ip:  # (break-it: taken silently, as --execute was)
+    if cfg.backend == "sim" and cfg.ip:  # refused, never ignored
         raise UsageError(
             f"--ip is the address of a hardware arm (--backend kortex or rtde); the simulated arm has none: "
             f"leave --ip {cfg.ip} out"
@@ -157,7 +157,7 @@ def validate(cfg: EpisodeConfig) -> tasks.Task | Scene:
     if cfg.backend != "sim":
         if not cfg.ip:
             raise UsageError(f"--backend {cfg.backend} needs the arm's address: --ip ADDRESS")
-        if re.fullmatch(r"[\d.]+", cfg.ip) and not _ipv4(cfg.ip):  # (break-it: 999.1.1.1 was taken)
+        if re.fullmatch(r"[\d.]+", cfg.ip) and not _ipv4(cfg.ip):  # (999.1.1.1 is no address)
             raise UsageError(
                 f"--ip {cfg.ip} is not an IPv4 address (four numbers 0-255, e.g. 192.168.1.10)"
             )
@@ -172,7 +172,7 @@ def validate(cfg: EpisodeConfig) -> tasks.Task | Scene:
     )  # ('no-cont', 'oracle') for 'no-cont/oracle'
     if (
         backend == "oracle" and asks in ORACLE_CANNOT
-    ):  # break-it: they failed at exit 1, "model answer rejected"
+    ):  # a usage error, not a run failing later with "model answer rejected"
         raise UsageError(
             f"--vlm oracle holds each task's plan sketch and checkers; --method {asks} asks the model for "
             f"something else: use --vlm offline or openai with it"

@@ -307,7 +307,7 @@ class RunFolder:
                     ):  # (`-o .`: removed, it left the caller's shell in a deleted folder)
                         raise IsADirectoryError(final)
                     final.rmdir()  # empty (checked in __init__)
-                except OSError:  # (break-it: a traceback, and the finished run left as .partial)
+                except OSError:  # never a traceback, nor the finished run left as .partial
                     if not final.is_dir() or any(final.iterdir()) or not _writable(final):
                         final = _unused(
                             final

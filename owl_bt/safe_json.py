@@ -1,7 +1,7 @@
 """JSON read from files a user or a damaged run may have written: every way it can be unreadable is a
 ValueError (json's own JSONDecodeError, a number over Python's 4300 digits), including nesting too
-deep for the parser, which Python raises as RecursionError (break-it: 1000 levels of `[[[…]]]` in a
-bench's episodes.jsonl or a run's plan.json ended in a traceback)."""
+deep for the parser, which Python raises as RecursionError (1000 levels of `[[[…]]]` in a bench's
+episodes.jsonl or a run's plan.json), so that a caller names the file instead of a traceback."""
 
 from __future__ import annotations
 

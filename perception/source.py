@@ -258,8 +258,8 @@ class CameraSource:
                 self._in_hand[name] = (hand_r.T @ obj_r, rel_p)
                 return
             # A round body's turn in the hand stays the one first seen held: fitted again from a tilted,
-            # half-hidden view it came out 70° less tipped than it was (Mug3, the mug held over the table
-            # after its pour: "not tipped"), while a grasp does not turn what it holds. Where it is, the
+            # half-hidden view it can come out 70° less tipped than it is (a mug held over the table
+            # after its pour seen "not tipped"), while a grasp does not turn what it holds. Where it is, the
             # camera still says.
             self._in_hand[name] = (self._in_hand[name][0], rel_p)
             rpy = euler(hand_r @ self._in_hand[name][0])

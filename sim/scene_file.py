@@ -177,9 +177,7 @@ def _object(path: Path, i: int, entry: object, reserved: Collection[str]) -> Sce
             f"{where}: name {name!r} is a word the constraint code uses for something else; name it e.g. "
             f"'my_{name}'"
         )
-    if (
-        name != name.lower()
-    ):  # goals are read in lower case: "the Big_Apple" could not be said (break-it)
+    if name != name.lower():  # goals are read in lower case: "the Big_Apple" could not be said
         raise UsageError(f"{where}: name {name!r} must be lower case, e.g. {name.lower()!r}")
     if (
         name != kind and name in catalog.KINDS
@@ -323,7 +321,7 @@ def _pose(where: str, spec: ObjectSpec, raw: object) -> Pose | tuple[float, floa
         )
     if len(vals) == 6 and any(
         abs(a) > 2 * math.pi for a in vals[3:]
-    ):  # (break-it: a roll of 1e308 was taken)
+    ):  # (a roll of 1e308 is damage, not an angle)
         raise UsageError(
             f"{where}: roll, pitch and yaw are radians, each within ±2π (6.283); got {vals[3:]}"
         )
@@ -376,7 +374,7 @@ def _cavity_floor(outer: SceneObject) -> tuple[tuple[float, float, float], dict]
 def _in_cavity(inner: SceneObject, outer: SceneObject) -> bool:
     """Does inner sit in outer's cavity (a hollow container standing upright): its bottom no lower than the
     cavity's floor (3 mm leeway: a can's soup rests on it) and, when it is all below the rim, all of it
-    within the walls (2 mm leeway; break-it: a 7 cm apple "in" a mug with a 6.4 cm inside knocked the mug
+    within the walls (2 mm leeway: a 7 cm apple "in" a mug with a 6.4 cm inside would knock the mug
     over at the start), else its box centre (a fork leaning in it)."""
     found = _cavity_floor(outer)
     if found is None:
@@ -420,7 +418,7 @@ def _check_overlaps(path: Path, objects: list[SceneObject]) -> None:
 
 
 def _checked_instruction(path: Path, text: str) -> str:
-    """The scene's instruction as a typed goal is taken (break-it: it skipped those checks): terminal
+    """The scene's instruction checked as a typed goal is: terminal
     escapes and control characters dropped, at least one word, at most MAX_INSTRUCTION characters;
     raises UsageError naming the file."""
     text = plain_line(text, limit=None)

@@ -66,7 +66,7 @@ class PlaceLookAhead:
         if (
             cavity is not None
         ):  # into an opening: judged over its middle (at o's present spot, on the table,
-            # no face is inside it, and the look-ahead never helped a fork into a mug: Mug2, Mug3)
+            # no face is inside it, and the look-ahead would never help a fork into a mug)
             x, y = cavity[0][0], cavity[0][1]
         # roll and pitch of a resting pose do not change with its yaw: judge each face once, at yaw 0
         options = ((None,) if region is None else ()) + tuple(range(len(self.faces)))

@@ -96,7 +96,7 @@ class PlaceOpening:
         """Does obj, turned as `params` say (face, dyaw), have a horizontal footprint (its box, world
         axes) that passes through the container opening `cavity` (PlanningModel.cavity) with 5 mm
         to spare on each side? A ball's footprint is its round one (by its box's diagonal, a 4.2 cm golf
-        ball never fitted a mug's 6.4 cm opening, and no draw put it in: break-it)."""
+        ball would never fit a mug's 6.4 cm opening)."""
         if obj.shape == "sphere":
             return max(obj.size) <= 2 * cavity[1] - 0.01
         olo, ohi = obj.moved(from_bullet(obj.pose.position, target_orientation(obj, params))).aabb()

@@ -65,7 +65,7 @@ MAX_JOINT_JUMP = 0.6  # radians between neighbouring tilt waypoints: more means 
 HAND_CLEARANCE = (
     0.12  # m the TCP and the hand behind it stay above the table all through a tilt (the wrist
 )
-# and forearm of a level hand hang lower: at 4 cm, a third of Mug3's pours still met the table with them)
+# and forearm of a level hand hang lower: at 4 cm, a third of a mug's pours meet the table with them)
 TURN_TRIES = 8  # tilts drawn for one sample: the first within MAX_FINGERS_UP and MAX_RISE is kept
 MAX_RISE = 0.25  # m: the highest a pour holds o's centre over t's top
 ROOM_TRIES = (
@@ -140,13 +140,13 @@ class PourSkill(Skill):
         qx, qy = (hi[0] - lo[0]) / 8, (hi[1] - lo[1]) / 8
         lo = (max(lo[0] + qx, WORKSPACE[0][0]), max(lo[1] + qy, WORKSPACE[0][1]), lo[2])
         hi = (min(hi[0] - qx, WORKSPACE[1][0]), min(hi[1] - qy, WORKSPACE[1][1]), hi[2])
-        # A tilt that never turns the fingers up (ours: the wrist then hangs under the hand, and 40 % of
-        # Mug3's pours met the table with it), the other way round if this way does, and o's centre high
+        # A tilt that never turns the fingers up (the wrist would then hang under the hand and meet
+        # the table), the other way round if this way does, and o's centre high
         # enough that the hand, swinging round o, stays HAND_CLEARANCE above the table: of TURN_TRIES, the
-        # first whose height for that is at most MAX_RISE (from 40 cm up the golf ball bounced off the table)
+        # first whose height for that is at most MAX_RISE (poured from 40 cm up, a golf ball bounces off)
         # With something in o, the turn must also end with o's mouth below the horizon (drawn so already
-        # for an upright o; for one held tipped by an earlier pour, half the turns brought its mouth up
-        # again and were spent as samples: 275 of 500 in a Mug3 replan).
+        # for an upright o; for one held tipped by an earlier pour, half the turns would bring its mouth
+        # up again and be spent as samples).
         floor = _floor(state, t)
         full = bool(model.carried or model.contents(o))
         for _ in range(TURN_TRIES):
@@ -166,8 +166,8 @@ class PourSkill(Skill):
             if up <= MAX_FINGERS_UP and lift <= MAX_RISE and down:
                 break
         params["z"] = hi[2] + min(max(rng.uniform(1.0, 2.0) * height, lift), MAX_RISE)
-        # Over a surface, the spot of ROOM_TRIES with most room (ours: Mug3's pours met the fork and the
-        # mustard bottle 1 time in 5)
+        # Over a surface, the spot of ROOM_TRIES with most room (a pour drawn at random meets the things
+        # beside its target about 1 time in 5)
         inside = set(model.carried) | set(model.contents(o))
         others = [
             state.get(n).aabb()

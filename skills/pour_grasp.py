@@ -145,7 +145,7 @@ def finger_inside(model: PlanningModel, o: str) -> bool:
     to the rim. A ray that meets one finger only is a finger inside (a grasp by the rim: a golf ball
     wedges between it and the wall). Rays that meet both fingers are the pads of a grasp from outside
     pressed into a thin wall: that traps only contents wider than TRAP_SHARE of the room left between
-    them (Mug3's golf ball caught on them; SoupPour's soup passes). False when o has no known opening
+    them (a golf ball catches on them; a can's soup passes). False when o has no known opening
     or is not upright now."""
     cavity = model.cavity(o)
     if cavity is None:

@@ -28,7 +28,7 @@ def blocked_later(
     in those (a spoon already in the mug the fork goes into), what `step` itself just put into or onto
     one of them (the fork leaning in the mug, its centre outside the mug's box, where the knife goes
     next), what the hand holds, fixed objects, and what an earlier later step moves first, with what lies
-    in it (the soup goes with its can: SoupPour's apple planned where the can stood).
+    in it (the soup goes with its can: an apple may be planned where the can stood).
     `holds_after(st)`: what st leaves in the hand (a pick's expected pose is where it grasps, not where
     it sets down)."""
     moving: set[str] = set()

@@ -25,7 +25,7 @@ from trees.recover import caught_on_hand, hanging
 from trees.worker import WorkerBehaviour
 
 SPARED_SHARE = 0.3  # of the planning time, for the sketch without its unrequested moves
-RAISED_LIMIT = 200  # characters of each checker error quoted in a planning failure (break-it: 18,571 characters)
+RAISED_LIMIT = 200  # characters of each checker error quoted in a planning failure
 PROGRESS_FIRST_S, PROGRESS_EVERY_S = (
     10.0,
     30.0,
@@ -93,8 +93,8 @@ class PlanBehaviour(WorkerBehaviour):
         ):
             # Already done (a replan after the last step succeeded, or a goal that held from the start):
             # nothing to redo. Not when the sketch asks for a state that does not hold now and was never
-            # carried out: "put it on the region, then put it back" holds at the start (break-it: it moved
-            # nothing and said success; the goal is Executed(n) too)
+            # carried out: "put it on the region, then put it back" holds at the start, yet moving
+            # nothing is no success (the goal is Executed(n) too)
             return Plan(None, Refinement())
         by_index = c.action_checkers()
         sketch = [
@@ -224,7 +224,7 @@ class PlanBehaviour(WorkerBehaviour):
 
 def _raised(errors: list[str]) -> str:
     """'; checkers that raised (counted as not satisfied): …' for the failure line, at most two distinct
-    errors, or '' (break-it: a checker failing with a NameError showed only as 'not satisfied')."""
+    errors, or '' (a checker failing with a NameError is named, not shown as 'not satisfied')."""
     distinct = list(
         dict.fromkeys(plain_line(e, RAISED_LIMIT) for e in errors)
     )  # generated code's text: made safe

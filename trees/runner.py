@@ -97,7 +97,7 @@ class _Sigint:
 
     def _handle(self, signum, frame) -> None:
         if self.services.stop_request.is_set():
-            if not self.ticking:  # (break-it: a second Ctrl-C while the worker wound down removed the whole run folder)
+            if not self.ticking:  # a second Ctrl-C while the worker winds down keeps the run folder
                 return
             raise KeyboardInterrupt
         self.services.stopped_by = stops.signal_words(signum)

@@ -146,7 +146,7 @@ def check_out(out: Path, create: bool = True) -> Path:
         )
     for parent in (
         out.absolute().parents
-    ):  # break-it: a bench inside a run folder, or inside another bench's runs/
+    ):  # never a bench inside a run folder, or inside another bench's runs/
         what = (
             "the folder of one `owl-bt run`"
             if _run_folder(parent)

@@ -131,9 +131,7 @@ def read(path: Path) -> Loaded:
             out.problems.append(f"{where}: {_why(exc)}; skipped")
             continue
         unknown = _unknown(obj)
-        if (
-            unknown
-        ):  # (break-it: a line of task "nosuch" had its own row and counted in the overall one)
+        if unknown:  # (a line of an unknown task gets no row and does not count in the overall one)
             out.problems.append(f"{where}: {unknown}; skipped")
             continue
         k = key(obj)

@@ -30,7 +30,7 @@ def _stopped_starting_up(signum: int, frame: object) -> None:
     name = "Ctrl-C (SIGINT)" if signum == signal.SIGINT else signal.Signals(signum).name
     if (
         sys.argv[1:2] == ["run"] and "--json" in sys.argv[2:]
-    ):  # as a refused run answers (break-it: stdout was empty)
+    ):  # as a refused run answers: never an empty stdout
         try:
             os.write(
                 _STDOUT,
@@ -45,7 +45,7 @@ def _stopped_starting_up(signum: int, frame: object) -> None:
 def _reopen_closed_streams() -> None:
     """Point a standard stream the caller closed (`>&-`, `2>&-`) at /dev/null, as if it were sent there:
     with stdout closed, importing py_trees raised on `sys.stdout.encoding` (None); with stderr closed, the
-    program ended at its first line, so `run --json 2>&-` printed no JSON (break-it)."""
+    program would end at its first line, so `run --json 2>&-` would print no JSON."""
     for fd, name in ((1, "stdout"), (2, "stderr")):
         try:
             os.fstat(fd)
@@ -172,7 +172,7 @@ def _app() -> int:
         ):  # as `run --json` answers its own refusals
             from owl_bt.cli.base import print_refusal_json
 
-            print_refusal_json(line, code)  # (break-it: stdout was empty)
+            print_refusal_json(line, code)  # never an empty stdout
         print(f"owl-bt: {line}", file=sys.stderr)
         return code
     return code if isinstance(code, int) else 0

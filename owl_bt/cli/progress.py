@@ -60,7 +60,7 @@ class Progress:
 def _word(b) -> str:
     """The status as the line says it: a failure that means all is well (a guard not needed) or that is the
     way a behaviour does its job (stop-arm fails, having stopped the arm, so that the tree ends) is not
-    called a failure (break-it: a Ctrl-C'd run printed "stop-arm failure — … the arm was stopped")."""
+    called a failure (a Ctrl-C'd run's line says "stop-arm done", not "stop-arm failure")."""
     if b.status.name == "FAILURE":
         if getattr(b, "failure_means_all_well", False):
             return "not needed"

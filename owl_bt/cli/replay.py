@@ -149,9 +149,7 @@ def replayed(
     rec = recorded_run(
         run_dir
     )  # the comparison method, from the VLM spec its events.jsonl starts with
-    if (
-        vlm != "replay"
-    ):  # (break-it: --vlm offline was taken silently, and the recording's oracle answered)
+    if vlm != "replay":  # refused, never ignored: the recording answers
         raise UsageError(
             f"--replay answers from the recording; it cannot be combined with --vlm {vlm}"
         )
@@ -215,8 +213,8 @@ def replayed(
 
 def _recorded_values(run_dir: Path, plan: _Plan) -> None:
     """The recorded instruction and faults checked as a command line's are, a problem named as plan.json's
-    (break-it: a damaged fault spec was blamed on --faults, which was not given; a 92,000-character
-    instruction was refused as if typed)."""
+    (a damaged fault spec is not blamed on --faults, which was not given, nor a damaged instruction
+    on the command line)."""
     from owl_bt.faults import parse_faults
     from owl_bt.plain_text import MAX_INSTRUCTION
 
@@ -238,8 +236,8 @@ def _recorded_values(run_dir: Path, plan: _Plan) -> None:
 
 def _recorded_limits(run_dir: Path, start: dict) -> dict[str, float]:
     """The budget, skeletons, max_attempts and plan_time the `start` event recorded (those it has: older
-    runs have none); one no run can have is damage, refused naming the file (break-it: a budget of -3 was
-    replayed as the default 500 without a word, one of 10^8 blamed --budget, which was not given)."""
+    runs have none); one no run can have (a budget of -3 or 10^8) is damage, refused naming the file,
+    never replaced by the default nor blamed on an option that was not given."""
     from owl_bt.episode_config import MAX_ATTEMPTS, MAX_BUDGET, MAX_SKELETONS
 
     ranges = {
@@ -388,9 +386,7 @@ def recorded_method(events: Path) -> str:
             start.get("method") in METHODS
         ):  # recorded by name since no-back and no-sample (the VLM spec has neither)
             return start["method"]
-        if (
-            "method" in start
-        ):  # (break-it: a damaged "method": "bogus" was replayed as owl, from the spec)
+        if "method" in start:  # a damaged method is refused, never replayed as owl
             why = f"names an unknown method in its `start` event ({str(start['method'])[:40]!r})"
             raise UsageError(
                 f"--replay: {events} {why}: it records the method the run used, so the run cannot be "

@@ -364,6 +364,6 @@ def _live_or_lines(quiet: bool):
 
 def _json_fail(exc: OwlError) -> typer.Exit:
     """As `base.fail`, and one JSON object on stdout ({"success": false, "error": reason, "exit_code": code}) for
-    a caller reading --json (break-it: a usage error with --json left stdout empty)."""
+    a caller reading --json (a usage error never leaves stdout empty)."""
     print_refusal_json(exc.reason, exc.exit_code)
     return base_fail(exc)

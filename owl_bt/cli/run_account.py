@@ -36,7 +36,7 @@ def present(
     )
     last = (
         f" (attempt {result.attempts}, the last)" if result.attempts > 1 else ""
-    )  # break-it: attempts were unlabelled
+    )  # which attempt the plan shown is from
     sketch_from = _from_attempt(result.sketch_attempt, result.attempts, "made no constraints")
     view.rule(f"plan sketch{sketch_from or last}")
     view.print(result.sketch or "(none)", markup=False)
@@ -70,7 +70,7 @@ def present(
         view.rule(
             f"steps executed over the {result.attempts} attempts (the last found the goal already done)"
         )
-    else:  # break-it: a last attempt that failed before planning was shown an earlier attempt's plan as its own
+    else:  # an earlier attempt's plan is labelled as such, never shown as the last attempt's own
         view.rule(
             f"grounded plan{_from_attempt(result.plan_attempt, result.attempts, 'found no plan') or last}"
         )
@@ -122,7 +122,7 @@ def present(
     view.print(f"run folder: {result.run_dir}", markup=False, soft_wrap=True)
     if (
         result.replay_divergences
-    ):  # (break-it: a hand-edited folder replayed silently and claimed success)
+    ):  # a replay that diverged (a hand-edited folder) says so before any success
         n = result.replay_divergences
         err.print(
             f"owl-bt: not an exact replay: {n} recorded answer{'s' if n > 1 else ''} went to prompts the recording "

@@ -161,7 +161,7 @@ def episode_config(
     if method == "oracle" and vlm not in (
         None,
         "oracle",
-    ):  # break-it: --method oracle --vlm offline ran the oracle, unsaid
+    ):  # the oracle method answers only as the oracle: another --vlm is refused, not ignored
         raise fail(
             UsageError(
                 f"--method oracle answers with each task's hand-written sketch and checkers, not a model: "
@@ -325,7 +325,7 @@ def episode_config(
         if cfg.out is not None:
             check_run_folder(
                 cfg.out
-            )  # (break-it: an occupied --out was refused after the planner loaded)
+            )  # (before the planner loads: an occupied --out is refused at once)
     except OwlError as exc:
         raise fail(exc) from None
     if notice:

@@ -63,9 +63,7 @@ def compile_plan(
         raise ModelAnswerError(f"gen_plan(initial) failed: {exc}") from None
     if not isinstance(plan, list | tuple) or not plan:
         raise ModelAnswerError("gen_plan(initial) must return a non-empty list of steps")
-    if (
-        len(plan) > MAX_ACTIONS
-    ):  # (break-it: 5,000 steps were accepted and planned for until the time limit)
+    if len(plan) > MAX_ACTIONS:  # (thousands of steps would be planned for until the time limit)
         raise ModelAnswerError(
             f"gen_plan(initial) returned {len(plan)} steps; at most {MAX_ACTIONS}"
         )

@@ -115,7 +115,7 @@ def name_checkers(text: str, sources: dict[str, str], sketch=None) -> str:
 def _leading_comment(source: str, fn: ast.FunctionDef | None) -> str:
     """The first comment between `fn`'s `def` line and its first statement (the whole source's first
     comment when it does not parse), '' when there is none. A comment further down is about its own
-    line: Mug3's pour checker was named by "tilted past ~1.2 rad" when the ball was still in the mug."""
+    line (a pour checker's "tilted past ~1.2 rad" deep inside it does not name the whole checker)."""
     lines = textwrap.dedent(source).splitlines()
     if fn is not None and fn.body:
         lines = lines[fn.lineno : fn.body[0].lineno - 1]

@@ -6,9 +6,9 @@ the interpreter lock, so not even Ctrl-C stops it. So the sandbox rewrites every
 of checker code into `binop(...)`, which refuses results larger than the caps below, and hands it a
 `range` that refuses more than MAX_ITEMS items. Comparisons (`==`, `<`, `in` …), `.count`/`.index`,
 `min`/`max`, `sum` and `round` go through guards too: a list of 65,536 references to one 65,536-long
-list passes the size cap, and `x in rows` over it compared 4·10⁹ elements in C (break-it: 3 s a
-call; one level deeper, 6 s), `round(7, -3·10⁷)` built 10^(3·10⁷) (51 s) and `sum(rows, [])`
-concatenated 485 MB. What the checker sees of the world is read-only: `read_only(state)` shares the
+list passes the size cap, and `x in rows` over it compares 4·10⁹ elements in C (3 s a call; one
+level deeper, 6 s), `round(7, -3·10⁷)` builds 10^(3·10⁷) (51 s) and `sum(rows, [])` concatenates
+485 MB. What the checker sees of the world is read-only: `read_only(state)` shares the
 object states (frozen dataclasses) through a mapping proxy, so a checker cannot add, replace or drop
 objects.
 """

@@ -424,8 +424,8 @@ def make_plan(reading: Reading, things: list[Thing], held: str | None = None) ->
         elif pending(name) is not None:
             goals[pending(name)].upright = True
     if held is not None and pending(held) is not None:
-        # the object in the hand goes where it belongs first: each of its places in the order said (BerryCook's
-        # strawberry, held when a replan came, went to the bowl first and the pan after: its last place first)
+        # the object in the hand goes where it belongs first: each of its places in the order said (a
+        # strawberry held at a replan goes to the pan, then the bowl, never its last place first)
         for i in [i for i, g in enumerate(goals) if g.obj == held]:
             emit(i)
     for i, g in enumerate(goals):

@@ -201,7 +201,7 @@ class OpenAIVLM:
 
     def forget_last(self) -> None:
         """Drop the last answer from the cache: the caller rejected it (a bad sketch stays a miss, so a
-        re-run after the endpoint is fixed asks again; break-it: it replayed the rejected answer)."""
+        re-run after the endpoint is fixed asks again instead of replaying the rejected answer)."""
         if self.last_key is not None:
             self.cache.drop(self.last_key)
 

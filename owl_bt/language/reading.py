@@ -561,7 +561,7 @@ class Reader(ClauseRelations, SpecialClauses, References):
                         ]  # "… (then) the plate next to it"
                         names = (
                             names if "them" in toks[e : e + 2] else names[:1]
-                        )  # (break-it: "near them" was the first)
+                        )  # ("near them": all of them, not the first)
                     table = self.scene.table()
                     if r in ("left_of", "right_of") and (
                         names == [table] or not names and "table" in toks[e : e + 3]
@@ -574,7 +574,7 @@ class Reader(ClauseRelations, SpecialClauses, References):
                         raise GroundingError(
                             f"cannot put the {_w(moved[0])} {V.RELATION_WORDS.get(r, r.replace('_', ' '))} "
                             "itself; name another object"
-                        )  # (break-it: "needs an object after it")
+                        )  # (not "needs an object after it")
                     if not names:
                         raise GroundingError(
                             f"{' '.join(toks[s:e])!r} needs an object after it; {ADVICE}"
@@ -618,7 +618,7 @@ class Reader(ClauseRelations, SpecialClauses, References):
                 how = support_rel[0]
             if (
                 source and dest and support_ref in source
-            ):  # break-it: "onto the region and off the region" dropped "off"
+            ):  # "onto the region and off the region": refused, never one half dropped
                 raise GroundingError(
                     f"{' '.join(toks)!r} asks for the {' and '.join(_w(x) for x in moved)} both on and off "
                     f"the {_w(support_ref)}; say one"
@@ -698,7 +698,7 @@ class Reader(ClauseRelations, SpecialClauses, References):
             refs,
         ) in (
             spatial
-        ):  # (break-it: "near the lemon" of the lemon was done, "far from" it failed for minutes)
+        ):  # ("near the lemon" of the lemon itself means nothing; "far from" it cannot be planned)
             if name in refs and rel != "at_initial":  # ("leave it where it is" is its own place)
                 raise GroundingError(
                     f"cannot put the {_w(name)} {V.RELATION_WORDS.get(rel, rel.replace('_', ' '))} itself; "

@@ -276,7 +276,7 @@ class References:
     def _check_colours(self, toks: list[str], covered: set[int]) -> None:
         """A colour word left over before an object phrase is one the object does not have ("the dark-grey
         region" for the light-grey one, "the blue bowl" for the white one): GroundingError naming the
-        colour it has (break-it: the words were passed over and the run said success)."""
+        colour it has (passed over, the run would claim success for another object)."""
         starts = {m.start: m for m in find_mentions(toks, self.scene, set())}
         for i, t in enumerate(toks):
             if i in covered or t not in V.COLOURS:
@@ -313,9 +313,7 @@ class References:
             [self.scene.things[x] for x in names],
             self.scene.things.get(moved[0]) if moved else None,
         )
-        if (
-            len(kept) < len(names) and named
-        ):  # (break-it: the apple was dropped and the run said success)
+        if len(kept) < len(names) and named:  # (never drop one silently and claim success)
             raise GroundingError(
                 f"no one place is near {_listed(names)}: they stand too far apart; name fewer, or say "
                 f"'near the {kept[0].replace('_', ' ')}'"

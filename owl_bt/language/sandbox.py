@@ -66,7 +66,7 @@ _PROGRAM_IDS = itertools.count(1)
 def reserved_names() -> frozenset[str]:
     """Names checker code has bound already (context, builtins, codebook helpers, math, Python's
     keywords, the forbidden ones): an object named so could not be named in checker code — a scene
-    file's apple named 'state' hid the state from every checker (break-it)."""
+    file's apple named 'state' would hide the state from every checker."""
     return (
         frozenset(CONTEXT)
         | frozenset(SAFE_BUILTINS)

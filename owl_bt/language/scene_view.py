@@ -120,7 +120,7 @@ def near_group(
     boxed = [t for t in refs if t.lo]
     if (
         len(boxed) > EXACT_GROUP
-    ):  # (break-it: 24 strawberries took 103 s, every subset tried) grown from each one
+    ):  # (every subset of 24 strawberries takes 100 s) grown from each one
         grown = []
         for seed in boxed:
             group = [seed]
@@ -158,8 +158,8 @@ def deep(t: Thing) -> bool:
 
 
 def resting_on(a: Thing, b: Thing) -> bool:
-    """a rests on (or, for a container, sits in the opening of) b — never on what lies in it (break-it: the mug
-    "rested on" the golf ball inside it, and "put it back" set it down on the ball)."""
+    """a rests on (or, for a container, sits in the opening of) b — never on what lies in it (a mug
+    does not rest on the golf ball inside it, and "put it back" must not set it down on the ball)."""
     if a.name == b.name or a.fixed or not over(a, b) or held_in(b, a) and b.volume < a.volume:
         return False
     low = b.hi[2] - (0.05 if container(b) else 0.01)

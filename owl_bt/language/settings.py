@@ -49,7 +49,7 @@ MAX_RETRIES = 10  # bounded: each waits longer (exponential backoff)
 
 class _VLMTable(pydantic.BaseModel):
     """The settings file's [vlm] table, checked key by key (an unknown key is refused, as a scene file's
-    is; a number where a text belongs is not taken for one: break-it, `base_url = 5` was a traceback)."""
+    is; a number where a text belongs is not taken for one: `base_url = 5` is refused)."""
 
     model_config = pydantic.ConfigDict(extra="forbid", strict=True)
 
@@ -62,8 +62,8 @@ class _VLMTable(pydantic.BaseModel):
 
 
 def check_key(key: str) -> None:
-    """Raise UsageError unless `key` (OPENAI_API_KEY) can go in an HTTP header: printable ASCII (break-it:
-    'é' failed the run after set-up with a codec error, a newline as 'cannot reach the model')."""
+    """Raise UsageError unless `key` (OPENAI_API_KEY) can go in an HTTP header: printable ASCII ('é'
+    would fail the run after set-up with a codec error, a newline as 'cannot reach the model')."""
     if key and not all(32 < ord(c) < 127 for c in key):
         raise UsageError(
             "OPENAI_API_KEY holds a character an HTTP header cannot carry (a space, a newline or a "

@@ -52,8 +52,8 @@ def engine(name: str) -> up.engines.Engine:
 DYNAMIC = {"HandEmpty": 0, "AtGrasp": 1, "On": 2, "Inside": 2, "Poured": 2}
 STATIC = ("Movable", "Surface", "Stackable", "Container", "Receptacle")
 # An inserted (non-sketch) action putting something into a container costs this, the rest 1: freeing the
-# hand at a replan, Fast Downward chose place_inside(fork, mug) for a fork slipped in the hand and
-# place_inside(mustard_bottle, mug) as readily as a place on the table (Mug2 camera seeds 3, 8).
+# hand at a replan, Fast Downward would otherwise choose place_inside(fork, mug) for a fork slipped in
+# the hand, or place_inside(mustard_bottle, mug), as readily as a place on the table.
 INSIDE_COST = 2
 
 
