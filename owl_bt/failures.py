@@ -71,7 +71,8 @@ class Evidence(BaseModel):
     repeat_of: int | None = None
     # monitoring: where an object is and where the plan had it, other objects' poses, the checkers
     # that do not hold, the objects seen, objects caught on the hand, what the hand holds (the
-    # held-object check made the judgement), a step whose effect was undone, a later step blocked
+    # held-object check made the judgement), a step whose effect was undone, a later step blocked,
+    # why the end state is not sound (`owl_bt.tamp.sanity.insane`)
     pose: Pose6 | None = None
     planned: Pose6 | None = None
     poses: dict[str, Pose6] | None = None
@@ -82,6 +83,7 @@ class Evidence(BaseModel):
     held_check: bool | None = None
     undone: str | None = None
     blocks: str | None = None
+    sanity: str | None = None
     # the arm: the fault it reported, whether it went home after the fault was cleared
     fault: str | None = None
     home: bool | None = None
