@@ -113,7 +113,7 @@ class PickSkill(Skill):
         model: PlanningModel,
         args: tuple[str, ...],
         rng: np.random.Generator,
-        nxt: GroundOp | None,
+        nxt: GroundOp | None = None,
     ) -> dict:
         obj = model.state().get(args[0])
         yaw = rng.uniform(-math.pi, math.pi)
