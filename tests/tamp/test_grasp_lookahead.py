@@ -103,21 +103,18 @@ def test_the_look_ahead_turns_a_fork_to_the_heading_its_checkers_ask_for():
     skills = load_skills()
     model = PlanningModel(state)
     try:
-        model.next_op = SimpleNamespace(name="place_ontop", args=("fork", "table"))
+        step = StepContext(next_op=GroundOp("place_ontop", ("fork", "table")))
         rng = np.random.default_rng(0)
+        pick = skills["pick"]
         for _ in range(50):
-            if (
-                skills["pick"]
-                .simulate(model, ("fork",), skills["pick"].sample(model, ("fork",), rng))
-                .ok
-            ):
+            if pick.simulate(model, ("fork",), pick.sample(model, ("fork",), rng, step=step)).ok:
                 break
         assert model.held == "fork"
         place = skills["place_ontop"]
-        why = place.grasp_fits(model, ("fork", "table"), checks)
-        hint = model.reachable
-        assert why is None and hint is not None and hint[0] == "fork", why
-        rest = place._resting_pose(model.state(), "fork", "table", hint[2])
+        why = place.grasp_fits(model, ("fork", "table"), checks, step=step)
+        hint = step.place_hint
+        assert why is None and hint is not None and hint.obj == "fork", why
+        rest = place._resting_pose(model.state(), "fork", "table", hint.params)
         assert checks[0][1](model.state().with_pose("fork", rest))  # the hinted heading meets them
     finally:
         model.close()
