@@ -125,7 +125,13 @@ def _all(checkers: CheckerSet, names: list[str], state: WorldState) -> bool:
     return all(checkers.evaluate_many([(n, state) for n in names]))
 
 
-def _check_group(checkers, world, env, names, rng, k, context) -> Unsatisfiable | None:
+def _search(
+    checkers, world, env, names, rng, k, context
+) -> tuple[WorldState | None, list[WorldState], dict[str, list[Bounds]]]:
+    """(a state satisfying every checker of `names` — `world` itself when they hold there — or
+    None, the candidate states tried, the regions tested on `world`); no candidates when the
+    checkers test no region."""
+
     def regions(state: WorldState, extra: bool = False) -> dict[str, list[Bounds]]:
         out: dict[str, list[Bounds]] = {}
         wider = context if extra else []
@@ -139,9 +145,11 @@ def _check_group(checkers, world, env, names, rng, k, context) -> Unsatisfiable 
         return out
 
     first = regions(world)
-    if not first or _all(checkers, names, world):
-        return None
+    if _all(checkers, names, world):
+        return world, [], first
     tried: list[WorldState] = []
+    if not first:
+        return None, tried, first
     for j in range(k):
         # one object at a time, in a random order, re-reading the regions after each placement: a
         # fork's region inside the mug follows the mug placed before it, and a conjunction that
@@ -158,8 +166,17 @@ def _check_group(checkers, world, env, names, rng, k, context) -> Unsatisfiable 
             if pose is not None:
                 state = state.with_pose(obj, pose)
         if _all(checkers, names, state):
-            return None
+            return state, tried, first
         tried.append(state)
+    return None, tried, first
+
+
+def _check_group(checkers, world, env, names, rng, k, context) -> Unsatisfiable | None:
+    found, tried, first = _search(checkers, world, env, names, rng, k, context)
+    if found is not None or not first:
+        return None
+    if _composed(checkers, world, env, names, rng, k, context):
+        return None
     parts = []
     for obj, boxes in first.items():
         where = "; ".join(_fmt(b) for b in boxes)
@@ -181,19 +198,58 @@ def _check_group(checkers, world, env, names, rng, k, context) -> Unsatisfiable 
     return Unsatisfiable(label, source, evidence)
 
 
-def failed_clauses(checkers: CheckerSet, name: str, states: list[WorldState]) -> str:
-    """'' or, for a checker that is a conjunction (`clause_probe`), a sentence saying in how many of
-    `states` each clause held and which never did."""
+def _probes(checkers: CheckerSet, name: str) -> tuple[list, CheckerSet | None]:
+    """(the clauses of checker `name`, a CheckerSet holding the checkers and a probe per clause);
+    ([], None) when it is not a conjunction or a probe is refused by the sandbox's static gate."""
     parts = clause_probe.clauses(checkers.source, name)
-    if len(parts) < 2 or not states:
-        return ""
+    if len(parts) < 2:
+        return [], None
     try:
         probes = CheckerSet.compile(
             checkers.source + "\n\n" + "\n\n".join(c.source for c in parts),
             checkers.init_state,
             checkers.env,
         )
-    except OwlError:  # (a probe the sandbox's static gate refuses: no clause evidence then)
+    except OwlError:
+        return [], None
+    return parts, probes
+
+
+def _composed(checkers: CheckerSet, world, env, names: list[str], rng, k, context) -> bool:
+    """Do checkers judged together (or the clauses of one that is a conjunction) that move different
+    objects hold once each one's objects are where a search for it alone put them? (The fork
+    straight beside the plate and the knife straight beside it are each met in a few of the
+    candidates, both at once in almost none.)"""
+    if len(names) > 1:
+        units, probes = [[n] for n in names], checkers
+    else:
+        parts, found_probes = _probes(checkers, names[0])
+        if found_probes is None:
+            return False
+        units, probes = [[c.probe] for c in parts], found_probes
+    draws = np.random.default_rng(
+        len(units)
+    )  # (its own: the other groups' draws stay as they were)
+    state, moved = world, set()
+    for unit in units:
+        # (alone: the goal's regions would move the other objects too)
+        found = _search(probes, world, env, unit, draws, k, [])[0]
+        if found is None:
+            return False
+        own = {o for o in world.objects if found.get(o).pose != world.get(o).pose}
+        if own & moved:
+            return False  # two clauses about the same object: judged together only
+        moved |= own
+        for o in own:
+            state = state.with_pose(o, found.get(o).pose)
+    return _all(checkers, names, state)
+
+
+def failed_clauses(checkers: CheckerSet, name: str, states: list[WorldState]) -> str:
+    """'' or, for a checker that is a conjunction (`clause_probe`), a sentence saying in how many of
+    `states` each clause held and which never did."""
+    parts, probes = _probes(checkers, name)
+    if probes is None or not states:
         return ""
     held = probes.evaluate_many([(c.probe, s) for c in parts for s in states])
     n = len(states)
