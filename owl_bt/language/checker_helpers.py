@@ -11,6 +11,7 @@ from owl_bt.language.perception_error import PERCEPTION_ERROR
 # m: how far past the reference's edge across ("behind the bowl": the bowl's width in y) a thing beside it may
 # still be, its centre: a person means the strip in line with the reference, not a diagonal 15 cm off
 SIDE_SLACK = 0.03
+PART_MARGIN = 0.015  # m past an object's middle line a thing "on its left half" has its centre
 WHERE_WAS = 0.03  # m, x and y: how far from where a thing's centre was "where it was" may be
 FAR_APART = 0.25  # m between the centres of a thing put "far from" another and that other (a third of the table's width)
 
@@ -137,15 +138,19 @@ def off(name, surface):
     return hi[0] + 0.03 < slo[0] or lo[0] - 0.03 > shi[0] or hi[1] + 0.03 < slo[1] or lo[1] - 0.03 > shi[1]
 
 def part(name, surface, relation):
-    # on that half of the surface (the other half left free)
+    # on that half of the surface (the other half left free); of a container, that half of its opening
     p, c = get_obj_center(state, env, name), get_obj_center(state, env, surface)
+    mouth = get_opening(state, env, surface)
+    if mouth is not None:  # (a pan's box reaches out along its handle; its opening's centre does not)
+        c = (mouth[0], mouth[1])
+    # the centre PART_MARGIN m past the middle line: a round thing set on the line may roll across it
     if relation == "left_of":
-        return p[1] > c[1]
+        return p[1] > c[1] + PART_MARGIN
     if relation == "right_of":
-        return p[1] < c[1]
+        return p[1] < c[1] - PART_MARGIN
     if relation == "behind":
-        return p[0] > c[0]
-    return p[0] < c[0]
+        return p[0] > c[0] + PART_MARGIN
+    return p[0] < c[0] - PART_MARGIN
 
 def middle(name, surface):
     # the centre on the middle fifth of the surface each way (at least 3 cm either side)
@@ -165,6 +170,7 @@ for _name, _value in (
     ("WHERE_WAS", WHERE_WAS),
     ("RIM_MARGIN", RIM_MARGIN),
     ("PERCEPTION_ERROR", PERCEPTION_ERROR),
+    ("PART_MARGIN", PART_MARGIN),
 ):
     PRELUDE = PRELUDE.replace(_name, repr(_value))
 
@@ -188,6 +194,29 @@ EXTRA = {
     return math.hypot(p[0] - r[0], p[1] - r[1]) >= FAR_APART
 
 """.replace("FAR_APART", repr(FAR_APART)),
+    "straight": """def straight(name):
+    # lying flat, its long side along x (away from the robot) within 15 degrees
+    return is_upright(state, env, name) and is_straight(state, env, name)
+
+""",
+    "points": """def points(name, end, direction):
+    # its end `end` (the catalogue's ends; 'front') pointing along direction within 20 degrees; lying
+    # flat (standing as in the catalogue) unless the direction is up or down
+    flat = abs(direction[2]) > 0.5 or is_upright(state, env, name)
+    return flat and points_towards(state, env, name, end, direction)
+
+""",
+    "parallel": """def parallel(name, ref):
+    # lying flat, its long side and ref's within 15 degrees of each other, seen from above
+    return is_upright(state, env, name) and is_parallel(state, env, name, ref)
+
+""",
+    "perpendicular": """def perpendicular(name, ref):
+    # lying flat, its long side within 15 degrees of square to ref's, seen from above
+    a, b = get_long_axis_yaw(state, env, name), get_long_axis_yaw(state, env, ref)
+    return is_upright(state, env, name) and yaw_difference(a, b) >= math.pi / 2 - math.radians(15.0)
+
+""",
     "upside_down": """def upside_down(name):
     # the opposite of upright: its own +z axis within ~18 degrees of straight down
     p = get_obj_center(state, env, name)

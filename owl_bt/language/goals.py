@@ -59,16 +59,23 @@ LITERAL_NAMES = {
     "half_front": "FrontHalfOf",
     "middle": "CentreOf",
     "upside_down": "UpsideDown",
+    "straight": "Straight",
+    "parallel": "Parallel",
+    "perpendicular": "Perpendicular",
 }
 
 
 def literals(goal: Goal) -> list[str]:
     """The goal as literals: 'On(a, b)' / 'In(a, b)' / 'Poured(a, b)', then its spatial relations
-    ('LeftOf(a, r)', 'Between(a, r1, r2)', 'LeftHalfOf(a, support)', 'UpsideDown(a)'), 'Upright(a)'
+    ('LeftOf(a, r)', 'Between(a, r1, r2)', 'LeftHalfOf(a, support)', 'UpsideDown(a)', 'Straight(a)',
+    'Points(a, end, direction)', 'Parallel(a, r)'), 'Upright(a)'
     and 'Only(a, b)'; a goal that is only a step on the way has each literal prefixed 'step '."""
     head = {"ontop": "On", "inside": "In", "pour": "Poured"}[goal.how]
     out = [f"{head}({goal.obj}, {goal.support})"]
     for rel, refs in goal.spatial:
+        if rel.startswith("points:"):  # 'points:<end>:<direction>': Points(spoon, bowl, away)
+            out.append(f"Points({', '.join((goal.obj, *rel.split(':')[1:]))})")
+            continue
         name = LITERAL_NAMES.get(rel, rel)
         if rel.startswith("half_") or rel == "middle":
             refs = (goal.support,)

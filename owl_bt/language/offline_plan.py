@@ -24,6 +24,7 @@ from owl_bt.language.checker_helpers import (
     SIDE_SLACK,
 )  # the checkers' helper functions (re-exported)
 from owl_bt.language.goals import Goal, Reading
+from owl_bt.language.orientation import DIRECTION_WORDS, VECTORS
 from owl_bt.language.scene_view import (
     Thing,
     container,
@@ -109,6 +110,13 @@ def predicates(g: Goal, things: dict[str, Thing], during: bool = False) -> list[
             out.append(f'upside_down("{g.obj}")')
         elif rel == "middle":
             out.append(f'middle("{g.obj}", "{g.support}")')
+        elif rel == "straight":
+            out.append(f'straight("{g.obj}")')
+        elif rel.startswith("points:"):
+            _, end, direction = rel.split(":")
+            out.append(f'points("{g.obj}", "{end}", {VECTORS[direction]})')
+        elif rel in ("parallel", "perpendicular"):
+            out.append(f'{rel}("{g.obj}", "{refs[0]}")')
         else:
             out.append(f'side("{g.obj}", "{rel}", "{refs[0]}")')
     if g.upright:
@@ -513,6 +521,12 @@ def _where(g: Goal) -> str:
             parts.append("upside down")
         elif rel == "middle":
             parts.append("in its middle")
+        elif rel == "straight":
+            parts.append("lying straight (along the robot's x)")
+        elif rel.startswith("points:"):
+            _, end, direction = rel.split(":")
+            end = "front end" if end == "front" else end
+            parts.append(f"its {end} pointing {DIRECTION_WORDS[direction]}")
         elif rel == "at_initial":  # its own start, or another object's ("where the lime is")
             parts.append(
                 "where it started"

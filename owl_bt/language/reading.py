@@ -13,6 +13,8 @@ that fits several objects is asked about.
 
 from __future__ import annotations
 
+import re
+
 from owl_bt.errors import GroundingError, UnknownObjectError
 from owl_bt.language import vocabulary as V
 from owl_bt.language.abilities import line_up
@@ -20,9 +22,11 @@ from owl_bt.language.arrangements import matching, ordering, respectively, said_
 from owl_bt.language.clause_kinds import ADVICE, SpecialClauses
 from owl_bt.language.complements import resolve_complements
 from owl_bt.language.ellipsis import resolve_ellipsis
+from owl_bt.language.feasibility import refuse_infeasible
 from owl_bt.language.goals import Goal, ImpossibleGoal, Reading
 from owl_bt.language.implied import implied_placement, verb_at
 from owl_bt.language.mentions import Mention, SceneAliases, find_mentions
+from owl_bt.language.orientation import orient_goals, take_orientation
 from owl_bt.language.references import References
 from owl_bt.language.relations import ClauseRelations
 from owl_bt.language.scene_view import Thing, container, fits_in, measure
@@ -31,6 +35,8 @@ from owl_bt.language.stages import normalise, refuse_early
 from owl_bt.language.suggest import did_you_mean
 from owl_bt.language.suggest import phrase as suggestion
 from owl_bt.language.superlatives import DISTANCE
+
+PART_WORDS = re.compile(r"\b(half|corner|part)\b")
 
 
 class Reader(ClauseRelations, SpecialClauses, References):
@@ -44,6 +50,8 @@ class Reader(ClauseRelations, SpecialClauses, References):
         self.unknown: list[str] = []
         self.absent: list[str] = []
         self.more = False  # another clause follows the one being read
+        self._part_said = False  # the instruction names a part ("the front half of …")
+        self._oriented = False  # the clause being read says how its objects lie ("straight")
         self._next: list[str] = []  # …and its tokens
         self.last_dest: tuple | None = (
             None  # (how, support, spatial, upright) of the last unit with a destination
@@ -77,6 +85,9 @@ class Reader(ClauseRelations, SpecialClauses, References):
 
     def read(self, instruction: str) -> Reading:
         toks = resolve_complements(normalise(instruction), self.scene)  # "… that isn't dairy"
+        # "the front half of the pan": a part said in full (normalise reads it "in the pan, to the
+        # front"), not a bare "to the left", which could be where the pan is
+        self._part_said = bool(PART_WORDS.search(instruction.lower()))
         refuse_early(toks)
         toks = resolve_ellipsis(toks, self.scene)  # "the other two", "the yellow and green ones"
         stack = said_stack(toks, self.scene)  # "stack the blocks: red at the bottom, then …"
@@ -95,6 +106,8 @@ class Reader(ClauseRelations, SpecialClauses, References):
             self._gap = self._partner_dest(clauses, n, dests)
             self._borrow = clauses[n].dangling and self._gap is not None
             dest_before = self.last_dest
+            clause, said = take_orientation(clause)  # "straight", "bowl facing away"
+            self._oriented = bool(said)
             try:
                 try:
                     self._clause([t for t in clause if t != ","])
@@ -111,6 +124,8 @@ class Reader(ClauseRelations, SpecialClauses, References):
                     del self.goals[self._clause_goals :]
                     self._named = []
                     self._clause([t for t in clause if t != ","])
+                if said:
+                    orient_goals(self.goals[self._clause_goals :], said, self.scene.things)
                 self.mentioned += self._named
                 self._named = []
                 if self.last_dest is not dest_before:
@@ -150,6 +165,7 @@ class Reader(ClauseRelations, SpecialClauses, References):
                 g.final = False
                 pour.contents = pour.contents + (g.obj,) * (g.obj not in pour.contents)
         self._occupied_places()
+        refuse_infeasible(self.goals, self.scene.things)  # the bin cannot be picked up
         return Reading(self.goals, self.upright_needed)
 
     def _occupied_places(self) -> None:
@@ -314,7 +330,7 @@ class Reader(ClauseRelations, SpecialClauses, References):
             )
         )
         verb = next((t for t in toks if t in V.ACTION_FORMS | V.SETUP | V.TURN), None)
-        if verb in V.TURN and not any(r[2] == "orient" for r in rels):
+        if verb in V.TURN and not any(r[2] == "orient" for r in rels) and not self._oriented:
             raise GroundingError(
                 f"{verb} it which way? {' '.join(toks)!r}; say e.g. 'upright'; {ADVICE}"
             )
@@ -553,6 +569,15 @@ class Reader(ClauseRelations, SpecialClauses, References):
                         ]  # "the fork right of the spoon and aligned with it": this unit's last reference
                     elif (
                         not names
+                        and set(toks[e : e + 2]) & {"it"}
+                        and n > 0
+                        and (side := _opposite_side(r, self.last_dest))
+                    ):
+                        names = [
+                            side
+                        ]  # "the fork left of the plate and the knife right of it": the plate
+                    elif (
+                        not names
                         and (set(toks[e : e + 2]) & {"it", "them"} or "its" in toks[s:e])
                         and self.last
                     ):
@@ -634,7 +659,13 @@ class Reader(ClauseRelations, SpecialClauses, References):
             )  # "put it back": where it was; "set it down": the table
             if implied is None:
                 self._ask_where(
-                    toks, moved, dest, support_ref, spatial, upright or upright_verb, state
+                    toks,
+                    moved,
+                    dest,
+                    support_ref,
+                    spatial,
+                    upright or upright_verb or self._oriented,
+                    state,
                 )
             if how == "inside" and support_ref and self._flat(support_ref):
                 how = "ontop"  # "in the middle of the plate", "in the region": on it
@@ -673,6 +704,15 @@ class Reader(ClauseRelations, SpecialClauses, References):
         self.goals[self._clause_goals :] = sorted(
             self.goals[self._clause_goals :], key=lambda g: rank.get(g.obj, 1)
         )
+
+    def _half_holds(self, name: str, box: str) -> bool:
+        """Does half of the container's opening (its smaller horizontal extent, halved) take the
+        thing's width (its second-smallest extent)? A lime in the front half of a pan, not a lemon
+        in the left half of a mug. True when the prompt gives no sizes."""
+        t, c = self.scene.things[name], self.scene.things[box]
+        if not t.size or not c.size:
+            return True
+        return sorted(t.size)[1] <= min(c.size[0], c.size[1]) / 2
 
     def _flat(self, name: str) -> bool:
         """A surface one puts things on, not into (a plate, a mat, a region, the table): not a container."""
@@ -722,6 +762,7 @@ class Reader(ClauseRelations, SpecialClauses, References):
                 on not in (None, table)
                 and container(self.scene.things[on])
                 and (how or "inside") == "inside"
+                and not (self._part_said and self._half_holds(name, on))
             ):
                 side = next(r[5:] for r, _ in spatial if r.startswith("bare:")).replace("far_", "")
                 raise GroundingError(
@@ -808,3 +849,19 @@ class Reader(ClauseRelations, SpecialClauses, References):
 
 def _w(name: str) -> str:
     return name.replace("_", " ")
+
+
+_OPPOSITE = {
+    "left_of": "right_of",
+    "right_of": "left_of",
+    "behind": "in_front_of",
+    "in_front_of": "behind",
+}
+
+
+def _opposite_side(rel: str, last_dest: tuple | None) -> str | None:
+    """The landmark of the unit before when it put its object on the side opposite `rel` of it ("the
+    fork left of the plate and the knife right of it": the plate, both sides of one thing), else None."""
+    if rel not in _OPPOSITE or last_dest is None:
+        return None
+    return next((refs[0] for r, refs in last_dest[2] if r == _OPPOSITE[rel] and refs), None)

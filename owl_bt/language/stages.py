@@ -8,6 +8,7 @@ from owl_bt.errors import GroundingError
 from owl_bt.language import vocabulary as V
 from owl_bt.language.abilities import missing_ability
 from owl_bt.language.clause_kinds import ADVICE
+from owl_bt.language.feasibility import refuse_no_skill
 from owl_bt.language.mentions import SEPARATORS, tokens_of
 from owl_bt.language.negation import negation
 
@@ -50,6 +51,7 @@ def refuse_early(toks: list[str]) -> None:
             f"the offline grounder does not handle negation ('{negated}'): say what the robot "
             f"should do; {ADVICE}"
         )
+    refuse_no_skill(toks)  # "open the milk carton": impossible, said so
     gap = missing_ability(toks)
     if gap is not None:  # "lay the spoon straight": refused, never done without the orientation
         raise GroundingError(
