@@ -212,7 +212,9 @@ class Execute(WorkerBehaviour):
             if st.op.name in ("place_ontop", "place_inside") and len(st.op.args) == 2
         ]
         world = self._look()
-        why = insane(world, placements, before=self._world)
+        last = steps[-1].op
+        hold = last.args[0] if last.name == "pick" and last.args else None  # "pick up the apple"
+        why = insane(world, placements, before=self._world, hold=hold)
         if why is None:
             return None
         self.services.log("not_sane", reason=why)

@@ -217,6 +217,11 @@ EXTRA = {
     return is_upright(state, env, name) and yaw_difference(a, b) >= math.pi / 2 - math.radians(15.0)
 
 """,
+    "held": """def held(name):
+    # in the gripper now (the robot state's held object)
+    return state.robot is not None and state.robot.held == name
+
+""",
     "upside_down": """def upside_down(name):
     # the opposite of upright: its own +z axis within ~18 degrees of straight down
     p = get_obj_center(state, env, name)

@@ -15,7 +15,8 @@ class ImpossibleGoal(GroundingError):
 
 @dataclass
 class Goal:
-    """`obj` ends `how` ('ontop' | 'inside' | 'pour') `support`; spatial: (relation, reference objects);
+    """`obj` ends `how` ('ontop' | 'inside' | 'pour') `support`, or 'held' in the gripper (support
+    ''); spatial: (relation, reference objects);
     final: must hold at the end (False: a step on the way); only: in no other container at the end."""
 
     obj: str
@@ -70,6 +71,8 @@ def literals(goal: Goal) -> list[str]:
     ('LeftOf(a, r)', 'Between(a, r1, r2)', 'LeftHalfOf(a, support)', 'UpsideDown(a)', 'Straight(a)',
     'Points(a, end, direction)', 'Parallel(a, r)'), 'Upright(a)'
     and 'Only(a, b)'; a goal that is only a step on the way has each literal prefixed 'step '."""
+    if goal.how == "held":  # "pick up the apple": in the hand at the end
+        return [f"Held({goal.obj})"] if goal.final else [f"step Held({goal.obj})"]
     head = {"ontop": "On", "inside": "In", "pour": "Poured"}[goal.how]
     out = [f"{head}({goal.obj}, {goal.support})"]
     for rel, refs in goal.spatial:

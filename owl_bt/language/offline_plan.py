@@ -85,6 +85,8 @@ def predicates(g: Goal, things: dict[str, Thing], during: bool = False) -> list[
         if g.upright and not during:  # emptied onto the table: then stood back up
             out.append(f'upright("{g.obj}")')
         return out
+    if g.how == "held":
+        return [f'held("{g.obj}")']
     out = [f'{"inside" if g.how == "inside" else "on"}("{g.obj}", "{g.support}")']
     if g.how == "ontop" and g.obj in things and g.support in things:
         t, s = things[g.obj], things[g.support]
@@ -326,6 +328,10 @@ def make_plan(reading: Reading, things: list[Thing], held: str | None = None) ->
 
     def emit_goal(g: Goal) -> None:
         placed.add(g.obj)
+        if g.how == "held":  # "pick up the apple": the run ends with it in the hand
+            clear(g.obj, g.obj)
+            steps.append(Step("pick", (g.obj,), f"grasp the {_w(g.obj)} and keep holding it"))
+            return
         if (
             g.how in ("inside", "pour")
             and container(by[g.support])
@@ -437,7 +443,10 @@ def make_plan(reading: Reading, things: list[Thing], held: str | None = None) ->
         for i in [i for i, g in enumerate(goals) if g.obj == held]:
             emit(i)
     for i, g in enumerate(goals):
-        if g.final or i not in done:
+        if (g.final or i not in done) and g.how != "held":
+            emit(i)
+    for i, g in enumerate(goals):  # what is to be held at the end is picked last
+        if g.how == "held":
             emit(i)
     finals = [g for g in goals if g.final]
     checks, texts = [], []
@@ -464,7 +473,7 @@ def make_plan(reading: Reading, things: list[Thing], held: str | None = None) ->
             [g.obj for g in goals]
             + [c for g in goals for c in g.contents]
             + [w for w, _ in poured_out]
-            + [g.support for g in finals]
+            + [g.support for g in finals if g.support]
             + [r for g in finals for _, refs in g.spatial for r in refs]
         )
     )
@@ -545,6 +554,8 @@ def _meaning(g: Goal) -> str:
         return f"the {' and '.join(map(_w, g.contents)) or 'contents'} poured out of the {_w(g.obj)}, which stands upright"
     if g.how == "pour":
         return f"the {' and '.join(map(_w, g.contents)) or 'contents'} poured from the {_w(g.obj)} into the {_w(g.support)}"
+    if g.how == "held":
+        return f"the {_w(g.obj)} is held in the gripper"
     rel = "in" if g.how == "inside" else "on"
     text = f"the {_w(g.obj)} is {'only ' if g.only else ''}{rel} the {_w(g.support)}{_where(g)}"
     return text

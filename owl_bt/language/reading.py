@@ -512,13 +512,9 @@ class Reader(ClauseRelations, SpecialClauses, References):
                 ):  # "pick up the apple (from the plate) and put it …": the next clause says where
                     self.last = moved
                     continue
-                if not source:
-                    raise GroundingError(
-                        f"where should the {' and '.join(x.replace('_', ' ') for x in moved)} go? "
-                        f"{' '.join(toks)!r} says only what to take, and a run cannot end with "
-                        f"something held (a pick is only a step before a place); say where to "
-                        f"put it"
-                    )
+                if not source:  # "pick up the apple", "hold the lemon": it ends in the hand
+                    self._hold(moved, toks)
+                    continue
             upright = upright_verb or any(rels[k][2:] == ("orient", "upright") for k, _ in urels)
             spatial = [("off", (source[0],))] if source and not dest else []
             spatial += (
@@ -604,11 +600,19 @@ class Reader(ClauseRelations, SpecialClauses, References):
                         raise GroundingError(
                             f"{' '.join(toks[s:e])!r} needs an object after it; {ADVICE}"
                         )
-                    if r == "at_initial" and support_rel is None and how is None:
+                    now = r == "at_initial" and refs and _present(toks, refs[-1].end)
+                    if now and names != moved:
+                        # "where the strawberry is": beside it, where it is now (or will have been put
+                        # by then), on or in what holds it — not its place, which it still takes
+                        r = "near"
+                        ends = next((g for g in reversed(self.goals) if g.obj == names[0]), None)
+                        if ends is not None and support_rel is None and how is None:
+                            how, support_ref = ends.how, ends.support
+                    if r in ("at_initial", "near") and support_rel is None and how is None:
                         held = self._holder(
                             names[0]
                         )  # "where the lime is", the lime on the plate: on the plate
-                        if held:
+                        if held and (r == "at_initial" or now):
                             how = "inside" if container(self.scene.things[held[0]]) else "ontop"
                             support_ref = held[0]
                     if r == "between":
@@ -704,6 +708,22 @@ class Reader(ClauseRelations, SpecialClauses, References):
         self.goals[self._clause_goals :] = sorted(
             self.goals[self._clause_goals :], key=lambda g: rank.get(g.obj, 1)
         )
+
+    def _hold(self, moved: list[str], toks: list[str]) -> None:
+        """A goal that `moved` (one object) ends in the gripper; raises GroundingError for more than
+        one thing (one hand) or for something the instruction also places later."""
+        if len(moved) > 1 or any(g.how == "held" for g in self.goals):
+            said = " and ".join(f"the {_w(x)}" for x in dict.fromkeys(moved))
+            raise GroundingError(
+                f"the robot has one hand: it can hold one thing at the end, not {said}; say "
+                f"where to put the others"
+            )
+        for g in self.goals:
+            if g.obj == moved[0]:
+                g.final = False
+        self.goals.append(Goal(moved[0], "held", "", note=self._chosen.get(moved[0], "")))
+        self.last = moved
+        self._named += [x for x in moved if x not in self._named]
 
     def _half_holds(self, name: str, box: str) -> bool:
         """Does half of the container's opening (its smaller horizontal extent, halved) take the
@@ -849,6 +869,17 @@ class Reader(ClauseRelations, SpecialClauses, References):
 
 def _w(name: str) -> str:
     return name.replace("_", " ")
+
+
+_PRESENT = {"is", "are", "sits", "sit", "lies", "lie", "stands", "stand"}
+_BEFORE = {"initially", "originally", "first", "start", "begin", "beginning", "before"}
+
+
+def _present(toks: list[str], k: int) -> bool:
+    """Is the reference of "where" at toks[k-1] said in the present ("where the strawberry is"), not
+    the past ("was", "were", "is at the start")?"""
+    after = toks[k : k + 4]
+    return bool(after) and after[0] in _PRESENT and not set(after) & _BEFORE
 
 
 _OPPOSITE = {

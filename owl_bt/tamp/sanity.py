@@ -1,6 +1,7 @@
 """Implicit physical sanity of an end state: what nobody has to ask for but a success needs.
 
 Judged on an observed WorldState after a plan was carried out, besides the goal checkers:
+- nothing is in the hand unless the plan was asked to end holding it, and then that thing is;
 - nothing movable is off the table (its centre beyond the table's edge, or fallen below its top);
 - each object the plan last put into a container has its bottom below the rim, its centre over it;
 - each object the plan last put onto a surface rests on that surface (not on a neighbour, not leaning
@@ -69,11 +70,17 @@ def insane(
     placements: Sequence[Placement],
     table: str = "table",
     before: WorldState | None = None,
+    hold: str | None = None,
 ) -> str | None:
     """Why the end state `world` is not physically sane (one line), or None when it is. `before`: the
     world the plan started from; a thing the plan did not put down must not have been knocked over
-    (its height changed as a tipped thing's does)."""
-    off = _off_table(world, table)
+    (its height changed as a tipped thing's does). `hold`: the one object the plan was asked to end
+    holding (its last step a pick); anything else still in the hand, or nothing when `hold` is
+    named, is not sane (judged when `world` says what the hand holds)."""
+    held = world.robot.held if world.robot is not None else None
+    if world.robot is not None and held != hold:
+        return f"{held} is still in the hand" if held else f"{hold} is not in the hand"
+    off = _off_table(world, table, hold)
     if off:
         return off
     if before is not None:
@@ -112,12 +119,12 @@ def _leaning(world: WorldState, p: Placement, under: dict[str, str]) -> str | No
     return None
 
 
-def _off_table(world: WorldState, table: str) -> str | None:
+def _off_table(world: WorldState, table: str, hold: str | None = None) -> str | None:
     if table not in world.objects:
         return None
     tlo, thi = world.get(table).aabb()
     for name, obj in world.objects.items():
-        if obj.fixed:
+        if obj.fixed or name == hold:
             continue
         x, y, _ = obj.pose.position
         lo, _ = obj.aabb()

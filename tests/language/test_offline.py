@@ -179,8 +179,10 @@ def test_pick_verbs_gapping_and_several_placements_in_one_clause():
         ("apple", "ontop", "plate", (), False, True, False)
     ]
     assert goals("grab the lemon and drop it into the mug")[0][:3] == ("lemon", "inside", "mug")
-    with pytest.raises(GroundingError, match="where should the apple go"):
-        goals("pick up the apple")
+    # a bare pick ends with the object held (one object: one hand)
+    assert goals("pick up the apple") == [("apple", "held", "", (), False, True, False)]
+    with pytest.raises(GroundingError, match="one hand"):
+        goals("pick up the apple and the lemon")
     assert [g[:3] for g in goals("put the strawberry on the plate, then the lime")] == [
         ("strawberry", "ontop", "plate"),
         ("lime", "ontop", "plate"),

@@ -197,9 +197,19 @@ def test_near_where_a_thing_is_is_near_it(text, near):
 
 
 def test_where_a_thing_was_at_the_start_is_still_its_first_place():
-    # (the lemon moves first: left on the table, its place stays taken and the reading is refused)
-    said = "put the lemon on the plate, then put the apple where the lemon is"
+    said = "put the lemon on the plate, then put the apple where the lemon was"
     assert goals(said)[1][3] == (("at_initial", ("lemon",)),)
+
+
+def test_where_a_thing_is_means_beside_it_where_it_is_then():
+    # "is": the lemon's place when the clause is read (on the plate, put there first), beside it
+    said = "put the lemon on the plate, then put the apple where the lemon is"
+    assert goals(said)[1][1:4] == ("ontop", "plate", (("near", ("lemon",)),))
+    assert goals("put the apple where the lemon is")[0][1:4] == (
+        "ontop",
+        "table",
+        (("near", ("lemon",)),),
+    )
 
 
 @pytest.mark.parametrize(
