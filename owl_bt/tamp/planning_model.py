@@ -29,7 +29,9 @@ Transform = tuple[tuple[float, float, float], tuple[float, float, float, float]]
 # The box the tool and a held object must stay in, (lo, hi) xyz in metres, world frame: the guard's WORKSPACE_BOX (skills/
 # guard.py) shrunk by 2 cm at the sides and 5 cm under the ceiling: the guard never refuses a planned path (test_motion.py).
 PLANNING_BOX = ((-0.28, -0.68, -0.01), (0.98, 0.68, 0.95))
-# Physics stretches (a grip, a release, settling) run only the bodies near what happens: one at rest
+# Settling runs only the bodies near what happens (grips and releases run every body: a pinch is chaotic,
+# and parked bodies change the order Bullet solves contacts in, so the hand's outcome would differ from
+# execution's, which runs them all): one at rest
 # farther than NEAR_M from the hand, the held object and every moving body is parked far off the table
 # (PARK, one metre apart) and put to sleep for the stretch (neither its contacts nor its parts' dynamics
 # are computed), then woken and put back exactly. Each resting body's contacts
@@ -403,10 +405,11 @@ class PlanningModel(ContainerGeometry):
         )  # the motors hold q too (a stale target would jerk the hand every step)
         self.robot.reset_fingers(angle)
         self.robot.command_fingers(FINGER_CLOSED, force=CLOSE_FORCE)
-        with self.physics_near(o):
-            ClosingFingers(self.robot, CLOSE_S).run(
-                lambda: (self.robot.reset_arm(q), p.stepSimulation(physicsClientId=self.cid))
-            )
+        # Every body takes part in a grip (as in execution, skills/sim_backend.py): a pinch is chaotic, and
+        # bodies parked asleep change Bullet's islands and so the order it solves contacts in.
+        ClosingFingers(self.robot, CLOSE_S).run(
+            lambda: (self.robot.reset_arm(q), p.stepSimulation(physicsClientId=self.cid))
+        )
         held = self.between_fingers()
         if o in held:
             self.attach(o, angle=self.robot.finger_angle())
@@ -462,23 +465,23 @@ class PlanningModel(ContainerGeometry):
         # planned 2.7 cm from where the arm then set it down).
         # (and not while one still sits inside its wall: stuck there, it lifted a mug as the hand left)
         self._fingers_touch(body, False)
-        released = next(n for n, b in self.bodies.items() if b == body)
-        with self.physics_near(released):
-            for _ in range(int(OPEN_S / TIME_STEP)):
-                self.robot.reset_arm(q_place)
-                p.stepSimulation(physicsClientId=self.cid)
-            apart = not self.robot.gripper_inside(body)
-            if apart:
+        # Every body takes part in a release too (as in execution): fingers opening against a container's
+        # wall are a pinch, and its outcome decides whether the hand lifts the container as it leaves.
+        for _ in range(int(OPEN_S / TIME_STEP)):
+            self.robot.reset_arm(q_place)
+            p.stepSimulation(physicsClientId=self.cid)
+        apart = not self.robot.gripper_inside(body)
+        if apart:
+            self._fingers_touch(body, True)
+        n = max(1, int(RETREAT_S / TIME_STEP))
+        for i in range(1, n + 1):
+            q = tuple(a + (b - a) * i / n for a, b in zip(q_place, q_back, strict=True))
+            self.robot.reset_arm(q)
+            self.robot.command_arm(q)
+            p.stepSimulation(physicsClientId=self.cid)
+            if not apart and not self.robot.gripper_inside(body):
+                apart = True
                 self._fingers_touch(body, True)
-            n = max(1, int(RETREAT_S / TIME_STEP))
-            for i in range(1, n + 1):
-                q = tuple(a + (b - a) * i / n for a, b in zip(q_place, q_back, strict=True))
-                self.robot.reset_arm(q)
-                self.robot.command_arm(q)
-                p.stepSimulation(physicsClientId=self.cid)
-                if not apart and not self.robot.gripper_inside(body):
-                    apart = True
-                    self._fingers_touch(body, True)
         if not apart:
             self._fingers_touch(body, True)
 
