@@ -202,6 +202,7 @@ class Pipeline:
         if len(sel) < 6:
             return None  # seen only as a few pixels: reported by the source as not visible
         # The object's own pixels at table height (a fork's flat head, a knife's blade) belong to it too.
+        standing = sc.points[sel]
         low = idx[~sc.above[idx] & (sc.height[idx] > -PLANE_DIST)]
         if len(low):
             lo, hi = sc.points[sel, :2].min(axis=0) - 0.03, sc.points[sel, :2].max(axis=0) + 0.03
@@ -211,8 +212,8 @@ class Pipeline:
         rgb = dominant_colour(sc.colours[sel])
         base = _describe(pts, rgb)
         if model is None:
-            state = _box_state(det.name, "object", pts, sc.table_z, rgb, self.palette, det.kind)
-            flags.append("unknown kind: a box around its points")
+            state = _primitive_state(det.name, standing, sc.table_z, rgb, self.palette, det.kind)
+            flags.append(f"unknown kind: a {state.shape} fitted to its points")
             return PerceivedObject(state, len(sel), flags, source=det.source, **base)
         fitter = self.shapes.fitter(det.kind)
         few = len(sel) < MIN_POINTS
@@ -333,12 +334,12 @@ class Pipeline:
             extent = float(np.max(pts.max(axis=0) - pts.min(axis=0)))
             name = name_by_colour(rgb, extent, taken)
             taken.add(name)
-            state = _box_state(name, "object", pts, sc.table_z, rgb, self.palette, "")
+            state = _primitive_state(name, pts, sc.table_z, rgb, self.palette, "")
             out.append(
                 PerceivedObject(
                     state,
                     len(sel),
-                    ["unlabelled: named by colour and size"],
+                    [f"unlabelled: named by colour and size, a {state.shape} fitted to its points"],
                     source="colour",
                     **_describe(pts, rgb),
                 )
@@ -511,19 +512,20 @@ def _describe(pts: np.ndarray, rgb: np.ndarray) -> dict:
     }
 
 
-def _box_state(
-    name: str, category: str, pts: np.ndarray, table_z: float, rgb, palette, kind: str
+def _primitive_state(
+    name: str, pts: np.ndarray, table_z: float, rgb, palette, kind: str
 ) -> ObjectState:
-    """A box from the table up to the points' top, turned to their principal direction."""
-    (cx, cy), (lx, ly), yaw = min_area_rect(pts[:, :2])
-    top = float(np.percentile(pts[:, 2], 99))
-    hz = max(top - table_z, 0.005)
+    """A box, upright cylinder or sphere fitted to the points (`perception.primitives`), resting
+    on the table."""
+    from perception.primitives import fit_primitive
+
+    prim = fit_primitive(pts, table_z)
     return ObjectState(
         name=name,
-        category=category,
-        pose=Pose(cx, cy, table_z + hz / 2, 0.0, 0.0, yaw),
-        size=(lx, ly, hz),
-        shape="box",
+        category="object",
+        pose=Pose(*prim.centre, 0.0, 0.0, prim.yaw),
+        size=prim.size,
+        shape=prim.shape,
         rgba=(*(float(v) for v in rgb), 1.0),
         colour=colour_name(rgb, palette),
         kind=kind,
