@@ -42,6 +42,7 @@ COLOUR_CAP = 0.4  # colour distance beyond which a colour the goal names counts 
 # a scene coloured its own way: "the red container" for a bowl the catalogue makes white)
 SEEN_MORE = 2.0  # weight of an extent seen larger than the kind's (not this kind)
 SEEN_LESS = 0.5  # weight of an extent seen smaller than the kind's (hidden parts) against larger
+BRIDGE = 0.15  # m: the widest gap a thing standing on a region may part it by
 GENERIC = frozenset({"the", "a", "an", "of", "on", "in", "to", "and", "region"})
 
 
@@ -241,8 +242,9 @@ class LabelFreeDetector:
         self, sc: cl.SceneCloud, frame: RGBDFrame, objects: list[Segment]
     ) -> list[Segment]:
         """Flat patches in the table plane whose colour is not the table's, away from the objects
-        standing there (a fork's flat head, a can's foot); pieces of one colour a few cm apart
-        (a region parted by what stands on it) joined."""
+        standing there (a fork's flat head, a can's foot); pieces of one colour a few cm apart,
+        or on either side of a thing standing between them (a region parted by a can on it),
+        joined."""
         from scipy import ndimage
 
         flat = np.flatnonzero(sc.on_plane)
@@ -263,7 +265,7 @@ class LabelFreeDetector:
         pieces = [_segment(sc, odd[comp == k]) for k in range(1, n + 1)]
         pieces = [p for p in pieces if len(p.points) >= 10]
         out = []
-        for seg in _join_alike(sc, pieces, gap=0.04):
+        for seg in _join_bridged(sc, _join_alike(sc, pieces, gap=0.04), objects):
             if len(seg.points) >= MIN_MARKER_POINTS and seg.dims[0] >= 0.04:
                 seg.marker = True
                 out.append(seg)
@@ -449,6 +451,51 @@ def _join_alike(sc: cl.SceneCloud, pieces: list[Segment], gap: float = 0.01) -> 
             if joined:
                 break
     return pieces
+
+
+def _join_bridged(
+    sc: cl.SceneCloud, pieces: list[Segment], objects: list[Segment], gap: float = BRIDGE
+) -> list[Segment]:
+    """Flat pieces of one colour facing each other across a gap of at most `gap` m that a thing
+    standing there fills (its centre in the gap): one region the thing parts (Berry2's can on the
+    light-grey region left two pads, and 'the light grey region' was two things)."""
+    pieces = list(pieces)
+    joined = True
+    while joined:
+        joined = False
+        for i in range(len(pieces)):
+            for j in range(i + 1, len(pieces)):
+                a, b = pieces[i], pieces[j]
+                if _chroma_gap(a.colour, b.colour) < 0.15 and _bridged(sc, a, b, objects, gap):
+                    pieces[i] = _segment(sc, np.concatenate([a.points, b.points]))
+                    del pieces[j]
+                    joined = True
+                    break
+            if joined:
+                break
+    return pieces
+
+
+def _bridged(sc: cl.SceneCloud, a: Segment, b: Segment, objects: list[Segment], gap: float) -> bool:
+    """Whether `a` and `b` overlap along one table axis for half the narrower one's extent, lie
+    at most `gap` m apart along the other, and an object's centre lies in the gap between them."""
+    pa, pb = sc.points[a.points, :2], sc.points[b.points, :2]
+    lo_a, hi_a, lo_b, hi_b = pa.min(axis=0), pa.max(axis=0), pb.min(axis=0), pb.max(axis=0)
+    for k in (0, 1):
+        o = 1 - k
+        overlap = min(hi_a[o], hi_b[o]) - max(lo_a[o], lo_b[o])
+        if overlap < 0.5 * min(hi_a[o] - lo_a[o], hi_b[o] - lo_b[o]):
+            continue
+        start, end = min(hi_a[k], hi_b[k]), max(lo_a[k], lo_b[k])
+        if not 0.0 < end - start <= gap:
+            continue
+        for seg in objects:
+            c = sc.points[seg.points, :2].mean(axis=0)
+            if start - 0.01 <= c[k] <= end + 0.01 and (
+                max(lo_a[o], lo_b[o]) - 0.01 <= c[o] <= min(hi_a[o], hi_b[o]) + 0.01
+            ):
+                return True
+    return False
 
 
 def _chroma_gap(a: np.ndarray, b: np.ndarray) -> float:
