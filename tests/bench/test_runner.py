@@ -224,7 +224,7 @@ def test_summary_math_on_hand_written_episodes(tmp_path):
     assert c["wall_ratio"] == pytest.approx(33.3 / 44.4) and c["samples_ratio"] == pytest.approx(
         303 / 303.7
     )
-    # the reference's 92 % is over its ten tasks: beside berry1 alone stands berry1's own 100 (newcomer)
+    # the reference's 92 % is over its ten tasks: beside berry1 alone stands berry1's own 100
     assert data["methods"]["owl"]["overall"]["ref_success_pct"] == 100
 
     md = (tmp_path / "summary.md").read_text()

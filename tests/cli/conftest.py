@@ -36,7 +36,7 @@ def scene_run(tmp_path_factory):
         str(out),
     )
     assert proc.returncode == 0, proc.stderr
-    # newcomer: the task's instruction was echoed for `run "" --task …`, the scene file's never
+    # The task's instruction was echoed for `run "" --task …`, the scene file's never
     assert (
         'owl-bt: no goal given; using the scene file\'s instruction: "put the apple into the red bowl"'
         in proc.stderr

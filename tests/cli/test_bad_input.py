@@ -37,7 +37,7 @@ def test_unknown_task_is_usage_error(tmp_path):
 
 
 def test_a_usage_error_is_found_before_the_planner_and_simulator_are_loaded(tmp_path):
-    # newcomer: an unknown task took ~10 s to be refused, the time the planner's imports take
+    # An unknown task took ~10 s to be refused, the time the planner's imports take
     proc = subprocess.run(
         [
             sys.executable,
@@ -136,7 +136,7 @@ def test_object_not_in_scene_is_a_usage_error_at_once(tmp_path):
     )
     assert "attempt 2" not in proc.stderr and proc.stdout == ""
     assert not (tmp_path / "r").exists() and not (tmp_path / "r.partial").exists()
-    # the reason is said on its stage's line and in the last line, not again by the replan (newcomer: 5 times)
+    # the reason is said on its stage's line and in the last line, not again by the replan (5 times)
     assert proc.stderr.count("there is no 'banana'") == 2, proc.stderr
     assert "giving up after attempt 1: a replan cannot mend this" in proc.stderr
 

@@ -126,7 +126,7 @@ def test_terminal_escapes_in_a_typed_goal_are_not_part_of_it(tmp_path):
 
 
 def test_an_absent_object_in_the_default_scene_says_which_scene_and_h_is_help():
-    # newcomer: with no --task, "there is no 'apple' in the scene" did not say the scene was berry1's, the
+    # With no --task, "there is no 'apple' in the scene" did not say the scene was berry1's, the
     # default; and `owl-bt run -h` was "no such option: -h"
     proc = owl("run", "put the apple in the bowl", "--perception", "sim-state", "-q")
     assert (

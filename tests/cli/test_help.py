@@ -27,7 +27,7 @@ def test_help_lists_the_choices_and_another_value_is_a_usage_error_naming_them()
     ):
         assert listed in shown, listed
     assert not re.search(r"--(vlm|method|perception|asr|robot|backend) <str>", shown)
-    # a path, a task list or a fault list says what it is, not "<str>" (newcomer)
+    # a path, a task list or a fault list says what it is, not "<str>"
     for command in ("run", "bench", "perception-bench"):
         assert not re.search(r"--[a-z-]+ <str>", here(command, "--help").output), command
     assert "--out DIR" in shown and "--scene FILE" in shown and "--replay RUN_DIR" in shown
@@ -96,7 +96,7 @@ def test_the_help_example_goal_is_never_wrapped_inside_its_quotes():
 
 @pytest.mark.parametrize("command", COMMANDS)
 def test_help_never_breaks_a_word_at_its_hyphen(command):
-    # newcomer: `--faults` printed its example as 'grasp-' / 'slip=0.2,…' and `--execute` as '--dry-' / 'run'
+    # `--faults` printed its example as 'grasp-' / 'slip=0.2,…' and `--execute` as '--dry-' / 'run'
     from typer.testing import CliRunner
 
     from owl_bt.cli.base import app

@@ -10,7 +10,7 @@ from tests.support.cli import owl
 
 @pytest.mark.slow
 def test_the_checkers_printed_to_a_pipe_are_whole(tmp_path):
-    # newcomer: `run … > file` cut a checker's line at 120 columns with no mark that it was cut
+    # `run … > file` cut a checker's line at 120 columns with no mark that it was cut
     proc = owl(
         "run",
         "put the strawberry near where the other fruit are",

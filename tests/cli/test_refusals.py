@@ -9,7 +9,7 @@ from tests.support.cli import here, last_line, owl
 
 
 def test_the_oracle_with_a_goal_of_ones_own_is_refused(tmp_path):
-    # newcomer: `run "put the lemon on the plate" --task citrus --vlm oracle` ran the task's own plan (the orange
+    # `run "put the lemon on the plate" --task citrus --vlm oracle` ran the task's own plan (the orange
     # onto the plate too) and said success: the oracle answers the task's instruction whatever the words
     for args in (["--vlm", "oracle"], ["--method", "oracle"]):
         res = here(

@@ -79,7 +79,7 @@ def test_a_goal_of_ones_own_on_a_task_scene_is_judged_by_the_robot(tmp_path):
 
 @pytest.mark.slow
 def test_a_thing_moved_that_the_goal_never_named_is_explained_on_the_terminal(tmp_path):
-    # newcomer: FruitSort seed 2 also moved the strawberry; the progress said only "1 skeleton edit" and
+    # FruitSort seed 2 also moved the strawberry; the progress said only "1 skeleton edit" and
     # the reason was in report.md alone (that seed no longer needs the edit: a scene that does)
     scene = Path(__file__).resolve().parents[1] / "fixtures" / "pinned_strawberry.toml"
     proc = owl(
@@ -131,7 +131,7 @@ def test_a_planning_round_past_its_time_limit_ends_the_run_without_replanning(tm
 
 @pytest.mark.slow
 def test_a_long_planning_round_says_where_it_is(tmp_path):
-    # newcomer: the progress sat at 'plan running' (or at the stage before) for minutes with no sign of life.
+    # The progress sat at 'plan running' (or at the stage before) for minutes with no sign of life.
     # The round must outlast 10 s whatever the planner's speed: a real task's hard seed did (SoupPour seed 0, then
     # Mug2 seed 8) until planner speed-ups solved it sooner, and so did the pinned strawberry until balls were
     # grasped higher. No grasp reaches a strawberry down in a mug (3,000 draws, none), one skeleton gives no edit

@@ -68,7 +68,7 @@ def test_a_knocked_object_is_seen_off_plan_and_the_task_replanned(tmp_path):
     ] == ["strawberry"]
     assert plan["result"]["faults"]["counts"] == {"knock": 1} and plan["result"]["replans"] == 1
     _no_stale_text(result.tree_text)
-    # what the arm did is all listed: the first place, whose check failed after the knock, too (newcomer)
+    # what the arm did is all listed: the first place, whose check failed after the knock, too
     place = "place_ontop(strawberry, light_grey_region)"
     # (then the replan's own steps, or none when the knock left it on the region: the draws decide)
     assert result.executed[:2] == ["pick(strawberry)", place], result.executed

@@ -1,6 +1,6 @@
 """A step no draw can do is said before any sample is drawn, in a whole run: "put the power drill in
 the mug" (Mug1, the mug on its side) spent 70 s and 4286 samples on grasps of the drill and ended "no
-inverse-kinematics solution for the grasp on power_drill" (newcomer). On the real simulator, planner
+inverse-kinematics solution for the grasp on power_drill". On the real simulator, planner
 and offline grounder."""
 
 from __future__ import annotations

@@ -43,7 +43,7 @@ def test_a_knocked_orange_fails_its_step_with_what_its_checker_tests(tmp_path) -
     assert held, seen
     m = re.search(r"action_check\d+ \(put the (\w+) on the plate\)", held[0])
     assert m, held[0]
-    # the object whose checker broke is among those blamed (newcomer: only the one just placed was named)
+    # the object whose checker broke is among those blamed (only the one just placed was named)
     assert m.group(1) in failures[0]["offending_objects"], failures[0]
 
 

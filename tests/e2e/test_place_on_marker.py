@@ -1,6 +1,6 @@
 """Resting on a flat marker is resting on the table: "put the strawberry in the middle of the table" in
 Berry1's scene, whose middle the light-grey region covers, failed every sample with "strawberry does not
-end up resting on table" (newcomer). On the real simulator, planner and offline grounder."""
+end up resting on table". On the real simulator, planner and offline grounder."""
 
 from __future__ import annotations
 

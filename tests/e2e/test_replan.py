@@ -31,7 +31,7 @@ def test_an_attempt_failing_as_an_earlier_one_did_with_the_same_constraints_ends
 @pytest.mark.slow
 def test_a_hopeless_failure_repeated_ends_the_run_at_its_second_occurrence(tmp_path):
     """An apple wider than the mug's opening cannot go in however the draws fall: the run stopped only at
-    attempt 3, as for a sampled failure (newcomer); now the planner says so before drawing, and no replan
+    attempt 3, as for a sampled failure; now the planner says so before drawing, and no replan
     follows."""
     proc = owl_wide(
         "run",

@@ -1,6 +1,6 @@
 """Counting generated code: checkers, and the helpers they call (directly or through other helpers) —
 a helper the model defined that no checker calls is not counted as called, nor printed
-(newcomer: the account and the report printed ~130 lines of 12 helpers for checkers that call one)."""
+(the account and the report printed ~130 lines of 12 helpers for checkers that call one)."""
 
 from __future__ import annotations
 

@@ -81,7 +81,7 @@ def test_what_a_container_is_emptied_of_stays_out():
 
 
 def test_a_wide_container_is_filled_beside_what_is_in_it_not_poured_out():
-    # a newcomer's scene: a strawberry in a skillet, "put the lemon into the pan" planned a pour of the skillet
+    # a user's scene: a strawberry in a skillet, "put the lemon into the pan" planned a pour of the skillet
     skillet = obj("skillet", "skillet", 0.5, 0.0, (0.343, 0.22, 0.04), shape="cylinder")
     berry = obj(
         "strawberry", "strawberry", 0.37, 0.04, (0.044, 0.044, 0.047), shape="sphere", z0=0.012
@@ -191,7 +191,7 @@ def test_a_pour_into_a_container_turns_the_can_upside_down():
 
 
 def test_on_a_flat_region_means_on_it_not_straddling_its_edge():
-    # newcomer: the README's first run left the strawberry's centre 5 mm inside the region's edge, half of
+    # The README's first run left the strawberry's centre 5 mm inside the region's edge, half of
     # it off the region, and its checker held. At most a quarter of the thing's width may lie over the edge.
     pad = obj(
         "light_grey_region", "region", 0.55, 0.0, (0.16, 0.16, 0.002), shape="region", fixed=True
@@ -217,7 +217,7 @@ def test_on_a_flat_region_means_on_it_not_straddling_its_edge():
 
 
 def test_near_a_spread_group_means_near_as_many_as_one_place_can_be():
-    # a newcomer's "near where the other fruit are" with the fruit spread over the table asked to be near
+    # a user's "near where the other fruit are" with the fruit spread over the table asked to be near
     # each at once; the pre-check found no such place and the run sampled for 71 s
     apple = obj("apple", "apple", 0.4, -0.2, (0.07, 0.07, 0.07), shape="sphere")
     pear = obj("pear", "pear", 0.45, -0.3, (0.07, 0.07, 0.09), shape="sphere")
@@ -244,7 +244,7 @@ def test_near_a_spread_group_means_near_as_many_as_one_place_can_be():
 
 
 def test_each_goal_checker_is_labelled_with_its_own_part_of_the_goal():
-    # newcomer: a failed goal_check2 was labelled with the start of the whole goal, not the part it tests
+    # A failed goal_check2 was labelled with the start of the whole goal, not the part it tests
     from owl_bt.language.checker_names import name_checkers
 
     world = scene(PLATE, LIME, LEMON, BOWL)
@@ -256,7 +256,7 @@ def test_each_goal_checker_is_labelled_with_its_own_part_of_the_goal():
 
 
 def test_a_container_moved_before_it_is_filled_against_the_order_said_says_why():
-    # newcomer: "first put the lime into the bowl, then put the bowl next to the plate" was reordered silently
+    # "first put the lime into the bowl, then put the bowl next to the plate" was reordered silently
     world = scene(PLATE, LIME, BOWL)
     plan, _ = answer("first put the lime into the bowl, then put the bowl next to the plate", world)
     assert [f"{s.op}({', '.join(s.args)})" for s in plan.steps] == [
@@ -275,7 +275,7 @@ def test_a_container_moved_before_it_is_filled_against_the_order_said_says_why()
 
 
 def test_between_two_things_on_a_plate_is_on_the_plate():
-    # newcomer: "put the lemon and the orange on the plate, then put the plum between them" put the plum on
+    # "put the lemon and the orange on the plate, then put the plum between them" put the plum on
     # the table, "between" fruit on the plate
     orange = obj("orange", "orange", 0.4, -0.3, (0.07, 0.07, 0.07), shape="sphere")
     plum = obj("plum", "plum", 0.7, -0.3, (0.05, 0.05, 0.05), shape="sphere")

@@ -1,6 +1,6 @@
 """Emptying and pouring, however it is said: "empty the mug", "pour out the mug", "pour the
 golf ball out of the mug", "take the ball out of the mug by pouring": the container is tipped over an empty
-part of the table, then stood back upright (newcomer: "pour out the mug" was refused, "… by pouring" blamed
+part of the table, then stood back upright ("pour out the mug" was refused, "… by pouring" blamed
 "take", and "empty the mug" described the ball falling "into the table" and left the mug on its side)."""
 
 from __future__ import annotations

@@ -95,7 +95,7 @@ def test_a_place_said_of_the_robot_off_the_table_is_refused_in_one_line(text, re
 
 
 def test_a_colour_and_thing_may_name_a_place_and_a_phrase_nothing_fits_is_asked_about():
-    # newcomer: "put the strawberry on the grey thing" ended in "IndexError: list index out of range"
+    # "put the strawberry on the grey thing" ended in "IndexError: list index out of range"
     scene_ = [*SCENE, REGION]
     assert goals("put the strawberry on the grey thing", scene_)[0][:3] == (
         "strawberry",
@@ -112,7 +112,7 @@ def test_a_colour_and_thing_may_name_a_place_and_a_phrase_nothing_fits_is_asked_
 
 
 def test_the_robots_left_is_the_left():
-    # newcomer: "… to the robot's left side of the red line" was "did not understand: \"robot's\"", though
+    # "… to the robot's left side of the red line" was "did not understand: \"robot's\"", though
     # every report says left and right are the robot's
     assert goals("put the apple to the robot's left of the plate") == goals(
         "put the apple to the left of the plate"
@@ -153,7 +153,7 @@ def test_on_and_off_the_same_place_is_asked_about_not_half_dropped(text):
     ],
 )
 def test_between_what_is_not_two_things_is_asked_about(text, names):
-    # newcomer: "between them" after one object, and "between the plates" in a scene of one, ended in
+    # "between them" after one object, and "between the plates" in a scene of one, ended in
     # "IndexError: tuple index out of range"
     with pytest.raises(
         GroundingError, match=f"'between' needs two things, and .* names {names}; name the two"
@@ -173,7 +173,7 @@ def test_between_what_is_not_two_things_is_asked_about(text, names):
     ],
 )
 def test_a_half_of_a_plate_is_that_half_of_it(text, half):
-    # newcomer: "on the left half of the plate" put the lemon at the far left of the table and said success
+    # "on the left half of the plate" put the lemon at the far left of the table and said success
     got = goals(text, [*SCENE, REGION])
     assert got[0][:4] == ("lemon", "ontop", "plate", ((half, ()),))
     assert (
@@ -404,7 +404,7 @@ PLATED = [  # the plate 1.6 cm thin, as the simulator's: the peach on it is with
 
 
 def test_a_thing_on_a_thin_plate_or_in_a_bowl_is_not_already_on_the_table():
-    """(newcomer: "put the lemon back on the table" with the lemon on a 1.6 cm plate answered "the goal
+    """("put the lemon back on the table" with the lemon on a 1.6 cm plate answered "the goal
     already holds", moved nothing and claimed success)"""
     steps = [s.line().split(";")[0] for s in plan_for("put the peach on the table", PLATED).steps]
     assert steps == ["pick(peach)", "place_ontop(peach, table)"]

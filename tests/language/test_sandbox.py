@@ -128,7 +128,7 @@ def test_checker_errors_in_a_planning_failure_are_one_short_printable_line():
 
 @pytest.mark.slow
 def test_the_limit_is_the_checkers_own_cpu_time_not_the_machines_load(berry_world):
-    # newcomer: beside a benchmark, a trivial checker passed 50 ms of wall clock and counted as False,
+    # Beside a benchmark, a trivial checker passed 50 ms of wall clock and counted as False,
     # so a run's outcome hung on the machine's load. Twelve busy threads here take the interpreter from it
     # most of the time: its wall clock grows, its CPU time does not. (How much it grows varies: with three
     # threads a fresh-clone CI saw 2.3-fold, with five 2.5-fold, both under the 2.5-fold limit, so no load to
@@ -171,7 +171,7 @@ def test_the_limit_is_the_checkers_own_cpu_time_not_the_machines_load(berry_worl
 
 
 def test_a_garbage_collection_does_not_count_against_a_checker(berry_world):
-    # newcomer: "action_check3 exceeded 50 ms of CPU time (line 3: r = state.get(ref))": a collection of
+    # "action_check3 exceeded 50 ms of CPU time (line 3: r = state.get(ref))": a collection of
     # the whole heap, set off by the checker's allocations, ran on its thread's clock. Here each collection
     # costs 80 ms of CPU (a callback), and the checker allocates enough to set one off.
     import gc

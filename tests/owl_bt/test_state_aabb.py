@@ -1,5 +1,5 @@
 """A round thing's axis-aligned box (ObjectState.aabb) is the thing's, not its turned bounding box's
-(newcomer: a plate seen at some yaw had a box 29 cm wide, and "put the apple next to the plate" held
+(a plate seen at some yaw had a box 29 cm wide, and "put the apple next to the plate" held
 already for an apple 18 cm from the plate's rim). Checked against the parts' own surface points."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The report's final-state table (newcomer: report.md showed before/after pictures but said nowhere where
+"""The report's final-state table (report.md showed before/after pictures but said nowhere where
 each object ended, or that the mug had tipped over): where each movable object ended, how far it moved, its
 tilt, and flags. Real simulator states; the table is read back from a real run's report."""
 
@@ -73,7 +73,7 @@ def test_each_object_says_where_it_ended_and_what_to_look_at():
 
 
 def test_a_fork_stood_up_in_a_mug_is_in_it_not_tipped_over():
-    # (newcomer: Mug1 succeeded, and the report said "Look at: the fork: tipped over")
+    # (Mug1 succeeded, and the report said "Look at: the fork: tipped over")
     world = world_with(("mug", (0.55, 0.15, 0.045)), ("fork", (0.4, -0.1, 0.007)))
     try:
         start = world.ground_truth()

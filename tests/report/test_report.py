@@ -52,22 +52,22 @@ def test_successful_run_folder_has_the_report_and_tree_drawings(success_run):
         assert behaviour in labels
     assert (
         "did not run" in labels and "invalid" not in labels
-    )  # (newcomer: tree.png said py_trees' 'invalid')
+    )  # (tree.png said py_trees' 'invalid')
     md = (out / "report.md").read_text()
     plan = json.loads((out / "plan.json").read_text())
     assert md.startswith(f"# Run report: {BERRY}")
     assert "**success**" in md and "tick rate" in md
-    assert "arm `ur5e` on `sim`" in md  # which arm ran (newcomer: a Gen3 run's report did not say)
+    assert "arm `ur5e` on `sim`" in md  # which arm ran (a Gen3 run's report did not say)
     assert (
         "![the scene before the run" in md
         and "| ![before](initial.png) | ![after](final.png) |" in md
     )
-    # initial.png is the overview render; the perceive stage's own view is perception-1.png (newcomer)
+    # initial.png is the overview render; the perceive stage's own view is perception-1.png
     assert "from the overview camera" in md and "[perception-1.png](perception-1.png)" in md
     assert (out / "perception-1.png").is_file()
     assert "pick(strawberry); grasp the strawberry" in md  # the sketch
     assert "def goal_check0():" in md  # the checkers with their sources
-    # the checkers come before the helper functions they call (newcomer: the helpers filled the first page)
+    # the checkers come before the helper functions they call (the helpers filled the first page)
     assert md.index("**Checker `goal_check0`**") < md.index("**Helper `")
     from owl_bt.language.checker_names import called_helpers
 
@@ -105,7 +105,7 @@ def test_the_report_says_where_everything_ended(success_run):
 
 @pytest.mark.slow
 def test_the_plans_own_samples_are_told_apart_from_the_runs(success_run, tmp_path):
-    # newcomer: the header said 644 samples and the plan's rows added up to 11, with nothing to say why
+    # The header said 644 samples and the plan's rows added up to 11, with nothing to say why
     import shutil
 
     out = tmp_path / "run"
@@ -188,7 +188,7 @@ def test_live_tree_draws_statuses_on_a_terminal():
     plain = Console(file=io.StringIO(), width=100)
     plain.print(render_tree(_tree(), 1.5))
     assert "plan  … running" in plain.file.getvalue()
-    # py_trees says 'invalid' for a behaviour not run in this round: while the run goes on, it is "not yet" (newcomer)
+    # py_trees says 'invalid' for a behaviour not run in this round: while the run goes on, it is "not yet"
     assert "invalid" not in text and "execute  - not yet" in plain.file.getvalue()
     ended = py_trees.composites.Sequence(
         "owl",
@@ -263,7 +263,7 @@ def test_quoted_text_cannot_script_the_page(tmp_path):
 
 
 def test_the_safety_guard_of_a_healthy_run_is_drawn_as_not_needed_not_as_a_failure():
-    # newcomer finding: the live tree drew the healthy safety branch as a red "✕ failure"
+    # the live tree drew the healthy safety branch as a red "✕ failure"
     from trees.safety import ARM_KEY, ArmStatus, create_safety_subtree
 
     writer = py_trees.blackboard.Client(name="test-arm")
@@ -284,7 +284,7 @@ def test_the_safety_guard_of_a_healthy_run_is_drawn_as_not_needed_not_as_a_failu
 
 
 def test_a_tree_taller_than_the_terminal_is_folded_to_fit_keeping_what_runs():
-    # newcomer finding: on a small terminal the live tree piled up stale header lines
+    # on a small terminal the live tree piled up stale header lines
     S = py_trees.common.Status
 
     def node(name, status, *children):

@@ -237,7 +237,7 @@ def test_the_place_look_ahead_keeps_grasps_that_can_stand_the_mug_up_clear_of_th
 
 
 def test_spots_drawn_on_a_flat_region_keep_the_whole_footprint_on_it(skills, berry_world):
-    # newcomer: the README's first run let the strawberry go with its centre 1.6 cm in from the region's
+    # The README's first run let the strawberry go with its centre 1.6 cm in from the region's
     # edge; it rolled to 5 mm from it, half off. Drawn spots keep all of it on, with 5 mm to roll.
     model = PlanningModel(berry_world)
     try:

@@ -196,7 +196,7 @@ def test_search_gives_up_after_the_skeleton_budget(skills):
     )
     res = plan(world, skills, items, [], np.random.default_rng(0), budget=5, max_skeletons=1)
     assert res.failure is not None and res.skeletons == 1 and not res.edits
-    # its reasons are the last grasp's try, and the line says so (newcomer: 125 of 500 samples accounted for)
+    # its reasons are the last grasp's try, and the line says so (125 of 500 samples accounted for)
     assert "most often of the last 1, after 3 regrasps: " in res.failure.reason, res.failure.reason
 
 

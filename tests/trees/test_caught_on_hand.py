@@ -1,6 +1,6 @@
 """A thing that came away on the open fingers (a mug lifted by them as they left the strawberry put in
 it) is caught on the hand: the monitor fails the step, and no later attempt judges the goal done while
-it hangs there (newcomer: "put the strawberry in the mug", Mug2 seed 0, ended with the mug in the air at
+it hangs there ("put the strawberry in the mug", Mug2 seed 0, ended with the mug in the air at
 the arm's home and said success). On the real simulator; the whole run is in
 tests/e2e/test_monitor_runs.py."""
 

@@ -32,7 +32,7 @@ def test_the_objects_a_failed_checker_is_about_come_from_the_sketch() -> None:
 
 
 def test_several_broken_checkers_no_longer_hold_one_no_longer_holds() -> None:
-    # newcomer: "action_check5 (put the fork into the mug), action_check3 (…) no longer holds"
+    # "action_check5 (put the fork into the mug), action_check3 (…) no longer holds"
     from types import SimpleNamespace
 
     from trees.execute import Execute
