@@ -14,7 +14,7 @@ from owl_bt.errors import UsageError
 
 
 def test_a_bare_bench_says_how_many_episodes_and_how_long_before_it_starts(tmp_path):
-    """Newcomer: a bare `owl-bt bench` started 100 episodes (hours) without a word. The defaults stay;
+    """A bare `owl-bt bench` started 100 episodes (hours) without a word. The defaults stay;
     the first line says what will run and roughly how long."""
     proc = subprocess.Popen(
         [sys.executable, "-m", "owl_bt.cli", "bench"],

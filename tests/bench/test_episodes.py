@@ -73,7 +73,7 @@ def test_names_and_magnitudes_that_would_break_the_summary_are_refused(tmp_path)
         _rec(2, wall_s=1e308),
         _rec(3, samples=10**30),
         _rec(4),
-        # break-it: these crashed --report-only with a traceback, or wrote a heading into summary.md
+        # These crashed --report-only with a traceback, or wrote a heading into summary.md
         _rec(5, stage_s={"plan": "abc"}),
         _rec(6, stage_s={"plan": -3}),
         _rec(7, code="x\n## Injected\n| a | b |"),
@@ -98,7 +98,7 @@ def test_names_and_magnitudes_that_would_break_the_summary_are_refused(tmp_path)
 
 
 def test_a_line_of_an_unknown_task_or_method_is_not_counted(tmp_path):
-    # (break-it: a line of task "nosuch" had its own row in summary.md and counted in the overall row)
+    # (a line of task "nosuch" had its own row in summary.md and counted in the overall row)
     path = tmp_path / episodes.FILENAME
     lines = [
         _rec(0),
@@ -172,7 +172,7 @@ def test_a_failed_append_leaves_no_part_of_the_line(tmp_path):
 
 
 def test_json_nested_too_deeply_is_a_damaged_line_not_a_traceback(tmp_path):
-    # break-it: 1000 levels of [[[…]]] on one line raised RecursionError out of --report-only and resumes;
+    # 1000 levels of [[[…]]] on one line raised RecursionError out of --report-only and resumes;
     # a number over Python's 4300 digits is the same kind of damage
     path = tmp_path / episodes.FILENAME
     path.write_text(

@@ -117,7 +117,7 @@ def test_cap_runs_gen_plan_in_the_sandbox(berry_world, schemas):
             env,
             ops,
         )
-    # (break-it: 5,000 steps were accepted and planned for until the time limit)
+    # (5,000 steps were accepted and planned for until the time limit)
     many = (
         "```python\ndef gen_plan(initial):\n    out = []\n    for i in range(40):\n"
         '        out = out + [("pick", "strawberry"), ("place_ontop", "strawberry", "light_grey_region", (0.5, 0.0))]\n'

@@ -101,7 +101,7 @@ def _descendants(pid: int) -> set[int]:
 
 
 def test_a_bench_killed_with_sigkill_leaves_no_workers_behind(tmp_path):
-    # break-it finding: after kill -9 the worker (500 MB) ran on for minutes and held the run folder
+    # After kill -9 the worker (500 MB) ran on for minutes and held the run folder
     import signal
     import subprocess
     import sys
@@ -160,7 +160,7 @@ def test_a_bench_killed_with_sigkill_leaves_no_workers_behind(tmp_path):
 def test_a_bench_stopped_by_a_signal_to_its_whole_group_leaves_no_partial_folder(
     tmp_path, sig, group
 ):
-    # break-it findings: `kill -TERM -<pgid>` reached the worker too, and its episode's `.partial` folder
+    # `kill -TERM -<pgid>` reached the worker too, and its episode's `.partial` folder
     # stayed; a closed terminal's SIGHUP killed multiprocessing's resource tracker: a traceback per semaphore
     import subprocess
     import sys
@@ -205,5 +205,5 @@ def test_a_bench_stopped_by_a_signal_to_its_whole_group_leaves_no_partial_folder
         f"owl-bt: bench stopped by {said}: 0 of 1 episodes recorded; summary in {out}/summary.md"
     ], lines
     # no folder of the unrecorded episode: neither a `.partial` one nor the whole one a stopped episode
-    # writes as it ends (break-it: that one stayed, complete-looking, though episodes.jsonl did not list it)
+    # writes as it ends (that one stayed, complete-looking, though episodes.jsonl did not list it)
     assert not list(out.glob("runs/*/*")), list(out.glob("runs/**/*"))

@@ -17,7 +17,7 @@ from tests.support.paths import REPO
 
 @pytest.mark.slow
 def test_a_failure_line_says_what_each_checker_it_names_tests(tmp_path):
-    """Newcomer: failure lines named `action_check1` without saying what it checks. Now each checker named
+    """Failure lines named `action_check1` without saying what it checks. Now each checker named
     is followed by words from the checker itself: its docstring (action_check1 here), its first comment,
     or the description of the sketch step (or goal) it belongs to (goal_check0 here)."""
     from tests.support.chat_server import ChatServer, Reply, answer
@@ -112,7 +112,7 @@ def test_what_a_checker_tests_comes_from_its_docstring_comment_or_sketch_step():
 
 @pytest.mark.slow
 def test_a_healthy_run_says_the_failed_looking_safety_guard_means_all_is_well(scene_run):
-    """Newcomer: `-^- safety [✕]` (and `safety / failure` in tree.png) on a run where nothing went wrong
+    """`-^- safety [✕]` (and `safety / failure` in tree.png) on a run where nothing went wrong
     was explained only in the README. The tree and its drawing now say what it means."""
     _, out = scene_run
     line = next(ln for ln in (out / "tree.txt").read_text().splitlines() if "safety" in ln)
@@ -129,7 +129,7 @@ def test_a_healthy_run_says_the_failed_looking_safety_guard_means_all_is_well(sc
 
 @pytest.mark.slow
 def test_the_output_says_left_is_the_robots_left_and_the_pictures_right(tmp_path, scene_run):
-    """Newcomer: "left of" is the robot's left, which looks mirrored in the pictures a person sees; the
+    """ "left of" is the robot's left, which looks mirrored in the pictures a person sees; the
     output and the report now say which frame it is — and it is true of the picture (the red bowl, at
     +y, the robot's left, is in the right half of initial.png)."""
     import numpy as np
@@ -174,7 +174,7 @@ def test_the_account_prints_the_checkers_and_names_their_helpers(faulty_run):
 
 @pytest.mark.slow
 def test_a_goal_that_already_holds_says_nothing_was_moved(tmp_path):
-    # Newcomer: "put the lemon next to the mug" ended in "0 steps done", "Executed: (nothing)" and
+    # "put the lemon next to the mug" ended in "0 steps done", "Executed: (nothing)" and
     # success: true, without saying why the robot did nothing.
     out = tmp_path / "run"
     res = owl(
@@ -226,7 +226,7 @@ def test_a_step_left_without_samples_by_backtracking_says_so(tmp_path):
 
 @pytest.mark.slow
 def test_the_account_labels_the_last_attempt_and_what_the_attempts_executed(tmp_path):
-    # break-it: after 4 attempts the account showed attempt 4's checkers and, as the 'grounded plan', the steps
+    # After 4 attempts the account showed attempt 4's checkers and, as the 'grounded plan', the steps
     # all attempts executed (pick(strawberry) three times, no place), with nothing saying so (fault seed 2: 3 attempts)
     res = owl(
         "run",

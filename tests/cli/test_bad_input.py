@@ -92,7 +92,7 @@ def test_a_run_says_what_it_sets_up_before_the_first_tick_and_counts_those_secon
 
 
 def test_an_occupied_out_folder_is_refused_before_the_run_sets_up(tmp_path):
-    # break-it: an out folder holding an earlier run was refused only after the planner had loaded
+    # An out folder holding an earlier run was refused only after the planner had loaded
     (tmp_path / "r").mkdir()
     (tmp_path / "r" / "report.md").write_text("an earlier run")
     proc = owl("run", "put the strawberry onto the light-grey region", "--out", str(tmp_path / "r"))

@@ -1,4 +1,4 @@
-"""A standard stream the caller closed (`>&-`, `2>&-`) is taken as /dev/null (break-it: with stdout closed
+"""A standard stream the caller closed (`>&-`, `2>&-`) is taken as /dev/null (with stdout closed
 the program ended in a traceback from py_trees' import; with stderr closed it printed nothing, not even
 `--json`'s answer). The real program, in a subprocess."""
 
@@ -48,7 +48,7 @@ def _owl_in(tmp_path: Path, args: str, redirect: str) -> subprocess.CompletedPro
 
 @pytest.mark.slow
 def test_with_stderr_on_a_full_disk_the_run_goes_on_and_answers_on_stdout(tmp_path: Path) -> None:
-    # break-it: `2>/dev/full` ended the run at its first progress line, exit 1 and nothing on stdout
+    # `2>/dev/full` ended the run at its first progress line, exit 1 and nothing on stdout
     done = _owl_in(tmp_path, "run --task berry1 --json --out out", "2>/dev/full")
     assert done.returncode == 0
     assert json.loads(done.stdout)["success"] is True
@@ -57,7 +57,7 @@ def test_with_stderr_on_a_full_disk_the_run_goes_on_and_answers_on_stdout(tmp_pa
 
 @pytest.mark.slow
 def test_with_the_reader_of_stderr_gone_the_run_folder_is_still_finished(tmp_path: Path) -> None:
-    # break-it: `2>&1 | head -1` raised SystemExit from rich mid-run and left out.partial behind
+    # `2>&1 | head -1` raised SystemExit from rich mid-run and left out.partial behind
     done = _owl_in(tmp_path, "run --task berry1 --out out", "2>&1 | head -1; exit ${PIPESTATUS[0]}")
     assert done.stdout.startswith("owl-bt: no goal given")
     assert (
@@ -67,7 +67,7 @@ def test_with_the_reader_of_stderr_gone_the_run_folder_is_still_finished(tmp_pat
 
 
 def test_with_the_reader_of_stdout_gone_a_done_task_still_exits_0(tmp_path: Path) -> None:
-    # break-it: `run … | head -1` ended 1 ("the task was not done") with no reason, the task done
+    # `run … | head -1` ended 1 ("the task was not done") with no reason, the task done
     done = _owl_in(
         tmp_path,
         "run --task berry1 --perception sim-state --out out",
@@ -79,7 +79,7 @@ def test_with_the_reader_of_stdout_gone_a_done_task_still_exits_0(tmp_path: Path
 
 
 def test_a_json_run_stopped_while_setting_up_still_answers_on_stdout(tmp_path: Path) -> None:
-    # break-it: `timeout -s TERM 1.5 owl-bt run … --json` printed nothing on stdout (exit 130)
+    # `timeout -s TERM 1.5 owl-bt run … --json` printed nothing on stdout (exit 130)
     code, stdout, stderr = interrupted(
         "run", "", "--task", "berry1", "--json", "--out", str(tmp_path / "r"), after="setup running"
     )

@@ -43,7 +43,7 @@ def test_help_lists_the_choices_and_another_value_is_a_usage_error_naming_them()
 
 
 def test_bench_help_explains_every_method_in_a_sentence():
-    """Newcomer: `bench --help` listed the method names only; docs/benchmark.md says what each is."""
+    """`bench --help` listed the method names only; docs/benchmark.md says what each is."""
     from owl_bt.bench import methods
 
     shown = " ".join(here("bench", "--help").output.split())  # each method is a wrapped paragraph

@@ -60,9 +60,7 @@ def test_an_out_folder_replaced_by_a_file_during_the_run_is_kept_and_the_run_tak
     final.mkdir()
     folder = RunFolder(final, "x")
     final.rmdir()
-    final.write_text(
-        "hi"
-    )  # (break-it: NotADirectoryError from iterdir(), a traceback and a .partial)
+    final.write_text("hi")  # (NotADirectoryError from iterdir(), a traceback and a .partial)
     assert folder.finish() == tmp_path / "o3-2" and final.read_text() == "hi"
     assert (tmp_path / "o3-2" / "events.jsonl").is_file() and not list(tmp_path.glob("*.partial"))
 

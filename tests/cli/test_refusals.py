@@ -30,7 +30,7 @@ def test_the_oracle_with_a_goal_of_ones_own_is_refused(tmp_path):
 
 
 def test_the_oracle_method_with_a_model_backend_is_refused(tmp_path):
-    # break-it: `run --method oracle --vlm offline` ran the oracle's answers and never said --vlm was ignored
+    # `run --method oracle --vlm offline` ran the oracle's answers and never said --vlm was ignored
     for vlm in ("offline", "openai"):
         res = here(
             "run",
@@ -52,7 +52,7 @@ def test_the_oracle_method_with_a_model_backend_is_refused(tmp_path):
 
 
 def test_the_oracle_with_another_method_still_answers_only_its_own_goal(tmp_path):
-    # break-it: `--method no-cont --vlm oracle` ran citrus's own plan (the orange onto the plate too) for "put
+    # `--method no-cont --vlm oracle` ran citrus's own plan (the orange onto the plate too) for "put
     # the lemon on the plate" and said success; with direct, cap … the oracle's answers failed at exit 1
     res = here(
         "run",
@@ -88,7 +88,7 @@ def test_the_oracle_with_another_method_still_answers_only_its_own_goal(tmp_path
 
 
 def test_a_refused_run_with_json_says_why_on_stdout_as_json(tmp_path):
-    # break-it: `run "" --json` exited 2 with stdout empty: a caller parsing stdout had nothing to read
+    # `run "" --json` exited 2 with stdout empty: a caller parsing stdout had nothing to read
     proc = owl(
         "run",
         "put the banana on the moon",

@@ -34,7 +34,7 @@ def test_replay_refuses_a_transcript_over_its_size_limit(plate_run, tmp_path):
 
 @pytest.mark.slow
 def test_a_replay_with_another_or_an_edited_scene_file_is_refused(scene_run, tmp_path):
-    """Newcomer/break-it: `run --replay` with another --scene than the recorded one, or with the recorded file
+    """`run --replay` with another --scene than the recorded one, or with the recorded file
     edited since, re-ran with the recorded answers on a different scene. The run folder now keeps the scene
     file's SHA-256 (and a copy); a different one is exit 2 naming the line that differs."""
     scene, out = scene_run
@@ -215,7 +215,7 @@ def test_replay_refuses_other_faults(faulty_run):
     ],
 )
 def test_replay_refuses_what_would_make_it_another_run(faulty_run, extra, why):
-    # break-it finding: these ran something else under the recording's name
+    # These ran something else under the recording's name
     out, _ = faulty_run
     res = here("run", "--replay", str(out), *extra)
     assert res.exit_code == 2 and last_line(res.stderr).endswith(why), res.stderr
@@ -226,7 +226,7 @@ def test_replay_refuses_what_would_make_it_another_run(faulty_run, extra, why):
     ("damage", "why"),
     [
         (lambda text, plan: text[:120], "is not valid JSON ("),
-        # break-it: these raised RecursionError / ValueError as tracebacks
+        # These raised RecursionError / ValueError as tracebacks
         (
             lambda text, plan: "[" * 1000 + "]" * 1000,
             "is not valid JSON (nested too deeply; edited?)",
@@ -255,7 +255,7 @@ def test_replay_refuses_what_would_make_it_another_run(faulty_run, extra, why):
             lambda text, plan: json.dumps({**plan, "result": {"faults": {"spec": 3, "seed": 0}}}),
             "field 'result.faults.spec': input should be a valid string, got 3",
         ),
-        # break-it: these were blamed on --faults (not given) and on a typed instruction
+        # These were blamed on --faults (not given) and on a typed instruction
         (
             lambda text, plan: json.dumps(
                 {
@@ -294,7 +294,7 @@ def test_a_damaged_plan_json_is_named_in_one_line(faulty_run, tmp_path, damage, 
 def test_a_damaged_recorded_limit_is_named_not_replaced_or_blamed_on_an_option(
     faulty_run, tmp_path, key, value
 ):
-    # break-it: budget -3 and max_attempts "x" were replayed as the defaults without a word; a budget of 10^8
+    # Budget -3 and max_attempts "x" were replayed as the defaults without a word; a budget of 10^8
     # was blamed on --budget, which was not given
     out, _ = faulty_run
     copy = tmp_path / "copy"

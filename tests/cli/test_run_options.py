@@ -13,7 +13,7 @@ from tests.support.cli import here, last_line, owl, owl_wide
 
 
 def test_an_address_for_the_simulated_arm_is_refused(tmp_path):
-    # break-it: `run --ip 1.2.3.4` with the simulated arm was taken silently
+    # `run --ip 1.2.3.4` with the simulated arm was taken silently
     res = here("run", "x", "--task", "berry1", "--ip", "1.2.3.4", "--out", str(tmp_path / "o"))
     assert res.exit_code == 2 and "--ip is the address of a hardware arm" in last_line(
         res.stderr
@@ -22,7 +22,7 @@ def test_an_address_for_the_simulated_arm_is_refused(tmp_path):
 
 @pytest.mark.parametrize("command", ["run", "bench"])
 def test_max_attempts_is_bounded_as_the_replay_reads_it(command, tmp_path):
-    # break-it: --max-attempts 1001 was accepted, and --replay of that run then called its folder damaged
+    # --max-attempts 1001 was accepted, and --replay of that run then called its folder damaged
     args = (
         ["run", "x", "--task", "berry1"]
         if command == "run"
@@ -202,7 +202,7 @@ def test_hardware_usage_errors_are_one_line_and_leave_no_folder(tmp_path):
             ),
             "--speed",
         ),
-        (("--execute",), "--execute moves a hardware arm"),  # break-it: both were taken silently
+        (("--execute",), "--execute moves a hardware arm"),  # Both were taken silently
         (("--backend", "rtde", "--ip", "999.1.1.1"), "--ip 999.1.1.1 is not an IPv4 address"),
     ]
     for i, (args, words) in enumerate(cases):

@@ -247,7 +247,7 @@ def test_sigterm_on_a_run_stops_the_arm_and_writes_the_whole_folder(tmp_path):
 
 @pytest.mark.parametrize("after", [0.1, 0.4])
 def test_ctrl_c_while_starting_up_is_one_line(tmp_path, after):
-    # break-it finding: Ctrl-C in the first half second gave a KeyboardInterrupt or numpy/open3d ImportError traceback
+    # Ctrl-C in the first half second gave a KeyboardInterrupt or numpy/open3d ImportError traceback
     import signal
     import subprocess
     import sys

@@ -1,5 +1,5 @@
 """A generated checker that raises counts as not satisfied, and the planning failure says so,
-with the error and its source line — not only "not satisfied" (break-it: an IndexError in a checker
+with the error and its source line — not only "not satisfied" (an IndexError in a checker
 showed only in events.jsonl). Through the openai backend and a chat-completions server on 127.0.0.1."""
 
 from __future__ import annotations

@@ -110,7 +110,7 @@ def test_an_object_knocked_off_the_table_is_missing_and_no_success_is_claimed(tm
 def test_a_goal_object_knocked_off_the_table_ends_the_run_instead_of_dropping_out_of_the_goal(
     tmp_path,
 ):
-    # break-it finding: the lemon, knocked off after the orange's pick, went missing, and the replan read
+    # The lemon, knocked off after the orange's pick, went missing, and the replan read
     # "the citrus fruits" as the orange alone: an empty plan, and success claimed with the lemon on the floor
     out = tmp_path / "run"
     result = run_episode(
@@ -130,7 +130,7 @@ def test_a_goal_object_knocked_off_the_table_ends_the_run_instead_of_dropping_ou
     assert (
         "no longer in the scene, and the goal needs" in result.failure and "lemon" in result.failure
     ), result.failure
-    # break-it: the account showed attempt 1's sketch and plan under "(attempt 2, the last)", which made neither
+    # The account showed attempt 1's sketch and plan under "(attempt 2, the last)", which made neither
     from owl_bt.cli.run_account import _from_attempt
 
     assert result.attempts == 2 and result.sketch_attempt == 1 and result.plan_attempt == 1
@@ -260,7 +260,7 @@ def test_bench_summary_compares_success_with_and_without_faults(tmp_path):
 
 @pytest.mark.slow
 def test_a_run_that_ends_with_something_in_the_hand_says_so(tmp_path):
-    """Newcomer: runs that gave up mid-task left the mug in the gripper, and only the tree's `arm-status` line
+    """Runs that gave up mid-task left the mug in the gripper, and only the tree's `arm-status` line
     told. A knock during the first pick, with one attempt allowed, ends the run holding the lemon."""
     result = run_episode(
         EpisodeConfig(

@@ -61,7 +61,7 @@ def test_negation_is_told_from_leaving_objects_out():
     ],
 )
 def test_a_negated_goal_in_any_spelling_is_refused_and_nothing_moves(tmp_path, goal, words):
-    """Newcomer: "put the strawberry not onto the region" was carried out as "onto", and "dont put …" got
+    """ "put the strawberry not onto the region" was carried out as "onto", and "dont put …" got
     `did you mean "onto"?` instead of the negation refusal."""
     proc = owl_wide(
         "run",
@@ -98,7 +98,7 @@ def test_negation_spellings_are_found_and_leaving_objects_out_is_not_one():
         "do not ever put the apple in the bowl": "do not ever put",
         "put the apple nowhere near the bowl": "nowhere near",
         "avoid putting the apple in the bowl": "avoid putting",
-        # break-it: "put no fruit on the plate" put every fruit on it; "…. No, in the bowl" gave both goals
+        # "put no fruit on the plate" put every fruit on it; "…. No, in the bowl" gave both goals
         "put no fruit on the plate": "no fruit",
         "put none of the fruit on the plate": "none of",
         "put nothing on the plate": "nothing on",

@@ -228,7 +228,7 @@ def test_near_a_spread_group_means_near_as_many_as_one_place_can_be():
     assert "near the plum" not in plan.steps[1].text and "the plum is too far" in plan.steps[1].text
     assert goal_holds(c, world.with_pose("lime", Pose(0.5, -0.22, 0.025)))
     assert not goal_holds(c, world.with_pose("lime", Pose(0.75, 0.2, 0.025)))  # by the plum alone
-    try:  # named one by one, none is dropped (break-it: the apple was, and the run said success)
+    try:  # named one by one, none is dropped (the apple was, and the run said success)
         answer("put the lime near the apple and the plum", world)
     except GroundingError as exc:
         assert str(exc).startswith(
@@ -300,7 +300,7 @@ def test_between_two_things_on_a_plate_is_on_the_plate():
         "pick(plum)",
         "place_ontop(plum, plate)",
     ]  # left there
-    # (break-it: both were first lifted off the plate, as things in the way of a placement on it)
+    # (both were first lifted off the plate, as things in the way of a placement on it)
     plan, _ = answer(
         "put the plum between the lemon and the orange", scene(PLATE, LEMON, orange, plum)
     )
@@ -308,7 +308,7 @@ def test_between_two_things_on_a_plate_is_on_the_plate():
 
 
 def test_near_a_large_spread_group_is_grown_not_searched_subset_by_subset():
-    # break-it: 24 strawberries took 103 s (every subset tried, largest first); above 10 the group is grown
+    # 24 strawberries took 103 s (every subset tried, largest first); above 10 the group is grown
     from owl_bt.language.scene_view import EXACT_GROUP, near_group
 
     berries = [

@@ -29,7 +29,7 @@ def test_a_counted_step_says_how_many_were_asked_for():
     assert text.endswith("the 2 biggest of the scene's 3 fruits)"), text  # it said "the two"
 
 
-# a break-it tester's scene, listed as perception lists it (alphabetically): the apple and the lemon come first
+# a tester's scene, listed as perception lists it (alphabetically): the apple and the lemon come first
 # but are the farthest from the robot's base (the origin); the strawberry and the peach are the nearest
 TESTER = [
     thing("table", "table", "brown", 0.55, 0.0, (0.7, 0.9, 0.0), fixed=True, z0=-0.001),

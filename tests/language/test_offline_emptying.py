@@ -63,7 +63,7 @@ def test_pouring_into_a_container_keeps_its_meaning():
 
 
 def test_emptying_what_is_already_out_stands_the_container_up():
-    """Newcomer: a replan after the pour (the ball out, the mug still in the hand) gave up with "there is
+    """A replan after the pour (the ball out, the mug still in the hand) gave up with "there is
     nothing in the mug to pour out", the mug left in the gripper. What is left of the goal is the mug upright."""
     ball = thing("ball", "golf_ball", "white", 0.4, 0.0, (0.04, 0.04, 0.04))
     in_hand = [t for t in SCENE if t.name != "mug"] + [
@@ -105,11 +105,11 @@ EMPTY_BOWL = ["pick(big_bowl)", "pour(big_bowl, table)", "place_ontop(big_bowl, 
         (
             "empty both containers",
             EMPTY_BOWL + EMPTY_MUG,
-        ),  # (break-it: only one was emptied, and success claimed)
+        ),  # (only one was emptied, and success claimed)
         ("empty the mug and the big bowl", EMPTY_MUG + EMPTY_BOWL),
         ("pour the ball out of the mug and the plum out of the big bowl", EMPTY_MUG + EMPTY_BOWL),
         ("empty everything", EMPTY_BOWL + EMPTY_MUG),
-        ("pick up the mug and empty it", EMPTY_MUG),  # (break-it: "pour into what?")
+        ("pick up the mug and empty it", EMPTY_MUG),  # ("pour into what?")
         ("tip over the mug", EMPTY_MUG),
         (
             "empty the mug and put the ball back in it",

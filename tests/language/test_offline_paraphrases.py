@@ -81,7 +81,7 @@ def test_superlatives_of_distance_take_their_reference():
 
 
 def test_superlatives_of_distance_to_the_robot():
-    """Newcomer: "the fruit nearest to the robot" was refused ("the robot is no object in the scene"); it is
+    """ "the fruit nearest to the robot" was refused ("the robot is no object in the scene"); it is
     the one nearest the robot's base (the origin): apple 0.49 m, strawberry 0.51, lemon 0.65, lime 0.67."""
     for text in (
         "put the fruit nearest to the robot on the plate",
@@ -98,7 +98,7 @@ def test_superlatives_of_distance_to_the_robot():
 
 
 def test_it_after_a_superlative_of_distance_is_its_reference():
-    """Newcomer: "put the fruit nearest the plate onto it" asked "on what?" (no earlier clause for "it")."""
+    """ "put the fruit nearest the plate onto it" asked "on what?" (no earlier clause for "it")."""
     assert [g[:3] for g in goals("put the fruit nearest the plate onto it")] == [
         ("strawberry", "ontop", "plate")
     ]
@@ -259,7 +259,7 @@ def test_generic_nouns_take_their_colour_or_quantifier_and_removing_from_the_tab
 
 
 def test_left_of_already_holds_only_across_from_the_object_as_its_checker_asks():
-    """Newcomer: "put the strawberry to the left of the apple" with the strawberry left of the apple but
+    """ "put the strawberry to the left of the apple" with the strawberry left of the apple but
     21 cm past it was judged done (y alone) while the checker side() also asks for it across from the
     apple (within 15 cm in x): "the model answered that the goal already holds, but goal_check0 does not
     hold". The mug here is left of the apple, 22 cm past it; the spoon is left of it and across."""

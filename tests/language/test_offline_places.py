@@ -57,7 +57,7 @@ def test_the_strip_is_what_the_guided_sampler_draws_from():
     assert hint[0][1] == pytest.approx(0.10 - 0.03) and hint[1][1] == pytest.approx(0.26 + 0.03)
 
 
-# a break-it tester's scene, listed as perception lists it (alphabetically): the apple and the lemon come first
+# a tester's scene, listed as perception lists it (alphabetically): the apple and the lemon come first
 # but are the farthest from the robot's base (the origin); the strawberry and the peach are the nearest
 TESTER = [
     thing("table", "table", "brown", 0.55, 0.0, (0.7, 0.9, 0.0), fixed=True, z0=-0.001),
@@ -131,7 +131,7 @@ def test_the_robots_left_is_the_left():
     ],
 )
 def test_on_and_off_the_same_place_is_asked_about_not_half_dropped(text):
-    # break-it: the "off" half was dropped and the run said success
+    # The "off" half was dropped and the run said success
     with pytest.raises(
         GroundingError,
         match="asks for the strawberry both on and off the light grey region; say one",
@@ -316,7 +316,7 @@ def test_leaving_a_thing_where_it_is_is_still_its_own_place():
 
 
 def test_between_is_on_the_stretch_between_not_in_a_corner_of_their_box():
-    """Newcomer: an apple in a corner of the box around the mug and the bowl was 'already between' them."""
+    """An apple in a corner of the box around the mug and the bowl was 'already between' them."""
     a = obj("mug", "mug", 0.40, -0.25, (0.08, 0.08, 0.1), shape="cylinder")
     b = obj("bowl", "bowl", 0.70, 0.22, (0.16, 0.16, 0.06), shape="cylinder")
     apple = obj("apple", "apple", 0.40, 0.25, (0.07, 0.07, 0.07), shape="sphere")

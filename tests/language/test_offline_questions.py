@@ -237,7 +237,7 @@ def test_a_part_of_a_support_is_on_it_and_a_part_of_a_container_is_asked_about()
     ],
 )
 def test_a_colour_the_object_does_not_have_is_named_not_passed_over(text, reason):
-    # (break-it: "the dark-grey region" put the strawberry on the light-grey one and said success)
+    # ("the dark-grey region" put the strawberry on the light-grey one and said success)
     with pytest.raises(GroundingError, match=reason):
         goals(text)
 

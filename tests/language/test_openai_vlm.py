@@ -183,7 +183,7 @@ def test_settings_come_from_the_file_and_the_environment(tmp_path):
 
 
 def test_a_rejected_answer_is_not_kept_in_the_cache(berry_world, schemas, tmp_path):
-    # (break-it) the rejected answers were cached, so the same command failed again after the
+    # the rejected answers were cached, so the same command failed again after the
     # endpoint was fixed, without asking it
     script = [Reply(answer("berry1_sketch_malformed.txt"))] * 3 + [
         Reply(answer("berry1_sketch.txt")),

@@ -110,7 +110,7 @@ def test_a_replay_reruns_the_recorded_method_budget_skeletons_and_attempts(tmp_p
     # a replay used to record and re-run only the language method in the VLM spec: a no-back run was
     # replayed with backtracking, --budget/--skeletons/--max-attempts fell back to their defaults, and
     # `-m no-back` on the replay was refused as "the recorded method (owl)"
-    # (break-it: --plan-time too; a run that ran out of it was replayed with the default and succeeded)
+    # (--plan-time too; a run that ran out of it was replayed with the default and succeeded)
     first = owl(
         "run",
         TASK,
@@ -157,7 +157,7 @@ def test_a_replay_reruns_the_recorded_method_budget_skeletons_and_attempts(tmp_p
 
 @pytest.mark.slow
 def test_a_replay_of_an_edited_folder_says_it_is_not_exact(tmp_path):
-    # (break-it: plan.json's instruction edited to "put the banana on the plate", and the replay ran the
+    # (plan.json's instruction edited to "put the banana on the plate", and the replay ran the
     # recorded answers silently and said success)
     import shutil
 

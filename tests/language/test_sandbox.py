@@ -84,7 +84,7 @@ def goal_check0():
 
 
 def test_a_checker_answering_something_else_than_a_bool_is_false_and_logged_once(berry_world):
-    # break-it: `return get_opening(state, env, "mug")` (a tuple) counted as False with no logged line,
+    # `return get_opening(state, env, "mug")` (a tuple) counted as False with no logged line,
     # unlike a checker that raises
     src = """
 def goal_check0():
@@ -99,7 +99,7 @@ def goal_check0():
 
 
 def test_a_raising_checker_is_quoted_by_the_line_python_counts(berry_world):
-    # break-it: a \x0b inside a string literal made splitlines() count one line more, and the error quoted
+    # A \x0b inside a string literal made splitlines() count one line more, and the error quoted
     # the wrong source line
     src = "def boom():\n    note = 'a\x0bb'\n    return 1 / 0 > 0\n"
     cs = CheckerSet.compile(src, berry_world, env_from_state(berry_world))
@@ -108,7 +108,7 @@ def test_a_raising_checker_is_quoted_by_the_line_python_counts(berry_world):
 
 
 def test_checker_errors_in_a_planning_failure_are_one_short_printable_line():
-    # break-it: a raw ESC from the generated code reached the terminal, and a 9,000-character literal gave an
+    # A raw ESC from the generated code reached the terminal, and a 9,000-character literal gave an
     # 18,571-character last line
     from trees.plan import RAISED_LIMIT, _raised
 

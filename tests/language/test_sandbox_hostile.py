@@ -12,7 +12,7 @@ def fn(body: str, extra: str = "") -> str:
 
 
 def test_an_object_named_like_the_codes_own_names_does_not_replace_them(berry_world):
-    """(break-it) The sandbox binds each object's name to its handle; a name the code already uses (its
+    """The sandbox binds each object's name to its handle; a name the code already uses (its
     own function, `math`, `state`, a helper) keeps its meaning."""
     from dataclasses import replace
 

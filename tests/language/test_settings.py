@@ -71,7 +71,7 @@ def test_an_endpoint_that_is_no_url_is_named(tmp_path, url, why):
 def test_a_key_an_http_header_cannot_carry_and_a_control_character_in_the_cache_folder_are_refused(
     tmp_path,
 ):
-    # break-it: 'é' failed the run after set-up with a codec error; a NUL in cache_dir as "embedded null byte"
+    # 'é' failed the run after set-up with a codec error; a NUL in cache_dir as "embedded null byte"
     none = str(tmp_path / "none.toml")
     with pytest.raises(
         UsageError, match="^OPENAI_API_KEY holds a character an HTTP header cannot carry"

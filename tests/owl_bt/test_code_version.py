@@ -1,5 +1,5 @@
 """Which code ran a bench episode: the commit, and for edited files a hash of the edit, so two different
-edits of the same commit are two versions (break-it: both were '.dirty' and the summary counted one)."""
+edits of the same commit are two versions (both were '.dirty' and the summary counted one)."""
 
 from __future__ import annotations
 

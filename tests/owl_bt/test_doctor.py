@@ -137,7 +137,7 @@ def test_bad_settings_fail_the_settings_line(no_vlm, tmp_path):
 
 
 def test_a_setup_file_without_a_vlm_table_configures_no_vlm(no_vlm, tmp_path):
-    # break-it: an owl-bt.toml with only [robot]/[camera] failed the doctor for OPENAI_API_KEY
+    # An owl-bt.toml with only [robot]/[camera] failed the doctor for OPENAI_API_KEY
     (tmp_path / "owl-bt.toml").write_text('[robot]\nmodel = "ur5"\nip = "192.168.1.10"\n')
     assert doctor_checks.vlm_setup().configured is False
 

@@ -45,7 +45,7 @@ def test_a_leftover_partial_is_removed_with_one_line_and_a_live_one_is_refused(t
 
 
 def test_a_partial_not_left_by_a_run_is_never_deleted(tmp_path):
-    # break-it finding: `-o data` deleted a person's own `data.partial/` folder
+    # `-o data` deleted a person's own `data.partial/` folder
     mine = tmp_path / "data.partial"
     (mine / "sub").mkdir(parents=True)
     (mine / "notes.md").write_text("mine")

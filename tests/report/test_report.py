@@ -338,7 +338,7 @@ def test_a_tree_taller_than_the_terminal_is_folded_to_fit_keeping_what_runs():
 
 @pytest.mark.slow
 def test_a_run_on_a_terminal_writes_no_colour_codes_into_its_files(tmp_path):
-    # break-it finding: py_trees colours its tree when stdout is a terminal, and tree.txt, report.md and
+    # py_trees colours its tree when stdout is a terminal, and tree.txt, report.md and
     # report.html then held escape codes
     import shlex
     import shutil
@@ -374,7 +374,7 @@ def test_a_run_on_a_terminal_writes_no_colour_codes_into_its_files(tmp_path):
 
 
 def test_an_attempt_whose_plan_is_empty_says_nothing_to_do():
-    # break-it: the line read "**Plan** (0 continuous samples drawn): " and nothing after it
+    # The line read "**Plan** (0 continuous samples drawn): " and nothing after it
     from owl_bt.report.events import Attempt
     from owl_bt.report.writer import _attempt
 
@@ -392,7 +392,7 @@ def test_an_attempt_whose_plan_is_empty_says_nothing_to_do():
 
 
 def test_a_guard_whose_work_ran_and_failed_is_drawn_failed_not_unentered():
-    """Newcomer: every failed run's tree.png showed `task — not entered: its condition is false`."""
+    """Every failed run's tree.png showed `task — not entered: its condition is false`."""
     from trees.snapshot import tree_snapshot
 
     ran = py_trees.decorators.EternalGuard(

@@ -114,7 +114,7 @@ BAD = {
     ),
     "malformed": ('[[object]]\nkind = "apple\npose = [0.5, 0.1]\n', "not valid TOML"),
     "bad pose": ('[[object]]\nkind = "apple"\npose = [0.5]\n', "pose must be [x, y]"),
-    # break-it: a roll of 1e308 (finite, so not caught as inf) was taken and the run went ahead
+    # A roll of 1e308 (finite, so not caught as inf) was taken and the run went ahead
     "huge angle": (
         '[[object]]\nkind = "apple"\npose = [0.5, 0.0, 0.03, 1e308, 0, 0]\n',
         "each within ±2π",
@@ -134,7 +134,7 @@ BAD = {
         '[[object]]\nkind = "box"\ncolour = "red"\nrgba = [1, 0, 0]\n',
         "colour or rgba, not both",
     ),
-    # break-it: goals are read in lower case, so "the Big_Apple" could not be named; "robot", "it", "two" are words
+    # Goals are read in lower case, so "the Big_Apple" could not be named; "robot", "it", "two" are words
     # goals use for other things
     "capitals": (
         '[[object]]\nkind = "apple"\nname = "Big_Apple"\n',
@@ -152,7 +152,7 @@ BAD = {
         '[[object]]\nkind = "apple"\nname = "the"\n',
         "name 'the' is a word goals use for something else",
     ),
-    # break-it: an apple named "state" hid the state from every checker, and the run blamed the planner
+    # An apple named "state" hid the state from every checker, and the run blamed the planner
     "the checkers' state": (
         '[[object]]\nkind = "apple"\nname = "state"\n',
         "name 'state' is a word the constraint code uses",

@@ -1,4 +1,4 @@
-"""A scene file's instruction is checked as a typed goal is (break-it: it skipped those checks): escapes
+"""A scene file's instruction is checked as a typed goal is: escapes
 and control characters dropped, a goal of no words or over 1000 characters refused naming the file."""
 
 from __future__ import annotations
@@ -53,7 +53,7 @@ def test_a_scene_instruction_a_typed_goal_would_be_refused_for_is_refused_naming
     ],
 )
 def test_an_object_named_as_another_kind_or_of_no_kind_is_refused(tmp_path, entry, why):
-    # break-it: an apple named "bowl" beside a bowl named "apple" made "the bowl" unsayable; no kind read "unknown kind None"
+    # An apple named "bowl" beside a bowl named "apple" made "the bowl" unsayable; no kind read "unknown kind None"
     path = tmp_path / "s.toml"
     path.write_text(f"{OBJECTS}\n[[object]]\n{entry}\n", encoding="utf-8")
     with pytest.raises(UsageError, match=f"^{path}: {why}".replace("(", r"\(")):

@@ -1,5 +1,5 @@
 """A golf ball into an empty upright mug: held round its middle, the fingers are wider than the mug's opening,
-so every placement met the rim ("placing golf_ball there collides with mug", 500 of 500 draws; break-it). The
+so every placement met the rim ("placing golf_ball there collides with mug", 500 of 500 draws). The
 hand is raised until it clears the rim and the ball is let go from there, falling in: judged, as every
 release, after physics. Real skills, real planning model."""
 

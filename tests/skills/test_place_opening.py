@@ -149,7 +149,7 @@ def test_the_place_stops_drawing_around_a_hint_once_enough_of_those_draws_were_r
 
 
 def test_a_golf_ball_fits_the_mugs_opening_and_is_drawn_over_it():
-    # break-it: by its box's diagonal (5.9 cm) the 4.2 cm golf ball never fitted the 6.4 cm opening, no draw
+    # By its box's diagonal (5.9 cm) the 4.2 cm golf ball never fitted the 6.4 cm opening, no draw
     # went over it, and "put the golf ball into the mug" failed every attempt ("collides with mug", 125×)
     state = task_state("mug3", 0)
     model = PlanningModel(state)

@@ -158,7 +158,7 @@ def test_without_the_plugin_the_same_answers_are_refused():
 
 
 def test_a_plugin_schema_the_planner_cannot_use_is_named():
-    # break-it: a plugin whose schema was a string ended `owl-bt skills` and `run` in a traceback; one with no
+    # A plugin whose schema was a string ended `owl-bt skills` and `run` in a traceback; one with no
     # effects failed the run later as "constraints: failed — ValueError …"
     from owl_bt.tamp.operators import OperatorSchema
     from skills.registry import _schema_problem

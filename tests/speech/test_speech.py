@@ -195,7 +195,7 @@ def test_a_stream_that_ends_mid_speech_keeps_what_was_said():
     ],
 )
 def test_the_openai_transcriber_checks_its_endpoint_and_key_as_the_vlm_does(url, key, why):
-    # break-it: these were tracebacks from the HTTP client (or "cannot be reached" for ftp://)
+    # These were tracebacks from the HTTP client (or "cannot be reached" for ftp://)
     from owl_bt.speech.asr import OpenAITranscriber
 
     with pytest.raises(UsageError, match=f"^{why}"):

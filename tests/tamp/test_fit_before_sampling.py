@@ -6,7 +6,7 @@ from __future__ import annotations
 
 
 def test_a_box_passes_a_round_opening_only_by_its_diagonal(skills) -> None:
-    """Newcomer: "put the sponge in the red mug" (a 6.5 × 3 cm cross-section, 7.2 cm corner to corner, and a
+    """ "put the sponge in the red mug" (a 6.5 × 3 cm cross-section, 7.2 cm corner to corner, and a
     6.4 cm opening) drew 6,816 samples over ten minutes; the check compared the 6.5 cm side alone."""
     from owl_bt.tamp.planning_model import PlanningModel
     from tests.support.worlds import settled_state

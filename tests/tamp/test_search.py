@@ -104,7 +104,7 @@ def test_container_holding_something_is_poured_out(schemas):
 
 
 def test_a_grasp_kept_off_by_the_walls_of_its_container_pours_the_container_out_first(schemas):
-    """Newcomer: "take the golf ball out of the mug" drew 1,500 grasps that met the mug and no edit came (what
+    """ "take the golf ball out of the mug" drew 1,500 grasps that met the mug and no edit came (what
     an object lies in is never moved aside for its pick); the mug is poured out first, once."""
     mug = ObjectState(
         "mug", "mug", Pose(0.6, -0.2, 0.045), (0.072, 0.072, 0.09), shape="cylinder", kind=""
@@ -307,7 +307,7 @@ def test_a_step_no_sample_can_do_ends_the_round_at_once(skills):
 
 
 def test_a_pick_never_moves_aside_what_the_picked_object_rests_in(schemas):
-    # break-it: "red_bowl is in the way of pick(strawberry)" moved the strawberry's own bowl, and the
+    # "red_bowl is in the way of pick(strawberry)" moved the strawberry's own bowl, and the
     # strawberry with it: pointless. A neighbour beside the bowl is still moved aside.
     # (off the bowl's middle: the bowl's centre is not inside the strawberry's box)
     bowl = ObjectState(

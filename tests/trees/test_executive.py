@@ -159,7 +159,7 @@ def test_ctrl_c_on_a_real_run_stops_the_arm_and_writes_the_whole_folder(tmp_path
         "stopped by Ctrl-C (SIGINT); the arm was stopped first" in stderr
         and "Traceback" not in stderr
     )
-    # the progress lines do not call the stop a failure (break-it: "stop-arm failure — … the arm was stopped")
+    # the progress lines do not call the stop a failure ("stop-arm failure — … the arm was stopped")
     lines = [" ".join(line.split()) for line in stderr.splitlines()]
     assert "stop-arm done — stop requested: the arm was stopped" in lines, stderr
     assert not [
@@ -256,7 +256,7 @@ def test_what_stands_in_a_container_the_plan_moved_went_with_it_and_was_not_knoc
 
 @pytest.mark.slow
 def test_a_second_ctrl_c_while_the_planner_winds_down_keeps_the_run_folder(tmp_path):
-    # break-it: a second Ctrl-C soon after the first removed the whole run folder ("stopped … before the run
+    # A second Ctrl-C soon after the first removed the whole run folder ("stopped … before the run
     # finished setting up"): it came while the tree waited for the planning worker to return
     out = tmp_path / "r"
     code, stdout, stderr = interrupted(
