@@ -10,8 +10,8 @@ seen again.
 
 A kept object that was inside another one's box when it was last seen (the soup in its can, a ball
 in a mug) moves with that container: its pose relative to the container then is carried to the
-container's pose now. Left where it was last seen, a "phantom" soup stood on the mat after its can
-had been lifted off it, and every replan planned for a soup that was not there.
+container's pose now. Left where it was last seen, a "phantom" soup would stand on the mat after
+its can had been lifted off it, and every replan would plan for a soup that is not there.
 """
 
 from __future__ import annotations

@@ -54,7 +54,7 @@ ROOM_SHARE = (
     0.5  # ... for this share of the samples (the rest: one spot, so that "near X" stays likely)
 )
 FIT_MARGIN = 0.004  # m an object may seem wider than a container's opening (perceived sizes) and still be tried
-STAND_DROP = 0.025  # m: a fork stood on end in the mug let go 3.7-5 cm up bounced out over the rim, or tipped the mug
+STAND_DROP = 0.025  # m: a fork stood on end in the mug let go 3.7-5 cm up bounces out over the rim, or tips the mug
 RELEASE_ROOM = (
     0.02  # m the fingers open wider than the grip to let go in a container (1 cm a side) …
 )

@@ -450,7 +450,7 @@ class PlanningModel(ContainerGeometry):
         from the grip angle over OPEN_S with the arm still at q_place, then the hand backs out along
         the straight joint segment to q_back over RETREAT_S. Fingers that catch a mug's handle or
         rim push or drag it here as they would for real (an instant release followed by a teleported
-        hand predicted a stood-up mug that then came to rest 8–10 cm away). Joint values in radians;
+        hand can predict a stood-up mug 8–10 cm from where it comes to rest). Joint values in radians;
         `open_to`: the finger angle the fingers open to (0: fully)."""
         self.set_arm(q_place)
         self.robot.command_arm(

@@ -376,8 +376,8 @@ def _kept(
 ) -> list[tuple[str, Checker]]:
     """The checkers of earlier steps that step idx must not undo (ours, beyond the reference): those
     of each earlier step j whose object (its first argument) no step after j has moved again, and
-    that hold now. A mug set down overlapping the orange put aside for it broke that step's
-    checker, and every replan then started again by moving the orange. A step that moves the same
+    that hold now (a mug set down overlapping the orange put aside for it would break that step's
+    checker, and every replan would start again by moving the orange). A step that moves the same
     object again (the strawberry into the skillet, then into the bowl) releases it."""
     state = model.state()
     out = []
@@ -490,8 +490,8 @@ def _sample_step(
 
 def _on_edge(state: WorldState, moved: str, checks: Sequence[tuple[str, Checker]]) -> list[str]:
     """The checkers (names) that stop holding when `moved` is nudged NUDGE metres along x or y: a
-    result on the very edge of a constraint that the arm's few millimetres will break (the meat can
-    set down 0.6 mm inside 'off the mat' came to rest 1.2 mm further and the monitor failed it)."""
+    result on the very edge of a constraint that the arm's few millimetres will break (a can set
+    down 0.6 mm inside 'off the mat' may come to rest 1.2 mm further, and the monitor fail it)."""
     if moved not in state.objects:
         return []
     pose = state.get(moved).pose
