@@ -170,6 +170,7 @@ def _run_in(cfg: EpisodeConfig, task, skills, folder: RunFolder, on_tick) -> Epi
         backend = GuardedBackend(
             hardware or arm, guard, log=folder.log.info, confirm=cfg.confirm if hardware else None
         )
+        vlm = make_vlm(cfg.vlm, (task.oracle_sketch, task.oracle_checkers))
         try:
             perception = make_perception(
                 cfg.perception,
@@ -180,6 +181,7 @@ def _run_in(cfg: EpisodeConfig, task, skills, folder: RunFolder, on_tick) -> Epi
                 camera_pose(cfg, world),
                 cfg.instruction,
                 cfg.record_frames,
+                vlm if getattr(vlm, "name", "") == "openai" else None,  # a model names marks
             )
         except OSError as exc:  # a camera that cannot be opened: nothing moved
             folder.discard()
@@ -190,7 +192,7 @@ def _run_in(cfg: EpisodeConfig, task, skills, folder: RunFolder, on_tick) -> Epi
         services = Services(
             backend=backend,
             perception=perception,
-            vlm=make_vlm(cfg.vlm, (task.oracle_sketch, task.oracle_checkers)),
+            vlm=vlm,
             skills=skills,
             rng=np.random.default_rng(cfg.seed),
             budget=cfg.budget,
@@ -489,6 +491,7 @@ def make_perception(
     extrinsics: np.ndarray | None = None,
     instruction: str = "",
     record: Path | None = None,
+    vlm=None,
 ):
     """The perception source called `name` for a simulated world: 'camera' (RGB-D frames through
     the perception pipeline, objects labelled by the simulator's instance masks), 'camera-unlabelled'
@@ -496,7 +499,8 @@ def make_perception(
     or 'sim-state' (ground truth). `camera`: where the frames come from (`perception.camera_spec`:
     sim, realsense, recorded:<folder>; all but sim are label-free); extrinsics: a RealSense's 4×4
     camera→world (`camera_pose`); instruction: its words name what label-free perception finds;
-    record: a folder every frame is also written into (`perception.recorded.RecordingCamera`).
+    record: a folder every frame is also written into (`perception.recorded.RecordingCamera`);
+    vlm: a configured model that names label-free segments over numbered marks (None: offline).
     OSError when the camera cannot be opened."""
     if name == "sim-state":
         return SimStateSource(world, held=lambda: backend.held)
@@ -506,7 +510,12 @@ def make_perception(
     spec = parse_camera(camera)
     unlabelled = name == "camera-unlabelled" or spec.kind != "sim"
     sim_camera, pipeline = sim_camera_pipeline(
-        world, seed, unlabelled=unlabelled, robot=backend.state, instruction=instruction
+        world,
+        seed,
+        unlabelled=unlabelled,
+        robot=backend.state,
+        instruction=instruction,
+        vlm=vlm,
     )
     frames = open_camera(spec, sim=lambda: sim_camera, extrinsics=extrinsics)
     if record is not None:
@@ -523,13 +532,15 @@ def sim_camera_pipeline(
     unlabelled: bool = False,
     robot=None,
     instruction: str = "",
+    vlm=None,
 ):
     """(camera, pipeline) for a simulated world: the head camera (depth noise unless `noise` is False,
     seeded by `seed`) and the pipeline, objects shaped by the object catalogue. Labelled (default):
     objects named by the rendered instance segmentation. unlabelled: the camera gives RGB-D only and
     `perception.label_free` finds and names the objects, the arm masked out by rendering its model at
     the joints `robot()` (a RobotState; default the simulated arm's) measures; `instruction`'s words
-    are preferred names."""
+    are preferred names; `vlm`, a model that names what is found over numbered marks (None:
+    offline naming)."""
     from perception.camera import DepthNoise, SimCamera, Unlabelled
     from perception.detector import ROBOT, SegmentationDetector
     from perception.pipeline import Pipeline
@@ -550,15 +561,17 @@ def sim_camera_pipeline(
     )
     if not unlabelled:
         return camera, Pipeline(SegmentationDetector(), _SHAPES, catalog.COLOURS, seed=seed)
-    detector = label_free_detector(world.robot.spec.name, robot or _sim_arm_state(world))
+    detector = label_free_detector(world.robot.spec.name, robot or _sim_arm_state(world), vlm)
     detector.set_instruction(instruction)
     return Unlabelled(camera), Pipeline(detector, _SHAPES, catalog.COLOURS, seed=seed)
 
 
-def label_free_detector(robot: str, state):
+def label_free_detector(robot: str, state, vlm=None):
     """A `perception.label_free.LabelFreeDetector` over the whole catalogue, masking out the arm
     `robot` (a name in `sim.robot.ROBOTS`) rendered at the RobotState `state()` returns, or, for a
-    frame that carries the arm's state when it was taken (a recording), at that state."""
+    frame that carries the arm's state when it was taken (a recording), at that state. vlm: a
+    model (`complete(messages, images)`) that names the segments over numbered marks
+    (`perception.marks`); None: offline naming."""
     from owl_bt.robot_view import RobotView
     from perception.label_free import LabelFreeDetector, kind_profiles
     from sim import catalog
@@ -576,7 +589,12 @@ def label_free_detector(robot: str, state):
             _VIEWS[name] = RobotView(name)
         return _VIEWS[name].depth(frame.intrinsics, frame.extrinsics, frame.shape, arm)
 
-    return LabelFreeDetector(_PROFILES, robot_depth)
+    marks = None
+    if vlm is not None:
+        from perception.marks import MarkNamer
+
+        marks = MarkNamer(vlm, [p.kind for p in _PROFILES])
+    return LabelFreeDetector(_PROFILES, robot_depth, marks)
 
 
 def _sim_arm_state(world: SimWorld):

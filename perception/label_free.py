@@ -123,16 +123,19 @@ class LabelFreeDetector:
 
     profiles: the catalogue's `KindProfile`s; robot_depth: renders the arm alone for a frame (H×W
     m, inf where it is not; `owl_bt.robot_view`), or None to keep every pixel; words: the
-    instruction's words (`set_instruction`)."""
+    instruction's words (`set_instruction`); marks: a `perception.marks.MarkNamer` that names
+    the segments by a VLM over numbered marks (None: offline naming only)."""
 
     def __init__(
         self,
         profiles: list[KindProfile],
         robot_depth: Callable[[RGBDFrame], np.ndarray | None] | None = None,
+        marks=None,
     ) -> None:
         self.profiles = profiles
         self.robot_depth = robot_depth
         self.words: set[str] = set()
+        self.marks = marks
 
     def set_instruction(self, text: str) -> None:
         """Prefer the kinds this instruction names ('the banana' → banana; 'light-grey' → light, grey)."""
@@ -150,12 +153,34 @@ class LabelFreeDetector:
         segments = objects + self._markers(sc, frame, objects)
         names = self._name(segments)
         flat = _flat_parts(sc, objects)
-        for i, (seg, (name, kind)) in enumerate(zip(segments, names, strict=True)):
+        masks = []
+        for i, seg in enumerate(segments):
             own = np.concatenate([seg.points, flat[i]]) if i < len(objects) else seg.points
-            mask = _mask(frame, sc.pixel[own]) & ~robot
-            source = "catalogue match" if kind else "primitive"
+            masks.append(_mask(frame, sc.pixel[own]) & ~robot)
+        sources = ["catalogue match" if kind else "primitive" for _, kind in names]
+        if self.marks is not None and segments:
+            names, sources = self._marked(frame, segments, masks, names, sources)
+        for mask, (name, kind), source in zip(masks, names, sources, strict=True):
             out.append(Detection(name, kind, mask, source))
         return out
+
+    def _marked(self, frame, segments, masks, names, sources):
+        """Names by the VLM over numbered marks (`perception.marks`): a mark it names with a
+        catalogue kind of the segment's sort (a flat marker or a standing thing) takes that
+        kind; the others keep their offline names."""
+        said = self.marks.name(frame.rgb, masks)
+        by_kind = {p.kind: p for p in self.profiles}
+        out, srcs, taken = [], [], set()
+        for seg, (name, kind), source, vk in zip(segments, names, sources, said, strict=True):
+            if vk is not None and vk in by_kind and by_kind[vk].region == seg.marker:
+                name, kind, source = vk, vk, "vlm marks"
+            base, k = name, 2
+            while name in taken:
+                name, k = f"{base}_{k}", k + 1
+            taken.add(name)
+            out.append((name, kind))
+            srcs.append(source)
+        return out, srcs
 
     def robot_mask(self, frame: RGBDFrame) -> np.ndarray:
         """H×W bool: pixels showing the arm (or hidden behind it), from its rendered depth."""
@@ -354,7 +379,7 @@ class LabelFreeDetector:
 
 
 def _segment(sc: cl.SceneCloud, idx: np.ndarray) -> Segment:
-    from perception.pipeline import min_area_rect
+    from perception.primitives import min_area_rect
 
     pts = sc.points[idx]
     (_, _), (lx, ly), _ = min_area_rect(pts[:, :2])

@@ -12,7 +12,6 @@ object cut by the image border, seen by too few points, or inside another is fla
 
 from __future__ import annotations
 
-import math
 import time
 from dataclasses import dataclass, field
 
@@ -33,6 +32,7 @@ from perception.detector import (
     name_by_colour,
 )
 from perception.fit import euler, principal_yaw
+from perception.primitives import min_area_rect
 from perception.refit import FitMemory
 from perception.shape_library import ShapeLibrary
 
@@ -530,26 +530,6 @@ def _primitive_state(
         colour=colour_name(rgb, palette),
         kind=kind,
     )
-
-
-def min_area_rect(xy: np.ndarray) -> tuple[tuple[float, float], tuple[float, float], float]:
-    """The smallest rectangle around 2-D points (robust to 1 % outliers): centre, (length along its
-    yaw, width), yaw in [0, π/2) (rad)."""
-    best = None
-    c0 = xy.mean(axis=0)
-    for deg in range(0, 90, 2):
-        th = math.radians(deg)
-        rot = np.array([[math.cos(th), math.sin(th)], [-math.sin(th), math.cos(th)]])
-        q = (xy - c0) @ rot.T
-        lo, hi = np.percentile(q, 0.5, axis=0), np.percentile(q, 99.5, axis=0)
-        area = float(np.prod(hi - lo))
-        if best is None or area < best[0]:
-            best = (area, th, lo, hi)
-    _, th, lo, hi = best
-    mid = (lo + hi) / 2
-    rot = np.array([[math.cos(th), math.sin(th)], [-math.sin(th), math.cos(th)]])
-    centre = c0 + mid @ rot
-    return (float(centre[0]), float(centre[1])), (float(hi[0] - lo[0]), float(hi[1] - lo[1])), th
 
 
 def _rest_on_supports(objects: dict[str, PerceivedObject], table_z: float) -> None:

@@ -67,8 +67,6 @@ def _hull(xy: np.ndarray) -> np.ndarray | None:
 
 
 def _box(points: np.ndarray, floor: float) -> Primitive:
-    from perception.pipeline import min_area_rect
-
     (cx, cy), (lx, ly), yaw = min_area_rect(points[:, :2])
     top = float(np.percentile(points[:, 2], 99))
     hz = max(top - floor, MIN_SIZE)
@@ -141,3 +139,23 @@ def _box_rms(points: np.ndarray, centre, size, yaw: float) -> float:
     outside = np.linalg.norm(np.maximum(out, 0.0), axis=1)
     inside = np.minimum(np.max(out, axis=1), 0.0)
     return float(np.sqrt(np.mean((outside + np.abs(inside)) ** 2)))
+
+
+def min_area_rect(xy: np.ndarray) -> tuple[tuple[float, float], tuple[float, float], float]:
+    """The smallest rectangle around 2-D points (robust to 1 % outliers): centre, (length along its
+    yaw, width), yaw in [0, π/2) (rad)."""
+    best = None
+    c0 = xy.mean(axis=0)
+    for deg in range(0, 90, 2):
+        th = math.radians(deg)
+        rot = np.array([[math.cos(th), math.sin(th)], [-math.sin(th), math.cos(th)]])
+        q = (xy - c0) @ rot.T
+        lo, hi = np.percentile(q, 0.5, axis=0), np.percentile(q, 99.5, axis=0)
+        area = float(np.prod(hi - lo))
+        if best is None or area < best[0]:
+            best = (area, th, lo, hi)
+    _, th, lo, hi = best
+    mid = (lo + hi) / 2
+    rot = np.array([[math.cos(th), math.sin(th)], [-math.sin(th), math.cos(th)]])
+    centre = c0 + mid @ rot
+    return (float(centre[0]), float(centre[1])), (float(hi[0] - lo[0]), float(hi[1] - lo[1])), th

@@ -88,7 +88,7 @@ def settled(state: ObjectState) -> ObjectState:
     )
 
 
-LABEL_FREE = ("catalogue match", "primitive", "colour")  # sources that found a thing unlabelled
+LABEL_FREE = ("catalogue match", "primitive", "colour", "vlm marks")  # found unlabelled
 HAND_POINTS = (
     150  # points a held object needs for its pose to come from the camera rather than the hand
 )
