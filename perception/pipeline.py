@@ -149,7 +149,8 @@ class Pipeline:
                 out.unmeasured.append(det.name)
                 continue
             out.objects[obj.state.name] = obj
-        for obj in self._unlabelled(frame, sc, pixmap, claimed, set(out.objects)):
+        solids = self._solids(out.objects)
+        for obj in self._unlabelled(frame, sc, pixmap, claimed, set(out.objects), solids):
             out.objects[obj.state.name] = obj
         for obj in self._contents(sc, out.objects, robot):
             out.objects[obj.state.name] = obj
@@ -298,9 +299,12 @@ class Pipeline:
         pixmap: np.ndarray,
         claimed: np.ndarray,
         taken: set[str],
+        solids: list[ObjectState] = (),
     ) -> list[PerceivedObject]:
         """Objects for clusters no detection claimed: named by the crop namer when there is one and it
-        names a known kind, else by colour and size (the fallback)."""
+        names a known kind, else by colour and size (the fallback). A cluster lying within a
+        solid object's box (`solids`: fitted kinds with no inside) is a piece of that object its
+        mask missed (a drill's far side), not a thing of its own."""
         out = []
         free = sc.above & ~claimed & (sc.cluster >= 0)
         for label in np.unique(sc.cluster[free]):
@@ -308,6 +312,8 @@ class Pipeline:
             if len(sel) < MIN_CLUSTER:
                 continue
             pts = sc.points[sel]
+            if any(_within(pts, solid) for solid in solids):
+                continue
             if np.percentile(sc.height[sel], 95) < 0.015:
                 continue  # a low blob of noise over the table, not a thing
             if self.namer is not None:
@@ -344,6 +350,18 @@ class Pipeline:
                     **_describe(pts, rgb),
                 )
             )
+        return out
+
+    def _solids(self, objects: dict[str, PerceivedObject]) -> list[ObjectState]:
+        """States of the fitted catalogue objects that have no inside (not containers, not
+        markers): nothing else can be within their boxes."""
+        out = []
+        for obj in objects.values():
+            model = self.shapes.get(obj.state.kind) if obj.state.kind else None
+            if model is None or obj.fit_pose is None or obj.state.shape == "region":
+                continue
+            if not model.info.get("cavity"):
+                out.append(obj.state)
         return out
 
     def _contents(
@@ -510,6 +528,16 @@ def _describe(pts: np.ndarray, rgb: np.ndarray) -> dict:
         "yaw_estimate": principal_yaw(pts),
         "colour": tuple(float(v) for v in rgb),
     }
+
+
+def _within(pts: np.ndarray, state: ObjectState, margin: float = 0.01, share: float = 0.6) -> bool:
+    """Whether `share` of the N×3 world points lie in `state`'s box grown by `margin` m."""
+    from owl_bt.state import rotation_matrix
+
+    rot = np.asarray(rotation_matrix(*state.pose.euler))
+    local = (pts - np.asarray(state.pose.position)) @ rot
+    inside = np.all(np.abs(local) <= np.asarray(state.size) / 2 + margin, axis=1)
+    return bool(inside.mean() >= share)
 
 
 def _primitive_state(
