@@ -25,6 +25,7 @@ from owl_bt.language import ablations, cap, repair, sandbox_client
 from owl_bt.language.codebook import HELPERS
 from owl_bt.language.object_list import describe_objects
 from owl_bt.language.parser import Sketch, parse_checkers, parse_sketch
+from owl_bt.language.perception_error import PERCEPTION_ERROR
 from owl_bt.language.sandbox import CheckerSet
 from owl_bt.language.vlm import VLM, CallRecord, ask
 from owl_bt.language.workspace import env_from_state
@@ -178,6 +179,7 @@ def checker_prompt(
         sketch=sketch.text(),
         objects=describe_objects(world, with_pose=True),
         helpers=_helpers(),
+        perception_mm=f"{PERCEPTION_ERROR * 1000:.0f}",
         actions="\n".join(actions) or "(none)",
     )
 

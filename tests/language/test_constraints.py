@@ -44,5 +44,6 @@ def test_the_helpers_docs_are_given_whole(berry_world, schemas):
 
 def test_the_checker_prompt_says_how_action_checks_are_judged(berry_world):
     text = checker_prompt(berry_world, TASK, _sketch(), {"place_ontop"})
+    assert "Seen poses are off by up to about 5 mm (perception error)" in text
     assert "only the object that action moves has been displaced" in text
     assert "- action_check0: place_ontop(strawberry, light_grey_region); set it down" in text
