@@ -42,6 +42,8 @@ COLOUR_CAP = 0.4  # colour distance beyond which a colour the goal names counts 
 # a scene coloured its own way: "the red container" for a bowl the catalogue makes white)
 SEEN_MORE = 2.0  # weight of an extent seen larger than the kind's (not this kind)
 SEEN_LESS = 0.5  # weight of an extent seen smaller than the kind's (hidden parts) against larger
+KNOWN_BONUS = 0.5  # cost taken off a kind last known where the segment is
+KNOWN_NEAR = 0.06  # m: how near a segment's centre must be to where that kind was known
 BRIDGE = 0.15  # m: the widest gap a thing standing on a region may part it by
 GENERIC = frozenset({"the", "a", "an", "of", "on", "in", "to", "and", "region"})
 
@@ -116,6 +118,7 @@ class Segment:
     low: float = 0.0  # m above the table: its lowest points (2nd percentile)
     flat: tuple[float, float] = (0.0, 0.0)  # its footprint's extents, m
     colours: np.ndarray | None = None  # N×3 rgb of its points
+    centre: np.ndarray | None = None  # its points' mean (world, m)
 
 
 class LabelFreeDetector:
@@ -136,10 +139,18 @@ class LabelFreeDetector:
         self.robot_depth = robot_depth
         self.words: set[str] = set()
         self.marks = marks
+        self.known: list[tuple[str, np.ndarray]] = []
 
     def set_instruction(self, text: str) -> None:
         """Prefer the kinds this instruction names ('the banana' → banana; 'light-grey' → light, grey)."""
         self.words = set(re.findall(r"[a-z]+", (text or "").lower()))
+
+    def set_known(self, known: Iterable[tuple[str, tuple[float, float, float]]]) -> None:
+        """Where things of each kind were last known to be ((kind, world xyz m) pairs: the
+        tracker's objects, a held one at the hand): a segment there is that kind more likely
+        (KNOWN_BONUS), so a name stays with its thing between looks (the orange in the hand was
+        named 'mustard_bottle', the real one then 'mustard_bottle_2')."""
+        self.known = [(k, np.asarray(p, dtype=float)) for k, p in known if k]
 
     def detect(self, frame: RGBDFrame) -> list[Detection]:
         robot = self.robot_mask(frame)
@@ -320,7 +331,12 @@ class LabelFreeDetector:
         unseen = sum(
             _share(seg.colours, rgb) < 0.03 for rgb in p.required
         )  # a knife's black handle
-        return colour + size + UNSEEN_PART * unseen - (WORD_BONUS if named else 0.0)
+        there = seg.centre is not None and any(
+            k == p.kind and float(np.linalg.norm(seg.centre - at)) < KNOWN_NEAR
+            for k, at in self.known
+        )
+        bonus = (WORD_BONUS if named else 0.0) + (KNOWN_BONUS if there else 0.0)
+        return colour + size + UNSEEN_PART * unseen - bonus
 
     def _name(self, segments: list[Segment]) -> list[tuple[str, str]]:
         """(name, kind) per segment: kinds assigned by least total cost, each at most once; a
@@ -387,7 +403,16 @@ def _segment(sc: cl.SceneCloud, idx: np.ndarray) -> Segment:
     low = float(np.percentile(sc.height[idx], 2))
     dims = tuple(sorted((lx, ly, max(top, 0.002)), reverse=True))
     cols = sc.colours[idx]
-    return Segment(idx, dominant_colour(cols), dims, top, low=low, flat=(lx, ly), colours=cols)
+    return Segment(
+        idx,
+        dominant_colour(cols),
+        dims,
+        top,
+        low=low,
+        flat=(lx, ly),
+        colours=cols,
+        centre=pts.mean(axis=0),
+    )
 
 
 def _flat_parts(sc: cl.SceneCloud, objects: list[Segment]) -> list[np.ndarray]:

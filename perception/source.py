@@ -140,6 +140,7 @@ class CameraSource:
             raise PerceptionError(f"the camera gave no frame: {exc}") from None
         robot = self._robot()
         held = robot.held if robot else None
+        self._tell_known(held)
         res = self.pipeline.perceive(frame, held)
         for o in res.objects.values():
             o.state = settled(o.state)
@@ -214,6 +215,20 @@ class CameraSource:
         return Observation(
             world, frame.rgb, self._annotated, flags, tracked.kept, tracked.missing, res.timings
         )
+
+    def _tell_known(self, held: str | None) -> None:
+        """Tell a label-free detector where each known thing was last (the held one at the
+        hand), so that it names a segment there as before (`LabelFreeDetector.set_known`)."""
+        set_known = getattr(getattr(self.pipeline, "detector", None), "set_known", None)
+        if set_known is None:
+            return
+        known = []
+        for name, state in self.tracker.known.items():
+            at = state.pose.position
+            if name == held and self._tcp is not None:
+                at = tuple(self._tcp()[0])
+            known.append((state.kind, at))
+        set_known(known)
 
     @property
     def last_annotated(self) -> bytes | None:

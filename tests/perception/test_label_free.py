@@ -137,3 +137,20 @@ def test_a_piece_of_a_solid_thing_its_mask_missed_is_not_a_thing_of_its_own(
     world, camera, pipeline, _ = unlabelled_scene("mug1")
     res = pipeline.perceive(camera.capture())
     assert set(res.objects) == set(world.bodies) | {"table"}, sorted(res.objects)
+
+
+def test_a_kind_known_where_a_segment_is_names_it_again(unlabelled_scene) -> None:
+    """The tracker's last places count: a segment where a kind was known costs KNOWN_BONUS less
+    for that kind (the orange in the hand stays the orange), one 10 cm away does not."""
+    from perception.label_free import KNOWN_BONUS
+
+    world, camera, pipeline, _ = unlabelled_scene("coffee")
+    frame = camera.capture()
+    det = pipeline.detector
+    seg = max(det._objects(_cloud(det, frame)), key=lambda s: len(s.points))
+    can = next(p for p in det.profiles if p.kind == "potted_meat_can")
+    before = det._cost(seg, can)
+    det.set_known([("potted_meat_can", tuple(seg.centre + (0.0, 0.0, 0.02)))])
+    assert det._cost(seg, can) == pytest.approx(before - KNOWN_BONUS)
+    det.set_known([("potted_meat_can", tuple(seg.centre + (0.1, 0.0, 0.0)))])
+    assert det._cost(seg, can) == pytest.approx(before)
