@@ -11,6 +11,7 @@ from owl_bt.language.perception_error import PERCEPTION_ERROR
 # m: how far past the reference's edge across ("behind the bowl": the bowl's width in y) a thing beside it may
 # still be, its centre: a person means the strip in line with the reference, not a diagonal 15 cm off
 SIDE_SLACK = 0.03
+SIDE_REACH = 0.12  # m from a movable reference's box a thing "left of" it may be, its centre
 PART_MARGIN = 0.015  # m past an object's middle line a thing "on its left half" has its centre
 WHERE_WAS = 0.03  # m, x and y: how far from where a thing's centre was "where it was" may be
 FAR_APART = 0.25  # m between the centres of a thing put "far from" another and that other (a third of the table's width)
@@ -97,6 +98,10 @@ def side(name, relation, ref):
         lo, hi = get_aabb_bounds(state, env, ref)
         blo, bhi = b
         b = (blo[:k] + (max(blo[k], lo[k] - SIDE_SLACK),) + blo[k + 1:], bhi[:k] + (min(bhi[k], hi[k] + SIDE_SLACK),) + bhi[k + 1:])
+        if not state.get(ref).fixed:
+            # beside it: within SIDE_REACH m of its box (the fork "left of the plate" lies next to it, not
+            # across the table); a fixed marker (a line, a region) divides the table: all its side counts
+            b = modify_pose_bounds_to_be_near_object(state, env, b, ref, SIDE_REACH)
     return position_within_bounds(p, b)
 
 def between(name, a, c):
@@ -171,6 +176,7 @@ for _name, _value in (
     ("RIM_MARGIN", RIM_MARGIN),
     ("PERCEPTION_ERROR", PERCEPTION_ERROR),
     ("PART_MARGIN", PART_MARGIN),
+    ("SIDE_REACH", SIDE_REACH),
 ):
     PRELUDE = PRELUDE.replace(_name, repr(_value))
 

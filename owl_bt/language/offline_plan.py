@@ -21,6 +21,7 @@ from owl_bt.language.checker_helpers import (
     EXTRA,
     FAR_APART,
     PRELUDE,
+    SIDE_REACH,
     SIDE_SLACK,
 )  # the checkers' helper functions (re-exported)
 from owl_bt.language.goals import Goal, Reading
@@ -182,6 +183,9 @@ def _holds_now(g: Goal, things: dict[str, Thing]) -> bool:
         if ok and across is not None:  # and in line with it, as the checker's side() asks
             strip = SIDE_SLACK - 0.01  # with a margin
             ok = r.lo[across] - strip <= t.pose[across] <= r.hi[across] + strip
+            reach = SIDE_REACH - 0.01  # and beside a movable reference, as side() asks
+            k = 1 - across
+            ok = ok and (r.fixed or r.lo[k] - reach <= t.pose[k] <= r.hi[k] + reach)
         if not ok:
             return False
     return True

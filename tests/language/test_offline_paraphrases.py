@@ -262,11 +262,15 @@ def test_left_of_already_holds_only_across_from_the_object_as_its_checker_asks()
     """ "put the strawberry to the left of the apple" with the strawberry left of the apple but
     21 cm past it was judged done (y alone) while the checker side() also asks for it across from the
     apple (within 15 cm in x): "the model answered that the goal already holds, but goal_check0 does not
-    hold". The mug here is left of the apple, 22 cm past it; the spoon is left of it and across."""
+    hold". The mug here is left of the apple, 22 cm past it; the strawberry is left of it, across
+    and beside it; the spoon is across but 46 cm past it, not beside it (side() asks within 12 cm)."""
     assert [str(s.op) for s in plan_for("put the mug to the left of the apple", SCENE).steps][
         :1
     ] == ["pick"]
-    assert plan_for("put the spoon to the left of the apple", SCENE).steps == []
+    assert plan_for("put the strawberry to the left of the apple", SCENE).steps == []
+    assert [str(s.op) for s in plan_for("put the spoon to the left of the apple", SCENE).steps][
+        :1
+    ] == ["pick"]
 
 
 ITEMS = [
