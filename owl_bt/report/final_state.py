@@ -20,7 +20,8 @@ def final_rows(start: WorldState, end: WorldState, holding: str | None = None) -
     where it was in `start`, cm, world frame; None when it is not in `start`), "tilt_deg" (its own up axis
     from the vertical, degrees; None for a ball or a fruit, whose turn does not matter), "flags" (list of
     words), "at" and "was" (its centre at the end and in `start`, m, world frame; "was" None when it is
-    not in `start`)}. `holding`: the object the gripper still holds, if any."""
+    not in `start`), "rpy" (its roll, pitch, yaw at the end, rad; None when not seen)}. `holding`:
+    the object the gripper still holds, if any."""
     things = {t.name: t for t in read_objects(describe_objects(end))}
     before = {t.name: t for t in read_objects(describe_objects(start))}
     table = next((t for t in things.values() if t.category == "table"), None)
@@ -59,6 +60,7 @@ def final_rows(start: WorldState, end: WorldState, holding: str | None = None) -
                 "tilt_deg": tilt,
                 "flags": flags,
                 "at": [round(v, 3) for v in t.pose[:3]] if t.pose else None,
+                "rpy": [round(v, 4) for v in t.pose[3:6]] if len(t.pose) >= 6 else None,
                 "was": [round(v, 3) for v in was.pose[:3]]
                 if was is not None and was.pose
                 else None,

@@ -13,6 +13,7 @@ import pytest
 
 from owl_bt.episode import EpisodeConfig, run_episode
 from owl_bt.language.corpus import load
+from owl_bt.state import rotation_matrix
 from sim import catalog
 
 CORPUS = Path(__file__).resolve().parents[1] / "language" / "corpus"
@@ -85,10 +86,44 @@ def _holds(literal: str, rows: dict[str, dict], fixed: dict) -> str:
     if name == "UpsideDown":
         tilt = row["tilt_deg"]
         return "" if tilt is not None and tilt > 150 else f"{a} is tilted {tilt}°, not upside down"
+    if name == "Held":
+        return "" if row["where"] == "in the gripper" else f"{a} is {row['where']}, not held"
+    if name in ("Straight", "Points", "Parallel", "Perpendicular"):
+        return _lies(name, a, refs, rows)
     if name == "Upright":
         tilt = row["tilt_deg"]
         return "" if tilt is None or tilt < 20 else f"{a} is tilted {tilt}°"
     raise AssertionError(f"no detector for {literal}")
+
+
+def _end_direction(row: dict, end: str) -> tuple[float, ...]:
+    """The world direction of the object's end `end` ('front' or a named end of its catalogue kind;
+    '' for its own x axis, the long side of the catalogue's elongated kinds) from the final row."""
+    kind = next((k for k in catalog.ENDS if row["object"] == k or row["object"].endswith(k)), None)
+    ends = catalog.ENDS.get(kind, {})
+    key = ends.get("front") if end == "front" else end
+    local = ends.get(key, (1.0, 0.0, 0.0)) if end else (1.0, 0.0, 0.0)
+    rot = rotation_matrix(*row["rpy"])
+    return tuple(sum(rot[i][j] * local[j] for j in range(3)) for i in range(3))
+
+
+def _lies(name: str, a: str, refs: list[str], rows: dict[str, dict]) -> str:
+    """'' when the orientation literal holds in the final rows (20° tolerance), else why not."""
+    d = _end_direction(rows[a], "")
+    if name == "Straight":
+        ok = abs(d[0]) >= math.cos(math.radians(20)) * math.hypot(d[0], d[1])
+        return "" if ok else f"{a} is not straight (its axis {d})"
+    if name == "Points":
+        end, way = refs
+        want = {"away": (1, 0, 0), "toward": (-1, 0, 0), "up": (0, 0, 1), "down": (0, 0, -1)}
+        want |= {"left": (0, 1, 0), "right": (0, -1, 0)}
+        e = _end_direction(rows[a], end)
+        ok = sum(x * y for x, y in zip(e, want[way], strict=True)) >= math.cos(math.radians(20))
+        return "" if ok else f"{a}'s {end} points {e}, not {way}"
+    r = _end_direction(rows[refs[0]], "")
+    cross = abs(d[0] * r[1] - d[1] * r[0]) / (math.hypot(d[0], d[1]) * math.hypot(r[0], r[1]))
+    ok = cross <= math.sin(math.radians(20)) if name == "Parallel" else cross >= math.cos(0.35)
+    return "" if ok else f"{a} is not {name.lower()} to {refs[0]}"
 
 
 def _case(scene: str, say: str):
@@ -110,10 +145,13 @@ def test_a_corpus_instruction_is_carried_out_in_simulation(run, tmp_path):
     turned = {
         lit.split("(")[1].split(",")[0].rstrip(")") for lit in case.expect if "UpsideDown" in lit
     }
-    flagged = [  # nothing tipped, off the table or still held, unless turned over as asked
+    held = {lit[5:-1] for lit in case.expect if lit.startswith("Held(")}
+    flagged = [  # nothing tipped, off the table or still held, unless turned over or held as asked
         r
         for r in rows.values()
-        if set(r["flags"]) - ({"tipped over"} if r["object"] in turned else set())
+        if set(r["flags"])
+        - ({"tipped over"} if r["object"] in turned else set())
+        - ({"still held"} if r["object"] in held else set())
     ]
     assert not flagged, rows
     wrong = [
