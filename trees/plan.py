@@ -25,6 +25,10 @@ from trees.recover import caught_on_hand, hanging
 from trees.worker import WorkerBehaviour
 
 SPARED_SHARE = 0.3  # of the planning time, for the sketch without its unrequested moves
+# of each step's sample budget there: a thing the sketch moves aside that does block a placement is
+# only found (and moved by a failure-driven edit) once that step has spent its budget, so a full
+# budget there costs hundreds of samples the sketch as written never needs
+SPARED_BUDGET_SHARE = 0.1
 RAISED_LIMIT = 200  # characters of each checker error quoted in a planning failure
 PROGRESS_FIRST_S, PROGRESS_EVERY_S = (
     10.0,
@@ -119,7 +123,7 @@ class PlanBehaviour(WorkerBehaviour):
         out_of_time = lambda: time.monotonic() > deadline  # noqa: E731
         run = planner_for(c, plan, s)
 
-        def attempt(items, until=None):
+        def attempt(items, until=None, budget=None):
             stop = until or deadline
             return run(
                 self._world,
@@ -127,7 +131,7 @@ class PlanBehaviour(WorkerBehaviour):
                 items,
                 goal,
                 s.rng,
-                s.budget,
+                budget or s.budget,
                 s.max_skeletons,
                 lambda: self.cancelled() or time.monotonic() > stop,
                 finish=go_home,
@@ -145,7 +149,8 @@ class PlanBehaviour(WorkerBehaviour):
         notes: list[str] = []
         # the sketch without them gets a share of the planning time; the sketch as written the rest
         spare_until = time.monotonic() + SPARED_SHARE * s.plan_time
-        result = attempt(spared(sketch, movers), spare_until) if movers else None
+        spare_budget = max(1, round(SPARED_BUDGET_SHARE * s.budget))
+        result = attempt(spared(sketch, movers), spare_until, spare_budget) if movers else None
         if result is not None:
             s.counters["skeletons"] += result.skeletons
             s.counters["samples"] += result.samples
