@@ -58,8 +58,8 @@ class BenchConfig:
 ENGINES = ("pool", "ray")
 BENCH_VLMS = ("offline", "openai")  # a replay answers one recorded run; oracle is a method
 INSTALL_HINT = (
-    "--engine ray needs Ray, which is not installed: pip install 'owl-bt[ray]' "
-    "(or pip install 'ray>=2.9')"
+    "--engine ray needs Ray and grpcio, not both installed: pip install 'owl-bt[ray]' "
+    "(or pip install 'ray>=2.9' grpcio)"
 )
 
 
@@ -348,8 +348,10 @@ def _check_fault_records(out: Path, method: str, text: str, seed: int) -> None:
 
 
 def ray_missing() -> str:
-    """'' when Ray can be imported, else the one-line install hint."""
+    """'' when Ray and grpc (its cluster address is probed with it) can be imported, else the
+    one-line install hint."""
     try:
+        import grpc  # noqa: F401
         import ray  # noqa: F401
     except ImportError:
         return INSTALL_HINT

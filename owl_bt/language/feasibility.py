@@ -51,6 +51,6 @@ def refuse_infeasible(goals: list[Goal], things: dict[str, Thing]) -> None:
         opening = min(c.size[0], c.size[1])
         if small > opening:
             raise ImpossibleGoal(
-                f"the {_w(g.obj)} is {small * 100:.0f} cm across at its narrowest way in; it "
-                f"cannot pass the {_w(g.support)}'s {opening * 100:.0f} cm opening"
+                f"the {_w(g.obj)} is {small * 100:.0f} cm across at its narrowest way in, wider "
+                f"than the whole {_w(g.support)} ({opening * 100:.0f} cm across)"
             )
