@@ -7,11 +7,14 @@ masks (pixel sets) and clusters (point sets) can be associated. World frame, met
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
-import open3d as o3d
 
 from perception.camera import RGBDFrame
+
+if TYPE_CHECKING:  # open3d (0.6 s to import) is imported where it is used
+    import open3d as o3d
 
 # Where objects can be: over the table, up to where the arm lifts them (x, y, z lower and upper, world frame, m).
 WORKSPACE = ((0.15, -0.50, -0.05), (0.95, 0.50, 0.9))
@@ -123,6 +126,7 @@ def build(
 def dbscan(pts: np.ndarray, max_core: int = 4000) -> np.ndarray:
     """DBSCAN labels (−1 noise) of N×3 points with open3d; above `max_core` points, a random subset is
     clustered and every other point takes the label of its nearest clustered neighbour (within eps)."""
+    import open3d as o3d
     from scipy.spatial import cKDTree
 
     labels = np.full(len(pts), -1, dtype=np.int64)
@@ -155,6 +159,8 @@ def table_plane(pts: np.ndarray) -> np.ndarray:
     """The dominant near-horizontal plane of `pts` by RANSAC (open3d `segment_plane` on at most 20,000
     of them, refined by least squares on its inliers until they no longer change, so that the plane does
     not depend on RANSAC's thread timing); (a, b, c, d) with the normal pointing up."""
+    import open3d as o3d
+
     step = max(1, len(pts) // 20000)
     pc = o3d.geometry.PointCloud(o3d.utility.Vector3dVector(pts[::step]))
     if len(pc.points) < 50:
@@ -198,6 +204,8 @@ def refine_plane(pts: np.ndarray, n: np.ndarray, d: float) -> np.ndarray:
 
 def to_o3d(points: np.ndarray, colours: np.ndarray | None = None) -> o3d.geometry.PointCloud:
     """An open3d cloud of N×3 points (and colours in [0, 1])."""
+    import open3d as o3d
+
     pc = o3d.geometry.PointCloud(o3d.utility.Vector3dVector(np.asarray(points, dtype=np.float64)))
     if colours is not None:
         pc.colors = o3d.utility.Vector3dVector(np.asarray(colours, dtype=np.float64))

@@ -14,9 +14,12 @@ the centre of the parts' box (the same convention as `owl_bt.state.ObjectState.p
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
-import open3d as o3d
+
+if TYPE_CHECKING:  # open3d (0.6 s to import) is imported where it is used
+    import open3d as o3d
 
 SAMPLES = 2500  # surface points per model
 
@@ -47,6 +50,8 @@ def _euler_matrix(rpy: tuple[float, float, float]) -> np.ndarray:
 
 def _part_mesh(part) -> o3d.geometry.TriangleMesh:
     """An open3d mesh of one primitive, placed at its offset and rpy in the parts frame."""
+    import open3d as o3d
+
     if part.kind == "box":
         dx, dy, dz = part.dims
         mesh = o3d.geometry.TriangleMesh.create_box(dx, dy, dz).translate(
@@ -79,6 +84,8 @@ def _inside_part(pts: np.ndarray, part, margin: float = 1e-4) -> np.ndarray:
 
 def surface_model(spec, kind: str, samples: int = SAMPLES, seed: int = 0) -> ShapeModel:
     """Sample the outer surface of `spec`'s parts (points hidden inside another part are dropped)."""
+    import open3d as o3d
+
     lo, hi = (np.asarray(b, dtype=float) for b in spec.bounds())
     centre = (lo + hi) / 2
     pts_all, nrm_all = [], []

@@ -15,14 +15,14 @@ from __future__ import annotations
 import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
-
-from unified_planning.model import FNode, InstantaneousAction
-from unified_planning.plans import ActionInstance
-from unified_planning.shortcuts import CompilationKind, Equals, Not, get_environment
+from typing import TYPE_CHECKING
 
 from owl_bt.state import WorldState
 from owl_bt.tamp import pddl
 from owl_bt.tamp.operators import GroundOp, OperatorSchema
+
+if TYPE_CHECKING:  # unified-planning itself is imported on first use, as in pddl
+    from unified_planning.model import FNode, InstantaneousAction
 
 FD_GROUNDER = "fast-downward-reachability-grounder"
 UP_GROUNDER = "up_grounder"
@@ -38,7 +38,7 @@ class Grounding:
 
 
 def _grounder() -> str:
-    return FD_GROUNDER if FD_GROUNDER in get_environment().factory.engines else UP_GROUNDER
+    return FD_GROUNDER if FD_GROUNDER in pddl.engine_names() else UP_GROUNDER
 
 
 def _atom(f: FNode, names: dict[str, str]) -> tuple[str, tuple[str, ...]]:
@@ -71,6 +71,9 @@ def ground(
 
     `grounder` picks the unified-planning engine (default: Fast Downward's, else "up_grounder").
     """
+    from unified_planning.plans import ActionInstance
+    from unified_planning.shortcuts import CompilationKind, Equals, Not
+
     pb, names = pddl.build_problem(world, schemas, held=held)
     for act in pb.actions:
         for p, q in itertools.combinations(act.parameters, 2):

@@ -17,25 +17,31 @@ import tempfile
 import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-
-import unified_planning as up
-from unified_planning.io import PDDLWriter
-from unified_planning.model.metrics import MinimizeActionCosts
-from unified_planning.shortcuts import (
-    BoolType,
-    Equals,
-    Fluent,
-    InstantaneousAction,
-    Not,
-    Object,
-    Problem,
-    UserType,
-)
+from typing import TYPE_CHECKING
 
 from owl_bt.state import WorldState
 from owl_bt.tamp.operators import GroundOp, OperatorSchema, static_types
 
-up.shortcuts.get_environment().credits_stream = None
+if TYPE_CHECKING:
+    import unified_planning as up
+    from unified_planning.shortcuts import InstantaneousAction, Problem
+
+# unified-planning is imported on first use (its engines pull in ConfigSpace and scipy.stats, about
+# 1.2 s): `owl-bt run` answers a usage error, and the grounder its refusals, without it.
+
+
+def _environment() -> up.environment.Environment:
+    """unified-planning's global environment, its credits silenced."""
+    from unified_planning.shortcuts import get_environment
+
+    env = get_environment()
+    env.credits_stream = None
+    return env
+
+
+def engine_names() -> list[str]:
+    """The names of the unified-planning engines installed (planners and compilers)."""
+    return list(_environment().factory.engines)
 
 
 def engine(name: str) -> up.engines.Engine:
@@ -44,7 +50,7 @@ def engine(name: str) -> up.engines.Engine:
     are silenced, about 40 ms a call on the worker thread (an eighth of an oracle's constraint generation).
     Like the factory given a name, it warns rather than fails on an unsupported problem kind. Raises
     KeyError for an unknown name."""
-    made = up.shortcuts.get_environment().factory.engine(name)()
+    made = _environment().factory.engine(name)()
     made.error_on_failed_checks = False
     return made
 
@@ -109,6 +115,17 @@ def build_problem(
     Initial On(o, s) facts come from geometry: o's box bottom within 2 cm of s's top and o's centre
     over s's footprint. Returns the problem and a map from PDDL object names to scene names.
     """
+    from unified_planning.shortcuts import (
+        BoolType,
+        Fluent,
+        InstantaneousAction,
+        Not,
+        Object,
+        Problem,
+        UserType,
+    )
+
+    _environment()
     obj_t = UserType("Obj")
     fl = {
         n: Fluent(n, BoolType(), **{f"a{i}": obj_t for i in range(k)}) for n, k in DYNAMIC.items()
@@ -163,6 +180,8 @@ def _fill(act: InstantaneousAction, schema: OperatorSchema, binding: dict, fl: d
         raise ValueError(
             f"operator {schema.name} has no effects: give it at least one add or delete atom"
         )
+    from unified_planning.shortcuts import Equals, Not, Object
+
     for p, t in schema.params:
         act.add_precondition(fl[t](binding[p]))
     names = [p for p, _ in schema.params]
@@ -244,6 +263,9 @@ def solve(
     """A skeleton from Fast Downward for the compiled problem over the `relevant` objects (on a
     table of 24 objects and a three-object sketch, a problem of 6 objects instead of 25); raises
     NoTaskPlan when unsolvable."""
+    from unified_planning.io import PDDLWriter
+    from unified_planning.model.metrics import MinimizeActionCosts
+
     goal = list(goal)
     keep = relevant(world, sketch, goal, held)
     if len(keep) < len(world.objects):
