@@ -250,6 +250,7 @@ def test_an_address_where_nothing_answers_is_one_line_at_once() -> None:
     _check_reachable("auto")  # left for Ray to judge
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("reply", [None, b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n"])
 def test_an_address_where_a_server_that_is_not_ray_listens_is_one_line_and_exit_2(
     tmp_path, plain_tcp_server, reply

@@ -100,6 +100,7 @@ def _descendants(pid: int) -> set[int]:
     return out
 
 
+@pytest.mark.slow
 def test_a_bench_killed_with_sigkill_leaves_no_workers_behind(tmp_path):
     # After kill -9 the worker (500 MB) ran on for minutes and held the run folder
     import signal
@@ -154,6 +155,7 @@ def test_a_bench_killed_with_sigkill_leaves_no_workers_behind(tmp_path):
     assert not alive, f"still running after the bench was killed: {alive}"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("sig", "group"), [("SIGTERM", True), ("SIGHUP", True), ("SIGTERM", False)]
 )

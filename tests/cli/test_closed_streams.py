@@ -66,6 +66,7 @@ def test_with_the_reader_of_stderr_gone_the_run_folder_is_still_finished(tmp_pat
     assert (tmp_path / "out" / "events.jsonl").is_file() and not (tmp_path / "out.partial").exists()
 
 
+@pytest.mark.slow
 def test_with_the_reader_of_stdout_gone_a_done_task_still_exits_0(tmp_path: Path) -> None:
     # `run … | head -1` ended 1 ("the task was not done") with no reason, the task done
     done = _owl_in(

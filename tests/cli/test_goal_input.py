@@ -14,6 +14,7 @@ from tests.support.paths import REPO
 FRUIT_BOWL = str(REPO / "examples" / "fruit_bowl.toml")
 
 
+@pytest.mark.slow
 def test_a_misspelt_word_gets_a_did_you_mean(tmp_path):
     proc = owl_wide(
         "run",
@@ -125,6 +126,7 @@ def test_terminal_escapes_in_a_typed_goal_are_not_part_of_it(tmp_path):
     )  # not '[31mbanana' or 'mbanana'
 
 
+@pytest.mark.slow
 def test_an_absent_object_in_the_default_scene_says_which_scene_and_h_is_help():
     # With no --task, "there is no 'apple' in the scene" did not say the scene was berry1's, the
     # default; and `owl-bt run -h` was "no such option: -h"

@@ -37,6 +37,7 @@ def test_a_nonsense_columns_still_prints_the_reason(tmp_path, columns):
     )
 
 
+@pytest.mark.slow
 def test_a_huge_columns_is_taken_as_500(tmp_path):
     """Break-it: COLUMNS=99999999999 ended a run that had succeeded in a MemoryError traceback (rules padded
     to that width); COLUMNS=10000000 wrote 120 MB. A run's output is now a few kilobytes."""

@@ -4,6 +4,7 @@ line and exit 2, leaving no folder behind."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from perception.camera import OPENGL_TO_OPTICAL
 from perception.recorded import RecordedCamera, frame_indices
@@ -43,6 +44,7 @@ def test_records_the_sim_head_camera(tmp_path) -> None:
     assert np.mean(np.abs(f.rgb.astype(int) - truth.rgb.astype(int))) < 2
 
 
+@pytest.mark.slow
 def test_refusals_leave_nothing(tmp_path) -> None:
     taken = tmp_path / "taken"
     taken.mkdir()
@@ -65,6 +67,7 @@ def test_refusals_leave_nothing(tmp_path) -> None:
     assert sorted(p.name for p in tmp_path.iterdir()) == ["taken"]
 
 
+@pytest.mark.slow
 def test_run_refuses_a_camera_it_cannot_read(tmp_path) -> None:
     (tmp_path / "a_file").write_text("")
     for args, words in (

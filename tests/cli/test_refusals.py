@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from tests.support.cli import here, last_line, owl
 
 
@@ -87,6 +89,7 @@ def test_the_oracle_with_another_method_still_answers_only_its_own_goal(tmp_path
     assert not (tmp_path / "r").exists()
 
 
+@pytest.mark.slow
 def test_a_refused_run_with_json_says_why_on_stdout_as_json(tmp_path):
     # `run "" --json` exited 2 with stdout empty: a caller parsing stdout had nothing to read
     proc = owl(

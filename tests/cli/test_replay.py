@@ -287,6 +287,7 @@ def test_a_damaged_plan_json_is_named_in_one_line(faulty_run, tmp_path, damage, 
     assert not (tmp_path / "r").exists() and not (tmp_path / "r.partial").exists()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("key", "value"),
     [("budget", -3), ("budget", 10**8), ("max_attempts", "x"), ("plan_time", 1e-9)],

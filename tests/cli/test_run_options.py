@@ -175,6 +175,7 @@ def test_a_plan_time_out_of_range_is_a_usage_error(tmp_path, value):
     assert not (tmp_path / "run").exists()
 
 
+@pytest.mark.slow
 def test_hardware_usage_errors_are_one_line_and_leave_no_folder(tmp_path):
     cases = [
         (("--backend", "kortex"), "--ip"),

@@ -4,6 +4,7 @@ evidence naming the clause no candidate state met."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from owl_bt.language import repair
 from owl_bt.language.clause_probe import clauses
@@ -57,6 +58,7 @@ def test_the_pretest_names_the_clause_no_candidate_met(berry_world):
     assert not any(n.startswith("clause_probe") for n in checkers.names())
 
 
+@pytest.mark.slow
 def test_clauses_about_different_objects_are_met_one_at_a_time():
     # cutlery_straight's action_check3 (the fork and the knife both straight, tips away, beside the
     # plate) and sort_bins' four blocks into two bins were sent back as unsatisfiable: each part is met

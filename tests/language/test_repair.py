@@ -55,6 +55,7 @@ def _generate(server, world, schemas, rounds):
     )
 
 
+@pytest.mark.slow
 def test_a_contradiction_is_found_sent_back_and_corrected(pan_world, schemas):
     with ChatServer([Reply(answer(n)) for n in SCRIPT]) as server:
         c = _generate(server, pan_world, schemas, rounds=2)

@@ -68,6 +68,7 @@ def test_a_call_stuck_in_c_is_killed_and_counts_false_and_the_worker_restarts(
     assert checkers.errors[-1].startswith("hang: stopped")
 
 
+@pytest.mark.slow
 def test_three_killed_calls_in_a_row_disable_the_checker(checkers, berry_world):
     for _ in range(KILLS_TO_DISABLE):
         assert checkers.evaluate("hang", berry_world) is False

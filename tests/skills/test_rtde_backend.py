@@ -283,6 +283,7 @@ def test_rtde_input_registers_in_use_names_the_fix(monkeypatch):
     fake.close()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("clear", [False, True])
 def test_a_protective_stop_found_at_connect_is_unlocked_only_when_asked(monkeypatch, guard, clear):
     fake = FakeUR()
