@@ -127,7 +127,11 @@ def test_a_listening_viewer_gets_the_log_live(tmp_path):
             time.sleep(0.5)
     finally:
         server.send_signal(signal.SIGINT)
-        server.wait(timeout=30)
+        try:
+            server.wait(timeout=30)
+        except subprocess.TimeoutExpired:  # the viewer is a tool here, not what is tested
+            server.kill()
+            server.wait()
     assert "/world/objects" in _entities(tmp_path / "run.rrd")
 
 
