@@ -27,6 +27,7 @@ from owl_bt.language.goals import Goal, ImpossibleGoal, Reading
 from owl_bt.language.implied import implied_placement, verb_at
 from owl_bt.language.mentions import Mention, SceneAliases, find_mentions
 from owl_bt.language.orientation import orient_goals, take_orientation
+from owl_bt.language.placement import parse_placement, placement_words
 from owl_bt.language.references import References
 from owl_bt.language.relations import ClauseRelations
 from owl_bt.language.scene_view import Thing, container, fits_in, measure
@@ -280,56 +281,19 @@ class Reader(ClauseRelations, SpecialClauses, References):
         before it ("… on the plate, then the lime"); a pick verb with no destination only says what
         the next clause moves ("pick up the apple and put it in the bowl")."""
         ments, rels, covered = self._relations(toks)
-        state = bool(
-            set(toks[:3]) & {"make", "ensure", "have", "so", "should", "must", "let"}
-        ) or any(t in {"is", "be", "are", "stays", "stay", "ends"} for t in toks)
-        only = bool(set(toks) & V.FINAL_ONLY) and bool(set(toks) & V.END_WORDS)
         excluded = self._excluded(toks, ments)
         least = self._excepted_superlative(toks, excluded)  # "… except the biggest one"
         left_out = {x for m in excluded for x in m.names}
         ments = [m for m in ments if m not in excluded]
         units = self._units(ments, rels)
-        first_rel = rels[0][0] if rels else len(toks)
+        clause = parse_placement(toks, ments, rels)
+        state, only, verb = clause.state, clause.only, clause.verb
+        upright_verb, first_rel = clause.upright_verb, clause.first_rel
+        everything, generic = clause.everything, clause.generic
         self._ruled_out_places(
             toks, excluded, {x for m in ments if m.start < first_rel for x in m.names}
         )
-        everything = any(
-            t in V.GENERIC and not any(m.start <= i < m.end for m in ments)  # not "the red things"
-            for i, t in enumerate(toks[:first_rel])
-        )
-        generic = (
-            any(t in V.GENERIC for t in toks[:first_rel])
-            or bool(  # "whatever fits inside it"
-                set(toks[:first_rel]) & {"whatever", "whichever"} and set(toks) & V.FITS
-            )
-        )
-        manner = (
-            V.BY_FORMS | set(V.IMPLIED) if any(r[2] != "source" for r in rels) else set()
-        )  # "heat the strawberry in the pan", "fry the mushroom in the skillet"
-        self._check_words(
-            toks,
-            covered,
-            allowed=V.ACTION_FORMS
-            | V.SETUP
-            | V.FITS
-            | V.GENERIC
-            | V.INITIALLY
-            | V.TURN
-            | V.EXCEPT
-            | {w for p in V.EXCEPT_PHRASES for w in p.split()}
-            | manner,
-        )
-        upright_verb = (
-            bool(set(toks) & {"setup", "stand"})
-            or "set up" in " ".join(toks)
-            or any(
-                t == "standing"
-                and toks[i + 1 : i + 2]
-                and toks[i + 1] in {"the", "a", "it", "them"}
-                for i, t in enumerate(toks)
-            )
-        )
-        verb = next((t for t in toks if t in V.ACTION_FORMS | V.SETUP | V.TURN), None)
+        self._check_words(toks, covered, allowed=placement_words(rels))
         if verb in V.TURN and not any(r[2] == "orient" for r in rels) and not self._oriented:
             raise GroundingError(
                 f"{verb} it which way? {' '.join(toks)!r}; say e.g. 'upright'; {ADVICE}"

@@ -1,0 +1,90 @@
+"""The placement clause parsed into a typed record, before any of its objects is resolved against
+the scene: its verb, whether it says an action or a state, whether its objects are to stand upright,
+where its relations begin and whether it speaks of objects in general ("everything", "whatever
+fits"). The record is a pure function of the clause's tokens, its object mentions (those left out
+by "except" removed) and its relations (`ClauseRelations._relations`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from owl_bt.language import vocabulary as V
+from owl_bt.language.mentions import Mention
+
+
+@dataclass(frozen=True)
+class PlacementClause:
+    """What a placement clause says as a whole.
+
+    `verb`: its first action, set-up or turning verb, or None; `state`: it says how things are to
+    be ("make sure …", "… is …") rather than what to do; `only`: "only … at the end";
+    `upright_verb`: its verb stands things upright ("set up", "stand", "standing the …");
+    `first_rel`: the index of its first relation (the number of tokens when it has none);
+    `everything`: a generic word ("everything") before the first relation outside any mention;
+    `generic`: a generic word before the first relation, or "whatever/whichever … fits";
+    `fits`: it says something fits."""
+
+    toks: tuple[str, ...]
+    verb: str | None
+    state: bool
+    only: bool
+    upright_verb: bool
+    first_rel: int
+    everything: bool
+    generic: bool
+    fits: bool
+
+
+def parse_placement(toks: list[str], ments: list[Mention], rels: list) -> PlacementClause:
+    """The record of the placement clause `toks` with mentions `ments` (excepted ones removed) and
+    relations `rels` ((start, end, kind, relation) in token order). Raises nothing."""
+    words = set(toks)
+    first_rel = rels[0][0] if rels else len(toks)
+    before = toks[:first_rel]
+    return PlacementClause(
+        toks=tuple(toks),
+        verb=next((t for t in toks if t in V.ACTION_FORMS | V.SETUP | V.TURN), None),
+        state=_says_state(toks),
+        only=bool(words & V.FINAL_ONLY) and bool(words & V.END_WORDS),
+        upright_verb=_stands_upright(toks),
+        first_rel=first_rel,
+        everything=any(
+            t in V.GENERIC and not any(m.start <= i < m.end for m in ments)  # not "the red things"
+            for i, t in enumerate(before)
+        ),
+        generic=any(t in V.GENERIC for t in before)
+        or bool(set(before) & {"whatever", "whichever"} and words & V.FITS),
+        fits=bool(words & V.FITS),
+    )
+
+
+def placement_words(rels: list) -> set[str]:
+    """The words a placement clause may hold besides its mentions and relations: verbs, set-up and
+    turning words, fitting, generic, "initially" and "except" words, and, when it names a place, the
+    verbs saying how ("heat the strawberry in the pan", "fry the mushroom in the skillet")."""
+    manner = V.BY_FORMS | set(V.IMPLIED) if any(r[2] != "source" for r in rels) else set()
+    return (
+        V.ACTION_FORMS
+        | V.SETUP
+        | V.FITS
+        | V.GENERIC
+        | V.INITIALLY
+        | V.TURN
+        | V.EXCEPT
+        | {w for p in V.EXCEPT_PHRASES for w in p.split()}
+        | manner
+    )
+
+
+def _says_state(toks: list[str]) -> bool:
+    return bool(set(toks[:3]) & V.STATE_LEADS) or any(t in V.STATE_VERBS for t in toks)
+
+
+def _stands_upright(toks: list[str]) -> bool:
+    if set(toks) & V.UPRIGHT_VERBS or "set up" in " ".join(toks):
+        return True
+    return any(
+        t == "standing" and toks[i + 1 : i + 2] and toks[i + 1] in {"the", "a", "it", "them"}
+        for i, t in enumerate(toks)
+    )
