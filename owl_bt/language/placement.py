@@ -36,6 +36,17 @@ class PlacementClause:
     fits: bool
 
 
+@dataclass(frozen=True)
+class Destination:
+    """Where a placement unit puts its objects: `how` ('inside' | 'ontop', or None when only
+    relations say it), on or in `support` (None: the default support), with the `spatial` entries
+    ((relation, landmark names)) that place them there."""
+
+    how: str | None
+    support: str | None
+    spatial: list
+
+
 def parse_placement(toks: list[str], ments: list[Mention], rels: list) -> PlacementClause:
     """The record of the placement clause `toks` with mentions `ments` (excepted ones removed) and
     relations `rels` ((start, end, kind, relation) in token order). Raises nothing."""

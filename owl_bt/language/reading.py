@@ -27,7 +27,7 @@ from owl_bt.language.goals import Goal, ImpossibleGoal, Reading
 from owl_bt.language.implied import implied_placement, verb_at
 from owl_bt.language.mentions import Mention, SceneAliases, find_mentions
 from owl_bt.language.orientation import orient_goals, take_orientation
-from owl_bt.language.placement import parse_placement, placement_words
+from owl_bt.language.placement import Destination, parse_placement, placement_words
 from owl_bt.language.references import References
 from owl_bt.language.relations import ClauseRelations
 from owl_bt.language.scene_view import Thing, container, fits_in, measure
@@ -486,129 +486,10 @@ class Reader(ClauseRelations, SpecialClauses, References):
                 if any(rels[k][2:] == ("orient", "upside_down") for k, _ in urels)
                 else []
             )
-            how = None
-            for k, refs in dest:
-                s, e, kind, r = rels[k]
-                if (
-                    kind == "support" and r == "to" and refs
-                ):  # into a container, onto a surface, else beside it
-                    t = self.scene.things[self._resolve(refs[0], toks)[0]]
-                    if container(t):
-                        how, support_ref = "inside", t.name
-                    elif t.fixed or t.category in V.ONTOLOGY["surface"]:
-                        how, support_ref = "ontop", t.name
-                    else:
-                        spatial.append(("near", (t.name,)))
-                elif kind == "spatial":
-                    names = [x for m in refs for x in self._resolve(m, toks)]
-                    names = [
-                        x for x in names if x not in moved
-                    ] or names  # "the lemon behind all the fruit": not itself
-                    if (
-                        r == "at_initial" and not names
-                    ):  # "where it was": the last object's place; "(put it) back
-                        own = set(toks) & {
-                            "back",
-                            "leave",
-                            "keep",
-                            "stay",
-                            "stays",
-                        }  # / leave it where it is": its own
-                        names = moved if own else [x for x in self.last if x not in moved] or moved
-                    said = [
-                        x
-                        for kk, rr in dest
-                        if kk < k
-                        for m in rr
-                        for x in m.names
-                        if x not in moved
-                    ]
-                    if not names and set(toks[e : e + 2]) & {"it", "them"} and said:
-                        names = said[
-                            -1:
-                        ]  # "the fork right of the spoon and aligned with it": this unit's last reference
-                    elif (
-                        not names
-                        and set(toks[e : e + 2]) & {"it"}
-                        and n > 0
-                        and (side := _opposite_side(r, self.last_dest))
-                    ):
-                        names = [
-                            side
-                        ]  # "the fork left of the plate and the knife right of it": the plate
-                    elif (
-                        not names
-                        and (set(toks[e : e + 2]) & {"it", "them"} or "its" in toks[s:e])
-                        and self.last
-                    ):
-                        names = [
-                            x for x in self.last if x not in moved
-                        ]  # "… (then) the plate next to it"
-                        names = (
-                            names if "them" in toks[e : e + 2] else names[:1]
-                        )  # ("near them": all of them, not the first)
-                    table = self.scene.table()
-                    if r in ("left_of", "right_of") and (
-                        names == [table] or not names and "table" in toks[e : e + 3]
-                    ):
-                        spatial.append(
-                            ("far_left" if r == "left_of" else "far_right", ())
-                        )  # "… left side of the table"
-                        continue
-                    if not names and "itself" in toks[e : e + 2] and r != "at_initial" and moved:
-                        raise GroundingError(
-                            f"cannot put the {_w(moved[0])} {V.RELATION_WORDS.get(r, r.replace('_', ' '))} "
-                            "itself; name another object"
-                        )  # (not "needs an object after it")
-                    if not names:
-                        raise GroundingError(
-                            f"{' '.join(toks[s:e])!r} needs an object after it; {ADVICE}"
-                        )
-                    now = r == "at_initial" and refs and _present(toks, refs[-1].end)
-                    if now and names != moved:
-                        # "where the strawberry is": beside it, where it is now (or will have been put
-                        # by then), on or in what holds it — not its place, which it still takes
-                        r = "near"
-                        ends = next((g for g in reversed(self.goals) if g.obj == names[0]), None)
-                        if ends is not None and support_rel is None and how is None:
-                            how, support_ref = ends.how, ends.support
-                    if r in ("at_initial", "near") and support_rel is None and how is None:
-                        held = self._holder(
-                            names[0]
-                        )  # "where the lime is", the lime on the plate: on the plate
-                        if held and (r == "at_initial" or now):
-                            how = "inside" if container(self.scene.things[held[0]]) else "ontop"
-                            support_ref = held[0]
-                    if r == "between":
-                        two = list(
-                            dict.fromkeys(names)
-                        )  # "between them", "between the plates": two things, not one
-                        if len(two) != 2:
-                            raise GroundingError(
-                                f"'between' needs two things, and {' '.join(toks[s:])!r} names "
-                                f"{len(two) or 'none'}{': ' + ', '.join(_w(x) for x in two) if two else ''}"
-                                f"; name the two; {ADVICE}"
-                            )
-                        spatial.append((r, tuple(two)))
-                    else:
-                        if r == "near" and len(names) > 1:
-                            names = self._near_most(
-                                names, moved, named=not any(m.many for m in refs)
-                            )
-                        spatial += [(r, (x,)) for x in names]
-                elif kind == "absolute":
-                    spatial.append(self._absolute(r, s, spatial))
-                if (
-                    kind == "support"
-                    and s in self._centred
-                    and refs
-                    and self._resolve(refs[0], toks)[0] == support_ref
-                ):
-                    spatial.append(
-                        ("middle", ())
-                    )  # centred on the support (not on "the region in the middle of …")
-            if how is None and support_rel:
-                how = support_rel[0]
+            place = self._destination(toks, n, rels, dest, moved, support_rel, support_ref, spatial)
+            how, support_ref, spatial = place.how, place.support, place.spatial
+            if any(rels[k][2] == "spatial" for k, _ in dest):
+                table = self.scene.table()  # the scene's table from here on, even when it has none
             if (
                 source and dest and support_ref in source
             ):  # "onto the region and off the region": refused, never one half dropped
@@ -672,6 +553,141 @@ class Reader(ClauseRelations, SpecialClauses, References):
         self.goals[self._clause_goals :] = sorted(
             self.goals[self._clause_goals :], key=lambda g: rank.get(g.obj, 1)
         )
+
+    def _destination(
+        self,
+        toks: list[str],
+        n: int,
+        rels: list,
+        dest: list,
+        moved: list[str],
+        support_rel: tuple | None,
+        support_ref: str | None,
+        spatial: list,
+    ) -> Destination:
+        """Where unit n of the placement clause `toks` puts `moved`: its destination relations `dest`
+        ((relation index, reference mentions)) read against the scene, from the support said so far
+        (`support_rel`, resolved to `support_ref`) and the modifiers already in `spatial`, which grows.
+        A reference left unsaid ("next to it", "where it was", "between them") is taken from the
+        clauses before. Raises GroundingError for a relation with no object, or with the object
+        itself."""
+        how = None
+        for k, refs in dest:
+            s, e, kind, r = rels[k]
+            if (
+                kind == "support" and r == "to" and refs
+            ):  # into a container, onto a surface, else beside it
+                t = self.scene.things[self._resolve(refs[0], toks)[0]]
+                if container(t):
+                    how, support_ref = "inside", t.name
+                elif t.fixed or t.category in V.ONTOLOGY["surface"]:
+                    how, support_ref = "ontop", t.name
+                else:
+                    spatial.append(("near", (t.name,)))
+            elif kind == "spatial":
+                names = [x for m in refs for x in self._resolve(m, toks)]
+                names = [
+                    x for x in names if x not in moved
+                ] or names  # "the lemon behind all the fruit": not itself
+                if (
+                    r == "at_initial" and not names
+                ):  # "where it was": the last object's place; "(put it) back
+                    own = set(toks) & {
+                        "back",
+                        "leave",
+                        "keep",
+                        "stay",
+                        "stays",
+                    }  # / leave it where it is": its own
+                    names = moved if own else [x for x in self.last if x not in moved] or moved
+                said = [
+                    x for kk, rr in dest if kk < k for m in rr for x in m.names if x not in moved
+                ]
+                if not names and set(toks[e : e + 2]) & {"it", "them"} and said:
+                    names = said[
+                        -1:
+                    ]  # "the fork right of the spoon and aligned with it": this unit's last reference
+                elif (
+                    not names
+                    and set(toks[e : e + 2]) & {"it"}
+                    and n > 0
+                    and (side := _opposite_side(r, self.last_dest))
+                ):
+                    names = [
+                        side
+                    ]  # "the fork left of the plate and the knife right of it": the plate
+                elif (
+                    not names
+                    and (set(toks[e : e + 2]) & {"it", "them"} or "its" in toks[s:e])
+                    and self.last
+                ):
+                    names = [
+                        x for x in self.last if x not in moved
+                    ]  # "… (then) the plate next to it"
+                    names = (
+                        names if "them" in toks[e : e + 2] else names[:1]
+                    )  # ("near them": all of them, not the first)
+                table = self.scene.table()
+                if r in ("left_of", "right_of") and (
+                    names == [table] or not names and "table" in toks[e : e + 3]
+                ):
+                    spatial.append(
+                        ("far_left" if r == "left_of" else "far_right", ())
+                    )  # "… left side of the table"
+                    continue
+                if not names and "itself" in toks[e : e + 2] and r != "at_initial" and moved:
+                    raise GroundingError(
+                        f"cannot put the {_w(moved[0])} {V.RELATION_WORDS.get(r, r.replace('_', ' '))} "
+                        "itself; name another object"
+                    )  # (not "needs an object after it")
+                if not names:
+                    raise GroundingError(
+                        f"{' '.join(toks[s:e])!r} needs an object after it; {ADVICE}"
+                    )
+                now = r == "at_initial" and refs and _present(toks, refs[-1].end)
+                if now and names != moved:
+                    # "where the strawberry is": beside it, where it is now (or will have been put
+                    # by then), on or in what holds it — not its place, which it still takes
+                    r = "near"
+                    ends = next((g for g in reversed(self.goals) if g.obj == names[0]), None)
+                    if ends is not None and support_rel is None and how is None:
+                        how, support_ref = ends.how, ends.support
+                if r in ("at_initial", "near") and support_rel is None and how is None:
+                    held = self._holder(
+                        names[0]
+                    )  # "where the lime is", the lime on the plate: on the plate
+                    if held and (r == "at_initial" or now):
+                        how = "inside" if container(self.scene.things[held[0]]) else "ontop"
+                        support_ref = held[0]
+                if r == "between":
+                    two = list(
+                        dict.fromkeys(names)
+                    )  # "between them", "between the plates": two things, not one
+                    if len(two) != 2:
+                        raise GroundingError(
+                            f"'between' needs two things, and {' '.join(toks[s:])!r} names "
+                            f"{len(two) or 'none'}{': ' + ', '.join(_w(x) for x in two) if two else ''}"
+                            f"; name the two; {ADVICE}"
+                        )
+                    spatial.append((r, tuple(two)))
+                else:
+                    if r == "near" and len(names) > 1:
+                        names = self._near_most(names, moved, named=not any(m.many for m in refs))
+                    spatial += [(r, (x,)) for x in names]
+            elif kind == "absolute":
+                spatial.append(self._absolute(r, s, spatial))
+            if (
+                kind == "support"
+                and s in self._centred
+                and refs
+                and self._resolve(refs[0], toks)[0] == support_ref
+            ):
+                spatial.append(
+                    ("middle", ())
+                )  # centred on the support (not on "the region in the middle of …")
+        if how is None and support_rel:
+            how = support_rel[0]
+        return Destination(how, support_ref, spatial)
 
     def _hold(self, moved: list[str], toks: list[str]) -> None:
         """A goal that `moved` (one object) ends in the gripper; raises GroundingError for more than
