@@ -27,7 +27,12 @@ from owl_bt.language.goals import Goal, ImpossibleGoal, Reading
 from owl_bt.language.implied import implied_placement, verb_at
 from owl_bt.language.mentions import Mention, SceneAliases, find_mentions
 from owl_bt.language.orientation import orient_goals, take_orientation
-from owl_bt.language.placement import Destination, parse_placement, placement_words
+from owl_bt.language.placement import (
+    Destination,
+    PlacementClause,
+    parse_placement,
+    placement_words,
+)
 from owl_bt.language.references import References
 from owl_bt.language.relations import ClauseRelations
 from owl_bt.language.scene_view import Thing, container, fits_in, measure
@@ -288,8 +293,7 @@ class Reader(ClauseRelations, SpecialClauses, References):
         units = self._units(ments, rels)
         clause = parse_placement(toks, ments, rels)
         state, only, verb = clause.state, clause.only, clause.verb
-        upright_verb, first_rel = clause.upright_verb, clause.first_rel
-        everything, generic = clause.everything, clause.generic
+        upright_verb, first_rel, generic = clause.upright_verb, clause.first_rel, clause.generic
         self._ruled_out_places(
             toks, excluded, {x for m in ments if m.start < first_rel for x in m.names}
         )
@@ -351,17 +355,7 @@ class Reader(ClauseRelations, SpecialClauses, References):
                 raise GroundingError(
                     f"what should happen to {' '.join(toks)!r}? say what to do with it; {ADVICE}"
                 )
-            sup = [
-                (rels[k][3], refs)
-                for k, refs in dest
-                if rels[k][2] == "support" and rels[k][3] != "to"
-            ]
-            support_rel = next((x for x in sup if x[1]), sup[0] if sup else None)
-            support_ref = (
-                self._resolve(support_rel[1][0], toks)[0]
-                if support_rel and support_rel[1]
-                else None
-            )
+            support_rel, support_ref = self._support(toks, rels, dest)
             fit_in = (
                 support_ref
                 if set(toks) & V.FITS and container(self.scene.things[support_ref or table])
@@ -370,82 +364,10 @@ class Reader(ClauseRelations, SpecialClauses, References):
             self._fitting_in = (
                 ({m.start for m in subject}, fit_in) if fit_in and subject else None
             )  # "the fruit that fits"
-            sup = next(
-                (
-                    w
-                    for w in toks[:first_rel]
-                    if w in V.SUPERLATIVES and w not in DISTANCE and w != least
-                ),
-                None,
+            moved, support_rel, support_ref = self._theme(
+                clause, toks, n, subject, ments, least, support_rel, support_ref
             )
-            if (
-                generic and not subject and n == 0 and sup and not set(toks) & V.FITS
-            ):  # "the tallest thing"
-                named = {x for m in ments for x in m.names}
-                what, pick = V.SUPERLATIVES[sup]
-                moved = [
-                    pick(
-                        self._items(self.scene.movable(), named),
-                        key=lambda x: measure(self.scene.things[x], what),
-                    )
-                ]
-            elif (
-                generic and (not subject or everything) and n == 0 and not set(toks) & V.FITS
-            ):  # "all the things"
-                if not set(toks[:first_rel]) & (V.QUANT_ALL | {"everything"}):  # not "the thing"
-                    raise GroundingError(
-                        f"which objects? {' '.join(toks)!r}; name them or their kind; {ADVICE}"
-                    )
-                own = {
-                    x for m in subject for x in self._resolve(m, toks)
-                }  # "everything and the bowl"
-                items = set(
-                    self._items(self.scene.movable(), {x for m in ments for x in m.names} - own)
-                )
-                moved = [x for x in self.scene.movable() if x in own | items]
-            elif generic and not subject and n == 0:  # "whatever object that fits inside of it"
-                target = support_ref or (self.last[0] if self.last else None)
-                moved = self._fitting(toks, target)
-                if support_ref is None and target is not None:
-                    support_rel, support_ref = ("inside", []), target
-            else:
-                moved = [x for m in subject for x in self._resolve(m, toks)] or (
-                    self._pronoun(toks[:first_rel], subject) if n == 0 else []
-                )
-            if (
-                not moved
-                and self.last
-                and n == 0
-                and (support_rel is not None or set(toks) & {"it", "itself", "them"})
-            ):
-                moved = list(self.last)  # "… and then in the bowl": the same object(s)
-            if (
-                support_rel
-                and not support_rel[1]
-                and self.last
-                and set(toks[first_rel:]) & {"it", "them", "itself"}
-            ):
-                at = next(
-                    i for i in range(first_rel, len(toks)) if toks[i] in {"it", "them", "itself"}
-                )
-                support_ref = self._antecedent(support_rel[0], moved, at)  # "inside of it"
-            elif support_rel and not support_rel[1] and self.mentioned and toks[-1] in V.SUPPORT:
-                support_ref = self._antecedent(
-                    support_rel[0], moved, len(toks)
-                )  # "…, then put the fork in"
-            elif (
-                support_rel
-                and not support_rel[1]
-                and set(toks[first_rel:]) & {"it", "itself"}
-                and any(r is not None for _w2, r in self._nearest.values())
-            ):
-                # "put the fruit nearest the plate onto it": the object the superlative was said of
-                ref = next(r for _w2, r in self._nearest.values() if r is not None)
-                support_ref = self._resolve(ref, toks)[0]
-            if support_rel and not support_ref:
-                raise GroundingError(
-                    f"{'in' if support_rel[0] == 'inside' else 'on'} what? {' '.join(toks)!r}; {ADVICE}"
-                )
+            support_ref = self._support_antecedent(toks, first_rel, support_rel, support_ref, moved)
             moved = [x for x in moved if x not in left_out]
             held = [x for refs in sources for m in refs for x in self._resolve(m, toks)][:1]
             if (
@@ -553,6 +475,125 @@ class Reader(ClauseRelations, SpecialClauses, References):
         self.goals[self._clause_goals :] = sorted(
             self.goals[self._clause_goals :], key=lambda g: rank.get(g.obj, 1)
         )
+
+    def _support(self, toks: list[str], rels: list, dest: list) -> tuple[tuple | None, str | None]:
+        """The support relation among a unit's destinations `dest` ((relation index, reference
+        mentions)), not a bare "to": the first with a reference, else the first (("inside" |
+        "ontop", its mentions) or None), and the object its reference means (None without one)."""
+        sup = [
+            (rels[k][3], refs) for k, refs in dest if rels[k][2] == "support" and rels[k][3] != "to"
+        ]
+        support_rel = next((x for x in sup if x[1]), sup[0] if sup else None)
+        support_ref = (
+            self._resolve(support_rel[1][0], toks)[0] if support_rel and support_rel[1] else None
+        )
+        return support_rel, support_ref
+
+    def _theme(
+        self,
+        clause: PlacementClause,
+        toks: list[str],
+        n: int,
+        subject: list[Mention],
+        ments: list[Mention],
+        least: str | None,
+        support_rel: tuple | None,
+        support_ref: str | None,
+    ) -> tuple[list[str], tuple | None, str | None]:
+        """The objects unit n of `clause` moves, from its `subject` mentions: a superlative's one
+        ("the tallest thing"), everything movable ("all the things", less the other mentions
+        `ments`), what fits the support ("whatever fits inside it", which then is the support),
+        the mentions' objects, a pronoun's or the last clause's. Returns (the objects, the support
+        relation, the support), the support as given unless the fitting said it. Raises
+        GroundingError for a generic phrase with no quantifier ("the thing")."""
+        first_rel, generic, everything = clause.first_rel, clause.generic, clause.everything
+        sup = next(
+            (
+                w
+                for w in toks[:first_rel]
+                if w in V.SUPERLATIVES and w not in DISTANCE and w != least
+            ),
+            None,
+        )
+        if (
+            generic and not subject and n == 0 and sup and not set(toks) & V.FITS
+        ):  # "the tallest thing"
+            named = {x for m in ments for x in m.names}
+            what, pick = V.SUPERLATIVES[sup]
+            moved = [
+                pick(
+                    self._items(self.scene.movable(), named),
+                    key=lambda x: measure(self.scene.things[x], what),
+                )
+            ]
+        elif (
+            generic and (not subject or everything) and n == 0 and not set(toks) & V.FITS
+        ):  # "all the things"
+            if not set(toks[:first_rel]) & (V.QUANT_ALL | {"everything"}):  # not "the thing"
+                raise GroundingError(
+                    f"which objects? {' '.join(toks)!r}; name them or their kind; {ADVICE}"
+                )
+            own = {x for m in subject for x in self._resolve(m, toks)}  # "everything and the bowl"
+            items = set(
+                self._items(self.scene.movable(), {x for m in ments for x in m.names} - own)
+            )
+            moved = [x for x in self.scene.movable() if x in own | items]
+        elif generic and not subject and n == 0:  # "whatever object that fits inside of it"
+            target = support_ref or (self.last[0] if self.last else None)
+            moved = self._fitting(toks, target)
+            if support_ref is None and target is not None:
+                support_rel, support_ref = ("inside", []), target
+        else:
+            moved = [x for m in subject for x in self._resolve(m, toks)] or (
+                self._pronoun(toks[:first_rel], subject) if n == 0 else []
+            )
+        if (
+            not moved
+            and self.last
+            and n == 0
+            and (support_rel is not None or set(toks) & {"it", "itself", "them"})
+        ):
+            moved = list(self.last)  # "… and then in the bowl": the same object(s)
+        return moved, support_rel, support_ref
+
+    def _support_antecedent(
+        self,
+        toks: list[str],
+        first_rel: int,
+        support_rel: tuple | None,
+        support_ref: str | None,
+        moved: list[str],
+    ) -> str | None:
+        """The support of a unit whose support relation names no object: the antecedent of "it"
+        ("inside of it"), of a bare relation word at the end ("…, then put the fork in"), or the
+        object a distance superlative was said of ("the fruit nearest the plate onto it"); else
+        `support_ref`. Raises GroundingError when a support relation is left with no object."""
+        if (
+            support_rel
+            and not support_rel[1]
+            and self.last
+            and set(toks[first_rel:]) & {"it", "them", "itself"}
+        ):
+            at = next(i for i in range(first_rel, len(toks)) if toks[i] in {"it", "them", "itself"})
+            support_ref = self._antecedent(support_rel[0], moved, at)  # "inside of it"
+        elif support_rel and not support_rel[1] and self.mentioned and toks[-1] in V.SUPPORT:
+            support_ref = self._antecedent(
+                support_rel[0], moved, len(toks)
+            )  # "…, then put the fork in"
+        elif (
+            support_rel
+            and not support_rel[1]
+            and set(toks[first_rel:]) & {"it", "itself"}
+            and any(r is not None for _w2, r in self._nearest.values())
+        ):
+            # "put the fruit nearest the plate onto it": the object the superlative was said of
+            ref = next(r for _w2, r in self._nearest.values() if r is not None)
+            support_ref = self._resolve(ref, toks)[0]
+        if support_rel and not support_ref:
+            raise GroundingError(
+                f"{'in' if support_rel[0] == 'inside' else 'on'} what? {' '.join(toks)!r}; {ADVICE}"
+            )
+        return support_ref
 
     def _destination(
         self,
