@@ -88,6 +88,40 @@ def placement_words(rels: list) -> set[str]:
     )
 
 
+def implied_place(clause: PlacementClause, place_said: bool) -> str | None:
+    """The place a clause with no place said (`place_said` False) implies: 'back' ("put it back":
+    where it was), 'down' ("set it down": the table), else None. A state implies none."""
+    if place_said or clause.state:
+        return None
+    if "back" in clause.toks:
+        return "back"
+    if "down" in clause.toks and clause.verb:
+        return "down"
+    return None
+
+
+def object_ranks(subjects: list[list[Mention]], ranks: list[int]) -> dict[str, int]:
+    """object → the rank of the unit it is the subject of ("put the apple on the plate last and the
+    lemon first": the lemon first), given each unit's subject mentions and its rank; a rank other
+    than 1 (the default) said of an object wins over a later 1."""
+    rank: dict[str, int] = {}
+    for subject, r in zip(subjects, ranks, strict=True):
+        for x in (x for m in subject for x in m.names):
+            rank[x] = r if r != 1 or x not in rank else rank[x]
+    return rank
+
+
+def mass_phrase(toks: list[str], subject: list[Mention]) -> str:
+    """The phrase of a unit's one subject mention when it is a mass noun said in the singular ("the
+    fruit"), with the word before it; else ""."""
+    mass = (
+        len(subject) == 1
+        and subject[0].many
+        and toks[subject[0].end - 1] == V.singular(toks[subject[0].end - 1])
+    )
+    return " ".join(toks[subject[0].start - 1 : subject[0].end]) if mass else ""
+
+
 def _says_state(toks: list[str]) -> bool:
     return bool(set(toks[:3]) & V.STATE_LEADS) or any(t in V.STATE_VERBS for t in toks)
 

@@ -30,6 +30,9 @@ from owl_bt.language.orientation import orient_goals, take_orientation
 from owl_bt.language.placement import (
     Destination,
     PlacementClause,
+    implied_place,
+    mass_phrase,
+    object_ranks,
     parse_placement,
     placement_words,
 )
@@ -316,29 +319,21 @@ class Reader(ClauseRelations, SpecialClauses, References):
                 subject, dest, rels, toks
             )  # "the fruit on the plate"
             gap, there = self._gap or self.last_dest, "there" in toks and n == 0
-            if (
-                not dest
-                and not upright_verb
-                and (n > 0 or verb is None or there or self._borrow)
-                and gap
-            ):
-                moved = [x for m in subject for x in self._resolve(m, toks)] or (
-                    self._pronoun(toks, subject) if there else []
-                )
-                if moved:  # gapping: "… on the plate, then the lime", "… in the bowl after the pear", "put it there"
-                    how, ref, spatial, upright = gap
-                    for name in moved:  # "leave it there": where the last clause put it
-                        self._goal(
-                            name,
-                            how,
-                            ref,
-                            spatial,
-                            upright,
-                            only,
-                            state or verb in {"leave", "keep"},
-                        )
-                    self.last = moved
-                    continue
+            moved = self._gapped(clause, toks, n, subject, dest, gap, there)
+            if moved:  # gapping: "… on the plate, then the lime", "… in the bowl after the pear", "put it there"
+                how, ref, spatial, upright = gap
+                for name in moved:  # "leave it there": where the last clause put it
+                    self._goal(
+                        name,
+                        how,
+                        ref,
+                        spatial,
+                        upright,
+                        only,
+                        state or verb in {"leave", "keep"},
+                    )
+                self.last = moved
+                continue
             if there and not dest and not gap:
                 raise GroundingError(
                     f"'there' is where? {' '.join(toks)!r} says no place before it; {ADVICE}"
@@ -368,17 +363,7 @@ class Reader(ClauseRelations, SpecialClauses, References):
                 clause, toks, n, subject, ments, least, support_rel, support_ref
             )
             support_ref = self._support_antecedent(toks, first_rel, support_rel, support_ref, moved)
-            moved = [x for x in moved if x not in left_out]
-            held = [x for refs in sources for m in refs for x in self._resolve(m, toks)][:1]
-            if (
-                held and len(moved) > 1
-            ):  # "take everything off the plate", "the fruit out of the bowl": what is there
-                moved = [x for x in moved if self._at(x, held[0])] or moved
-            if least and n == 0 and len(moved) > 1:
-                what, pick = V.SUPERLATIVES[least]
-                moved.remove(pick(moved, key=lambda x: measure(self.scene.things[x], what)))
-            if not moved:
-                raise GroundingError(f"cannot tell what to move in {' '.join(toks)!r}; {ADVICE}")
+            moved = self._narrowed(toks, n, moved, left_out, sources, least)
             source = [x for refs in sources for m in refs for x in self._resolve(m, toks)]
             out = (
                 not dest
@@ -419,15 +404,7 @@ class Reader(ClauseRelations, SpecialClauses, References):
                     f"{' '.join(toks)!r} asks for the {' and '.join(_w(x) for x in moved)} both on and off "
                     f"the {_w(support_ref)}; say one"
                 )
-            implied = (
-                None
-                if dest or support_ref or spatial or state
-                else "back"
-                if "back" in toks
-                else "down"
-                if "down" in toks and verb
-                else None
-            )  # "put it back": where it was; "set it down": the table
+            implied = implied_place(clause, bool(dest or support_ref or spatial))
             if implied is None:
                 self._ask_where(
                     toks,
@@ -456,25 +433,66 @@ class Reader(ClauseRelations, SpecialClauses, References):
             if dest or support_ref:
                 self.last_dest = (how, support_ref, spatial, upright)
             self.last = moved
-            mass = (
-                len(subject) == 1
-                and subject[0].many
-                and toks[subject[0].end - 1] == V.singular(toks[subject[0].end - 1])
-            )
             self._last_about = (
                 moved,
-                " ".join(toks[subject[0].start - 1 : subject[0].end]) if mass else "",
+                mass_phrase(toks, subject),
                 support_ref if dest or support_ref else None,
             )
-        rank: dict[
-            str, int
-        ] = {}  # "put the apple on the plate last and the lemon first": the lemon first
-        for (subject, _), r in zip(units, unit_ranks(toks, starts), strict=True):
-            for x in (x for m in subject for x in m.names):
-                rank[x] = r if r != 1 or x not in rank else rank[x]
+        # "put the apple on the plate last and the lemon first": the lemon first
+        rank = object_ranks([subject for subject, _ in units], unit_ranks(toks, starts))
         self.goals[self._clause_goals :] = sorted(
             self.goals[self._clause_goals :], key=lambda g: rank.get(g.obj, 1)
         )
+
+    def _gapped(
+        self,
+        clause: PlacementClause,
+        toks: list[str],
+        n: int,
+        subject: list[Mention],
+        dest: list,
+        gap: tuple | None,
+        there: bool,
+    ) -> list[str]:
+        """The objects of unit n when it takes the place `gap` said before it ("… on the plate, then
+        the lime", "put it there"): a unit with no destination and no upright verb that follows
+        another, has no verb, says "there" or borrows the next clause's place; else []."""
+        if (
+            not dest
+            and not clause.upright_verb
+            and (n > 0 or clause.verb is None or there or self._borrow)
+            and gap
+        ):
+            return [x for m in subject for x in self._resolve(m, toks)] or (
+                self._pronoun(toks, subject) if there else []
+            )
+        return []
+
+    def _narrowed(
+        self,
+        toks: list[str],
+        n: int,
+        moved: list[str],
+        left_out: set[str],
+        sources: list,
+        least: str | None,
+    ) -> list[str]:
+        """The objects a unit moves, less those left out ("except the apple"), only those at the
+        place they are taken from when several ("everything off the plate"), and less the one the
+        excepted superlative `least` picks ("… except the biggest one"). Raises GroundingError when
+        none is left."""
+        moved = [x for x in moved if x not in left_out]
+        held = [x for refs in sources for m in refs for x in self._resolve(m, toks)][:1]
+        if (
+            held and len(moved) > 1
+        ):  # "take everything off the plate", "the fruit out of the bowl": what is there
+            moved = [x for x in moved if self._at(x, held[0])] or moved
+        if least and n == 0 and len(moved) > 1:
+            what, pick = V.SUPERLATIVES[least]
+            moved.remove(pick(moved, key=lambda x: measure(self.scene.things[x], what)))
+        if not moved:
+            raise GroundingError(f"cannot tell what to move in {' '.join(toks)!r}; {ADVICE}")
+        return moved
 
     def _support(self, toks: list[str], rels: list, dest: list) -> tuple[tuple | None, str | None]:
         """The support relation among a unit's destinations `dest` ((relation index, reference
