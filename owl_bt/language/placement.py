@@ -1,8 +1,13 @@
-"""The placement clause parsed into a typed record, before any of its objects is resolved against
-the scene: its verb, whether it says an action or a state, whether its objects are to stand upright,
-where its relations begin and whether it speaks of objects in general ("everything", "whatever
-fits"). The record is a pure function of the clause's tokens, its object mentions (those left out
-by "except" removed) and its relations (`ClauseRelations._relations`).
+"""The placement clause's pure stages, around its resolution against the scene
+(`reading.Reader._placement`).
+
+Parsed before any object is resolved: the clause as a typed record (`parse_placement`: its verb,
+whether it says an action or a state, whether its objects are to stand upright, where its relations
+begin, whether it speaks of objects in general) and the words it may hold (`placement_words`).
+Read from it and the resolved units: the place a clause with none implies (`implied_place`), a
+"where" said in the present (`said_in_present`), the landmark a unit shares with the one before it
+(`opposite_landmark`), a unit's mass-noun phrase (`mass_phrase`) and the order of the units'
+objects (`object_ranks`). A unit's resolved destination is a `Destination`.
 """
 
 from __future__ import annotations
@@ -133,3 +138,26 @@ def _stands_upright(toks: list[str]) -> bool:
         t == "standing" and toks[i + 1 : i + 2] and toks[i + 1] in {"the", "a", "it", "them"}
         for i, t in enumerate(toks)
     )
+
+
+def said_in_present(toks: list[str], k: int) -> bool:
+    """Is the reference of "where" at toks[k-1] said in the present ("where the strawberry is"), not
+    the past ("was", "were", "is at the start")?"""
+    after = toks[k : k + 4]
+    return bool(after) and after[0] in V.PRESENT_VERBS and not set(after) & V.EARLIER
+
+
+_OPPOSITE = {
+    "left_of": "right_of",
+    "right_of": "left_of",
+    "behind": "in_front_of",
+    "in_front_of": "behind",
+}
+
+
+def opposite_landmark(rel: str, last_dest: tuple | None) -> str | None:
+    """The landmark of the unit before when it put its object on the side opposite `rel` of it ("the
+    fork left of the plate and the knife right of it": the plate, both sides of one thing), else None."""
+    if rel not in _OPPOSITE or last_dest is None:
+        return None
+    return next((refs[0] for r, refs in last_dest[2] if r == _OPPOSITE[rel] and refs), None)

@@ -33,8 +33,10 @@ from owl_bt.language.placement import (
     implied_place,
     mass_phrase,
     object_ranks,
+    opposite_landmark,
     parse_placement,
     placement_words,
+    said_in_present,
 )
 from owl_bt.language.references import References
 from owl_bt.language.relations import ClauseRelations
@@ -613,6 +615,55 @@ class Reader(ClauseRelations, SpecialClauses, References):
             )
         return support_ref
 
+    def _landmarks(
+        self,
+        toks: list[str],
+        n: int,
+        rels: list,
+        dest: list,
+        k: int,
+        refs: list[Mention],
+        moved: list[str],
+    ) -> list[str]:
+        """The objects spatial relation k of unit n is said of, not those it moves ("the lemon
+        behind all the fruit"): its references `refs`, or for one left unsaid, the object itself or
+        the last clause's ("where it was", "back"), this unit's last reference ("right of the spoon
+        and aligned with it"), the landmark of the unit before on the opposite side ("left of the
+        plate and the knife right of it") or the last clause's objects ("next to it", "near them").
+        [] when none is said."""
+        s, e, _kind, r = rels[k]
+        names = [x for m in refs for x in self._resolve(m, toks)]
+        names = [
+            x for x in names if x not in moved
+        ] or names  # "the lemon behind all the fruit": not itself
+        if (
+            r == "at_initial" and not names
+        ):  # "where it was": the last object's place; "(put it) back
+            own = set(toks) & V.OWN_PLACE  # / leave it where it is": its own
+            names = moved if own else [x for x in self.last if x not in moved] or moved
+        said = [x for kk, rr in dest if kk < k for m in rr for x in m.names if x not in moved]
+        if not names and set(toks[e : e + 2]) & {"it", "them"} and said:
+            names = said[
+                -1:
+            ]  # "the fork right of the spoon and aligned with it": this unit's last reference
+        elif (
+            not names
+            and set(toks[e : e + 2]) & {"it"}
+            and n > 0
+            and (side := opposite_landmark(r, self.last_dest))
+        ):
+            names = [side]  # "the fork left of the plate and the knife right of it": the plate
+        elif (
+            not names
+            and (set(toks[e : e + 2]) & {"it", "them"} or "its" in toks[s:e])
+            and self.last
+        ):
+            names = [x for x in self.last if x not in moved]  # "… (then) the plate next to it"
+            names = (
+                names if "them" in toks[e : e + 2] else names[:1]
+            )  # ("near them": all of them, not the first)
+        return names
+
     def _destination(
         self,
         toks: list[str],
@@ -644,48 +695,7 @@ class Reader(ClauseRelations, SpecialClauses, References):
                 else:
                     spatial.append(("near", (t.name,)))
             elif kind == "spatial":
-                names = [x for m in refs for x in self._resolve(m, toks)]
-                names = [
-                    x for x in names if x not in moved
-                ] or names  # "the lemon behind all the fruit": not itself
-                if (
-                    r == "at_initial" and not names
-                ):  # "where it was": the last object's place; "(put it) back
-                    own = set(toks) & {
-                        "back",
-                        "leave",
-                        "keep",
-                        "stay",
-                        "stays",
-                    }  # / leave it where it is": its own
-                    names = moved if own else [x for x in self.last if x not in moved] or moved
-                said = [
-                    x for kk, rr in dest if kk < k for m in rr for x in m.names if x not in moved
-                ]
-                if not names and set(toks[e : e + 2]) & {"it", "them"} and said:
-                    names = said[
-                        -1:
-                    ]  # "the fork right of the spoon and aligned with it": this unit's last reference
-                elif (
-                    not names
-                    and set(toks[e : e + 2]) & {"it"}
-                    and n > 0
-                    and (side := _opposite_side(r, self.last_dest))
-                ):
-                    names = [
-                        side
-                    ]  # "the fork left of the plate and the knife right of it": the plate
-                elif (
-                    not names
-                    and (set(toks[e : e + 2]) & {"it", "them"} or "its" in toks[s:e])
-                    and self.last
-                ):
-                    names = [
-                        x for x in self.last if x not in moved
-                    ]  # "… (then) the plate next to it"
-                    names = (
-                        names if "them" in toks[e : e + 2] else names[:1]
-                    )  # ("near them": all of them, not the first)
+                names = self._landmarks(toks, n, rels, dest, k, refs, moved)
                 table = self.scene.table()
                 if r in ("left_of", "right_of") and (
                     names == [table] or not names and "table" in toks[e : e + 3]
@@ -703,7 +713,7 @@ class Reader(ClauseRelations, SpecialClauses, References):
                     raise GroundingError(
                         f"{' '.join(toks[s:e])!r} needs an object after it; {ADVICE}"
                     )
-                now = r == "at_initial" and refs and _present(toks, refs[-1].end)
+                now = r == "at_initial" and refs and said_in_present(toks, refs[-1].end)
                 if now and names != moved:
                     # "where the strawberry is": beside it, where it is now (or will have been put
                     # by then), on or in what holds it — not its place, which it still takes
@@ -908,30 +918,3 @@ class Reader(ClauseRelations, SpecialClauses, References):
 
 def _w(name: str) -> str:
     return name.replace("_", " ")
-
-
-_PRESENT = {"is", "are", "sits", "sit", "lies", "lie", "stands", "stand"}
-_BEFORE = {"initially", "originally", "first", "start", "begin", "beginning", "before"}
-
-
-def _present(toks: list[str], k: int) -> bool:
-    """Is the reference of "where" at toks[k-1] said in the present ("where the strawberry is"), not
-    the past ("was", "were", "is at the start")?"""
-    after = toks[k : k + 4]
-    return bool(after) and after[0] in _PRESENT and not set(after) & _BEFORE
-
-
-_OPPOSITE = {
-    "left_of": "right_of",
-    "right_of": "left_of",
-    "behind": "in_front_of",
-    "in_front_of": "behind",
-}
-
-
-def _opposite_side(rel: str, last_dest: tuple | None) -> str | None:
-    """The landmark of the unit before when it put its object on the side opposite `rel` of it ("the
-    fork left of the plate and the knife right of it": the plate, both sides of one thing), else None."""
-    if rel not in _OPPOSITE or last_dest is None:
-        return None
-    return next((refs[0] for r, refs in last_dest[2] if r == _OPPOSITE[rel] and refs), None)
