@@ -396,40 +396,10 @@ class Reader(ClauseRelations, SpecialClauses, References):
                 else []
             )
             place = self._destination(toks, n, rels, dest, moved, support_rel, support_ref, spatial)
-            how, support_ref, spatial = place.how, place.support, place.spatial
             if any(rels[k][2] == "spatial" for k, _ in dest):
                 table = self.scene.table()  # the scene's table from here on, even when it has none
-            if (
-                source and dest and support_ref in source
-            ):  # "onto the region and off the region": refused, never one half dropped
-                raise GroundingError(
-                    f"{' '.join(toks)!r} asks for the {' and '.join(_w(x) for x in moved)} both on and off "
-                    f"the {_w(support_ref)}; say one"
-                )
-            implied = implied_place(clause, bool(dest or support_ref or spatial))
-            if implied is None:
-                self._ask_where(
-                    toks,
-                    moved,
-                    dest,
-                    support_ref,
-                    spatial,
-                    upright or upright_verb or self._oriented,
-                    state,
-                )
-            if how == "inside" and support_ref and self._flat(support_ref):
-                how = "ontop"  # "in the middle of the plate", "in the region": on it
-            for name in moved:
-                if implied == "back":  # on or in what held it at the start, where it was
-                    was = self._holder(name) or [table]
-                    how = (
-                        "inside"
-                        if container(self.scene.things[was[0]]) and self._holder(name)
-                        else "ontop"
-                    )
-                    self._goal(name, how, was[0], [("at_initial", (name,))], upright, only, state)
-                    continue
-                self._goal(name, how, support_ref, spatial, upright, only, state)
+            how = self._place(clause, toks, moved, dest, place, source, upright, table)
+            support_ref, spatial = place.support, place.spatial
             if out:
                 self._provisional |= set(moved)
             if dest or support_ref:
@@ -445,6 +415,59 @@ class Reader(ClauseRelations, SpecialClauses, References):
         self.goals[self._clause_goals :] = sorted(
             self.goals[self._clause_goals :], key=lambda g: rank.get(g.obj, 1)
         )
+
+    def _place(
+        self,
+        clause: PlacementClause,
+        toks: list[str],
+        moved: list[str],
+        dest: list,
+        place: Destination,
+        source: list[str],
+        upright: bool,
+        table: str | None,
+    ) -> str | None:
+        """Make the goals of a unit's objects `moved`: at `place`, or where the clause implies
+        ("put it back": each where it was, on or in what held it). Returns how they go ('inside' |
+        'ontop' | None). Raises GroundingError for a unit both on and off one place, or one that
+        says no place."""
+        how, support_ref, spatial = place.how, place.support, place.spatial
+        only, state = clause.only, clause.state
+        if (
+            source and dest and support_ref in source
+        ):  # "onto the region and off the region": refused, never one half dropped
+            raise GroundingError(
+                f"{' '.join(toks)!r} asks for the {' and '.join(_w(x) for x in moved)} both on and off "
+                f"the {_w(support_ref)}; say one"
+            )
+        implied = implied_place(clause, bool(dest or support_ref or spatial))
+        if implied is None:
+            self._ask_where(
+                toks,
+                moved,
+                dest,
+                support_ref,
+                spatial,
+                upright or clause.upright_verb or self._oriented,
+                state,
+            )
+        if how == "inside" and support_ref and self._flat(support_ref):
+            how = "ontop"  # "in the middle of the plate", "in the region": on it
+        for name in moved:
+            if implied == "back":  # on or in what held it at the start, where it was
+                self._put_back(name, upright, only, state, table)
+                continue
+            self._goal(name, how, support_ref, spatial, upright, only, state)
+        return how
+
+    def _put_back(
+        self, name: str, upright: bool, only: bool, state: bool, table: str | None
+    ) -> None:
+        """The goal of `name` back where it was, on or in what held it at the start (the table
+        when nothing did)."""
+        was = self._holder(name) or [table]
+        how = "inside" if container(self.scene.things[was[0]]) and self._holder(name) else "ontop"
+        self._goal(name, how, was[0], [("at_initial", (name,))], upright, only, state)
 
     def _gapped(
         self,
