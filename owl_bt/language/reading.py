@@ -366,28 +366,9 @@ class Reader(ClauseRelations, SpecialClauses, References):
             )
             support_ref = self._support_antecedent(toks, first_rel, support_rel, support_ref, moved)
             moved = self._narrowed(toks, n, moved, left_out, sources, least)
-            source = [x for refs in sources for m in refs for x in self._resolve(m, toks)]
-            out = (
-                not dest
-                and verb in V.PICK_VERBS
-                and bool(source or set(toks) & {"out", "off"} and self._holder(moved[0]))
-            )
-            if (
-                out and not source
-            ):  # "take the ball out (, then …)": out of what it is in now, unless a later clause
-                source = self._holder(moved[0])  # says where ("… and put it next to the mustard")
-            then_it = (
-                self.more and verb in V.ACTION_FORMS and bool(set(self._next) & {"it", "them"})
-            )  # "move X, then put it …"
-            if not dest and (verb in V.PICK_VERBS or then_it) and not upright_verb and not out:
-                if (
-                    self.more
-                ):  # "pick up the apple (from the plate) and put it …": the next clause says where
-                    self.last = moved
-                    continue
-                if not source:  # "pick up the apple", "hold the lemon": it ends in the hand
-                    self._hold(moved, toks)
-                    continue
+            source, out = self._taken_from(clause, toks, dest, moved, sources)
+            if self._only_picked(clause, toks, dest, moved, source, out):
+                continue
             upright = upright_verb or any(rels[k][2:] == ("orient", "upright") for k, _ in urels)
             spatial = [("off", (source[0],))] if source and not dest else []
             spatial += (
@@ -415,6 +396,60 @@ class Reader(ClauseRelations, SpecialClauses, References):
         self.goals[self._clause_goals :] = sorted(
             self.goals[self._clause_goals :], key=lambda g: rank.get(g.obj, 1)
         )
+
+    def _taken_from(
+        self,
+        clause: PlacementClause,
+        toks: list[str],
+        dest: list,
+        moved: list[str],
+        sources: list,
+    ) -> tuple[list[str], bool]:
+        """Where a unit takes its objects `moved` from: its source relations' objects ("off the
+        plate"), or, for a pick verb with no destination that takes them out ("take the ball out"),
+        what holds them now. Returns (those places, whether the unit takes them out)."""
+        source = [x for refs in sources for m in refs for x in self._resolve(m, toks)]
+        out = (
+            not dest
+            and clause.verb in V.PICK_VERBS
+            and bool(source or set(toks) & {"out", "off"} and self._holder(moved[0]))
+        )
+        if (
+            out and not source
+        ):  # "take the ball out (, then …)": out of what it is in now, unless a later clause
+            source = self._holder(moved[0])  # says where ("… and put it next to the mustard")
+        return source, out
+
+    def _only_picked(
+        self,
+        clause: PlacementClause,
+        toks: list[str],
+        dest: list,
+        moved: list[str],
+        source: list[str],
+        out: bool,
+    ) -> bool:
+        """Does a unit with no destination only pick its objects up? When the next clause says
+        where ("pick up the apple and put it …"), they are what it moves; when none follows and
+        they are taken from nowhere ("hold the lemon"), they end in the hand. False otherwise."""
+        then_it = (
+            self.more and clause.verb in V.ACTION_FORMS and bool(set(self._next) & {"it", "them"})
+        )  # "move X, then put it …"
+        if (
+            not dest
+            and (clause.verb in V.PICK_VERBS or then_it)
+            and not clause.upright_verb
+            and not out
+        ):
+            if (
+                self.more
+            ):  # "pick up the apple (from the plate) and put it …": the next clause says where
+                self.last = moved
+                return True
+            if not source:  # "pick up the apple", "hold the lemon": it ends in the hand
+                self._hold(moved, toks)
+                return True
+        return False
 
     def _place(
         self,
