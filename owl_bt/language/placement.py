@@ -6,8 +6,8 @@ whether it says an action or a state, whether its objects are to stand upright, 
 begin, whether it speaks of objects in general) and the words it may hold (`placement_words`).
 Read from it and the resolved units: the place a clause with none implies (`implied_place`), a
 "where" said in the present (`said_in_present`), the landmark a unit shares with the one before it
-(`opposite_landmark`), a unit's mass-noun phrase (`mass_phrase`) and the order of the units'
-objects (`object_ranks`). A unit's resolved destination is a `Destination`.
+(`opposite_landmark`), a unit's orientation and source modifiers (`unit_modifiers`), its mass-noun
+phrase (`mass_phrase`) and the order of the units' objects (`object_ranks`). A unit's resolved destination is a `Destination`.
 """
 
 from __future__ import annotations
@@ -125,6 +125,22 @@ def mass_phrase(toks: list[str], subject: list[Mention]) -> str:
         and toks[subject[0].end - 1] == V.singular(toks[subject[0].end - 1])
     )
     return " ".join(toks[subject[0].start - 1 : subject[0].end]) if mass else ""
+
+
+def unit_modifiers(
+    clause: PlacementClause, rels: list, urels: list, source: list[str], dest: list
+) -> tuple[bool, list]:
+    """A unit's orientation and source modifiers: whether its objects end upright (the clause's
+    verb stands them, or the unit says "upright"), and the spatial entries they start with: off
+    the place they are taken from when the unit has no destination, upside down when said."""
+    upright = clause.upright_verb or any(rels[k][2:] == ("orient", "upright") for k, _ in urels)
+    spatial = [("off", (source[0],))] if source and not dest else []
+    spatial += (
+        [("upside_down", ())]
+        if any(rels[k][2:] == ("orient", "upside_down") for k, _ in urels)
+        else []
+    )
+    return upright, spatial
 
 
 def _says_state(toks: list[str]) -> bool:

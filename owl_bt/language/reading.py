@@ -37,6 +37,7 @@ from owl_bt.language.placement import (
     parse_placement,
     placement_words,
     said_in_present,
+    unit_modifiers,
 )
 from owl_bt.language.references import References
 from owl_bt.language.relations import ClauseRelations
@@ -298,7 +299,7 @@ class Reader(ClauseRelations, SpecialClauses, References):
         units = self._units(ments, rels)
         clause = parse_placement(toks, ments, rels)
         state, only, verb = clause.state, clause.only, clause.verb
-        upright_verb, first_rel, generic = clause.upright_verb, clause.first_rel, clause.generic
+        first_rel, generic = clause.first_rel, clause.generic
         self._ruled_out_places(
             toks, excluded, {x for m in ments if m.start < first_rel for x in m.names}
         )
@@ -369,13 +370,7 @@ class Reader(ClauseRelations, SpecialClauses, References):
             source, out = self._taken_from(clause, toks, dest, moved, sources)
             if self._only_picked(clause, toks, dest, moved, source, out):
                 continue
-            upright = upright_verb or any(rels[k][2:] == ("orient", "upright") for k, _ in urels)
-            spatial = [("off", (source[0],))] if source and not dest else []
-            spatial += (
-                [("upside_down", ())]
-                if any(rels[k][2:] == ("orient", "upside_down") for k, _ in urels)
-                else []
-            )
+            upright, spatial = unit_modifiers(clause, rels, urels, source, dest)
             place = self._destination(toks, n, rels, dest, moved, support_rel, support_ref, spatial)
             if any(rels[k][2] == "spatial" for k, _ in dest):
                 table = self.scene.table()  # the scene's table from here on, even when it has none
