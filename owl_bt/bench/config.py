@@ -298,6 +298,10 @@ def make_config(
     spec = parse_faults(faults, fault_seed)
     if spec:
         _check_fault_records(out, fault_method(name), spec.text(), spec.seed)
+    if engine == "ray" and address is not None:  # before the bench folder is made
+        from owl_bt.bench.ray_engine import check_reachable
+
+        check_reachable(address)
     return BenchConfig(
         name,
         task_names,
@@ -327,10 +331,31 @@ def check_engine(engine: str, address: str | None) -> None:
         raise UsageError("--address joins a Ray cluster: give it with --engine ray")
     if address is not None and not address.strip():
         raise UsageError("--address is empty; give a Ray cluster's HOST:PORT, or 'auto'")
+    if address is not None:
+        check_address_form(address)
     if engine == "ray":
         missing = ray_missing()
         if missing:
             raise UsageError(missing)
+
+
+def check_address_form(address: str) -> None:
+    """'auto', a ray://… (Ray Client) address, or HOST:PORT with a port from 1 to 65535; else
+    UsageError (Ray logs its own traceback for a malformed one, and retries a port past 65535)."""
+    if address == "auto":
+        return
+    rest = address.removeprefix("ray://")
+    host, sep, port = rest.rpartition(":")
+    if (
+        "://" in rest
+        or not sep
+        or not host.strip("[]").strip()
+        or not port.isdigit()
+        or not 1 <= int(port) <= 65535
+    ):
+        raise UsageError(
+            f"--address {address} is not HOST:PORT (a port from 1 to 65535), ray://HOST:PORT or 'auto'"
+        )
 
 
 def _check_fault_records(out: Path, method: str, text: str, seed: int) -> None:

@@ -8,8 +8,9 @@ command again. Ray is imported only here, when this engine is chosen.
 Where Ray runs: `address=None` starts a private local Ray with `--jobs` CPUs (`ray.init(address="local",
 num_cpus=…)`) and shuts it down at the end; an address joins a running cluster (`ray start --head` on one
 machine, `ray start --address HOST:PORT` on the others; every machine needs the same owl-bt installed).
-A HOST:PORT address is probed first (a TCP connect, then the head node's GCS cluster-id call): an
-address where nothing, or something other than Ray, listens is a UsageError in seconds.
+An address is probed before the bench folder is made (`check_reachable`: a TCP connect, then the
+head node's GCS cluster-id call; 'auto' resolved as Ray resolves it): an address where nothing, or
+something other than Ray, listens is a UsageError in seconds.
 A Ray already initialised in this process (e.g. by a test) is used as it is and left running.
 
 Run folders: the driver writes a random token into `<out>/.ray-token`; a task that reads the same
@@ -101,7 +102,7 @@ class RayEngine:
         os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")  # no usage report sent from a bench
         tries = 1 if self.cfg.address is not None else 2
         if self.cfg.address is not None:
-            _check_reachable(self.cfg.address)
+            check_reachable(self.cfg.address)
         for attempt in range(1, tries + 1):
             try:
                 if self.cfg.address is None:
@@ -253,31 +254,55 @@ def unpack_run(data: bytes, out: Path, rel: str) -> Path:
     return final
 
 
-def _check_reachable(address: str, timeout_s: float = 3.0, answer_s: float = 5.0) -> None:
+def check_reachable(address: str, timeout_s: float = 3.0, answer_s: float = 5.0) -> None:
     """Raise UsageError unless a Ray head node (its GCS) answers at `address` (HOST:PORT): nothing
     accepting a TCP connection there within `timeout_s`, or a server there that does not answer the
     GCS's cluster-id call within `answer_s` (a web server, a database, anything not Ray). Ray itself
     retries an absent head node for minutes, and waits on a server that is not Ray without bound.
-    'auto', ray://… and forms that are not HOST:PORT are left for Ray to judge."""
+    'auto' (and RAY_ADDRESS) is first resolved as Ray resolves it (the cluster file Ray keeps in its
+    temporary folder names the last head node started here, which may since have gone); a
+    ray://HOST:PORT (Ray Client) address gets the TCP connect only."""
     import socket
 
-    host, sep, port = address.rpartition(":")
-    if not sep or not host or not port.isdigit() or "://" in address:
-        return  # 'auto', ray://…, or a form Ray judges itself
+    where = _resolved(address)
+    client = where.startswith("ray://")
+    host, sep, port = where.removeprefix("ray://").rpartition(":")
+    if not sep or not host or not port.isdigit() or "://" in where.removeprefix("ray://"):
+        return  # a form Ray judges itself
+    said = address if where == address else f"{address} ({where})"
     try:
         socket.create_connection((host.strip("[]"), int(port)), timeout=timeout_s).close()
     except (OSError, ValueError, OverflowError) as exc:
         why = getattr(exc, "strerror", None) or str(exc) or type(exc).__name__
         raise UsageError(
-            f"cannot join the Ray cluster at {address}: nothing answers there ({why}); "
+            f"cannot join the Ray cluster at {said}: nothing answers there ({why}); "
             "start its head with `ray start --head`"
         ) from None
-    why = _gcs_silence(address, answer_s)
+    why = None if client else _gcs_silence(where, answer_s)
     if why is not None:
         raise UsageError(
-            f"cannot join the Ray cluster at {address}: something listens there but it is not a "
+            f"cannot join the Ray cluster at {said}: something listens there but it is not a "
             f"Ray head node ({why}); give the address `ray start --head` printed"
         )
+
+
+def _resolved(address: str) -> str:
+    """The address Ray would join for `address`: 'auto' (or any address, when RAY_ADDRESS is set,
+    which Ray puts first) as Ray finds it; UsageError when 'auto' finds no cluster."""
+    if address != "auto" and not os.environ.get("RAY_ADDRESS"):
+        return address
+    try:
+        from ray._private.services import get_ray_address_from_environment
+    except ImportError:  # another Ray: leave 'auto' for it to judge
+        return address
+    try:
+        found = get_ray_address_from_environment(address, None)
+    except ConnectionError:
+        raise UsageError(
+            f"--address {address}: no Ray cluster runs on this machine; start one with "
+            "`ray start --head`, or leave --address out for a local Ray"
+        ) from None
+    return found or address
 
 
 # the GCS's cheapest call: an empty request, answered by every Ray head node before it joins anyone

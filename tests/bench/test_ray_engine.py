@@ -20,6 +20,7 @@ from owl_bt.bench import episodes
 from owl_bt.bench.config import INSTALL_HINT, make_config
 from owl_bt.bench.ray_engine import (
     TOKEN_NAME,
+    check_reachable,
     episode_task,
     pack_run,
     task_name,
@@ -233,21 +234,64 @@ def test_a_worker_that_cannot_see_the_bench_folder_returns_the_run_folder(tmp_pa
     assert (final / "plan.json").is_file() and (final / "events.jsonl").is_file()
 
 
-def test_an_address_where_nothing_answers_is_one_line_at_once() -> None:
+def _closed_port() -> int:
     import socket
-    import time
-
-    from owl_bt.bench.ray_engine import _check_reachable
-    from owl_bt.errors import UsageError
 
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]  # closed again below: nothing listens there
+        return s.getsockname()[1]  # closed again: nothing listens there
+
+
+def test_an_address_where_nothing_answers_is_one_line_at_once() -> None:
+    port = _closed_port()
     t0 = time.monotonic()
     with pytest.raises(UsageError, match=f"127.0.0.1:{port}: nothing answers there") as info:
-        _check_reachable(f"127.0.0.1:{port}")
+        check_reachable(f"127.0.0.1:{port}")
     assert time.monotonic() - t0 < 5 and "\n" not in info.value.reason
-    _check_reachable("auto")  # left for Ray to judge
+
+
+def test_auto_is_probed_where_ray_would_go(monkeypatch) -> None:
+    """'auto' joins the head node Ray's cluster file (or RAY_ADDRESS) names; one that has gone is
+    one line at once, as a HOST:PORT is, not Ray's GCS retries for minutes."""
+    port = _closed_port()
+    monkeypatch.setenv("RAY_ADDRESS", f"127.0.0.1:{port}")
+    with pytest.raises(UsageError, match=rf"at auto \(127.0.0.1:{port}\): nothing answers"):
+        check_reachable("auto")
+    monkeypatch.delenv("RAY_ADDRESS")
+    import ray._private.services as services
+
+    def none_found(addr, temp_dir):
+        raise ConnectionError("Could not find any running Ray instance.")
+
+    monkeypatch.setattr(services, "get_ray_address_from_environment", none_found)
+    with pytest.raises(UsageError, match="no Ray cluster runs on this machine"):
+        check_reachable("auto")
+
+
+@pytest.mark.parametrize("address", [":", "127.0.0.1:99999", "host:0", "host", "http://host:6379"])
+def test_an_address_that_is_not_host_port_is_refused_before_the_folder(tmp_path, address):
+    out = tmp_path / "bench"
+    with pytest.raises(UsageError, match="is not HOST:PORT") as info:
+        make_config("oracle", "berry1", 1, None, out, 1, 500, 4, engine="ray", address=address)
+    assert "\n" not in info.value.reason
+    assert not out.exists()
+
+
+def test_an_address_where_nothing_answers_says_one_line_and_makes_no_folder(tmp_path):
+    """Refused before the bench folder is made and before the 'episodes to run' line."""
+    out = tmp_path / "bench"
+    address = f"127.0.0.1:{_closed_port()}"
+    proc = subprocess.run(
+        [sys.executable, "-m", "owl_bt.cli", "bench", "--engine", "ray", "--address", address]
+        + ["--tasks", "berry1", "--seeds", "1", "--out", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 2, proc.stderr
+    (line,) = proc.stderr.strip().splitlines()
+    assert line.startswith(f"owl-bt: cannot join the Ray cluster at {address}: nothing answers")
+    assert not out.exists()
 
 
 @pytest.mark.slow
@@ -277,6 +321,4 @@ def test_an_address_where_a_server_that_is_not_ray_listens_is_one_line_and_exit_
 
 @pytest.mark.slow
 def test_the_gcs_address_of_a_running_ray_passes_the_probe(local_ray):
-    from owl_bt.bench.ray_engine import _check_reachable
-
-    _check_reachable(local_ray.get_runtime_context().gcs_address)  # a real head node: no error
+    check_reachable(local_ray.get_runtime_context().gcs_address)  # a real head node: no error
