@@ -99,7 +99,12 @@ def lose_stdout_quietly() -> None:
 class _Console(Console):
     """rich's Console, but a reader gone away raises BrokenPipeError rather than rich's SystemExit(1): the
     command decides what that means (`owl-bt tasks | head -1` did what it was asked: exit 0; `run … | head -1`
-    keeps the task's exit code)."""
+    keeps the task's exit code). No emoji codes: what it prints holds paths, goals and addresses, and
+    rich printed the run folder /tmp/a:fire:b as /tmp/a🔥b."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        kwargs.setdefault("emoji", False)
+        super().__init__(*args, **kwargs)
 
     def on_broken_pipe(self) -> None:
         self.quiet = True
