@@ -114,6 +114,10 @@ def run_doctor(out: Console, backend: str | None, ip: str | None) -> int:
         raise UsageError(f"--backend {backend} needs the arm's address: --ip ADDRESS")
     if ip and backend is None:
         raise UsageError("--ip needs --backend kortex or --backend rtde")
+    if ip:
+        from owl_bt.episode_config import check_ip
+
+        check_ip(ip)
     checks: list[tuple[str, Callable[[], str], bool]] = [
         (
             "python",

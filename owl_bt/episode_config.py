@@ -157,10 +157,7 @@ def validate(cfg: EpisodeConfig) -> tasks.Task | Scene:
     if cfg.backend != "sim":
         if not cfg.ip:
             raise UsageError(f"--backend {cfg.backend} needs the arm's address: --ip ADDRESS")
-        if re.fullmatch(r"[\d.]+", cfg.ip) and not _ipv4(cfg.ip):  # (999.1.1.1 is no address)
-            raise UsageError(
-                f"--ip {cfg.ip} is not an IPv4 address (four numbers 0-255, e.g. 192.168.1.10)"
-            )
+        check_ip(cfg.ip)
         if cfg.robot not in ROBOTS_OF[cfg.backend]:
             raise UsageError(
                 f"--backend {cfg.backend} drives the {ROBOT_OF[cfg.backend]}, not the {cfg.robot}: "
@@ -200,6 +197,27 @@ def validate(cfg: EpisodeConfig) -> tasks.Task | Scene:
             "--faults injects faults into the simulated arm; it cannot be used with a hardware --backend"
         )
     return task
+
+
+# a host name (RFC 1123): dot-separated labels of letters, digits and inner hyphens
+_HOST_LABEL = re.compile(r"[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?")
+
+
+def check_ip(ip: str) -> None:
+    """--ip: an IPv4 address or a host name; else UsageError. A dry run never contacts the arm, so
+    an address no connection could use (10.0.0.1:abc, 999.1.1.1, a URL) was accepted there."""
+    if re.fullmatch(r"[\d.]+", ip):
+        if not _ipv4(ip):  # (999.1.1.1 is no address)
+            raise UsageError(
+                f"--ip {ip} is not an IPv4 address (four numbers 0-255, e.g. 192.168.1.10)"
+            )
+        return
+    name = ip.removesuffix(".")
+    if len(name) > 253 or not all(_HOST_LABEL.fullmatch(label) for label in name.split(".")):
+        raise UsageError(
+            f"--ip {ip!r} is neither an IPv4 address nor a host name (e.g. 192.168.1.10; the arm's "
+            "port is fixed: give no ':PORT')"
+        )
 
 
 def _ipv4(text: str) -> bool:

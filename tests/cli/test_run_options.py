@@ -205,6 +205,7 @@ def test_hardware_usage_errors_are_one_line_and_leave_no_folder(tmp_path):
         ),
         (("--execute",), "--execute moves a hardware arm"),  # Both were taken silently
         (("--backend", "rtde", "--ip", "999.1.1.1"), "--ip 999.1.1.1 is not an IPv4 address"),
+        (("--backend", "kortex", "--robot", "gen3", "--ip", "10.0.0.1:abc"), "nor a host name"),
     ]
     for i, (args, words) in enumerate(cases):
         out = tmp_path / f"r{i}"

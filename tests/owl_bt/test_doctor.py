@@ -14,6 +14,7 @@ from rich.console import Console
 
 from owl_bt import doctor_checks
 from owl_bt.doctor import run_doctor
+from owl_bt.errors import UsageError
 from tests.support.cli import owl
 
 VLM_ENV = ("OPENAI_BASE_URL", "OPENAI_API_KEY", "OWL_BT_VLM_MODEL", "OWL_BT_CONFIG")
@@ -157,3 +158,9 @@ def test_doctor_reports_each_part():
     )  # nothing listens: the arm does not answer
     assert proc.returncode == 1 and "FAIL UR at 127.0.0.1" in proc.stdout
     assert owl("doctor", "--backend", "kortex", stdin="", timeout=60).returncode == 2
+
+
+def test_an_address_no_connection_could_use_is_a_usage_error():
+    """Before: '10.0.0.1:abc' was dialled (and printed as '10.0.0.1🔤')."""
+    with pytest.raises(UsageError, match="neither an IPv4 address nor a host name"):
+        run_doctor(Console(file=io.StringIO()), "kortex", "10.0.0.1:abc")

@@ -1,0 +1,33 @@
+"""The checks of a run's options that need no run."""
+
+from __future__ import annotations
+
+import pytest
+
+from owl_bt.episode_config import check_ip
+from owl_bt.errors import UsageError
+
+
+@pytest.mark.parametrize("ip", ["192.168.1.10", "ur5-lab", "arm.lab.example", "arm.local."])
+def test_an_address_or_a_host_name_is_taken(ip):
+    check_ip(ip)
+
+
+@pytest.mark.parametrize(
+    ("ip", "words"),
+    [
+        ("999.1.1.1", "is not an IPv4 address"),
+        ("10.0.0.1:abc", "neither an IPv4 address nor a host name"),
+        ("192.168.1.10:30004", "give no ':PORT'"),
+        ("http://10.0.0.1", "neither an IPv4 address nor a host name"),
+        ("arm lab", "neither an IPv4 address nor a host name"),
+        ("-arm", "neither an IPv4 address nor a host name"),
+        ("a..b", "neither an IPv4 address nor a host name"),
+        ("x" * 64, "neither an IPv4 address nor a host name"),
+    ],
+)
+def test_an_address_no_connection_could_use_is_refused(ip, words):
+    """A dry run never contacts the arm: there these were taken and the run exited 0."""
+    with pytest.raises(UsageError, match=words) as info:
+        check_ip(ip)
+    assert "\n" not in info.value.reason
