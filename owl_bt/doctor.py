@@ -85,9 +85,17 @@ def _ur_arm(ip: str) -> str:
         import rtde_receive
     except ImportError:
         raise RuntimeError(INSTALL_HINT) from None
-    from skills.rtde_backend import RECEIVE_VARIABLES
+    from sim.quiet import captured
+    from skills.rtde_backend import RECEIVE_VARIABLES, said_why
 
-    receive = rtde_receive.RTDEReceiveInterface(ip, -1.0, RECEIVE_VARIABLES)
+    failure = None
+    with captured() as said:  # ur_rtde prints 'connect: …' on stderr beside its exception
+        try:
+            receive = rtde_receive.RTDEReceiveInterface(ip, -1.0, RECEIVE_VARIABLES)
+        except RuntimeError as exc:
+            failure = exc
+    if failure is not None:
+        raise RuntimeError(f"{failure}{said_why(said[0])}") from None
     try:
         q = receive.getActualQ()
         stopped = receive.isProtectiveStopped() or receive.isEmergencyStopped()

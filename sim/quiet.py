@@ -6,6 +6,7 @@ import contextlib
 import ctypes
 import os
 import sys
+import tempfile
 from collections.abc import Iterator
 
 from owl_bt.output_lock import OUTPUT_LOCK
@@ -22,7 +23,21 @@ def quiet() -> Iterator[None]:
         yield from _quiet()
 
 
-def _quiet() -> Iterator[None]:
+@contextlib.contextmanager
+def captured() -> Iterator[list[str]]:
+    """As `quiet`, but what C code printed in the block is kept: the list yielded holds it (one
+    string) once the block has ended, e.g. ur_rtde's 'connect: Connection refused', which it prints
+    on stderr beside the exception it raises."""
+    said: list[str] = []
+    with OUTPUT_LOCK, tempfile.TemporaryFile() as sink:
+        try:
+            yield from _quiet(sink.fileno(), said)
+        finally:
+            sink.seek(0)
+            said.append(sink.read().decode("utf-8", errors="replace"))
+
+
+def _quiet(sink: int | None = None, handed: object = None) -> Iterator:
     # C code prints to descriptors 1 and 2 whatever sys.stdout and sys.stderr are (pytest-xdist's
     # workers replace them, and pybullet's build-time line reached the test run's output)
     streams = []
@@ -39,11 +54,11 @@ def _quiet() -> Iterator[None]:
         except OSError:  # closed: nothing is printed there
             continue
         fds.append(fd)
-    devnull = os.open(os.devnull, os.O_WRONLY)
+    devnull = os.open(os.devnull, os.O_WRONLY) if sink is None else os.dup(sink)
     try:
         for fd in fds:
             os.dup2(devnull, fd)
-        yield
+        yield handed
     finally:
         _LIBC.fflush(None)  # C stdio may still buffer what was printed; drop it while redirected
         for fd, old in zip(fds, saved, strict=True):

@@ -26,6 +26,7 @@ slipped out (OBJ 3, the fingers at their closed position) is no longer held.
 from __future__ import annotations
 
 import math
+import sys
 import threading
 import time
 from collections.abc import Sequence
@@ -89,14 +90,27 @@ def connect_rtde(ip: str):
         import rtde_receive
     except ImportError:
         raise BackendUnavailable(INSTALL_HINT) from None
-    try:
-        receive = rtde_receive.RTDEReceiveInterface(ip, -1.0, RECEIVE_VARIABLES)
-        control = rtde_control.RTDEControlInterface(ip)
-    except RuntimeError as exc:
-        if "already in use" in str(exc):
-            raise BackendUnavailable(REGISTERS_IN_USE) from None
-        raise BackendUnavailable(f"the UR at {ip} does not answer: {exc}") from None
-    return control, receive
+    from sim.quiet import captured
+
+    failure = None
+    with captured() as said:  # ur_rtde prints 'connect: …' on stderr beside its exception
+        try:
+            receive = rtde_receive.RTDEReceiveInterface(ip, -1.0, RECEIVE_VARIABLES)
+            control = rtde_control.RTDEControlInterface(ip)
+        except RuntimeError as exc:
+            failure = exc
+    if failure is None:
+        sys.stderr.write(said[0])  # (nothing, when it connects)
+        return control, receive
+    if "already in use" in str(failure):
+        raise BackendUnavailable(REGISTERS_IN_USE)
+    raise BackendUnavailable(f"the UR at {ip} does not answer: {failure}{said_why(said[0])}")
+
+
+def said_why(text: str) -> str:
+    """' (<the last line ur_rtde printed>)', e.g. ' (connect: Connection refused)', or ''."""
+    lines = [" ".join(line.split()) for line in text.splitlines() if line.strip()]
+    return f" ({lines[-1][:200]})" if lines else ""
 
 
 def open_dashboard(ip: str):

@@ -283,6 +283,31 @@ def test_rtde_input_registers_in_use_names_the_fix(monkeypatch):
     fake.close()
 
 
+def test_an_arm_that_does_not_answer_is_one_line_with_what_ur_rtde_printed(monkeypatch, capfd):
+    """ur_rtde prints 'connect: Connection refused' on descriptor 2 beside the RuntimeError it
+    raises: it was a second stderr line before the run's own; now it is the reason in that line."""
+    import os
+    import types
+
+    def refuse(ip, *args):
+        os.write(2, b"connect: Connection refused\n")
+        raise RuntimeError(f"Error: Could not connect to: {ip} at 30004, verify the IP")
+
+    fake = FakeUR()
+    install(monkeypatch, fake)
+    monkeypatch.setitem(
+        sys.modules, "rtde_receive", types.SimpleNamespace(RTDEReceiveInterface=refuse)
+    )
+    with pytest.raises(BackendUnavailable) as info:
+        connect_rtde("192.0.2.20")
+    assert str(info.value) == (
+        "the UR at 192.0.2.20 does not answer: Error: Could not connect to: 192.0.2.20 at 30004, "
+        "verify the IP (connect: Connection refused)"
+    )
+    assert capfd.readouterr().err == ""
+    fake.close()
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("clear", [False, True])
 def test_a_protective_stop_found_at_connect_is_unlocked_only_when_asked(monkeypatch, guard, clear):
