@@ -50,9 +50,10 @@ class ResponseCache:
             return None
         path = self.folder / key[:2] / f"{key}.json"
         try:
-            return safe_json.loads(path.read_text(encoding="utf-8"))
+            record = safe_json.loads(path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             return None
+        return record if _whole_record(record) else None
 
     def drop(self, key: str) -> None:
         """Forget the answer to `key` (one the caller rejected: a re-run asks the model again)."""
@@ -71,6 +72,21 @@ class ResponseCache:
             os.replace(tmp, path)
         except OSError:
             pass  # a read-only cache folder only costs the saving
+
+
+def _whole_record(record: object) -> bool:
+    """Is a cache file's JSON a record `put` writes (a damaged or edited one is a miss: a list
+    raised AttributeError, token counts that are not counts reached the run's accounting)?"""
+    if not isinstance(record, dict):
+        return False
+    answer = record.get("answer")
+    counts = [record.get(k, 0) for k in ("prompt_tokens", "completion_tokens")]
+    return (
+        isinstance(answer, str)
+        and 0 < len(answer) <= MAX_ANSWER_CHARS
+        and all(type(n) is int and n >= 0 for n in counts)
+        and isinstance(record.get("model", ""), str)
+    )
 
 
 def with_images(messages: list[dict], images: list[bytes]) -> list[dict]:
@@ -124,7 +140,7 @@ class OpenAIVLM:
         self.last_call = None
         t0 = time.monotonic()
         hit = self.cache.get(key)
-        if hit is not None and isinstance(hit.get("answer"), str):
+        if hit is not None:
             self.last_call = CallRecord(
                 self.name,
                 self.settings.model,

@@ -225,3 +225,22 @@ def test_a_body_that_is_not_json_is_an_unusable_response(berry_world, schemas, b
         ),
     ):
         _generate(_vlm(server, None, retries=0), berry_world, schemas)
+
+
+@pytest.mark.parametrize(
+    "damage",
+    ["[1, 2]", '"an answer"', '{"answer": "x", "prompt_tokens": "many"}', "null"],
+)
+def test_a_damaged_cache_file_is_a_miss(berry_world, schemas, tmp_path, damage):
+    """A cache file that is JSON but not a record (a list, a string, tokens that are not counts) is
+    asked of the model again, as an unreadable one is; a list raised AttributeError."""
+    script = [Reply(answer("berry1_sketch.txt")), Reply(answer("berry1_checkers.txt"))] * 2
+    with ChatServer(script) as server:
+        _generate(_vlm(server, tmp_path), berry_world, schemas)
+        files = sorted(tmp_path.glob("*/*.json"))
+        assert len(files) == 2
+        for f in files:
+            f.write_text(damage, encoding="utf-8")
+        c = _generate(_vlm(server, tmp_path), berry_world, schemas)
+    assert len(server.requests) == 4 and [call.cached for call in c.calls] == [False, False]
+    assert all(isinstance(call.prompt_tokens, int) for call in c.calls)
