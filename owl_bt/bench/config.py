@@ -264,6 +264,7 @@ def make_config(
     if vlm not in BENCH_VLMS:
         raise UsageError(f"unknown bench VLM backend {vlm!r}; available: {', '.join(BENCH_VLMS)}")
     name = methods.get(method).name
+    check_endpoint(name, vlm)
     task_names = parse_tasks(tasks)
     seed_values = parse_seeds(seeds, seed_list)
     cores = os.cpu_count() or 1
@@ -337,6 +338,23 @@ def check_engine(engine: str, address: str | None) -> None:
         missing = ray_missing()
         if missing:
             raise UsageError(missing)
+
+
+def check_endpoint(method: str, vlm: str) -> None:
+    """--vlm openai for a method that asks the model: the endpoint's settings must be whole (as
+    `run --vlm openai` requires) before the bench starts; else UsageError. Unchecked, every episode
+    was recorded as an error, the bench exited 0, and the same command after the settings were
+    fixed ran nothing (the episodes were recorded)."""
+    if vlm != "openai":
+        return
+    from owl_bt.episode_config import EpisodeConfig
+    from owl_bt.language.vlm import parse_spec
+
+    run = methods.get(method).apply(EpisodeConfig("", "berry1", 0, None, vlm=vlm))
+    if parse_spec(run.vlm)[1] == "openai":
+        from owl_bt.language.settings import load_settings
+
+        load_settings()
 
 
 def check_address_form(address: str) -> None:

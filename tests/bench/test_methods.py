@@ -195,9 +195,12 @@ def test_cap_sample_code_draws_a_moved_blocker_from_beside_what_it_blocked(schem
     )  # left or right of the region, not anywhere
 
 
-def test_a_bench_asks_the_vlm_it_is_given(tmp_path):
+def test_a_bench_asks_the_vlm_it_is_given(tmp_path, monkeypatch):
     # `bench --vlm openai`: the language methods ask the endpoint, the oracle keeps its own answers;
-    # a bench folder keeps one --vlm per method
+    # a bench folder keeps one --vlm per method (the endpoint's settings are checked, not asked)
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
+    monkeypatch.setenv("OWL_BT_VLM_MODEL", "test-vlm")
+    monkeypatch.setenv("OWL_BT_CONFIG", str(tmp_path / "none.toml"))
     from owl_bt.bench.config import check_same_setup, make_config
     from owl_bt.bench.runner import plan_jobs
     from owl_bt.errors import UsageError
