@@ -133,6 +133,13 @@ def validate(cfg: EpisodeConfig) -> tasks.Task | Scene:
             else "it exists and is not an empty folder"
         )
         raise UsageError(f"--record-frames {rec}: {why}")
+    if rec is not None and cfg.out is not None:
+        # the frames written into the run folder while it runs made it 'not empty' at the end:
+        # the run went to <out>-2, leaving --out holding only the frames
+        frames, run = rec.resolve(), Path(cfg.out).resolve()
+        if frames == run or run in frames.parents:
+            where = "is the run folder" if frames == run else f"is inside the run folder {cfg.out}"
+            raise UsageError(f"--record-frames {rec} {where}; give a folder apart from it")
     try:
         cfg.robot = robot_spec(cfg.robot).name
     except KeyError as exc:

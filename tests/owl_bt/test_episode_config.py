@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from owl_bt.episode_config import check_ip
+from owl_bt.episode_config import EpisodeConfig, check_ip, validate
 from owl_bt.errors import UsageError
 
 
@@ -31,3 +31,14 @@ def test_an_address_no_connection_could_use_is_refused(ip, words):
     with pytest.raises(UsageError, match=words) as info:
         check_ip(ip)
     assert "\n" not in info.value.reason
+
+
+@pytest.mark.parametrize("inside", ["", "frames"])
+def test_frames_are_not_recorded_into_the_run_folder(tmp_path, inside):
+    """Before: the frames made the run folder not empty, so the run went to <out>-2."""
+    out = tmp_path / "run"
+    cfg = EpisodeConfig("pick up the fork", "mug2", out=out, record_frames=out / inside)
+    with pytest.raises(UsageError, match="--record-frames .* the run folder") as info:
+        validate(cfg)
+    assert "\n" not in info.value.reason and not out.exists()
+    validate(EpisodeConfig("pick up the fork", "mug2", out=out, record_frames=tmp_path / "f"))
