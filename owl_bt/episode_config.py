@@ -5,6 +5,7 @@ run before it pays for them; `validate` checks one (a second at most)."""
 from __future__ import annotations
 
 import ipaddress
+import os
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -124,6 +125,8 @@ def validate(cfg: EpisodeConfig) -> tasks.Task | Scene:
         what = "a file, not a folder" if camera.folder.exists() else "no such folder"
         raise UsageError(f"--camera {camera}: {what}")
     rec = cfg.record_frames
+    if rec is not None and rec.is_symlink() and not rec.exists():  # (a loop too)
+        raise UsageError(f"--record-frames {rec} is a symbolic link to nothing")
     if rec is not None and (
         cfg.perception == "sim-state" or rec.exists() and (not rec.is_dir() or any(rec.iterdir()))
     ):
@@ -136,7 +139,7 @@ def validate(cfg: EpisodeConfig) -> tasks.Task | Scene:
     if rec is not None and cfg.out is not None:
         # the frames written into the run folder while it runs made it 'not empty' at the end:
         # the run went to <out>-2, leaving --out holding only the frames
-        frames, run = rec.resolve(), Path(cfg.out).resolve()
+        frames, run = Path(os.path.realpath(rec)), Path(os.path.realpath(cfg.out))
         if frames == run or run in frames.parents:
             where = "is the run folder" if frames == run else f"is inside the run folder {cfg.out}"
             raise UsageError(f"--record-frames {rec} {where}; give a folder apart from it")

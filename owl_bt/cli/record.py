@@ -69,12 +69,14 @@ def _record(
     if not folder.strip():
         raise UsageError("FOLDER is empty; give a folder, e.g. recordings/table1")
     dest = Path(folder)
+    if dest.is_symlink() and not dest.exists():  # (a loop too; the folder was renamed onto it)
+        raise UsageError(f"{dest} is a symbolic link to nothing; give a new folder")
     if dest.exists() and (not dest.is_dir() or any(dest.iterdir())):
         raise UsageError(f"{dest} exists and is not an empty folder; give a new one")
     if (
         spec.kind == "recorded"
         and spec.folder is not None
-        and spec.folder.resolve() == dest.resolve()
+        and os.path.realpath(spec.folder) == os.path.realpath(dest)  # (resolve() raises on a loop)
     ):
         raise UsageError("the recorded source and FOLDER are the same folder")
     partial = dest.parent / f".{dest.name}.partial-{os.getpid()}"
@@ -92,9 +94,12 @@ def _record(
                 except OSError as exc:
                     raise UsageError(f"the camera gave no frame: {exc}") from None
                 write_frame(partial, i, frame, opened.arm())
-        if dest.exists():
-            dest.rmdir()
-        partial.rename(dest)
+        try:
+            if dest.exists():
+                dest.rmdir()
+            partial.rename(dest)
+        except OSError as exc:  # made or filled meanwhile, or replaced by a file or link
+            raise UsageError(f"cannot make {dest}: {exc.strerror}") from None
     except BaseException:
         shutil.rmtree(partial, ignore_errors=True)
         raise
