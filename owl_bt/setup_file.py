@@ -211,9 +211,28 @@ def world_from_table(base_pose, mount: tuple[float, float, float]) -> np.ndarray
     return m @ np.linalg.inv(pose_matrix(base_pose))
 
 
+def writable_setup(path: Path) -> Path:
+    """The file `write_camera` writes for `path`: a symbolic link's target (renaming the new file
+    onto the link replaced the link, and the file it named kept the old settings). Raises UsageError
+    for a link to nothing or a folder that does not exist, before anything is captured."""
+    if path.is_symlink():
+        if not path.exists():  # (a loop too)
+            raise UsageError(f"setup file {path} is a symbolic link to nothing")
+        path = Path(os.path.realpath(path))
+    if not path.parent.is_dir():
+        raise UsageError(
+            f"cannot write the setup file {path}: {path.parent} is not a folder"
+            if path.parent.exists()
+            else f"cannot write the setup file {path}: no folder {path.parent}"
+        )
+    return path
+
+
 def write_camera(path: Path, extrinsics: np.ndarray, error_px: float, source: str | None) -> None:
-    """Set [camera] extrinsics and reprojection_error_px in `path` (made if missing), keeping every
-    other table and [camera]'s other keys. The file is replaced whole (a temporary file renamed)."""
+    """Set [camera] extrinsics and reprojection_error_px in `path` (made if missing; a link's
+    target), keeping every other table and [camera]'s other keys. The file is replaced whole (a
+    temporary file renamed); raises UsageError (DiskFullError for a full disk) when it cannot be."""
+    path = writable_setup(path)
     text = path.read_text(encoding="utf-8-sig") if path.exists() else ""
     old = load_setup(path).camera if path.exists() else None
     keep = old.model_dump(exclude={"extrinsics", "reprojection_error_px"}) if old else {}
@@ -233,8 +252,16 @@ def write_camera(path: Path, extrinsics: np.ndarray, error_px: float, source: st
             "their own (a `[camera]` header), not inline or as dotted keys"
         ) from None
     tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    tmp.write_text(out, encoding="utf-8")
-    tmp.replace(path)
+    try:
+        tmp.write_text(out, encoding="utf-8")
+        tmp.replace(path)
+    except OSError as exc:
+        from owl_bt.errors import disk_error
+
+        tmp.unlink(missing_ok=True)
+        raise disk_error(exc, path) or UsageError(
+            f"cannot write the setup file {path}: {exc.strerror or exc}"
+        ) from None
 
 
 def _toml_value(v) -> str:

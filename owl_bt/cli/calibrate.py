@@ -57,7 +57,7 @@ def calibrate(
 
 
 def _calibrate(camera: str, tag_size: float, tag_args: list[str], setup: str | None) -> None:
-    from owl_bt.setup_file import load_setup, setup_path, write_camera
+    from owl_bt.setup_file import load_setup, setup_path, writable_setup, write_camera
     from perception.apriltag import FACE_UP, find_tags, solve_camera
     from perception.camera_spec import parse_camera
     from sim.frames import pose_matrix
@@ -70,6 +70,7 @@ def _calibrate(camera: str, tag_size: float, tag_args: list[str], setup: str | N
         raise UsageError("say where the tags lie: --tag ID=X,Y,Z,ROLL,PITCH,YAW (one per tag)")
     path = Path(setup) if setup is not None else setup_path()
     load_setup(path)  # a malformed setup file is refused before anything is captured
+    writable_setup(path)  # and one that cannot be written
     frame, truth = _capture(spec, tag_size, layout)
     poses = {i: pose_matrix(p) @ FACE_UP for i, p in layout.items()}
     sightings = find_tags(frame.rgb, frame.intrinsics, tag_size)

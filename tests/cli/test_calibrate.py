@@ -50,3 +50,14 @@ def test_refusals(tmp_path) -> None:
         assert res.returncode == code, (args, res.stderr)
         assert words in res.stderr.strip().splitlines()[-1]
     assert not f.exists()
+
+
+def test_a_setup_file_that_cannot_be_written_is_refused_before_capturing(tmp_path) -> None:
+    """Before: the tags were found, then writing raised FileNotFoundError with a traceback."""
+    f = tmp_path / "none" / "owl-bt.toml"
+    res = owl("calibrate", "--setup", str(f))
+    assert res.returncode == 2, res.stderr
+    assert res.stderr.strip().splitlines() == [
+        f"owl-bt: cannot write the setup file {f}: no folder {f.parent}"
+    ]
+    assert list(tmp_path.iterdir()) == []

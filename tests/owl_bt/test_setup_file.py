@@ -120,6 +120,39 @@ def test_write_camera_refuses_a_camera_it_cannot_replace(tmp_path, inline) -> No
     assert f.read_text() == f"{inline}\n" and load_setup(f).camera.source == "sim"
 
 
+def test_write_camera_through_a_link_writes_the_file_it_names(tmp_path) -> None:
+    """Before: the new file was renamed onto the link, replacing it; the file it named kept the
+    old settings."""
+    real = tmp_path / "real.toml"
+    real.write_text(GOOD)
+    link = tmp_path / "owl-bt.toml"
+    link.symlink_to(real)
+    write_camera(link, np.eye(4), 0.25, None)
+    assert link.is_symlink() and load_setup(real).camera.reprojection_error_px == 0.25
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["owl-bt.toml", "real.toml"]
+
+
+@pytest.mark.parametrize("where", ["dangling", "loop", "no folder", "under a file"])
+def test_write_camera_where_it_cannot_write_is_one_line(tmp_path, where) -> None:
+    """Before: a traceback (FileNotFoundError writing the temporary file), or a link to nothing
+    replaced by a file."""
+    f = tmp_path / "owl-bt.toml"
+    if where == "dangling":
+        f.symlink_to(tmp_path / "nothing")
+    elif where == "loop":
+        f.symlink_to(tmp_path / "other")
+        (tmp_path / "other").symlink_to(f)
+    elif where == "no folder":
+        f = tmp_path / "none" / "owl-bt.toml"
+    else:
+        (tmp_path / "file").write_text("x")
+        f = tmp_path / "file" / "owl-bt.toml"
+    before = sorted(p.name for p in tmp_path.iterdir())
+    with pytest.raises(UsageError, match="symbolic link to nothing|cannot write the setup file"):
+        write_camera(f, np.eye(4), 0.3, None)
+    assert sorted(p.name for p in tmp_path.iterdir()) == before
+
+
 def test_run_takes_the_setup_and_refuses_a_mismatch(tmp_path) -> None:
     from tests.support.cli import owl
 
