@@ -71,8 +71,9 @@ def _record(
     dest = Path(folder)
     if dest.is_symlink() and not dest.exists():  # (a loop too; the folder was renamed onto it)
         raise UsageError(f"{dest} is a symbolic link to nothing; give a new folder")
+    given, dest = dest, Path(os.path.realpath(dest))  # a link to an empty folder: fill that folder
     if dest.exists() and (not dest.is_dir() or any(dest.iterdir())):
-        raise UsageError(f"{dest} exists and is not an empty folder; give a new one")
+        raise UsageError(f"{given} exists and is not an empty folder; give a new one")
     if (
         spec.kind == "recorded"
         and spec.folder is not None
@@ -83,7 +84,7 @@ def _record(
     try:
         partial.mkdir(parents=True)
     except OSError as exc:
-        raise UsageError(f"cannot make {dest}: {exc.strerror}") from None
+        raise UsageError(f"cannot make {given}: {exc.strerror}") from None
     try:
         with _opened(spec, task, scene, seed, robot) as opened:
             for i in range(frames):
@@ -99,11 +100,11 @@ def _record(
                 dest.rmdir()
             partial.rename(dest)
         except OSError as exc:  # made or filled meanwhile, or replaced by a file or link
-            raise UsageError(f"cannot make {dest}: {exc.strerror}") from None
+            raise UsageError(f"cannot make {given}: {exc.strerror}") from None
     except BaseException:
         shutil.rmtree(partial, ignore_errors=True)
         raise
-    return dest
+    return given
 
 
 class _opened:

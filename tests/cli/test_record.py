@@ -85,6 +85,18 @@ def test_a_link_to_nothing_is_refused_before_capturing(tmp_path, link) -> None:
     assert not [p for p in tmp_path.iterdir() if "partial" in p.name]
 
 
+def test_a_link_to_an_empty_folder_is_filled_and_kept(tmp_path) -> None:
+    """Before: renaming the frames onto the link failed (a traceback), after capturing."""
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    link = tmp_path / "frames"
+    link.symlink_to(empty)
+    res = owl("record", str(link), timeout=120)
+    assert res.returncode == 0, res.stderr
+    assert link.is_symlink() and frame_indices(empty) == [0]
+    assert not [p for p in tmp_path.iterdir() if "partial" in p.name]
+
+
 @pytest.mark.slow
 def test_run_refuses_a_camera_it_cannot_read(tmp_path) -> None:
     (tmp_path / "a_file").write_text("")
