@@ -66,6 +66,7 @@ class Replayed:
     limits: dict[str, float] = field(
         default_factory=dict
     )  # recorded budget, skeletons, max_attempts, plan_time (older runs: none)
+    camera: str | None = None  # the recorded frames the run read (recorded:<folder>), else None
 
     def settings(self, given: dict[str, float], defaults: dict[str, float]) -> dict[str, float]:
         """The budget, skeletons, max_attempts and plan_time to replay with: the recorded ones; a value given on the
@@ -131,6 +132,7 @@ def replayed(
     fault_seed: int | None,
     seed: int = 0,
     method: str = "owl",
+    camera_given: bool = False,
 ) -> Replayed:
     """What to run to re-run `run_dir` with its recorded answers and faults. Raises UsageError when the
     folder is not a finished run with a transcript, its plan.json is damaged, or the command line asks
@@ -208,7 +210,24 @@ def replayed(
         recorded.seed if recorded else 0,
         *(start.get(k) if isinstance(start.get(k), str) else None for k in ("perception", "robot")),
         _recorded_limits(run_dir, start),
+        _recorded_frames(run_dir, start, camera_given),
     )
+
+
+def _recorded_frames(run_dir: Path, start: dict, given: bool) -> str | None:
+    """The `recorded:<folder>` camera the run read, to read again (a replay with the simulated
+    camera instead perceived another scene, and a failed run replayed as a success); None for any
+    other camera or when --camera is given. UsageError when that folder is gone."""
+    camera = start.get("camera")
+    if given or not isinstance(camera, str) or not camera.startswith("recorded:"):
+        return None
+    folder = Path(camera.removeprefix("recorded:"))
+    if not folder.is_dir():
+        raise UsageError(
+            f"--replay: {run_dir} read the recorded frames in {folder}, which is no folder now; "
+            "give --camera (e.g. --camera sim) to replay it with another camera"
+        )
+    return camera
 
 
 def _recorded_values(run_dir: Path, plan: _Plan) -> None:

@@ -70,7 +70,8 @@ def run(
         "--replay",
         metavar="RUN_DIR",
         help="Re-run a past run folder exactly: its instruction, task, seed, method, budget, skeletons, "
-        "attempts, plan time, recorded model answers and injected faults (and its perception source and arm unless given).",
+        "attempts, plan time, recorded model answers and injected faults (and its perception source, "
+        "arm and recorded camera frames unless given).",
     ),
     method: choices.Method = typer.Option(
         "owl",

@@ -252,8 +252,10 @@ def episode_config(
                 fault_seed,
                 seed,
                 method,
+                camera_given=camera is not None,
             )
             instruction, task, seed, vlm = rec.instruction, rec.task, rec.seed, rec.vlm
+            camera = camera or rec.camera
             faults, fault_seed = rec.faults, rec.fault_seed  # the same faults at the same draws
             perception, robot = perception or rec.perception, robot or rec.robot
             method = rec.method if method == "owl" else method

@@ -310,3 +310,28 @@ def test_a_damaged_recorded_limit_is_named_not_replaced_or_blamed_on_an_option(
         f"owl-bt: --replay: {copy / 'events.jsonl'} records {key} = "
     ), res.stderr
     assert not (tmp_path / "r").exists()
+
+
+def test_a_run_that_read_recorded_frames_reads_them_again(faulty_run, tmp_path):
+    """A run made with --camera recorded:<folder> was replayed with the simulated camera: another
+    scene perceived, and a run that had failed replayed as a success. Now the replay reads the same
+    frames; when they are gone it says so (one line) unless --camera is given."""
+    from owl_bt.cli.replay import replayed
+    from owl_bt.errors import UsageError
+
+    out, _ = faulty_run
+    copy = tmp_path / "copy"
+    shutil.copytree(out, copy)
+    frames = tmp_path / "frames"
+    lines = (copy / "events.jsonl").read_text().splitlines(keepends=True)
+    start = {**json.loads(lines[0]), "camera": f"recorded:{frames}"}
+    (copy / "events.jsonl").write_text(json.dumps(start) + "\n" + "".join(lines[1:]))
+
+    def replay(**kw):
+        return replayed(copy, "", None, None, "replay", None, None, **kw)
+
+    with pytest.raises(UsageError, match=f"read the recorded frames in {frames}, which is no"):
+        replay()
+    assert replay(camera_given=True).camera is None
+    frames.mkdir()
+    assert replay().camera == f"recorded:{frames}"
