@@ -4,6 +4,7 @@ cloud, the perceived boxes, planned and executed tool paths and the tree; read b
 
 from __future__ import annotations
 
+import os
 import signal
 import socket
 import subprocess
@@ -107,6 +108,7 @@ def test_a_listening_viewer_gets_the_log_live(tmp_path):
         [str(RERUN), "--port", str(port), "--save", str(tmp_path / "got.rrd")],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
+        start_new_session=True,  # `rerun` is a Python wrapper around the viewer binary: end both
     )
     try:
         deadline = time.monotonic() + 30
@@ -126,11 +128,11 @@ def test_a_listening_viewer_gets_the_log_live(tmp_path):
             assert time.monotonic() < deadline, "the viewer received nothing"
             time.sleep(0.5)
     finally:
-        server.send_signal(signal.SIGINT)
+        os.killpg(server.pid, signal.SIGINT)
         try:
             server.wait(timeout=30)
         except subprocess.TimeoutExpired:  # the viewer is a tool here, not what is tested
-            server.kill()
+            os.killpg(server.pid, signal.SIGKILL)
             server.wait()
     assert "/world/objects" in _entities(tmp_path / "run.rrd")
 
