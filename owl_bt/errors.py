@@ -5,6 +5,7 @@ Exit codes: 2 = usage error (bad arguments, unknown task), 1 = the robot cannot 
 
 from __future__ import annotations
 
+import difflib
 import errno
 from pathlib import Path
 
@@ -39,7 +40,10 @@ class DiskFullError(OwlError):
 
 class UnknownTaskError(UsageError):
     def __init__(self, name: str, known: list[str]) -> None:
-        super().__init__(f"unknown task {name!r}; known tasks: {', '.join(known)}")
+        # a slip of the keyboard ("cofee") is named first: the list of known tasks is forty names long
+        close = difflib.get_close_matches(name.strip().lower(), known, n=2, cutoff=0.75)
+        hint = f" (did you mean {' or '.join(map(repr, close))}?)" if close else ""
+        super().__init__(f"unknown task {name!r}{hint}; known tasks: {', '.join(known)}")
 
 
 class UnknownObjectError(OwlError):

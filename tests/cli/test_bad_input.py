@@ -36,6 +36,12 @@ def test_unknown_task_is_usage_error(tmp_path):
     assert "unknown task 'nope'" in _one_line_error(proc)
 
 
+def test_a_misspelt_task_gets_the_near_name(tmp_path):
+    proc = owl("run", "stand the mug upright", "--task", "cofee", "--out", str(tmp_path / "r"))
+    assert proc.returncode == 2
+    assert "unknown task 'cofee' (did you mean 'coffee'?); known tasks: " in _one_line_error(proc)
+
+
 def test_a_usage_error_is_found_before_the_planner_and_simulator_are_loaded(tmp_path):
     # An unknown task took ~10 s to be refused, the time the planner's imports take
     proc = subprocess.run(
