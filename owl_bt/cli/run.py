@@ -132,8 +132,8 @@ def run(
         None,
         "--audio",
         metavar="WAV",
-        help="Say the goal in a WAV file (PCM, 8–96 kHz, mono or stereo; resampled to what the "
-        "recogniser needs) instead of typing it.",
+        help="Say the goal in a WAV file (PCM, 8–96 kHz, 1–8 channels, 8- to 32-bit; mixed down and "
+        "resampled to what the recogniser needs) instead of typing it.",
     ),
     listen: bool = typer.Option(
         False, "--listen", help="Say the goal into the microphone (stops when you stop speaking)."
