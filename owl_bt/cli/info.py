@@ -12,12 +12,21 @@ from owl_bt.errors import OwlError
 
 
 @app.command("tasks", cls=OwlCommand)
-def list_tasks() -> None:
-    """List the benchmark tasks with their instructions."""
-    from sim.tasks import TASKS
+def list_tasks(
+    every: bool = typer.Option(
+        False,
+        "--all",
+        help="Also the everyday set (stacking, containers, arranging, impossible requests) and the "
+        "scaling family, all of which run --task and bench --tasks take.",
+    ),
+) -> None:
+    """List the ten benchmark tasks with their instructions (--all: every task --task takes)."""
+    from sim.tasks import TASKS, all_tasks
 
-    for name, t in TASKS.items():
-        out.print(f"{name:<10} {t.instruction}", markup=False)
+    listed = all_tasks() if every else TASKS
+    width = max(10, *map(len, listed))
+    for name, t in listed.items():
+        out.print(f"{name:<{width}} {t.instruction}", markup=False)
 
 
 @app.command("skills", cls=OwlCommand)
