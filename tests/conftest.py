@@ -3,6 +3,8 @@ of the real CLI to inspect."""
 
 from __future__ import annotations
 
+import copy
+
 import pytest
 
 from owl_bt.state import WorldState
@@ -25,14 +27,21 @@ def schemas(skills):
     return [s.schema for s in skills.values()]
 
 
-@pytest.fixture()
-def berry_world() -> WorldState:
+@pytest.fixture(scope="session")
+def berry_truth() -> WorldState:
+    """Berry1 seed 0 as the simulator builds it (built once per test process)."""
     world = SimWorld()
     try:
         tasks.get("berry1").build(world, 0)
         return world.ground_truth()
     finally:
         world.close()
+
+
+@pytest.fixture()
+def berry_world(berry_truth: WorldState) -> WorldState:
+    """A test's own copy of Berry1 seed 0's ground truth: what one test changes, the next never sees."""
+    return copy.deepcopy(berry_truth)
 
 
 @pytest.fixture(scope="session")

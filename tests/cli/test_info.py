@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.support.cli import owl
+from tests.support.cli import owl, owl_wide
 
 
 def test_tasks_lists_berry1():
@@ -12,7 +12,7 @@ def test_tasks_lists_berry1():
 
 
 def test_tasks_all_lists_every_task_run_takes():
-    proc = owl("tasks", "--all")
+    proc = owl_wide("tasks", "--all")  # one line a task, whatever COLUMNS the test inherits
     lines = proc.stdout.splitlines()
     assert proc.returncode == 0 and len(lines) == 40
     assert any(ln.split()[:2] == ["tower_hue", "stack"] for ln in lines)
