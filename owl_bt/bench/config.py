@@ -300,7 +300,7 @@ def make_config(
     if spec:
         _check_fault_records(out, fault_method(name), spec.text(), spec.seed)
     if engine == "ray" and address is not None:  # before the bench folder is made
-        from owl_bt.bench.ray_engine import check_reachable
+        from owl_bt.bench.ray_address import check_reachable
 
         check_reachable(address)
     return BenchConfig(

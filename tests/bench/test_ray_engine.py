@@ -18,9 +18,9 @@ import pytest
 
 from owl_bt.bench import episodes
 from owl_bt.bench.config import INSTALL_HINT, make_config
+from owl_bt.bench.ray_address import check_reachable
 from owl_bt.bench.ray_engine import (
     TOKEN_NAME,
-    check_reachable,
     episode_task,
     pack_run,
     task_name,
