@@ -82,3 +82,15 @@ def _checkers_run_again():
 
     sandbox_client.shared().resume()
     yield
+
+
+@pytest.fixture(params=["dangling", "loop"])
+def link_to_nothing(request, tmp_path):
+    """tmp_path/frames: a symbolic link to nothing, dangling or in a loop of two links."""
+    link = tmp_path / "frames"
+    if request.param == "dangling":
+        link.symlink_to(tmp_path / "nothing")
+    else:
+        link.symlink_to(tmp_path / "other")
+        (tmp_path / "other").symlink_to(link)
+    return link

@@ -29,6 +29,7 @@ from owl_bt.bench.ray_engine import (
 from owl_bt.bench.run import run_bench
 from owl_bt.bench.runner import plan_jobs
 from owl_bt.errors import OwlError, UsageError
+from tests.support.cli import owl
 
 # the fields of a record that must not depend on where the episode ran (not its timings)
 SAME = (
@@ -281,11 +282,9 @@ def test_an_address_where_nothing_answers_says_one_line_and_makes_no_folder(tmp_
     """Refused before the bench folder is made and before the 'episodes to run' line."""
     out = tmp_path / "bench"
     address = f"127.0.0.1:{_closed_port()}"
-    proc = subprocess.run(
-        [sys.executable, "-m", "owl_bt.cli", "bench", "--engine", "ray", "--address", address]
-        + ["--tasks", "berry1", "--seeds", "1", "--out", str(out)],
-        capture_output=True,
-        text=True,
+    proc = owl(
+        *("bench", "--engine", "ray", "--address", address),
+        *("--tasks", "berry1", "--seeds", "1", "--out", str(out)),
         timeout=60,
     )
     assert proc.returncode == 2, proc.stderr
@@ -304,11 +303,9 @@ def test_an_address_where_a_server_that_is_not_ray_listens_is_one_line_and_exit_
     port = plain_tcp_server(reply)
     address = f"127.0.0.1:{port}"
     t0 = time.monotonic()
-    proc = subprocess.run(
-        [sys.executable, "-m", "owl_bt.cli", "bench", "--engine", "ray", "--address", address]
-        + ["--tasks", "berry1", "--seeds", "1", "--out", str(tmp_path / "bench"), "-q"],
-        capture_output=True,
-        text=True,
+    proc = owl(
+        *("bench", "--engine", "ray", "--address", address),
+        *("--tasks", "berry1", "--seeds", "1", "--out", str(tmp_path / "bench"), "-q"),
         timeout=120,
     )
     assert proc.returncode == 2, proc.stderr
