@@ -6,21 +6,39 @@ from __future__ import annotations
 
 from owl_bt.errors import GroundingError
 from owl_bt.language import vocabulary as V
-from owl_bt.language.goals import Goal
+from owl_bt.language.discourse import Discourse
+from owl_bt.language.goal_book import GoalBook
+from owl_bt.language.goals import ADVICE, Goal
+from owl_bt.language.mentions import SceneAliases
+from owl_bt.language.references import Resolver
+from owl_bt.language.relations import RelationReader
 from owl_bt.language.scene_view import container, held_in, resting_on
-
-ADVICE = "rephrase it with simpler words (e.g. 'put the X onto the Y') or configure a VLM endpoint (--vlm openai)"
 
 
 class SpecialClauses:
-    """Mixin of `reading.Reader`: needs its scene, goals, last, upright_needed, _relations,
-    _resolve, _check_words, _goal and _default_support."""
+    """Clauses that are not plain placements: discarding, removing, pouring and emptying, and the
+    person's own intention. Each adds its goals to the goal book (or `said.upright_needed`) and sets
+    `said.last` to the objects it moved."""
 
-    def _discard(self, toks: list[str]) -> None:
+    def __init__(
+        self,
+        scene: SceneAliases,
+        said: Discourse,
+        refs: Resolver,
+        rels: RelationReader,
+        book: GoalBook,
+    ) -> None:
+        self.scene = scene
+        self.said = said
+        self.refs = refs
+        self.rels = rels
+        self.book = book
+
+    def discard(self, toks: list[str]) -> None:
         """'throw away X' / 'discard X': into a bin-like container of the scene."""
-        ments, rels, covered = self._relations(toks)
-        excluded = self._excluded(toks, ments)  # "throw away the fruit except the apple"
-        self._check_words(
+        ments, rels, covered = self.rels.relations(toks)
+        excluded = self.rels.excluded(toks, ments)  # "throw away the fruit except the apple"
+        self.refs.check_words(
             toks,
             covered,
             allowed=V.DISCARD
@@ -45,27 +63,27 @@ class SpecialClauses:
             )
         bins = said or bins
         left_out = {n for m in excluded for n in m.names} | set(bins)
-        moved = [n for m in ments if m not in excluded for n in self._resolve(m, toks)]
+        moved = [n for m in ments if m not in excluded for n in self.refs.resolve(m, toks)]
         if (
             not moved and set(toks) & {"everything", "all", "every"} and set(toks) & V.GENERIC
         ):  # "throw everything away"
-            moved = self._items(self.scene.movable(), left_out)
+            moved = self.refs.items(self.scene.movable(), left_out)
         moved = [n for n in moved if n not in left_out]
         for name in moved:
-            self._goal(name, "inside", bins[0], [], False, False, False)
-        self.last = moved
+            self.book.add(name, "inside", bins[0], [], False, False, False)
+        self.said.last = moved
 
-    def _remove(self, toks: list[str]) -> None:
+    def remove(self, toks: list[str]) -> None:
         """'remove X from Y': X onto the table, clear of Y."""
-        ments, rels, covered = self._relations(toks)
-        self._check_words(
+        ments, rels, covered = self.rels.relations(toks)
+        self.refs.check_words(
             toks,
             covered | {i for i, t in enumerate(toks) if t == "from"},
             allowed={"remove", "clear"},
         )
         k = next((r[0] for r in rels if r[2] == "source"), len(toks))
-        moved = [n for m in ments if m.start < k for n in self._resolve(m, toks)]
-        source = [n for m in ments if m.start > k for n in self._resolve(m, toks)]
+        moved = [n for m in ments if m.start < k for n in self.refs.resolve(m, toks)]
+        source = [n for m in ments if m.start > k for n in self.refs.resolve(m, toks)]
         if (
             toks[0] == "clear" and len(moved) == 1 and not source
         ):  # "clear the plate": what rests on it or in it
@@ -89,19 +107,19 @@ class SpecialClauses:
                 f"where? say where to put it (e.g. 'put it in the bin'); {ADVICE}"
             )
         for name in moved:
-            self._goal(
+            self.book.add(
                 name,
                 "ontop",
-                self._default_support(name, []),
+                self.book.default_support(name, []),
                 [("off", (s,)) for s in source[:1]],
                 False,
                 False,
                 False,
             )
-        self.last = moved
+        self.said.last = moved
 
-    def _pour(self, toks: list[str], at: int) -> None:
-        ments, rels, covered = self._relations(toks)
+    def pour(self, toks: list[str], at: int) -> None:
+        ments, rels, covered = self.rels.relations(toks)
         into = [
             m
             for m in ments
@@ -123,9 +141,12 @@ class SpecialClauses:
             or toks[at + 1 : at + 2] == ["over"]
         )
         pronoun = (
-            not what and not out_of and bool(set(toks[at:]) & {"it", "them"}) and bool(self.last)
+            not what
+            and not out_of
+            and bool(set(toks[at:]) & {"it", "them"})
+            and bool(self.said.last)
         )  # "empty it"
-        self._check_words(
+        self.refs.check_words(
             toks, covered, allowed=V.POUR_FORMS | V.LIQUIDS | {"out"} | ({"over"} if out else set())
         )
         if not into and (out or out_of):
@@ -152,18 +173,21 @@ class SpecialClauses:
                 pairs = {}
                 for c in out_of:
                     prev = max((d.start for d in out_of if d.start < c.start), default=-1)
-                    pairs[self._resolve(c, toks)[0]] = [
-                        n for m in what if prev < m.start < c.start for n in self._resolve(m, toks)
+                    pairs[self.refs.resolve(c, toks)[0]] = [
+                        n
+                        for m in what
+                        if prev < m.start < c.start
+                        for n in self.refs.resolve(m, toks)
                     ]
-                return self._empty(toks, pairs)
+                return self.empty(toks, pairs)
             named = (
-                [n for m in what for n in self._resolve(m, toks)]
+                [n for m in what for n in self.refs.resolve(m, toks)]
                 if what
-                else list(self.last)
+                else list(self.said.last)
                 if pronoun
                 else []
             )
-            into_last = [g.support for g in self.goals if g.obj in named and g.how == "inside"]
+            into_last = [g.support for g in self.said.goals if g.obj in named and g.how == "inside"]
             if pronoun and into_last and not any(container(self.scene.things[n]) for n in named):
                 named = list(
                     dict.fromkeys(into_last)
@@ -171,15 +195,15 @@ class SpecialClauses:
             if not named and set(toks) & (
                 V.QUANT_ALL | V.GENERIC
             ):  # "empty everything": each container holding something
-                named = [n for n in self.scene.things if self._holds_something(n)]
+                named = [n for n in self.scene.things if self.holds_something(n)]
                 if not named:
                     raise GroundingError("no container in the scene holds anything to pour out")
             if named:
-                return self._empty(toks, {n: [] for n in named})
+                return self.empty(toks, {n: [] for n in named})
         if not into:
             raise GroundingError(f"pour into what? {' '.join(toks)!r}; {ADVICE}")
-        target = self._resolve(into[0], toks)[0]
-        names = [n for m in what for n in self._resolve(m, toks)]
+        target = self.refs.resolve(into[0], toks)[0]
+        names = [n for m in what for n in self.refs.resolve(m, toks)]
         if not names:
             raise GroundingError(f"pour what into the {target.replace('_', ' ')}? {ADVICE}")
         x = self.scene.things[names[0]]
@@ -197,32 +221,32 @@ class SpecialClauses:
         if (
             holder == target
         ):  # already poured (a replan after the pour): the goal is that it stays there
-            self.goals.append(Goal(x.name, "inside", target))
-            self.last = [x.name]
+            self.said.goals.append(Goal(x.name, "inside", target))
+            self.said.last = [x.name]
             return
         src, contents = (
             (holder, (x.name,))
             if holder
             else (x.name, tuple(n for n, t in self.scene.things.items() if held_in(t, x)))
         )
-        self.goals.append(Goal(src, "pour", target, contents=contents))
+        self.said.goals.append(Goal(src, "pour", target, contents=contents))
         if container(
             self.scene.things[target]
         ):  # a container poured into stands upright; a plate is flat
-            self.upright_needed.add(target)
-        self.last = [src]
+            self.said.upright_needed.add(target)
+        self.said.last = [src]
 
-    def _contents(self, c: str) -> tuple[str, ...]:
+    def contents(self, c: str) -> tuple[str, ...]:
         """What lies in c (smaller than c: not the mug "in" the ball it holds)."""
         things = self.scene.things
         return tuple(
             n for n, t in things.items() if held_in(t, things[c]) and t.volume < things[c].volume
         )
 
-    def _holds_something(self, c: str) -> bool:
-        return not self.scene.things[c].fixed and bool(self._contents(c))
+    def holds_something(self, c: str) -> bool:
+        return not self.scene.things[c].fixed and bool(self.contents(c))
 
-    def _empty(self, toks: list[str], said: dict[str, list[str]]) -> None:
+    def empty(self, toks: list[str], said: dict[str, list[str]]) -> None:
         """'empty the mug', 'pour out the mug', 'pour the golf ball out of the mug', 'empty both containers',
         'empty it': tip each container's contents out onto the table, then stand it back up (the goal's
         `upright`). `said`: each object said → what was said to come out of it ('out of'); an object said
@@ -242,7 +266,7 @@ class SpecialClauses:
         for n, out in said.items():
             if (
                 not out
-                and not self._contents(n)
+                and not self.contents(n)
                 and not holder(n)
                 and not things[n].fixed
                 and not container(things[n])
@@ -251,10 +275,10 @@ class SpecialClauses:
                 raise GroundingError(
                     f"the {n.replace('_', ' ')} lies in no container: there is nothing to pour it out of"
                 )
-            c = holder(n) if not out and not self._contents(n) and holder(n) else n
+            c = holder(n) if not out and not self.contents(n) and holder(n) else n
             plan[c] = plan.get(c, ()) + tuple(out) + ((n,) if c != n else ())
         for src, named in plan.items():
-            inside = self._contents(src)
+            inside = self.contents(src)
             if things[src].fixed or not (
                 container(things[src]) or inside
             ):  # "empty the table", "empty the plate"
@@ -285,17 +309,17 @@ class SpecialClauses:
             support = next(
                 (n for n, t in things.items() if n != src and resting_on(things[src], t)), table
             )
-            self.goals.append(
+            self.said.goals.append(
                 Goal(src, "pour", table, contents=left, upright=True)
                 if left
                 else Goal(src, "ontop", support, upright=True)
             )
-        self.last = list(plan)  # "empty the mug and put the fork in it"
+        self.said.last = list(plan)  # "empty the mug and put the fork in it"
 
-    def _intention(self, toks: list[str]) -> None:
+    def intention(self, toks: list[str]) -> None:
         """The person's own plan: a container they will pour into must stand upright."""
-        ments, rels, covered = self._relations(toks)
-        self._check_words(
+        ments, rels, covered = self.rels.relations(toks)
+        self.refs.check_words(
             toks, covered, allowed=V.POUR_FORMS | V.LIQUIDS | V.ACTION_FORMS, liquids_ok=True
         )
         if set(toks) & V.POUR_FORMS:
@@ -303,4 +327,4 @@ class SpecialClauses:
                 if kind == "support":
                     target = next((m for m in ments if m.start >= e), None)
                     if target is not None:
-                        self.upright_needed.update(self._resolve(target, toks))
+                        self.said.upright_needed.update(self.refs.resolve(target, toks))

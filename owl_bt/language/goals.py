@@ -6,6 +6,9 @@ from dataclasses import dataclass, field
 
 from owl_bt.errors import GroundingError
 
+# how a refusal of the offline grounder ends: what the person can do instead
+ADVICE = "rephrase it with simpler words (e.g. 'put the X onto the Y') or configure a VLM endpoint (--vlm openai)"
+
 
 class ImpossibleGoal(GroundingError):
     """The instruction is understood and no plan can meet it in this scene (the hammer "in" the

@@ -9,7 +9,7 @@ import unicodedata
 from dataclasses import dataclass
 
 from owl_bt.language import vocabulary as V
-from owl_bt.language.scene_view import Thing
+from owl_bt.language.scene_view import Thing, held_in, inside, resting_on
 
 
 @dataclass
@@ -184,6 +184,19 @@ class SceneAliases:
 
     def table(self) -> str | None:
         return next((n for n, t in self.things.items() if t.category == "table"), None)
+
+    def at(self, name: str, place: str) -> bool:
+        """Whether object `name` is on or in `place` in this scene (never in what is smaller: the mug
+        is not in its ball)."""
+        t, p = self.things[name], self.things[place]
+        return name != place and (
+            resting_on(t, p) or t.volume < p.volume and (held_in(t, p) or inside(t, p))
+        )
+
+    def holder(self, name: str) -> list[str]:
+        """What object `name` is in or on in this scene, other than the table: [that one] or []."""
+        table = self.table()
+        return [p for p in self.things if p not in (name, table) and self.at(name, p)][:1]
 
 
 def _suffixes(words: tuple[str, ...]) -> list[tuple[str, ...]]:

@@ -16,10 +16,10 @@ from dataclasses import dataclass
 
 from owl_bt.errors import GroundingError
 from owl_bt.language import pipeline
-from owl_bt.language.goals import ImpossibleGoal
+from owl_bt.language.goals import Goal, ImpossibleGoal
 from owl_bt.language.offline_cap import gen_plan_code
 from owl_bt.language.offline_plan import Plan, code
-from owl_bt.language.reading import Goal, Reader
+from owl_bt.language.reading import Reader
 from owl_bt.language.scene_view import Thing, read_objects
 from owl_bt.language.vlm import PROMPT_KINDS, CallRecord
 

@@ -7,26 +7,32 @@ from __future__ import annotations
 
 from owl_bt.errors import GroundingError
 from owl_bt.language import vocabulary as V
-from owl_bt.language.clause_kinds import ADVICE
-from owl_bt.language.mentions import Mention, find_mentions, phrases
+from owl_bt.language.discourse import ClauseFrame, Discourse
+from owl_bt.language.goals import ADVICE
+from owl_bt.language.mentions import Mention, SceneAliases, find_mentions, phrases
 from owl_bt.language.scene_view import container
 from owl_bt.language.superlatives import DISTANCE, distance_superlatives
 
 
-class ClauseRelations:
-    """Mixin of the Reader (owl_bt.language.reading): needs `scene`, and sets `_named`, `_ments`,
-    `_nearest` and `_centred` for the clause being read."""
+class RelationReader:
+    """The relations, mentions and units of the clause being read.
 
-    def _relations(self, toks: list[str]):
+    `relations` sets the frame's `ments`, `nearest`, `centred` and `of_table` and adds the clause's
+    objects to `frame.named`; `ask_where` reads `said.last_dest` and `said.goals`.
+    """
+
+    def __init__(self, scene: SceneAliases, said: Discourse, frame: ClauseFrame) -> None:
+        self.scene = scene
+        self.said = said
+        self.frame = frame
+
+    def relations(self, toks: list[str]):
         """(mentions, relations [(start, end, kind, relation)], covered token indices)."""
         taken: set[int] = set()
         rels = []
-        self._centred: set[int] = (
-            set()
-        )  # support relations meant centred ("in the middle of the plate")
-        self._of_table: set[int] = (
-            set()
-        )  # absolute relations said of the table ("the far right of the table")
+        # support relations meant centred ("in the middle of the plate"); absolute relations said
+        # of the table ("the far right of the table")
+        self.frame.centred, self.frame.of_table = set(), set()
         far = {
             p: r for p, r in V.ABSOLUTE.items() if p.startswith("far ") or p in V.ROBOT_FRAME
         }  # not "left of"
@@ -59,7 +65,7 @@ class ClauseRelations:
                     continue  # "standing the mug upright": the verb
 
                 if " ".join(toks[s:e]) in V.ROBOT_FRAME:
-                    self._of_table.add(
+                    self.frame.of_table.add(
                         s
                     )  # the robot's nearness: a part of the table, whatever the support
                 rels.append((s, e, kind, r))
@@ -82,7 +88,7 @@ class ClauseRelations:
             if (
                 t in V.LOCATION_WORDS - {"side"} and lead
             ):  # "on the top of the plate", "in the middle of the bowl"
-                self._centred |= {lead[0]} if t in V.CENTRE else set()  # …centred on it
+                self.frame.centred |= {lead[0]} if t in V.CENTRE else set()  # …centred on it
                 continue
             if (
                 t in V.CENTRE
@@ -93,7 +99,7 @@ class ClauseRelations:
                 rels.append(
                     (a - 1, a, "support", "ontop")
                 )  # "put the strawberry at the centre of the table"
-                self._centred.add(a - 1)
+                self.frame.centred.add(a - 1)
                 continue
             if t in V.DESCRIBING or (
                 t in V.LOCATION_WORDS and i + 1 < len(toks) and toks[i + 1] == "of"
@@ -128,17 +134,17 @@ class ClauseRelations:
                     == self.scene.things[table].words
                 ):
                     skip |= set(range(b, k + 1))
-                    self._of_table.add(a)
+                    self.frame.of_table.add(a)
         ments = find_mentions(toks, self.scene, skip | taken)
-        self._named += [n for m in ments for n in m.names]
-        self._nearest, near, ments = distance_superlatives(
+        self.frame.named += [n for m in ments for n in m.names]
+        self.frame.nearest, near, ments = distance_superlatives(
             toks, ments
         )  # "the fruit closest to the mug"
         skip |= near
         rels = [r for r in rels if not near & set(range(r[0], r[1]))]
-        self._ments = ments
+        self.frame.ments = ments
         for _a, b, _kind, _r in [
-            r for r in rels if r[2] == "absolute" and r[0] not in self._of_table
+            r for r in rels if r[2] == "absolute" and r[0] not in self.frame.of_table
         ]:
             k = (
                 b + 1 + (toks[b + 1 : b + 2] == ["the"])
@@ -174,7 +180,7 @@ class ClauseRelations:
         rels.sort()
         return ments, rels, covered
 
-    def _excluded(self, toks: list[str], ments: list[Mention]) -> list[Mention]:
+    def excluded(self, toks: list[str], ments: list[Mention]) -> list[Mention]:
         """Mentions right after 'except', 'not', 'other than' … (articles skipped), or after 'but' in a clause
         with a quantifier ("everything but the apple"), and those joined to one by 'and'/'or'/','
         ("except the apple and the lemon"): left out."""
@@ -197,7 +203,7 @@ class ClauseRelations:
                 out.append(m)  # "except the apple, the lemon and the lime"
         return out
 
-    def _excepted_superlative(self, toks: list[str], excluded: list[Mention]) -> str | None:
+    def excepted_superlative(self, toks: list[str], excluded: list[Mention]) -> str | None:
         """The size superlative after 'except'/'but'/'other than' … ("all the fruit except the biggest one"):
         the one of the group to leave out; None when there is none. Raises GroundingError for such a word
         that leaves out nothing the grounder can name ("everything except the one over there")."""
@@ -225,7 +231,7 @@ class ClauseRelations:
                 )
         return None
 
-    def _ruled_out_places(self, toks: list[str], excluded: list[Mention], movers: set[str]) -> None:
+    def ruled_out_places(self, toks: list[str], excluded: list[Mention], movers: set[str]) -> None:
         """Refuse a "not" that rules out a place (a region, a table, a container, a plate) rather than leaving
         out an object ("onto the plate, not the light-grey one", "into the bowl, not the mug"), or that
         rules out nothing named: raises GroundingError. ("… on the plate, not the lime" leaves the
@@ -252,7 +258,7 @@ class ClauseRelations:
                     f"should do; {ADVICE}"
                 )
 
-    def _units(
+    def units(
         self, ments: list[Mention], rels: list
     ) -> list[tuple[list[Mention], list[tuple[int, list[Mention]]]]]:
         """The clause cut into units [(subject mentions, [(relation index, its reference mentions)])]:
@@ -283,13 +289,13 @@ class ClauseRelations:
                 units.append(([x], []))
         return units
 
-    def _absolute(self, r: str, s: int, spatial: list) -> tuple[str, tuple[str, ...]]:
+    def absolute(self, r: str, s: int, spatial: list) -> tuple[str, tuple[str, ...]]:
         """The spatial entry of an absolute relation (far_left, far_right, back, front) starting at token s: of
         the table when said so ("… of the table", "near the robot"); a side of the object just placed near
         ("beside the mug on the right": right of the mug, the near entry is dropped from `spatial`); else a
-        bare direction ("bare:far_right"), which `_goal` reads as that part of the table or that half of
+        bare direction ("bare:far_right"), which the goal book (`GoalBook.add`) reads as that part of the table or that half of
         another support ("on the mat to the right")."""
-        if s in self._of_table:
+        if s in self.frame.of_table:
             return (r, ())
         near = next((x for x in reversed(spatial) if x[0] == "near"), None)
         if near is not None:
@@ -297,7 +303,7 @@ class ClauseRelations:
             return (V.DIRECTION[r], near[1])
         return ("bare:" + r, ())
 
-    def _ask_where(
+    def ask_where(
         self,
         toks: list[str],
         moved: list[str],
@@ -318,12 +324,12 @@ class ClauseRelations:
                 f"(e.g. 'on the table'); {ADVICE}"
             )
         bare = next((r[5:] for r, _ in spatial if r.startswith("bare:")), None)
-        landmark = self.last_dest[1] if self.last_dest else None
+        landmark = self.said.last_dest[1] if self.said.last_dest else None
         if (
             bare
             and support is None
             and landmark not in (None, self.scene.table())
-            and not any(g.obj in moved for g in self.goals)
+            and not any(g.obj in moved for g in self.said.goals)
         ):
             side = {
                 "far_left": "to the left",

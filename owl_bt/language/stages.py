@@ -7,8 +7,8 @@ from __future__ import annotations
 from owl_bt.errors import GroundingError
 from owl_bt.language import vocabulary as V
 from owl_bt.language.abilities import missing_ability
-from owl_bt.language.clause_kinds import ADVICE
 from owl_bt.language.feasibility import refuse_no_skill
+from owl_bt.language.goals import ADVICE
 from owl_bt.language.mentions import SEPARATORS, tokens_of
 from owl_bt.language.negation import negation
 
