@@ -66,6 +66,15 @@ def _support_at(toks: list[str]) -> tuple[int, str] | None:
     return next(((i, "inside") for i, t in enumerate(toks) if t in V.TOWARDS), None)
 
 
+def _table(scene: SceneAliases, name: str) -> str:
+    """The scene's table, where a row or a tower stands when no support is said; raises
+    GroundingError for a scene with none (a prompt that lists no table)."""
+    table = scene.table()
+    if table is None:
+        raise GroundingError(f"no surface to put the {name.replace('_', ' ')} on; say where")
+    return table
+
+
 def _how(rel: str, scene: SceneAliases, support: str) -> str:
     t = scene.things[support]
     if rel == "inside" and container(t):
@@ -174,8 +183,7 @@ def ordering(toks: list[str], scene: SceneAliases) -> list[Placement] | None:
         movers.sort(key=lambda n: _hue(scene.things[n].colour), reverse=not ascending)
     else:
         movers.sort(key=lambda n: measure(scene.things[n], scale), reverse=not ascending)
-    table = scene.table()
-    support = base[0] if base else table
+    support = base[0] if base else _table(scene, movers[0])
     how = _how(at[1], scene, support) if at else "ontop"
     out = [Placement(movers[0], how, support)]
     for prev, obj in zip(movers, movers[1:], strict=False):
@@ -275,7 +283,6 @@ def said_stack(toks: list[str], scene: SceneAliases) -> list[Placement] | None:
     order = _said_order(rest, scene, list(group.names))
     if order is None:
         return None
-    table = scene.table()
-    return [Placement(order[0], "ontop", table)] + [
+    return [Placement(order[0], "ontop", _table(scene, order[0]))] + [
         Placement(obj, "ontop", prev) for prev, obj in zip(order, order[1:], strict=False)
     ]

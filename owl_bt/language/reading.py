@@ -483,7 +483,7 @@ class Reader:
     ) -> None:
         """The goal of `name` back where it was, on or in what held it at the start (the table
         when nothing did)."""
-        was = self.scene.holder(name) or [table]
+        was = self.scene.holder(name) or [table or self.book.default_support(name, [])]
         how = (
             "inside"
             if container(self.scene.things[was[0]]) and self.scene.holder(name)

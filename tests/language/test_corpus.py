@@ -8,7 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from owl_bt.errors import GroundingError, UnknownObjectError
 from owl_bt.language.corpus import judge, load
+from owl_bt.language.pipeline import ground
 
 CASES, SCENES = load(Path(__file__).parent / "corpus")
 
@@ -37,3 +39,19 @@ def test_an_unexpected_grounding_is_judged_wrong():
     assert judge(other, SCENES[case.scene]).verdict == "wrong"
     refusal = type(case)(case.scene, case.say, case.cls, refuse="never said")
     assert judge(refusal, SCENES[case.scene]).verdict == "wrong"
+
+
+def test_a_scene_with_no_table_gets_readings_or_one_line_refusals():
+    """A prompt may list no table: every corpus instruction over its scene without the table ends in
+    a reading or a one-line GroundingError — an ordering, a tower or "put it back" once raised
+    KeyError for the missing table."""
+    no_table = "no surface to put the"
+    refused = 0
+    for case in CASES:
+        things = [t for t in SCENES[case.scene] if t.category != "table"]
+        try:
+            ground(case.say, things)
+        except (GroundingError, UnknownObjectError) as exc:
+            assert "\n" not in str(exc)
+            refused += no_table in str(exc)
+    assert refused >= 10  # the table-less readings are refused, not placed nowhere
