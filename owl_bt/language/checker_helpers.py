@@ -6,6 +6,7 @@ with the codebook's functions (`get_obj_center`, `modify_pose_bounds_to_be_…`,
 
 from __future__ import annotations
 
+from owl_bt.language.codebook_parts import YAW_TOL
 from owl_bt.language.perception_error import PERCEPTION_ERROR
 
 # m: how far past the reference's edge across ("behind the bowl": the bowl's width in y) a thing beside it may
@@ -201,7 +202,7 @@ EXTRA = {
 
 """.replace("FAR_APART", repr(FAR_APART)),
     "straight": """def straight(name):
-    # lying flat, its long side along x (away from the robot) within 15 degrees
+    # lying flat, its long side along x (away from the robot) within 10 degrees
     return is_upright(state, env, name) and is_straight(state, env, name)
 
 """,
@@ -213,16 +214,16 @@ EXTRA = {
 
 """,
     "parallel": """def parallel(name, ref):
-    # lying flat, its long side and ref's within 15 degrees of each other, seen from above
+    # lying flat, its long side and ref's within 10 degrees of each other, seen from above
     return is_upright(state, env, name) and is_parallel(state, env, name, ref)
 
 """,
     "perpendicular": """def perpendicular(name, ref):
-    # lying flat, its long side within 15 degrees of square to ref's, seen from above
+    # lying flat, its long side within 10 degrees of square to ref's, seen from above
     a, b = get_long_axis_yaw(state, env, name), get_long_axis_yaw(state, env, ref)
-    return is_upright(state, env, name) and yaw_difference(a, b) >= math.pi / 2 - math.radians(15.0)
+    return is_upright(state, env, name) and yaw_difference(a, b) >= math.pi / 2 - YAW_TOL
 
-""",
+""".replace("YAW_TOL", repr(YAW_TOL)),
     "held": """def held(name):
     # in the gripper now (the robot state's held object)
     return state.robot is not None and state.robot.held == name

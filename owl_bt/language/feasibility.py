@@ -33,12 +33,15 @@ def _w(name: str) -> str:
 
 
 def refuse_infeasible(goals: list[Goal], things: dict[str, Thing]) -> None:
-    """Raise ImpossibleGoal for the first goal no plan can meet: its object a kind the gripper cannot
-    take, or too wide for the container it is to go in."""
+    """Raise ImpossibleGoal for the first goal no plan can meet: its object fixed in place (the
+    table, a region, a mat), a kind the gripper cannot take, or too wide for the container it is to
+    go in."""
     for g in goals:
         t = things.get(g.obj)
         if t is None:
             continue
+        if t.fixed:  # "put the table on the apple", "pick up the mat": fixed where it is
+            raise ImpossibleGoal(f"the {_w(g.obj)} is fixed where it is: the robot cannot move it")
         if t.category in NOT_PICKABLE:
             raise ImpossibleGoal(
                 f"the {_w(g.obj)} cannot be picked up: it is wider than the gripper's 85 mm "

@@ -280,7 +280,7 @@ class Reader:
         least = self.rels.excepted_superlative(toks, excluded)  # "… except the biggest one"
         left_out = {x for m in excluded for x in m.names}
         ments = [m for m in ments if m not in excluded]
-        units = self.rels.units(ments, rels)
+        units = self.rels.units(ments, rels, toks)
         clause = parse_placement(toks, ments, rels)
         state, only, verb = clause.state, clause.only, clause.verb
         first_rel, generic = clause.first_rel, clause.generic
@@ -388,16 +388,35 @@ class Reader:
         plate"), or, for a pick verb with no destination that takes them out ("take the ball out"),
         what holds them now. Returns (those places, whether the unit takes them out)."""
         source = [x for refs in sources for m in refs for x in self.refs.resolve(m, toks)]
+        # "pick the apple up off the board" (nothing after it): it ends in the hand, not put down
+        kept = clause.verb in V.HOLD_VERBS and not self.frame.more
         out = (
             not dest
             and clause.verb in V.PICK_VERBS
-            and bool(source or set(toks) & {"out", "off"} and self.scene.holder(moved[0]))
+            and not kept
+            and bool(source or set(toks) & {"out", "off"} and self._holder_now(moved[0]))
         )
         if (
             out and not source
         ):  # "take the ball out (, then …)": out of what it is in now, unless a later clause
-            source = self.scene.holder(moved[0])  # says where ("… and put it next to the mustard")
+            source = self._holder_now(moved[0])  # says where ("… and put it next to the mustard")
         return source, out
+
+    def _holder_now(self, name: str) -> list[str]:
+        """What `name` is in or on by now: the support of its last goal so far ("put the apple in
+        the bowl, then take it out": the bowl), else what holds it in the scene; [] for the table
+        or nothing."""
+        goal = next(
+            (
+                g
+                for g in reversed(self.said.goals)
+                if g.obj == name and g.how in ("inside", "ontop")
+            ),
+            None,
+        )
+        if goal is None:
+            return self.scene.holder(name)
+        return [] if goal.support == self.scene.table() else [goal.support]
 
     def _only_picked(
         self,
@@ -422,17 +441,30 @@ class Reader:
             and not clause.upright_verb
             and not out
         ):
-            if (
-                self.frame.more
-            ):  # "pick up the apple (from the plate) and put it …": the next clause says where
+            if self.frame.more:
+                # "pick up the apple (from the plate) and put it …": the next clause says where
+                if not self._said_again(moved):
+                    raise GroundingError(
+                        f"the robot has one hand: it would still hold the "
+                        f"{' and the '.join(_w(x) for x in moved)} for what follows; say where "
+                        f"{'it goes' if len(moved) == 1 else 'they go'} first"
+                    )
                 self.said.last = moved
                 return True
-            if not source:  # "pick up the apple", "hold the lemon": it ends in the hand
+            # "pick up the apple", "hold the lemon", "lift the apple off the board": in the hand
+            if not source or clause.verb in V.HOLD_VERBS:
                 self.book.hold(moved)
                 self.said.last = moved
                 self.frame.named += [x for x in moved if x not in self.frame.named]
                 return True
         return False
+
+    def _said_again(self, moved: list[str]) -> bool:
+        """Does the next clause speak of `moved` again ('it', 'them', or one of them by name)?"""
+        nxt = self.frame.next
+        if set(nxt) & {"it", "them", "they", "both", "each"}:
+            return True
+        return any(x in moved for m in find_mentions(nxt, self.scene, set()) for x in m.names)
 
     def _place(
         self,
@@ -544,17 +576,23 @@ class Reader:
     def _support(self, toks: list[str], rels: list, dest: list) -> tuple[tuple | None, str | None]:
         """The support relation among a unit's destinations `dest` ((relation index, reference
         mentions)), not a bare "to": the first with a reference, else the first (("inside" |
-        "ontop", its mentions) or None), and the object its reference means (None without one)."""
+        "ontop", its mentions) or None), and the object its reference means (None without one).
+        Raises GroundingError for a reference that means several places ("in the cups")."""
         sup = [
             (rels[k][3], refs) for k, refs in dest if rels[k][2] == "support" and rels[k][3] != "to"
         ]
         support_rel = next((x for x in sup if x[1]), sup[0] if sup else None)
-        support_ref = (
-            self.refs.resolve(support_rel[1][0], toks)[0]
-            if support_rel and support_rel[1]
-            else None
-        )
-        return support_rel, support_ref
+        if not support_rel or not support_rel[1]:
+            return support_rel, None
+        m = support_rel[1][0]
+        places = self.refs.resolve(m, toks)
+        if len(places) > 1:  # "put the balls in the cups": which in which is not said
+            which = " or ".join(f"the {_w(x)}" for x in places)
+            raise GroundingError(
+                f"{' '.join(toks[m.start : m.end])!r} are {len(places)} places ({which}); say which "
+                f"goes where, or e.g. 'each ball into the cup of its own colour'"
+            )
+        return support_rel, places[0]
 
     def _theme(
         self,
@@ -795,7 +833,7 @@ class Reader:
                         )
                     spatial += [(r, (x,)) for x in names]
             elif kind == "absolute":
-                spatial.append(self.rels.absolute(r, s, spatial))
+                spatial.append(self._side(self.rels.absolute(r, s, spatial)))
             if (
                 kind == "support"
                 and s in self.frame.centred
@@ -808,6 +846,16 @@ class Reader:
         if how is None and support_rel:
             how = support_rel[0]
         return Destination(how, support_ref, spatial)
+
+    def _side(self, entry: tuple[str, tuple[str, ...]]) -> tuple[str, tuple[str, ...]]:
+        """A bare direction ("bare:far_right") right after a unit put its object on the opposite
+        side of a landmark is that landmark's other side ("the fork left of the plate and the knife
+        to the right": right of the plate, not the table's right edge); any other entry as it is."""
+        if not entry[0].startswith("bare:"):
+            return entry
+        side = V.DIRECTION[entry[0][5:]]
+        landmark = opposite_landmark(side, self.said.last_dest)
+        return (side, (landmark,)) if landmark is not None else entry
 
     def _fitting(self, toks: list[str], target: str | None) -> list[str]:
         if target is None:

@@ -14,6 +14,7 @@ from owl_bt.language.counts import WORDS, count_before, is_count, take
 from owl_bt.language.discourse import ClauseFrame, Discourse
 from owl_bt.language.mentions import SEPARATORS, Mention, SceneAliases, find_mentions
 from owl_bt.language.scene_view import (
+    Thing,
     container,
     fits_in,
     held_in,
@@ -189,15 +190,18 @@ class Resolver:
     def antecedent(self, how: str, moved: list[str], at: int) -> str:
         """What 'it' (token `at` of the clause) names as a support: the last object moved, unless that cannot
         hold the moved ones — then the latest object named before 'it' that can ("take the orange off the mug
-        and put the knife in it": the mug)."""
+        and put the knife in it": the mug; "put the orange on the plate and the apple on it": the plate,
+        as nothing stays on a round fruit)."""
         first = self.said.last[0] if self.said.last else self.said.mentioned[-1]
-        fits = (lambda n: container(self.scene.things[n])) if how == "inside" else (lambda n: True)
-        if first not in moved and fits(first):
+        holds = container if how == "inside" else carries
+        if first not in moved and holds(self.scene.things[first]):
             return first
         before = self.said.mentioned + [
             n for m in self.frame.ments if m.start < at for n in m.names
         ]
-        return next((n for n in reversed(before) if n not in moved and fits(n)), first)
+        return next(
+            (n for n in reversed(before) if n not in moved and holds(self.scene.things[n])), first
+        )
 
     def check_words(
         self,
@@ -291,6 +295,17 @@ class Resolver:
             for x in moved:
                 self.said.chosen[x] = "; ".join(filter(None, (self.said.chosen.get(x), why)))
         return kept
+
+
+def carries(t: Thing) -> bool:
+    """Can something be set on top of `t`? A surface, or a thing with a flat top (a block, a box, a
+    can; any shape when the prompt gives none); not produce (fruit and vegetables are round or
+    lumpy) nor a round or odd-shaped thing (a ball, a mug, a fork)."""
+    if t.fixed or t.category in V.ONTOLOGY["surface"]:
+        return True
+    if t.category in V.ONTOLOGY["produce"]:
+        return False
+    return not t.shape or t.shape in ("box", "cylinder", "region")
 
 
 def _from_base(pose: tuple | None) -> float:

@@ -259,12 +259,14 @@ class RelationReader:
                 )
 
     def units(
-        self, ments: list[Mention], rels: list
+        self, ments: list[Mention], rels: list, toks: list[str]
     ) -> list[tuple[list[Mention], list[tuple[int, list[Mention]]]]]:
         """The clause cut into units [(subject mentions, [(relation index, its reference mentions)])]:
         a mention after a relation's references starts a new unit when another relation follows, or
         when the relation was a support (an object has one support); after a spatial relation it is
-        one more reference ("near the mug and the plate")."""
+        one more reference ("near the mug and the plate"). A subject said with "too" or "as well"
+        ("…, the tomato too, and the carrot in the pan") is a unit of its own: it takes the place
+        said before it, and the next mention starts another unit."""
         need = {"support": 1, "spatial": 1, "source": 1}
         items = sorted(
             [(m.start, 0, m) for m in ments] + [(r[0], 1, k) for k, r in enumerate(rels)],
@@ -276,8 +278,11 @@ class RelationReader:
             if is_rel:
                 urels.append((x, []))
                 continue
-            if not urels:
+            if not urels and not (subject and _also(toks, subject[-1].end)):
                 subject.append(x)
+                continue
+            if not urels:
+                units.append(([x], []))
                 continue
             k, refs = urels[-1]
             kind, r = rels[k][2], rels[k][3]
@@ -359,6 +364,12 @@ _PLACE_WORDS = {
     "over",
     "beside",
 }
+
+
+def _also(toks: list[str], end: int) -> bool:
+    """Is the mention ending at token `end` followed by "too", "also" or "as well" (after a comma)?"""
+    after = toks[end + (toks[end : end + 1] == [","]) :]
+    return after[:1] in (["too"], ["also"]) or after[:2] == ["as", "well"]
 
 
 def _robot_place(toks: list[str], taken: set[int]) -> None:

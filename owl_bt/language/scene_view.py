@@ -211,4 +211,7 @@ def fits_in(a: Thing, c: Thing) -> bool:
 def measure(t: Thing, what: str, ref: Thing | None = None) -> float:
     if what == "distance" and ref is not None and t.pose and ref.pose:
         return math.dist(t.pose[:2], ref.pose[:2])
+    if what == "stature":  # standing up (a can): its height; lying (a fork): its length
+        across = max(t.size[:2]) if t.size else 0.0
+        return t.height if t.height >= 0.5 * across else t.length
     return {"volume": t.volume, "length": t.length, "height": t.height}.get(what, 0.0)

@@ -129,6 +129,9 @@ def split_clauses(toks: list[str]) -> list[Clause]:
                 and _said(cur.toks)
                 and not cur.partner
                 and after not in _VERBS | {"put"}
+                # "…, the carrot as well, then …": a unit with its own place (the one before it)
+                and cur.toks[-1:] not in (["too"], ["also"])
+                and cur.toks[-2:] != ["as", "well"]
             ):
                 cur.partner, cur.dangling = (
                     "next",
