@@ -282,8 +282,8 @@ def _run_in(cfg: EpisodeConfig, task, skills, folder: RunFolder, on_tick) -> Epi
         judged = False
         verdict = tasks.Verdict(
             declared,
-            "success is the robot's own judgement (the task's detector judges its own "
-            f"instruction, not this one; it says: {verdict.reason})",
+            "success is the robot's own judgement: this goal is your own, and the task's "
+            "detector judges only the task's instruction",
         )
     success = declared and verdict.success
     if judged and getattr(

@@ -12,6 +12,8 @@ from owl_bt.language.scene_view import Thing, inside, read_objects, resting_on
 from owl_bt.state import WorldState
 
 OFF_TABLE = 0.05  # m below the table top: an object's bottom this low has fallen off it
+UPSIDE_DOWN_DEG = 150  # its own up axis this far from the vertical: upside down, not tipped over
+CUBE_FACE_DEG = 10  # a cube within this of resting on one of its faces stands (90° is another face)
 
 
 def final_rows(start: WorldState, end: WorldState, holding: str | None = None) -> list[dict]:
@@ -46,7 +48,12 @@ def final_rows(start: WorldState, end: WorldState, holding: str | None = None) -
             and t.name != holding
             and not where.startswith("in the ")
         ):  # (a fork stood up in a mug is put there, not tipped over)
-            flags.append("tipped over")
+            if tilt >= UPSIDE_DOWN_DEG:
+                flags.append("upside down")
+            elif not (
+                _cube(t) and _off_face(tilt) <= CUBE_FACE_DEG
+            ):  # a cube on another face stands
+                flags.append("tipped over")
         moved = (
             round(100 * math.dist(t.pose[:3], was.pose[:3]), 1)
             if was is not None and was.pose
@@ -88,6 +95,16 @@ def _tilt(t: Thing) -> float | None:
         return None
     up = max(-1.0, min(1.0, math.cos(t.pose[3]) * math.cos(t.pose[4])))
     return round(math.degrees(math.acos(up)))
+
+
+def _cube(t: Thing) -> bool:
+    """A box whose sides are within 15 % of each other (a block): it stands on any face."""
+    return t.shape == "box" and len(t.size) == 3 and min(t.size) >= 0.85 * max(t.size)
+
+
+def _off_face(tilt: float) -> float:
+    """Degrees from the nearest quarter turn."""
+    return min(tilt % 90, 90 - tilt % 90)
 
 
 def _w(name: str) -> str:

@@ -8,7 +8,7 @@ import math
 
 from owl_bt.report.final_state import final_rows, markdown
 from owl_bt.state import Pose
-from tests.support.worlds import world_with
+from tests.support.worlds import settled_state, world_with
 
 
 def _scene():
@@ -94,3 +94,20 @@ def test_a_fork_stood_up_in_a_mug_is_in_it_not_tipped_over():
         )
     }
     assert fallen["fork"]["flags"] == ["tipped over"]  # on its edge on the table: still pointed out
+
+
+def test_a_block_on_another_face_stands_and_an_upside_down_mug_is_said_so():
+    """A correct tower of cubes was reported 'tipped over' (a cube turned 90° rests on another face),
+    and a mug turned upside down on request was too."""
+    start = settled_state(("block", (0.5, 0.1, 0.03)), ("mug", (0.55, -0.15, 0.05)))
+    block, mug = start.get("block").pose, start.get("mug").pose
+    end = _moved(
+        start,
+        block=Pose(block.x, block.y, block.z, math.pi / 2, 0.0, 0.0),
+        mug=Pose(mug.x, mug.y, mug.z, math.pi, 0.0, 0.0),
+    )
+    rows = {r["object"]: r for r in final_rows(start, end)}
+    assert rows["block"]["tilt_deg"] == 90 and rows["block"]["flags"] == []
+    assert rows["mug"]["tilt_deg"] == 180 and rows["mug"]["flags"] == ["upside down"]
+    tipped = _moved(start, block=Pose(block.x, block.y, block.z, math.pi / 4, 0.0, 0.0))
+    assert {r["object"]: r for r in final_rows(start, tipped)}["block"]["flags"] == ["tipped over"]
