@@ -441,10 +441,24 @@ def make_plan(reading: Reading, things: list[Thing], held: str | None = None) ->
             prepare(name)
         elif pending(name) is not None:
             goals[pending(name)].upright = True
-    if held is not None and pending(held) is not None:
+    held_goals = [i for i, g in enumerate(goals) if g.obj == held] if held is not None else []
+    # a support that is itself still to be moved ("the red block on the green one", the green one not
+    # yet on the blue): the held object waits on the table, else the tower could not be built under it
+    waits = [goals[i].support for i in held_goals if pending(goals[i].support) is not None]
+    if held is not None and pending(held) is not None and waits and table:
+        steps.append(
+            Step(
+                "place_ontop",
+                (held, table),
+                f"put the {_w(held)} in the hand down on the {_w(table)} for now: the "
+                f"{_w(waits[0])} it goes on is moved first",
+                [f'on("{held}", "{table}")'],
+            )
+        )
+    elif held is not None and pending(held) is not None:
         # the object in the hand goes where it belongs first: each of its places in the order said (a
         # strawberry held at a replan goes to the pan, then the bowl, never its last place first)
-        for i in [i for i, g in enumerate(goals) if g.obj == held]:
+        for i in held_goals:
             emit(i)
     for i, g in enumerate(goals):
         if (g.final or i not in done) and g.how != "held":

@@ -217,6 +217,24 @@ def test_an_object_in_the_hand_visits_its_places_in_the_order_said():
     ]
 
 
+def test_an_object_in_the_hand_waits_on_the_table_while_its_support_is_moved():
+    # A newcomer's tower (yellow at the bottom, then blue, green, red on top): a failed step left the red
+    # block in the hand before the green one was on the blue one. The replan's sketch put the red block
+    # on the green one first, then picked the green one from under it (500 samples, every round).
+    blocks = [
+        thing(f"{c}_block", "block", c, 0.45 + 0.08 * k, 0.1 - 0.1 * k, (0.05, 0.05, 0.05))
+        for k, c in enumerate(("yellow", "blue", "green", "red"))
+    ]
+    text = (
+        "stack the blocks into one tower: yellow at the bottom, then blue, then green, red on top"
+    )
+    plan = plan_for(text, [SCENE[0], *blocks], held="red_block")
+    steps = [f"{s.op}({', '.join(s.args)})" for s in plan.steps]
+    assert steps[0] == "place_ontop(red_block, table)"
+    assert steps.index("place_ontop(green_block, blue_block)") < steps.index("pick(red_block)")
+    assert steps[-1] == "place_ontop(red_block, green_block)"
+
+
 def test_an_object_in_the_hand_that_no_goal_names_is_put_down_first():
     # Mug1 seed 7: a pick of the power drill (in the way of the mug) failed in the lift and left it in the
     # hand; the replan's sketch began with pick(mug), and the planner put the drill into the mug to free the hand
