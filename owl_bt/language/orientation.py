@@ -127,9 +127,22 @@ def orient_goals(goals: list[Goal], said: list[Orientation], things: dict[str, T
                     f"the {g.obj.replace('_', ' ')} has no {o.end if o.end != 'front' else 'front end'}"
                     f" to point {o.direction} ({known}); say how it should lie another way"
                 )
+            if o.end and o.direction in ("up", "down") and not _stands_in(g, things):
+                raise GroundingError(
+                    f"{o.said!r}: the {g.obj.replace('_', ' ')} would have to stand on its end "
+                    f"on the {g.support.replace('_', ' ')}, where it cannot stay; an end up or down "
+                    f"is for standing it in a container (e.g. 'in the mug, {o.said}')"
+                )
             entry = o.entry()
             if entry not in g.spatial:
                 g.spatial.append(entry)
+
+
+def _stands_in(g: Goal, things: dict[str, Thing]) -> bool:
+    """Can goal g's object stand on an end where it goes: in a container (a fork in a mug, tines
+    up), or anything when the object is not long (a bottle, cap up) or sizes are unknown."""
+    t = things.get(g.obj)
+    return g.how == "inside" or t is None or len(t.size) < 3 or max(t.size) < 2.5 * min(t.size[:2])
 
 
 def _long(t: Thing | None) -> bool:

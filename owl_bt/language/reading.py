@@ -808,6 +808,20 @@ class Reader:
                     ends = next((g for g in reversed(self.said.goals) if g.obj == names[0]), None)
                     if ends is not None and support_rel is None and how is None:
                         how, support_ref = ends.how, ends.support
+                if r == "near" and not now and support_rel is None and how is None:
+                    # "put the blue block on the tray, then the green block next to it": on the
+                    # tray too, where the block it goes beside was just put (not on a plate: "the
+                    # spoon next to the egg" on a plate lies beside the plate)
+                    ends = next((g for g in reversed(self.said.goals) if g.obj == names[0]), None)
+                    table = self.scene.table()
+                    if (
+                        ends is not None
+                        and ends.how == "ontop"
+                        and ends.support != table
+                        and flat(self.scene.things[ends.support])
+                        and self.scene.things[ends.support].category not in V.ONTOLOGY["dish"]
+                    ):
+                        how, support_ref = "ontop", ends.support
                 if r in ("at_initial", "near") and support_rel is None and how is None:
                     held = self.scene.holder(
                         names[0]
@@ -830,6 +844,11 @@ class Reader:
                     if r == "near" and len(names) > 1:
                         names = self.refs.near_most(
                             names, moved, named=not any(m.many for m in refs)
+                        )
+                    if r == "aligned" and len(names) > 1:  # one line through two things: rarely one
+                        raise GroundingError(
+                            f"in line with {' and '.join(f'the {_w(x)}' for x in names)}: the "
+                            f"offline grounder lines a thing up with one other; name one"
                         )
                     spatial += [(r, (x,)) for x in names]
             elif kind == "absolute":

@@ -85,6 +85,11 @@ class RelationReader:
             while a > 0 and toks[a - 1] in {"the", "a"}:
                 a -= 1
             lead = next((r for r in rels if r[1] == a and r[2] == "support"), None)
+            if t == "edge" and lead:  # "on the edge of the plate": no literal says an edge
+                raise GroundingError(
+                    f"'{' '.join(toks[lead[0] :])}': the offline grounder puts things on a "
+                    f"surface or a part of it (a half, a corner, the middle), not on its edge; {ADVICE}"
+                )
             if (
                 t in V.LOCATION_WORDS - {"side"} and lead
             ):  # "on the top of the plate", "in the middle of the bowl"
