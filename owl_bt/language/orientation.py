@@ -24,6 +24,7 @@ from sim.catalog import ENDS
 _LEX = V.LEXICON["orientation"]
 STRAIGHT = set(_LEX["straight"])
 DIRECTLY_BEFORE = set(_LEX["directly_before"])
+LAY_VERBS = set(_LEX["lay_verbs"])
 VERBS = set(_LEX["verbs"])
 END_WORDS: dict[str, str] = dict(_LEX["ends"])
 DIRECTIONS = sorted(
@@ -72,13 +73,16 @@ def take_orientation(toks: list[str]) -> tuple[list[str], list[Orientation]]:
     """The clause's tokens without its orientation phrases, and those phrases read. An end phrase is
     an end word, optionally a verb (facing, pointing, toward …), then a direction ("tines up", "bowl
     facing away from me", "handles toward me"); a bare verb and direction ("pointing away") names the
-    front end; 'straight' is straight unless it means 'directly' ("straight into the bowl")."""
+    front end; 'straight' is straight unless it means 'directly' ("straight into the bowl"), which it
+    never does after 'lay' or 'set' ("lay the fork straight on the tray")."""
     out: list[str] = []
     found: list[Orientation] = []
+    laid = bool(set(toks[:2]) & LAY_VERBS)  # "lay the fork straight on …": how it lies
     i = 0
     while i < len(toks):
         t = toks[i]
-        if t in STRAIGHT and not (toks[i + 1 : i + 2] and toks[i + 1] in DIRECTLY_BEFORE):
+        directly = toks[i + 1 : i + 2] and toks[i + 1] in DIRECTLY_BEFORE and not laid
+        if t in STRAIGHT and not directly:
             found.append(Orientation("", "", t))
             i += 1
             continue

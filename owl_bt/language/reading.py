@@ -625,12 +625,10 @@ class Reader:
         ):  # "the tallest thing"
             named = {x for m in ments for x in m.names}
             what, pick = V.SUPERLATIVES[sup]
-            moved = [
-                pick(
-                    self.refs.items(self.scene.movable(), named),
-                    key=lambda x: measure(self.scene.things[x], what),
-                )
-            ]
+            pool = self.refs.items(self.scene.movable(), named)
+            # "put the biggest thing on the board": of the things not on the board already
+            away = [x for x in pool if not (support_ref and self.scene.at(x, support_ref))]
+            moved = [pick(away or pool, key=lambda x: measure(self.scene.things[x], what))]
         elif (
             generic and (not subject or everything) and n == 0 and not set(toks) & V.FITS
         ):  # "all the things"
