@@ -8,7 +8,7 @@ opening). Words are the lexicon's `[no_skill]`; sizes are the prompt's (metres).
 from __future__ import annotations
 
 from owl_bt.language import vocabulary as V
-from owl_bt.language.goals import Goal, ImpossibleGoal
+from owl_bt.language.goals import Goal, ImpossibleGoal, MovesFixed
 from owl_bt.language.scene_view import Thing, container
 from sim.catalog.everyday import EVERYDAY, PICKABLE_EVERYDAY
 
@@ -41,7 +41,7 @@ def refuse_infeasible(goals: list[Goal], things: dict[str, Thing]) -> None:
         if t is None:
             continue
         if t.fixed:  # "put the table on the apple", "pick up the mat": fixed where it is
-            raise ImpossibleGoal(f"the {_w(g.obj)} is fixed where it is: the robot cannot move it")
+            raise MovesFixed(g.obj)
         if t.category in NOT_PICKABLE:
             raise ImpossibleGoal(
                 f"the {_w(g.obj)} cannot be picked up: it is wider than the gripper's 85 mm "

@@ -16,6 +16,17 @@ class ImpossibleGoal(GroundingError):
     offline grounder answers a sketch prompt `impossible(<reason>)` with this one-line reason."""
 
 
+class MovesFixed(ImpossibleGoal):
+    """The instruction asks to move a thing fixed in place (the table, a region, a mat); `obj` names
+    it. Heard by the speech front end as speech meant for another scene, or misheard."""
+
+    def __init__(self, obj: str) -> None:
+        self.obj = obj
+        super().__init__(
+            f"the {obj.replace('_', ' ')} is fixed where it is: the robot cannot move it"
+        )
+
+
 @dataclass
 class Goal:
     """`obj` ends `how` ('ontop' | 'inside' | 'pour') `support`, or 'held' in the gripper (support

@@ -41,25 +41,24 @@ def check_meant_for_this_scene(text: str, names: list[SceneName]) -> None:
     one that cannot move — speech meant for another scene (or misheard). Words the offline
     grounder does not know are let through: a configured VLM may still understand them."""
     from owl_bt.errors import GroundingError, UnknownObjectError
+    from owl_bt.language.goals import MovesFixed
     from owl_bt.language.offline import SceneObject, ground
 
     have = ", ".join(n.name for n in names)
     try:
-        goals = ground(text, [SceneObject(n.name, n.category, n.colour) for n in names])
+        ground(text, [SceneObject(n.name, n.category, n.colour) for n in names])
     except UnknownObjectError as exc:
         raise UsageError(
             f"the spoken goal {text!r} names a {exc.name.replace('_', ' ')}, which this scene does not have "
             f"({have}): was it meant for another scene?"
         ) from None
+    except MovesFixed as exc:
+        raise UsageError(
+            f"the spoken goal {text!r} would move the {exc.obj.replace('_', ' ')}, which does not move: "
+            "was it meant for another scene, or misheard? (--interactive lets you correct it)"
+        ) from None
     except GroundingError:
         return
-    fixed = {n.name for n in names if n.fixed}
-    moved = [g.obj for g in goals if g.obj in fixed]
-    if moved:
-        raise UsageError(
-            f"the spoken goal {text!r} would move the {moved[0].replace('_', ' ')}, which does not move: "
-            "was it meant for another scene, or misheard? (--interactive lets you correct it)"
-        )
 
 
 def spoken_goal(
