@@ -283,7 +283,7 @@ def _run_in(cfg: EpisodeConfig, task, skills, folder: RunFolder, on_tick) -> Epi
         verdict = tasks.Verdict(
             declared,
             "success is the robot's own judgement: this goal is your own, and the task's "
-            "detector judges only the task's instruction",
+            f"detector judges only the task's instruction (of which it says: {verdict.reason})",
         )
     success = declared and verdict.success
     if judged and getattr(

@@ -6,7 +6,8 @@ with the codebook's functions (`get_obj_center`, `modify_pose_bounds_to_be_…`,
 
 from __future__ import annotations
 
-from owl_bt.language.codebook_parts import YAW_TOL
+import math
+
 from owl_bt.language.perception_error import PERCEPTION_ERROR
 
 # m: how far past the reference's edge across ("behind the bowl": the bowl's width in y) a thing beside it may
@@ -14,6 +15,10 @@ from owl_bt.language.perception_error import PERCEPTION_ERROR
 SIDE_SLACK = 0.03
 SIDE_REACH = 0.12  # m from a movable reference's box a thing "left of" it may be, its centre
 PART_MARGIN = 0.015  # m past an object's middle line a thing "on its left half" has its centre
+# rad: the offline grounder's straight, parallel and perpendicular — 5 degrees inside the codebook's
+# 15, so that a placement planned at the edge still reads so after execution and perception (a spoon
+# planned 15 degrees off the fork came to rest 15.1 degrees off)
+TURN_TOL = math.radians(10.0)
 WHERE_WAS = 0.03  # m, x and y: how far from where a thing's centre was "where it was" may be
 FAR_APART = 0.25  # m between the centres of a thing put "far from" another and that other (a third of the table's width)
 
@@ -203,9 +208,9 @@ EXTRA = {
 """.replace("FAR_APART", repr(FAR_APART)),
     "straight": """def straight(name):
     # lying flat, its long side along x (away from the robot) within 10 degrees
-    return is_upright(state, env, name) and is_straight(state, env, name)
+    return is_upright(state, env, name) and is_straight(state, env, name, TURN_TOL)
 
-""",
+""".replace("TURN_TOL", repr(TURN_TOL)),
     "points": """def points(name, end, direction):
     # its end `end` (the catalogue's ends; 'front') pointing along direction within 20 degrees; lying
     # flat (standing as in the catalogue) unless the direction is up or down
@@ -215,15 +220,15 @@ EXTRA = {
 """,
     "parallel": """def parallel(name, ref):
     # lying flat, its long side and ref's within 10 degrees of each other, seen from above
-    return is_upright(state, env, name) and is_parallel(state, env, name, ref)
+    return is_upright(state, env, name) and is_parallel(state, env, name, ref, TURN_TOL)
 
-""",
+""".replace("TURN_TOL", repr(TURN_TOL)),
     "perpendicular": """def perpendicular(name, ref):
     # lying flat, its long side within 10 degrees of square to ref's, seen from above
     a, b = get_long_axis_yaw(state, env, name), get_long_axis_yaw(state, env, ref)
-    return is_upright(state, env, name) and yaw_difference(a, b) >= math.pi / 2 - YAW_TOL
+    return is_upright(state, env, name) and yaw_difference(a, b) >= math.pi / 2 - TURN_TOL
 
-""".replace("YAW_TOL", repr(YAW_TOL)),
+""".replace("TURN_TOL", repr(TURN_TOL)),
     "held": """def held(name):
     # in the gripper now (the robot state's held object)
     return state.robot is not None and state.robot.held == name

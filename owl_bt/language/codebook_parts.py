@@ -28,10 +28,7 @@ if TYPE_CHECKING:
 
 Bounds = tuple[tuple[float, ...], tuple[float, ...]]
 TILT_TOL = math.radians(20.0)  # default: an axis within this of a direction counts as along it
-# default: long sides within this of each other count as parallel — 5 degrees inside what a person
-# still calls parallel, so that a placement planned at the edge still reads so after execution and
-# perception (a spoon planned 15 degrees off the fork came to rest 15.1 degrees off)
-YAW_TOL = math.radians(10.0)
+YAW_TOL = math.radians(15.0)  # default: long sides within this of each other count as parallel
 # m a footprint may seem to overhang an opening: the measured perception error, on either side
 SEEN_TOL = 2 * PERCEPTION_ERROR
 PARTS = {
