@@ -120,6 +120,14 @@ class GoalBook:
             Goal(name, how or "ontop", support, list(spatial), upright, True, only, note=note)
         )
 
+    def withdraw(self, name: str) -> None:
+        """Take back the goals said so far of `name` ("put the fruit in the bowl but keep the lime
+        on the table": the lime, swept up by "the fruit", is to stay)."""
+        goals = self.said.goals
+        for g in [g for g in goals if g.obj == name and g.how != "pour"]:
+            self.frame.goals_before -= goals.index(g) < self.frame.goals_before
+            goals.remove(g)
+
     def _sided(
         self, name: str, how: str | None, support: str | None, spatial: list, existing: list[Goal]
     ) -> list:

@@ -358,6 +358,9 @@ class Reader:
             place = self._destination(toks, n, rels, dest, moved, support_rel, support_ref, spatial)
             if any(rels[k][2] == "spatial" for k, _ in dest):
                 table = self.scene.table()  # the scene's table from here on, even when it has none
+            if (clause.verb in V.KEEP_VERBS and n == 0) or _kept(toks, subject):
+                for name in moved:  # "… but keep the lime on the table": it never goes
+                    self.book.withdraw(name)
             how = self._place(clause, toks, moved, dest, place, source, upright, table)
             support_ref, spatial = place.support, place.spatial
             if out:
@@ -893,6 +896,16 @@ class Reader:
             raise GroundingError(f"nothing in the scene fits inside the {target.replace('_', ' ')}")
         cands.sort(key=lambda n: self.scene.things[n].volume)
         return cands if set(toks) & V.QUANT_ALL else cands[:1]
+
+
+def _kept(toks: list[str], subject: list[Mention]) -> bool:
+    """Is a unit's subject said after a keep verb ("…, but keep the lime on the table")?"""
+    if not subject:
+        return False
+    i = subject[0].start - 1
+    while i >= 0 and toks[i] in {"the", "a", "an", "this", "that"}:
+        i -= 1
+    return i >= 0 and toks[i] in V.KEEP_VERBS
 
 
 def _w(name: str) -> str:
