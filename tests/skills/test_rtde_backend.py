@@ -9,6 +9,7 @@ import math
 import sys
 import threading
 import time
+import types
 
 import pytest
 
@@ -265,41 +266,43 @@ def test_a_protective_stop_is_refused_until_unlocked_then_the_script_is_uploaded
     assert len(control.paths) == 2
 
 
-def test_rtde_input_registers_in_use_names_the_fix(monkeypatch):
-    import types
+@pytest.fixture
+def refusing(monkeypatch):
+    """refusing(module, interface, constructor): a faithful fake UR whose ur_rtde `module`'s
+    `interface` is `constructor` (one that raises as ur_rtde does when it cannot connect)."""
+    fake = FakeUR()
+    install(monkeypatch, fake)
 
+    def use(module: str, interface: str, constructor) -> None:
+        monkeypatch.setitem(sys.modules, module, types.SimpleNamespace(**{interface: constructor}))
+
+    yield use
+    fake.close()
+
+
+def test_rtde_input_registers_in_use_names_the_fix(refusing):
     def refuse(ip, *args):
         raise RuntimeError(
             "One of the RTDE input registers are already in use! Currently you must disable the "
             "EtherNet/IP adapter, PROFINET or any MODBUS unit configured on the robot."
         )
 
-    fake = FakeUR()
-    install(monkeypatch, fake)
-    monkeypatch.setitem(
-        sys.modules, "rtde_control", types.SimpleNamespace(RTDEControlInterface=refuse)
-    )
+    refusing("rtde_control", "RTDEControlInterface", refuse)
     with pytest.raises(BackendUnavailable) as info:
         connect_rtde("192.0.2.20")
     assert str(info.value) == REGISTERS_IN_USE and "Fieldbus" in str(info.value)
-    fake.close()
 
 
-def test_an_arm_that_does_not_answer_is_one_line_with_what_ur_rtde_printed(monkeypatch, capfd):
+def test_an_arm_that_does_not_answer_is_one_line_with_what_ur_rtde_printed(refusing, capfd):
     """ur_rtde prints 'connect: Connection refused' on descriptor 2 beside the RuntimeError it
     raises: it was a second stderr line before the run's own; now it is the reason in that line."""
     import os
-    import types
 
     def refuse(ip, *args):
         os.write(2, b"connect: Connection refused\n")
         raise RuntimeError(f"Error: Could not connect to: {ip} at 30004, verify the IP")
 
-    fake = FakeUR()
-    install(monkeypatch, fake)
-    monkeypatch.setitem(
-        sys.modules, "rtde_receive", types.SimpleNamespace(RTDEReceiveInterface=refuse)
-    )
+    refusing("rtde_receive", "RTDEReceiveInterface", refuse)
     with pytest.raises(BackendUnavailable) as info:
         connect_rtde("192.0.2.20")
     assert str(info.value) == (
@@ -307,7 +310,6 @@ def test_an_arm_that_does_not_answer_is_one_line_with_what_ur_rtde_printed(monke
         "verify the IP (connect: Connection refused)"
     )
     assert capfd.readouterr().err == ""
-    fake.close()
 
 
 @pytest.mark.slow
