@@ -38,10 +38,6 @@ class GoalBook:
         self.said = said
         self.frame = frame
 
-    @property
-    def goals(self) -> list[Goal]:
-        return self.said.goals
-
     def add(
         self,
         name: str,
