@@ -1,10 +1,11 @@
 """The UR backend's receive path through the real `ur_rtde` RTDEReceiveInterface, talking RTDE v2 to a
-test server on 127.0.0.1:30004 (tests/support/rtde_server.py): joint angles, protective and emergency stops
+test server on port 30004 of a loopback address (tests/support/rtde_server.py): joint angles, protective and emergency stops
 and a controller that goes away all come in over the wire. The control side is a stand-in (the real
 RTDEControlInterface uploads a URScript program to the controller, which only a real arm runs)."""
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 
@@ -56,7 +57,9 @@ class ControllerSideControl:
 
 @pytest.fixture()
 def server():
-    ctl = RtdeController()
+    # the RTDE port is fixed (30004): each xdist worker serves on a loopback address of its own
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "gw0").removeprefix("gw")
+    ctl = RtdeController(host=f"127.0.0.{10 + int(worker or 0)}")
     ctl.q = HOME
     yield ctl
     ctl.close()
@@ -70,7 +73,7 @@ def guard():
 
 
 def _arm(server, guard, **control):
-    receive = rtde_receive.RTDEReceiveInterface("127.0.0.1", -1.0, RECEIVE_VARIABLES)
+    receive = rtde_receive.RTDEReceiveInterface(server.host, -1.0, RECEIVE_VARIABLES)
     control = ControllerSideControl(server, **control)
     return (
         receive,

@@ -32,13 +32,15 @@ class RtdeServer:
     """The server side, in the server process; `shared` holds q (6 doubles), safety_status_bits and
     the drop event."""
 
-    def __init__(self, shared: dict, port: int = 30004, rate_hz: float = 200.0) -> None:
+    def __init__(
+        self, shared: dict, port: int = 30004, rate_hz: float = 200.0, host: str = "127.0.0.1"
+    ) -> None:
         self.shared = shared
         self.robot_mode = 7  # running
         self.rate_hz, self.requested, self.frequency = rate_hz, [], None
         self._sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         self._sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        self._sock.bind(("127.0.0.1", port))
+        self._sock.bind((host, port))
         self._sock.listen(1)
         self._conn: socket.socket | None = None
         self._streaming = threading.Event()
@@ -127,15 +129,17 @@ class RtdeServer:
         self._sock.close()
 
 
-def _run(shared: dict, port: int) -> None:
-    RtdeServer(shared, port)
+def _run(shared: dict, port: int, host: str) -> None:
+    RtdeServer(shared, port, host=host)
 
 
 class RtdeController:
-    """The test's handle: starts the server process on 127.0.0.1:`port`; `q`, `safety_status_bits`
+    """The test's handle: starts the server process on `host`:`port` (a loopback address of its own
+    per test worker, as the RTDE port is fixed; 127.0.0.1 by default); `q`, `safety_status_bits`
     (bit 2 protective stop, bit 7 emergency stop) and `drop()` act on the running server."""
 
-    def __init__(self, port: int = 30004) -> None:
+    def __init__(self, port: int = 30004, host: str = "127.0.0.1") -> None:
+        self.host = host
         ctx = mp.get_context("spawn")
         self.shared = {
             "q": ctx.Array("d", 6),
@@ -143,7 +147,7 @@ class RtdeController:
             "drop": ctx.Event(),
             "ready": ctx.Event(),
         }
-        self.process = ctx.Process(target=_run, args=(self.shared, port), daemon=True)
+        self.process = ctx.Process(target=_run, args=(self.shared, port, host), daemon=True)
         self.process.start()
         if not self.shared["ready"].wait(30):
             raise RuntimeError("the RTDE test server did not start")
