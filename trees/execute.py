@@ -29,7 +29,7 @@ from skills.backend import ArmFault, hold_still
 from trees.blocked import blocked_later
 from trees.observe import confirmed_observation
 from trees.pose_diff import angle_between, far_shift, turned_phrase
-from trees.recover import caught_on_hand, hanging, retreat_home
+from trees.recover import caught_on_hand, hanging, leaning_on_hand, retreat_home
 from trees.safety import arm_fault
 from trees.worker import WorkerBehaviour
 
@@ -203,7 +203,8 @@ class Execute(WorkerBehaviour):
     def _sane(self, steps) -> Failure | None:
         """The end state's implicit physical sanity (owl_bt.tamp.sanity) after the last step: nothing
         off the table, each thing put down resting on what it was put on, none tipped over, nothing
-        else knocked over since the plan's observation."""
+        else knocked over since the plan's observation, nothing but what the plan ends holding still
+        touching the hand. An end state judged unsound takes the arm home before the replan looks."""
         if not steps:
             return None
         placements = [
@@ -216,8 +217,15 @@ class Execute(WorkerBehaviour):
         hold = last.args[0] if last.name == "pick" and last.args else None  # "pick up the apple"
         why = insane(world, placements, before=self._world, hold=hold)
         if why is None:
-            return None
+            leaning = leaning_on_hand(world, hold)
+            if not leaning:
+                return None
+            verb = "lean" if len(leaning) > 1 else "leans"
+            why = f"{' and '.join(leaning)} still {verb} on the hand after the last step"
         self.services.log("not_sane", reason=why)
+        if not self.cancelled() and arm_fault(self.services.backend) is None:
+            # the replan looks at things resting on their own, not leaning on the hand
+            retreat_home(self.services, self._known)
         last = steps[-1]
         return Failure(
             Stage.MONITOR,

@@ -30,6 +30,7 @@ SPARED_SHARE = 0.3  # of the planning time, for the sketch without its unrequest
 # budget there costs hundreds of samples the sketch as written never needs
 SPARED_BUDGET_SHARE = 0.1
 RAISED_LIMIT = 200  # characters of each checker error quoted in a planning failure
+HAND_GAP = 0.005  # m: a thing this close to the hand at a plan's end may be left by its motion home
 PROGRESS_FIRST_S, PROGRESS_EVERY_S = (
     10.0,
     30.0,
@@ -317,9 +318,14 @@ def _superseded(sketch: list[SketchItem], i: int, world, skills) -> bool:
 
 def go_home(model, refinement: Refinement) -> None:
     """End a plan with a collision-free motion back to the home pose (hand empty), so the arm is
-    clear of the scene when it is judged and when the next goal comes."""
+    clear of the scene when it is judged and when the next goal comes. When the hand ends touching
+    something it put down (a thing stood on end tipped against the open fingers), the motion may
+    leave it: the hand does not carry it, and the end state is judged after."""
     if model.held is None and refinement.steps:
-        home = plan_motion(model, model.robot.arm_q(), model.robot.home)
+        q = model.robot.arm_q()
+        home = plan_motion(model, q, model.robot.home)
+        if home is None:
+            home = plan_motion(model, q, model.robot.home, ignore=model.near_robot(HAND_GAP))
         if home is not None:
             refinement.steps[-1].commands = [
                 *refinement.steps[-1].commands,

@@ -67,6 +67,18 @@ def caught_on_hand(world: WorldState) -> tuple[str, ...]:
         model.close()
 
 
+def leaning_on_hand(world: WorldState, hold: str | None = None) -> tuple[str, ...]:
+    """Objects other than `hold` (the one the plan ends holding) within TOUCH of the arm or hand in
+    the observed `world`, the robot at its observed joints: at a plan's end the hand should have left
+    everything it put down (a banana stood on end that tipped against the open fingers is not at
+    rest on its own, however the goal checkers judge it)."""
+    model = PlanningModel(world)
+    try:
+        return model.near_robot(TOUCH, skip=(hold,) if hold else ())
+    finally:
+        model.close()
+
+
 def _riders(world: WorldState, held: str | None) -> list[str]:
     """Movable objects whose centre is over the held object's footprint (its box in x, y) and above its
     bottom: what it carries (the soup in a held can, a fork leaning in a held mug). World frame."""
@@ -114,12 +126,7 @@ def retreat_home(services, known: tuple[str, ...] = ()) -> bool:
     model = PlanningModel(world)
     try:
         q0 = model.robot.arm_q()
-        touching = tuple(
-            name
-            for name, body in model.bodies.items()
-            if name not in (model.held, "table")
-            and p.getClosestPoints(model.robot.body, body, TOUCH, physicsClientId=model.cid)
-        )
+        touching = model.near_robot(TOUCH, skip=(model.held,) if model.held else ())
         path = plan_motion(model, q0, model.robot.home, ignore=touching)
     finally:
         model.close()

@@ -545,6 +545,17 @@ class PlanningModel(ContainerGeometry):
         lin, _ = p.getBaseVelocity(self.bodies[name], physicsClientId=self.cid)
         return sum(v * v for v in lin) ** 0.5
 
+    def near_robot(self, gap: float, skip: tuple[str, ...] = ()) -> tuple[str, ...]:
+        """Names of the objects (not the table, not `skip`) within `gap` metres of the arm or hand
+        now, in the model's order: what the hand leans on or is leaned on by."""
+        return tuple(
+            name
+            for name, body in self.bodies.items()
+            if name != "table"
+            and name not in skip
+            and p.getClosestPoints(self.robot.body, body, gap, physicsClientId=self.cid)
+        )
+
     def touching(self, a: str, b: str) -> bool:
         return bool(p.getContactPoints(self.bodies[a], self.bodies[b], physicsClientId=self.cid))
 

@@ -12,8 +12,10 @@ import pytest
 from tests.support.cli import owl
 from tests.support.transcript_server import FOLDER, load, serve
 
-# a container task, an orientation task, an honest "cannot" (nothing may move, the run ends failed)
-TASKS = ("can_in_bin", "spoon_straight", "board_in_mug")
+# a container task, an orientation task, an honest "cannot" (nothing may move, the run ends failed),
+# and a run whose banana, stood on end in the bin, tipped against the open fingers (it once ended
+# there, touching the hand, and said success)
+RUNS = (("can_in_bin", 0), ("spoon_straight", 0), ("board_in_mug", 0), ("fruit_in_bin", 2))
 
 
 def _env(tmp_path, base_url: str) -> dict:
@@ -63,15 +65,15 @@ def test_the_server_answers_by_task_kind_and_turn(tmp_path):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("task", TASKS)
-def test_an_everyday_task_through_the_openai_backend(tmp_path, task):
+@pytest.mark.parametrize(("task", "seed"), RUNS)
+def test_an_everyday_task_through_the_openai_backend(tmp_path, task, seed):
     with serve(FOLDER) as server:
         run = owl(
             "run",
             "--task",
             task,
             "--seed",
-            "0",
+            str(seed),
             "--vlm",
             "openai",
             "--perception",
