@@ -1,23 +1,27 @@
 """A soundness corpus: scenes settled by the real simulator in a plausible but wrong end state, judged
-the way a run judges its end (the goal checkers, lax ones too, and the implicit physical sanity of
-owl_bt.tamp.sanity). No case may be judged a success; the task's own detector confirms each state is
-wrong."""
+the way a run judges its end (the goal checkers, lax ones too, the implicit physical sanity of
+owl_bt.tamp.sanity, and nothing left touching the hand: trees.recover.leaning_on_hand). No case
+may be judged a success; the task's own detector confirms each state is wrong."""
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
 
+import pybullet as p
 import pytest
 
 from owl_bt.language.sandbox import CheckerSet
 from owl_bt.language.workspace import env_from_state
 from owl_bt.state import Pose
+from owl_bt.tamp.kinematics import solve_ik
+from owl_bt.tamp.planning_model import PlanningModel
 from owl_bt.tamp.sanity import Placement, insane
 from sim import catalog
 from sim.catalog.layout import resting_pose
-from sim.tasks.common import is_inside, rests_on
+from sim.tasks.common import held, is_inside, rests_on
 from sim.world import SimWorld
+from trees.recover import leaning_on_hand
 
 
 @dataclass(frozen=True)
@@ -26,6 +30,7 @@ class Case:
     placements: tuple[Placement, ...]
     checkers: str  # lax goal checkers a model might plausibly write
     wrong: str  # why the state is wrong, checked by `detector`
+    hand_on: str | None = None  # the open fingers left resting on this object's top, along it
 
 
 def _lax(body: str) -> str:
@@ -88,6 +93,14 @@ CASES = {
         _lax("get_obj_center(state, env, 'lemon')[0] > 0.8"),
         "lemon not on the table",
     ),
+    # "put the banana in the bin": in it, but the arm stopped with its open fingers on the banana
+    "fingers left on the banana": Case(
+        (("bin", "bin", (0.6, 0.0)), ("banana", "banana", Pose(0.6, 0.0, 0.2))),
+        (Placement("place_inside", "banana", "bin", Pose(0.6, 0.0, 0.024)),),
+        _lax("get_obj_center(state, env, 'banana')[2] < get_aabb_bounds(state, env, 'bin')[1][2]"),
+        "banana still touching the gripper",
+        hand_on="banana",
+    ),
 }
 
 
@@ -97,6 +110,19 @@ def _build(case: Case) -> SimWorld:
         spec = catalog.make(kind, name)
         w.add(spec, pose if isinstance(pose, Pose) else resting_pose(spec, *pose))
     w.settle(2.0)
+    if case.hand_on is not None:
+        lo, hi = w.ground_truth().get(case.hand_on).aabb()
+        at = w.pose(case.hand_on)
+        model = PlanningModel(w.ground_truth())
+        try:
+            down = p.getQuaternionFromEuler((math.pi, 0.0, at.yaw))
+            q = solve_ik(model, ((at.x, at.y, hi[2]), down))
+        finally:
+            model.close()
+        assert q is not None, "no arm pose puts the fingers on it"
+        w.robot.reset_arm(q)
+        w.settle(0.5)
+        p.performCollisionDetection(physicsClientId=w.cid)
     return w
 
 
@@ -107,6 +133,8 @@ def _detector_says_wrong(w: SimWorld, case: Case) -> bool:
         return not rests_on(w, "b", "table")
     if case.wrong.startswith("hammer"):
         return not is_inside(w, "hammer", "bin")
+    if case.wrong.startswith("banana"):
+        return held(w, "banana")
     if case.wrong.startswith("carton"):
         return abs(w.pose("milk_carton").pitch) > 0.5 or abs(w.pose("milk_carton").roll) > 0.5
     return w.pose("lemon").z < -0.05
@@ -123,5 +151,5 @@ def test_no_wrong_end_state_is_judged_a_success(name):
         w.close()
     checkers = CheckerSet.compile(case.checkers, end, env_from_state(end))
     goal_holds = checkers.evaluate("goal_check0", end)
-    sane = insane(end, case.placements) is None
+    sane = insane(end, case.placements) is None and not leaning_on_hand(end)
     assert not (goal_holds and sane), f"{name}: judged a success"
