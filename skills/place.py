@@ -41,7 +41,7 @@ from skills.motions import (
     straight,
     transit,
 )
-from skills.place_geometry import FACES, gap_to_box, target_orientation
+from skills.place_geometry import FACES, gap_to_box, stands_on_end, target_orientation
 from skills.place_lookahead import PlaceLookAhead
 from skills.place_opening import PlaceOpening
 
@@ -81,6 +81,12 @@ class _PlaceSkill(PlaceOpening, PlaceLookAhead, Skill):
     inside = False
     faces = FACES  # (the look-ahead's)
 
+    def resting_faces(self, obj: ObjectState) -> tuple[int, ...]:
+        """The faces (indices into FACES) `obj` may be set down on: all six into a container (cutlery
+        stands in a holder), none that stands it on end on a surface (`stands_on_end`: a knife left on
+        its handle beside a plate is no sane way to put it down, however still it stands)."""
+        return tuple(f for f in range(len(FACES)) if self.inside or not stands_on_end(obj, f))
+
     def sample(
         self,
         model: PlanningModel,
@@ -91,10 +97,11 @@ class _PlaceSkill(PlaceOpening, PlaceLookAhead, Skill):
         o, s = args
         state = model.state()
         obj = state.get(o)
+        allowed = self.resting_faces(obj)
         face = (
             None
             if obj.shape == "sphere" or rng.random() < KEEP_SHARE
-            else int(rng.integers(len(FACES)))
+            else allowed[int(rng.integers(len(allowed)))]
         )
         drop = rng.uniform(0.003, 0.05 if self.inside else 0.012)
         params = {"face": face, "dyaw": rng.uniform(-math.pi, math.pi), "clearance": drop}
@@ -195,7 +202,7 @@ class _PlaceSkill(PlaceOpening, PlaceLookAhead, Skill):
         params = self._into_opening(model, state, o, s, params)
         if not checks or state.get(o).shape == "sphere":
             return params
-        options = [None, *range(len(FACES))]
+        options = [None, *self.resting_faces(state.get(o))]
         if params.get("reachable"):  # (the face the arm reaches from this grasp first)
             options = [params["face"]] + [f for f in options if f != params["face"]]
         cavity = model.cavity(s) if self.inside else None

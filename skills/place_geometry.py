@@ -21,6 +21,23 @@ FACES = (
 )
 
 
+ON_END = 2.0  # a resting face that stands a thing this many times taller than its narrowest width
+_UP_AXIS = (2, 2, 0, 0, 1, 1)  # the object's own axis that points up on each of FACES
+
+
+def stands_on_end(obj: ObjectState, face: int | None) -> bool:
+    """Would resting face `face` (index into FACES; None, as it hangs: not judged) stand `obj` on end:
+    taller than ON_END times its narrowest width, and taller than it stands in its own frame (its
+    catalogue pose)? A knife on its handle, a banana on its stem, a cutting board on its edge; a
+    bottle or a mug standing is its own pose, and a block has no end."""
+    if face is None:
+        return False
+    up = _UP_AXIS[face]
+    height = obj.size[up]
+    narrowest = min(v for i, v in enumerate(obj.size) if i != up)
+    return height > ON_END * narrowest and height > obj.size[2] + 1e-6
+
+
 def target_orientation(obj: ObjectState, params: dict) -> tuple[float, float, float, float]:
     """World quaternion of the placed object: the held orientation turned by `dyaw` about z, or
     resting face `face` (index into FACES) turned to yaw `dyaw`."""

@@ -69,7 +69,7 @@ class PlaceLookAhead:
             # no face is inside it, and the look-ahead would never help a fork into a mug)
             x, y = cavity[0][0], cavity[0][1]
         # roll and pitch of a resting pose do not change with its yaw: judge each face once, at yaw 0
-        options = ((None,) if region is None else ()) + tuple(range(len(self.faces)))
+        options = ((None,) if region is None else ()) + self.resting_faces(state.get(o))
         resting = [
             state.with_pose(
                 o, self._resting_pose(state, o, s, {"face": f, "dyaw": 0.0, "x": x, "y": y})

@@ -8,7 +8,8 @@ Each key has one writer (subtree):
 - generate-constraints: `constraints`, `constraints_failure`, `init_world` (the run's first observed
   world, kept across replans: checkers' `init_state`, so "where X was" stays expressible);
 - plan: `plan`, `plan_failure`;
-- execute: `executed`, `step` (the step in progress), `execute_failure`;
+- execute: `executed`, `placed` (each place step of the run, with its planned pose), `step` (the step
+  in progress), `execute_failure`;
 - replan: `instruction`, `attempt`, `history`, `failure` (the record it acted on last), `failures`
   (every record it acted on, in order).
 """

@@ -113,10 +113,18 @@ class HeldWatch:
         self.inner.stop()
 
 
+def _placement(step) -> Placement | None:
+    """A done place step as the end-state judgement reads it (the pose it was planned to rest in)."""
+    op = step.op
+    if op.name not in ("place_ontop", "place_inside") or len(op.args) != 2:
+        return None
+    return Placement(op.name, op.args[0], op.args[1], step.expected.get(op.args[0]))
+
+
 class Execute(WorkerBehaviour):
     stage = Stage.EXECUTE
-    writes = ("executed", "step")
-    reads = ("plan", "world", "constraints")
+    writes = ("executed", "placed", "step")
+    reads = ("plan", "world", "constraints", "init_world")
 
     def before(self) -> None:
         self._plan = self.bb.plan
@@ -125,6 +133,11 @@ class Execute(WorkerBehaviour):
         self._known = tuple(self._world.objects) if self._world is not None else ()
         self._robot_hidden: set[str] = set()  # objects the last look saw partly behind the arm
         self._done: list[str] = list(self.bb.get("executed")) if self.bb.exists("executed") else []
+        # every place step of the run so far, with the pose it was planned to come to rest in
+        self._placed: list[Placement] = (
+            list(self.bb.get("placed")) if self.bb.exists("placed") else []
+        )
+        self._init_world = self.bb.get("init_world") if self.bb.exists("init_world") else None
         self._current: str | None = None
         self._index = 0
         self.bb.step = None
@@ -140,6 +153,7 @@ class Execute(WorkerBehaviour):
     def cancelled_by_tree(self) -> None:
         if getattr(self, "_plan", None) is not None:
             self.bb.executed = list(self._done)
+            self.bb.placed = list(self._placed)
             self.bb.step = None
 
     def work(self):
@@ -190,32 +204,42 @@ class Execute(WorkerBehaviour):
                 if (
                     failure is not None
                 ):  # the arm did the step; what it found afterwards was not as planned
-                    self._done.append(str(step.op))
+                    self._did(step)
             if failure is not None:
                 if not self.cancelled() and arm_fault(s.backend) is None:
                     retreat_home(s, self._known)  # clear of the scene before the replan looks again
                 return failure
-            self._done.append(str(step.op))
+            self._did(step)
             s.log("step_done", action=str(step.op))
         self._current = None
         return self._sane(steps)
+
+    def _did(self, step) -> None:
+        self._done.append(str(step.op))
+        placement = _placement(step)
+        if placement is not None:
+            self._placed.append(placement)
 
     def _sane(self, steps) -> Failure | None:
         """The end state's implicit physical sanity (owl_bt.tamp.sanity) after the last step: nothing
         off the table, each thing put down resting on what it was put on, none tipped over, nothing
         else knocked over since the plan's observation, nothing but what the plan ends holding still
-        touching the hand. An end state judged unsound takes the arm home before the replan looks."""
-        if not steps:
-            return None
-        placements = [
-            Placement(st.op.name, st.op.args[0], st.op.args[1], st.expected.get(st.op.args[0]))
-            for st in steps
-            if st.op.name in ("place_ontop", "place_inside") and len(st.op.args) == 2
-        ]
+        touching the hand. With no steps (the goal already holds) after earlier attempts acted, the
+        run's whole doing is judged: each thing it put down, against the run's first observed world
+        (a thing an earlier attempt knocked over stays knocked over when a replan finds the goal
+        done). An end state judged unsound takes the arm home before the replan looks."""
+        if steps:
+            placements = [pl for pl in map(_placement, steps) if pl is not None]
+            before, last = self._world, str(steps[-1].op)
+        elif self._done:
+            placements, before, last = list(self._placed), self._init_world, self._done[-1]
+        else:
+            return None  # the goal held from the start and nothing was done
+        name, _, rest = last.partition("(")
+        args = tuple(a.strip() for a in rest.rstrip(")").split(",") if a.strip())
+        hold = args[0] if name == "pick" and args else None  # "pick up the apple"
         world = self._look()
-        last = steps[-1].op
-        hold = last.args[0] if last.name == "pick" and last.args else None  # "pick up the apple"
-        why = insane(world, placements, before=self._world, hold=hold)
+        why = insane(world, placements, before=before or self._world, hold=hold)
         if why is None:
             leaning = leaning_on_hand(world, hold)
             if not leaning:
@@ -226,12 +250,11 @@ class Execute(WorkerBehaviour):
         if not self.cancelled() and arm_fault(self.services.backend) is None:
             # the replan looks at things resting on their own, not leaning on the hand
             retreat_home(self.services, self._known)
-        last = steps[-1]
         return Failure(
             Stage.MONITOR,
             f"the end state is not sound: {why}",
-            str(last.op),
-            tuple(a for a in last.op.args if a in world.objects),
+            last,
+            tuple(a for a in args if a in world.objects),
             Evidence(sanity=why),
             kind=FailureKind.POSTCONDITION,
         )
@@ -566,6 +589,7 @@ class Execute(WorkerBehaviour):
 
     def finish(self, result) -> py_trees.common.Status:
         self.bb.executed = list(self._done)
+        self.bb.placed = list(self._placed)
         self.bb.step = None
         if isinstance(result, Failure):
             return self.fail(result)

@@ -33,7 +33,7 @@ def run(
         "--task",
         "-t",
         metavar="TASK",
-        help="Benchmark scene to run in (see `owl-bt tasks`; default berry1).",
+        help="Benchmark scene to run in (see `owl-bt tasks`, `owl-bt tasks --all` for the everyday set; default berry1).",
     ),
     scene: str | None = typer.Option(
         None,

@@ -86,8 +86,8 @@ def insane(
     if before is not None:
         placed = {p.obj for p in placements}
         for name, was in before.objects.items():
-            if name in placed or was.fixed or name not in world.objects:
-                continue
+            if name in placed or name in (hold, held) or was.fixed or name not in world.objects:
+                continue  # (what is in the hand hangs as it was gripped, not as it stood)
             knocked = _tipped(world, Placement("", name, "", was.pose))
             if knocked:
                 return knocked.replace("tipped over from how it was put down", "was knocked over")

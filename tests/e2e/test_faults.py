@@ -301,3 +301,42 @@ def test_a_run_that_ends_with_something_in_the_hand_says_so(tmp_path):
         timeout=300,
     )
     assert "the arm still holds the lemon: take it from the gripper" in proc.stdout
+
+
+KITCHEN = """
+[[object]]
+kind = "plate"
+pose = [0.55, -0.16]
+[[object]]
+kind = "lemon"
+pose = [0.55, -0.16, 0.045, 0.0, 0.0, 0.5]
+[[object]]
+kind = "apple"
+pose = [0.42, 0.0]
+[[object]]
+kind = "fork"
+pose = [0.40, -0.30]
+"""
+
+
+@pytest.mark.slow
+def test_a_replan_that_finds_the_goal_done_still_judges_what_the_run_knocked_off(tmp_path):
+    """ "pick up the fork" knocked the lemon off the table: the end state was judged unsound, and the
+    replan, finding the fork already in the hand, planned nothing and claimed success. An empty plan
+    after earlier attempts acted now judges the run's whole doing against its first observation."""
+    scene = tmp_path / "kitchen.toml"
+    scene.write_text(KITCHEN, encoding="utf-8")
+    result = run_episode(
+        EpisodeConfig(
+            "pick up the fork",
+            scene=scene,
+            out=tmp_path / "run",
+            perception="sim-state",
+            faults="knock-off=1.0",
+            max_attempts=2,
+        )
+    )
+    offs = [e for e in _events(tmp_path / "run") if e["event"] == "fault_injected"]
+    assert offs and offs[0]["kind"] == "knock-off"
+    assert not result.declared_success, result.history
+    assert len(result.history) == 2 and all("off the table" in h for h in result.history)

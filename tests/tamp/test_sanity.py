@@ -86,3 +86,12 @@ def test_a_container_knocked_over_by_the_plan_is_not_sane():
     after = _world(("mug", "mug", Pose(0.5, 0.0, 0.036, roll=math.pi / 2)), ("lime", "lime", up))
     placed = [Placement("place_inside", "lime", "mug", up)]
     assert insane(after, placed, before=before) == "mug was knocked over (its opening turned 90°)"
+
+
+def test_what_the_hand_holds_is_not_knocked_over():
+    # "pick up the banana": held as gripped, it hangs taller than it lay; that is no knocking over
+    lying = Pose(0.5, 0.0, 0.017)
+    before = _world(("banana", "banana", lying))
+    hanging = _world(("banana", "banana", Pose(0.5, 0.0, 0.3, roll=math.pi / 2)))
+    assert insane(hanging, [], before=before) is not None  # not in the hand: knocked over
+    assert insane(hanging, [], before=before, hold="banana") is None
