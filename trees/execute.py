@@ -23,6 +23,7 @@ import py_trees
 
 from owl_bt.failures import Evidence, Failure, FailureKind, Stage
 from owl_bt.language.checker_names import name_checkers
+from owl_bt.tamp.operators import GroundOp
 from owl_bt.tamp.sanity import Placement, insane
 from perception.detector import HIDDEN_FLAG, ROBOT
 from skills.backend import ArmFault, hold_still
@@ -111,6 +112,12 @@ class HeldWatch:
 
     def stop(self) -> None:
         self.inner.stop()
+
+
+def _op(text: str) -> GroundOp:
+    """The ground operator of an executed action string, e.g. 'place_ontop(fork, table)'."""
+    name, _, rest = text.partition("(")
+    return GroundOp(name, tuple(a.strip() for a in rest.rstrip(")").split(",") if a.strip()))
 
 
 def _placement(step) -> Placement | None:
@@ -228,17 +235,24 @@ class Execute(WorkerBehaviour):
         run's whole doing is judged: each thing it put down, against the run's first observed world
         (a thing an earlier attempt knocked over stays knocked over when a replan finds the goal
         done). An end state judged unsound takes the arm home before the replan looks."""
+        actions: list = []  # the sketch's, when the run's whole doing is judged
         if steps:
             placements = [pl for pl in map(_placement, steps) if pl is not None]
-            before, last = self._world, str(steps[-1].op)
+            before, last = self._world, steps[-1].op
         elif self._done:
-            placements, before, last = list(self._placed), self._init_world, self._done[-1]
+            placements, before = list(self._placed), self._init_world
+            # what the goal ends with: the sketch's last action (the run's last step may be a pick an
+            # arm fault cut short, its place done by a later attempt); an empty sketch ("already
+            # done") ends holding what the run's last step picked, if the hand still holds it
+            actions = self._constraints.sketch.actions if self._constraints is not None else []
+            last = actions[-1].op if actions else _op(self._done[-1])
         else:
             return None  # the goal held from the start and nothing was done
-        name, _, rest = last.partition("(")
-        args = tuple(a.strip() for a in rest.rstrip(")").split(",") if a.strip())
-        hold = args[0] if name == "pick" and args else None  # "pick up the apple"
         world = self._look()
+        args = tuple(last.args)
+        hold = args[0] if last.name == "pick" and args else None  # "pick up the apple"
+        if not steps and not actions and hold != (world.robot.held if world.robot else None):
+            hold = None  # (an empty sketch: a pick the hand no longer holds is no goal)
         why = insane(world, placements, before=before or self._world, hold=hold)
         if why is None:
             leaning = leaning_on_hand(world, hold)
@@ -253,7 +267,7 @@ class Execute(WorkerBehaviour):
         return Failure(
             Stage.MONITOR,
             f"the end state is not sound: {why}",
-            last,
+            str(last),
             tuple(a for a in args if a in world.objects),
             Evidence(sanity=why),
             kind=FailureKind.POSTCONDITION,
