@@ -14,6 +14,10 @@ from owl_bt.language.perception_error import PERCEPTION_ERROR
 # still be, its centre: a person means the strip in line with the reference, not a diagonal 15 cm off
 SIDE_SLACK = 0.03
 SIDE_REACH = 0.12  # m from a movable reference's box a thing "left of" it may be, its centre
+# a thing whose footprint is this many times longer than wide lies beside a reference along all its
+# length: its whole box in the strip, not only its centre (a spoon "right of the plate" with its centre
+# level with the plate's near rim stuck out 10 cm past it)
+LONG_SIDE = 2.5
 PART_MARGIN = 0.015  # m past an object's middle line a thing "on its left half" has its centre
 # rad: the offline grounder's straight, parallel and perpendicular — 5 degrees inside the codebook's
 # 15, so that a placement planned at the edge still reads so after execution and perception (a spoon
@@ -108,6 +112,10 @@ def side(name, relation, ref):
             # beside it: within SIDE_REACH m of its box (the fork "left of the plate" lies next to it, not
             # across the table); a fixed marker (a line, a region) divides the table: all its side counts
             b = modify_pose_bounds_to_be_near_object(state, env, b, ref, SIDE_REACH)
+            olo, ohi = get_aabb_bounds(state, env, name)
+            dx, dy = ohi[0] - olo[0], ohi[1] - olo[1]
+            if max(dx, dy) > LONG_SIDE * min(dx, dy) and not (lo[k] - SIDE_SLACK <= olo[k] and ohi[k] <= hi[k] + SIDE_SLACK):
+                return False  # a long thing: along all its length
     return position_within_bounds(p, b)
 
 def between(name, a, c):
@@ -183,6 +191,7 @@ for _name, _value in (
     ("PERCEPTION_ERROR", PERCEPTION_ERROR),
     ("PART_MARGIN", PART_MARGIN),
     ("SIDE_REACH", SIDE_REACH),
+    ("LONG_SIDE", LONG_SIDE),
 ):
     PRELUDE = PRELUDE.replace(_name, repr(_value))
 

@@ -20,6 +20,7 @@ from owl_bt.language import vocabulary as V
 from owl_bt.language.checker_helpers import (
     EXTRA,
     FAR_APART,
+    LONG_SIDE,
     PRELUDE,
     SIDE_REACH,
     SIDE_SLACK,
@@ -183,6 +184,13 @@ def _holds_now(g: Goal, things: dict[str, Thing]) -> bool:
         if ok and across is not None:  # and in line with it, as the checker's side() asks
             strip = SIDE_SLACK - 0.01  # with a margin
             ok = r.lo[across] - strip <= t.pose[across] <= r.hi[across] + strip
+            w, d = sorted((t.hi[0] - t.lo[0], t.hi[1] - t.lo[1]))
+            if not r.fixed and d > LONG_SIDE * w:  # a long thing: along all its length
+                ok = (
+                    ok
+                    and r.lo[across] - strip <= t.lo[across]
+                    and t.hi[across] <= r.hi[across] + strip
+                )
             reach = SIDE_REACH - 0.01  # and beside a movable reference, as side() asks
             k = 1 - across
             ok = ok and (r.fixed or r.lo[k] - reach <= t.pose[k] <= r.hi[k] + reach)

@@ -347,3 +347,18 @@ def test_where_a_thing_was_is_its_old_centre_not_beside_its_old_box():
     assert goal_holds(c, done)
     beside = done.with_pose("pear", Pose(0.45 + 0.06, 0.0 + 0.06, 0.05))  # 8.5 cm off
     assert not goal_holds(c, beside)
+
+
+def test_a_long_thing_beside_a_plate_lies_along_it_all_its_length():
+    # spoon_straight seed 2: the spoon "right of the plate" lay with its centre level with the plate's
+    # near rim (10 cm from its centre along x) and stuck out 10 cm past it; the detector said not beside
+    spoon = obj("spoon", "spoon", 0.35, -0.2, (0.17, 0.035, 0.02))
+    world = scene(PLATE, spoon)
+    _, c = answer("put the spoon to the right of the plate", world)
+    beside = world.with_pose("spoon", Pose(0.56, 0.0, 0.01))  # alongside it, 15 cm across
+    stuck_out = world.with_pose("spoon", Pose(0.45, 0.0, 0.01))  # its centre by the near rim
+    assert goal_holds(c, beside) and not goal_holds(c, stuck_out)
+    # a round thing keeps the centre rule: the lime by the plate's near rim is still right of it
+    world = scene(PLATE, LIME)
+    _, c = answer("put the lime to the right of the plate", world)
+    assert goal_holds(c, world.with_pose("lime", Pose(0.45, 0.0, 0.025)))
