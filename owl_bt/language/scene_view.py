@@ -160,8 +160,10 @@ def deep(t: Thing) -> bool:
 def resting_on(a: Thing, b: Thing) -> bool:
     """a rests on (or, for a container, sits in the opening of) b — never on what lies in it (a mug
     does not rest on the golf ball inside it, and "put it back" must not set it down on the ball)."""
-    if a.name == b.name or a.fixed or not over(a, b) or held_in(b, a) and b.volume < a.volume:
+    if a.name == b.name or a.fixed or not over(a, b):
         return False
+    if held_in(b, a) and b.volume < a.volume and b.lo[2] >= a.lo[2] - 0.005:
+        return False  # b lies in a (a flat plate under a bowl set on it does not: it is below it)
     low = b.hi[2] - (0.05 if container(b) else 0.01)
     return low <= a.lo[2] <= b.hi[2] + 0.02
 

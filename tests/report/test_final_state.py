@@ -111,3 +111,17 @@ def test_a_block_on_another_face_stands_and_an_upside_down_mug_is_said_so():
     assert rows["mug"]["tilt_deg"] == 180 and rows["mug"]["flags"] == ["upside down"]
     tipped = _moved(start, block=Pose(block.x, block.y, block.z, math.pi / 4, 0.0, 0.0))
     assert {r["object"]: r for r in final_rows(start, tipped)}["block"]["flags"] == ["tipped over"]
+
+
+def test_a_bowl_set_on_a_plate_is_on_the_plate():
+    # "put the red bowl on the plate": the run was right, and the table said "on the table" (the flat
+    # plate under it was read as lying in the bowl)
+    start = settled_state(("plate", (0.55, -0.16, 0.008)), ("bowl", (0.55, 0.18, 0.03)))
+    plate = start.get("plate")
+    end = settled_state(
+        ("plate", (plate.pose.x, plate.pose.y, 0.008)),
+        ("bowl", (plate.pose.x, plate.pose.y, plate.aabb()[1][2] + 0.031)),
+    )
+    rows = {r["object"]: r for r in final_rows(start, end)}
+    assert rows["bowl"]["where"] == "on the plate", rows["bowl"]
+    assert rows["plate"]["where"] == "on the table"
