@@ -405,11 +405,12 @@ class PlanningModel(ContainerGeometry):
         )  # the motors hold q too (a stale target would jerk the hand every step)
         self.robot.reset_fingers(angle)
         self.robot.command_fingers(FINGER_CLOSED, force=CLOSE_FORCE)
-        # Every body takes part in a grip (as in execution, skills/sim_backend.py): a pinch is chaotic, and
-        # bodies parked asleep change Bullet's islands and so the order it solves contacts in.
-        ClosingFingers(self.robot, CLOSE_S).run(
-            lambda: (self.robot.reset_arm(q), p.stepSimulation(physicsClientId=self.cid))
-        )
+        # Every body can take part in a grip (as in execution, skills/sim_backend.py): parked bodies changed
+        # the outcome of a pinch, which is chaotic; bodies asleep where they rest wake when touched.
+        with self.far_asleep(o):
+            ClosingFingers(self.robot, CLOSE_S).run(
+                lambda: (self.robot.reset_arm(q), p.stepSimulation(physicsClientId=self.cid))
+            )
         held = self.between_fingers()
         if o in held:
             self.attach(o, angle=self.robot.finger_angle())
@@ -457,6 +458,7 @@ class PlanningModel(ContainerGeometry):
             q_place
         )  # the motors hold the arm too (a stale target would jerk the hand)
         body = self.bodies[self.held]
+        letting_go = (self.held, *self.carried)  # the released object and what it carries
         self.held, self.grasp, self.carried = None, None, {}
         self.robot.reset_fingers(self.grip_angle)
         self.robot.command_fingers(open_to)
@@ -465,8 +467,12 @@ class PlanningModel(ContainerGeometry):
         # planned 2.7 cm from where the arm then set it down).
         # (and not while one still sits inside its wall: stuck there, it lifted a mug as the hand left)
         self._fingers_touch(body, False)
-        # Every body takes part in a release too (as in execution): fingers opening against a container's
-        # wall are a pinch, and its outcome decides whether the hand lifts the container as it leaves.
+        with self.far_asleep(*letting_go):
+            self._let_go(body, q_place, q_back)
+
+    def _let_go(self, body: int, q_place, q_back) -> None:
+        # Every body can take part in a release too (asleep until touched): fingers opening against a
+        # container's wall are a pinch, and its outcome decides whether the hand lifts the container.
         for _ in range(int(OPEN_S / TIME_STEP)):
             self.robot.reset_arm(q_place)
             p.stepSimulation(physicsClientId=self.cid)
@@ -506,6 +512,43 @@ class PlanningModel(ContainerGeometry):
                 if self.held is not None:
                     self.set_arm(q)
 
+    def _far_from(self, names: tuple[str, ...], gap: float) -> list[str]:
+        """Movable bodies at rest whose boxes lie farther than `gap` metres from the hand's links, the
+        held object and its contents, `names` and every body moving faster than MOVING (m/s)."""
+        hand = self.robot.gripper_links
+        active = [p.getAABB(self.robot.body, link, physicsClientId=self.cid) for link in hand]
+        keep = {n for n in (self.held, *self.carried, *names) if n is not None}
+        keep |= {n for n in self.bodies if self.object_velocity(n) > MOVING}
+        active += [self._bound(n) for n in keep]
+        return [
+            name
+            for name in self.bodies
+            if name not in keep
+            and not self.objects[name].fixed
+            and not _near_any(self._bound(name), active, gap)
+        ]
+
+    @contextlib.contextmanager
+    def far_asleep(self, *names: str) -> Iterator[None]:
+        """Within this block every movable body at rest whose box does not touch the hand, the held
+        object, its contents or `names` sleeps where it is: Bullet neither integrates it nor tests its
+        resting contacts, and anything that runs into it (or into what it rests on) wakes it, so it still
+        takes part when touched. A physics step then costs about what it costs on a table of only the
+        bodies involved. Nothing is moved (unlike `physics_near`), but the solver no longer sees the
+        sleeping bodies' contacts, so a chaotic outcome (a pinch) may come out a few millimetres
+        otherwise. They are woken, sleeping disabled again, after the block."""
+        cid = self.cid
+        far = [self.bodies[n] for n in self._far_from(names, 0.0)]
+        for body in far:
+            for state in (p.ACTIVATION_STATE_ENABLE_SLEEPING, p.ACTIVATION_STATE_SLEEP):
+                p.changeDynamics(body, -1, activationState=state, physicsClientId=cid)
+        try:
+            yield
+        finally:
+            for body in far:
+                for state in (p.ACTIVATION_STATE_DISABLE_SLEEPING, p.ACTIVATION_STATE_WAKE_UP):
+                    p.changeDynamics(body, -1, activationState=state, physicsClientId=cid)
+
     @contextlib.contextmanager
     def physics_near(self, *names: str) -> Iterator[None]:
         """Within this block physics runs only the bodies near what happens: the hand, the held object
@@ -515,17 +558,10 @@ class PlanningModel(ContainerGeometry):
         physics step costs about what it costs on a table of only the nearby objects. Fixed bodies
         always take part."""
         cid = self.cid
-        hand = self.robot.gripper_links
-        active = [p.getAABB(self.robot.body, link, physicsClientId=cid) for link in hand]
-        keep = {n for n in (self.held, *self.carried, *names) if n is not None}
-        keep |= {n for n in self.bodies if self.object_velocity(n) > MOVING}
-        active += [self._bound(n) for n in keep]
-        parked: dict[str, tuple] = {}
-        for name, body in self.bodies.items():
-            if name in keep or self.objects[name].fixed:
-                continue
-            if not _near_any(self._bound(name), active, NEAR_M):
-                parked[name] = p.getBasePositionAndOrientation(body, physicsClientId=cid)
+        parked = {
+            name: p.getBasePositionAndOrientation(self.bodies[name], physicsClientId=cid)
+            for name in self._far_from(names, NEAR_M)
+        }
         for i, (name, (_, quat)) in enumerate(parked.items()):
             spot = (PARK[0] + i, PARK[1], PARK[2])
             body = self.bodies[name]
