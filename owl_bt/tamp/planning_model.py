@@ -538,16 +538,21 @@ class PlanningModel(ContainerGeometry):
         sleeping bodies' contacts, so a chaotic outcome (a pinch) may come out a few millimetres
         otherwise. They are woken, sleeping disabled again, after the block."""
         cid = self.cid
-        far = [self.bodies[n] for n in self._far_from(names, 0.0)]
-        for body in far:
+        # each part of a compound body (a mug's handle, a can's sides) is a link with its own activation
+        far = [
+            (self.bodies[n], link)
+            for n in self._far_from(names, 0.0)
+            for link in range(-1, p.getNumJoints(self.bodies[n], physicsClientId=cid))
+        ]
+        for body, link in far:
             for state in (p.ACTIVATION_STATE_ENABLE_SLEEPING, p.ACTIVATION_STATE_SLEEP):
-                p.changeDynamics(body, -1, activationState=state, physicsClientId=cid)
+                p.changeDynamics(body, link, activationState=state, physicsClientId=cid)
         try:
             yield
         finally:
-            for body in far:
+            for body, link in far:
                 for state in (p.ACTIVATION_STATE_DISABLE_SLEEPING, p.ACTIVATION_STATE_WAKE_UP):
-                    p.changeDynamics(body, -1, activationState=state, physicsClientId=cid)
+                    p.changeDynamics(body, link, activationState=state, physicsClientId=cid)
 
     @contextlib.contextmanager
     def physics_near(self, *names: str) -> Iterator[None]:
