@@ -310,7 +310,9 @@ class PourSkill(Skill):
                 after = model.snapshot()
                 model.restore(before)
                 model.carried = dict(carried)
-                stayed, _ = _poured(model, o, path(SAG_SHARE), waypoints, SAG_SHARE, contents, t)
+                stayed, sagged = _poured(
+                    model, o, path(SAG_SHARE), waypoints, SAG_SHARE, contents, t
+                )
                 model.restore(after)
                 model.drop_snapshot(after)
                 if stayed:
@@ -319,6 +321,9 @@ class PourSkill(Skill):
                         f"{round(100 * (1 - SAG_SHARE))} % less",
                         o,
                     )
+                # and what leaves earlier, at the lesser tilt, must fall as well inside t's rim: the
+                # arm's pour lets the contents go sooner and farther out than the model's
+                crossed = {c: ok and sagged.get(c, True) for c, ok in crossed.items()}
         finally:
             model.drop_snapshot(before)
         near_rim = [c for c, ok in crossed.items() if not ok]
