@@ -405,9 +405,9 @@ class PlanningModel(ContainerGeometry):
         )  # the motors hold q too (a stale target would jerk the hand every step)
         self.robot.reset_fingers(angle)
         self.robot.command_fingers(FINGER_CLOSED, force=CLOSE_FORCE)
-        # Every body can take part in a grip (as in execution, skills/sim_backend.py): parked bodies changed
-        # the outcome of a pinch, which is chaotic; bodies asleep where they rest wake when touched.
-        with self.far_asleep(o):
+        # Every body near can take part in a grip (as in execution, skills/sim_backend.py): asleep where
+        # it rests, it wakes when touched.
+        with self.physics_near(o):
             ClosingFingers(self.robot, CLOSE_S).run(
                 lambda: (self.robot.reset_arm(q), p.stepSimulation(physicsClientId=self.cid))
             )
@@ -467,11 +467,11 @@ class PlanningModel(ContainerGeometry):
         # planned 2.7 cm from where the arm then set it down).
         # (and not while one still sits inside its wall: stuck there, it lifted a mug as the hand left)
         self._fingers_touch(body, False)
-        with self.far_asleep(*letting_go):
+        with self.physics_near(*letting_go):
             self._let_go(body, q_place, q_back)
 
     def _let_go(self, body: int, q_place, q_back) -> None:
-        # Every body can take part in a release too (asleep until touched): fingers opening against a
+        # Every body near can take part in a release too (asleep until touched): fingers opening against a
         # container's wall are a pinch, and its outcome decides whether the hand lifts the container.
         for _ in range(int(OPEN_S / TIME_STEP)):
             self.robot.reset_arm(q_place)
@@ -528,58 +528,51 @@ class PlanningModel(ContainerGeometry):
             and not _near_any(self._bound(name), active, gap)
         ]
 
+    def _links(self, name: str) -> list[tuple[int, int]]:
+        """(body, link) of every part of `name` (base -1 and each joint's link: a mug's handle, a can's
+        sides are links with their own activation state)."""
+        body = self.bodies[name]
+        return [(body, link) for link in range(-1, p.getNumJoints(body, physicsClientId=self.cid))]
+
     @contextlib.contextmanager
-    def far_asleep(self, *names: str) -> Iterator[None]:
-        """Within this block every movable body at rest whose box does not touch the hand, the held
-        object, its contents or `names` sleeps where it is: Bullet neither integrates it nor tests its
-        resting contacts, and anything that runs into it (or into what it rests on) wakes it, so it still
-        takes part when touched. A physics step then costs about what it costs on a table of only the
-        bodies involved. Nothing is moved (unlike `physics_near`), but the solver no longer sees the
+    def physics_near(self, *names: str) -> Iterator[None]:
+        """Within this block physics runs only the bodies involved in what happens: the hand, the held
+        object and its contents, `names`, and every body moving faster than MOVING (m/s).
+
+        - Movable bodies at rest farther than NEAR_M (m) from all of those are parked off the table,
+          asleep, and put back exactly (pose, zero velocity) after the block.
+        - Those at rest nearer, whose boxes do not touch any of those, sleep where they are: Bullet
+          neither integrates them nor tests their contacts, and anything that runs into them (or into
+          what they rest on) wakes them, so they take part when struck.
+
+        A physics step then costs about what it costs on a table of only the bodies involved, however
+        crowded the table. Fixed bodies always take part. The solver no longer sees the parked and
         sleeping bodies' contacts, so a chaotic outcome (a pinch) may come out a few millimetres
-        otherwise. They are woken, sleeping disabled again, after the block."""
+        otherwise than with every body awake."""
         cid = self.cid
-        # each part of a compound body (a mug's handle, a can's sides) is a link with its own activation
-        far = [
-            (self.bodies[n], link)
-            for n in self._far_from(names, 0.0)
-            for link in range(-1, p.getNumJoints(self.bodies[n], physicsClientId=cid))
+        far = self._far_from(names, NEAR_M)
+        parked = {
+            name: p.getBasePositionAndOrientation(self.bodies[name], physicsClientId=cid)
+            for name in far
+        }
+        for i, (name, (_, quat)) in enumerate(parked.items()):
+            spot = (PARK[0] + i, PARK[1], PARK[2])
+            p.resetBasePositionAndOrientation(self.bodies[name], spot, quat, physicsClientId=cid)
+        asleep = [
+            part
+            for name in (*far, *(n for n in self._far_from(names, 0.0) if n not in parked))
+            for part in self._links(name)
         ]
-        for body, link in far:
+        for body, link in asleep:
             for state in (p.ACTIVATION_STATE_ENABLE_SLEEPING, p.ACTIVATION_STATE_SLEEP):
                 p.changeDynamics(body, link, activationState=state, physicsClientId=cid)
         try:
             yield
         finally:
-            for body, link in far:
+            for body, link in asleep:
                 for state in (p.ACTIVATION_STATE_DISABLE_SLEEPING, p.ACTIVATION_STATE_WAKE_UP):
                     p.changeDynamics(body, link, activationState=state, physicsClientId=cid)
-
-    @contextlib.contextmanager
-    def physics_near(self, *names: str) -> Iterator[None]:
-        """Within this block physics runs only the bodies near what happens: the hand, the held object
-        and its contents, `names`, and every body moving faster than MOVING (m/s). Movable bodies at
-        rest farther than NEAR_M (m) from all of those are parked off the table, asleep, for the block
-        and put back exactly (pose, zero velocity) after it: what is far and still stays as it was, and a
-        physics step costs about what it costs on a table of only the nearby objects. Fixed bodies
-        always take part."""
-        cid = self.cid
-        parked = {
-            name: p.getBasePositionAndOrientation(self.bodies[name], physicsClientId=cid)
-            for name in self._far_from(names, NEAR_M)
-        }
-        for i, (name, (_, quat)) in enumerate(parked.items()):
-            spot = (PARK[0] + i, PARK[1], PARK[2])
-            body = self.bodies[name]
-            p.resetBasePositionAndOrientation(body, spot, quat, physicsClientId=cid)
-            for state in (p.ACTIVATION_STATE_ENABLE_SLEEPING, p.ACTIVATION_STATE_SLEEP):
-                p.changeDynamics(body, -1, activationState=state, physicsClientId=cid)
-        try:
-            yield
-        finally:
             for name, (pos, quat) in parked.items():
-                body = self.bodies[name]
-                for state in (p.ACTIVATION_STATE_DISABLE_SLEEPING, p.ACTIVATION_STATE_WAKE_UP):
-                    p.changeDynamics(body, -1, activationState=state, physicsClientId=cid)
                 self._put(name, pos, quat)
 
     def object_velocity(self, name: str) -> float:

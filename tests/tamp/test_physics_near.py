@@ -1,6 +1,6 @@
-"""The planning model runs a physics stretch with only the bodies near what happens: for a settle, far
-ones at rest are parked asleep and put back exactly, near and moving ones take part; for a grip or a
-release, those not touching the hand or the gripped object sleep where they rest and wake when struck."""
+"""The planning model runs a physics stretch (grip, release, settle) with only the bodies involved in
+what happens: far ones at rest are parked asleep and put back exactly; near ones at rest that touch
+nothing involved sleep where they rest and wake when struck; moving ones take part."""
 
 from __future__ import annotations
 
@@ -67,25 +67,24 @@ def test_a_moving_body_takes_part_wherever_it_is(model):
     model.settle(0.5)
 
 
-def test_far_bodies_sleep_where_they_rest_and_wake_when_struck(model):
+def test_near_bodies_sleep_where_they_rest_and_wake_when_struck(model):
     before = _where(model)
-    with model.far_asleep("strawberry"):
-        assert _where(model) == before  # nothing moved to put them to sleep
-        # a far body lifted 2 cm and left asleep hangs there: it is not integrated
-        far = max(
-            (n for n in model.bodies if not model.objects[n].fixed),
-            key=lambda n: math.dist(
-                model.pose(n).position[:2], model.pose("strawberry").position[:2]
-            ),
-        )
-        pos, quat = before[far]
+    with model.physics_near("strawberry"):
+        during = _where(model)
+        # a body near the strawberry but not touching it is not parked: it sleeps where it rests
+        near = [n for n in before if during[n] == before[n] and not model.objects[n].fixed]
+        near.remove("strawberry")
+        assert near
+        body = near[0]
+        pos, quat = before[body]
+        # lifted 2 cm and left asleep, it hangs there: it is not integrated
         lifted = (pos[0], pos[1], pos[2] + 0.02)
         p.resetBasePositionAndOrientation(
-            model.bodies[far], lifted, quat, physicsClientId=model.cid
+            model.bodies[body], lifted, quat, physicsClientId=model.cid
         )
         for _ in range(60):
             p.stepSimulation(physicsClientId=model.cid)
-        assert _where(model)[far][0] == pytest.approx(lifted, abs=1e-9)
+        assert _where(model)[body][0] == pytest.approx(lifted, abs=1e-9)
         # struck by a falling ball, it wakes and takes part
         ball = p.createMultiBody(
             0.3,
@@ -95,7 +94,7 @@ def test_far_bodies_sleep_where_they_rest_and_wake_when_struck(model):
         )
         for _ in range(240):
             p.stepSimulation(physicsClientId=model.cid)
-        assert _where(model)[far][0][2] < lifted[2] - 0.01  # it fell back to the table
+        assert _where(model)[body][0][2] < lifted[2] - 0.01  # it fell back to the table
         p.removeBody(ball, physicsClientId=model.cid)
     model.settle(0.5)
     after = _where(model)
