@@ -13,8 +13,9 @@ Controller: free motion to the upright pose, then a slow tilt about the horizont
 pour direction (24 waypoints, 2 s), then a 1 s dwell while physics empties o. The hand keeps holding
 o; the next action moves on from the tilt. Engineered constraints: the hand does not sit over o's
 mouth (what falls out would land in the palm); the tilt takes the mouth below the horizon; o's mouth
-ends over t, 3 cm inside its rim; whatever was inside o has left it (physics). The cheap ones are
-judged before the physics.
+ends over t, 3 cm inside its rim; whatever was inside o has left it (physics); into a container, the
+contents pass its rim at least RIM_MARGIN inside it, both at the full tilt and at SAG_SHARE of it (a
+grasp that sags on the arm lets them go sooner). The cheap ones are judged before the physics.
 """
 
 from __future__ import annotations
