@@ -163,6 +163,7 @@ class CameraSource:
         )
         if held in tracked.states:
             self._place_in_hand(held, tracked, res.objects.get(held))
+            self.tracker.absorb_at_hand(tracked, held)
             self.tracker.carry(
                 tracked, held
             )  # it, and what is unseen inside it, are where the hand put them

@@ -130,6 +130,36 @@ class Tracker:
         self.carry(out)
         return out
 
+    def absorb_at_hand(self, tracked: Tracked, held: str | None) -> list[str]:
+        """Drop from `tracked`, and forget, each thing found without labels that was first seen in
+        this round (not the first), is not held, and whose box overlaps the held object's box: part
+        of the held object or the hand seen as a thing of its own (a held mug turned in the fingers,
+        its points beyond where the hand's pose puts it fitted as a 'blue large object' hanging under
+        it). Returns the names dropped; the held object is flagged with them."""
+        if held is None or held not in tracked.states or self.round <= 1:
+            return []
+        lo, hi = (np.asarray(v) for v in tracked.states[held].aabb())
+        dropped = []
+        for name, state in list(tracked.states.items()):
+            if (
+                name == held
+                or name not in self.found
+                or self.first_seen.get(name) != self.round
+                or state.fixed
+            ):
+                continue
+            a, b = (np.asarray(v) for v in state.aabb())
+            if np.all(a <= hi) and np.all(lo <= b):
+                dropped.append(name)
+                del tracked.states[name]
+                tracked.flags.pop(name, None)
+                self._forget(name)
+        if dropped:
+            tracked.flags.setdefault(held, []).append(
+                f"taken as part of it, at the hand: {', '.join(dropped)}"
+            )
+        return dropped
+
     def _one_off(self, name: str, held: str | None) -> bool:
         """Whether `name`, unseen this round, is a one-off sighting to forget (see `update`)."""
         return (

@@ -210,3 +210,39 @@ def test_a_thing_found_without_labels_once_mid_run_and_then_unseen_is_forgotten(
     labelled.update({"mug": mug}, set(), [], None, {})
     labelled.update({"mug": mug, "water_bottle": piece}, set(), [], None, {})
     assert "water_bottle" in labelled.update({"mug": mug}, set(), [], None, {}).kept
+
+
+def test_a_thing_found_at_the_hand_mid_run_is_taken_as_part_of_what_it_holds():
+    """A held mug turned in the fingers: its points beyond where the hand's pose puts it, fitted as a
+    'blue_large_object' hanging under it, are part of the mug, not an obstacle beside it. A thing
+    seen before, a labelled one, or one clear of the held box stays."""
+    mug = ObjectState("mug", "mug", Pose(0.35, 0.14, 0.29), (0.098, 0.072, 0.09), "cylinder")
+    under = ObjectState(
+        "blue_large_object", None, Pose(0.36, 0.14, 0.16), (0.06, 0.05, 0.26), "box"
+    )
+    clear = ObjectState("lemon", "lemon", Pose(0.6, -0.2, 0.03), (0.05,) * 3, "sphere")
+    found = {"mug", "blue_large_object", "lemon"}
+    tracker = Tracker()
+    tracker.update({"mug": mug}, set(), [], None, {}, found)
+    out = tracker.update(
+        {"mug": mug, "blue_large_object": under, "lemon": clear}, set(), [], "mug", {}, found
+    )
+    assert tracker.absorb_at_hand(out, "mug") == ["blue_large_object"]
+    assert set(out.states) == {"mug", "lemon"}
+    assert "blue_large_object" not in tracker.known
+    assert any("blue_large_object" in f for f in out.flags["mug"])
+    # seen in the first look: a thing of its own
+    first = Tracker()
+    out = first.update({"mug": mug, "blue_large_object": under}, set(), [], "mug", {}, found)
+    assert first.absorb_at_hand(out, "mug") == []
+    # labelled: never taken for a piece of something else
+    labelled = Tracker()
+    labelled.update({"mug": mug}, set(), [], None, {})
+    out = labelled.update({"mug": mug, "blue_large_object": under}, set(), [], "mug", {})
+    assert labelled.absorb_at_hand(out, "mug") == []
+    # nothing held: nothing taken
+    idle = Tracker()
+    idle.update({"mug": mug}, set(), [], None, {}, found)
+    out = idle.update({"mug": mug, "blue_large_object": under}, set(), [], None, {}, found)
+    assert idle.absorb_at_hand(out, None) == []
+    assert "blue_large_object" in out.states
