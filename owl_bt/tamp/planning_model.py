@@ -512,21 +512,25 @@ class PlanningModel(ContainerGeometry):
                 if self.held is not None:
                     self.set_arm(q)
 
-    def _far_from(self, names: tuple[str, ...], gap: float) -> list[str]:
-        """Movable bodies at rest whose boxes lie farther than `gap` metres from the hand's links, the
-        held object and its contents, `names` and every body moving faster than MOVING (m/s)."""
+    def _uninvolved(self, names: tuple[str, ...]) -> tuple[list[str], list[str]]:
+        """Movable bodies at rest not involved in what happens next to the hand's links, the held
+        object and its contents, `names` and every body moving faster than MOVING (m/s): (those whose
+        boxes lie farther than NEAR_M metres from all of these, those nearer whose boxes touch none)."""
         hand = self.robot.gripper_links
         active = [p.getAABB(self.robot.body, link, physicsClientId=self.cid) for link in hand]
         keep = {n for n in (self.held, *self.carried, *names) if n is not None}
         keep |= {n for n in self.bodies if self.object_velocity(n) > MOVING}
         active += [self._bound(n) for n in keep]
-        return [
-            name
-            for name in self.bodies
-            if name not in keep
-            and not self.objects[name].fixed
-            and not _near_any(self._bound(name), active, gap)
-        ]
+        far, near = [], []
+        for name in self.bodies:
+            if name in keep or self.objects[name].fixed:
+                continue
+            box = self._bound(name)
+            if not _near_any(box, active, NEAR_M):
+                far.append(name)
+            elif not _near_any(box, active, 0.0):
+                near.append(name)
+        return far, near
 
     def _links(self, name: str) -> list[tuple[int, int]]:
         """(body, link) of every part of `name` (base -1 and each joint's link: a mug's handle, a can's
@@ -550,7 +554,7 @@ class PlanningModel(ContainerGeometry):
         sleeping bodies' contacts, so a chaotic outcome (a pinch) may come out a few millimetres
         otherwise than with every body awake."""
         cid = self.cid
-        far = self._far_from(names, NEAR_M)
+        far, near = self._uninvolved(names)
         parked = {
             name: p.getBasePositionAndOrientation(self.bodies[name], physicsClientId=cid)
             for name in far
@@ -558,11 +562,7 @@ class PlanningModel(ContainerGeometry):
         for i, (name, (_, quat)) in enumerate(parked.items()):
             spot = (PARK[0] + i, PARK[1], PARK[2])
             p.resetBasePositionAndOrientation(self.bodies[name], spot, quat, physicsClientId=cid)
-        asleep = [
-            part
-            for name in (*far, *(n for n in self._far_from(names, 0.0) if n not in parked))
-            for part in self._links(name)
-        ]
+        asleep = [part for name in (*far, *near) for part in self._links(name)]
         for body, link in asleep:
             for state in (p.ACTIVATION_STATE_ENABLE_SLEEPING, p.ACTIVATION_STATE_SLEEP):
                 p.changeDynamics(body, link, activationState=state, physicsClientId=cid)
