@@ -522,7 +522,13 @@ def make_perception(
         from perception.recorded import RecordingCamera
 
         frames = RecordingCamera(frames, record, robot=backend.state)
-    return CameraSource(frames, pipeline, robot=backend.state, tcp=world.robot.tcp_pose)
+    return CameraSource(
+        frames,
+        pipeline,
+        robot=backend.state,
+        tcp=world.robot.tcp_pose,
+        released=backend.take_released,
+    )
 
 
 def sim_camera_pipeline(

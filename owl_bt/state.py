@@ -138,6 +138,16 @@ class RobotState:
     arm: str = "ur5e"
 
 
+@dataclass(frozen=True)
+class Release:
+    """An object the hand let go of (opened on, or slipped): the TCP's pose when it gripped the object
+    (None when not known) and when it let go, each ((x, y, z) m, quaternion xyzw), world frame, from
+    the arm's measured joints and kinematics."""
+
+    grasp: tuple[tuple[float, ...], tuple[float, ...]] | None
+    hand: tuple[tuple[float, ...], tuple[float, ...]]
+
+
 @dataclass
 class WorldState:
     """Everything the planner knows: named objects and the robot. Source: perception."""

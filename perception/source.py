@@ -17,7 +17,7 @@ from typing import Protocol
 import numpy as np
 
 from owl_bt.errors import OwlError
-from owl_bt.state import ObjectState, RobotState, WorldState
+from owl_bt.state import ObjectState, Release, RobotState, WorldState
 from perception.pipeline import NO_OBJECTS
 from perception.vacancy import floor_verdict, seen_past, seen_past_around
 
@@ -113,10 +113,12 @@ class CameraSource:
         pipeline,
         robot: Callable[[], RobotState | None] = lambda: None,
         tcp: Callable[[], tuple] | None = None,
+        released: Callable[[], dict[str, Release]] | None = None,
     ) -> None:
         from perception.tracker import Tracker
 
         self.camera, self.pipeline, self._robot, self._tcp = camera, pipeline, robot, tcp
+        self._released = released
         self.tracker = Tracker()
         self._annotated: Callable[[], bytes] | None = (
             None  # makes the latest labelled image (`last_annotated`)
@@ -167,10 +169,21 @@ class CameraSource:
             self.tracker.carry(
                 tracked, held
             )  # it, and what is unseen inside it, are where the hand put them
-        for name in [n for n in self._in_hand if n != held and n in tracked.kept]:
-            # let go since the last look and hidden now (by the hand above it): under the hand, at rest
-            self._place_in_hand(name, tracked, None)
+        self.tracker.drop_floating(tracked, held)
+        let_go = self._let_go(held)
+        for name, release in let_go.items():
+            if name not in tracked.kept:
+                continue  # seen now, or forgotten
+            # let go since the last look and not seen now: where the hand let it go, at rest; or the
+            # thing first seen now near there, which is it seen otherwise (a fork standing in a mug
+            # named a 'milk_carton')
+            hand = release.hand if release is not None else None
+            self._place_in_hand(name, tracked, None, hand, release.grasp if release else None)
             self.tracker.let_go(name, tracked)
+            if hand is not None:
+                seen_at = {n: o.centroid for n, o in res.objects.items()}
+                self.tracker.adopt(name, tracked, hand[0], seen_at)
+        self.tracker.absorb_in_containers(tracked, self._hollow(tracked, every=True), held)
         for name in self.tracker.fell:  # the last frame before it was taken to have fallen out
             self._before_fell.setdefault(name, self._previous)
         self._before_fell = {n: f for n, f in self._before_fell.items() if n in self.tracker.fell}
@@ -201,7 +214,7 @@ class CameraSource:
         # what was poured out and is unseen is the pour's to judge (above), not gone
         skip = {
             held,
-            *self._in_hand,
+            *(n for n, r in let_go.items() if r is None),  # where the hand is: not where it let go
             *res.unmeasured,
             *self._hollow(tracked),
             *self.tracker.fell,
@@ -236,12 +249,21 @@ class CameraSource:
         """The latest frame's labelled image (PNG bytes), also when that round failed; None before any frame."""
         return self._annotated() if self._annotated is not None else None
 
-    def _hollow(self, tracked) -> set[str]:
+    def _let_go(self, held: str | None) -> dict[str, Release | None]:
+        """The objects let go of since the last look, by name: with where the hand gripped and let go
+        of each when the arm reports it (`released`), else those held at the last look (None: the
+        hand's pose now stands for where it let go)."""
+        if self._released is None:
+            return {n: None for n in self._in_hand if n != held}
+        return {n: r for n, r in self._released().items() if n != held}
+
+    def _hollow(self, tracked, every: bool = False) -> set[str]:
         """Kept containers (a bowl, a mug, a can): their place is not judged empty from depth, which
-        looks into an open one and sees its floor beyond its box's middle (a bowl in view was judged gone)."""
+        looks into an open one and sees its floor beyond its box's middle (a bowl in view was judged
+        gone). every: all known containers, seen now or kept."""
         shapes = getattr(self.pipeline, "shapes", None)
         out = set()
-        for name in tracked.kept:
+        for name in tracked.states if every else tracked.kept:
             model = (
                 shapes.get(tracked.states[name].kind)
                 if shapes is not None and tracked.states[name].kind
@@ -251,19 +273,21 @@ class CameraSource:
                 out.add(name)
         return out
 
-    def _place_in_hand(self, name: str, tracked, seen) -> None:
+    def _place_in_hand(self, name: str, tracked, seen, hand=None, grasp=None) -> None:
         """The held object's pose: from the camera when it sees enough of it (and then its place in
         the hand is remembered), else where that place in the hand is as the arm's kinematics put the
         hand. Until the camera has seen it held, its place in the hand is taken as: centred between the
-        fingers, turned as it was when last seen (a grasp does not turn what it lifts)."""
-        if self._tcp is None:
+        fingers, turned as it was when last seen (a grasp does not turn what it lifts). hand: the
+        TCP's pose ((x, y, z) m, quaternion xyzw; world frame) to place it by, None: the TCP's now;
+        grasp: the TCP's pose when the hand gripped it (its turn in the hand when never seen held)."""
+        if self._tcp is None and hand is None:
             return
         from dataclasses import replace
 
         from owl_bt.state import Pose, rotation_matrix
         from perception.fit import euler
 
-        pos, quat = self._tcp()
+        pos, quat = hand if hand is not None else self._tcp()
         hand_r = _quat_matrix(quat)
         hand_p = np.asarray(pos, dtype=float)
         state = tracked.states[name]
@@ -282,7 +306,8 @@ class CameraSource:
             tracked.states[name] = replace(state, pose=Pose(*state.pose.position, *rpy))
             return
         if name not in self._in_hand:
-            self._in_hand[name] = (hand_r.T @ obj_r, np.zeros(3))
+            at_grasp = _quat_matrix(grasp[1]) if grasp is not None else hand_r
+            self._in_hand[name] = (at_grasp.T @ obj_r, np.zeros(3))
         rel_r, rel_p = self._in_hand[name]
         c = hand_p + hand_r @ rel_p
         rpy = euler(hand_r @ rel_r)

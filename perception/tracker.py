@@ -35,6 +35,13 @@ MOUTH_DOWN = (
 FLOOR_SHARE = (
     0.1  # what rests in a container unseen is taken to stand on a floor this share of its height
 )
+FLOATING = (
+    0.05  # m: a thing first seen this far above what is under it, held by nothing, is no object
+)
+AT_RELEASE = (
+    0.03  # m: seen this near (across) where it was let go, it is taken to be as the hand set it
+)
+ADOPT_REACH = 0.15  # m: a thing first seen this far (across the table) from where the hand let go is what it let go
 
 
 @dataclass
@@ -160,6 +167,126 @@ class Tracker:
             )
         return dropped
 
+    def adopt(
+        self,
+        name: str,
+        tracked: Tracked,
+        hand: tuple[float, ...],
+        seen_at: dict[str, tuple[float, ...]],
+    ) -> str | None:
+        """`name` was let go of with the hand at `hand` ((x, y, z) m, world frame) and is not seen:
+        the thing found without labels and first seen in this round (not the first) whose points'
+        centre (`seen_at`, by name, world m) lies nearest the hand across the table, within
+        ADOPT_REACH, is it, named otherwise (a fork standing in a mug named a 'milk_carton'). That
+        thing's name is forgotten, and so is each other such new thing within half `name`'s length
+        of it (more pieces of it). `name` stays where `let_go` set it when those points' centre lies
+        within AT_RELEASE of it across the table, and lowered onto the same thing from there; else
+        it is put over that centre and lowered until it rests (`rest_below`): it fell away. It stays
+        kept, not seen: whether its place is seen empty is judged as for any kept object
+        (`drop_vacant`; a fork leaning on a mug's rim, its points over the mug's box, is not taken
+        to stand in the mug). Returns the name adopted, or None."""
+        if self.round <= 1 or name not in tracked.states:
+            return None
+        new = [n for n in self._new_found(tracked, exclude=name) if n in seen_at]
+        near = sorted((math.dist(seen_at[n][:2], hand[:2]), n) for n in new)
+        if not near or near[0][0] > ADOPT_REACH:
+            return None
+        taken = near[0][1]
+        at = seen_at[taken]
+        state = tracked.states[name]
+        pieces = [taken] + [
+            n
+            for n in new
+            if n != taken and math.dist(seen_at[n][:2], at[:2]) <= max(state.size) / 2
+        ]
+        for piece in pieces:
+            del tracked.states[piece]
+            tracked.flags.pop(piece, None)
+            self._forget(piece)
+        above = max(state.pose.z, at[2]) + max(state.size)
+        pose, where = rest_below(
+            replace(state, pose=replace(state.pose, x=float(at[0]), y=float(at[1]), z=above)),
+            tracked.states,
+            skip=(name,),
+        )
+        here = np.asarray(state.pose.position[:2])
+        _, at_hand = rest_below(
+            replace(state, pose=replace(state.pose, z=above)), tracked.states, skip=(name,)
+        )
+        inside = where == at_hand and where.startswith("in ")
+        if not inside and math.dist(at[:2], here) > AT_RELEASE:
+            state = replace(state, pose=pose)  # it fell away from where the hand let it go
+        tracked.states[name] = state
+        self.known[name] = state
+        tracked.flags[name] = [
+            f"not seen by its name: a new {'/'.join(pieces)} near where the hand let it go is "
+            f"taken to be it; resting {where}"
+        ]
+        return taken
+
+    def drop_floating(self, tracked: Tracked, held: str | None = None) -> list[str]:
+        """Drop from `tracked`, and forget, each thing found without labels and first seen in this
+        round (not the first), not held, whose bottom is more than FLOATING above what lies under it:
+        nothing rests in the air, so it is a piece of the arm the robot's mask missed (a 'kitchen
+        scale' at the hand's height after the hand let go). Returns the names dropped."""
+        if self.round <= 1:
+            return []
+        dropped = []
+        for name in self._new_found(tracked, exclude=held):
+            state = tracked.states[name]
+            pose, _ = rest_below(state, tracked.states)
+            if state.pose.z - pose.z > FLOATING:
+                dropped.append(name)
+                del tracked.states[name]
+                tracked.flags.pop(name, None)
+                self._forget(name)
+        return dropped
+
+    def absorb_in_containers(
+        self, tracked: Tracked, containers: set[str], held: str | None = None
+    ) -> list[str]:
+        """Drop from `tracked`, and forget, each thing found without labels that was first seen in
+        this round (not the first) and whose centre lies in the box of a container known before
+        this round (`containers`: names of hollow kinds): a piece of the container or of what stands
+        in it (a mug with a fork in it seen as a 'grey medium object' and a 'fork_2' inside it). What
+        the hand let go of is adopted first (`adopt`). Returns the names dropped; each container is
+        flagged with its own."""
+        if self.round <= 1:
+            return []
+        boxes = {
+            c: tracked.states[c].aabb()
+            for c in containers
+            if c in tracked.states and c != held and self.first_seen.get(c, self.round) < self.round
+        }
+        dropped = []
+        for name in self._new_found(tracked, exclude=held):
+            x = np.asarray(tracked.states[name].pose.position)
+            for box, (lo, hi) in boxes.items():
+                if not (np.all(np.asarray(lo) < x) and np.all(x < np.asarray(hi))):
+                    continue
+                dropped.append(name)
+                del tracked.states[name]
+                tracked.flags.pop(name, None)
+                self._forget(name)
+                tracked.flags.setdefault(box, []).append(
+                    f"taken as part of it or of what is in it: {name}"
+                )
+                break
+        return dropped
+
+    def _new_found(self, tracked: Tracked, exclude: str | None = None) -> list[str]:
+        """Things in `tracked` found without labels and first seen in this round, that stand (not
+        fixed, not a flat region), but `exclude`."""
+        return [
+            n
+            for n, s in tracked.states.items()
+            if n != exclude
+            and n in self.found
+            and self.first_seen.get(n) == self.round
+            and not s.fixed
+            and s.shape != "region"
+        ]
+
     def _one_off(self, name: str, held: str | None) -> bool:
         """Whether `name`, unseen this round, is a one-off sighting to forget (see `update`)."""
         return (
@@ -179,14 +306,19 @@ class Tracker:
     def drop_vacant(self, tracked: Tracked, frame, skip: set[str] = frozenset()) -> list[str]:
         """Drop from `tracked` each kept object whose place `frame` (an RGBDFrame) sees empty
         (`perception.vacancy.seen_empty`): it is gone (knocked off the table, say), not hidden. It is
-        reported missing, with the reason, until it is seen again. Not judged: names in `skip` (held,
-        just let go), objects carried unseen inside a container, fixed ones. Returns the names dropped."""
+        reported missing, with the reason, until it is seen again. What stands in a container and
+        rises above its rim is judged by the part above the rim (`above_rim`): the walls hide the
+        rest, so a fork taken to stand in a mug, that fell out, was kept. Not judged: names in
+        `skip` (held, just let go), objects carried unseen inside a container, fixed ones. Returns
+        the names dropped."""
         from perception.vacancy import seen_empty
 
         dropped = []
         for name in list(tracked.kept):
             state = tracked.states[name]
-            if name in skip or name in self.inside or state.fixed or not seen_empty(state, frame):
+            if name in skip or name in self.inside or state.fixed:
+                continue
+            if not seen_empty(above_rim(state, tracked.states), frame):
                 continue
             x, y = state.pose.position[:2]
             note = (
@@ -318,6 +450,28 @@ def container_of(name: str, states: dict[str, ObjectState]) -> str | None:
         ):
             found.append((st.size[0] * st.size[1] * st.size[2], other))
     return min(found)[1] if found else None
+
+
+def above_rim(obj: ObjectState, states: dict[str, ObjectState]) -> ObjectState:
+    """`obj` when it stands in nothing; when it stands in a movable thing (its centre over that
+    thing's box, its bottom within it) and rises more than 1 cm above that thing's top, the part of
+    its world box above that top (an upright box, world frame): what a camera can see of a fork
+    standing in a mug."""
+    lo, hi = obj.aabb()
+    x, y = obj.pose.x, obj.pose.y
+    rim = None
+    for other, st in states.items():
+        if other == obj.name or st.fixed or st.shape == "region":
+            continue
+        slo, shi = st.aabb()
+        inside = slo[0] < x < shi[0] and slo[1] < y < shi[1] and slo[2] - 0.01 <= lo[2] < shi[2]
+        if inside and hi[2] > shi[2] + 0.01:
+            rim = shi[2] if rim is None else max(rim, shi[2])
+    if rim is None:
+        return obj
+    size = (hi[0] - lo[0], hi[1] - lo[1], hi[2] - rim)
+    pose = Pose(x, y, (hi[2] + rim) / 2, 0.0, 0.0, 0.0)
+    return replace(obj, pose=pose, size=size, shape="box")
 
 
 def _homogeneous(pose: Pose) -> np.ndarray:

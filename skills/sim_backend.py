@@ -18,7 +18,7 @@ from collections.abc import Sequence
 
 import pybullet as p
 
-from owl_bt.state import RobotState
+from owl_bt.state import Release, RobotState
 from sim.grip import ClosingFingers
 from sim.robot import FINGER_CLOSED
 from sim.world import TIME_STEP, SimWorld
@@ -96,6 +96,16 @@ class SimArmBackend:
         )
         self.realtime = realtime
         self._left, self._right = self.robot.finger_links()
+        self._grasped_at: tuple | None = None  # the TCP's pose when the held object was gripped
+        self._released: dict[str, Release] = {}  # let go of since `take_released`
+
+    def take_released(self) -> dict[str, Release]:
+        """The objects let go of (opened on, or slipped) since the last call, by name, each with the
+        hand's pose when it gripped and when it let go (`Release`), and forgets them. Perception
+        places an object it does not see after its release where the hand let it go, not where the
+        hand is at the next look."""
+        out, self._released = self._released, {}
+        return out
 
     def state(self) -> RobotState:
         return self.world.robot_state(self.held)
@@ -307,6 +317,7 @@ class SimArmBackend:
         cid, body = self.world.cid, self.robot.body
         oid = self.world.body_id(name)
         tpos, tquat = self.robot.tcp_pose()
+        self._grasped_at = (tpos, tquat)
         opos, oquat = p.getBasePositionAndOrientation(oid, physicsClientId=cid)
         inv = p.invertTransform(tpos, tquat)
         rel_pos, rel_quat = p.multiplyTransforms(inv[0], inv[1], opos, oquat)
@@ -354,6 +365,8 @@ class SimArmBackend:
         ]
 
     def _detach(self) -> None:
+        if self.held is not None:
+            self._released[self.held] = Release(self._grasped_at, self.robot.tcp_pose())
         if self._constraint is not None:
             p.removeConstraint(self._constraint, physicsClientId=self.world.cid)
             # the fingers touch it again once they have opened off it: at once, still pressed into

@@ -59,3 +59,41 @@ def test_a_path_with_a_turn_is_followed_along_its_segments(dense: bool):
 def _off_segment(q: np.ndarray, a: np.ndarray, b: np.ndarray) -> float:
     t = float(np.clip(np.dot(q - a, b - a) / np.dot(b - a, b - a), 0.0, 1.0))
     return float(np.max(np.abs(q - (a + t * (b - a)))))
+
+
+def test_what_the_hand_let_go_of_is_reported_once_with_where_it_gripped_and_let_go(skills):
+    # Perception places an object it does not see after a release where the hand let it go; the
+    # simulated arm (the twin of a real one) reports each release once, with the hand's poses.
+    from owl_bt.tamp.operators import GroundOp
+    from owl_bt.tamp.search import SketchItem, plan
+    from tests.support.worlds import world_with
+
+    world = world_with(("banana", (0.50, -0.10, 0.02, 0.0, 0.0, 0.4)))
+    try:
+        result = plan(
+            world.ground_truth(),
+            skills,
+            [SketchItem(GroundOp("pick", ("banana",)))],
+            [],
+            np.random.default_rng(0),
+            500,
+            1,
+        )
+        assert result.failure is None, result.failure and result.failure.line()
+        backend = SimArmBackend(world)
+        assert skills["pick"].execute(backend, result.refinement.steps[0].commands) is None
+        assert backend.held == "banana" and backend.take_released() == {}
+        lifted = world.robot.tcp_pose()
+        backend.execute_trajectory([tuple(HOME)], times=[2.0])
+        hand = world.robot.tcp_pose()
+        backend.gripper("open")
+        released = backend.take_released()
+        assert list(released) == ["banana"]
+        assert np.allclose(released["banana"].hand[0], hand[0], atol=2e-3)
+        grasp = released["banana"].grasp[0]
+        assert np.allclose(grasp[:2], (0.50, -0.10), atol=0.03)  # gripped over the banana …
+        assert grasp[2] < lifted[0][2] - 0.02  # … below where the pick lifted it to
+        assert np.linalg.norm(np.subtract(grasp, hand[0])) > 0.05  # let go elsewhere
+        assert backend.take_released() == {}  # once
+    finally:
+        world.close()
