@@ -41,6 +41,9 @@ FLOATING = (
 AT_RELEASE = (
     0.03  # m: seen this near (across) where it was let go, it is taken to be as the hand set it
 )
+SLIDE_STEP = (
+    0.01  # m: the grid across a container's opening on which what stands in it is looked for
+)
 ADOPT_REACH = 0.15  # m: a thing first seen this far (across the table) from where the hand let go is what it let go
 
 
@@ -308,7 +311,8 @@ class Tracker:
         (`perception.vacancy.seen_empty`): it is gone (knocked off the table, say), not hidden. It is
         reported missing, with the reason, until it is seen again. What stands in a container and
         rises above its rim is judged by the part above the rim (`above_rim`): the walls hide the
-        rest, so a fork taken to stand in a mug, that fell out, was kept. Not judged: names in
+        rest, so a fork taken to stand in a mug, that fell out, was kept; and seen above the rim
+        elsewhere across the container's opening, it slid there (`slid_in`). Not judged: names in
         `skip` (held, just let go), objects carried unseen inside a container, fixed ones. Returns
         the names dropped."""
         from perception.vacancy import seen_empty
@@ -319,6 +323,14 @@ class Tracker:
             if name in skip or name in self.inside or state.fixed:
                 continue
             if not seen_empty(above_rim(state, tracked.states), frame):
+                continue
+            shift = slid_in(state, tracked.states, frame)
+            if shift is not None:  # it slid across the opening of what it stands in
+                pose = replace(state.pose, x=state.pose.x + shift[0], y=state.pose.y + shift[1])
+                tracked.states[name] = self.known[name] = replace(state, pose=pose)
+                tracked.flags.setdefault(name, []).append(
+                    f"seen {math.hypot(*shift) * 100:.1f} cm across from where it was taken to stand"
+                )
                 continue
             x, y = state.pose.position[:2]
             note = (
@@ -452,26 +464,65 @@ def container_of(name: str, states: dict[str, ObjectState]) -> str | None:
     return min(found)[1] if found else None
 
 
-def above_rim(obj: ObjectState, states: dict[str, ObjectState]) -> ObjectState:
-    """`obj` when it stands in nothing; when it stands in a movable thing (its centre over that
-    thing's box, its bottom within it) and rises more than 1 cm above that thing's top, the part of
-    its world box above that top (an upright box, world frame): what a camera can see of a fork
-    standing in a mug."""
+def standing_in(obj: ObjectState, states: dict[str, ObjectState]) -> ObjectState | None:
+    """The movable thing `obj` stands in and rises more than 1 cm above (its centre over that
+    thing's box, its bottom within it; the one with the highest top), or None."""
     lo, hi = obj.aabb()
     x, y = obj.pose.x, obj.pose.y
-    rim = None
+    best = None
     for other, st in states.items():
         if other == obj.name or st.fixed or st.shape == "region":
             continue
         slo, shi = st.aabb()
         inside = slo[0] < x < shi[0] and slo[1] < y < shi[1] and slo[2] - 0.01 <= lo[2] < shi[2]
-        if inside and hi[2] > shi[2] + 0.01:
-            rim = shi[2] if rim is None else max(rim, shi[2])
-    if rim is None:
+        if inside and hi[2] > shi[2] + 0.01 and (best is None or shi[2] > best.aabb()[1][2]):
+            best = st
+    return best
+
+
+def above_rim(obj: ObjectState, states: dict[str, ObjectState]) -> ObjectState:
+    """`obj` when it stands in nothing; when it stands in a movable thing (`standing_in`), the part
+    of its world box above that thing's top (an upright box, world frame): what a camera can see of
+    a fork standing in a mug."""
+    holder = standing_in(obj, states)
+    if holder is None:
         return obj
+    lo, hi = obj.aabb()
+    rim = holder.aabb()[1][2]
     size = (hi[0] - lo[0], hi[1] - lo[1], hi[2] - rim)
-    pose = Pose(x, y, (hi[2] + rim) / 2, 0.0, 0.0, 0.0)
+    pose = Pose(obj.pose.x, obj.pose.y, (hi[2] + rim) / 2, 0.0, 0.0, 0.0)
     return replace(obj, pose=pose, size=size, shape="box")
+
+
+def slid_in(obj: ObjectState, states: dict[str, ObjectState], frame) -> tuple[float, float] | None:
+    """Where across the opening of the container `obj` stands in (`standing_in`) the part of it above
+    the rim is seen filled (`perception.vacancy.filled_share`), when not where `obj` is: the
+    (dx, dy) shift (m, world frame) to the middle of what is seen there, at the spot of a
+    SLIDE_STEP grid within the opening (less half its width) seen the most filled; None when it
+    stands in nothing or is seen nowhere there. (A knife let go 2 cm off a mug's middle slid
+    towards it: its place, 2.7 cm off, was seen empty, and it was taken as gone.)"""
+    from perception.vacancy import FILLED_SHARE, MIN_RAYS, filled_share
+
+    holder = standing_in(obj, states)
+    if holder is None:
+        return None
+    part = above_rim(obj, states)
+    reach = max(min(holder.size[:2]) / 2 - max(part.size[:2]) / 2, 0.0)
+    best = None
+    steps = np.arange(-reach, reach + 1e-9, SLIDE_STEP)
+    for dx in steps:
+        for dy in steps:
+            x, y = obj.pose.x + float(dx), obj.pose.y + float(dy)
+            if math.hypot(x - holder.pose.x, y - holder.pose.y) > reach + 1e-9:
+                continue
+            share, read, seen = filled_share(
+                replace(part, pose=replace(part.pose, x=x, y=y)), frame
+            )
+            if read >= MIN_RAYS and share >= FILLED_SHARE and (best is None or share > best[0]):
+                best = (share, seen)
+    if best is None:
+        return None
+    return float(best[1][0]) - obj.pose.x, float(best[1][1]) - obj.pose.y
 
 
 def _homogeneous(pose: Pose) -> np.ndarray:

@@ -27,6 +27,7 @@ INNER = 0.5  # share of the box's extents the sample points span (its central ha
 THROUGH = 0.015  # m: a reading this far beyond (or in front of) a sample point decides that ray
 MIN_RAYS = 8  # fewer usable rays than this: the place is not judged (kept)
 EMPTY_SHARE = 0.8  # this share of usable rays passing through: the place is seen empty
+FILLED_SHARE = 0.5  # this share of the pixels over a box read inside it: something is there
 FLAT = 0.03  # m: an object lying flat and less tall than this is judged by its top face
 FLAT_MARGIN = 0.004  # m: under this, the top face and what it lies on are too close to tell apart
 NEARER = (
@@ -49,6 +50,42 @@ def seen_empty(state: ObjectState, frame: RGBDFrame) -> bool:
     verdicts = ray_verdicts(state, frame)
     usable = verdicts[verdicts != 0]
     return usable.size >= MIN_RAYS and float(np.mean(usable == 1)) >= EMPTY_SHARE
+
+
+def filled_share(state: ObjectState, frame: RGBDFrame) -> tuple[float, int, np.ndarray | None]:
+    """What of `state`'s upright box (its pose's yaw ignored; world frame, m) the camera sees filled:
+    over the pixels its central half projects to, the share whose depth reading, taken back into
+    the world, lies inside the box grown by THROUGH; how many pixels had a reading; and the mean
+    of the readings inside (world (x, y, z), m; None when none is). A reading in front of the box
+    (something hiding it) or beyond it (the table) is not filled."""
+    centre = np.asarray(state.pose.position, dtype=float)
+    half = np.asarray(state.size, dtype=float) / 2.0
+    axis = np.linspace(-INNER, INNER, GRID)
+    grid = np.stack(np.meshgrid(axis, axis, axis, indexing="ij"), -1).reshape(-1, 3)
+    u, v, _, ok = project(frame, centre + grid * half)
+    pixels = np.unique(np.stack([v[ok], u[ok]], axis=1), axis=0)
+    if not len(pixels):
+        return 0.0, 0, None
+    depth = np.asarray(frame.depth, dtype=float)[pixels[:, 0], pixels[:, 1]]
+    read = np.isfinite(depth) & (depth > 0.0)
+    if not read.any():
+        return 0.0, 0, None
+    k = np.asarray(frame.intrinsics, dtype=float)
+    d, rows, cols = depth[read], pixels[read, 0], pixels[read, 1]
+    cam = np.stack([(cols - k[0, 2]) * d / k[0, 0], (rows - k[1, 2]) * d / k[1, 1], d], axis=1)
+    pose = np.asarray(frame.extrinsics, dtype=float)
+    world = cam @ pose[:3, :3].T + pose[:3, 3]
+    inside = np.all(np.abs(world - centre) <= half + THROUGH, axis=1)
+    mean = world[inside].mean(axis=0) if inside.any() else None
+    return float(np.mean(inside)), int(read.sum()), mean
+
+
+def seen_filled(state: ObjectState, frame: RGBDFrame) -> bool:
+    """True when the camera sees something in `state`'s upright box (`filled_share`): at least
+    `MIN_RAYS` pixels read and FILLED_SHARE of them inside it. Positive evidence that it is there,
+    where `seen_empty` is evidence that it is not; a place hidden or unread is neither."""
+    share, read, _ = filled_share(state, frame)
+    return read >= MIN_RAYS and share >= FILLED_SHARE
 
 
 def ray_verdicts(state: ObjectState, frame: RGBDFrame) -> np.ndarray:
