@@ -92,6 +92,9 @@ LABEL_FREE = ("catalogue match", "primitive", "colour", "vlm marks")  # found un
 HAND_POINTS = (
     150  # points a held object needs for its pose to come from the camera rather than the hand
 )
+HAND_SLACK = (
+    0.03  # m: how far beyond its own half-extent a held thing's centre may lie from the TCP
+)
 ROUND_SHAPES = (
     "cylinder",
     "sphere",
@@ -277,7 +280,10 @@ class CameraSource:
         """The held object's pose: from the camera when it sees enough of it (and then its place in
         the hand is remembered), else where that place in the hand is as the arm's kinematics put the
         hand. Until the camera has seen it held, its place in the hand is taken as: centred between the
-        fingers, turned as it was when last seen (a grasp does not turn what it lifts). hand: the
+        fingers, turned as it was when last seen (a grasp does not turn what it lifts). A fit whose
+        centre lies farther from the hand than half the object's largest extent and HAND_SLACK is not
+        of the thing in the fingers (a held mug fitted 24 cm under the hand, below the table top):
+        the hand places it. hand: the
         TCP's pose ((x, y, z) m, quaternion xyzw; world frame) to place it by, None: the TCP's now;
         grasp: the TCP's pose when the hand gripped it (its turn in the hand when never seen held)."""
         if self._tcp is None and hand is None:
@@ -292,8 +298,9 @@ class CameraSource:
         hand_p = np.asarray(pos, dtype=float)
         state = tracked.states[name]
         obj_r = np.asarray(rotation_matrix(*state.pose.euler))
-        if seen is not None and seen.points >= HAND_POINTS:
-            rel_p = hand_r.T @ (np.asarray(state.pose.position) - hand_p)
+        rel_p = hand_r.T @ (np.asarray(state.pose.position) - hand_p)
+        gripped = float(np.linalg.norm(rel_p)) <= max(state.size) / 2 + HAND_SLACK
+        if seen is not None and seen.points >= HAND_POINTS and gripped:
             if name not in self._in_hand or state.shape not in ROUND_SHAPES:
                 self._in_hand[name] = (hand_r.T @ obj_r, rel_p)
                 return
