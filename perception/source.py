@@ -172,7 +172,7 @@ class CameraSource:
             self.tracker.carry(
                 tracked, held
             )  # it, and what is unseen inside it, are where the hand put them
-        self.tracker.drop_floating(tracked, held)
+        self.tracker.drop_impossible(tracked, held)
         let_go = self._let_go(held)
         for name, release in let_go.items():
             if name not in tracked.kept:

@@ -38,6 +38,7 @@ FLOOR_SHARE = (
 FLOATING = (
     0.05  # m: a thing first seen this far above what is under it, held by nothing, is no object
 )
+SUNK = 0.02  # m: … or this far into the table (or another fixed thing) under it
 AT_RELEASE = (
     0.03  # m: seen this near (across) where it was let go, it is taken to be as the hand set it
 )
@@ -227,18 +228,21 @@ class Tracker:
         ]
         return taken
 
-    def drop_floating(self, tracked: Tracked, held: str | None = None) -> list[str]:
+    def drop_impossible(self, tracked: Tracked, held: str | None = None) -> list[str]:
         """Drop from `tracked`, and forget, each thing found without labels and first seen in this
-        round (not the first), not held, whose bottom is more than FLOATING above what lies under it:
-        nothing rests in the air, so it is a piece of the arm the robot's mask missed (a 'kitchen
-        scale' at the hand's height after the hand let go). Returns the names dropped."""
+        round (not the first), not held, that cannot be where it is fitted: its bottom more than
+        FLOATING above what lies under it (nothing rests in the air: a piece of the arm the robot's
+        mask missed, a 'kitchen scale' at the hand's height after the hand let go), or more than
+        SUNK below the top of a fixed thing under it (the table: a kind fitted to points it does
+        not match, a 'kitchen scale' tilted 50° into the table top, which made the end state
+        'not sound'). Returns the names dropped."""
         if self.round <= 1:
             return []
         dropped = []
         for name in self._new_found(tracked, exclude=held):
             state = tracked.states[name]
             pose, _ = rest_below(state, tracked.states)
-            if state.pose.z - pose.z > FLOATING:
+            if state.pose.z - pose.z > FLOATING or _sunk(state, tracked.states) > SUNK:
                 dropped.append(name)
                 del tracked.states[name]
                 tracked.flags.pop(name, None)
@@ -523,6 +527,20 @@ def slid_in(obj: ObjectState, states: dict[str, ObjectState], frame) -> tuple[fl
     if best is None:
         return None
     return float(best[1][0]) - obj.pose.x, float(best[1][1]) - obj.pose.y
+
+
+def _sunk(obj: ObjectState, states: dict[str, ObjectState]) -> float:
+    """How far (m) `obj`'s box reaches below the top of the highest fixed thing under its centre
+    (the table), 0 when it does not or nothing fixed is under it."""
+    lo, _ = obj.aabb()
+    deepest = 0.0
+    for other, st in states.items():
+        if other == obj.name or not st.fixed:
+            continue
+        slo, shi = st.aabb()
+        if slo[0] <= obj.pose.x <= shi[0] and slo[1] <= obj.pose.y <= shi[1]:
+            deepest = max(deepest, shi[2] - lo[2])
+    return deepest
 
 
 def _homogeneous(pose: Pose) -> np.ndarray:
