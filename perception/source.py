@@ -92,6 +92,7 @@ LABEL_FREE = ("catalogue match", "primitive", "colour", "vlm marks")  # found un
 HAND_POINTS = (
     150  # points a held object needs for its pose to come from the camera rather than the hand
 )
+JUMP = 0.06  # m: a thing seen this near where it was at the last look has not been lifted
 HAND_SLACK = (
     0.03  # m: how far beyond its own half-extent a held thing's centre may lie from the TCP
 )
@@ -157,6 +158,7 @@ class CameraSource:
                 partial(annotate, frame, {}, note=f"perception failed: {res.failure}")
             )
             raise PerceptionError(res.failure)
+        self._held_seen_otherwise(res, held)
         unlabelled = {n for n, o in res.objects.items() if o.source == "colour"}
         tracked = self.tracker.update(
             {n: o.state for n, o in res.objects.items()},
@@ -252,6 +254,40 @@ class CameraSource:
         """The latest frame's labelled image (PNG bytes), also when that round failed; None before any frame."""
         return self._annotated() if self._annotated is not None else None
 
+    def _held_seen_otherwise(self, res, held: str | None) -> str | None:
+        """The held object, not seen under its own name: the thing found without labels whose
+        points' centre lies nearest the hand, within half the held object's largest extent and
+        HAND_SLACK, is it seen under another name (the orange just lifted off the mug named
+        'mustard_bottle', and the real bottle then 'mustard_bottle_2'), unless that thing was
+        already there at the last look. It is given the held object's name, kind, size and shape,
+        at its points' centre. Changes `res.objects`; returns the name it had, or None."""
+        from dataclasses import replace
+
+        from owl_bt.state import Pose
+
+        known = self.tracker.known.get(held) if held is not None else None
+        if known is None or held in res.objects or self._tcp is None:
+            return None
+        hand = np.asarray(self._tcp()[0], dtype=float)
+        reach = max(known.size) / 2 + HAND_SLACK
+        near = []
+        for name, o in res.objects.items():
+            if o.source not in LABEL_FREE or o.state.fixed or o.state.shape == "region":
+                continue
+            before = self.tracker.known.get(name)
+            if before is not None and _dist(before.pose.position, o.centroid) < JUMP:
+                continue  # it was there before: not the thing just lifted
+            near.append((_dist(o.centroid, hand), name))
+        if not near or min(near)[0] > reach:
+            return None
+        name = min(near)[1]
+        seen = res.objects.pop(name)
+        seen.state = replace(
+            known, pose=Pose(*(float(v) for v in seen.centroid), *known.pose.euler)
+        )
+        res.objects[held] = seen
+        return name
+
     def _let_go(self, held: str | None) -> dict[str, Release | None]:
         """The objects let go of since the last look, by name: with where the hand gripped and let go
         of each when the arm reports it (`released`), else those held at the last look (None: the
@@ -323,6 +359,10 @@ class CameraSource:
         tracked.flags[name] = [
             f for f in tracked.flags.get(name, []) if not f.startswith("not seen")
         ] + [note]
+
+
+def _dist(a, b) -> float:
+    return float(np.linalg.norm(np.subtract(a, b)))
 
 
 def _quat_matrix(q) -> np.ndarray:

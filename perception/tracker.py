@@ -96,6 +96,7 @@ class Tracker:
         'water_bottle', then kept inside the mug for ever), not an object."""
         self.round += 1
         seen = self._rename(dict(seen), unlabelled)
+        seen, found = self._same_kind_back(seen, set(found))
         for name in [n for n in self.known if n not in seen and self._one_off(n, held)]:
             self._forget(name)
         for name in self.known:  # gone from view now: was it inside something when last seen?
@@ -412,6 +413,36 @@ class Tracker:
             if not f.startswith(("not seen", "in the gripper"))
         ]
         tracked.flags[name].append(note)
+
+    def _same_kind_back(
+        self, seen: dict[str, ObjectState], found: set[str]
+    ) -> tuple[dict[str, ObjectState], set[str]]:
+        """A thing found without labels under a name not known before, of the kind of a known
+        object not seen now, within MATCH_DIST of where that object was: that object, named so
+        again (the held orange seen as 'mustard_bottle' took the real bottle's name, which then
+        came back as 'mustard_bottle_2', and 'the condiment' became ambiguous). The nearest pairs
+        first; each known object takes one. Returns the things seen and the names found without
+        labels, both under the names given back."""
+        if self.round <= 1:
+            return seen, found
+        pairs = []
+        for new, state in seen.items():
+            if new in self.known or new not in found or not state.kind or state.fixed:
+                continue
+            for old, known in self.known.items():
+                if old in seen or known.kind != state.kind or known.fixed:
+                    continue
+                d = math.dist(state.pose.position, known.pose.position)
+                if d < MATCH_DIST:
+                    pairs.append((d, new, old))
+        out = dict(seen)
+        taken: set[str] = set()
+        for _, new, old in sorted(pairs):
+            if new in out and old not in taken and old not in out:
+                out[old] = _renamed(out.pop(new), old)
+                found = (found - {new}) | {old}
+                taken.add(old)
+        return out, found
 
     def _rename(self, seen: dict[str, ObjectState], unlabelled: set[str]) -> dict[str, ObjectState]:
         """Give colour-named objects the names of the previous round's unlabelled objects they match."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 import statistics
+from dataclasses import replace
 
 import numpy as np
 import pybullet as p
@@ -425,3 +426,54 @@ def test_a_long_thing_half_hidden_in_the_hand_is_seen_where_it_is():
     assert abs(math.sin(fork.roll)) < 0.2 and abs(math.sin(fork.yaw - poses["fork"][5])) < 0.2, (
         fork
     )  # lying flat, along its length
+
+
+def test_the_held_object_seen_under_another_name_at_the_hand_is_the_held_object():
+    # Mug2 seed 0 (owl, label-free): just lifted off the mug, the orange was named 'mustard_bottle'
+    # at the hand; the real bottle, 29 cm away, became 'mustard_bottle_2'.
+    from types import SimpleNamespace
+
+    from owl_bt.state import ObjectState, Pose
+    from perception.pipeline import PerceivedObject
+
+    hand = (0.40, -0.21, 0.25)
+    orange = ObjectState(
+        "orange", "orange", Pose(0.435, -0.2, 0.102), (0.07,) * 3, "sphere", kind="orange"
+    )
+    bottle = ObjectState(
+        "mustard_bottle",
+        "mustard_bottle",
+        Pose(0.457, 0.062, 0.099),
+        (0.08, 0.06, 0.19),
+        "box",
+        kind="mustard_bottle",
+    )
+
+    def seen(state, at):
+        return PerceivedObject(state, 400, centroid=at, source="catalogue match")
+
+    def look(objects):
+        src = CameraSource(None, None, tcp=lambda: (hand, (0.0, 0.0, 0.0, 1.0)))
+        src.tracker.known = {"orange": orange, "mustard_bottle": bottle}
+        res = SimpleNamespace(objects=objects)
+        return src._held_seen_otherwise(res, "orange"), res.objects
+
+    at_hand = replace(bottle, pose=Pose(0.40, -0.21, 0.24))
+    twin = replace(bottle, name="mustard_bottle_2")
+    was, objects = look(
+        {
+            "mustard_bottle": seen(at_hand, (0.40, -0.21, 0.24)),
+            "mustard_bottle_2": seen(twin, (0.457, 0.062, 0.099)),
+        }
+    )
+    assert was == "mustard_bottle" and set(objects) == {"orange", "mustard_bottle_2"}
+    got = objects["orange"].state
+    assert got.kind == "orange" and got.size == orange.size
+    assert got.pose.position == (0.40, -0.21, 0.24)
+    # a thing that was already where it is seen, or one out of the hand's reach: not the held one
+    for name, state, at in (
+        ("mustard_bottle", bottle, (0.457, 0.062, 0.099)),
+        ("lemon", replace(orange, name="lemon", kind="lemon"), (0.40, -0.21, 0.12)),
+    ):
+        was, objects = look({name: seen(state, at)})
+        assert was is None and "orange" not in objects, name

@@ -456,3 +456,36 @@ def test_what_slid_across_the_opening_of_what_it_stands_in_is_found_there():
         assert tracker.drop_vacant(out, camera.capture()) == ["knife"]
     finally:
         world.close()
+
+
+def test_a_new_name_for_a_known_kind_where_that_object_was_is_that_object():
+    # Mug2 seed 0 (owl, label-free): the real mustard bottle came back as 'mustard_bottle_2' after
+    # its name went to another thing; 'the condiment' then named two things.
+    bottle = ObjectState(
+        "mustard_bottle",
+        "mustard_bottle",
+        Pose(0.457, 0.062, 0.099),
+        (0.08, 0.06, 0.19),
+        "box",
+        kind="mustard_bottle",
+    )
+    found = {"mustard_bottle", "mustard_bottle_2", "mug", "lemon"}
+    tracker = Tracker()
+    tracker.update({"mustard_bottle": bottle, "mug": MUG}, set(), [], None, {}, found)
+    again = replace(bottle, name="mustard_bottle_2", pose=replace(bottle.pose, x=0.46))
+    out = tracker.update({"mustard_bottle_2": again, "mug": MUG}, set(), [], None, {}, found)
+    assert set(out.states) == {"mustard_bottle", "mug"} and not out.kept
+    assert out.states["mustard_bottle"].pose.x == 0.46
+    assert "mustard_bottle" in tracker.found
+    # another kind there, one 10 cm off, or a labelled detection: a thing of its own
+    lemon = ObjectState("lemon", "lemon", bottle.pose, (0.07, 0.05, 0.05), "sphere", kind="lemon")
+    far = replace(again, pose=replace(bottle.pose, x=0.557))
+    for seen, labels in (({"lemon": lemon}, found), ({"mustard_bottle_2": far}, found)):
+        other = Tracker()
+        other.update({"mustard_bottle": bottle, "mug": MUG}, set(), [], None, {}, found)
+        out = other.update({**seen, "mug": MUG}, set(), [], None, {}, labels)
+        assert "mustard_bottle" in out.kept, seen
+    labelled = Tracker()
+    labelled.update({"mustard_bottle": bottle, "mug": MUG}, set(), [], None, {})
+    out = labelled.update({"mustard_bottle_2": again, "mug": MUG}, set(), [], None, {})
+    assert "mustard_bottle_2" in out.states and "mustard_bottle" in out.kept
