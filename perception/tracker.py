@@ -38,13 +38,16 @@ FLOOR_SHARE = (
 FLOATING = (
     0.05  # m: a thing first seen this far above what is under it, held by nothing, is no object
 )
-SUNK = 0.02  # m: … or this far into the table (or another fixed thing) under it
+SUNK = 0.04  # m: … or this far into the table (a thin thing fitted 20° off dips 3.6 cm at 21 cm)
 AT_RELEASE = (
     0.03  # m: seen this near (across) where it was let go, it is taken to be as the hand set it
 )
 SLIDE_STEP = (
     0.01  # m: the grid across a container's opening on which what stands in it is looked for
 )
+SLIDE_REACH = 0.08  # m: the farthest across a container's opening that a slid thing is looked for
+DOWN_IN = 0.3  # share of a holder's height below its top that what stands in it reaches down
+PIECES = 0.08  # m: the farthest from the adopted thing that another new thing is a piece of it
 ADOPT_REACH = 0.15  # m: a thing first seen this far (across the table) from where the hand let go is what it let go
 
 
@@ -96,7 +99,7 @@ class Tracker:
         'water_bottle', then kept inside the mug for ever), not an object."""
         self.round += 1
         seen = self._rename(dict(seen), unlabelled)
-        seen, found = self._same_kind_back(seen, set(found))
+        seen, found = self._same_kind_back(seen, set(found), held)
         for name in [n for n in self.known if n not in seen and self._one_off(n, held)]:
             self._forget(name)
         for name in self.known:  # gone from view now: was it inside something when last seen?
@@ -184,7 +187,7 @@ class Tracker:
         centre (`seen_at`, by name, world m) lies nearest the hand across the table, within
         ADOPT_REACH, is it, named otherwise (a fork standing in a mug named a 'milk_carton'). That
         thing's name is forgotten, and so is each other such new thing within half `name`'s length
-        of it (more pieces of it). `name` stays where `let_go` set it when those points' centre lies
+        (at most PIECES) of it (more pieces of it). `name` stays where `let_go` set it when those points' centre lies
         within AT_RELEASE of it across the table, and lowered onto the same thing from there; else
         it is put over that centre and lowered until it rests (`rest_below`): it fell away. It stays
         kept, not seen: whether its place is seen empty is judged as for any kept object
@@ -194,7 +197,7 @@ class Tracker:
             return None
         new = [n for n in self._new_found(tracked, exclude=name) if n in seen_at]
         near = sorted((math.dist(seen_at[n][:2], hand[:2]), n) for n in new)
-        if not near or near[0][0] > ADOPT_REACH:
+        if not near or not near[0][0] <= ADOPT_REACH:  # (a NaN distance is no match)
             return None
         taken = near[0][1]
         at = seen_at[taken]
@@ -202,7 +205,7 @@ class Tracker:
         pieces = [taken] + [
             n
             for n in new
-            if n != taken and math.dist(seen_at[n][:2], at[:2]) <= max(state.size) / 2
+            if n != taken and math.dist(seen_at[n][:2], at[:2]) <= min(max(state.size) / 2, PIECES)
         ]
         for piece in pieces:
             del tracked.states[piece]
@@ -415,14 +418,15 @@ class Tracker:
         tracked.flags[name].append(note)
 
     def _same_kind_back(
-        self, seen: dict[str, ObjectState], found: set[str]
+        self, seen: dict[str, ObjectState], found: set[str], held: str | None = None
     ) -> tuple[dict[str, ObjectState], set[str]]:
         """A thing found without labels under a name not known before, of the kind of a known
         object not seen now, within MATCH_DIST of where that object was: that object, named so
         again (the held orange seen as 'mustard_bottle' took the real bottle's name, which then
         came back as 'mustard_bottle_2', and 'the condiment' became ambiguous). The nearest pairs
-        first; each known object takes one. Returns the things seen and the names found without
-        labels, both under the names given back."""
+        first; each known object takes one; not the held object, nor one taken to have been poured
+        out or carried unseen in a container (the pour's own checks judge those). Returns the
+        things seen and the names found without labels, both under the names given back."""
         if self.round <= 1:
             return seen, found
         pairs = []
@@ -430,7 +434,9 @@ class Tracker:
             if new in self.known or new not in found or not state.kind or state.fixed:
                 continue
             for old, known in self.known.items():
-                if old in seen or known.kind != state.kind or known.fixed:
+                if old in seen or old == held or old in self.fell or old in self.inside:
+                    continue  # (what is held, or poured or carried unseen, is judged otherwise)
+                if known.kind != state.kind or known.fixed:
                     continue
                 d = math.dist(state.pose.position, known.pose.position)
                 if d < MATCH_DIST:
@@ -500,8 +506,10 @@ def container_of(name: str, states: dict[str, ObjectState]) -> str | None:
 
 
 def standing_in(obj: ObjectState, states: dict[str, ObjectState]) -> ObjectState | None:
-    """The movable thing `obj` stands in and rises more than 1 cm above (its centre over that
-    thing's box, its bottom within it; the one with the highest top), or None."""
+    """The movable thing `obj` stands in and rises more than 1 cm above: its centre over that
+    thing's box, its bottom within it and at least DOWN_IN of that thing's height (and 2 cm) below
+    its top (down in a mug, not resting on a plate or sunk a little into one); the one with the
+    highest top, or None."""
     lo, hi = obj.aabb()
     x, y = obj.pose.x, obj.pose.y
     best = None
@@ -509,10 +517,19 @@ def standing_in(obj: ObjectState, states: dict[str, ObjectState]) -> ObjectState
         if other == obj.name or st.fixed or st.shape == "region":
             continue
         slo, shi = st.aabb()
-        inside = slo[0] < x < shi[0] and slo[1] < y < shi[1] and slo[2] - 0.01 <= lo[2] < shi[2]
-        if inside and hi[2] > shi[2] + 0.01 and (best is None or shi[2] > best.aabb()[1][2]):
-            best = st
+        deep = shi[2] - lo[2] >= max(0.02, DOWN_IN * (shi[2] - slo[2]))
+        inside = slo[0] < x < shi[0] and slo[1] < y < shi[1] and slo[2] - 0.01 <= lo[2]
+        if inside and deep and hi[2] > shi[2] + 0.01:
+            if best is None or shi[2] > best.aabb()[1][2]:
+                best = st
     return best
+
+
+def _boxes_meet(a: ObjectState, b: ObjectState) -> bool:
+    """Whether the world boxes of `a` and `b` overlap."""
+    alo, ahi = a.aabb()
+    blo, bhi = b.aabb()
+    return all(alo[i] < bhi[i] and blo[i] < ahi[i] for i in range(3))
 
 
 def above_rim(obj: ObjectState, states: dict[str, ObjectState]) -> ObjectState:
@@ -542,17 +559,23 @@ def slid_in(obj: ObjectState, states: dict[str, ObjectState], frame) -> tuple[fl
     if holder is None:
         return None
     part = above_rim(obj, states)
-    reach = max(min(holder.size[:2]) / 2 - max(part.size[:2]) / 2, 0.0)
+    reach = min(max(min(holder.size[:2]) / 2 - max(part.size[:2]) / 2, 0.0), SLIDE_REACH)
+    others = [  # what else stands in it: its spot is that thing's, not this one's
+        above_rim(st, states)
+        for n, st in states.items()
+        if n not in (obj.name, holder.name) and standing_in(st, states) is holder
+    ]
     best = None
     steps = np.arange(-reach, reach + 1e-9, SLIDE_STEP)
     for dx in steps:
         for dy in steps:
-            x, y = obj.pose.x + float(dx), obj.pose.y + float(dy)
-            if math.hypot(x - holder.pose.x, y - holder.pose.y) > reach + 1e-9:
+            x, y = holder.pose.x + float(dx), holder.pose.y + float(dy)
+            if math.hypot(dx, dy) > reach + 1e-9:
                 continue
-            share, read, seen = filled_share(
-                replace(part, pose=replace(part.pose, x=x, y=y)), frame
-            )
+            spot = replace(part, pose=replace(part.pose, x=x, y=y))
+            if any(_boxes_meet(spot, other) for other in others):
+                continue
+            share, read, seen = filled_share(spot, frame)
             if read >= MIN_RAYS and share >= FILLED_SHARE and (best is None or share > best[0]):
                 best = (share, seen)
     if best is None:

@@ -55,7 +55,8 @@ def seen_empty(state: ObjectState, frame: RGBDFrame) -> bool:
 def filled_share(state: ObjectState, frame: RGBDFrame) -> tuple[float, int, np.ndarray | None]:
     """What of `state`'s upright box (its pose's yaw ignored; world frame, m) the camera sees filled:
     over the pixels its central half projects to, the share whose depth reading, taken back into
-    the world, lies inside the box grown by THROUGH; how many pixels had a reading; and the mean
+    the world, lies inside the box grown by THROUGH (up and across, not down: the rim or plate it
+    stands on is not it); how many pixels had a reading; and the mean
     of the readings inside (world (x, y, z), m; None when none is). A reading in front of the box
     (something hiding it) or beyond it (the table) is not filled."""
     centre = np.asarray(state.pose.position, dtype=float)
@@ -75,7 +76,10 @@ def filled_share(state: ObjectState, frame: RGBDFrame) -> tuple[float, int, np.n
     cam = np.stack([(cols - k[0, 2]) * d / k[0, 0], (rows - k[1, 2]) * d / k[1, 1], d], axis=1)
     pose = np.asarray(frame.extrinsics, dtype=float)
     world = cam @ pose[:3, :3].T + pose[:3, 3]
-    inside = np.all(np.abs(world - centre) <= half + THROUGH, axis=1)
+    off = world - centre
+    grown = half + THROUGH
+    inside = np.all(np.abs(off[:, :2]) <= grown[:2], axis=1) & (off[:, 2] <= grown[2])
+    inside &= off[:, 2] >= -half[2]  # not grown downwards: what it stands on is not it
     mean = world[inside].mean(axis=0) if inside.any() else None
     return float(np.mean(inside)), int(read.sum()), mean
 

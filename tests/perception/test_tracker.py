@@ -17,7 +17,7 @@ import pytest
 
 from owl_bt.episode import sim_camera_pipeline
 from owl_bt.state import ObjectState, Pose
-from perception.tracker import Tracked, Tracker, above_rim
+from perception.tracker import Tracked, Tracker, above_rim, standing_in
 from perception.vacancy import floor_verdict, seen_past, seen_past_around
 from sim import tasks
 from sim.world import SimWorld
@@ -489,3 +489,47 @@ def test_a_new_name_for_a_known_kind_where_that_object_was_is_that_object():
     labelled.update({"mustard_bottle": bottle, "mug": MUG}, set(), [], None, {})
     out = labelled.update({"mustard_bottle_2": again, "mug": MUG}, set(), [], None, {})
     assert "mustard_bottle_2" in out.states and "mustard_bottle" in out.kept
+    held = Tracker()  # the held one is where the hand is, whatever lies where it was picked up
+    held.update({"mustard_bottle": bottle, "mug": MUG}, set(), [], None, {}, found)
+    out = held.update(
+        {"mustard_bottle_2": again, "mug": MUG}, set(), [], "mustard_bottle", {}, found
+    )
+    assert "mustard_bottle_2" in out.states
+
+
+def test_what_fell_out_is_not_found_at_another_thing_standing_in_the_same_mug():
+    # A knife and a fork stood in the mug; the fork fell out. Looked for across the opening, the
+    # fork must not be "found" at the knife. Real renderer, real depth.
+    from tests.support.worlds import world_with
+
+    world = world_with(
+        ("mug", (0.45, 0.15, 0.045, 0.0, 0.0, 0.0)),
+        ("knife", (0.455, 0.16, 0.11, 0.0, math.pi / 2, 0.0)),
+        ("fork", (0.452, 0.14, 0.11, 0.0, math.pi / 2, 0.0)),
+    )
+    try:
+        world.settle(1.0)
+        claim = world.object_states()["fork"]  # where it stood
+        p.resetBasePositionAndOrientation(
+            world.body_id("fork"), (0.65, -0.15, 0.01), (0, 0, 0, 1), physicsClientId=world.cid
+        )
+        world.settle(0.5)
+        truth = world.object_states()
+        assert standing_in(truth["knife"], truth).name == "mug"
+        frame = sim_camera_pipeline(world, seed=0)[0].capture()
+        tracker = Tracker()
+        tracker.update(
+            {"mug": truth["mug"], "knife": truth["knife"], "fork": claim}, set(), [], None, {}
+        )
+        out = tracker.update({"mug": truth["mug"], "knife": truth["knife"]}, set(), [], None, {})
+        assert tracker.drop_vacant(out, frame) == ["fork"]
+    finally:
+        world.close()
+
+
+def test_what_rests_on_a_plate_does_not_stand_in_it():
+    plate = ObjectState("plate", "plate", Pose(0.5, 0.1, 0.01), (0.2, 0.2, 0.02), "cylinder")
+    lemon = ObjectState("lemon", "lemon", Pose(0.5, 0.1, 0.043), (0.07, 0.05, 0.05), "sphere")
+    assert standing_in(lemon, {"plate": plate, "lemon": lemon}) is None  # 2 mm into it: on it
+    fork = replace(FORK, pose=replace(STANDING, x=0.46, y=-0.03, z=0.099))
+    assert standing_in(fork, {"mug": MUG, "fork": fork}) is MUG
