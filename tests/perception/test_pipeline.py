@@ -428,7 +428,7 @@ def test_a_long_thing_half_hidden_in_the_hand_is_seen_where_it_is():
     )  # lying flat, along its length
 
 
-def test_the_held_object_seen_under_another_name_at_the_hand_is_the_held_object():
+def test_the_held_object_seen_under_another_name_at_the_hand_is_the_held_object(mustard_bottle):
     # Mug2 seed 0 (owl, label-free): just lifted off the mug, the orange was named 'mustard_bottle'
     # at the hand; the real bottle, 29 cm away, became 'mustard_bottle_2'.
     from types import SimpleNamespace
@@ -440,14 +440,7 @@ def test_the_held_object_seen_under_another_name_at_the_hand_is_the_held_object(
     orange = ObjectState(
         "orange", "orange", Pose(0.435, -0.2, 0.102), (0.07,) * 3, "sphere", kind="orange"
     )
-    bottle = ObjectState(
-        "mustard_bottle",
-        "mustard_bottle",
-        Pose(0.457, 0.062, 0.099),
-        (0.08, 0.06, 0.19),
-        "box",
-        kind="mustard_bottle",
-    )
+    bottle = mustard_bottle
 
     def seen(state, at):
         return PerceivedObject(state, 400, centroid=at, source="catalogue match")

@@ -381,94 +381,61 @@ def test_what_stands_in_a_container_is_judged_by_the_part_above_its_rim():
     assert above_rim(lying, {"mug": MUG, "fork": lying}) is lying
 
 
-def test_a_fork_taken_to_stand_in_a_mug_is_judged_gone_when_it_fell_out_and_kept_when_there():
+def test_a_fork_taken_to_stand_in_a_mug_is_judged_gone_when_it_fell_out_and_kept_when_there(
+    standing_in_mug,
+):
     # Mug2 seed 1, label-free: the fork let go over the mug fell out and leant on it; taken to stand
     # in the mug, its box was 76 % seen through (the mug's walls hide its lower half), short of the
     # 80 % that judges a place empty, and the goal was declared met. Real renderer, real depth.
-    from tests.support.worlds import world_with
-
     for there in (True, False):
-        world = world_with(
-            ("mug", (0.45, 0.15, 0.045, 0.0, 0.0, 0.0)),
-            ("fork", (0.452, 0.15, 0.11, 0.0, math.pi / 2, 0.0)),
-        )
-        try:
-            world.settle(1.0)
-            before = world.object_states()
-            standing = before["fork"]
-            assert above_rim(standing, before).size[2] > 0.05  # upright in the mug, above its rim
-            if not there:  # it fell out against the mug's side (and pushed the mug 4 cm)
-                lean = p.getQuaternionFromEuler((0.0, math.pi / 2 - 0.9, math.pi))
-                p.resetBasePositionAndOrientation(
-                    world.body_id("fork"), (0.52, 0.15, 0.07), lean, physicsClientId=world.cid
-                )
-                world.settle(0.8)
-            mug = world.object_states()["mug"]
-            shift = np.subtract(mug.pose.position, before["mug"].pose.position)
-            claim = replace(  # standing in the mug where the mug is now
-                standing,
-                pose=replace(
-                    standing.pose, x=standing.pose.x + shift[0], y=standing.pose.y + shift[1]
-                ),
+        world, before, camera = standing_in_mug("fork")
+        standing = before["fork"]
+        assert above_rim(standing, before).size[2] > 0.05  # upright in the mug, above its rim
+        if not there:  # it fell out against the mug's side (and pushed the mug 4 cm)
+            lean = p.getQuaternionFromEuler((0.0, math.pi / 2 - 0.9, math.pi))
+            p.resetBasePositionAndOrientation(
+                world.body_id("fork"), (0.52, 0.15, 0.07), lean, physicsClientId=world.cid
             )
-            camera, _ = sim_camera_pipeline(world, seed=0)
-            tracker = Tracker()
-            tracker.update({"mug": mug, "fork": claim}, set(), [], None, {})
-            out = tracker.update({"mug": mug}, set(), [], None, {})
-            assert out.kept == ["fork"]
-            gone = tracker.drop_vacant(out, camera.capture())
-            assert gone == ([] if there else ["fork"]), there
-        finally:
-            world.close()
-
-
-def test_what_slid_across_the_opening_of_what_it_stands_in_is_found_there():
-    # Mug2 seed 0, label-free: the knife let go 2 cm off the mug's middle slid towards it; its place
-    # as let go was seen empty and the knife taken to be gone. Real renderer, real depth.
-    from tests.support.worlds import world_with
-
-    world = world_with(
-        ("mug", (0.45, 0.15, 0.045, 0.0, 0.0, 0.0)),
-        ("knife", (0.452, 0.15, 0.11, 0.0, math.pi / 2, 0.0)),
-    )
-    try:
-        world.settle(1.0)
-        truth = world.object_states()
-        mug, knife = truth["mug"], truth["knife"]
-        camera, _ = sim_camera_pipeline(world, seed=0)
-        frame = camera.capture()
-        off = replace(
-            knife, pose=replace(knife.pose, x=knife.pose.x - 0.02, y=knife.pose.y - 0.015)
+            world.settle(0.8)
+        mug = world.object_states()["mug"]
+        shift = np.subtract(mug.pose.position, before["mug"].pose.position)
+        claim = replace(  # standing in the mug where the mug is now
+            standing,
+            pose=replace(standing.pose, x=standing.pose.x + shift[0], y=standing.pose.y + shift[1]),
         )
         tracker = Tracker()
-        tracker.update({"mug": mug, "knife": off}, set(), [], None, {})
+        tracker.update({"mug": mug, "fork": claim}, set(), [], None, {})
         out = tracker.update({"mug": mug}, set(), [], None, {})
-        assert tracker.drop_vacant(out, frame) == []
-        found = out.states["knife"].pose
-        assert math.dist((found.x, found.y), (knife.pose.x, knife.pose.y)) < 0.01
-        assert any("cm across" in f for f in out.flags["knife"])
-        p.resetBasePositionAndOrientation(  # out of the mug: seen nowhere across its opening
-            world.body_id("knife"), (0.65, -0.1, 0.01), (0, 0, 0, 1), physicsClientId=world.cid
-        )
-        world.settle(0.5)
-        tracker.update({"mug": mug}, set(), [], None, {})
-        out = tracker.update({"mug": mug}, set(), [], None, {})
-        assert tracker.drop_vacant(out, camera.capture()) == ["knife"]
-    finally:
-        world.close()
+        assert out.kept == ["fork"]
+        assert tracker.drop_vacant(out, camera.capture()) == ([] if there else ["fork"]), there
 
 
-def test_a_new_name_for_a_known_kind_where_that_object_was_is_that_object():
+def test_what_slid_across_the_opening_of_what_it_stands_in_is_found_there(standing_in_mug):
+    # Mug2 seed 0, label-free: the knife let go 2 cm off the mug's middle slid towards it; its place
+    # as let go was seen empty and the knife taken to be gone. Real renderer, real depth.
+    world, truth, camera = standing_in_mug("knife")
+    mug, knife = truth["mug"], truth["knife"]
+    off = replace(knife, pose=replace(knife.pose, x=knife.pose.x - 0.02, y=knife.pose.y - 0.015))
+    tracker = Tracker()
+    tracker.update({"mug": mug, "knife": off}, set(), [], None, {})
+    out = tracker.update({"mug": mug}, set(), [], None, {})
+    assert tracker.drop_vacant(out, camera.capture()) == []
+    found = out.states["knife"].pose
+    assert math.dist((found.x, found.y), (knife.pose.x, knife.pose.y)) < 0.01
+    assert any("cm across" in f for f in out.flags["knife"])
+    p.resetBasePositionAndOrientation(  # out of the mug: seen nowhere across its opening
+        world.body_id("knife"), (0.65, -0.1, 0.01), (0, 0, 0, 1), physicsClientId=world.cid
+    )
+    world.settle(0.5)
+    tracker.update({"mug": mug}, set(), [], None, {})
+    out = tracker.update({"mug": mug}, set(), [], None, {})
+    assert tracker.drop_vacant(out, camera.capture()) == ["knife"]
+
+
+def test_a_new_name_for_a_known_kind_where_that_object_was_is_that_object(mustard_bottle):
     # Mug2 seed 0 (owl, label-free): the real mustard bottle came back as 'mustard_bottle_2' after
     # its name went to another thing; 'the condiment' then named two things.
-    bottle = ObjectState(
-        "mustard_bottle",
-        "mustard_bottle",
-        Pose(0.457, 0.062, 0.099),
-        (0.08, 0.06, 0.19),
-        "box",
-        kind="mustard_bottle",
-    )
+    bottle = mustard_bottle
     found = {"mustard_bottle", "mustard_bottle_2", "mug", "lemon"}
     tracker = Tracker()
     tracker.update({"mustard_bottle": bottle, "mug": MUG}, set(), [], None, {}, found)
@@ -497,34 +464,23 @@ def test_a_new_name_for_a_known_kind_where_that_object_was_is_that_object():
     assert "mustard_bottle_2" in out.states
 
 
-def test_what_fell_out_is_not_found_at_another_thing_standing_in_the_same_mug():
+def test_what_fell_out_is_not_found_at_another_thing_standing_in_the_same_mug(standing_in_mug):
     # A knife and a fork stood in the mug; the fork fell out. Looked for across the opening, the
     # fork must not be "found" at the knife. Real renderer, real depth.
-    from tests.support.worlds import world_with
-
-    world = world_with(
-        ("mug", (0.45, 0.15, 0.045, 0.0, 0.0, 0.0)),
-        ("knife", (0.455, 0.16, 0.11, 0.0, math.pi / 2, 0.0)),
-        ("fork", (0.452, 0.14, 0.11, 0.0, math.pi / 2, 0.0)),
+    world, before, camera = standing_in_mug("knife", "fork")
+    claim = before["fork"]  # where it stood
+    p.resetBasePositionAndOrientation(
+        world.body_id("fork"), (0.65, -0.15, 0.01), (0, 0, 0, 1), physicsClientId=world.cid
     )
-    try:
-        world.settle(1.0)
-        claim = world.object_states()["fork"]  # where it stood
-        p.resetBasePositionAndOrientation(
-            world.body_id("fork"), (0.65, -0.15, 0.01), (0, 0, 0, 1), physicsClientId=world.cid
-        )
-        world.settle(0.5)
-        truth = world.object_states()
-        assert standing_in(truth["knife"], truth).name == "mug"
-        frame = sim_camera_pipeline(world, seed=0)[0].capture()
-        tracker = Tracker()
-        tracker.update(
-            {"mug": truth["mug"], "knife": truth["knife"], "fork": claim}, set(), [], None, {}
-        )
-        out = tracker.update({"mug": truth["mug"], "knife": truth["knife"]}, set(), [], None, {})
-        assert tracker.drop_vacant(out, frame) == ["fork"]
-    finally:
-        world.close()
+    world.settle(0.5)
+    truth = world.object_states()
+    assert standing_in(truth["knife"], truth).name == "mug"
+    tracker = Tracker()
+    tracker.update(
+        {"mug": truth["mug"], "knife": truth["knife"], "fork": claim}, set(), [], None, {}
+    )
+    out = tracker.update({"mug": truth["mug"], "knife": truth["knife"]}, set(), [], None, {})
+    assert tracker.drop_vacant(out, camera.capture()) == ["fork"]
 
 
 def test_what_rests_on_a_plate_does_not_stand_in_it():
