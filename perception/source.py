@@ -278,7 +278,7 @@ class CameraSource:
             if before is not None and _dist(before.pose.position, o.centroid) < JUMP:
                 continue  # it was there before: not the thing just lifted
             near.append((_dist(o.centroid, hand), name))
-        if not near or min(near)[0] > reach:
+        if not near or not min(near)[0] <= reach:  # (a NaN distance is no match)
             return None
         name = min(near)[1]
         seen = res.objects.pop(name)
@@ -319,9 +319,9 @@ class CameraSource:
         fingers, turned as it was when last seen (a grasp does not turn what it lifts). A fit whose
         centre lies farther from the hand than half the object's largest extent and HAND_SLACK is not
         of the thing in the fingers (a held mug fitted 24 cm under the hand, below the table top):
-        the hand places it. hand: the
-        TCP's pose ((x, y, z) m, quaternion xyzw; world frame) to place it by, None: the TCP's now;
-        grasp: the TCP's pose when the hand gripped it (its turn in the hand when never seen held)."""
+        the hand places it. hand: the TCP's pose ((x, y, z) m, quaternion xyzw; world frame) to
+        place it by, None: the TCP's now; grasp: the TCP's pose when the hand gripped it (its turn
+        in the hand when never seen held)."""
         if self._tcp is None and hand is None:
             return
         from dataclasses import replace

@@ -56,9 +56,9 @@ def filled_share(state: ObjectState, frame: RGBDFrame) -> tuple[float, int, np.n
     """What of `state`'s upright box (its pose's yaw ignored; world frame, m) the camera sees filled:
     over the pixels its central half projects to, the share whose depth reading, taken back into
     the world, lies inside the box grown by THROUGH (up and across, not down: the rim or plate it
-    stands on is not it); how many pixels had a reading; and the mean
-    of the readings inside (world (x, y, z), m; None when none is). A reading in front of the box
-    (something hiding it) or beyond it (the table) is not filled."""
+    stands on is not it); how many pixels had a reading; and the mean of the readings inside
+    (world (x, y, z), m; None when none is). A reading in front of the box (something hiding it)
+    or beyond it (the table) is not filled."""
     centre = np.asarray(state.pose.position, dtype=float)
     half = np.asarray(state.size, dtype=float) / 2.0
     axis = np.linspace(-INNER, INNER, GRID)
