@@ -45,6 +45,7 @@ AT_RELEASE = (
 SLIDE_STEP = (
     0.01  # m: the grid across a container's opening on which what stands in it is looked for
 )
+TOP_SEEN = 0.03  # m: what slid is seen up to this near its own top above the rim
 SLIDE_REACH = 0.08  # m: the farthest across a container's opening that a slid thing is looked for
 DOWN_IN = 0.3  # share of a holder's height below its top that what stands in it reaches down
 PIECES = 0.08  # m: the farthest from the adopted thing that another new thing is a piece of it
@@ -550,9 +551,10 @@ def slid_in(obj: ObjectState, states: dict[str, ObjectState], frame) -> tuple[fl
     """Where across the opening of the container `obj` stands in (`standing_in`) the part of it above
     the rim is seen filled (`perception.vacancy.filled_share`), when not where `obj` is: the
     (dx, dy) shift (m, world frame) to the middle of what is seen there, at the spot of a
-    SLIDE_STEP grid within the opening (less half its width) seen the most filled; None when it
-    stands in nothing or is seen nowhere there. (A knife let go 2 cm off a mug's middle slid
-    towards it: its place, 2.7 cm off, was seen empty, and it was taken as gone.)"""
+    SLIDE_STEP grid within the opening (less half its width) seen the most filled and seen up to
+    within TOP_SEEN of its own top (not the tip of a thing leaning on the rim); None when it stands
+    in nothing or is seen nowhere there. (A knife let go 2 cm off a mug's middle slid towards it:
+    its place, 2.7 cm off, was seen empty, and it was taken as gone.)"""
     from perception.vacancy import FILLED_SHARE, MIN_RAYS, filled_share
 
     holder = standing_in(obj, states)
@@ -575,8 +577,10 @@ def slid_in(obj: ObjectState, states: dict[str, ObjectState], frame) -> tuple[fl
             spot = replace(part, pose=replace(part.pose, x=x, y=y))
             if any(_boxes_meet(spot, other) for other in others):
                 continue
-            share, read, seen = filled_share(spot, frame)
-            if read >= MIN_RAYS and share >= FILLED_SHARE and (best is None or share > best[0]):
+            share, read, seen, top = filled_share(spot, frame)
+            if read < MIN_RAYS or share < FILLED_SHARE or top < spot.aabb()[1][2] - TOP_SEEN:
+                continue  # (seen filled only low down: the tip of a thing leaning on the rim)
+            if best is None or share > best[0]:
                 best = (share, seen)
     if best is None:
         return None

@@ -52,13 +52,15 @@ def seen_empty(state: ObjectState, frame: RGBDFrame) -> bool:
     return usable.size >= MIN_RAYS and float(np.mean(usable == 1)) >= EMPTY_SHARE
 
 
-def filled_share(state: ObjectState, frame: RGBDFrame) -> tuple[float, int, np.ndarray | None]:
+def filled_share(
+    state: ObjectState, frame: RGBDFrame
+) -> tuple[float, int, np.ndarray | None, float | None]:
     """What of `state`'s upright box (its pose's yaw ignored; world frame, m) the camera sees filled:
     over the pixels its central half projects to, the share whose depth reading, taken back into
     the world, lies inside the box grown by THROUGH (up and across, not down: the rim or plate it
     stands on is not it); how many pixels had a reading; and the mean of the readings inside
-    (world (x, y, z), m; None when none is). A reading in front of the box (something hiding it)
-    or beyond it (the table) is not filled."""
+    (world (x, y, z), m; None when none is) and the highest of them (world z, m; None). A reading
+    in front of the box (something hiding it) or beyond it (the table) is not filled."""
     centre = np.asarray(state.pose.position, dtype=float)
     half = np.asarray(state.size, dtype=float) / 2.0
     axis = np.linspace(-INNER, INNER, GRID)
@@ -66,11 +68,11 @@ def filled_share(state: ObjectState, frame: RGBDFrame) -> tuple[float, int, np.n
     u, v, _, ok = project(frame, centre + grid * half)
     pixels = np.unique(np.stack([v[ok], u[ok]], axis=1), axis=0)
     if not len(pixels):
-        return 0.0, 0, None
+        return 0.0, 0, None, None
     depth = np.asarray(frame.depth, dtype=float)[pixels[:, 0], pixels[:, 1]]
     read = np.isfinite(depth) & (depth > 0.0)
     if not read.any():
-        return 0.0, 0, None
+        return 0.0, 0, None, None
     k = np.asarray(frame.intrinsics, dtype=float)
     d, rows, cols = depth[read], pixels[read, 0], pixels[read, 1]
     cam = np.stack([(cols - k[0, 2]) * d / k[0, 0], (rows - k[1, 2]) * d / k[1, 1], d], axis=1)
@@ -80,15 +82,21 @@ def filled_share(state: ObjectState, frame: RGBDFrame) -> tuple[float, int, np.n
     grown = half + THROUGH
     inside = np.all(np.abs(off[:, :2]) <= grown[:2], axis=1) & (off[:, 2] <= grown[2])
     inside &= off[:, 2] >= -half[2]  # not grown downwards: what it stands on is not it
-    mean = world[inside].mean(axis=0) if inside.any() else None
-    return float(np.mean(inside)), int(read.sum()), mean
+    if not inside.any():
+        return float(np.mean(inside)), int(read.sum()), None, None
+    return (
+        float(np.mean(inside)),
+        int(read.sum()),
+        world[inside].mean(axis=0),
+        float(world[inside, 2].max()),
+    )
 
 
 def seen_filled(state: ObjectState, frame: RGBDFrame) -> bool:
     """True when the camera sees something in `state`'s upright box (`filled_share`): at least
     `MIN_RAYS` pixels read and FILLED_SHARE of them inside it. Positive evidence that it is there,
     where `seen_empty` is evidence that it is not; a place hidden or unread is neither."""
-    share, read, _ = filled_share(state, frame)
+    share, read, _, _ = filled_share(state, frame)
     return read >= MIN_RAYS and share >= FILLED_SHARE
 
 

@@ -17,7 +17,7 @@ import pytest
 
 from owl_bt.episode import sim_camera_pipeline
 from owl_bt.state import ObjectState, Pose
-from perception.tracker import Tracked, Tracker, above_rim, standing_in
+from perception.tracker import Tracked, Tracker, above_rim, slid_in, standing_in
 from perception.vacancy import floor_verdict, seen_past, seen_past_around
 from sim import tasks
 from sim.world import SimWorld
@@ -489,3 +489,19 @@ def test_what_rests_on_a_plate_does_not_stand_in_it():
     assert standing_in(lemon, {"plate": plate, "lemon": lemon}) is None  # 2 mm into it: on it
     fork = replace(FORK, pose=replace(STANDING, x=0.46, y=-0.03, z=0.099))
     assert standing_in(fork, {"mug": MUG, "fork": fork}) is MUG
+
+
+def test_what_is_seen_only_low_across_the_opening_is_not_what_slid_there(standing_in_mug):
+    # Mug2 seed 1, label-free: a fork that fell out leant on the mug, its tip over the opening just
+    # above the rim; the search across the opening "found" the fork there. What slid is seen up to
+    # near its own top; a thing 10 cm taller than what is seen there is not found.
+    _, truth, camera = standing_in_mug("knife")
+    frame = camera.capture()
+    knife = truth["knife"]
+    off = replace(knife, pose=replace(knife.pose, x=knife.pose.x - 0.02))
+    states = {"mug": truth["mug"], "knife": off}
+    assert slid_in(off, states, frame) is not None
+    taller = replace(
+        off, size=(off.size[0] + 0.2, *off.size[1:]), pose=replace(off.pose, z=off.pose.z + 0.1)
+    )
+    assert slid_in(taller, {"mug": truth["mug"], "knife": taller}, frame) is None
