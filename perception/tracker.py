@@ -154,7 +154,6 @@ class Tracker:
         it). Returns the names dropped; the held object is flagged with them."""
         if held is None or held not in tracked.states or self.round <= 1:
             return []
-        lo, hi = (np.asarray(v) for v in tracked.states[held].aabb())
         dropped = []
         for name, state in list(tracked.states.items()):
             if (
@@ -164,8 +163,7 @@ class Tracker:
                 or state.fixed
             ):
                 continue
-            a, b = (np.asarray(v) for v in state.aabb())
-            if np.all(a <= hi) and np.all(lo <= b):
+            if _boxes_meet(state, tracked.states[held]):
                 dropped.append(name)
                 del tracked.states[name]
                 tracked.flags.pop(name, None)
@@ -527,10 +525,10 @@ def standing_in(obj: ObjectState, states: dict[str, ObjectState]) -> ObjectState
 
 
 def _boxes_meet(a: ObjectState, b: ObjectState) -> bool:
-    """Whether the world boxes of `a` and `b` overlap."""
+    """Whether the world boxes of `a` and `b` overlap or touch."""
     alo, ahi = a.aabb()
     blo, bhi = b.aabb()
-    return all(alo[i] < bhi[i] and blo[i] < ahi[i] for i in range(3))
+    return all(alo[i] <= bhi[i] and blo[i] <= ahi[i] for i in range(3))
 
 
 def above_rim(obj: ObjectState, states: dict[str, ObjectState]) -> ObjectState:
