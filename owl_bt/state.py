@@ -138,6 +138,9 @@ class RobotState:
     arm: str = "ur5e"
 
 
+CONTENT_SINK = 0.005  # metres a content's lowest point may reach below its holder's (fitted boxes)
+
+
 @dataclass(frozen=True)
 class Release:
     """An object the hand let go of (opened on, or slipped): the TCP's pose when it gripped the object
@@ -171,6 +174,24 @@ class WorldState:
 
     def movable(self) -> list[str]:
         return sorted(n for n, o in self.objects.items() if not o.fixed)
+
+    def contents(self, holder: str) -> list[str]:
+        """Movable objects inside `holder` (sorted names): each one's centre within holder's box and
+        its own lowest point no more than CONTENT_SINK metres below holder's bottom. A shallow pan
+        whose centre lies inside the box of the strawberry resting in it is not the strawberry's
+        content. Raises UnknownObjectError for an unknown `holder`."""
+        lo, hi = self.get(holder).aabb()
+        out = []
+        for name in self.movable():
+            if name == holder:
+                continue
+            o = self.objects[name]
+            x, y, z = o.pose.position
+            if not all(lo[i] < c < hi[i] for i, c in enumerate((x, y, z))):
+                continue
+            if o.aabb()[0][2] >= lo[2] - CONTENT_SINK:
+                out.append(name)
+        return out
 
     def with_pose(self, name: str, pose: Pose) -> WorldState:
         objs = dict(self.objects)

@@ -282,17 +282,8 @@ class PlanningModel(ContainerGeometry):
             self._put(self.held, *poses[-1])
 
     def contents(self, name: str) -> list[str]:
-        """Movable objects whose centre lies within `name`'s box and above its bottom (inside it)."""
-        state = self.state()
-        lo, hi = state.get(name).aabb()
-        out = []
-        for other, o in state.objects.items():
-            if other == name or o.fixed:
-                continue
-            x, y, z = o.pose.position
-            if lo[0] < x < hi[0] and lo[1] < y < hi[1] and lo[2] < z < hi[2]:
-                out.append(other)
-        return out
+        """Movable objects inside `name` as the model stands now (`WorldState.contents`)."""
+        return self.state().contents(name)
 
     def tcp_for_object(self, obj_pose: Pose, grasp: Transform) -> Transform:
         """TCP (position, quaternion) that puts the held object at obj_pose given grasp (obj in TCP)."""

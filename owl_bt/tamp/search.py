@@ -185,7 +185,7 @@ def propose_edit(
     arranged = kept.union(*(arranged_by(world, it.op) for it in items[:at]))
     in_target = [b for b in in_target if b not in arranged]
     # what lies inside the object acted on (the soup in the can to be picked) goes with it: never in its way
-    inside = set(_inside(world, op.args[0])) if op.args and op.args[0] in world.objects else set()
+    inside = set(world.contents(op.args[0])) if op.args and op.args[0] in world.objects else set()
     blamed = [b for b in blamed if b not in arranged and b not in inside]
     if op.name == "pick":
         in_target = [b for b in in_target if b not in inside]
@@ -288,18 +288,8 @@ def arranged_by(world: WorldState, op: GroundOp) -> set[str]:
             if holder in world.objects and (
                 holder == op.args[0] or "Container" in _types(world, holder)
             ):
-                out |= {n for n in _inside(world, holder) if _below_rim(world, n, holder)}
+                out |= {n for n in world.contents(holder) if _below_rim(world, n, holder)}
     return out
-
-
-def _inside(world: WorldState, holder: str) -> list[str]:
-    """Movable objects whose centre lies within `holder`'s box (between its bottom and top)."""
-    lo, hi = world.get(holder).aabb()
-    return [
-        n
-        for n in world.movable()
-        if n != holder and all(lo[i] < world.get(n).pose.position[i] < hi[i] for i in range(3))
-    ]
 
 
 def _holders(world: WorldState, obj: str) -> set[str]:

@@ -31,3 +31,23 @@ def test_a_held_fork_swung_into_the_arm_is_a_collision_and_a_grasp_contact_is_no
         assert model.in_collision(q) is None
     finally:
         model.close()
+
+
+def test_a_strawberry_picked_from_the_middle_of_the_pan_does_not_carry_the_pan():
+    # BerryCook seed 1: the strawberry set down in the middle of the shallow skillet had the
+    # skillet's centre inside its own box, and picking it up "carried" the skillet along into the
+    # bowl, where the two flung each other out: 500 samples of place_inside(strawberry, bowl) failed.
+    s0 = task_state("berrycook", 1)
+    model = PlanningModel(s0)
+    try:
+        pan = model.state().get("skillet")
+        bottom = pan.aabb()[0][2]
+        half = model.state().get("strawberry").size[2] / 2
+        model.set_pose("strawberry", Pose(pan.pose.x - 0.01, pan.pose.y, bottom + 0.01 + half))
+        lo, hi = model.state().get("strawberry").aabb()
+        assert all(lo[i] < pan.pose.position[i] < hi[i] for i in range(3))  # the case it guards
+        model.attach("strawberry")
+        assert model.carried == {} and model.contents("strawberry") == []
+        assert model.contents("skillet") == ["strawberry"]
+    finally:
+        model.close()
