@@ -48,24 +48,6 @@ SLIDE_STEP = (
 TOP_SEEN = 0.03  # m: what slid is seen up to this near its own top above the rim
 SLIDE_REACH = 0.08  # m: the farthest across a container's opening that a slid thing is looked for
 DOWN_IN = 0.3  # share of a holder's height below its top that what stands in it reaches down
-LEAN_TILTS = (
-    0.0,
-    0.12,
-    0.25,
-    0.38,
-    0.5,
-    0.62,
-)  # rad from upright: how what stands in a container may lean
-LEAN_TURNS = 16  # directions across the table it may lean in
-LEAN_SHARE = 0.7  # of the points along its part above the rim, this share seen on it
-LEAN_ABOVE = (
-    0.015  # m above the rim where that part is looked at from (the rim itself is the holder's)
-)
-LEAN_MIN = 0.03  # m: the least of it above that height that is judged
-LEAN_PIXELS = (
-    5  # distinct pixels that part must fall on (a fork nearly upright under a steep camera: 5-8)
-)
-WALL = 0.005  # m: a container's wall, between its box and its opening
 PIECES = 0.08  # m: the farthest from the adopted thing that another new thing is a piece of it
 ADOPT_REACH = 0.15  # m: a thing first seen this far (across the table) from where the hand let go is what it let go
 
@@ -337,8 +319,7 @@ class Tracker:
         reported missing, with the reason, until it is seen again. What stands in a container and
         rises above its rim is judged by the part above the rim (`above_rim`): the walls hide the
         rest, so a fork taken to stand in a mug, that fell out, was kept; and seen above the rim
-        elsewhere across the container's opening, it slid there (`slid_in`); seen along a line
-        rising out of the opening, it leans there (`leant_in`). Not judged: names in
+        elsewhere across the container's opening, it slid there (`slid_in`). Not judged: names in
         `skip` (held, just let go), objects carried unseen inside a container, fixed ones. Returns
         the names dropped."""
         from perception.vacancy import seen_empty
@@ -356,13 +337,6 @@ class Tracker:
                 tracked.states[name] = self.known[name] = replace(state, pose=pose)
                 tracked.flags.setdefault(name, []).append(
                     f"seen {math.hypot(*shift) * 100:.1f} cm across from where it was taken to stand"
-                )
-                continue
-            leant = leant_in(state, tracked.states, frame)
-            if leant is not None:  # it leans in what it stands in, against a wall
-                tracked.states[name] = self.known[name] = replace(state, pose=leant[0])
-                tracked.flags.setdefault(name, []).append(
-                    f"seen leaning {math.degrees(leant[1]):.0f}° in {leant[2]}"
                 )
                 continue
             x, y = state.pose.position[:2]
@@ -609,107 +583,6 @@ def slid_in(obj: ObjectState, states: dict[str, ObjectState], frame) -> tuple[fl
     if best is None:
         return None
     return float(best[1][0]) - obj.pose.x, float(best[1][1]) - obj.pose.y
-
-
-def leant_in(
-    obj: ObjectState, states: dict[str, ObjectState], frame
-) -> tuple[Pose, float, str] | None:
-    """Where `obj`, taken to stand upright in a container (`standing_in`) but not seen there, is
-    seen leaning in it: its long axis from a spot on the floor (a SLIDE_STEP grid across the
-    opening, at `obj`'s lowest point), tilted by one of LEAN_TILTS towards one of LEAN_TURNS
-    directions, passing through the opening at the rim; of these, the one whose part from
-    LEAN_ABOVE above the rim to its top (at least LEAN_MIN long) the camera sees the most of along
-    it (`perception.vacancy.filled_along`, with half its middle extent as its radius), at least
-    LEAN_SHARE of it, on LEAN_PIXELS pixels or more, and up to within TOP_SEEN of its top (of equal
-    shares, the one seen on more pixels). Returns (its pose, turned from `obj`'s
-    by the least rotation; the tilt, rad; the container's name), or None when it stands in
-    nothing, is seen nowhere so, or would then no longer stand in it. A line that rises out of the
-    opening away from the middle is held up inside: a thing that fell out and leans on the rim
-    rises over the opening towards the middle. Spots meeting the part above the rim of another
-    thing standing in the same container are that thing's. (A fork let go over a mug came to rest
-    leaning 29° against its wall, and was taken to be gone.) World frame, m."""
-    from perception.vacancy import filled_along
-
-    holder = standing_in(obj, states)
-    if holder is None:
-        return None
-    size = np.asarray(obj.size, dtype=float)
-    long_axis = int(np.argmax(size))
-    length, radius = float(size[long_axis]), float(np.sort(size)[1]) / 2
-    lo, hi = holder.aabb()
-    rim = hi[2]
-    opening = max(min(holder.size[:2]) / 2 - WALL, 0.0)
-    reach = max(opening - radius, 0.0)
-    bottom = obj.aabb()[0][2]
-    centre = np.asarray(holder.pose.position[:2], dtype=float)
-    others = [
-        above_rim(st, states)
-        for n, st in states.items()
-        if n not in (obj.name, holder.name) and standing_in(st, states) is holder
-    ]
-    best = None
-    steps = np.arange(-reach, reach + 1e-9, SLIDE_STEP)
-    for dx in steps:
-        for dy in steps:
-            if math.hypot(dx, dy) > reach + 1e-9:
-                continue
-            foot = np.array([centre[0] + dx, centre[1] + dy, bottom])
-            for tilt in LEAN_TILTS:
-                for k in range(LEAN_TURNS if tilt > 0 else 1):
-                    turn = 2 * math.pi * k / LEAN_TURNS
-                    up = np.array(
-                        [
-                            math.sin(tilt) * math.cos(turn),
-                            math.sin(tilt) * math.sin(turn),
-                            math.cos(tilt),
-                        ]
-                    )
-                    top = foot + length * up
-                    at_rim = foot + (rim - bottom) / up[2] * up
-                    if math.dist(at_rim[:2], centre) > opening:
-                        continue  # through the wall, not the opening
-                    start = (rim + LEAN_ABOVE - bottom) / up[2]
-                    if length - start < LEAN_MIN:
-                        continue
-                    low = foot + start * up
-                    if any(_segment_meets(low, top, radius, other) for other in others):
-                        continue
-                    share, read, seen_top = filled_along(frame, low, top, radius)
-                    if read < LEAN_PIXELS or share < LEAN_SHARE or seen_top < top[2] - TOP_SEEN:
-                        continue
-                    if best is None or (share, read) > best[0]:
-                        best = ((share, read), tilt, foot, up)
-    if best is None:
-        return None
-    _, tilt, foot, up = best
-    rot = np.asarray(rotation_matrix(*obj.pose.euler), dtype=float)
-    was = rot[:, long_axis] * (1.0 if rot[2, long_axis] >= 0 else -1.0)
-    turned = _turn_between(was, up) @ rot
-    mid = foot + length / 2 * up
-    pose = Pose(*(float(v) for v in mid), *euler(turned))
-    if standing_in(replace(obj, pose=pose), states) is not holder:
-        return None
-    return pose, float(tilt), holder.name
-
-
-def _segment_meets(low: np.ndarray, high: np.ndarray, radius: float, box: ObjectState) -> bool:
-    """Whether the segment `low` → `high` (world, m) passes within `radius` of `box`'s world box
-    (sampled every centimetre)."""
-    blo, bhi = (np.asarray(c, dtype=float) for c in box.aabb())
-    n = max(2, int(np.linalg.norm(high - low) / 0.01) + 1)
-    pts = low + np.linspace(0.0, 1.0, n)[:, None] * (high - low)
-    return bool(np.any(np.all((pts >= blo - radius) & (pts <= bhi + radius), axis=1)))
-
-
-def _turn_between(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """The least rotation (3×3) taking unit vector `a` to unit vector `b` (Rodrigues)."""
-    axis = np.cross(a, b)
-    s, c = float(np.linalg.norm(axis)), float(np.dot(a, b))
-    if s < 1e-9:
-        return np.eye(3)  # (opposite vectors do not arise: both point up)
-    k = axis / s
-    kx = np.array([[0, -k[2], k[1]], [k[2], 0, -k[0]], [-k[1], k[0], 0]])
-    return np.eye(3) + s * kx + (1 - c) * kx @ kx
 
 
 def _sunk(obj: ObjectState, states: dict[str, ObjectState]) -> float:

@@ -39,9 +39,6 @@ FLOOR_SHARE = 0.6  # of a container's half-width: the disc of its floor watched 
 HIDDEN_SHARE = (
     0.05  # of that disc's pixels hidden by something held above it: what is under it is not seen
 )
-ALONG_SLACK = (
-    0.005  # m beyond a thin thing's half-width that a reading still lies on it (`filled_along`)
-)
 ROLL = 0.08  # m: how far from the spot under a mouth a thing poured onto a flat surface may roll (a ball: 5 cm seen)
 ROLL_STEP = 0.01  # m: spacing of the spots judged within that reach
 
@@ -223,48 +220,3 @@ def floor_verdict(before: RGBDFrame, now: RGBDFrame, container: ObjectState, z: 
     if int(((a - b > NEARER[0]) & (a - b < NEARER[1]) & valid).sum()) >= ARRIVED_PIXELS:
         return "arrived"
     return "hidden" if float(np.mean((a - b >= NEARER[1]) & valid)) > HIDDEN_SHARE else "empty"
-
-
-def filled_along(
-    frame: RGBDFrame, low: np.ndarray, high: np.ndarray, radius: float, step: float = 0.005
-) -> tuple[float, int, float | None]:
-    """What of a thin thing lying along the segment `low` → `high` (world points, m) the camera sees:
-    sample points every `step` m along it are projected, and a sample point is filled when its
-    pixel's reading, taken back into the world, lies within 2 × `radius` + ALONG_SLACK m of it (the
-    thing's surface, met by a ray at least 30° off its axis); of the 3×3 pixels round each sample
-    point, the one whose reading lies nearest counts (a pose a pixel off still counts). Returns (the
-    share of the sample points with a reading that are filled, how many distinct pixels they fall
-    on, the height (world z, m) of the highest filled one, None when none is). A reading in front
-    of the point (something hiding it) or beyond it is not filled; a segment seen end-on falls on
-    few pixels."""
-    low, high = np.asarray(low, dtype=float), np.asarray(high, dtype=float)
-    span = float(np.linalg.norm(high - low))
-    if span <= 1e-6:
-        return 0.0, 0, None
-    n = max(2, int(span / step) + 1)
-    samples = low + np.linspace(0.0, 1.0, n)[:, None] * (high - low)
-    u, v, _, ok = project(frame, samples, border=1)
-    if not ok.any():
-        return 0.0, 0, None
-    depth = np.asarray(frame.depth, dtype=float)
-    k = np.asarray(frame.intrinsics, dtype=float)
-    pose = np.asarray(frame.extrinsics, dtype=float)
-    best = np.full(n, np.inf)
-    for dv in (-1, 0, 1):
-        for du in (-1, 0, 1):
-            rows, cols = v[ok] + dv, u[ok] + du
-            d = depth[rows, cols]
-            good = np.isfinite(d) & (d > 0.0)
-            cam = np.stack(
-                [(cols - k[0, 2]) * d / k[0, 0], (rows - k[1, 2]) * d / k[1, 1], d], axis=1
-            )
-            world = cam @ pose[:3, :3].T + pose[:3, 3]
-            off = np.linalg.norm(world - samples[ok], axis=1)
-            best[ok] = np.minimum(best[ok], np.where(good, off, np.inf))
-    read = ok & np.isfinite(best)
-    if not read.any():
-        return 0.0, 0, None
-    filled = read & (best <= 2 * radius + ALONG_SLACK)
-    pixels = len({(int(a), int(b)) for a, b in zip(u[read], v[read], strict=True)})
-    top = float(samples[filled, 2].max()) if filled.any() else None
-    return float(filled.sum() / read.sum()), pixels, top
