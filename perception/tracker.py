@@ -48,6 +48,9 @@ SLIDE_STEP = (
 TOP_SEEN = 0.03  # m: what slid is seen up to this near its own top above the rim
 SLIDE_REACH = 0.08  # m: the farthest across a container's opening that a slid thing is looked for
 DOWN_IN = 0.3  # share of a holder's height below its top that what stands in it reaches down
+PLUMB = 0.008  # m: what slid upright is seen as far across low down as high up (a fork leaning 17°: 1.2 cm)
+PLUMB_POINTS = 3  # readings each half of what slid must have
+LOW_SEEN = 0.025  # m: what slid is seen down to this near the rim (a fork leaning on it from outside: 3.5 cm up)
 PIECES = 0.08  # m: the farthest from the adopted thing that another new thing is a piece of it
 ADOPT_REACH = 0.15  # m: a thing first seen this far (across the table) from where the hand let go is what it let go
 
@@ -550,8 +553,10 @@ def slid_in(obj: ObjectState, states: dict[str, ObjectState], frame) -> tuple[fl
     the rim is seen filled (`perception.vacancy.filled_share`), when not where `obj` is: the
     (dx, dy) shift (m, world frame) to the middle of what is seen there, at the spot of a
     SLIDE_STEP grid within the opening (less half its width) seen the most filled and seen up to
-    within TOP_SEEN of its own top (not the tip of a thing leaning on the rim); None when it stands
-    in nothing or is seen nowhere there. (A knife let go 2 cm off a mug's middle slid towards it:
+    within TOP_SEEN of its own top (not the tip of a thing leaning on the rim), and plumb
+    (`_plumb`: seen down to near the rim, as far across low down as high up; not a thing leaning
+    on the rim from outside, whose upper part alone reaches over the opening); None when it stands in nothing
+    or is seen nowhere there. (A knife let go 2 cm off a mug's middle slid towards it:
     its place, 2.7 cm off, was seen empty, and it was taken as gone.)"""
     from perception.vacancy import FILLED_SHARE, MIN_RAYS, filled_share
 
@@ -575,14 +580,31 @@ def slid_in(obj: ObjectState, states: dict[str, ObjectState], frame) -> tuple[fl
             spot = replace(part, pose=replace(part.pose, x=x, y=y))
             if any(_boxes_meet(spot, other) for other in others):
                 continue
-            share, read, seen, top = filled_share(spot, frame)
-            if read < MIN_RAYS or share < FILLED_SHARE or top < spot.aabb()[1][2] - TOP_SEEN:
+            share, read, pts = filled_share(spot, frame)
+            if read < MIN_RAYS or share < FILLED_SHARE:
+                continue
+            if pts[:, 2].max() < spot.aabb()[1][2] - TOP_SEEN:
                 continue  # (seen filled only low down: the tip of a thing leaning on the rim)
+            if not _plumb(pts, spot):
+                continue  # (slanting: a thing leaning on the rim from outside)
             if best is None or share > best[0]:
-                best = (share, seen)
+                best = (share, pts.mean(axis=0))
     if best is None:
         return None
     return float(best[1][0]) - obj.pose.x, float(best[1][1]) - obj.pose.y
+
+
+def _plumb(pts: np.ndarray, spot: ObjectState) -> bool:
+    """Do the readings `pts` ((k, 3) world, m) in `spot`'s box stand plumb in it: seen down to
+    within LOW_SEEN of its bottom, at least PLUMB_POINTS of them below and above its middle, and
+    the middles of the two halves across the table within PLUMB of each other?"""
+    bottom, mid = spot.aabb()[0][2], spot.pose.z
+    if pts[:, 2].min() > bottom + LOW_SEEN:
+        return False
+    low, high = pts[pts[:, 2] < mid], pts[pts[:, 2] >= mid]
+    if len(low) < PLUMB_POINTS or len(high) < PLUMB_POINTS:
+        return False
+    return math.dist(low[:, :2].mean(axis=0), high[:, :2].mean(axis=0)) <= PLUMB
 
 
 def _sunk(obj: ObjectState, states: dict[str, ObjectState]) -> float:

@@ -52,27 +52,26 @@ def seen_empty(state: ObjectState, frame: RGBDFrame) -> bool:
     return usable.size >= MIN_RAYS and float(np.mean(usable == 1)) >= EMPTY_SHARE
 
 
-def filled_share(
-    state: ObjectState, frame: RGBDFrame
-) -> tuple[float, int, np.ndarray | None, float | None]:
+def filled_share(state: ObjectState, frame: RGBDFrame) -> tuple[float, int, np.ndarray]:
     """What of `state`'s upright box (its pose's yaw ignored; world frame, m) the camera sees filled:
     over the pixels its central half projects to, the share whose depth reading, taken back into
     the world, lies inside the box grown by THROUGH (up and across, not down: the rim or plate it
-    stands on is not it); how many pixels had a reading; and the mean of the readings inside
-    (world (x, y, z), m; None when none is) and the highest of them (world z, m; None). A reading
-    in front of the box (something hiding it) or beyond it (the table) is not filled."""
+    stands on is not it); how many pixels had a reading; and the readings inside ((k, 3) world
+    points, m; k = 0 when none is). A reading in front of the box (something hiding it) or beyond
+    it (the table) is not filled."""
     centre = np.asarray(state.pose.position, dtype=float)
     half = np.asarray(state.size, dtype=float) / 2.0
     axis = np.linspace(-INNER, INNER, GRID)
     grid = np.stack(np.meshgrid(axis, axis, axis, indexing="ij"), -1).reshape(-1, 3)
     u, v, _, ok = project(frame, centre + grid * half)
     pixels = np.unique(np.stack([v[ok], u[ok]], axis=1), axis=0)
+    none = np.zeros((0, 3))
     if not len(pixels):
-        return 0.0, 0, None, None
+        return 0.0, 0, none
     depth = np.asarray(frame.depth, dtype=float)[pixels[:, 0], pixels[:, 1]]
     read = np.isfinite(depth) & (depth > 0.0)
     if not read.any():
-        return 0.0, 0, None, None
+        return 0.0, 0, none
     k = np.asarray(frame.intrinsics, dtype=float)
     d, rows, cols = depth[read], pixels[read, 0], pixels[read, 1]
     cam = np.stack([(cols - k[0, 2]) * d / k[0, 0], (rows - k[1, 2]) * d / k[1, 1], d], axis=1)
@@ -82,21 +81,14 @@ def filled_share(
     grown = half + THROUGH
     inside = np.all(np.abs(off[:, :2]) <= grown[:2], axis=1) & (off[:, 2] <= grown[2])
     inside &= off[:, 2] >= -half[2]  # not grown downwards: what it stands on is not it
-    if not inside.any():
-        return float(np.mean(inside)), int(read.sum()), None, None
-    return (
-        float(np.mean(inside)),
-        int(read.sum()),
-        world[inside].mean(axis=0),
-        float(world[inside, 2].max()),
-    )
+    return float(np.mean(inside)), int(read.sum()), world[inside]
 
 
 def seen_filled(state: ObjectState, frame: RGBDFrame) -> bool:
     """True when the camera sees something in `state`'s upright box (`filled_share`): at least
     `MIN_RAYS` pixels read and FILLED_SHARE of them inside it. Positive evidence that it is there,
     where `seen_empty` is evidence that it is not; a place hidden or unread is neither."""
-    share, read, _, _ = filled_share(state, frame)
+    share, read, _ = filled_share(state, frame)
     return read >= MIN_RAYS and share >= FILLED_SHARE
 
 

@@ -505,3 +505,27 @@ def test_what_is_seen_only_low_across_the_opening_is_not_what_slid_there(standin
         off, size=(off.size[0] + 0.2, *off.size[1:]), pose=replace(off.pose, z=off.pose.z + 0.1)
     )
     assert slid_in(taller, {"mug": truth["mug"], "knife": taller}, frame) is None
+
+
+def test_a_fork_leaning_on_the_outside_of_the_mug_is_not_found_slid_in_it(standing_in_mug):
+    # A break-it pass: a fork that fell out and leant on the mug's outside at its side (17° and 29°
+    # from upright, across the camera's view) reached over the opening with its upper part alone;
+    # the search across the opening "found" it 0.6-1.6 cm from where it had stood. What slid stands
+    # plumb and is seen down to near the rim. Real renderer, real depth.
+    for side, tilt in ((-1.0, 0.3), (1.0, 0.3), (-1.0, 0.5)):
+        world, before, camera = standing_in_mug("fork")
+        mug = before["mug"]
+        d = 0.04 + 0.09 * math.tan(tilt) + 0.008  # its foot on the table, beside the mug
+        facing = math.atan2(-side, 0.0)  # from the foot towards the mug
+        up = (math.sin(tilt) * math.cos(facing), math.sin(tilt) * math.sin(facing), math.cos(tilt))
+        foot = (mug.pose.x, mug.pose.y + side * d, 0.0)
+        at = tuple(foot[i] + 0.09 * up[i] for i in range(3))
+        q = p.getQuaternionFromEuler((0.0, -(math.pi / 2 - tilt), facing))
+        p.resetBasePositionAndOrientation(world.body_id("fork"), at, q, physicsClientId=world.cid)
+        world.settle(1.0)
+        truth = world.object_states()
+        assert standing_in(truth["fork"], truth) is None  # out of the mug, leaning on it
+        tracker = Tracker()
+        tracker.update({"mug": truth["mug"], "fork": before["fork"]}, set(), [], None, {})
+        out = tracker.update({"mug": truth["mug"]}, set(), [], None, {})
+        assert tracker.drop_vacant(out, camera.capture()) == ["fork"], (side, tilt)
