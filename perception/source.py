@@ -224,8 +224,7 @@ class CameraSource:
             *self._hollow(tracked),
             *self.tracker.fell,
         } - {None}
-        released = {n for n, r in let_go.items() if r is not None}
-        self.tracker.drop_vacant(tracked, frame, skip, released)
+        self.tracker.drop_vacant(tracked, frame, skip)
         self._in_hand = {k: v for k, v in self._in_hand.items() if k == held}
         self._previous = frame
         flags = {n: f for n, f in tracked.flags.items() if f}

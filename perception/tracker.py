@@ -16,7 +16,6 @@ its can had been lifted off it, and every replan would plan for a soup that is n
 
 from __future__ import annotations
 
-import itertools
 import math
 from dataclasses import dataclass, field, replace
 
@@ -52,14 +51,6 @@ DOWN_IN = 0.3  # share of a holder's height below its top that what stands in it
 PLUMB = 0.008  # m: what slid upright is seen as far across low down as high up (a fork leaning 17°: 1.2 cm)
 PLUMB_POINTS = 3  # readings each half of what slid must have
 LOW_SEEN = 0.025  # m: what slid is seen down to this near the rim (a fork leaning on it from outside: 3.5 cm up)
-LEAN_TILTS = tuple(0.1 * i for i in range(8))  # rad from upright: how a thing let go in it may lean
-LEAN_LIFTS = (0.0, 0.02, 0.04)  # m above the floor its lower end may rest (wedged against a wall)
-LEAN_TURNS = 24  # directions across the table it may lean in
-LEAN_SHARE = 0.85  # of the points along its part above the rim, this share seen on it
-LEAN_ABOVE = 0.015  # m above the rim where that part is looked at from (the rim is the holder's)
-LEAN_MIN = 0.03  # m: the least of it above that height that is judged
-LEAN_PIXELS = 5  # distinct pixels that part must fall on (a fork nearly upright, steep camera: 5-8)
-WALL = 0.005  # m: a container's wall, between its box and its opening
 PIECES = 0.08  # m: the farthest from the adopted thing that another new thing is a piece of it
 ADOPT_REACH = 0.15  # m: a thing first seen this far (across the table) from where the hand let go is what it let go
 
@@ -92,8 +83,6 @@ class Tracker:
         )  # seen not to have fallen out: inside until seen again, however it is turned
         self.found: set[str] = set()  # names last seen found without labels
         self.looks: dict[str, int] = {}  # rounds each object was seen in
-        # let go in a container and seen leaning in it (`leant_in`), unseen by name since: its holder
-        self.leaning: dict[str, str] = {}
         self.first_seen: dict[str, int] = {}  # the round each object was first seen in
 
     def update(
@@ -127,7 +116,6 @@ class Tracker:
                     self.inside[name] = (box, rel)
         out = Tracked(flags={n: list(flags.get(n, [])) for n in seen})
         for name, state in seen.items():
-            self.leaning.pop(name, None)
             self.inside.pop(name, None)
             self.gone.pop(name, None)
             self.fell.pop(name, None)
@@ -322,38 +310,21 @@ class Tracker:
         )
 
     def _forget(self, name: str) -> None:
-        for table in (
-            self.known,
-            self.last_seen,
-            self.inside,
-            self.gone,
-            self.fell,
-            self.looks,
-            self.leaning,
-        ):
+        for table in (self.known, self.last_seen, self.inside, self.gone, self.fell, self.looks):
             table.pop(name, None)
         self.first_seen.pop(name, None)
         self.found.discard(name)
         self.stuck.discard(name)
 
-    def drop_vacant(
-        self,
-        tracked: Tracked,
-        frame,
-        skip: set[str] = frozenset(),
-        released: set[str] = frozenset(),
-    ) -> list[str]:
+    def drop_vacant(self, tracked: Tracked, frame, skip: set[str] = frozenset()) -> list[str]:
         """Drop from `tracked` each kept object whose place `frame` (an RGBDFrame) sees empty
         (`perception.vacancy.seen_empty`): it is gone (knocked off the table, say), not hidden. It is
         reported missing, with the reason, until it is seen again. What stands in a container and
         rises above its rim is judged by the part above the rim (`above_rim`): the walls hide the
         rest, so a fork taken to stand in a mug, that fell out, was kept; and seen above the rim
-        elsewhere across the container's opening, it slid there (`slid_in`). An object in
-        `released` (let go by the hand since the last look, where it let go) that is seen nowhere
-        upright there is looked for leaning in the container (`leant_in`); one found so stays
-        where it leans as long as it is seen along that line (`seen_leaning`), and is dropped
-        when not. Not judged: names in `skip` (held, let go where the hand is not known), objects
-        carried unseen inside a container, fixed ones. Returns the names dropped."""
+        elsewhere across the container's opening, it slid there (`slid_in`). Not judged: names in
+        `skip` (held, just let go), objects carried unseen inside a container, fixed ones. Returns
+        the names dropped."""
         from perception.vacancy import seen_empty
 
         dropped = []
@@ -361,29 +332,16 @@ class Tracker:
             state = tracked.states[name]
             if name in skip or name in self.inside or state.fixed:
                 continue
-            if name in self.leaning:
-                if seen_leaning(state, tracked.states, frame, self.leaning[name]):
-                    continue
-            elif not seen_empty(above_rim(state, tracked.states), frame):
+            if not seen_empty(above_rim(state, tracked.states), frame):
                 continue
-            else:
-                shift = slid_in(state, tracked.states, frame)
-                if shift is not None:  # it slid across the opening of what it stands in
-                    pose = replace(state.pose, x=state.pose.x + shift[0], y=state.pose.y + shift[1])
-                    tracked.states[name] = self.known[name] = replace(state, pose=pose)
-                    tracked.flags.setdefault(name, []).append(
-                        f"seen {math.hypot(*shift) * 100:.1f} cm across from where it was taken to stand"
-                    )
-                    continue
-                leant = leant_in(state, tracked.states, frame) if name in released else None
-                if leant is not None:  # let go in it, it came to rest leaning on a wall
-                    pose, tilt, holder = leant
-                    tracked.states[name] = self.known[name] = replace(state, pose=pose)
-                    self.leaning[name] = holder
-                    tracked.flags.setdefault(name, []).append(
-                        f"seen leaning {math.degrees(tilt):.0f}° in {holder}, where it was let go"
-                    )
-                    continue
+            shift = slid_in(state, tracked.states, frame)
+            if shift is not None:  # it slid across the opening of what it stands in
+                pose = replace(state.pose, x=state.pose.x + shift[0], y=state.pose.y + shift[1])
+                tracked.states[name] = self.known[name] = replace(state, pose=pose)
+                tracked.flags.setdefault(name, []).append(
+                    f"seen {math.hypot(*shift) * 100:.1f} cm across from where it was taken to stand"
+                )
+                continue
             x, y = state.pose.position[:2]
             note = (
                 f"not seen: its place at ({x:.2f}, {y:.2f}) is seen empty; gone since observation "
@@ -394,7 +352,6 @@ class Tracker:
             tracked.flags[name] = [note]
             tracked.missing.append(name)
             self.known.pop(name, None)
-            self.leaning.pop(name, None)
             self.gone[name] = note
             dropped.append(name)
         return dropped
@@ -648,133 +605,6 @@ def _plumb(pts: np.ndarray, spot: ObjectState) -> bool:
     if len(low) < PLUMB_POINTS or len(high) < PLUMB_POINTS:
         return False
     return math.dist(low[:, :2].mean(axis=0), high[:, :2].mean(axis=0)) <= PLUMB
-
-
-def _thing_axis(obj: ObjectState) -> tuple[int, float, float]:
-    """(the index of `obj`'s long axis in its own frame, its length, its half-thickness: half the
-    mean of its two smaller extents; a fork's head is wider than its handle), m."""
-    size = np.sort(np.asarray(obj.size, dtype=float))
-    return int(np.argmax(obj.size)), float(size[2]), float(size[0] + size[1]) / 4
-
-
-def _known_boxes(obj: ObjectState, holder: str, states: dict[str, ObjectState]) -> list:
-    """World boxes of the movable things but `obj` and `holder`: readings on them are not `obj`'s."""
-    return [
-        st.aabb()
-        for n, st in states.items()
-        if n not in (obj.name, holder) and not st.fixed and st.shape != "region"
-    ]
-
-
-def _seen_along(
-    frame, foot: np.ndarray, up: np.ndarray, length: float, radius: float, rim: float, known: list
-) -> tuple[float, int] | None:
-    """(share, pixels) of a thin thing from `foot` along unit `up` for `length` m, judged on its part
-    from LEAN_ABOVE above the `rim` height to its top (`perception.vacancy.filled_along`), when
-    that part is at least LEAN_MIN long and seen on at least LEAN_SHARE of it, LEAN_PIXELS pixels
-    and up to within TOP_SEEN of its top; else None."""
-    from perception.vacancy import filled_along
-
-    start = (rim + LEAN_ABOVE - foot[2]) / up[2]
-    if length - start < LEAN_MIN:
-        return None
-    top = foot + length * up
-    share, pixels, seen_top = filled_along(frame, foot + start * up, top, radius, known)
-    if pixels < LEAN_PIXELS or share < LEAN_SHARE or seen_top is None:
-        return None
-    if seen_top < top[2] - TOP_SEEN:
-        return None
-    return share, pixels
-
-
-def leant_in(
-    obj: ObjectState, states: dict[str, ObjectState], frame
-) -> tuple[Pose, float, str] | None:
-    """Where `obj`, just let go standing upright in a container (`standing_in`) and not seen there,
-    is seen leaning in it: its long axis from a spot on or just above the floor (a SLIDE_STEP
-    grid across the opening, LEAN_LIFTS above `obj`'s lowest point: wedged against a wall),
-    tilted by one of LEAN_TILTS towards one of LEAN_TURNS directions, through the opening or over
-    the rim (resting on it); of these, the one seen along its part above the
-    rim (`_seen_along`: thin, in front, not on other known things) on the largest share, then the
-    most pixels. Returns (its pose, turned from `obj`'s by the least rotation; the tilt, rad; the
-    container's name), or None when it stands in nothing, is seen nowhere so, or would then no
-    longer stand in it. Meant for a thing let go inside the opening only: from the camera's range,
-    a fork nearly upright against the outside of the wall looks like one leaning just inside it,
-    and a thing let go inside comes out only by tipping over the rim, far from upright. (A fork
-    let go over a mug came to rest leaning 29° against its wall and was taken to be gone.) World
-    frame, m."""
-    holder = standing_in(obj, states)
-    if holder is None:
-        return None
-    long_axis, length, radius = _thing_axis(obj)
-    rim = holder.aabb()[1][2]
-    outer = min(holder.size[:2]) / 2
-    reach = max(outer - WALL - radius, 0.0)
-    bottom = obj.aabb()[0][2]
-    centre = np.asarray(holder.pose.position[:2], dtype=float)
-    known = _known_boxes(obj, holder.name, states)
-    best = None
-    steps = np.arange(-reach, reach + 1e-9, SLIDE_STEP)
-    for dx in steps:
-        for dy in steps:
-            if math.hypot(dx, dy) > reach + 1e-9:
-                continue
-            for lift, tilt in itertools.product(LEAN_LIFTS, LEAN_TILTS):
-                foot = np.array([centre[0] + dx, centre[1] + dy, bottom + lift])
-                for k in range(LEAN_TURNS if tilt > 0 else 1):
-                    turn = 2 * math.pi * k / LEAN_TURNS
-                    up = np.array(
-                        [
-                            math.sin(tilt) * math.cos(turn),
-                            math.sin(tilt) * math.sin(turn),
-                            math.cos(tilt),
-                        ]
-                    )
-                    at_rim = foot + (rim - foot[2]) / up[2] * up
-                    if math.dist(at_rim[:2], centre) > outer:
-                        continue  # through the wall, not the opening or over the rim
-                    seen = _seen_along(frame, foot, up, length, radius, rim, known)
-                    if seen is not None and (best is None or seen > best[0]):
-                        best = (seen, tilt, foot, up)
-    if best is None:
-        return None
-    _, tilt, foot, up = best
-    rot = np.asarray(rotation_matrix(*obj.pose.euler), dtype=float)
-    was = rot[:, long_axis] * (1.0 if rot[2, long_axis] >= 0 else -1.0)
-    turned = _turn_between(was, up) @ rot
-    mid = foot + length / 2 * up
-    pose = Pose(*(float(v) for v in mid), *euler(turned))
-    if standing_in(replace(obj, pose=pose), states) is not holder:
-        return None
-    return pose, float(tilt), holder.name
-
-
-def seen_leaning(obj: ObjectState, states: dict[str, ObjectState], frame, holder: str) -> bool:
-    """Is `obj`, found leaning in `holder` (`leant_in`), still seen along its long axis above the
-    holder's rim (`_seen_along`)? False when the holder is no longer known."""
-    if holder not in states:
-        return False
-    long_axis, length, radius = _thing_axis(obj)
-    rot = np.asarray(rotation_matrix(*obj.pose.euler), dtype=float)
-    up = rot[:, long_axis] * (1.0 if rot[2, long_axis] >= 0 else -1.0)
-    if up[2] <= 1e-6:
-        return False
-    foot = np.asarray(obj.pose.position, dtype=float) - length / 2 * up
-    rim = states[holder].aabb()[1][2]
-    known = _known_boxes(obj, holder, states)
-    return _seen_along(frame, foot, up, length, radius, rim, known) is not None
-
-
-def _turn_between(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """The least rotation (3×3) taking unit vector `a` to unit vector `b` (Rodrigues); both point
-    up, so they are never opposite."""
-    axis = np.cross(a, b)
-    s, c = float(np.linalg.norm(axis)), float(np.dot(a, b))
-    if s < 1e-9:
-        return np.eye(3)
-    k = axis / s
-    kx = np.array([[0, -k[2], k[1]], [k[2], 0, -k[0]], [-k[1], k[0], 0]])
-    return np.eye(3) + s * kx + (1 - c) * kx @ kx
 
 
 def _sunk(obj: ObjectState, states: dict[str, ObjectState]) -> float:

@@ -15,7 +15,6 @@ convention) for projection; depth in metres along the optical axis, 0 or NaN for
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import replace
 
 import numpy as np
@@ -40,9 +39,6 @@ FLOOR_SHARE = 0.6  # of a container's half-width: the disc of its floor watched 
 HIDDEN_SHARE = (
     0.05  # of that disc's pixels hidden by something held above it: what is under it is not seen
 )
-ALONG_SLACK = 0.005  # m: how far a reading may lie off a thin thing's surface (`filled_along`)
-SIDE_GAP = 0.01  # m beyond a thin thing's half-width where `filled_along` looks past it …
-SIDE_PAST = 0.015  # m … and by how much farther than the thing the reading there must lie
 ROLL = 0.08  # m: how far from the spot under a mouth a thing poured onto a flat surface may roll (a ball: 5 cm seen)
 ROLL_STEP = 0.01  # m: spacing of the spots judged within that reach
 
@@ -216,93 +212,3 @@ def floor_verdict(before: RGBDFrame, now: RGBDFrame, container: ObjectState, z: 
     if int(((a - b > NEARER[0]) & (a - b < NEARER[1]) & valid).sum()) >= ARRIVED_PIXELS:
         return "arrived"
     return "hidden" if float(np.mean((a - b >= NEARER[1]) & valid)) > HIDDEN_SHARE else "empty"
-
-
-Boxes = Sequence[tuple[Sequence[float], Sequence[float]]]
-
-
-def filled_along(
-    frame: RGBDFrame, low: np.ndarray, high: np.ndarray, radius: float, others: Boxes = ()
-) -> tuple[float, int, float | None]:
-    """What of a thin thing lying along the segment `low` → `high` (world points, m), `radius` m
-    thick about it, the camera sees. Sample points every 5 mm along it are projected; a sample
-    point is filled when, of the 3×3 pixels round it (a pose a pixel off still counts), a reading
-    taken back into the world lies within 2 × `radius` + ALONG_SLACK of it and within `radius` +
-    ALONG_SLACK of the segment's line, no deeper along the ray
-    than the point + ALONG_SLACK (the thing's front surface, met by a ray at least 30° off its
-    axis) and outside the `others` boxes ((lo, hi) world corners grown by ALONG_SLACK: things
-    known to be there); and the camera sees past that reading on both sides across the segment's
-    image, `radius` + SIDE_GAP away, by more than SIDE_PAST (or reads nothing there): the thing is
-    thin, not a bottle or a wall the line runs along. Returns (the share of the sample points in
-    the image that are filled, how many distinct pixels those points fall on, the height (world z,
-    m) of the highest filled one, None when none is). A segment seen end-on falls on few pixels."""
-    low, high = np.asarray(low, dtype=float), np.asarray(high, dtype=float)
-    span = float(np.linalg.norm(high - low))
-    if not span > 1e-6:
-        return 0.0, 0, None
-    n = max(2, int(span / 0.005) + 1)
-    samples = low + np.linspace(0.0, 1.0, n)[:, None] * (high - low)
-    u, v, z, ok = project(frame, samples, border=1)
-    if not ok.any():
-        return 0.0, 0, None
-    depth = np.asarray(frame.depth, dtype=float)
-    k = np.asarray(frame.intrinsics, dtype=float)
-    pose = np.asarray(frame.extrinsics, dtype=float)
-    axis = (high - low) / span
-    best = np.full(n, np.inf)
-    seen = z.copy()  # the depth of the reading that counts
-    for dv in (-1, 0, 1):
-        for du in (-1, 0, 1):
-            rows, cols = v[ok] + dv, u[ok] + du
-            d = depth[rows, cols]
-            cam = np.stack(
-                [(cols - k[0, 2]) * d / k[0, 0], (rows - k[1, 2]) * d / k[1, 1], d], axis=1
-            )
-            world = cam @ pose[:3, :3].T + pose[:3, 3]
-            rel = world - samples[ok]
-            off = np.linalg.norm(rel, axis=1)
-            across = np.linalg.norm(rel - np.outer(rel @ axis, axis), axis=1)
-            usable = np.isfinite(d) & (d > 0.0) & (d <= z[ok] + ALONG_SLACK)
-            usable &= across <= radius + ALONG_SLACK  # on its surface, not beside it
-            usable &= ~_in_boxes(world, others)
-            off = np.where(usable, off, np.inf)
-            nearer = off < best[ok]
-            best[ok] = np.where(nearer, off, best[ok])
-            seen[ok] = np.where(nearer, d, seen[ok])
-    filled = ok & (best <= 2 * radius + ALONG_SLACK) & _thin(frame, u, v, seen, radius)
-    pixels = len({(int(a), int(b)) for a, b in zip(u[ok], v[ok], strict=True)})
-    top = float(samples[filled, 2].max()) if filled.any() else None
-    return float(filled.sum() / ok.sum()), pixels, top
-
-
-def _in_boxes(world: np.ndarray, boxes: Boxes) -> np.ndarray:
-    """Per world point ((n, 3), m): whether it lies in any of `boxes` grown by ALONG_SLACK."""
-    out = np.zeros(len(world), dtype=bool)
-    for lo, hi in boxes:
-        grown_lo, grown_hi = np.asarray(lo) - ALONG_SLACK, np.asarray(hi) + ALONG_SLACK
-        out |= np.all((world >= grown_lo) & (world <= grown_hi), axis=1)
-    return out
-
-
-def _thin(
-    frame: RGBDFrame, u: np.ndarray, v: np.ndarray, d: np.ndarray, radius: float
-) -> np.ndarray:
-    """Per point of a segment's image (pixels u, v in order along it; d: the depth read there, m):
-    whether the camera sees more than SIDE_PAST past d, or nothing, `radius` + SIDE_GAP m to both
-    sides across the segment's image."""
-    along = np.array([float(u[-1] - u[0]), float(v[-1] - v[0])])
-    length = float(np.hypot(*along))
-    across = np.array([-along[1], along[0]]) / length if length > 0 else np.array([1.0, 0.0])
-    k = np.asarray(frame.intrinsics, dtype=float)
-    depth = np.asarray(frame.depth, dtype=float)
-    h, w = frame.shape
-    reach = (radius + SIDE_GAP) * k[0, 0] / np.maximum(d, 1e-3)
-    clear = np.ones(len(u), dtype=bool)
-    for sign in (-1.0, 1.0):
-        cols = np.round(u + sign * across[0] * reach).astype(int)
-        rows = np.round(v + sign * across[1] * reach).astype(int)
-        inside = (cols >= 0) & (cols < w) & (rows >= 0) & (rows < h)
-        there = np.full(len(u), np.nan)
-        there[inside] = depth[rows[inside], cols[inside]]
-        clear &= ~(np.isfinite(there) & (there > 0.0) & (there <= d + SIDE_PAST))
-    return clear

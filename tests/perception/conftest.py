@@ -45,10 +45,9 @@ def unlabelled_scene():
 
 @pytest.fixture()
 def standing_in_mug():
-    """`make(*names, beside=None)`: an upright mug at (0.45, 0.15) with each of one or two named
-    things (a knife, a fork) set standing in it, settled, and `beside` (a catalogue kind) parked
-    far off on the table; returns (world, the ground-truth states, a camera of that world). The
-    world is closed afterwards."""
+    """`make(*names)`: an upright mug at (0.45, 0.15) with each of one or two named things (a
+    knife, a fork) set standing in it, settled; returns (world, the ground-truth states, a camera
+    of that world). The world is closed afterwards."""
     import math
 
     from owl_bt.episode import sim_camera_pipeline
@@ -56,13 +55,11 @@ def standing_in_mug():
 
     worlds = []
 
-    def make(*names: str, beside: str | None = None):
+    def make(*names: str):
         spots = [(0.452, 0.15)] if len(names) == 1 else [(0.455, 0.16), (0.452, 0.14)]
         things = [
             (n, (x, y, 0.11, 0.0, math.pi / 2, 0.0)) for n, (x, y) in zip(names, spots, strict=True)
         ]
-        if beside is not None:
-            things.append((beside, (0.7, -0.35, 0.1, 0.0, 0.0, 0.0)))
         world = world_with(("mug", (0.45, 0.15, 0.045, 0.0, 0.0, 0.0)), *things)
         worlds.append(world)
         world.settle(1.0)
