@@ -555,8 +555,8 @@ def slid_in(obj: ObjectState, states: dict[str, ObjectState], frame) -> tuple[fl
     SLIDE_STEP grid within the opening (less half its width) seen the most filled and seen up to
     within TOP_SEEN of its own top (not the tip of a thing leaning on the rim), and plumb
     (`_plumb`: seen down to near the rim, as far across low down as high up; not a thing leaning
-    on the rim from outside, whose upper part alone reaches over the opening); None when it stands in nothing
-    or is seen nowhere there. (A knife let go 2 cm off a mug's middle slid towards it:
+    on the rim from outside, whose upper part alone reaches over the opening); None when it stands
+    in nothing or is seen nowhere there. (A knife let go 2 cm off a mug's middle slid towards it:
     its place, 2.7 cm off, was seen empty, and it was taken as gone.)"""
     from perception.vacancy import FILLED_SHARE, MIN_RAYS, filled_share
 
