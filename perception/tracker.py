@@ -405,11 +405,18 @@ class Tracker:
 
     def let_go(self, name: str, tracked: Tracked) -> None:
         """`name`, let go of since the last look and not seen now, placed in `tracked` where the
-        hand would hold it now: lowered from there until it rests (`rest_below`), flagged so. (The
+        hand would hold it now: lowered from there until it rests (`rest_below`), flagged so; a
+        pose that reaches into a fixed thing under it (the table) is first raised out of it (a
+        potted meat can laid on its side, its centre from the camera's view of it held, was kept
+        3.8 cm into the table and the end state judged "not sound"). (The
         hand backing up from an apple it set on the mat hid it from the camera, and it was kept
         where it had been picked up, 24 cm off: the place was judged failed.)"""
-        pose, where = rest_below(tracked.states[name], tracked.states)
-        tracked.states[name] = replace(tracked.states[name], pose=pose)
+        state = tracked.states[name]
+        depth = _sunk(state, tracked.states)
+        if depth > 0:  # (placed by the hand partly inside the table: it rests on it, not in it)
+            state = replace(state, pose=replace(state.pose, z=state.pose.z + depth))
+        pose, where = rest_below(state, tracked.states)
+        tracked.states[name] = replace(state, pose=pose)
         self.known[name] = tracked.states[name]
         note = f"not seen: let go of since the last look; taken to rest {where} below the hand"
         tracked.flags[name] = [
