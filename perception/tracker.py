@@ -189,9 +189,10 @@ class Tracker:
         centre (`seen_at`, by name, world m) lies nearest the hand across the table, within
         ADOPT_REACH, is it, named otherwise (a fork standing in a mug named a 'milk_carton'). That
         thing's name is forgotten, and so is each other such new thing within half `name`'s length
-        (at most PIECES) of it (more pieces of it). `name` stays where `let_go` set it when those points' centre lies
-        within AT_RELEASE of it across the table, and lowered onto the same thing from there; else
-        it is put over that centre and lowered until it rests (`rest_below`): it fell away. It stays
+        (at most PIECES) of it (more pieces of it). `name` stays where `let_go` set it when those
+        points' centre lies within AT_RELEASE of it across the table, and lowered onto the same
+        thing from there; else it is put over that centre and lowered until it rests
+        (`rest_below`): it fell away. It stays
         kept, not seen: whether its place is seen empty is judged as for any kept object
         (`drop_vacant`; a fork leaning on a mug's rim, its points over the mug's box, is not taken
         to stand in the mug). Returns the name adopted, or None."""
